@@ -1,0 +1,58 @@
+//! The cases. (The suite grows family by family; see the README's status table.)
+
+use ptxvk_runtime::{Context, DeviceBuffer, Error, LaunchConfig};
+
+use crate::{Case, Outcome, compare_f32};
+
+fn shader(name: &str) -> String {
+    let path = format!("{}/../shaders/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| format!("// cannot read {path}: {e}"))
+}
+
+fn outcome_of(e: Error) -> Outcome {
+    match e {
+        Error::Translate(d) if d.items.iter().any(|i| i.message.contains("lacks")) => {
+            Outcome::Unsupported(d.short())
+        }
+        other => Outcome::Fail(other.to_string()),
+    }
+}
+
+/// saxpy (`y = a*x + y` with `fma.rn.f32`) from hand-written PTX and from clang's output.
+fn saxpy(file: &'static str, n: u32) -> Case {
+    Case {
+        name: format!("saxpy/{file}/n={n}"),
+        family: "real kernels",
+        run: Box::new(move |ctx: &Context| {
+            let run = || -> Result<Outcome, Error> {
+                let module = ctx.load_ptx(file, &shader(file))?;
+                let k = module.kernel("saxpy")?;
+                let a = -0.75f32;
+                let x: Vec<f32> = (0..n).map(|i| (i as f32).sin() * 100.0).collect();
+                let y: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).cos()).collect();
+                let dx = DeviceBuffer::from_slice(ctx, &x)?;
+                let dy = DeviceBuffer::from_slice(ctx, &y)?;
+                k.launch(
+                    &LaunchConfig::for_num_elems(n, 128),
+                    &[n.into(), a.into(), (&dx).into(), (&dy).into()],
+                )?;
+                // ISA 8.7.3.6: fma.rn computes a*b+c in infinite precision, rounded once.
+                let want: Vec<f32> = (0..n as usize).map(|i| a.mul_add(x[i], y[i])).collect();
+                Ok(compare_f32(&dy.to_vec()?, &want, |i| {
+                    format!("a={a}, x={}, y={}", x[i], y[i])
+                }))
+            };
+            run().unwrap_or_else(outcome_of)
+        }),
+    }
+}
+
+pub fn all() -> Vec<Case> {
+    let mut v = Vec::new();
+    for file in ["saxpy.ptx", "saxpy_clang.ptx"] {
+        for n in [1, 127, 1000, 65_537] {
+            v.push(saxpy(file, n));
+        }
+    }
+    v
+}

@@ -1,0 +1,284 @@
+//! `ptxvk`: check, translate and run PTX kernels on Vulkan devices.
+
+mod args;
+mod run;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use ptxvk_runtime::translator::{DeviceProfile, Program, SourceFile};
+
+#[derive(Parser)]
+#[command(
+    name = "ptxvk",
+    version,
+    about = "Run NVIDIA PTX kernels on any Vulkan device"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List Vulkan devices and the features ptxvk uses.
+    Info {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse and check PTX files; print diagnostics.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Translate a PTX file to SPIR-V.
+    Translate {
+        file: PathBuf,
+        /// Only this kernel (default: every kernel).
+        #[arg(long, short)]
+        kernel: Option<String>,
+        /// Output file (default: FILE.KERNEL.spv next to the input, or stdout for text forms).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// What to write.
+        #[arg(long, value_enum, default_value = "spirv")]
+        emit: Emit,
+        /// Translate for a named device profile instead of the default device (see `ptxvk info`).
+        #[arg(long)]
+        device_profile: Option<String>,
+    },
+    /// Run a kernel: allocate its buffers, launch it, show or save the results.
+    Run(run::RunArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    /// SPIR-V binary.
+    Spirv,
+    /// SPIR-V assembly text.
+    Spvasm,
+    /// ptxvk's IR (for debugging the translator).
+    Ir,
+    /// The kernel ABI (parameters and their layout) as JSON.
+    Abi,
+}
+
+fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PTXVK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cmd: Command) -> Result<ExitCode> {
+    match cmd {
+        Command::Info { json } => info(json),
+        Command::Check { files } => check(&files),
+        Command::Translate {
+            file,
+            kernel,
+            output,
+            emit,
+            device_profile,
+        } => translate(
+            &file,
+            kernel.as_deref(),
+            output.as_deref(),
+            emit,
+            device_profile.as_deref(),
+        ),
+        Command::Run(args) => run::run(&args),
+    }
+}
+
+pub fn read_source(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+/// Prints translator diagnostics the rustc way (colors on a terminal).
+pub fn print_diagnostics(d: &ptxvk_runtime::translator::Diagnostics) {
+    eprint!("{}", d.render(std::io::stderr().is_terminal()));
+}
+
+fn info(json: bool) -> Result<ExitCode> {
+    let devices = ptxvk_runtime::devices()?;
+    let default =
+        ptxvk_runtime::select_device(&devices, std::env::var("PTXVK_DEVICE").ok().as_deref()).ok();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&devices)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for d in &devices {
+        let mark = if Some(d.index) == default {
+            " (default)"
+        } else {
+            ""
+        };
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        println!("device {}: {}{mark}", d.index, d.name);
+        println!(
+            "  type:                  {:?}, Vulkan {}.{}.{}, {}",
+            d.kind, d.api_version.0, d.api_version.1, d.api_version.2, d.driver
+        );
+        match d.missing_requirements() {
+            None => println!("  runs ptxvk kernels:    yes"),
+            Some(m) => println!("  runs ptxvk kernels:    no (lacks {m})"),
+        }
+        println!("  buffer device address: {}", yes(d.buffer_device_address));
+        println!(
+            "  int8/16/64:            {}/{}/{}",
+            yes(d.int8),
+            yes(d.int16),
+            yes(d.int64)
+        );
+        println!(
+            "  float16/64:            {}/{}",
+            yes(d.float16),
+            yes(d.float64)
+        );
+        println!("  64-bit atomics:        {}", yes(d.int64_atomics));
+        println!(
+            "  subgroup size:         {} (range {}-{}{})",
+            d.subgroup_size,
+            d.min_subgroup_size,
+            d.max_subgroup_size,
+            if d.subgroup_size_control {
+                ", controllable"
+            } else {
+                ""
+            }
+        );
+        println!(
+            "  shared memory:         {} bytes",
+            d.max_shared_memory_bytes
+        );
+        println!(
+            "  push constants:        {} bytes",
+            d.max_push_constant_bytes
+        );
+        println!(
+            "  max block:             {:?}, {} threads",
+            d.max_workgroup_size, d.max_workgroup_invocations
+        );
+    }
+    if devices.is_empty() {
+        bail!("no Vulkan devices\n{}", ptxvk_runtime::install_hint());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(files: &[PathBuf]) -> Result<ExitCode> {
+    let mut failed = false;
+    for f in files {
+        let src = read_source(f)?;
+        match Program::parse(src) {
+            Ok(p) => {
+                let w = p.warnings();
+                if !w.items.is_empty() {
+                    print_diagnostics(&w);
+                }
+                println!(
+                    "{}: ok ({} kernel(s): {})",
+                    f.display(),
+                    p.kernel_names().len(),
+                    p.kernel_names().join(", ")
+                );
+            }
+            Err(d) => {
+                print_diagnostics(&d);
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn translate(
+    file: &Path,
+    kernel: Option<&str>,
+    output: Option<&Path>,
+    emit: Emit,
+    profile: Option<&str>,
+) -> Result<ExitCode> {
+    let src = read_source(file)?;
+    let program = match Program::parse(src) {
+        Ok(p) => p,
+        Err(d) => {
+            print_diagnostics(&d);
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let profile = match profile {
+        Some(name) => DeviceProfile::named(name).with_context(|| {
+            format!(
+                "unknown device profile `{name}`; known: {}",
+                DeviceProfile::names().join(", ")
+            )
+        })?,
+        None => {
+            let ctx = ptxvk_runtime::Context::new(&ptxvk_runtime::ContextOptions::from_env())?;
+            ctx.profile().clone()
+        }
+    };
+    let names = match kernel {
+        Some(k) => vec![k.to_string()],
+        None => program.kernel_names(),
+    };
+    let mut text = String::new();
+    for name in &names {
+        let k = match program.translate_kernel(name, &profile) {
+            Ok(k) => k,
+            Err(d) => {
+                print_diagnostics(&d);
+                return Ok(ExitCode::from(1));
+            }
+        };
+        match emit {
+            Emit::Spirv => {
+                let path = match output {
+                    Some(p) if names.len() == 1 => p.to_path_buf(),
+                    Some(p) => p.join(format!("{name}.spv")),
+                    None => file.with_extension(format!("{name}.spv")),
+                };
+                let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                std::fs::write(&path, bytes)
+                    .with_context(|| format!("cannot write `{}`", path.display()))?;
+                eprintln!("wrote {} ({} words)", path.display(), k.spirv.len());
+            }
+            Emit::Spvasm => text.push_str(&ptxvk_runtime::translator::disassemble(&k.spirv)),
+            Emit::Ir => text.push_str(&k.ir.to_string()),
+            Emit::Abi => {
+                text.push_str(&serde_json::to_string_pretty(&k.abi)?);
+                text.push('\n');
+            }
+        }
+    }
+    if !text.is_empty() {
+        match output {
+            Some(p) => std::fs::write(p, text)
+                .with_context(|| format!("cannot write `{}`", p.display()))?,
+            None => print!("{text}"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

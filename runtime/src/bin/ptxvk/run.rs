@@ -1,0 +1,267 @@
+//! `ptxvk run`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use clap::Args;
+use ptxvk_runtime::translator::ScalarType;
+use ptxvk_runtime::{
+    Buffer, Context, ContextOptions, Error, KernelArg, LaunchConfig, describe_param,
+};
+
+use crate::args::{self, ArgSpec, Init};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The PTX file.
+    file: PathBuf,
+    /// The kernel to run (optional when the file has one kernel).
+    #[arg(long, short)]
+    kernel: Option<String>,
+    /// Grid size in blocks: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// Block size in threads: X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    block: String,
+    /// Kernel arguments, in order: scalars (`1000`, `f32:2.5`) or buffers (`x=f32[1000]:rand`,
+    /// `f32[N]:iota`, `f32[N]:1.5`, `u32[3]:[1,2,3]`, `f32[]:@file.bin`).
+    #[arg(long = "arg", short = 'a', allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Write a buffer's final contents (raw little-endian) to a file: NAME=FILE.
+    #[arg(long = "out", short = 'o')]
+    outs: Vec<String>,
+    /// How many elements of each buffer to print (0: none).
+    #[arg(long, default_value_t = 8)]
+    print: usize,
+    /// Print the buffers as JSON instead.
+    #[arg(long)]
+    json: bool,
+    /// Device index or name substring (overrides PTXVK_DEVICE).
+    #[arg(long)]
+    device: Option<String>,
+}
+
+struct HostBuffer {
+    name: String,
+    ty: ScalarType,
+    count: usize,
+    buffer: Buffer,
+}
+
+pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let src = crate::read_source(&a.file)?;
+    let grid = args::parse_dims(&a.grid).context("--grid")?;
+    let block = args::parse_dims(&a.block).context("--block")?;
+    let specs: Vec<ArgSpec> = a
+        .args
+        .iter()
+        .map(|s| args::parse_arg(s).with_context(|| format!("--arg {s}")))
+        .collect::<Result<_>>()?;
+
+    let mut opts = ContextOptions::from_env();
+    if a.device.is_some() {
+        opts.device = a.device.clone();
+    }
+    let ctx = Context::new(&opts)?;
+    let module = match ctx.load_ptx(&src.name, &src.text) {
+        Ok(m) => m,
+        Err(Error::Translate(d)) => {
+            crate::print_diagnostics(&d);
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let names = module.kernel_names();
+    let kernel_name = match (&a.kernel, names.as_slice()) {
+        (Some(k), _) => k.clone(),
+        (None, [only]) => only.clone(),
+        (None, []) => bail!("`{}` has no kernels", a.file.display()),
+        (None, many) => bail!(
+            "`{}` has several kernels ({}); choose one with --kernel",
+            a.file.display(),
+            many.join(", ")
+        ),
+    };
+    let kernel = match module.kernel(&kernel_name) {
+        Ok(k) => k,
+        Err(Error::Translate(d)) => {
+            crate::print_diagnostics(&d);
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let params = kernel.abi().params.clone();
+    if specs.len() != params.len() {
+        let sig: Vec<String> = params
+            .iter()
+            .map(|p| format!("{} {}", describe_param(p), p.name))
+            .collect();
+        bail!(
+            "kernel `{kernel_name}` takes {} argument(s) ({}), {} given",
+            params.len(),
+            sig.join(", "),
+            specs.len()
+        );
+    }
+
+    let mut buffers: Vec<HostBuffer> = Vec::new();
+    let mut kargs = Vec::new();
+    for (i, (spec, p)) in specs.iter().zip(&params).enumerate() {
+        match spec {
+            ArgSpec::Scalar { ty, text } => {
+                let ty = ty.unwrap_or(p.ty);
+                let bytes = args::value_bytes(text, ty).with_context(|| {
+                    format!("argument {i} (`{}`: {})", p.name, describe_param(p))
+                })?;
+                kargs.push(scalar_arg(ty, &bytes));
+            }
+            ArgSpec::Buffer {
+                name,
+                ty,
+                count,
+                init,
+            } => {
+                let data = init_bytes(*ty, *count, init)
+                    .with_context(|| format!("argument {i} (`{}`)", p.name))?;
+                let count = data.len() / ty.bytes() as usize;
+                let buffer = Buffer::new(&ctx, data.len() as u64)?;
+                buffer.write_bytes(0, &data)?;
+                kargs.push(KernelArg::Ptr(buffer.address()));
+                buffers.push(HostBuffer {
+                    name: name.clone().unwrap_or_else(|| p.name.clone()),
+                    ty: *ty,
+                    count,
+                    buffer,
+                });
+            }
+        }
+    }
+    let cfg = LaunchConfig {
+        grid,
+        block,
+        shared_bytes: 0,
+    };
+    kernel.launch(&cfg, &kargs)?;
+
+    for o in &a.outs {
+        let (name, path) = o
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--out expects NAME=FILE, got `{o}`"))?;
+        let b = buffers
+            .iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| anyhow!("--out {o}: no buffer named `{name}`"))?;
+        let mut data = vec![0u8; b.buffer.size() as usize];
+        b.buffer.read_bytes(0, &mut data)?;
+        std::fs::write(path, data).with_context(|| format!("cannot write `{path}`"))?;
+    }
+    if a.json {
+        let mut map = serde_json::Map::new();
+        for b in &buffers {
+            let vals = read_values(b, b.count)?;
+            map.insert(b.name.clone(), serde_json::Value::from(vals));
+        }
+        let out = serde_json::json!({
+            "kernel": kernel_name,
+            "device": ctx.info().name,
+            "buffers": map,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else if a.print > 0 {
+        println!(
+            "ran `{kernel_name}` on {} (grid {grid:?}, block {block:?})",
+            ctx.info().name
+        );
+        for b in &buffers {
+            let shown = read_values(b, a.print.min(b.count))?;
+            let more = if b.count > shown.len() { ", ..." } else { "" };
+            println!(
+                "{}: {}[{}] = [{}{more}]",
+                b.name,
+                b.ty.name(),
+                b.count,
+                shown.join(", ")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_values(b: &HostBuffer, n: usize) -> Result<Vec<String>> {
+    let size = b.ty.bytes() as usize;
+    let mut data = vec![0u8; n * size];
+    b.buffer.read_bytes(0, &mut data)?;
+    Ok(data
+        .chunks(size)
+        .map(|c| args::format_value(c, b.ty))
+        .collect())
+}
+
+fn scalar_arg(ty: ScalarType, b: &[u8]) -> KernelArg {
+    let mut w = [0u8; 8];
+    w[..b.len()].copy_from_slice(b);
+    let v = u64::from_le_bytes(w);
+    match ty {
+        ScalarType::F32 => KernelArg::F32(f32::from_bits(v as u32)),
+        ScalarType::F64 => KernelArg::F64(f64::from_bits(v)),
+        ScalarType::F16 => KernelArg::F16(half::f16::from_bits(v as u16)),
+        t => match t.bits() {
+            8 => KernelArg::U8(v as u8),
+            16 => KernelArg::U16(v as u16),
+            32 => KernelArg::U32(v as u32),
+            _ => KernelArg::U64(v),
+        },
+    }
+}
+
+fn init_bytes(ty: ScalarType, count: Option<usize>, init: &Init) -> Result<Vec<u8>> {
+    let size = ty.bytes() as usize;
+    Ok(match init {
+        Init::Zeros => vec![0; count.unwrap_or(0) * size],
+        Init::Iota => (0..count.unwrap_or(0))
+            .map(|i| {
+                let text = if ty.is_float() {
+                    format!("{i}.0")
+                } else {
+                    i.to_string()
+                };
+                args::value_bytes(&text, ty)
+            })
+            .collect::<Result<Vec<_>>>()?
+            .concat(),
+        Init::Rand(seed) => args::random_bytes(ty, count.unwrap_or(0), *seed),
+        Init::Fill(v) => args::value_bytes(v, ty)?.repeat(count.unwrap_or(0)),
+        Init::List(vals) => {
+            if let Some(c) = count
+                && c != vals.len()
+            {
+                bail!("{} values listed for {} elements", vals.len(), c);
+            }
+            vals.iter()
+                .map(|v| args::value_bytes(v, ty))
+                .collect::<Result<Vec<_>>>()?
+                .concat()
+        }
+        Init::File(path) => {
+            let data = std::fs::read(path).with_context(|| format!("cannot read `{path}`"))?;
+            if data.len() % size != 0 {
+                bail!(
+                    "`{path}` holds {} bytes, not a whole number of {ty} values",
+                    data.len()
+                );
+            }
+            if let Some(c) = count
+                && c * size != data.len()
+            {
+                bail!(
+                    "`{path}` holds {} values, {} expected",
+                    data.len() / size,
+                    c
+                );
+            }
+            data
+        }
+    })
+}

@@ -1,0 +1,88 @@
+//! The runtime's error type.
+
+use ash::vk;
+use ptxvk_translator::Diagnostics;
+
+/// Everything that can go wrong in the runtime, with enough detail to act on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "the Vulkan loader (libvulkan) could not be loaded: {detail}\n{}",
+        install_hint()
+    )]
+    LoaderMissing { detail: String },
+    #[error(
+        "no Vulkan device found (is a Vulkan driver installed?)\n{}",
+        install_hint()
+    )]
+    NoDevice,
+    #[error("no Vulkan device matches `{selector}`; devices: {available}")]
+    DeviceNotFound { selector: String, available: String },
+    #[error("device `{device}` cannot run ptxvk kernels: it lacks {missing}")]
+    DeviceUnsuitable { device: String, missing: String },
+    #[error("Vulkan call {call} failed: {result}")]
+    Vulkan {
+        call: &'static str,
+        result: vk::Result,
+    },
+    #[error("out of device memory allocating {bytes} bytes")]
+    OutOfDeviceMemory { bytes: u64 },
+    #[error("memory allocation failed: {0}")]
+    Allocation(String),
+    #[error("{0}")]
+    Translate(Diagnostics),
+    #[error("no kernel named `{name}`; the module has: {available}")]
+    KernelNotFound { name: String, available: String },
+    #[error("kernel `{kernel}` takes {expected} argument(s), {got} given")]
+    ArgCount {
+        kernel: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("argument {index} of kernel `{kernel}` (`{param}`: {expected}) cannot take {got}")]
+    ArgType {
+        kernel: String,
+        index: usize,
+        param: String,
+        expected: String,
+        got: String,
+    },
+    #[error("invalid launch of `{kernel}`: {reason}")]
+    InvalidLaunch { kernel: String, reason: String },
+    #[error("{what}: buffer holds {have} bytes, {need} needed")]
+    BufferTooSmall { what: String, have: u64, need: u64 },
+    #[error(
+        "the device did not finish {what} within {millis} ms (set PTXVK_TIMEOUT_MS to wait longer)"
+    )]
+    Timeout { what: String, millis: u64 },
+    #[error("the device was lost (a kernel faulted or was stopped); create a new context")]
+    DeviceLost,
+    #[error("Vulkan validation layer reported:\n{}", .0.join("\n"))]
+    Validation(Vec<String>),
+    #[error(
+        "the Khronos validation layer was required (PTXVK_VALIDATION=required) but is not installed\n  install it with: apt-get install vulkan-validationlayers"
+    )]
+    ValidationLayerMissing,
+}
+
+/// How to install what is missing, for the platform we run on.
+pub fn install_hint() -> &'static str {
+    if cfg!(target_os = "linux") {
+        "  on Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers (lavapipe runs kernels on the CPU)\n  on Fedora: dnf install vulkan-loader mesa-vulkan-drivers"
+    } else if cfg!(target_os = "macos") {
+        "  install MoltenVK and the Vulkan loader: brew install molten-vk vulkan-loader"
+    } else {
+        "  install your GPU vendor's driver (it ships the Vulkan loader), or the LunarG Vulkan SDK"
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Converts a `vk::Result` error from `call` into [`Error`].
+pub(crate) fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> Error {
+    move |result| match result {
+        vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost,
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY => Error::OutOfDeviceMemory { bytes: 0 },
+        _ => Error::Vulkan { call, result },
+    }
+}

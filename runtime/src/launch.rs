@@ -1,0 +1,307 @@
+//! Launching kernels: configuration, typed arguments, dispatch.
+
+use ash::vk;
+use ptxvk_translator::{ParamAbi, ScalarType, abi};
+
+use crate::error::{Error, Result};
+use crate::memory::{Buffer, DeviceBuffer};
+use crate::module::Kernel;
+
+/// Grid and block dimensions, as in `cuLaunchKernel`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes (`extern .shared` arrays).
+    pub shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// Enough blocks of `block` threads to cover `n` threads in x.
+    pub fn for_num_elems(n: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [n.div_ceil(block.max(1)).max(1), 1, 1],
+            block: [block.max(1), 1, 1],
+            shared_bytes: 0,
+        }
+    }
+}
+
+/// One kernel argument. Pointers are device addresses (see [`DeviceBuffer::address`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    F16(half::f16),
+    F32(f32),
+    F64(f64),
+    /// A device address.
+    Ptr(u64),
+    /// Raw bytes for aggregate (`.b8 p[N]`) parameters.
+    Bytes(Vec<u8>),
+}
+
+macro_rules! arg_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for KernelArg {
+            fn from(x: $t) -> Self {
+                KernelArg::$v(x)
+            }
+        }
+    )*};
+}
+arg_from!(u8 => U8, u16 => U16, u32 => U32, u64 => U64, i8 => I8, i16 => I16, i32 => I32,
+    i64 => I64, half::f16 => F16, f32 => F32, f64 => F64);
+
+impl<T: bytemuck::Pod> From<&DeviceBuffer<T>> for KernelArg {
+    fn from(b: &DeviceBuffer<T>) -> Self {
+        KernelArg::Ptr(b.address())
+    }
+}
+
+impl From<&Buffer> for KernelArg {
+    fn from(b: &Buffer) -> Self {
+        KernelArg::Ptr(b.address())
+    }
+}
+
+impl KernelArg {
+    /// A short description for error messages.
+    pub fn describe(&self) -> String {
+        match self {
+            KernelArg::U8(v) => format!("u8 {v}"),
+            KernelArg::U16(v) => format!("u16 {v}"),
+            KernelArg::U32(v) => format!("u32 {v}"),
+            KernelArg::U64(v) => format!("u64 {v}"),
+            KernelArg::I8(v) => format!("s8 {v}"),
+            KernelArg::I16(v) => format!("s16 {v}"),
+            KernelArg::I32(v) => format!("s32 {v}"),
+            KernelArg::I64(v) => format!("s64 {v}"),
+            KernelArg::F16(v) => format!("f16 {v}"),
+            KernelArg::F32(v) => format!("f32 {v}"),
+            KernelArg::F64(v) => format!("f64 {v}"),
+            KernelArg::Ptr(a) => format!("a pointer (0x{a:x})"),
+            KernelArg::Bytes(b) => format!("{} bytes", b.len()),
+        }
+    }
+
+    /// The bytes to store for parameter `p`, or `None` if the types do not agree. Integers of the
+    /// parameter's size agree with `.b`, `.u` and `.s` parameters, floats with `.f` and `.b` of
+    /// their size (ISA Table 26), pointers with 64-bit integer parameters.
+    pub fn bytes_for(&self, p: &ParamAbi) -> Option<Vec<u8>> {
+        use ScalarType::*;
+        if let KernelArg::Bytes(b) = self {
+            return (b.len() as u32 == p.size).then(|| b.clone());
+        }
+        if !p.is_scalar() {
+            return None;
+        }
+        let t = p.ty;
+        let int_ok = |bits: u32| {
+            t.bits() == bits
+                && matches!(
+                    t.kind(),
+                    crate::TypeKind::Bits | crate::TypeKind::Signed | crate::TypeKind::Unsigned
+                )
+        };
+        let float_ok =
+            |ft: ScalarType| t == ft || t == ScalarType::bits_of(ft.bits()).unwrap_or(Pred);
+        match self {
+            KernelArg::U8(v) if int_ok(8) => Some(vec![*v]),
+            KernelArg::I8(v) if int_ok(8) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::U16(v) if int_ok(16) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::I16(v) if int_ok(16) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::U32(v) if int_ok(32) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::I32(v) if int_ok(32) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::U64(v) | KernelArg::Ptr(v) if int_ok(64) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::I64(v) if int_ok(64) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::F16(v) if float_ok(F16) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::F32(v) if float_ok(F32) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::F64(v) if float_ok(F64) => Some(v.to_le_bytes().to_vec()),
+            _ => None,
+        }
+    }
+}
+
+/// Describes a parameter's type for messages: `.u64`, `.align 8 .b8[16]`.
+pub fn describe_param(p: &ParamAbi) -> String {
+    if p.is_scalar() {
+        p.ty.to_string()
+    } else if p.vector > 1 {
+        format!(".v{} {}", p.vector, p.ty)
+    } else {
+        format!("{}[{}] ({} bytes)", p.ty, p.count, p.size)
+    }
+}
+
+impl Kernel {
+    /// Packs `args` into the parameter block, checking them against the kernel's signature.
+    pub fn pack_args(&self, args: &[KernelArg]) -> Result<Vec<u8>> {
+        let abi = self.abi();
+        if args.len() != abi.params.len() {
+            return Err(Error::ArgCount {
+                kernel: abi.name.clone(),
+                expected: abi.params.len(),
+                got: args.len(),
+            });
+        }
+        let mut block = vec![0u8; abi.param_block_size as usize];
+        for (i, (a, p)) in args.iter().zip(&abi.params).enumerate() {
+            let Some(bytes) = a.bytes_for(p) else {
+                return Err(Error::ArgType {
+                    kernel: abi.name.clone(),
+                    index: i,
+                    param: p.name.clone(),
+                    expected: describe_param(p),
+                    got: a.describe(),
+                });
+            };
+            let at = p.offset as usize;
+            block[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
+        Ok(block)
+    }
+
+    fn check_config(&self, cfg: &LaunchConfig) -> Result<()> {
+        let info = self.ctx.info();
+        let bad = |reason: String| {
+            Err(Error::InvalidLaunch {
+                kernel: self.name().to_string(),
+                reason,
+            })
+        };
+        if cfg.block.contains(&0) || cfg.grid.contains(&0) {
+            return bad(format!(
+                "grid {:?} and block {:?} must be at least 1 in every dimension",
+                cfg.grid, cfg.block
+            ));
+        }
+        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+            if cfg.block[i] > info.max_workgroup_size[i] {
+                return bad(format!(
+                    "block {axis} = {} exceeds the device limit {}",
+                    cfg.block[i], info.max_workgroup_size[i]
+                ));
+            }
+        }
+        let threads: u64 = cfg.block.iter().map(|&b| u64::from(b)).product();
+        if threads > u64::from(info.max_workgroup_invocations) {
+            return bad(format!(
+                "a block of {threads} threads exceeds the device limit of {} threads",
+                info.max_workgroup_invocations
+            ));
+        }
+        if let Some(req) = self.abi().reqntid
+            && req != cfg.block
+        {
+            return bad(format!(
+                "the kernel requires block {req:?} (.reqntid), got {:?}",
+                cfg.block
+            ));
+        }
+        if let Some(max) = self.abi().maxntid {
+            let limit: u64 = max.iter().map(|&b| u64::from(b)).product();
+            if threads > limit {
+                return bad(format!(
+                    "the kernel allows at most {limit} threads per block (.maxntid)"
+                ));
+            }
+        }
+        if cfg.shared_bytes > 0 {
+            return bad("dynamic shared memory is not supported yet".into());
+        }
+        Ok(())
+    }
+
+    /// Runs the kernel and waits for it to finish.
+    ///
+    /// ```no_run
+    /// # use ptxvk_runtime::*;
+    /// # let ctx = Context::new(&ContextOptions::from_env())?;
+    /// # let module = ctx.load_ptx("saxpy.ptx", "")?;
+    /// let saxpy = module.kernel("saxpy")?;
+    /// let x = DeviceBuffer::from_slice(&ctx, &[1.0f32; 1000])?;
+    /// let y = DeviceBuffer::from_slice(&ctx, &[2.0f32; 1000])?;
+    /// saxpy.launch(&LaunchConfig::for_num_elems(1000, 256), &[1000u32.into(), 3.0f32.into(), (&x).into(), (&y).into()])?;
+    /// assert_eq!(y.to_vec()?[0], 5.0);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn launch(&self, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<()> {
+        self.check_config(cfg)?;
+        let params = self.pack_args(args)?;
+        let param_buf = Buffer::new(&self.ctx, params.len() as u64)?;
+        param_buf.write_bytes(0, &params)?;
+        let pipeline = self.state.pipeline(cfg.block)?;
+        let layout = self.state.layout;
+        let max = self.ctx.info().max_workgroup_count;
+        let grid = cfg.grid;
+        let param_addr = param_buf.address();
+        self.ctx
+            .run_commands(&format!("kernel `{}`", self.name()), |dev, cb| {
+                // SAFETY: recording into a command buffer in the recording state; every handle
+                // belongs to this device and outlives the submission (launches are synchronous).
+                unsafe {
+                    dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+                    // Grids beyond the device's workgroup-count limit run as several dispatches, each
+                    // told its first block through push constants.
+                    for z in (0..grid[2]).step_by(max[2] as usize) {
+                        for y in (0..grid[1]).step_by(max[1] as usize) {
+                            for x in (0..grid[0]).step_by(max[0] as usize) {
+                                let push = push_constants(param_addr, [x, y, z], grid);
+                                dev.cmd_push_constants(
+                                    cb,
+                                    layout,
+                                    vk::ShaderStageFlags::COMPUTE,
+                                    0,
+                                    &push,
+                                );
+                                dev.cmd_dispatch(
+                                    cb,
+                                    (grid[0] - x).min(max[0]),
+                                    (grid[1] - y).min(max[1]),
+                                    (grid[2] - z).min(max[2]),
+                                );
+                            }
+                        }
+                    }
+                    let barrier = vk::MemoryBarrier::default()
+                        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                        .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::SHADER_READ);
+                    dev.cmd_pipeline_barrier(
+                        cb,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::DependencyFlags::empty(),
+                        &[barrier],
+                        &[],
+                        &[],
+                    );
+                }
+            })
+    }
+}
+
+/// The push-constant block of `ptxvk_translator::abi`.
+fn push_constants(
+    param_addr: u64,
+    base: [u32; 3],
+    grid: [u32; 3],
+) -> [u8; abi::PUSH_CONSTANT_SIZE as usize] {
+    let mut p = [0u8; abi::PUSH_CONSTANT_SIZE as usize];
+    let at = |o: u32| o as usize;
+    p[at(abi::PUSH_PARAM_BASE)..at(abi::PUSH_PARAM_BASE) + 8]
+        .copy_from_slice(&param_addr.to_le_bytes());
+    for i in 0..3 {
+        let b = at(abi::PUSH_CTA_BASE) + 4 * i;
+        p[b..b + 4].copy_from_slice(&base[i].to_le_bytes());
+        let g = at(abi::PUSH_GRID_DIM) + 4 * i;
+        p[g..g + 4].copy_from_slice(&grid[i].to_le_bytes());
+    }
+    p
+}

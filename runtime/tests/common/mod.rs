@@ -1,0 +1,35 @@
+//! Shared by the runtime's integration tests.
+
+#![allow(dead_code)]
+
+use ptxvk_runtime::{Context, ContextOptions, Validation};
+
+/// A context on the default device with the validation layer required (PTXVK_VALIDATION=1 makes
+/// it optional, =0 turns it off), so that any validation message fails the test.
+pub fn context() -> Context {
+    let mut opts = ContextOptions::from_env();
+    opts.validation = match std::env::var("PTXVK_VALIDATION").as_deref() {
+        Ok("0" | "off") => Validation::Off,
+        Ok("1" | "on") => Validation::IfAvailable,
+        _ => Validation::Required,
+    };
+    Context::new(&opts).unwrap_or_else(|e| panic!("cannot create a Vulkan context: {e}"))
+}
+
+pub fn shader(name: &str) -> String {
+    let path = format!("{}/../shaders/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Deterministic pseudo-random floats in [-8, 8).
+pub fn floats(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 16.0 - 8.0
+        })
+        .collect()
+}

@@ -1,0 +1,283 @@
+//! The syntax tree of a PTX module, as written, with spans.
+//!
+//! Instructions are kept generic here (opcode, modifiers, operands): which modifiers and operand
+//! forms an instruction accepts is an ISA rule, decided by the checker with a diagnostic that
+//! names the instruction, rather than by the grammar.
+
+use crate::diag::{Span, Spanned};
+use crate::types::{ScalarType, StateSpace};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module<'a> {
+    pub items: Vec<Item<'a>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item<'a> {
+    /// `.version 7.0`
+    Version {
+        major: u32,
+        minor: u32,
+        span: Span,
+    },
+    /// `.target sm_70, texmode_independent, debug`
+    Target(Vec<Spanned<&'a str>>),
+    /// `.address_size 64`
+    AddressSize(Spanned<u32>),
+    Var(VarDecl<'a>),
+    Function(Box<Function<'a>>),
+    /// Debug information and other directives that are parsed and ignored (`.file`, `.section`, ...).
+    Ignored(Span),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    Visible,
+    Extern,
+    Weak,
+    Common,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    Entry,
+    Func,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function<'a> {
+    pub linkage: Option<Spanned<Linkage>>,
+    pub kind: FunctionKind,
+    pub name: Spanned<&'a str>,
+    /// `.func (.reg .b32 r) name(...)`: the return parameters.
+    pub returns: Vec<VarDecl<'a>>,
+    pub params: Vec<VarDecl<'a>>,
+    /// Performance-tuning and other directives between the signature and the body.
+    pub directives: Vec<FunctionDirective>,
+    /// `None` for a declaration (`.extern .func f(...);`).
+    pub body: Option<Vec<Statement<'a>>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunctionDirective {
+    MaxNtid(Vec<u32>, Span),
+    ReqNtid(Vec<u32>, Span),
+    MinNctaPerSm(u32, Span),
+    MaxNctaPerSm(u32, Span),
+    MaxNreg(u32, Span),
+    NoReturn(Span),
+    Pragma(String, Span),
+    /// Cluster directives and others that do not change the translation.
+    Other(Span),
+}
+
+/// `.attribute(.managed)` and friends on a variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl<'a> {
+    pub linkage: Option<Spanned<Linkage>>,
+    pub space: Spanned<StateSpace>,
+    pub align: Option<Spanned<u32>>,
+    /// `.v2`, `.v4`, `.v8`
+    pub vector: Option<Spanned<u32>>,
+    pub ty: Spanned<VarType>,
+    /// Kernel pointer-parameter attributes: `.ptr .global .align 16`.
+    pub ptr: Option<PtrAttr>,
+    pub attributes: Vec<Spanned<&'a str>>,
+    pub names: Vec<DeclName<'a>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PtrAttr {
+    pub space: Option<Spanned<StateSpace>>,
+    pub align: Option<Spanned<u32>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    Scalar(ScalarType),
+    TexRef,
+    SamplerRef,
+    SurfRef,
+}
+
+/// One declared name: `%r<100>`, `a[4][8]`, `x = 5`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclName<'a> {
+    pub name: Spanned<&'a str>,
+    /// Parameterized name count: `%r<100>` declares `%r0` .. `%r99`.
+    pub count: Option<Spanned<u32>>,
+    /// Array dimensions; `None` for an unsized `[]`.
+    pub dims: Vec<Option<Expr<'a>>>,
+    pub init: Option<Initializer<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initializer<'a> {
+    Expr(Expr<'a>),
+    /// `{ ... }`, possibly nested for multi-dimensional arrays and vectors.
+    List(Vec<Initializer<'a>>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement<'a> {
+    Label(Spanned<&'a str>),
+    Var(VarDecl<'a>),
+    Instruction(Instruction<'a>),
+    /// A nested `{ ... }` scope.
+    Block(Vec<Statement<'a>>, Span),
+    /// `.branchtargets L1, L2;` (follows a label naming the list).
+    BranchTargets(Vec<Spanned<&'a str>>, Span),
+    /// `.calltargets f, g;`
+    CallTargets(Vec<Spanned<&'a str>>, Span),
+    /// `.callprototype (.param .b32 _) _ (.param .b32 _);`
+    CallPrototype {
+        returns: Vec<VarDecl<'a>>,
+        params: Vec<VarDecl<'a>>,
+        span: Span,
+    },
+    /// `.pragma "nounroll";`
+    Pragma(String, Span),
+    /// `.loc` and other statements kept only for their position.
+    Ignored(Span),
+    /// A statement the parser could not read; its error was reported.
+    Error(Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guard<'a> {
+    pub negated: bool,
+    pub pred: Spanned<&'a str>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction<'a> {
+    pub guard: Option<Guard<'a>>,
+    pub opcode: Spanned<&'a str>,
+    /// Modifiers without their dot: `add.rn.f32` has `["rn", "f32"]`.
+    pub modifiers: Vec<Spanned<&'a str>>,
+    pub operands: Vec<Operand<'a>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand<'a> {
+    pub kind: OperandKind<'a>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperandKind<'a> {
+    /// `%tid.x`, `%r1.y`: a vector component.
+    Component(&'a str, Component),
+    /// An immediate or a name, as an expression; `-x` and `!p` are unary expressions here.
+    Imm(Expr<'a>),
+    /// `{%r1, %r2}`
+    Vector(Vec<Operand<'a>>),
+    /// `[addr]` in any of the forms of ISA 6.4.1.
+    Address(Expr<'a>),
+    /// `var[imm]`: an array element (ISA 6.4.2).
+    Index(Spanned<&'a str>, Expr<'a>),
+    /// `%p|%q`: the two destinations of `setp` and similar.
+    Pair(Box<Operand<'a>>, Box<Operand<'a>>),
+    /// `[a, b, ...]`: the bracketed tuples of texture and surface instructions.
+    Tuple(Vec<Operand<'a>>),
+    /// `(a, b)`: call argument and return lists.
+    List(Vec<Operand<'a>>),
+    /// `_`: the sink.
+    Sink,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Component {
+    X,
+    Y,
+    Z,
+    W,
+}
+
+impl Component {
+    pub fn from_name(name: &str) -> Option<Component> {
+        Some(match name {
+            "x" | "r" => Component::X,
+            "y" | "g" => Component::Y,
+            "z" | "b" => Component::Z,
+            "w" | "a" => Component::W,
+            _ => return None,
+        })
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Component::X => 0,
+            Component::Y => 1,
+            Component::Z => 2,
+            Component::W => 3,
+        }
+    }
+}
+
+/// A constant expression (ISA 4.6) or address expression (ISA 6.4.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr<'a> {
+    pub kind: ExprKind<'a>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind<'a> {
+    /// An integer literal; `unsigned` when written with a `U` suffix or too large for `.s64`.
+    Int {
+        value: u64,
+        unsigned: bool,
+    },
+    /// A decimal floating-point literal (always `.f64` in PTX).
+    Float(f64),
+    /// `0fXXXXXXXX`: the bits of an `.f32`.
+    F32Bits(u32),
+    /// `0dXXXXXXXXXXXXXXXX`: the bits of an `.f64`.
+    F64Bits(u64),
+    /// A symbol: register, variable, label, `WARP_SZ`.
+    Name(&'a str),
+    Unary(UnaryOp, Box<Expr<'a>>),
+    Binary(BinaryOp, Box<Expr<'a>>, Box<Expr<'a>>),
+    Cond(Box<Expr<'a>>, Box<Expr<'a>>, Box<Expr<'a>>),
+    /// `(.s64) e` and `(.u64) e`
+    Cast(ScalarType, Box<Expr<'a>>),
+    /// `generic(var)` in initializers.
+    Generic(Spanned<&'a str>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Plus,
+    Neg,
+    Not,
+    LogicalNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LogicalAnd,
+    LogicalOr,
+}

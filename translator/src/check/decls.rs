@@ -1,0 +1,443 @@
+//! Declarations: variables (ISA 5.4), function signatures (ISA 7.1), and their rules.
+
+use std::collections::HashMap;
+
+use super::consteval::{self, Const};
+use super::{FnCx, ModuleCx, RegRange, Symbol};
+use crate::ast::{self, ExprKind, FunctionDirective, FunctionKind, Initializer, VarType};
+use crate::check::typed::*;
+use crate::diag::{Diagnostic, Span};
+use crate::types::{ScalarType, StateSpace};
+
+/// A variable in an addressable state space, as declared by one name of `d`.
+pub(super) fn variable(
+    m: &mut ModuleCx<'_>,
+    d: &ast::VarDecl<'_>,
+    name: &ast::DeclName<'_>,
+) -> Option<Variable> {
+    let ty = scalar_type(m.diags, d)?;
+    if ty == ScalarType::Pred {
+        m.diags.push(
+            Diagnostic::error(d.ty.span, "only registers can have type `.pred`")
+                .with_label("not allowed in this state space"),
+        );
+        return None;
+    }
+    if let Some(c) = &name.count {
+        m.diags.push(
+            Diagnostic::error(
+                c.span,
+                "parameterized names `<N>` are only allowed for registers",
+            )
+            .with_label("here"),
+        );
+    }
+    let vector = d.vector.as_ref().map_or(1, |v| v.node);
+    let elem = ty.bytes() * vector;
+    let align = match &d.align {
+        Some(a) => {
+            if !a.node.is_power_of_two() {
+                m.diags.push(
+                    Diagnostic::error(a.span, "alignment must be a power of two")
+                        .with_label("here"),
+                );
+            }
+            a.node
+        }
+        None => elem.max(1),
+    };
+    let mut count: Option<u64> = Some(1);
+    let mut unsized_dim = false;
+    for (i, dim) in name.dims.iter().enumerate() {
+        match dim {
+            Some(e) => match consteval::eval(e) {
+                Ok(Const::S64(n)) if n >= 0 => count = count.map(|c| c * n as u64),
+                Ok(Const::U64(n)) => count = count.map(|c| c * n),
+                Ok(_) => {
+                    m.diags.push(
+                        Diagnostic::error(e.span, "array size must be a non-negative integer")
+                            .with_label("here"),
+                    );
+                }
+                Err(err) => m.diags.push(err),
+            },
+            None if i == 0 => unsized_dim = true,
+            None => m.diags.push(Diagnostic::error(
+                name.name.span,
+                "only the first array dimension may be left unsized",
+            )),
+        }
+    }
+    let external = d
+        .linkage
+        .as_ref()
+        .is_some_and(|l| l.node == ast::Linkage::Extern);
+    let init = match &name.init {
+        Some(init) => {
+            if !matches!(d.space.node, StateSpace::Global | StateSpace::Const) {
+                m.diags.push(
+                    Diagnostic::error(
+                        name.name.span,
+                        format!("{} variables cannot have initializers", d.space.node),
+                    )
+                    .with_label("only .global and .const variables are initialized"),
+                );
+            }
+            let mut elems = Vec::new();
+            flatten_init(m, init, ty, &mut elems);
+            Some(elems)
+        }
+        None => None,
+    };
+    if unsized_dim {
+        let inner = count.unwrap_or(1).max(1);
+        count = init
+            .as_ref()
+            .map(|e| (e.len() as u64 / u64::from(vector)).div_ceil(inner) * inner);
+        if count.is_none() && !external && d.space.node != StateSpace::Param {
+            m.diags.push(
+                Diagnostic::error(
+                    name.name.span,
+                    "an unsized array needs an initializer or `.extern`",
+                )
+                .with_label("size unknown"),
+            );
+        }
+    }
+    if let (Some(init), Some(c)) = (&init, count) {
+        let cap = c * u64::from(vector);
+        if init.len() as u64 > cap {
+            m.diags.push(
+                Diagnostic::error(
+                    name.name.span,
+                    format!(
+                        "initializer has {} elements but `{}` holds {cap}",
+                        init.len(),
+                        name.name.node
+                    ),
+                )
+                .with_label("too many initializers"),
+            );
+        }
+    }
+    let ptr_space = d
+        .ptr
+        .as_ref()
+        .and_then(|p| p.space.as_ref().map(|s| s.node));
+    Some(Variable {
+        name: name.name.node.to_string(),
+        space: d.space.node,
+        ty,
+        vector,
+        count,
+        align,
+        init,
+        external,
+        ptr_space,
+        span: name.name.span,
+    })
+}
+
+fn scalar_type(diags: &mut Vec<Diagnostic>, d: &ast::VarDecl<'_>) -> Option<ScalarType> {
+    match d.ty.node {
+        VarType::Scalar(t) => Some(t),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    d.ty.span,
+                    "texture, sampler and surface references are not supported yet",
+                )
+                .with_label("opaque type"),
+            );
+            None
+        }
+    }
+}
+
+fn flatten_init(
+    m: &mut ModuleCx<'_>,
+    init: &Initializer<'_>,
+    ty: ScalarType,
+    out: &mut Vec<InitElem>,
+) {
+    match init {
+        Initializer::List(items, _) => {
+            for i in items {
+                flatten_init(m, i, ty, out);
+            }
+        }
+        Initializer::Expr(e) => {
+            if let Some(elem) = init_elem(m, e, ty) {
+                out.push(elem);
+            }
+        }
+    }
+}
+
+fn init_elem(m: &mut ModuleCx<'_>, e: &ast::Expr<'_>, ty: ScalarType) -> Option<InitElem> {
+    // Addresses: `var`, `generic(var)`, `var+4`.
+    let (name, offset, generic) = match &e.kind {
+        ExprKind::Name(n) if consteval::named_constant(n).is_none() => {
+            (Some((*n, e.span)), 0, false)
+        }
+        ExprKind::Generic(n) => (Some((n.node, n.span)), 0, true),
+        ExprKind::Binary(op @ (ast::BinaryOp::Add | ast::BinaryOp::Sub), a, b) => {
+            let base = match &a.kind {
+                ExprKind::Name(n) if consteval::named_constant(n).is_none() => {
+                    Some((*n, a.span, false))
+                }
+                ExprKind::Generic(n) => Some((n.node, n.span, true)),
+                _ => None,
+            };
+            match (base, consteval::eval(b)) {
+                (Some((n, s, g)), Ok(c @ (Const::S64(_) | Const::U64(_)))) => {
+                    let off = c.as_bits_u64() as i64;
+                    (
+                        Some((n, s)),
+                        if *op == ast::BinaryOp::Sub { -off } else { off },
+                        g,
+                    )
+                }
+                _ => (None, 0, false),
+            }
+        }
+        _ => (None, 0, false),
+    };
+    if let Some((n, span)) = name {
+        let Some(&var) = m.global_names.get(n) else {
+            m.diags.push(
+                Diagnostic::error(span, format!("unknown variable `{n}` in initializer"))
+                    .with_label("not declared before this point"),
+            );
+            return None;
+        };
+        if ty.bits() < 32 {
+            m.diags.push(Diagnostic::error(
+                e.span,
+                "an address needs a 32- or 64-bit variable",
+            ));
+        }
+        return Some(InitElem::Address {
+            var,
+            offset,
+            generic,
+        });
+    }
+    match consteval::eval(e) {
+        Ok(c) => match super::operands::convert_const(c, ty) {
+            Ok(bits) => Some(InitElem::Bits(bits)),
+            Err(msg) => {
+                m.diags
+                    .push(Diagnostic::error(e.span, msg).with_label("here"));
+                None
+            }
+        },
+        Err(d) => {
+            m.diags.push(d);
+            None
+        }
+    }
+}
+
+/// A function's signature; the body is checked later.
+pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function {
+    let mut func = Function {
+        name: f.name.node.to_string(),
+        kind: f.kind,
+        returns: Vec::new(),
+        params: Vec::new(),
+        regs: Vec::new(),
+        vars: Vec::new(),
+        labels: Vec::new(),
+        body: None,
+        reqntid: None,
+        maxntid: None,
+        noreturn: false,
+        span: f.span,
+    };
+    if f.kind == FunctionKind::Entry && !f.returns.is_empty() {
+        m.diags.push(Diagnostic::error(
+            f.name.span,
+            "a kernel (`.entry`) cannot return values",
+        ));
+    }
+    let mut params = Vec::new();
+    for p in &f.params {
+        params.extend(param(m, &mut func, p, f.kind));
+    }
+    let mut returns = Vec::new();
+    for p in &f.returns {
+        returns.extend(param(m, &mut func, p, f.kind));
+    }
+    func.params = params;
+    func.returns = returns;
+    for d in &f.directives {
+        match d {
+            FunctionDirective::ReqNtid(v, s) => func.reqntid = dims3(m, v, *s),
+            FunctionDirective::MaxNtid(v, s) => func.maxntid = dims3(m, v, *s),
+            FunctionDirective::NoReturn(s) => {
+                if f.kind == FunctionKind::Entry {
+                    m.diags
+                        .push(Diagnostic::error(*s, "`.noreturn` applies to `.func` only"));
+                }
+                func.noreturn = true;
+            }
+            _ => {}
+        }
+    }
+    func
+}
+
+fn dims3(m: &mut ModuleCx<'_>, v: &[u32], span: Span) -> Option<[u32; 3]> {
+    if v.contains(&0) {
+        m.diags
+            .push(Diagnostic::error(span, "thread counts must be positive"));
+        return None;
+    }
+    Some([
+        v.first().copied().unwrap_or(1),
+        v.get(1).copied().unwrap_or(1),
+        v.get(2).copied().unwrap_or(1),
+    ])
+}
+
+fn param(
+    m: &mut ModuleCx<'_>,
+    func: &mut Function,
+    d: &ast::VarDecl<'_>,
+    kind: FunctionKind,
+) -> Vec<FnParam> {
+    let mut out = Vec::new();
+    match d.space.node {
+        StateSpace::Param => {}
+        StateSpace::Reg if kind == FunctionKind::Func => {
+            let Some(ty) = scalar_type(m.diags, d) else {
+                return out;
+            };
+            for n in &d.names {
+                let id = RegId(func.regs.len() as u32);
+                func.regs.push(Register {
+                    name: n.name.node.to_string(),
+                    ty,
+                    vector: d.vector.as_ref().map_or(1, |v| v.node),
+                    span: n.name.span,
+                });
+                out.push(FnParam::Reg(id));
+            }
+            return out;
+        }
+        other => {
+            m.diags.push(
+                Diagnostic::error(
+                    d.space.span,
+                    format!("a parameter cannot be in the {other} space"),
+                )
+                .with_label(if kind == FunctionKind::Entry {
+                    "kernel parameters are .param"
+                } else {
+                    "expected .param or .reg"
+                }),
+            );
+            return out;
+        }
+    }
+    if d.ptr.is_some() && kind != FunctionKind::Entry {
+        m.diags.push(Diagnostic::error(
+            d.span,
+            "`.ptr` attributes are only allowed on kernel parameters",
+        ));
+    }
+    for n in &d.names {
+        if let Some(v) = variable(m, d, n) {
+            let id = LocalId(func.vars.len() as u32);
+            func.vars.push(v);
+            out.push(FnParam::Var(id));
+        }
+    }
+    out
+}
+
+/// A declaration inside a function body.
+pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
+    if d.space.node == StateSpace::Reg {
+        let Some(ty) = scalar_type(cx.m.diags, d) else {
+            return;
+        };
+        let vector = d.vector.as_ref().map_or(1, |v| v.node);
+        if vector > 4 {
+            cx.error(Diagnostic::error(
+                d.span,
+                "registers can be vectors of at most 4 elements",
+            ));
+        }
+        for n in &d.names {
+            if !n.dims.is_empty() || n.init.is_some() {
+                cx.error(
+                    Diagnostic::error(n.name.span, "registers cannot be arrays or initialized")
+                        .with_label("here"),
+                );
+            }
+            let sym = match &n.count {
+                Some(c) => {
+                    let idx = cx.ranges.len() as u32;
+                    cx.ranges.push(RegRange {
+                        count: c.node,
+                        ty,
+                        vector,
+                        span: n.name.span,
+                        created: HashMap::new(),
+                    });
+                    Symbol::RegRange(idx)
+                }
+                None => {
+                    let id = RegId(cx.func.regs.len() as u32);
+                    cx.func.regs.push(Register {
+                        name: n.name.node.to_string(),
+                        ty,
+                        vector,
+                        span: n.name.span,
+                    });
+                    Symbol::Reg(id)
+                }
+            };
+            declare(cx, n.name.node, n.name.span, sym);
+        }
+        return;
+    }
+    if !matches!(
+        d.space.node,
+        StateSpace::Local
+            | StateSpace::Shared
+            | StateSpace::Param
+            | StateSpace::Const
+            | StateSpace::Global
+    ) {
+        cx.error(Diagnostic::error(
+            d.space.span,
+            format!(
+                "a {} variable cannot be declared inside a function",
+                d.space.node
+            ),
+        ));
+        return;
+    }
+    for n in &d.names {
+        if let Some(v) = variable(cx.m, d, n) {
+            let id = LocalId(cx.func.vars.len() as u32);
+            cx.func.vars.push(v);
+            declare(cx, n.name.node, n.name.span, Symbol::Var(id));
+        }
+    }
+}
+
+fn declare(cx: &mut FnCx<'_, '_>, name: &str, span: Span, sym: Symbol) {
+    let scope = cx.scopes.len() - 1;
+    if cx.scopes[scope].contains_key(name) {
+        cx.error(
+            Diagnostic::error(span, format!("`{name}` is already declared in this scope"))
+                .with_label("redeclared here"),
+        );
+        return;
+    }
+    cx.scopes[scope].insert(name.to_string(), sym);
+}

@@ -1,0 +1,151 @@
+//! Reading an instruction's modifiers (`.rn`, `.s32`, ...) with errors that name the instruction.
+
+use crate::ast;
+use crate::diag::{Diagnostic, Span, Spanned};
+use crate::types::ScalarType;
+
+pub struct Mods<'s, 'a> {
+    opcode: &'a str,
+    opcode_span: Span,
+    items: &'s [Spanned<&'a str>],
+    used: Vec<bool>,
+    pub errors: Vec<Diagnostic>,
+}
+
+impl<'s, 'a> Mods<'s, 'a> {
+    pub fn new(i: &'s ast::Instruction<'a>) -> Self {
+        Mods {
+            opcode: i.opcode.node,
+            opcode_span: i.opcode.span,
+            items: &i.modifiers,
+            used: vec![false; i.modifiers.len()],
+            errors: Vec::new(),
+        }
+    }
+
+    /// The whole `opcode.mod.mod` text, for messages.
+    pub fn full_name(&self) -> String {
+        let mut s = self.opcode.to_string();
+        for m in self.items {
+            s.push('.');
+            s.push_str(m.node);
+        }
+        s
+    }
+
+    pub fn span(&self) -> Span {
+        self.items
+            .last()
+            .map_or(self.opcode_span, |m| self.opcode_span.to(m.span))
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        (0..self.items.len()).find(|&i| !self.used[i] && self.items[i].node == name)
+    }
+
+    /// Whether `.name` is present (consumed if so).
+    pub fn flag(&mut self, name: &str) -> bool {
+        match self.find(name) {
+            Some(i) => {
+                self.used[i] = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// At most one modifier of a group such as the rounding modes.
+    pub fn pick<T: Copy>(&mut self, table: &[(&str, T)]) -> Option<T> {
+        let mut found: Option<(usize, T)> = None;
+        for (name, value) in table {
+            if let Some(i) = self.find(name) {
+                self.used[i] = true;
+                if let Some((prev, _)) = found {
+                    let (a, b) = (self.items[prev].node, self.items[i].node);
+                    self.errors.push(
+                        Diagnostic::error(
+                            self.items[i].span,
+                            format!(
+                                "`.{a}` and `.{b}` cannot both be given to `{}`",
+                                self.opcode
+                            ),
+                        )
+                        .with_label("conflicting modifier"),
+                    );
+                } else {
+                    found = Some((i, *value));
+                }
+            }
+        }
+        found.map(|(_, v)| v)
+    }
+
+    /// The next type modifier, in written order, whatever the type.
+    pub fn next_type(&mut self) -> Option<Spanned<ScalarType>> {
+        for i in 0..self.items.len() {
+            if self.used[i] {
+                continue;
+            }
+            if let Some(t) = ScalarType::from_name(self.items[i].node) {
+                self.used[i] = true;
+                return Some(Spanned::new(t, self.items[i].span));
+            }
+        }
+        None
+    }
+
+    /// The next type modifier, which must be one of `allowed`.
+    pub fn ty(&mut self, allowed: &[ScalarType]) -> Option<ScalarType> {
+        match self.next_type() {
+            Some(t) if allowed.contains(&t.node) => Some(t.node),
+            Some(t) => {
+                self.errors.push(
+                    Diagnostic::error(
+                        t.span,
+                        format!("`{}` does not take type {}", self.opcode, t.node),
+                    )
+                    .with_label(format!("expected one of {}", list(allowed))),
+                );
+                None
+            }
+            None => {
+                self.errors.push(
+                    Diagnostic::error(
+                        self.span(),
+                        format!("`{}` needs a type modifier", self.full_name()),
+                    )
+                    .with_label(format!("add one of {}", list(allowed))),
+                );
+                None
+            }
+        }
+    }
+
+    /// Errors for modifiers nobody consumed.
+    pub fn finish(mut self) -> Vec<Diagnostic> {
+        for i in 0..self.items.len() {
+            if !self.used[i] {
+                let m = self.items[i].node;
+                self.errors.push(
+                    Diagnostic::error(
+                        self.items[i].span,
+                        format!("`.{m}` is not a modifier of `{}` here", self.opcode),
+                    )
+                    .with_label("unexpected modifier"),
+                );
+            }
+        }
+        self.errors
+    }
+
+    /// A generic error about the instruction.
+    pub fn error(&mut self, msg: impl Into<String>, label: impl Into<String>) {
+        let d = Diagnostic::error(self.span(), msg).with_label(label);
+        self.errors.push(d);
+    }
+}
+
+fn list(types: &[ScalarType]) -> String {
+    let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+    names.join(" ")
+}

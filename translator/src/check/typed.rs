@@ -1,0 +1,260 @@
+//! The checked module: names resolved, instructions decoded into typed operations, and every
+//! implicit conversion of ISA 9.4 (Tables 26-28) written out on the operand it applies to.
+
+use crate::ast::{Component, FunctionKind};
+use crate::check::inst::Op;
+use crate::diag::Span;
+use crate::types::{ScalarType, StateSpace};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LabelId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+/// A variable declared inside a function (or a parameter), indexed in `Function::vars`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub version: (u32, u32),
+    /// The `sm_XX` number of `.target`.
+    pub sm: u32,
+    pub address_size: u32,
+    pub globals: Vec<Variable>,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+
+    pub fn global(&self, id: GlobalId) -> &Variable {
+        &self.globals[id.0 as usize]
+    }
+
+    pub fn kernels(&self) -> impl Iterator<Item = (FuncId, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kind == FunctionKind::Entry && f.body.is_some())
+            .map(|(i, f)| (FuncId(i as u32), f))
+    }
+}
+
+/// A variable in an addressable state space (not a register).
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub name: String,
+    pub space: StateSpace,
+    pub ty: ScalarType,
+    /// 1 for scalars, 2/4/8 for `.v2/.v4/.v8`.
+    pub vector: u32,
+    /// Number of elements (product of array dimensions); `None` for an unsized `[]` array.
+    pub count: Option<u64>,
+    pub align: u32,
+    pub init: Option<Vec<InitElem>>,
+    pub external: bool,
+    /// `.ptr .global .align N` on a kernel parameter.
+    pub ptr_space: Option<StateSpace>,
+    pub span: Span,
+}
+
+impl Variable {
+    pub fn elem_bytes(&self) -> u64 {
+        u64::from(self.ty.bytes()) * u64::from(self.vector)
+    }
+
+    /// Size in bytes; 0 for an unsized array.
+    pub fn size(&self) -> u64 {
+        self.elem_bytes() * self.count.unwrap_or(0)
+    }
+}
+
+/// One scalar of an initializer, already converted to the variable's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InitElem {
+    Bits(u64),
+    /// The address of a variable plus a byte offset; `generic` if written `generic(var)`.
+    Address {
+        var: GlobalId,
+        offset: i64,
+        generic: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Register {
+    pub name: String,
+    pub ty: ScalarType,
+    pub vector: u32,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kind: FunctionKind,
+    pub returns: Vec<FnParam>,
+    pub params: Vec<FnParam>,
+    pub regs: Vec<Register>,
+    /// Parameters and function-scope variables.
+    pub vars: Vec<Variable>,
+    pub labels: Vec<Label>,
+    /// `None` for a declaration without body.
+    pub body: Option<Vec<Statement>>,
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
+    pub noreturn: bool,
+    pub span: Span,
+}
+
+impl Function {
+    pub fn reg(&self, r: RegId) -> &Register {
+        &self.regs[r.0 as usize]
+    }
+
+    pub fn var(&self, v: LocalId) -> &Variable {
+        &self.vars[v.0 as usize]
+    }
+}
+
+/// A function parameter: a `.param` variable, or (in `.func`) a `.reg` register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnParam {
+    Var(LocalId),
+    Reg(RegId),
+}
+
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub name: String,
+    pub span: Span,
+    /// For `L: .branchtargets a, b;`, the labels listed.
+    pub targets: Option<Vec<LabelId>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Statement {
+    Label(LabelId),
+    Inst(Inst),
+}
+
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub guard: Option<Guard>,
+    pub op: Op,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    pub pred: RegId,
+    pub negated: bool,
+}
+
+/// The conversion ISA Tables 27/28 apply between a register and the instruction type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conv {
+    /// Same size: reinterpret the bits.
+    None,
+    /// Source register wider than the instruction type: keep the low bits.
+    Chop,
+    /// Destination register wider: zero-extend.
+    Zext,
+    /// Destination register wider: sign-extend.
+    Sext,
+}
+
+/// A special register of ISA Table 3 (and later ISA versions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    Tid,
+    Ntid,
+    Ctaid,
+    Nctaid,
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    GridId,
+    LanemaskEq,
+    LanemaskLe,
+    LanemaskLt,
+    LanemaskGe,
+    LanemaskGt,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
+    EnvReg(u8),
+    Pm(u8),
+    DynamicSmemSize,
+    TotalSmemSize,
+    WarpSize,
+}
+
+/// A source operand, as the instruction sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Src {
+    Reg {
+        reg: RegId,
+        /// Component of a vector register.
+        comp: Option<Component>,
+        conv: Conv,
+        /// The register's own type (the instruction type is the decoder's).
+        ty: ScalarType,
+    },
+    /// An immediate, already converted to the instruction type: the low `bits` of `value`.
+    Imm(u64),
+    Special(SpecialReg, Option<Component>),
+    /// The address of a variable plus a byte offset (`mov.u64 %rd, var;`).
+    AddressOf(VarRef, i64),
+    /// `{a, b, ...}`
+    Vector(Vec<Src>),
+    /// A predicate source written `!p`.
+    NotPred(Box<Src>),
+}
+
+/// A destination operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dst {
+    Reg {
+        reg: RegId,
+        comp: Option<Component>,
+        conv: Conv,
+        ty: ScalarType,
+    },
+    Vector(Vec<Dst>),
+    /// `_`: the result is discarded.
+    Sink,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarRef {
+    Global(GlobalId),
+    Local(LocalId),
+}
+
+/// A memory operand `[base+offset]` (ISA 6.4.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Address {
+    pub base: AddrBase,
+    pub offset: i64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddrBase {
+    /// A register holding an address (`.u32` or `.u64`).
+    Reg(RegId, ScalarType),
+    /// A variable's own address.
+    Var(VarRef),
+    /// `[imm]`: an absolute address.
+    Absolute,
+}

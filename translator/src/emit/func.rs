@@ -1,0 +1,344 @@
+//! Function bodies: the structured tree to SPIR-V blocks and merge instructions.
+//!
+//! The tree's `Block` and `Loop` both become SPIR-V loop constructs (a `Block` is a loop whose
+//! back edge is never taken), so every tree branch is a SPIR-V break or continue. A branch that
+//! leaves several constructs at once stores its target in a variable, breaks out of the innermost
+//! construct, and the code after each construct's merge forwards it outward.
+
+use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
+
+use super::{Emitter, R};
+use crate::ir::{Function, Ty, ValueId};
+use crate::structurize::Node;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Block,
+    Loop,
+}
+
+struct Frame {
+    kind: Kind,
+    merge: Word,
+    cont: Word,
+    /// A multi-level branch passes through this construct's merge.
+    forwards: bool,
+}
+
+pub(super) struct FnEmitter<'e, 'f> {
+    pub e: &'e mut Emitter,
+    pub f: &'f Function,
+    pub values: Vec<Word>,
+    pub vars: Vec<Word>,
+    pub params: Vec<Word>,
+    pub fn_ids: &'f [Word],
+    frames: Vec<Frame>,
+    /// The current SPIR-V block has been terminated (what follows is unreachable).
+    done: bool,
+    /// Target of a multi-level branch in flight (0 = none), created on first use.
+    pending: Option<Word>,
+}
+
+pub(super) fn emit_function(
+    e: &mut Emitter,
+    f: &Function,
+    tree: &[Node],
+    id: Word,
+    fn_ids: &[Word],
+) -> R<()> {
+    let void = e.b.type_void();
+    let param_tys: Vec<Word> = f.params.iter().map(|t| e.ty(*t)).collect();
+    let ret_ty = match f.returns.len() {
+        0 => void,
+        1 => e.ty(f.returns[0]),
+        _ => {
+            let members: Vec<Word> = f.returns.iter().map(|t| e.ty(*t)).collect();
+            e.b.type_struct(members)
+        }
+    };
+    let fn_ty = e.b.type_function(ret_ty, param_tys.clone());
+    e.b.begin_function(ret_ty, Some(id), spirv::FunctionControl::NONE, fn_ty)?;
+    let mut params = Vec::new();
+    for t in &param_tys {
+        params.push(e.b.function_parameter(*t)?);
+    }
+    e.b.begin_block(None)?;
+    let mut vars = Vec::new();
+    for v in &f.vars {
+        let t = e.ty(v.ty);
+        let pt = e.ptr(StorageClass::Function, t);
+        let var = e.b.variable(pt, None, StorageClass::Function, None);
+        e.b.name(var, v.name.clone());
+        vars.push(var);
+    }
+    let mut fe = FnEmitter {
+        e,
+        f,
+        values: vec![0; f.values.len()],
+        vars,
+        params,
+        fn_ids,
+        frames: Vec::new(),
+        done: false,
+        pending: None,
+    };
+    fe.seq(tree)?;
+    if !fe.done {
+        fe.e.b.ret()?;
+    }
+    fe.e.b.end_function()?;
+    Ok(())
+}
+
+impl FnEmitter<'_, '_> {
+    pub fn value(&self, v: ValueId) -> Word {
+        self.values[v.0 as usize]
+    }
+
+    fn seq(&mut self, nodes: &[Node]) -> R<()> {
+        for n in nodes {
+            if self.done {
+                // Unreachable: nothing can branch into a node after a terminator.
+                return Ok(());
+            }
+            self.node(n)?;
+        }
+        Ok(())
+    }
+
+    fn begin(&mut self, label: Word) -> R<()> {
+        self.e.b.begin_block(Some(label))?;
+        self.done = false;
+        Ok(())
+    }
+
+    fn branch(&mut self, target: Word) -> R<()> {
+        self.e.b.branch(target)?;
+        self.done = true;
+        Ok(())
+    }
+
+    fn node(&mut self, n: &Node) -> R<()> {
+        match n {
+            Node::Code(b) => {
+                for inst in &self.f.block(*b).insts {
+                    self.inst(inst)?;
+                }
+                Ok(())
+            }
+            Node::If { cond, then, else_ } => {
+                let c = self.value(*cond);
+                self.selection(c, |fe| fe.seq(then), |fe| fe.seq(else_))
+            }
+            Node::Switch {
+                value,
+                cases,
+                default,
+            } => self.switch(*value, 0, cases, default),
+            Node::Block(body) => self.construct(Kind::Block, body),
+            Node::Loop(body) => self.construct(Kind::Loop, body),
+            Node::Branch(d) => self.tree_branch(*d),
+            Node::Return(vals) => {
+                match vals.len() {
+                    0 => self.e.b.ret()?,
+                    1 => {
+                        let v = self.value(vals[0]);
+                        self.e.b.ret_value(v)?
+                    }
+                    _ => {
+                        let ret_ty = self.struct_of_returns();
+                        let parts: Vec<Word> = vals.iter().map(|v| self.value(*v)).collect();
+                        let s = self.e.b.composite_construct(ret_ty, None, parts)?;
+                        self.e.b.ret_value(s)?
+                    }
+                }
+                self.done = true;
+                Ok(())
+            }
+            Node::Exit => {
+                // In the kernel's own body `exit` ends the invocation like `ret`.
+                self.e.b.ret()?;
+                self.done = true;
+                Ok(())
+            }
+            Node::Unreachable => {
+                self.e.b.unreachable()?;
+                self.done = true;
+                Ok(())
+            }
+        }
+    }
+
+    fn struct_of_returns(&mut self) -> Word {
+        let members: Vec<Word> = self.f.returns.iter().map(|t| self.e.ty(*t)).collect();
+        self.e.b.type_struct(members)
+    }
+
+    /// `if (c) { then } else { else_ }` as a selection construct.
+    fn selection(
+        &mut self,
+        c: Word,
+        then: impl FnOnce(&mut Self) -> R<()>,
+        else_: impl FnOnce(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let (t, e, m) = (self.e.b.id(), self.e.b.id(), self.e.b.id());
+        self.e.b.selection_merge(m, SelectionControl::NONE)?;
+        self.e.b.branch_conditional(c, t, e, [])?;
+        self.begin(t)?;
+        then(self)?;
+        let then_done = self.done;
+        if !self.done {
+            self.branch(m)?;
+        }
+        self.begin(e)?;
+        else_(self)?;
+        let else_done = self.done;
+        if !self.done {
+            self.branch(m)?;
+        }
+        self.begin(m)?;
+        if then_done && else_done {
+            // Nothing reaches the merge block.
+            self.e.b.unreachable()?;
+            self.done = true;
+        }
+        Ok(())
+    }
+
+    /// A switch as a chain of `if (value == k)`.
+    fn switch(&mut self, value: ValueId, k: usize, cases: &[Vec<Node>], default: &[Node]) -> R<()> {
+        if k == cases.len() {
+            return self.seq(default);
+        }
+        let v = self.value(value);
+        let ty = self.f.ty(value);
+        let kc = self.e.konst(ty, k as u64);
+        let bool_t = self.e.ty(Ty::Bool);
+        let c = self.e.b.i_equal(bool_t, None, v, kc)?;
+        self.selection(
+            c,
+            |fe| fe.seq(&cases[k]),
+            |fe| fe.switch(value, k + 1, cases, default),
+        )
+    }
+
+    fn construct(&mut self, kind: Kind, body: &[Node]) -> R<()> {
+        let header = self.e.b.id();
+        let start = self.e.b.id();
+        let merge = self.e.b.id();
+        let cont = self.e.b.id();
+        self.branch(header)?;
+        self.begin(header)?;
+        self.e.b.loop_merge(merge, cont, LoopControl::NONE, [])?;
+        self.branch(start)?;
+        self.begin(start)?;
+        self.frames.push(Frame {
+            kind,
+            merge,
+            cont,
+            forwards: false,
+        });
+        self.seq(body)?;
+        // Falling off the end leaves either kind of construct.
+        if !self.done {
+            self.branch(merge)?;
+        }
+        let frame = self.frames.pop();
+        self.begin(cont)?;
+        self.branch(header)?;
+        self.begin(merge)?;
+        if frame.is_some_and(|f| f.forwards) {
+            self.forward_pending()?;
+        }
+        Ok(())
+    }
+
+    fn pending_var(&mut self) -> Word {
+        if let Some(v) = self.pending {
+            return v;
+        }
+        // Function variables must be declared in the first block.
+        let t = self.e.ty(Ty::I32);
+        let pt = self.e.ptr(StorageClass::Function, t);
+        let zero = self.e.u32_const(0);
+        let var = self.e.b.id();
+        let inst = rspirv::dr::Instruction::new(
+            spirv::Op::Variable,
+            Some(pt),
+            Some(var),
+            vec![
+                rspirv::dr::Operand::StorageClass(StorageClass::Function),
+                rspirv::dr::Operand::IdRef(zero),
+            ],
+        );
+        let func = self.e.b.selected_function().unwrap_or(0);
+        if let Some(f) = self.e.b.module_mut().functions.get_mut(func)
+            && let Some(first) = f.blocks.first_mut()
+        {
+            first.instructions.insert(0, inst);
+        }
+        self.e.b.name(var, "ptxvk.branch_target");
+        self.pending = Some(var);
+        var
+    }
+
+    /// The tree's `Branch(d)`.
+    fn tree_branch(&mut self, d: u32) -> R<()> {
+        let n = self.frames.len();
+        let target = n - 1 - d as usize;
+        if d == 0 {
+            let f = &self.frames[target];
+            let to = if f.kind == Kind::Block {
+                f.merge
+            } else {
+                f.cont
+            };
+            return self.branch(to);
+        }
+        let var = self.pending_var();
+        let code = self.e.u32_const(target as u32 + 1);
+        self.e.b.store(var, code, None, [])?;
+        for f in &mut self.frames[target + 1..] {
+            f.forwards = true;
+        }
+        let merge = self.frames[n - 1].merge;
+        self.branch(merge)
+    }
+
+    /// After a construct's merge: if a multi-level branch is in flight, take it here when this is
+    /// its target, else break out of the enclosing construct too.
+    fn forward_pending(&mut self) -> R<()> {
+        let Some(parent) = self.frames.len().checked_sub(1) else {
+            return Ok(());
+        };
+        let var = self.pending_var();
+        let u32t = self.e.ty(Ty::I32);
+        let bool_t = self.e.ty(Ty::Bool);
+        let p = self.e.load(u32t, var, None)?;
+        let zero = self.e.u32_const(0);
+        let active = self.e.b.i_not_equal(bool_t, None, p, zero)?;
+        let here_code = self.e.u32_const(parent as u32 + 1);
+        let (kind, merge, cont) = {
+            let f = &self.frames[parent];
+            (f.kind, f.merge, f.cont)
+        };
+        self.selection(
+            active,
+            |fe| {
+                let here = fe.e.b.i_equal(bool_t, None, p, here_code)?;
+                fe.selection(
+                    here,
+                    |fe| {
+                        fe.e.b.store(var, zero, None, [])?;
+                        fe.branch(if kind == Kind::Block { merge } else { cont })
+                    },
+                    |fe| {
+                        fe.frames[parent].forwards = true;
+                        fe.branch(merge)
+                    },
+                )
+            },
+            |_| Ok(()),
+        )
+    }
+}

@@ -1,0 +1,312 @@
+//! Emission: the IR and its structured tree to Vulkan SPIR-V (1.5, `GLCompute`, Vulkan memory model,
+//! physical storage buffer addressing) with rspirv.
+
+mod func;
+mod inst;
+
+use std::collections::{BTreeSet, HashMap};
+
+use rspirv::dr::{Builder, Operand};
+
+/// Builder errors only happen on misuse (no block selected); they surface as an internal error.
+pub type R<T> = Result<T, rspirv::dr::Error>;
+use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
+
+use crate::abi::{self, KernelAbi};
+use crate::ir::{self, Builtin, Ty};
+use crate::structurize::Node;
+
+/// The SPIR-V version we emit: 1.5 is core in Vulkan 1.2.
+pub const SPIRV_VERSION: (u8, u8) = (1, 5);
+
+/// Emits one kernel: `module.entry` is the entry point; `trees[i]` is function `i`'s body.
+pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi) -> R<Vec<u32>> {
+    let mut e = Emitter::new();
+    let entry_fn = e.b.id();
+    let fn_ids: Vec<Word> = module
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            if i == module.entry.0 as usize {
+                entry_fn
+            } else {
+                e.b.id()
+            }
+        })
+        .collect();
+    for (i, f) in module.functions.iter().enumerate() {
+        func::emit_function(&mut e, f, &trees[i], fn_ids[i], &fn_ids)?;
+    }
+    let interface: Vec<Word> = e.interface.iter().copied().collect();
+    e.b.entry_point(
+        spirv::ExecutionModel::GLCompute,
+        entry_fn,
+        kernel.name.clone(),
+        interface,
+    );
+    e.b.execution_mode(entry_fn, spirv::ExecutionMode::LocalSize, [1, 1, 1]);
+    e.b.name(entry_fn, kernel.name.clone());
+    for cap in e.caps.clone() {
+        e.b.capability(cap);
+    }
+    use rspirv::binary::Assemble;
+    Ok(e.b.module().assemble())
+}
+
+/// Module-wide emission state: types, constants, and the globals the entry point uses.
+pub(crate) struct Emitter {
+    pub b: Builder,
+    types: HashMap<Ty, Word>,
+    ptr_types: HashMap<(StorageClass, Word), Word>,
+    consts: HashMap<(Ty, u64), Word>,
+    pub glsl: Word,
+    caps: Vec<Capability>,
+    pub interface: BTreeSet<Word>,
+    builtin_vars: HashMap<spirv::BuiltIn, Word>,
+    push_constants: Option<Word>,
+    block_dims: Option<[Word; 3]>,
+}
+
+impl Emitter {
+    fn new() -> Self {
+        let mut b = Builder::new();
+        b.set_version(SPIRV_VERSION.0, SPIRV_VERSION.1);
+        b.memory_model(
+            spirv::AddressingModel::PhysicalStorageBuffer64,
+            spirv::MemoryModel::Vulkan,
+        );
+        let glsl = b.ext_inst_import("GLSL.std.450");
+        let mut e = Emitter {
+            b,
+            types: HashMap::new(),
+            ptr_types: HashMap::new(),
+            consts: HashMap::new(),
+            glsl,
+            caps: Vec::new(),
+            interface: BTreeSet::new(),
+            builtin_vars: HashMap::new(),
+            push_constants: None,
+            block_dims: None,
+        };
+        for c in [
+            Capability::Shader,
+            Capability::PhysicalStorageBufferAddresses,
+            Capability::VulkanMemoryModel,
+            Capability::Int64,
+        ] {
+            e.cap(c);
+        }
+        e
+    }
+
+    pub fn cap(&mut self, c: Capability) {
+        if !self.caps.contains(&c) {
+            self.caps.push(c);
+        }
+    }
+
+    pub fn ty(&mut self, t: Ty) -> Word {
+        if let Some(&id) = self.types.get(&t) {
+            return id;
+        }
+        let id = match t {
+            Ty::Bool => self.b.type_bool(),
+            Ty::I8 => {
+                self.cap(Capability::Int8);
+                self.b.type_int(8, 0)
+            }
+            Ty::I16 => {
+                self.cap(Capability::Int16);
+                self.b.type_int(16, 0)
+            }
+            Ty::I32 => self.b.type_int(32, 0),
+            Ty::I64 => self.b.type_int(64, 0),
+            Ty::F16 => {
+                self.cap(Capability::Float16);
+                self.b.type_float(16, None)
+            }
+            Ty::F32 => self.b.type_float(32, None),
+            Ty::F64 => {
+                self.cap(Capability::Float64);
+                self.b.type_float(64, None)
+            }
+        };
+        self.types.insert(t, id);
+        id
+    }
+
+    pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
+        if let Some(&id) = self.ptr_types.get(&(sc, pointee)) {
+            return id;
+        }
+        let id = self.b.type_pointer(None, sc, pointee);
+        self.ptr_types.insert((sc, pointee), id);
+        id
+    }
+
+    /// A constant of type `t` holding the low bits of `bits`.
+    pub fn konst(&mut self, t: Ty, bits: u64) -> Word {
+        let bits = if t.bits() >= 64 {
+            bits
+        } else {
+            bits & ((1u64 << t.bits()) - 1)
+        };
+        if let Some(&id) = self.consts.get(&(t, bits)) {
+            return id;
+        }
+        let ty = self.ty(t);
+        let id = match t {
+            Ty::Bool if bits != 0 => self.b.constant_true(ty),
+            Ty::Bool => self.b.constant_false(ty),
+            Ty::I64 | Ty::F64 => self.b.constant_bit64(ty, bits),
+            _ => self.b.constant_bit32(ty, bits as u32),
+        };
+        self.consts.insert((t, bits), id);
+        id
+    }
+
+    pub fn u32_const(&mut self, v: u32) -> Word {
+        self.konst(Ty::I32, u64::from(v))
+    }
+
+    /// A module-scope `OpVariable` (the builder would put it in the current block).
+    fn global_variable(&mut self, ptr_ty: Word, sc: StorageClass) -> Word {
+        let id = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(rspirv::dr::Instruction::new(
+                spirv::Op::Variable,
+                Some(ptr_ty),
+                Some(id),
+                vec![Operand::StorageClass(sc)],
+            ));
+        id
+    }
+
+    /// An `Input` builtin variable of type `uvec3`.
+    fn builtin_var(&mut self, which: spirv::BuiltIn) -> Word {
+        if let Some(&v) = self.builtin_vars.get(&which) {
+            return v;
+        }
+        let u32t = self.ty(Ty::I32);
+        let v3 = self.b.type_vector(u32t, 3);
+        let pt = self.ptr(StorageClass::Input, v3);
+        let var = self.global_variable(pt, StorageClass::Input);
+        self.b
+            .decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(which)]);
+        self.builtin_vars.insert(which, var);
+        var
+    }
+
+    /// The push-constant block of `abi.rs`.
+    fn push_constant_var(&mut self) -> Word {
+        if let Some(v) = self.push_constants {
+            return v;
+        }
+        let u32t = self.ty(Ty::I32);
+        let u64t = self.ty(Ty::I64);
+        let st = self
+            .b
+            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t]);
+        self.b.decorate(st, Decoration::Block, []);
+        let offsets = [
+            abi::PUSH_PARAM_BASE,
+            abi::PUSH_CTA_BASE,
+            abi::PUSH_CTA_BASE + 4,
+            abi::PUSH_CTA_BASE + 8,
+            abi::PUSH_GRID_DIM,
+            abi::PUSH_GRID_DIM + 4,
+            abi::PUSH_GRID_DIM + 8,
+        ];
+        for (i, off) in offsets.iter().enumerate() {
+            self.b.member_decorate(
+                st,
+                i as u32,
+                Decoration::Offset,
+                [Operand::LiteralBit32(*off)],
+            );
+        }
+        let pt = self.ptr(StorageClass::PushConstant, st);
+        let var = self.global_variable(pt, StorageClass::PushConstant);
+        self.b.name(var, "ptxvk.push");
+        self.push_constants = Some(var);
+        var
+    }
+
+    /// The block size: specialization constants 0-2, also decorated as `WorkgroupSize`.
+    fn block_dims(&mut self) -> [Word; 3] {
+        if let Some(d) = self.block_dims {
+            return d;
+        }
+        let u32t = self.ty(Ty::I32);
+        let ids = [abi::SPEC_BLOCK_X, abi::SPEC_BLOCK_Y, abi::SPEC_BLOCK_Z];
+        let dims = ids.map(|spec_id| {
+            let c = self.b.spec_constant_bit32(u32t, 1);
+            self.b
+                .decorate(c, Decoration::SpecId, [Operand::LiteralBit32(spec_id)]);
+            c
+        });
+        let v3 = self.b.type_vector(u32t, 3);
+        let size = self.b.spec_constant_composite(v3, dims);
+        self.b.decorate(
+            size,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)],
+        );
+        self.block_dims = Some(dims);
+        dims
+    }
+
+    /// Reads a runtime-supplied value in the current block.
+    pub fn builtin(&mut self, which: Builtin) -> R<Word> {
+        let u32t = self.ty(Ty::I32);
+        match which {
+            Builtin::LocalId(axis) | Builtin::WorkgroupId(axis) => {
+                let bi = if matches!(which, Builtin::LocalId(_)) {
+                    spirv::BuiltIn::LocalInvocationId
+                } else {
+                    spirv::BuiltIn::WorkgroupId
+                };
+                let var = self.builtin_var(bi);
+                self.interface.insert(var);
+                let v3 = self.b.type_vector(u32t, 3);
+                let all = self.load(v3, var, None)?;
+                self.b.composite_extract(u32t, None, all, [u32::from(axis)])
+            }
+            Builtin::BlockDim(axis) => {
+                // The workgroup size takes part in the `WorkgroupSize` builtin, which makes the
+                // block-size specialization constants part of the interface implicitly.
+                Ok(self.block_dims()[axis as usize])
+            }
+            Builtin::GridDim(axis) => self.push_field(4 + u32::from(axis), Ty::I32),
+            Builtin::CtaBase(axis) => self.push_field(1 + u32::from(axis), Ty::I32),
+            Builtin::ParamBase => self.push_field(0, Ty::I64),
+        }
+    }
+
+    fn push_field(&mut self, member: u32, t: Ty) -> R<Word> {
+        let var = self.push_constant_var();
+        self.interface.insert(var);
+        let ty = self.ty(t);
+        let pt = self.ptr(StorageClass::PushConstant, ty);
+        let idx = self.u32_const(member);
+        let p = self.b.access_chain(pt, None, var, [idx])?;
+        self.load(ty, p, None)
+    }
+
+    /// `OpLoad` with optional memory operands.
+    pub fn load(
+        &mut self,
+        ty: Word,
+        ptr: Word,
+        access: Option<(spirv::MemoryAccess, Vec<Operand>)>,
+    ) -> R<Word> {
+        let (mask, extra) = match access {
+            Some((m, ops)) => (Some(m), ops),
+            None => (None, Vec::new()),
+        };
+        self.b.load(ty, None, ptr, mask, extra)
+    }
+}

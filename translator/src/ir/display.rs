@@ -1,0 +1,43 @@
+//! A readable text form of the IR (`ptxvk translate --emit ir`).
+
+use std::fmt;
+
+use super::*;
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "fn {}({:?}) -> {:?} {{",
+            self.name, self.params, self.returns
+        )?;
+        for (i, v) in self.vars.iter().enumerate() {
+            writeln!(f, "  var v{i}: {:?}  // {}", v.ty, v.name)?;
+        }
+        for (i, b) in self.blocks.iter().enumerate() {
+            let mark = if BlockId(i as u32) == self.entry {
+                " (entry)"
+            } else {
+                ""
+            };
+            writeln!(f, "b{i}:{mark}")?;
+            for inst in &b.insts {
+                match inst.result {
+                    Some(r) => writeln!(f, "  %{}: {:?} = {:?}", r.0, self.ty(r), inst.op)?,
+                    None => writeln!(f, "  {:?}", inst.op)?,
+                }
+            }
+            writeln!(f, "  {:?}", b.term)?;
+        }
+        writeln!(f, "}}")
+    }
+}
+
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for func in &self.functions {
+            writeln!(f, "{func}")?;
+        }
+        Ok(())
+    }
+}

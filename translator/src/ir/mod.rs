@@ -1,0 +1,430 @@
+//! The IR between lowering and emission.
+//!
+//! A function is a CFG of basic blocks. Values are SSA and live only inside the block that defines
+//! them; anything that crosses blocks goes through a [`Var`] (PTX registers become vars). This keeps
+//! the IR valid under any reordering the structurizer does, and the driver's own SSA construction
+//! (mem2reg) removes the vars again. Memory spaces and conversions are explicit; there are no PTX
+//! semantics left here, only operations that map one-to-one (or nearly) onto SPIR-V.
+
+mod display;
+
+use crate::types::ScalarType;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+/// Scalar types. Integers are signless: operations say how they read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ty {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    F16,
+    F32,
+    F64,
+}
+
+impl Ty {
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::Bool => 1,
+            Ty::I8 => 8,
+            Ty::I16 | Ty::F16 => 16,
+            Ty::I32 | Ty::F32 => 32,
+            Ty::I64 | Ty::F64 => 64,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+    }
+
+    pub fn int(bits: u32) -> Ty {
+        match bits {
+            8 => Ty::I8,
+            16 => Ty::I16,
+            32 => Ty::I32,
+            _ => Ty::I64,
+        }
+    }
+
+    /// How a PTX type is held in the IR. `.bf16` is held as its 16 bits.
+    pub fn of(t: ScalarType) -> Ty {
+        use ScalarType::*;
+        match t {
+            Pred => Ty::Bool,
+            B8 | U8 | S8 => Ty::I8,
+            B16 | U16 | S16 | Bf16 => Ty::I16,
+            F16 => Ty::F16,
+            B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 => Ty::I32,
+            F32 => Ty::F32,
+            B64 | U64 | S64 | B128 => Ty::I64,
+            F64 => Ty::F64,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub functions: Vec<Function>,
+    /// The kernel's function.
+    pub entry: FuncId,
+}
+
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub ty: Ty,
+    /// For debugging output only.
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Ty>,
+    pub returns: Vec<Ty>,
+    pub vars: Vec<Var>,
+    /// The type of each value.
+    pub values: Vec<Ty>,
+    pub blocks: Vec<Block>,
+    pub entry: BlockId,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>) -> Self {
+        let mut f = Function {
+            name: name.into(),
+            params: Vec::new(),
+            returns: Vec::new(),
+            vars: Vec::new(),
+            values: Vec::new(),
+            blocks: Vec::new(),
+            entry: BlockId(0),
+        };
+        f.entry = f.new_block();
+        f
+    }
+
+    pub fn new_block(&mut self) -> BlockId {
+        self.blocks.push(Block {
+            insts: Vec::new(),
+            term: Terminator::Unreachable,
+        });
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+
+    pub fn new_var(&mut self, ty: Ty, name: impl Into<String>) -> VarId {
+        self.vars.push(Var {
+            ty,
+            name: name.into(),
+        });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.0 as usize]
+    }
+
+    pub fn block_mut(&mut self, b: BlockId) -> &mut Block {
+        &mut self.blocks[b.0 as usize]
+    }
+
+    pub fn ty(&self, v: ValueId) -> Ty {
+        self.values[v.0 as usize]
+    }
+
+    /// Appends an instruction with a result of type `ty` to block `b`.
+    pub fn push(&mut self, b: BlockId, ty: Ty, op: Op) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(ty);
+        self.blocks[b.0 as usize].insts.push(Inst {
+            result: Some(id),
+            op,
+        });
+        id
+    }
+
+    /// Appends an instruction without a result.
+    pub fn push_void(&mut self, b: BlockId, op: Op) {
+        self.blocks[b.0 as usize]
+            .insts
+            .push(Inst { result: None, op });
+    }
+
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        self.block(b).term.successors()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub insts: Vec<Inst>,
+    pub term: Terminator,
+}
+
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub result: Option<ValueId>,
+    pub op: Op,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Terminator {
+    Jump(BlockId),
+    Branch {
+        cond: ValueId,
+        then: BlockId,
+        else_: BlockId,
+    },
+    /// Jump to `targets[value]`; out-of-range values go to `default`.
+    Switch {
+        value: ValueId,
+        targets: Vec<BlockId>,
+        default: BlockId,
+    },
+    Return(Vec<ValueId>),
+    /// `exit`: the thread ends, wherever it is in the call stack.
+    Exit,
+    Unreachable,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Jump(b) => vec![*b],
+            Terminator::Branch { then, else_, .. } => vec![*then, *else_],
+            Terminator::Switch {
+                targets, default, ..
+            } => {
+                let mut v = targets.clone();
+                v.push(*default);
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn successors_mut(&mut self) -> Vec<&mut BlockId> {
+        match self {
+            Terminator::Jump(b) => vec![b],
+            Terminator::Branch { then, else_, .. } => vec![then, else_],
+            Terminator::Switch {
+                targets, default, ..
+            } => {
+                let mut v: Vec<&mut BlockId> = targets.iter_mut().collect();
+                v.push(default);
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Floating-point operation flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FpFlags {
+    /// SPIR-V `NoContraction`: the driver may not fuse this operation with others (PTX `.rn`).
+    pub exact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    INeg,
+    /// Bitwise not (logical not on `Bool`).
+    Not,
+    FNeg,
+    IsNan,
+    IsInf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    IAdd,
+    ISub,
+    IMul,
+    UDiv,
+    SDiv,
+    UMod,
+    /// Remainder with the sign of the dividend (C's `%`).
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    /// High half of the full product.
+    UMulHi,
+    SMulHi,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    IEq,
+    INe,
+    ULt,
+    ULe,
+    UGt,
+    UGe,
+    SLt,
+    SLe,
+    SGt,
+    SGe,
+    FOrdEq,
+    FOrdNe,
+    FOrdLt,
+    FOrdLe,
+    FOrdGt,
+    FOrdGe,
+    FUnordEq,
+    FUnordNe,
+    FUnordLt,
+    FUnordLe,
+    FUnordGt,
+    FUnordGe,
+}
+
+impl BinOp {
+    pub fn is_compare(self) -> bool {
+        use BinOp::*;
+        matches!(
+            self,
+            IEq | INe
+                | ULt
+                | ULe
+                | UGt
+                | UGe
+                | SLt
+                | SLe
+                | SGt
+                | SGe
+                | FOrdEq
+                | FOrdNe
+                | FOrdLt
+                | FOrdLe
+                | FOrdGt
+                | FOrdGe
+                | FUnordEq
+                | FUnordNe
+                | FUnordLt
+                | FUnordLe
+                | FUnordGt
+                | FUnordGe
+        )
+    }
+}
+
+/// Conversions; the target type is the result value's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvOp {
+    /// Same size, different type.
+    Bitcast,
+    ZExt,
+    SExt,
+    /// Integer truncation.
+    Trunc,
+    FToU,
+    FToS,
+    UToF,
+    SToF,
+    /// Float to float (round to nearest even when narrowing).
+    FConvert,
+    BoolToInt,
+}
+
+/// Operations of the `GLSL.std.450` extended instruction set that the IR uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtOp {
+    Fma,
+    FAbs,
+    SAbs,
+    FMin,
+    FMax,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    Sqrt,
+    InverseSqrt,
+    Sin,
+    Cos,
+    Exp2,
+    Log2,
+    Floor,
+    Ceil,
+    Trunc,
+    RoundEven,
+}
+
+/// Values the runtime supplies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `LocalInvocationId.{x,y,z}`
+    LocalId(u8),
+    /// `WorkgroupId.{x,y,z}` (of this dispatch; add `CtaBase` for the grid position).
+    WorkgroupId(u8),
+    /// The block size (specialization constants).
+    BlockDim(u8),
+    /// Grid size in blocks, from push constants.
+    GridDim(u8),
+    /// First block of this dispatch, from push constants (grids split over several dispatches).
+    CtaBase(u8),
+    /// Address of the kernel parameter block, from push constants.
+    ParamBase,
+}
+
+/// How a memory access is ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemOrder {
+    #[default]
+    Plain,
+    /// `volatile`/`relaxed`: not combined or cached across threads.
+    Volatile,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ptr {
+    /// A 64-bit device address (buffer device address).
+    Global(ValueId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// A constant of the result type; the low bits of `bits`.
+    Const(u64),
+    LoadVar(VarId),
+    StoreVar(VarId, ValueId),
+    Un(UnOp, ValueId),
+    Bin(BinOp, ValueId, ValueId, FpFlags),
+    Select(ValueId, ValueId, ValueId),
+    Conv(ConvOp, ValueId),
+    Ext(ExtOp, Vec<ValueId>, FpFlags),
+    Builtin(Builtin),
+    /// The `n`th parameter of the function.
+    Param(u32),
+    Load {
+        ptr: Ptr,
+        align: u32,
+        order: MemOrder,
+    },
+    Store {
+        ptr: Ptr,
+        value: ValueId,
+        align: u32,
+        order: MemOrder,
+    },
+    /// Calls `func`; its return values are stored into `results`.
+    Call {
+        func: FuncId,
+        args: Vec<ValueId>,
+        results: Vec<VarId>,
+    },
+}

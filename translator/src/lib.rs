@@ -1,0 +1,186 @@
+//! ptxvk-translator: NVIDIA PTX text to Vulkan SPIR-V.
+//!
+//! The stages, each a module whose output the next one reads:
+//! [`parse`] (chumsky) -> [`check`] (ISA rules, typed module) -> [`lower`] (IR) ->
+//! [`structurize`] (structured tree) -> [`emit`] (SPIR-V words and a [`KernelAbi`]).
+//!
+//! ```
+//! use ptxvk_translator::{Program, SourceFile, DeviceProfile};
+//! let src = r#"
+//! .version 7.0
+//! .target sm_70
+//! .address_size 64
+//! .visible .entry fill(.param .u64 out, .param .u32 v)
+//! {
+//!     .reg .b64 %rd<3>; .reg .b32 %r<3>;
+//!     ld.param.u64 %rd1, [out];
+//!     ld.param.u32 %r1, [v];
+//!     mov.u32 %r2, %tid.x;
+//!     mul.wide.u32 %rd2, %r2, 4;
+//!     add.s64 %rd1, %rd1, %rd2;
+//!     st.global.u32 [%rd1], %r1;
+//!     ret;
+//! }
+//! "#;
+//! let program = Program::parse(SourceFile::new("fill.ptx", src)).unwrap();
+//! let kernel = program.translate_kernel("fill", &DeviceProfile::lavapipe()).unwrap();
+//! assert_eq!(kernel.abi.params.len(), 2);
+//! assert_eq!(kernel.spirv[0], 0x0723_0203); // the SPIR-V magic number
+//! ```
+
+pub mod abi;
+pub mod ast;
+pub mod check;
+pub mod diag;
+pub mod emit;
+pub mod ir;
+pub mod lower;
+pub mod parse;
+pub mod profile;
+pub mod structurize;
+pub mod types;
+
+use std::sync::Arc;
+
+pub use abi::{KernelAbi, ParamAbi};
+pub use diag::{Diagnostic, Diagnostics, SourceFile, Span};
+pub use profile::DeviceProfile;
+pub use types::{ScalarType, StateSpace};
+
+/// A parsed and checked PTX module, ready to translate kernel by kernel.
+#[derive(Clone, Debug)]
+pub struct Program {
+    file: Arc<SourceFile>,
+    module: check::Module,
+    warnings: Vec<Diagnostic>,
+}
+
+/// One translated kernel.
+#[derive(Clone, Debug)]
+pub struct KernelModule {
+    pub abi: KernelAbi,
+    /// SPIR-V 1.5 words for Vulkan 1.2.
+    pub spirv: Vec<u32>,
+    /// The IR it came from (for `--emit ir` and tests).
+    pub ir: ir::Module,
+}
+
+impl Program {
+    /// Parses and checks `file`. All errors found come back together.
+    pub fn parse(file: Arc<SourceFile>) -> Result<Program, Diagnostics> {
+        let (ast, mut diags) = parse::parse(&file.text);
+        let module = match ast {
+            Some(ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
+                check::check(&ast, &mut diags)
+            }
+            Some(ast) => {
+                // Check what did parse, to report its errors as well.
+                check::check(&ast, &mut diags);
+                None
+            }
+            None => None,
+        };
+        diags.sort_by_key(|d| d.span.start);
+        let has_errors = diags.iter().any(|d| d.severity == diag::Severity::Error);
+        match module {
+            Some(module) if !has_errors => Ok(Program {
+                file,
+                module,
+                warnings: diags,
+            }),
+            _ => Err(Diagnostics::new(file, diags)),
+        }
+    }
+
+    pub fn file(&self) -> &Arc<SourceFile> {
+        &self.file
+    }
+
+    pub fn module(&self) -> &check::Module {
+        &self.module
+    }
+
+    pub fn warnings(&self) -> Diagnostics {
+        Diagnostics::new(self.file.clone(), self.warnings.clone())
+    }
+
+    /// Kernel names, in source order.
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.module.kernels().map(|(_, f)| f.name.clone()).collect()
+    }
+
+    /// The launch interface of kernel `name` (its parameters), without translating it.
+    pub fn kernel_abi(&self, name: &str) -> Option<KernelAbi> {
+        let (_, f) = self.module.kernels().find(|(_, f)| f.name == name)?;
+        Some(lower::kernel_abi(f))
+    }
+
+    /// Translates kernel `name` for a device described by `profile`.
+    pub fn translate_kernel(
+        &self,
+        name: &str,
+        profile: &DeviceProfile,
+    ) -> Result<KernelModule, Diagnostics> {
+        let err = |d: Vec<Diagnostic>| Diagnostics::new(self.file.clone(), d);
+        let Some((id, f)) = self.module.kernels().find(|(_, f)| f.name == name) else {
+            let known = self.kernel_names().join(", ");
+            return Err(err(vec![Diagnostic::error(
+                Span::default(),
+                format!("no kernel named `{name}` in this module (kernels: {known})"),
+            )]));
+        };
+        let (mut ir, abi) = lower::lower_kernel(&self.module, id, profile).map_err(err)?;
+        let trees: Vec<Vec<structurize::Node>> = ir
+            .functions
+            .iter_mut()
+            .map(structurize::structurize)
+            .collect();
+        let spirv = emit::emit_kernel(&ir, &trees, &abi).map_err(|e| {
+            err(vec![Diagnostic::error(
+                f.span,
+                format!("internal error while emitting SPIR-V: {e}"),
+            )])
+        })?;
+        Ok(KernelModule { abi, spirv, ir })
+    }
+
+    /// Translates every kernel.
+    pub fn translate_all(&self, profile: &DeviceProfile) -> Result<Vec<KernelModule>, Diagnostics> {
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        for name in self.kernel_names() {
+            match self.translate_kernel(&name, profile) {
+                Ok(k) => out.push(k),
+                Err(d) => errors.extend(d.items),
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(Diagnostics::new(self.file.clone(), errors))
+        }
+    }
+}
+
+/// Why SPIRV-Tools rejected a module.
+#[derive(Debug, thiserror::Error)]
+#[error("SPIR-V validation failed: {0}")]
+pub struct ValidationError(pub String);
+
+/// Validates SPIR-V for the Vulkan 1.2 environment with SPIRV-Tools (in process).
+#[cfg(feature = "validate")]
+pub fn validate(words: &[u32]) -> Result<(), ValidationError> {
+    use spirv_tools::val::Validator;
+    let v = spirv_tools::val::create(Some(spirv_tools::TargetEnv::Vulkan_1_2));
+    v.validate(words, None)
+        .map_err(|e| ValidationError(e.to_string()))
+}
+
+/// SPIR-V assembly text of a module.
+pub fn disassemble(words: &[u32]) -> String {
+    use rspirv::binary::Disassemble;
+    match rspirv::dr::load_words(words) {
+        Ok(m) => m.disassemble(),
+        Err(e) => format!("; cannot disassemble: {e}"),
+    }
+}

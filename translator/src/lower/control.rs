@@ -1,0 +1,18 @@
+//! The meaning of control-flow instructions: `bra`, `ret`, `exit`.
+
+use super::Cx;
+use crate::check::inst::Bra;
+use crate::ir::Terminator;
+
+pub fn bra(cx: &mut Cx<'_>, b: &Bra) {
+    let target = cx.label_block(b.target);
+    cx.terminate(Terminator::Jump(target));
+}
+
+pub fn ret(cx: &mut Cx<'_>) {
+    cx.terminate(Terminator::Return(Vec::new()));
+}
+
+pub fn exit(cx: &mut Cx<'_>) {
+    cx.terminate(Terminator::Exit);
+}

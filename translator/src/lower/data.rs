@@ -1,0 +1,373 @@
+//! The meaning of data movement and conversion (ISA 8.7.6): `mov`, `ld`, `st`, `cvta`, `cvt`.
+
+use super::Cx;
+use crate::check::inst::{Cvt, Cvta, Ld, MemSem, Mov, Rounding, St};
+use crate::check::{AddrBase, Address, Dst, Src, VarRef};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ptr, Ty, UnOp, ValueId};
+use crate::types::{ScalarType, StateSpace};
+
+/// The address of a variable (plus `off`) as a 64-bit value.
+pub(super) fn address_of(cx: &mut Cx<'_>, var: VarRef, off: i64) -> ValueId {
+    let base = match (var, cx.space_of(var)) {
+        (VarRef::Local(l), StateSpace::Param) if cx.params.contains_key(&l) => cx.param_address(l),
+        (_, space) => {
+            cx.unsupported(format!("addresses of {space} variables"));
+            None
+        }
+    };
+    let base = match base {
+        Some(b) => b,
+        None => cx.konst(Ty::I64, 0),
+    };
+    if off == 0 {
+        return base;
+    }
+    let o = cx.konst(Ty::I64, off as u64);
+    cx.bin(BinOp::IAdd, base, o)
+}
+
+/// Splits `mov.bN d, {a, b}` / `mov.bN {a, b}, s` into element moves, low element first.
+pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
+    match (&m.dst, &m.src) {
+        (Dst::Vector(ds), Src::Vector(ss)) if ds.len() == ss.len() => {
+            let vals: Vec<ValueId> = ss.iter().map(|s| cx.read(s, m.ty)).collect();
+            for (d, v) in ds.iter().zip(vals) {
+                cx.write(d, m.ty, v);
+            }
+        }
+        (Dst::Vector(ds), src) => {
+            let n = ds.len() as u32;
+            let ebits = m.ty.bits() / n;
+            let ety = ScalarType::bits_of(ebits).unwrap_or(ScalarType::B32);
+            let whole = cx.read(src, m.ty);
+            let whole = cx.as_int(whole);
+            for (k, d) in ds.iter().enumerate() {
+                let sh = cx.konst(cx.f.ty(whole), u64::from(ebits) * k as u64);
+                let part = cx.bin(BinOp::LShr, whole, sh);
+                let part = cx.conv(ConvOp::Trunc, part, Ty::int(ebits));
+                cx.write(d, ety, part);
+            }
+        }
+        (dst, Src::Vector(ss)) => {
+            let n = ss.len() as u32;
+            let ebits = m.ty.bits() / n;
+            let ety = ScalarType::bits_of(ebits).unwrap_or(ScalarType::B32);
+            let wide = Ty::int(m.ty.bits());
+            let mut acc = cx.konst(wide, 0);
+            for (k, s) in ss.iter().enumerate() {
+                let v = cx.read(s, ety);
+                let v = cx.as_int(v);
+                let v = cx.conv(ConvOp::ZExt, v, wide);
+                let sh = cx.konst(wide, u64::from(ebits) * k as u64);
+                let v = cx.bin(BinOp::Shl, v, sh);
+                acc = cx.bin(BinOp::Or, acc, v);
+            }
+            cx.write(dst, m.ty, acc);
+        }
+        (dst, src) => {
+            let v = cx.read(src, m.ty);
+            cx.write(dst, m.ty, v);
+        }
+    }
+}
+
+/// A 64-bit device address for `addr` in `space`.
+fn pointer(cx: &mut Cx<'_>, space: StateSpace, addr: &Address) -> Option<ValueId> {
+    let base = match &addr.base {
+        AddrBase::Reg(r, ty) => {
+            let src = Src::Reg {
+                reg: *r,
+                comp: None,
+                conv: crate::check::Conv::None,
+                ty: *ty,
+            };
+            let v = cx.read(&src, *ty);
+            cx.conv(ConvOp::ZExt, v, Ty::I64)
+        }
+        AddrBase::Var(v) => {
+            let a = address_of(cx, *v, 0);
+            if !cx.diags.is_empty() {
+                return None;
+            }
+            a
+        }
+        AddrBase::Absolute => cx.konst(Ty::I64, 0),
+    };
+    match space {
+        // Generic addresses of global data are the device addresses themselves (DESIGN.md);
+        // the parameter block is inside that window too (ISA 6.4.1.1).
+        StateSpace::Global | StateSpace::Param | StateSpace::Generic => {}
+        other => {
+            cx.unsupported(format!("{other} memory"));
+            return None;
+        }
+    }
+    if addr.offset == 0 {
+        return Some(base);
+    }
+    let off = cx.konst(Ty::I64, addr.offset as u64);
+    Some(cx.bin(BinOp::IAdd, base, off))
+}
+
+fn order(sem: MemSem) -> MemOrder {
+    match sem {
+        MemSem::Weak => MemOrder::Plain,
+        _ => MemOrder::Volatile,
+    }
+}
+
+fn check_storage(cx: &mut Cx<'_>, ty: ScalarType) -> bool {
+    match ty.bits() {
+        8 if !cx.profile.storage8 => {
+            cx.missing_feature("8-bit storage access (storageBuffer8BitAccess)");
+            false
+        }
+        16 if !cx.profile.storage16 => {
+            cx.missing_feature("16-bit storage access (storageBuffer16BitAccess)");
+            false
+        }
+        128 => {
+            cx.unsupported(".b128 memory access");
+            false
+        }
+        _ => true,
+    }
+}
+
+fn dst_elems(d: &Dst) -> Vec<&Dst> {
+    match d {
+        Dst::Vector(v) => v.iter().collect(),
+        d => vec![d],
+    }
+}
+
+pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
+    if matches!(l.sem, MemSem::Acquire(_)) {
+        cx.unsupported("`ld.acquire`");
+        return;
+    }
+    if !check_storage(cx, l.ty) {
+        return;
+    }
+    let Some(base) = pointer(cx, l.space, &l.addr) else {
+        return;
+    };
+    let size = l.ty.bytes();
+    let ty = Ty::of(l.ty);
+    for (k, d) in dst_elems(&l.dst).into_iter().enumerate() {
+        let addr = if k == 0 {
+            base
+        } else {
+            let off = cx.konst(Ty::I64, u64::from(size) * k as u64);
+            cx.bin(BinOp::IAdd, base, off)
+        };
+        let v = cx.emit(
+            ty,
+            Op::Load {
+                ptr: Ptr::Global(addr),
+                align: size,
+                order: order(l.sem),
+            },
+        );
+        cx.write(d, l.ty, v);
+    }
+}
+
+pub fn st(cx: &mut Cx<'_>, s: &St) {
+    if matches!(s.sem, MemSem::Release(_)) {
+        cx.unsupported("`st.release`");
+        return;
+    }
+    if !check_storage(cx, s.ty) {
+        return;
+    }
+    let Some(base) = pointer(cx, s.space, &s.addr) else {
+        return;
+    };
+    let size = s.ty.bytes();
+    let elems: Vec<&Src> = match &s.src {
+        Src::Vector(v) => v.iter().collect(),
+        other => vec![other],
+    };
+    for (k, e) in elems.into_iter().enumerate() {
+        let v = cx.read(e, s.ty);
+        let addr = if k == 0 {
+            base
+        } else {
+            let off = cx.konst(Ty::I64, u64::from(size) * k as u64);
+            cx.bin(BinOp::IAdd, base, off)
+        };
+        cx.emit_void(Op::Store {
+            ptr: Ptr::Global(addr),
+            value: v,
+            align: size,
+            order: order(s.sem),
+        });
+    }
+}
+
+/// `cvta`: global and parameter addresses are the same generic and specific (DESIGN.md).
+pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
+    match c.space {
+        StateSpace::Global | StateSpace::Param => {
+            let v = cx.read(&c.src, c.size);
+            cx.write(&c.dst, c.size, v);
+        }
+        other => cx.unsupported(format!("`cvta` for {other}")),
+    }
+}
+
+/// The range of a PTX integer type.
+fn int_range(ty: ScalarType) -> (i128, i128) {
+    let bits = ty.bits();
+    if ty.is_signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+fn float_const(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
+    let bits = match ty {
+        Ty::F64 => v.to_bits(),
+        Ty::F16 => u64::from(half::f16::from_f64(v).to_bits()),
+        _ => u64::from((v as f32).to_bits()),
+    };
+    cx.konst(ty, bits)
+}
+
+fn round_to_int(cx: &mut Cx<'_>, r: Rounding, v: ValueId) -> ValueId {
+    let op = match r {
+        Rounding::Rni | Rounding::Rn => ExtOp::RoundEven,
+        Rounding::Rzi | Rounding::Rz => ExtOp::Trunc,
+        Rounding::Rmi | Rounding::Rm => ExtOp::Floor,
+        Rounding::Rpi | Rounding::Rp => ExtOp::Ceil,
+    };
+    cx.ext(op, vec![v], FpFlags::default())
+}
+
+/// `cvt` (ISA 8.7.6.13).
+pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
+    let (dt, st) = (c.dst_ty, c.src_ty);
+    let mut v = cx.read(&c.src, st);
+    if c.ftz && st == ScalarType::F32 {
+        v = super::arith::flush(cx, v);
+    }
+    let r = match (st.is_float(), dt.is_float()) {
+        (false, false) => int_to_int(cx, c, v),
+        (true, false) => {
+            // Round, then clamp to the destination range; NaN gives 0 (ISA 8.7.6.13).
+            let Some(rnd) = c.rnd else { return };
+            let rounded = round_to_int(cx, rnd, v);
+            let fty = cx.f.ty(rounded);
+            let (lo, hi) = int_range(dt);
+            // Both bounds are powers of two (or zero), so exact in every float type.
+            let lo_c = float_const(cx, fty, lo as f64);
+            let past_c = float_const(cx, fty, (hi + 1) as f64);
+            let below = cx.bin(BinOp::FOrdLt, rounded, lo_c);
+            let above = cx.bin(BinOp::FOrdGe, rounded, past_c);
+            let out = cx.bin(BinOp::Or, below, above);
+            let safe = cx.select(out, lo_c, rounded);
+            let dty = Ty::of(dt);
+            let op = if dt.is_signed() {
+                ConvOp::FToS
+            } else {
+                ConvOp::FToU
+            };
+            let conv = cx.conv(op, safe, dty);
+            let max = cx.konst(dty, hi as u64);
+            let conv = cx.select(above, max, conv);
+            let nan = cx.un(UnOp::IsNan, v);
+            let zero = cx.konst(dty, 0);
+            cx.select(nan, zero, conv)
+        }
+        (false, true) => {
+            match c.rnd {
+                Some(Rounding::Rn) => {}
+                Some(r) => {
+                    cx.unsupported(format!(
+                        "`cvt` with rounding .{}",
+                        format!("{r:?}").to_lowercase()
+                    ));
+                    return;
+                }
+                None => return,
+            }
+            let op = if st.is_signed() {
+                ConvOp::SToF
+            } else {
+                ConvOp::UToF
+            };
+            cx.conv(op, v, Ty::of(dt))
+        }
+        (true, true) => {
+            let mut r = if dt.bits() == st.bits() {
+                match c.rnd {
+                    Some(rnd) => round_to_int(cx, rnd, v),
+                    None => v,
+                }
+            } else {
+                if c.rnd.is_some_and(|r| r != Rounding::Rn) {
+                    cx.unsupported("directed rounding in a float `cvt`");
+                    return;
+                }
+                cx.conv(ConvOp::FConvert, v, Ty::of(dt))
+            };
+            if c.ftz && dt == ScalarType::F32 {
+                r = super::arith::flush(cx, r);
+            }
+            if c.sat {
+                r = super::arith::saturate(cx, r);
+            }
+            r
+        }
+    };
+    cx.write(&c.dst, dt, r);
+}
+
+/// Integer-to-integer `cvt`: extend or truncate; `.sat` clamps to the destination's range.
+fn int_to_int(cx: &mut Cx<'_>, c: &Cvt, v: ValueId) -> ValueId {
+    let (dt, st) = (c.dst_ty, c.src_ty);
+    let dty = Ty::of(dt);
+    if c.sat {
+        // Compare in 64 bits, in the source's signedness.
+        let wide = cx.conv(
+            if st.is_signed() {
+                ConvOp::SExt
+            } else {
+                ConvOp::ZExt
+            },
+            v,
+            Ty::I64,
+        );
+        let (lo, hi) = int_range(dt);
+        let mut x = wide;
+        if st.is_signed() {
+            let lo_c = cx.konst(Ty::I64, lo.max(i128::from(i64::MIN)) as i64 as u64);
+            let below = cx.bin(BinOp::SLt, x, lo_c);
+            x = cx.select(below, lo_c, x);
+            let hi_c = cx.konst(Ty::I64, hi.min(i128::from(i64::MAX)) as u64);
+            let above = cx.bin(BinOp::SGt, x, hi_c);
+            x = cx.select(above, hi_c, x);
+        } else {
+            let hi_c = cx.konst(Ty::I64, hi.min(i128::from(u64::MAX)) as u64);
+            let above = cx.bin(BinOp::UGt, x, hi_c);
+            x = cx.select(above, hi_c, x);
+        }
+        return cx.conv(ConvOp::Trunc, x, dty);
+    }
+    let sb = cx.f.ty(v).bits();
+    if dty.bits() > sb {
+        cx.conv(
+            if st.is_signed() {
+                ConvOp::SExt
+            } else {
+                ConvOp::ZExt
+            },
+            v,
+            dty,
+        )
+    } else {
+        cx.conv(ConvOp::Trunc, v, dty)
+    }
+}

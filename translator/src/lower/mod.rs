@@ -1,0 +1,471 @@
+//! Lowering: the typed PTX module to the IR, one kernel at a time.
+//!
+//! This is where each PTX instruction's meaning lives: one function per instruction, in the file
+//! named after its ISA section (`arith`, `cmp`, `logic`, `data`, `control`). The helpers here read
+//! and write PTX operands (applying the conversions the checker recorded) and build the CFG.
+
+mod arith;
+mod cmp;
+mod control;
+mod data;
+mod logic;
+mod special;
+
+use std::collections::HashMap;
+
+use crate::abi::{KernelAbi, ParamAbi};
+use crate::check::inst::Op as PtxOp;
+use crate::check::{self, Conv, Dst, FnParam, LabelId, RegId, Src, Statement};
+use crate::diag::{Diagnostic, Span};
+use crate::ir::{self, BinOp, BlockId, ConvOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
+use crate::profile::DeviceProfile;
+use crate::types::{ScalarType, StateSpace};
+
+/// Lowers the kernel `kernel` of `module` for `profile`.
+pub fn lower_kernel(
+    module: &check::Module,
+    kernel: check::FuncId,
+    profile: &DeviceProfile,
+) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
+    let func = module.function(kernel);
+    let (params, abi) = param_layout(func);
+    let mut cx = Cx {
+        module,
+        func,
+        profile,
+        params,
+        f: ir::Function::new(func.name.clone()),
+        cur: BlockId(0),
+        regs: HashMap::new(),
+        labels: Vec::new(),
+        diags: Vec::new(),
+        span: func.span,
+    };
+    cx.cur = cx.f.entry;
+    cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
+    for s in func.body.as_deref().unwrap_or_default() {
+        match s {
+            Statement::Label(l) => cx.start_label(*l),
+            Statement::Inst(i) => {
+                cx.span = i.span;
+                cx.instruction(i);
+            }
+        }
+    }
+    // Falling off the end of a function returns (ptxas warns; it is what hardware does).
+    if cx.f.block(cx.cur).term == Terminator::Unreachable {
+        cx.f.block_mut(cx.cur).term = Terminator::Return(Vec::new());
+    }
+    if !cx.diags.is_empty() {
+        return Err(cx.diags);
+    }
+    let module = ir::Module {
+        functions: vec![cx.f],
+        entry: ir::FuncId(0),
+    };
+    Ok((module, abi))
+}
+
+/// The launch interface of a kernel.
+pub fn kernel_abi(func: &check::Function) -> KernelAbi {
+    param_layout(func).1
+}
+
+/// CUDA's parameter layout: each parameter at the next multiple of its alignment.
+fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, KernelAbi) {
+    let mut offsets = HashMap::new();
+    let mut params = Vec::new();
+    let mut offset = 0u32;
+    for p in &func.params {
+        let FnParam::Var(v) = p else { continue };
+        let var = func.var(*v);
+        let align = var.align.max(1);
+        offset = offset.next_multiple_of(align);
+        let size = var.size() as u32;
+        offsets.insert(*v, offset);
+        params.push(ParamAbi {
+            name: var.name.clone(),
+            ty: var.ty,
+            count: var.count.unwrap_or(0),
+            vector: var.vector,
+            offset,
+            size,
+            align,
+            ptr_space: var.ptr_space,
+        });
+        offset += size;
+    }
+    let abi = KernelAbi {
+        name: func.name.clone(),
+        params,
+        param_block_size: offset,
+        push_constant_size: crate::abi::PUSH_CONSTANT_SIZE,
+        static_shared_bytes: 0,
+        reqntid: func.reqntid,
+        maxntid: func.maxntid,
+    };
+    (offsets, abi)
+}
+
+/// Lowering state for one function.
+pub(crate) struct Cx<'a> {
+    pub module: &'a check::Module,
+    pub func: &'a check::Function,
+    pub profile: &'a DeviceProfile,
+    /// Offsets of kernel parameters in the parameter block.
+    pub params: HashMap<check::LocalId, u32>,
+    pub f: ir::Function,
+    pub cur: BlockId,
+    regs: HashMap<(RegId, u8), VarId>,
+    labels: Vec<BlockId>,
+    pub diags: Vec<Diagnostic>,
+    /// The instruction being lowered, for diagnostics.
+    pub span: Span,
+}
+
+impl Cx<'_> {
+    fn start_label(&mut self, l: LabelId) {
+        let b = self.labels[l.0 as usize];
+        if self.f.block(self.cur).term == Terminator::Unreachable {
+            self.f.block_mut(self.cur).term = Terminator::Jump(b);
+        }
+        self.cur = b;
+    }
+
+    pub fn label_block(&self, l: LabelId) -> BlockId {
+        self.labels[l.0 as usize]
+    }
+
+    /// Ends the current block with `term` and continues in a new (possibly unreachable) block.
+    pub fn terminate(&mut self, term: Terminator) -> BlockId {
+        self.f.block_mut(self.cur).term = term;
+        let next = self.f.new_block();
+        self.cur = next;
+        next
+    }
+
+    fn instruction(&mut self, i: &check::Inst) {
+        let Some(g) = i.guard else {
+            self.op(&i.op);
+            return;
+        };
+        let mut p = self.read_reg(g.pred, None, ScalarType::Pred);
+        if g.negated {
+            p = self.emit(Ty::Bool, Op::Un(UnOp::Not, p));
+        }
+        // Guarded branches and returns become conditional terminators; anything else runs in a
+        // block of its own that the guard skips.
+        let next = self.f.new_block();
+        let target = match &i.op {
+            PtxOp::Bra(b) => Some(self.label_block(b.target)),
+            _ => None,
+        };
+        if let Some(t) = target {
+            self.f.block_mut(self.cur).term = Terminator::Branch {
+                cond: p,
+                then: t,
+                else_: next,
+            };
+            self.cur = next;
+            return;
+        }
+        let then = self.f.new_block();
+        self.f.block_mut(self.cur).term = Terminator::Branch {
+            cond: p,
+            then,
+            else_: next,
+        };
+        self.cur = then;
+        self.op(&i.op);
+        if self.f.block(self.cur).term == Terminator::Unreachable {
+            self.f.block_mut(self.cur).term = Terminator::Jump(next);
+        }
+        self.cur = next;
+    }
+
+    fn op(&mut self, op: &PtxOp) {
+        match op {
+            PtxOp::Add(a) => arith::add(self, a),
+            PtxOp::Sub(a) => arith::sub(self, a),
+            PtxOp::Mul(a) => arith::mul(self, a),
+            PtxOp::Mad(a) => arith::mad(self, a),
+            PtxOp::Fma(a) => arith::fma(self, a),
+            PtxOp::Div(a) => arith::div(self, a),
+            PtxOp::Rem(a) => arith::rem(self, a),
+            PtxOp::Abs(a) => arith::abs(self, a),
+            PtxOp::Neg(a) => arith::neg(self, a),
+            PtxOp::Min(a) => arith::min_max(self, a, false),
+            PtxOp::Max(a) => arith::min_max(self, a, true),
+            PtxOp::Setp(s) => cmp::setp(self, s),
+            PtxOp::Selp(a) => cmp::selp(self, a),
+            PtxOp::And(a) => logic::bitwise(self, a, BinOp::And),
+            PtxOp::Or(a) => logic::bitwise(self, a, BinOp::Or),
+            PtxOp::Xor(a) => logic::bitwise(self, a, BinOp::Xor),
+            PtxOp::Not(a) => logic::not(self, a),
+            PtxOp::Shl(a) => logic::shl(self, a),
+            PtxOp::Shr(a) => logic::shr(self, a),
+            PtxOp::Mov(m) => data::mov(self, m),
+            PtxOp::Ld(l) => data::ld(self, l),
+            PtxOp::St(s) => data::st(self, s),
+            PtxOp::Cvta(c) => data::cvta(self, c),
+            PtxOp::Cvt(c) => data::cvt(self, c),
+            PtxOp::Bra(b) => control::bra(self, b),
+            PtxOp::Ret => control::ret(self),
+            PtxOp::Exit => control::exit(self),
+        }
+    }
+
+    /// Reports that the current instruction needs something not implemented (or not available).
+    pub fn unsupported(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        self.diags.push(
+            Diagnostic::error(self.span, format!("{what} is not supported by ptxvk yet"))
+                .with_label("in this instruction"),
+        );
+    }
+
+    /// Reports that the device lacks a feature the instruction needs.
+    pub fn missing_feature(&mut self, feature: &str) {
+        let name = self.profile.name.clone();
+        self.diags.push(
+            Diagnostic::error(
+                self.span,
+                format!("this instruction needs {feature}, which device `{name}` lacks"),
+            )
+            .with_label("cannot run on this device"),
+        );
+    }
+
+    // ---- building IR ----
+
+    pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
+        self.f.push(self.cur, ty, op)
+    }
+
+    pub fn emit_void(&mut self, op: Op) {
+        self.f.push_void(self.cur, op);
+    }
+
+    pub fn konst(&mut self, ty: Ty, bits: u64) -> ValueId {
+        self.emit(ty, Op::Const(bits))
+    }
+
+    pub fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
+        self.bin_flags(op, a, b, FpFlags::default())
+    }
+
+    pub fn bin_flags(&mut self, op: BinOp, a: ValueId, b: ValueId, flags: FpFlags) -> ValueId {
+        let ty = if op.is_compare() {
+            Ty::Bool
+        } else {
+            self.f.ty(a)
+        };
+        self.emit(ty, Op::Bin(op, a, b, flags))
+    }
+
+    pub fn un(&mut self, op: UnOp, a: ValueId) -> ValueId {
+        let ty = match op {
+            UnOp::IsNan | UnOp::IsInf => Ty::Bool,
+            _ => self.f.ty(a),
+        };
+        self.emit(ty, Op::Un(op, a))
+    }
+
+    pub fn conv(&mut self, op: ConvOp, v: ValueId, to: Ty) -> ValueId {
+        if self.f.ty(v) == to
+            && matches!(
+                op,
+                ConvOp::Bitcast | ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc
+            )
+        {
+            return v;
+        }
+        self.emit(to, Op::Conv(op, v))
+    }
+
+    pub fn select(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        let ty = self.f.ty(a);
+        self.emit(ty, Op::Select(c, a, b))
+    }
+
+    pub fn ext(&mut self, op: ir::ExtOp, args: Vec<ValueId>, flags: FpFlags) -> ValueId {
+        let ty = self.f.ty(args[0]);
+        self.emit(ty, Op::Ext(op, args, flags))
+    }
+
+    /// Reinterprets `v` as an integer of its own width.
+    pub fn as_int(&mut self, v: ValueId) -> ValueId {
+        let ty = self.f.ty(v);
+        match ty {
+            Ty::Bool => {
+                let one = self.konst(Ty::I32, 1);
+                let zero = self.konst(Ty::I32, 0);
+                self.select(v, one, zero)
+            }
+            t if t.is_float() => self.conv(ConvOp::Bitcast, v, Ty::int(t.bits())),
+            _ => v,
+        }
+    }
+
+    /// Changes `v`'s representation to `to`, of the same width (bitcast), or, for a predicate,
+    /// compares with zero.
+    pub fn reinterpret(&mut self, v: ValueId, to: Ty) -> ValueId {
+        let from = self.f.ty(v);
+        if from == to {
+            return v;
+        }
+        if to == Ty::Bool {
+            let i = self.as_int(v);
+            let z = self.konst(self.f.ty(i), 0);
+            return self.bin(BinOp::INe, i, z);
+        }
+        let i = self.as_int(v);
+        let ib = self.f.ty(i).bits();
+        let i = if ib < to.bits() {
+            self.conv(ConvOp::ZExt, i, Ty::int(to.bits()))
+        } else if ib > to.bits() {
+            self.conv(ConvOp::Trunc, i, Ty::int(to.bits()))
+        } else {
+            i
+        };
+        self.conv(ConvOp::Bitcast, i, to)
+    }
+
+    // ---- PTX operands ----
+
+    fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
+        let c = comp.map_or(0, |c| c.index() as u8);
+        if let Some(v) = self.regs.get(&(reg, c)) {
+            return *v;
+        }
+        let r = self.func.reg(reg);
+        let name = match comp {
+            Some(c) => format!("{}.{c:?}", r.name),
+            None => r.name.clone(),
+        };
+        let v = self.f.new_var(Ty::of(r.ty), name);
+        self.regs.insert((reg, c), v);
+        v
+    }
+
+    fn read_reg(
+        &mut self,
+        reg: RegId,
+        comp: Option<crate::ast::Component>,
+        ty: ScalarType,
+    ) -> ValueId {
+        let var = self.reg_var(reg, comp);
+        let vty = self.f.vars[var.0 as usize].ty;
+        let v = self.emit(vty, Op::LoadVar(var));
+        self.reinterpret(v, Ty::of(ty))
+    }
+
+    /// The value of a source operand, as instruction type `ty`.
+    pub fn read(&mut self, src: &Src, ty: ScalarType) -> ValueId {
+        let want = Ty::of(ty);
+        match src {
+            Src::Reg {
+                reg,
+                comp,
+                conv,
+                ty: rty,
+            } => {
+                let var = self.reg_var(*reg, *comp);
+                let vty = self.f.vars[var.0 as usize].ty;
+                let v = self.emit(vty, Op::LoadVar(var));
+                match conv {
+                    Conv::Chop => {
+                        // Keep the low bits (Table 27), then read them as the instruction type.
+                        let i = self.as_int(v);
+                        let t = self.conv(ConvOp::Trunc, i, Ty::int(want.bits().max(8)));
+                        self.reinterpret(t, want)
+                    }
+                    _ => {
+                        let _ = rty;
+                        self.reinterpret(v, want)
+                    }
+                }
+            }
+            Src::Imm(bits) => self.konst(want, *bits),
+            Src::Special(s, comp) => {
+                let v = special::read(self, *s, *comp);
+                let t = if want.bits() < 32 {
+                    self.conv(ConvOp::Trunc, v, Ty::int(want.bits()))
+                } else {
+                    v
+                };
+                self.reinterpret(t, want)
+            }
+            Src::AddressOf(var, off) => {
+                let a = data::address_of(self, *var, *off);
+                let a = if want.bits() < 64 {
+                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                } else {
+                    a
+                };
+                self.reinterpret(a, want)
+            }
+            Src::NotPred(inner) => {
+                let v = self.read(inner, ty);
+                self.un(UnOp::Not, v)
+            }
+            Src::Vector(_) => {
+                self.unsupported("a vector operand here");
+                self.konst(want, 0)
+            }
+        }
+    }
+
+    /// Stores `v` (of instruction type `ty`) into a destination operand.
+    pub fn write(&mut self, dst: &Dst, ty: ScalarType, v: ValueId) {
+        match dst {
+            Dst::Sink => {}
+            Dst::Reg {
+                reg,
+                comp,
+                conv,
+                ty: rty,
+            } => {
+                let var = self.reg_var(*reg, *comp);
+                let vty = self.f.vars[var.0 as usize].ty;
+                let v = match conv {
+                    Conv::Zext | Conv::Sext => {
+                        let i = self.as_int(v);
+                        let wide = Ty::int(rty.bits());
+                        let op = if *conv == Conv::Sext {
+                            ConvOp::SExt
+                        } else {
+                            ConvOp::ZExt
+                        };
+                        let e = self.conv(op, i, wide);
+                        self.reinterpret(e, vty)
+                    }
+                    _ => {
+                        let _ = ty;
+                        self.reinterpret(v, vty)
+                    }
+                };
+                self.emit_void(Op::StoreVar(var, v));
+            }
+            Dst::Vector(_) => self.unsupported("a vector destination here"),
+        }
+    }
+
+    /// The address of kernel parameter `v` (in the parameter block).
+    pub fn param_address(&mut self, v: check::LocalId) -> Option<ValueId> {
+        let Some(&off) = self.params.get(&v) else {
+            self.unsupported("parameters of device functions");
+            return None;
+        };
+        let base = self.emit(Ty::I64, Op::Builtin(ir::Builtin::ParamBase));
+        let off = self.konst(Ty::I64, u64::from(off));
+        Some(self.bin(BinOp::IAdd, base, off))
+    }
+
+    pub fn space_of(&self, v: check::VarRef) -> StateSpace {
+        match v {
+            check::VarRef::Global(g) => self.module.global(g).space,
+            check::VarRef::Local(l) => self.func.var(l).space,
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Making irreducible loops reducible.
+//!
+//! A strongly connected region with several entry blocks gets one new header: every edge into an
+//! entry (from outside or from inside the region) stores the entry's number in a variable and
+//! jumps to the header, which switches on it. The region then has a single entry; nested
+//! regions are handled the same way until the whole CFG is reducible.
+
+use super::cfg::Cfg;
+use crate::ir::{BlockId, Function, Op, Terminator, Ty, VarId};
+
+pub fn make_reducible(f: &mut Function) {
+    let mut var: Option<VarId> = None;
+    // Each round removes one multi-entry region; a CFG of n blocks has fewer than n of them.
+    for _ in 0..f.blocks.len() + 1 {
+        let cfg = Cfg::new(f);
+        let all: Vec<BlockId> = cfg.order.clone();
+        match find_multi_entry(&cfg, &all, None) {
+            Some((region, entries)) => {
+                let v = *var.get_or_insert_with(|| f.new_var(Ty::I32, "irreducible.entry"));
+                dispatch(f, &cfg, &region, &entries, v);
+            }
+            None => return,
+        }
+    }
+}
+
+/// Finds a strongly connected region (within `nodes`, ignoring edges into `header`) that has more
+/// than one entry. Recurses into single-entry regions without their header.
+fn find_multi_entry(
+    cfg: &Cfg,
+    nodes: &[BlockId],
+    header: Option<BlockId>,
+) -> Option<(Vec<BlockId>, Vec<BlockId>)> {
+    let n = cfg.rpo.len();
+    let mut inside = vec![false; n];
+    for b in nodes {
+        inside[b.0 as usize] = true;
+    }
+    for scc in sccs(cfg, nodes, &inside, header) {
+        let cyclic = scc.len() > 1
+            || cfg.succs[scc[0].0 as usize]
+                .iter()
+                .any(|&s| s == scc[0] && Some(s) != header);
+        if !cyclic {
+            continue;
+        }
+        let mut in_scc = vec![false; n];
+        for b in &scc {
+            in_scc[b.0 as usize] = true;
+        }
+        let mut entries: Vec<BlockId> = scc
+            .iter()
+            .copied()
+            .filter(|&b| {
+                cfg.order.first() == Some(&b)
+                    || cfg.preds[b.0 as usize]
+                        .iter()
+                        .any(|p| !in_scc[p.0 as usize])
+            })
+            .collect();
+        entries.sort_by_key(|&b| cfg.rpo(b));
+        if entries.len() > 1 {
+            return Some((scc, entries));
+        }
+        let h = entries[0];
+        let rest: Vec<BlockId> = scc.iter().copied().filter(|&b| b != h).collect();
+        if let Some(found) = find_multi_entry(cfg, &rest, Some(h)) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Strongly connected components (Kosaraju, iterative) of the subgraph on `nodes`.
+fn sccs(
+    cfg: &Cfg,
+    nodes: &[BlockId],
+    inside: &[bool],
+    header: Option<BlockId>,
+) -> Vec<Vec<BlockId>> {
+    let n = inside.len();
+    let edge_ok = |to: BlockId| inside[to.0 as usize] && Some(to) != header;
+    let mut seen = vec![false; n];
+    let mut finish = Vec::new();
+    for &start in nodes {
+        if seen[start.0 as usize] {
+            continue;
+        }
+        seen[start.0 as usize] = true;
+        let mut stack = vec![(start, 0usize)];
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            let s = &cfg.succs[b.0 as usize];
+            if *i < s.len() {
+                let next = s[*i];
+                *i += 1;
+                if edge_ok(next) && !seen[next.0 as usize] {
+                    seen[next.0 as usize] = true;
+                    stack.push((next, 0));
+                }
+            } else {
+                finish.push(b);
+                stack.pop();
+            }
+        }
+    }
+    let mut comp = vec![usize::MAX; n];
+    let mut out: Vec<Vec<BlockId>> = Vec::new();
+    for &start in finish.iter().rev() {
+        if comp[start.0 as usize] != usize::MAX {
+            continue;
+        }
+        let id = out.len();
+        let mut members = Vec::new();
+        let mut work = vec![start];
+        comp[start.0 as usize] = id;
+        while let Some(b) = work.pop() {
+            members.push(b);
+            if Some(b) == header {
+                continue;
+            }
+            for &p in &cfg.preds[b.0 as usize] {
+                if inside[p.0 as usize] && comp[p.0 as usize] == usize::MAX && edge_ok(b) {
+                    comp[p.0 as usize] = id;
+                    work.push(p);
+                }
+            }
+        }
+        out.push(members);
+    }
+    out
+}
+
+fn dispatch(f: &mut Function, cfg: &Cfg, region: &[BlockId], entries: &[BlockId], var: VarId) {
+    let header = f.new_block();
+    let value = f.push(header, Ty::I32, Op::LoadVar(var));
+    let (last, first) = entries.split_last().unwrap_or((&entries[0], &[]));
+    f.block_mut(header).term = Terminator::Switch {
+        value,
+        targets: first.to_vec(),
+        default: *last,
+    };
+    let _ = region;
+    for (k, &e) in entries.iter().enumerate() {
+        let preds = cfg.preds[e.0 as usize].clone();
+        for p in preds {
+            let tramp = f.new_block();
+            let c = f.push(tramp, Ty::I32, Op::Const(k as u64));
+            f.push_void(tramp, Op::StoreVar(var, c));
+            f.block_mut(tramp).term = Terminator::Jump(header);
+            for s in f.block_mut(p).term.successors_mut() {
+                if *s == e {
+                    *s = tramp;
+                }
+            }
+        }
+        if e == f.entry {
+            let start = f.new_block();
+            let c = f.push(start, Ty::I32, Op::Const(k as u64));
+            f.push_void(start, Op::StoreVar(var, c));
+            f.block_mut(start).term = Terminator::Jump(header);
+            f.entry = start;
+        }
+    }
+}

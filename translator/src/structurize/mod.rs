@@ -1,0 +1,253 @@
+//! Structurization: any CFG to a tree of blocks, loops and ifs that SPIR-V's structured control
+//! flow can express.
+//!
+//! The translation follows Norman Ramsey's "Beyond Relooper" (ICFP 2022): walk the dominator
+//! tree; a node with several forward predecessors ("merge node") is placed after a `Block` that
+//! its predecessors exit; a loop header becomes a `Loop` that back edges continue. One change for
+//! GPUs: blocks outside a loop that are reached from inside it are placed *after* the loop rather
+//! than inside its body, so code after a loop (barriers in particular) runs once, outside the
+//! loop construct, in the same dynamic instance for every thread.
+//!
+//! Irreducible regions (loops with several entries) are first made reducible by routing their
+//! entries through one dispatch block that switches on a variable (`irreducible.rs`); that adds
+//! one block and one store per entry edge, so code size grows linearly.
+
+mod cfg;
+mod irreducible;
+
+use cfg::{Cfg, Loops};
+
+use crate::ir::{BlockId, Function, Terminator, ValueId};
+
+/// The structured form of a function body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    /// The instructions of a basic block (its terminator is expressed by the nodes after it).
+    Code(BlockId),
+    If {
+        cond: ValueId,
+        then: Vec<Node>,
+        else_: Vec<Node>,
+    },
+    /// `Branch(d)` to this node continues after it.
+    Block(Vec<Node>),
+    /// `Branch(d)` to this node continues at its start; falling off its end leaves it.
+    Loop(Vec<Node>),
+    /// Branch to the `d`th enclosing `Block` or `Loop` (0 = innermost).
+    Branch(u32),
+    /// Runs `cases[value]`, or `default` when out of range.
+    Switch {
+        value: ValueId,
+        cases: Vec<Vec<Node>>,
+        default: Vec<Node>,
+    },
+    Return(Vec<ValueId>),
+    Exit,
+    Unreachable,
+}
+
+/// Structurizes `f` (which may gain blocks and a variable if it had irreducible loops).
+pub fn structurize(f: &mut Function) -> Vec<Node> {
+    irreducible::make_reducible(f);
+    let cfg = Cfg::new(f);
+    let loops = Loops::new(&cfg);
+    let n = f.blocks.len();
+
+    // Children in the dominator tree, with loop exits lifted to the outermost loop they leave.
+    let mut merges: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+    let mut follows: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+    let mut is_merge = vec![false; n];
+    // Count edges with multiplicity: `Branch` to the same block twice makes a merge too.
+    let mut forward = vec![0usize; n];
+    for &p in &cfg.order {
+        for s in f.successors(p) {
+            if !cfg.is_retreating(p, s) {
+                forward[s.0 as usize] += 1;
+            }
+        }
+    }
+    for &b in &cfg.order {
+        is_merge[b.0 as usize] = forward[b.0 as usize] >= 2;
+    }
+    let mut lifted = vec![false; n];
+    for &b in cfg.order.iter().skip(1) {
+        let Some(d) = cfg.idom[b.0 as usize] else {
+            continue;
+        };
+        let left: Vec<BlockId> = loops.containing[d.0 as usize]
+            .iter()
+            .copied()
+            .take_while(|&h| !loops.contains(h, b))
+            .collect();
+        if let Some(&outer) = left.last() {
+            follows[outer.0 as usize].push(b);
+            lifted[b.0 as usize] = true;
+        } else if is_merge[b.0 as usize] {
+            merges[d.0 as usize].push(b);
+        }
+    }
+    for list in merges.iter_mut().chain(follows.iter_mut()) {
+        list.sort_by_key(|&b| std::cmp::Reverse(cfg.rpo(b)));
+    }
+    let mut s = Structurizer {
+        f,
+        cfg: &cfg,
+        loops: &loops,
+        merges,
+        follows,
+        ctx: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let entry = s.f.entry;
+    s.do_tree(entry, &mut out);
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    BlockFollowedBy(BlockId),
+    LoopHeadedBy(BlockId),
+}
+
+struct Structurizer<'a> {
+    f: &'a Function,
+    cfg: &'a Cfg,
+    loops: &'a Loops,
+    merges: Vec<Vec<BlockId>>,
+    follows: Vec<Vec<BlockId>>,
+    ctx: Vec<Ctx>,
+}
+
+impl Structurizer<'_> {
+    /// Appends the code of `x`'s subtree; loops instead of recursing on tail positions, so long
+    /// chains of blocks do not grow the stack.
+    fn do_tree(&mut self, mut x: BlockId, out: &mut Vec<Node>) {
+        loop {
+            let next = if self.loops.is_header[x.0 as usize] {
+                let follows = self.follows[x.0 as usize].clone();
+                self.wrap_follows(x, &follows, out)
+            } else {
+                let merges = self.merges[x.0 as usize].clone();
+                self.node_within(x, &merges, out)
+            };
+            match next {
+                Some(y) => x = y,
+                None => return,
+            }
+        }
+    }
+
+    /// `Block { Block { Loop { x } } f1 } f2 ...`: the loop, then what it exits to.
+    fn wrap_follows(
+        &mut self,
+        x: BlockId,
+        follows: &[BlockId],
+        out: &mut Vec<Node>,
+    ) -> Option<BlockId> {
+        match follows.split_first() {
+            None => {
+                self.ctx.push(Ctx::LoopHeadedBy(x));
+                let merges = self.merges[x.0 as usize].clone();
+                let mut body = Vec::new();
+                if let Some(t) = self.node_within(x, &merges, &mut body) {
+                    self.do_tree(t, &mut body);
+                }
+                self.ctx.pop();
+                out.push(Node::Loop(body));
+                None
+            }
+            Some((&f, rest)) => {
+                self.ctx.push(Ctx::BlockFollowedBy(f));
+                let mut inner = Vec::new();
+                if let Some(t) = self.wrap_follows(x, rest, &mut inner) {
+                    self.do_tree(t, &mut inner);
+                }
+                self.ctx.pop();
+                out.push(Node::Block(inner));
+                Some(f)
+            }
+        }
+    }
+
+    /// The code of `x` wrapped in a `Block` per merge child (highest reverse postorder outermost).
+    /// Returns the block whose subtree follows as a tail.
+    fn node_within(
+        &mut self,
+        x: BlockId,
+        merges: &[BlockId],
+        out: &mut Vec<Node>,
+    ) -> Option<BlockId> {
+        if let Some((&y, rest)) = merges.split_first() {
+            self.ctx.push(Ctx::BlockFollowedBy(y));
+            let mut inner = Vec::new();
+            if let Some(t) = self.node_within(x, rest, &mut inner) {
+                self.do_tree(t, &mut inner);
+            }
+            self.ctx.pop();
+            out.push(Node::Block(inner));
+            return Some(y);
+        }
+        out.push(Node::Code(x));
+        match self.f.block(x).term.clone() {
+            Terminator::Jump(t) => self.do_branch(x, t, out),
+            Terminator::Branch { cond, then, else_ } => {
+                let then = self.branch_seq(x, then);
+                let else_ = self.branch_seq(x, else_);
+                out.push(Node::If { cond, then, else_ });
+                None
+            }
+            Terminator::Switch {
+                value,
+                targets,
+                default,
+            } => {
+                let cases = targets.iter().map(|&t| self.branch_seq(x, t)).collect();
+                let default = self.branch_seq(x, default);
+                out.push(Node::Switch {
+                    value,
+                    cases,
+                    default,
+                });
+                None
+            }
+            Terminator::Return(v) => {
+                out.push(Node::Return(v));
+                None
+            }
+            Terminator::Exit => {
+                out.push(Node::Exit);
+                None
+            }
+            Terminator::Unreachable => {
+                out.push(Node::Unreachable);
+                None
+            }
+        }
+    }
+
+    fn branch_seq(&mut self, x: BlockId, y: BlockId) -> Vec<Node> {
+        let mut v = Vec::new();
+        if let Some(t) = self.do_branch(x, y, &mut v) {
+            self.do_tree(t, &mut v);
+        }
+        v
+    }
+
+    /// A branch `x -> y`: continue a loop, exit a block, or (single predecessor) inline `y`.
+    fn do_branch(&mut self, x: BlockId, y: BlockId, out: &mut Vec<Node>) -> Option<BlockId> {
+        let want = if self.cfg.is_retreating(x, y) {
+            Ctx::LoopHeadedBy(y)
+        } else {
+            Ctx::BlockFollowedBy(y)
+        };
+        if let Some(pos) = self.ctx.iter().rposition(|c| *c == want) {
+            let depth = self.ctx.len() - 1 - pos;
+            out.push(Node::Branch(depth as u32));
+            return None;
+        }
+        Some(y)
+    }
+}
+
+#[cfg(test)]
+mod tests;

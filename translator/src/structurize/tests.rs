@@ -1,0 +1,333 @@
+//! The structurizer is checked by running both forms: the CFG and the tree it produced, with the
+//! same (pseudo-random) branch decisions, must visit the same blocks in the same order.
+
+use super::*;
+use crate::ir::{Op, Ty};
+
+/// Builds a function whose block `i` branches to `succs[i]` (0: return, 1: jump, 2: branch,
+/// more: switch). Each block holds one constant used as its branch condition.
+fn build(succs: &[Vec<u32>]) -> Function {
+    let mut f = Function::new("t");
+    while f.blocks.len() < succs.len() {
+        f.new_block();
+    }
+    for (i, s) in succs.iter().enumerate() {
+        let b = BlockId(i as u32);
+        let ty = if s.len() == 2 { Ty::Bool } else { Ty::I32 };
+        let v = f.push(b, ty, Op::Const(i as u64));
+        f.block_mut(b).term = match s.len() {
+            0 => Terminator::Return(Vec::new()),
+            1 => Terminator::Jump(BlockId(s[0])),
+            2 => Terminator::Branch {
+                cond: v,
+                then: BlockId(s[0]),
+                else_: BlockId(s[1]),
+            },
+            _ => Terminator::Switch {
+                value: v,
+                targets: s[..s.len() - 1].iter().map(|&t| BlockId(t)).collect(),
+                default: BlockId(s[s.len() - 1]),
+            },
+        };
+    }
+    f
+}
+
+/// Decides branches: the `k`th decision overall picks `choices[k]`.
+struct Oracle {
+    state: u64,
+}
+
+impl Oracle {
+    fn pick(&mut self, n: usize) -> usize {
+        self.state = self
+            .state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.state >> 33) % n as u64) as usize
+    }
+}
+
+const STEPS: usize = 400;
+
+/// Visits of original blocks (trampolines and dispatchers added by the structurizer excluded).
+fn run_cfg(f: &Function, seed: u64, original: usize) -> Vec<u32> {
+    let mut o = Oracle { state: seed };
+    let mut trace = Vec::new();
+    let mut b = f.entry;
+    for _ in 0..STEPS {
+        if (b.0 as usize) < original {
+            trace.push(b.0);
+        }
+        b = match &f.block(b).term {
+            Terminator::Jump(t) => *t,
+            Terminator::Branch { then, else_, .. } => {
+                if o.pick(2) == 0 {
+                    *then
+                } else {
+                    *else_
+                }
+            }
+            Terminator::Switch {
+                targets, default, ..
+            } => {
+                let k = o.pick(targets.len() + 1);
+                *targets.get(k).unwrap_or(default)
+            }
+            _ => break,
+        };
+    }
+    trace
+}
+
+enum Flow {
+    Normal,
+    Branch(u32),
+    Stop,
+}
+
+struct TreeRun<'a> {
+    f: &'a Function,
+    o: Oracle,
+    trace: Vec<u32>,
+    original: usize,
+    /// Values of the dispatch variable, as stored by trampolines (the only vars used here).
+    var: Option<u64>,
+    steps: usize,
+}
+
+impl TreeRun<'_> {
+    fn seq(&mut self, nodes: &[Node]) -> Flow {
+        for n in nodes {
+            match self.node(n) {
+                Flow::Normal => {}
+                other => return other,
+            }
+        }
+        Flow::Normal
+    }
+
+    fn node(&mut self, n: &Node) -> Flow {
+        match n {
+            Node::Code(b) => {
+                self.steps += 1;
+                if self.steps > STEPS {
+                    return Flow::Stop;
+                }
+                if (b.0 as usize) < self.original {
+                    self.trace.push(b.0);
+                }
+                for inst in &self.f.block(*b).insts {
+                    if let Op::StoreVar(_, v) = &inst.op {
+                        // Trampolines store a constant defined just before.
+                        let c = self.f.block(*b).insts.iter().find_map(|i| match i.op {
+                            Op::Const(c) if i.result == Some(*v) => Some(c),
+                            _ => None,
+                        });
+                        self.var = c;
+                    }
+                }
+                Flow::Normal
+            }
+            Node::If { then, else_, .. } => {
+                if self.o.pick(2) == 0 {
+                    self.seq(then)
+                } else {
+                    self.seq(else_)
+                }
+            }
+            Node::Switch {
+                cases,
+                default,
+                value,
+            } => {
+                // The dispatch switch reads the variable; the others decide like the CFG run.
+                let is_dispatch = self.f.blocks.iter().any(|b| {
+                    b.insts
+                        .iter()
+                        .any(|i| i.result == Some(*value) && matches!(i.op, Op::LoadVar(_)))
+                });
+                let k = if is_dispatch {
+                    self.var.unwrap_or(0) as usize
+                } else {
+                    self.o.pick(cases.len() + 1)
+                };
+                match cases.get(k) {
+                    Some(c) => self.seq(c),
+                    None => self.seq(default),
+                }
+            }
+            Node::Block(body) => match self.seq(body) {
+                Flow::Branch(0) => Flow::Normal,
+                Flow::Branch(d) => Flow::Branch(d - 1),
+                other => other,
+            },
+            Node::Loop(body) => loop {
+                match self.seq(body) {
+                    Flow::Branch(0) => continue,
+                    Flow::Branch(d) => return Flow::Branch(d - 1),
+                    Flow::Normal => return Flow::Normal,
+                    Flow::Stop => return Flow::Stop,
+                }
+            },
+            Node::Branch(d) => Flow::Branch(*d),
+            Node::Return(_) | Node::Exit | Node::Unreachable => Flow::Stop,
+        }
+    }
+}
+
+fn check(succs: &[Vec<u32>]) {
+    let original = build(succs);
+    let mut f = original.clone();
+    let tree = structurize(&mut f);
+    // Every reachable block of the final CFG appears exactly once.
+    let cfg = Cfg::new(&f);
+    let mut seen = vec![0; f.blocks.len()];
+    fn count(nodes: &[Node], seen: &mut [u32]) {
+        for n in nodes {
+            match n {
+                Node::Code(b) => seen[b.0 as usize] += 1,
+                Node::If { then, else_, .. } => {
+                    count(then, seen);
+                    count(else_, seen);
+                }
+                Node::Block(b) | Node::Loop(b) => count(b, seen),
+                Node::Switch { cases, default, .. } => {
+                    for c in cases {
+                        count(c, seen);
+                    }
+                    count(default, seen);
+                }
+                _ => {}
+            }
+        }
+    }
+    count(&tree, &mut seen);
+    for &b in &cfg.order {
+        assert_eq!(
+            seen[b.0 as usize], 1,
+            "block {b:?} placed {} times in {tree:#?}",
+            seen[b.0 as usize]
+        );
+    }
+    for seed in 0..40u64 {
+        let want = run_cfg(&original, seed, succs.len());
+        let mut run = TreeRun {
+            f: &f,
+            o: Oracle { state: seed },
+            trace: Vec::new(),
+            original: succs.len(),
+            var: None,
+            steps: 0,
+        };
+        let flow = run.node(&Node::Block(tree.clone()));
+        assert!(
+            !matches!(flow, Flow::Branch(_)),
+            "branch escaped the function"
+        );
+        let n = want.len().min(run.trace.len());
+        assert_eq!(
+            &run.trace[..n],
+            &want[..n],
+            "seed {seed}, cfg {succs:?}\ntree {tree:#?}"
+        );
+        // Both stop together unless the step budget cut one of them.
+        if want.len() < STEPS / 2 && run.trace.len() < STEPS / 2 {
+            assert_eq!(run.trace, want, "seed {seed}");
+        }
+    }
+}
+
+fn v(x: &[u32]) -> Vec<u32> {
+    x.to_vec()
+}
+
+#[test]
+fn straight_line_and_diamond() {
+    check(&[v(&[1]), v(&[2]), v(&[])]);
+    check(&[v(&[1, 2]), v(&[3]), v(&[3]), v(&[])]);
+}
+
+#[test]
+fn nested_loops_with_breaks() {
+    // 0 -> 1 (outer header) -> 2 (inner header) -> 3 -> {2, 4}; 4 -> {1, 5}; 3 may break to 5.
+    check(&[
+        v(&[1]),
+        v(&[2]),
+        v(&[3]),
+        v(&[2, 6]),
+        v(&[1, 5]),
+        v(&[]),
+        v(&[4, 5]),
+    ]);
+}
+
+#[test]
+fn loop_exit_runs_after_the_loop() {
+    // The exit block 3 has a single predecessor inside the loop; it must not be nested in it.
+    let mut f = build(&[v(&[1]), v(&[2, 3]), v(&[1]), v(&[])]);
+    let tree = structurize(&mut f);
+    fn loop_contains(nodes: &[Node], b: u32, in_loop: bool) -> bool {
+        nodes.iter().any(|n| match n {
+            Node::Code(x) => in_loop && x.0 == b,
+            Node::Loop(body) => loop_contains(body, b, true),
+            Node::Block(body) => loop_contains(body, b, in_loop),
+            Node::If { then, else_, .. } => {
+                loop_contains(then, b, in_loop) || loop_contains(else_, b, in_loop)
+            }
+            _ => false,
+        })
+    }
+    assert!(!loop_contains(&tree, 3, false), "{tree:#?}");
+    check(&[v(&[1]), v(&[2, 3]), v(&[1]), v(&[])]);
+}
+
+#[test]
+fn switch_and_early_returns() {
+    check(&[
+        v(&[1, 2, 3, 4]),
+        v(&[5]),
+        v(&[]),
+        v(&[5]),
+        v(&[0, 5]),
+        v(&[]),
+    ]);
+}
+
+#[test]
+fn irreducible_two_entry_loop() {
+    // 0 branches into the middle of the cycle 1 <-> 2 from both sides.
+    check(&[v(&[1, 2]), v(&[2, 3]), v(&[1, 3]), v(&[])]);
+}
+
+#[test]
+fn irreducible_nested_in_loop() {
+    check(&[
+        v(&[1]),
+        v(&[2, 3]),
+        v(&[3, 4]),
+        v(&[2, 4]),
+        v(&[1, 5]),
+        v(&[]),
+    ]);
+}
+
+#[test]
+fn random_cfgs() {
+    let mut o = Oracle { state: 12345 };
+    for _ in 0..300 {
+        let n = 2 + o.pick(12);
+        let mut succs = Vec::new();
+        for i in 0..n {
+            let k = if i == n - 1 { 0 } else { o.pick(4) };
+            let s: Vec<u32> = (0..k).map(|_| o.pick(n) as u32).collect();
+            // Keep the last block as the exit, reachable from somewhere.
+            succs.push(if k == 0 && i != n - 1 {
+                vec![(i + 1) as u32]
+            } else {
+                s
+            });
+        }
+        check(&succs);
+    }
+}

@@ -1,0 +1,101 @@
+//! Random control-flow graphs, structurized and emitted, must be valid structured SPIR-V.
+
+use ptxvk_translator::abi::KernelAbi;
+use ptxvk_translator::ir::{self, BlockId, Function, Op, Terminator, Ty};
+use ptxvk_translator::structurize::structurize;
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn pick(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+fn random_function(rng: &mut Lcg) -> Function {
+    let n = 2 + rng.pick(14);
+    let mut f = Function::new("k");
+    while f.blocks.len() < n {
+        f.new_block();
+    }
+    let counter = f.new_var(Ty::I32, "counter");
+    for i in 0..n {
+        let b = BlockId(i as u32);
+        // Some work in every block, so values and vars cross the structure.
+        let c = f.push(b, Ty::I32, Op::LoadVar(counter));
+        let one = f.push(b, Ty::I32, Op::Const(1));
+        let next = f.push(
+            b,
+            Ty::I32,
+            Op::Bin(ir::BinOp::IAdd, c, one, Default::default()),
+        );
+        f.push_void(b, Op::StoreVar(counter, next));
+        let k = if i == n - 1 { 0 } else { rng.pick(4) };
+        f.block_mut(b).term = match k {
+            0 if i != n - 1 => Terminator::Jump(BlockId(i as u32 + 1)),
+            0 => Terminator::Return(Vec::new()),
+            1 => Terminator::Jump(BlockId(rng.pick(n) as u32)),
+            2 => {
+                let lim = f.push(b, Ty::I32, Op::Const(rng.pick(7) as u64));
+                let cond = f.push(
+                    b,
+                    Ty::Bool,
+                    Op::Bin(ir::BinOp::ULt, next, lim, Default::default()),
+                );
+                Terminator::Branch {
+                    cond,
+                    then: BlockId(rng.pick(n) as u32),
+                    else_: BlockId(rng.pick(n) as u32),
+                }
+            }
+            _ => {
+                let m = f.push(b, Ty::I32, Op::Const(3));
+                let sel = f.push(
+                    b,
+                    Ty::I32,
+                    Op::Bin(ir::BinOp::UMod, next, m, Default::default()),
+                );
+                Terminator::Switch {
+                    value: sel,
+                    targets: vec![BlockId(rng.pick(n) as u32), BlockId(rng.pick(n) as u32)],
+                    default: BlockId(rng.pick(n) as u32),
+                }
+            }
+        };
+    }
+    f
+}
+
+#[test]
+fn random_cfgs_emit_valid_spirv() {
+    let mut rng = Lcg(99);
+    let abi = KernelAbi {
+        name: "k".into(),
+        params: Vec::new(),
+        param_block_size: 0,
+        push_constant_size: 32,
+        static_shared_bytes: 0,
+        reqntid: None,
+        maxntid: None,
+    };
+    for round in 0..300 {
+        let mut f = random_function(&mut rng);
+        let tree = structurize(&mut f);
+        let module = ir::Module {
+            functions: vec![f],
+            entry: ir::FuncId(0),
+        };
+        let words = ptxvk_translator::emit::emit_kernel(&module, &[tree], &abi).expect("emit");
+        if let Err(e) = ptxvk_translator::validate(&words) {
+            panic!(
+                "round {round}: {e}\n{}\n{}",
+                module.functions[0],
+                ptxvk_translator::disassemble(&words)
+            );
+        }
+    }
+}

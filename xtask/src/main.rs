@@ -1,0 +1,203 @@
+//! `cargo xtask`: the project's tasks.
+//!
+//!   demo          run the saxpy example on the default device
+//!   test          the whole test suite (with the Vulkan validation layer)
+//!   shaders       regenerate shaders/*.ptx from shaders/*.cu with clang (--check: compare only)
+//!   conformance   the reference suite (arguments go to the runner; --help for them)
+
+mod env;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("demo") => demo(),
+        Some("test") => test(&args[1..]),
+        Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
+        Some("conformance") => conformance(&args[1..]),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS]>"
+            );
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("xtask: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+pub fn run(cmd: &mut Command) -> Result<()> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed ({status})");
+    }
+    Ok(())
+}
+
+fn demo() -> Result<()> {
+    env::ensure_vulkan(false)?;
+    println!("== devices");
+    run(cargo().args([
+        "run",
+        "--quiet",
+        "-p",
+        "ptxvk-runtime",
+        "--bin",
+        "ptxvk",
+        "--",
+        "info",
+    ]))?;
+    println!("\n== saxpy through the CLI: y = 2*x + 1 for 1000 elements, 4 blocks of 256 threads");
+    run(cargo().args([
+        "run",
+        "--quiet",
+        "-p",
+        "ptxvk-runtime",
+        "--bin",
+        "ptxvk",
+        "--",
+        "run",
+        "shaders/saxpy.ptx",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--arg",
+        "1000",
+        "--arg",
+        "2.0",
+        "--arg",
+        "x=f32[1000]:iota",
+        "--arg",
+        "y=f32[1000]:1",
+    ]))?;
+    println!("\n== saxpy from the library, both kernels, checked against the CPU");
+    run(cargo().args([
+        "run",
+        "--quiet",
+        "-p",
+        "ptxvk-runtime",
+        "--example",
+        "saxpy",
+    ]))
+}
+
+fn test(args: &[String]) -> Result<()> {
+    env::ensure_vulkan(true)?;
+    let lint = !args.iter().any(|a| a == "--no-lint");
+    if lint {
+        println!("== cargo fmt --check");
+        run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+        println!("== cargo clippy");
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+    }
+    println!("== cargo test (Vulkan validation layer required)");
+    run(cargo()
+        .args(["test", "--workspace", "--all-targets"])
+        .env("PTXVK_VALIDATION", "required"))?;
+    run(cargo()
+        .args(["test", "--workspace", "--doc"])
+        .env("PTXVK_VALIDATION", "required"))?;
+    if env::clang().is_some() {
+        println!("== shaders match their CUDA sources");
+        shaders(true)?;
+    } else {
+        println!("== skipping the shader regeneration check: clang-19 is not installed");
+    }
+    println!("== all tests passed");
+    Ok(())
+}
+
+/// The flags the CUDA sources are compiled with (issue #2: clang's NVPTX back end, sm_70, PTX 7.0).
+const CLANG_FLAGS: [&str; 10] = [
+    "--cuda-device-only",
+    "-nocudainc",
+    "-nocudalib",
+    "--cuda-gpu-arch=sm_70",
+    "-S",
+    "-O2",
+    "-Xclang",
+    "-target-feature",
+    "-Xclang",
+    "+ptx70",
+];
+
+/// Regenerates `shaders/X.ptx` from each `shaders/X.cu` (or checks that the committed file matches).
+fn shaders(check: bool) -> Result<()> {
+    let Some(clang) = env::clang() else {
+        bail!("clang-19 is needed: apt-get install clang-19");
+    };
+    let dir = root().join("shaders");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    sources.sort();
+    let mut stale = Vec::new();
+    for cu in sources {
+        let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let ptx = dir.join(format!("{stem}_clang.ptx"));
+        let tmp = std::env::temp_dir().join(format!("ptxvk-{stem}-{}.ptx", std::process::id()));
+        run(Command::new(&clang)
+            .args(CLANG_FLAGS)
+            .arg("-I")
+            .arg(&dir)
+            .arg(&cu)
+            .arg("-o")
+            .arg(&tmp))?;
+        let fresh = std::fs::read_to_string(&tmp)?;
+        let _ = std::fs::remove_file(&tmp);
+        if check {
+            let old = std::fs::read_to_string(&ptx).unwrap_or_default();
+            if old != fresh {
+                stale.push(ptx.display().to_string());
+            }
+        } else {
+            std::fs::write(&ptx, fresh)?;
+            println!("wrote {}", ptx.display());
+        }
+    }
+    if !stale.is_empty() {
+        bail!(
+            "out of date (run `cargo xtask shaders`): {}",
+            stale.join(", ")
+        );
+    }
+    Ok(())
+}
+
+fn conformance(args: &[String]) -> Result<()> {
+    env::ensure_vulkan(false)?;
+    run(cargo()
+        .args(["run", "--quiet", "-p", "ptxvk-conformance", "--"])
+        .args(args))
+}
