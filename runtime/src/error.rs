@@ -33,6 +33,10 @@ pub enum Error {
     Translate(Diagnostics),
     #[error("no kernel named `{name}`; the module has: {available}")]
     KernelNotFound { name: String, available: String },
+    #[error("internal error: the SPIR-V of kernel `{kernel}` is invalid: {message}")]
+    InvalidSpirv { kernel: String, message: String },
+    #[error("the module has no .global or .const variable named `{name}`")]
+    GlobalNotFound { name: String },
     #[error("kernel `{kernel}` takes {expected} argument(s), {got} given")]
     ArgCount {
         kernel: String,

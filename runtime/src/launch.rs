@@ -213,8 +213,19 @@ impl Kernel {
                 ));
             }
         }
-        if cfg.shared_bytes > 0 {
-            return bad("dynamic shared memory is not supported yet".into());
+        let abi = self.abi();
+        if cfg.shared_bytes > 0 && !abi.dynamic_shared {
+            return bad(format!(
+                "{} bytes of dynamic shared memory requested, but the kernel declares no `extern .shared` array",
+                cfg.shared_bytes
+            ));
+        }
+        let total = u64::from(abi.static_shared_bytes) + u64::from(cfg.shared_bytes);
+        if total > u64::from(info.max_shared_memory_bytes) {
+            return bad(format!(
+                "{} bytes of shared memory ({} static + {} dynamic) exceed the device's {}",
+                total, abi.static_shared_bytes, cfg.shared_bytes, info.max_shared_memory_bytes
+            ));
         }
         Ok(())
     }
@@ -237,7 +248,8 @@ impl Kernel {
         let params = self.pack_args(args)?;
         let param_buf = Buffer::new(&self.ctx, params.len() as u64)?;
         param_buf.write_bytes(0, &params)?;
-        let pipeline = self.state.pipeline(cfg.block)?;
+        let pipeline = self.state.pipeline(cfg.block, cfg.shared_bytes)?;
+        let globals_addr = self.globals.address();
         let layout = self.state.layout;
         let max = self.ctx.info().max_workgroup_count;
         let grid = cfg.grid;
@@ -253,7 +265,8 @@ impl Kernel {
                     for z in (0..grid[2]).step_by(max[2] as usize) {
                         for y in (0..grid[1]).step_by(max[1] as usize) {
                             for x in (0..grid[0]).step_by(max[0] as usize) {
-                                let push = push_constants(param_addr, [x, y, z], grid);
+                                let push =
+                                    push_constants(param_addr, [x, y, z], grid, globals_addr);
                                 dev.cmd_push_constants(
                                     cb,
                                     layout,
@@ -292,11 +305,14 @@ fn push_constants(
     param_addr: u64,
     base: [u32; 3],
     grid: [u32; 3],
+    globals_addr: u64,
 ) -> [u8; abi::PUSH_CONSTANT_SIZE as usize] {
     let mut p = [0u8; abi::PUSH_CONSTANT_SIZE as usize];
     let at = |o: u32| o as usize;
     p[at(abi::PUSH_PARAM_BASE)..at(abi::PUSH_PARAM_BASE) + 8]
         .copy_from_slice(&param_addr.to_le_bytes());
+    let g = at(abi::PUSH_GLOBALS_BASE);
+    p[g..g + 8].copy_from_slice(&globals_addr.to_le_bytes());
     for i in 0..3 {
         let b = at(abi::PUSH_CTA_BASE) + 4 * i;
         p[b..b + 4].copy_from_slice(&base[i].to_le_bytes());

@@ -1,8 +1,8 @@
 //! The kernel ABI: what the runtime must provide to launch a translated kernel.
 //!
-//! - Push constants (32 bytes): the parameter block's device address at 0 (u64), the first block
+//! - Push constants (40 bytes): the parameter block's device address at 0 (u64), the first block
 //!   of this dispatch at 8 (3 x u32, for grids split over several dispatches), the whole grid's
-//!   size in blocks at 20 (3 x u32).
+//!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64).
 //! - Kernel parameters live in a device buffer laid out as CUDA lays out `kernelParams`: in order,
 //!   each at the next multiple of its alignment.
 //! - Specialization constants: block size x/y/z (ids 0-2) and dynamic shared memory bytes (id 3).
@@ -14,7 +14,8 @@ use crate::types::{ScalarType, StateSpace};
 pub const PUSH_PARAM_BASE: u32 = 0;
 pub const PUSH_CTA_BASE: u32 = 8;
 pub const PUSH_GRID_DIM: u32 = 20;
-pub const PUSH_CONSTANT_SIZE: u32 = 32;
+pub const PUSH_GLOBALS_BASE: u32 = 32;
+pub const PUSH_CONSTANT_SIZE: u32 = 40;
 
 pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;
@@ -30,6 +31,8 @@ pub struct KernelAbi {
     pub push_constant_size: u32,
     /// Shared memory the kernel declares statically, in bytes.
     pub static_shared_bytes: u32,
+    /// The kernel declares `extern .shared` memory, sized by each launch.
+    pub dynamic_shared: bool,
     /// `.reqntid`: the block size the kernel requires.
     pub reqntid: Option<[u32; 3]>,
     /// `.maxntid`: the largest block size the kernel allows.
@@ -57,4 +60,41 @@ impl ParamAbi {
     pub fn is_scalar(&self) -> bool {
         self.count == 1 && self.vector == 1
     }
+}
+
+/// Generic addresses (ISA 6.4.1.1) of the shared and local windows carry a tag in their top byte;
+/// every other generic address is a device address (global, const or parameter data). No device
+/// gives buffers addresses with these top bytes (they are kernel-space or non-canonical on every
+/// CPU and GPU we know).
+pub const SHARED_WINDOW: u64 = 0xFE00_0000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0xFD00_0000_0000_0000;
+pub const WINDOW_MASK: u64 = 0xFF00_0000_0000_0000;
+
+/// The module's `.global` and `.const` variables, in one device buffer per loaded module.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GlobalsLayout {
+    pub size: u64,
+    pub vars: Vec<GlobalVarAbi>,
+    /// Initial contents (initializers; zeros elsewhere), `size` bytes.
+    pub init: Vec<u8>,
+    /// Places in `init` that hold addresses, to be fixed up once the buffer's address is known.
+    pub relocations: Vec<Relocation>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GlobalVarAbi {
+    pub name: String,
+    pub space: StateSpace,
+    pub offset: u64,
+    pub size: u64,
+    pub align: u32,
+}
+
+/// At byte `at` of the globals buffer, store (as `width` bytes) the address of the globals buffer
+/// plus `target`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Relocation {
+    pub at: u64,
+    pub width: u32,
+    pub target: u64,
 }

@@ -52,6 +52,8 @@ pub use types::{ScalarType, StateSpace};
 pub struct Program {
     file: Arc<SourceFile>,
     module: check::Module,
+    globals: abi::GlobalsLayout,
+    global_offsets: std::collections::HashMap<check::GlobalId, u64>,
     warnings: Vec<Diagnostic>,
 }
 
@@ -82,14 +84,19 @@ impl Program {
         };
         diags.sort_by_key(|d| d.span.start);
         let has_errors = diags.iter().any(|d| d.severity == diag::Severity::Error);
-        match module {
-            Some(module) if !has_errors => Ok(Program {
-                file,
-                module,
-                warnings: diags,
-            }),
-            _ => Err(Diagnostics::new(file, diags)),
-        }
+        let module = match module {
+            Some(module) if !has_errors => module,
+            _ => return Err(Diagnostics::new(file, diags)),
+        };
+        let (globals, global_offsets) =
+            lower::layout::globals(&module).map_err(|d| Diagnostics::new(file.clone(), d))?;
+        Ok(Program {
+            file,
+            module,
+            globals,
+            global_offsets,
+            warnings: diags,
+        })
     }
 
     pub fn file(&self) -> &Arc<SourceFile> {
@@ -98,6 +105,11 @@ impl Program {
 
     pub fn module(&self) -> &check::Module {
         &self.module
+    }
+
+    /// The module's `.global`/`.const` variables: their layout and initial contents.
+    pub fn globals(&self) -> &abi::GlobalsLayout {
+        &self.globals
     }
 
     pub fn warnings(&self) -> Diagnostics {
@@ -129,7 +141,8 @@ impl Program {
                 format!("no kernel named `{name}` in this module (kernels: {known})"),
             )]));
         };
-        let (mut ir, abi) = lower::lower_kernel(&self.module, id, profile).map_err(err)?;
+        let (mut ir, abi) =
+            lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
         let trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()

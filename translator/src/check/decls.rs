@@ -253,6 +253,8 @@ pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function
         reqntid: None,
         maxntid: None,
         noreturn: false,
+        global_uses: Vec::new(),
+        calls: Vec::new(),
         span: f.span,
     };
     if f.kind == FunctionKind::Entry && !f.returns.is_empty() {

@@ -415,6 +415,9 @@ impl FnCx<'_, '_> {
             None => {}
         }
         if let Some(&g) = self.m.global_names.get(name) {
+            if !self.func.global_uses.contains(&g) {
+                self.func.global_uses.push(g);
+            }
             return Some(VarRef::Global(g));
         }
         if self.m.function_names.contains_key(name) {

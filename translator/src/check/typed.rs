@@ -110,6 +110,10 @@ pub struct Function {
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
     pub noreturn: bool,
+    /// Module-scope variables the body refers to (for per-kernel shared memory layout).
+    pub global_uses: Vec<GlobalId>,
+    /// Functions the body calls, directly or through a function-pointer `mov`.
+    pub calls: Vec<FuncId>,
     pub span: Span,
 }
 

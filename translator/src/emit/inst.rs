@@ -1,11 +1,15 @@
 //! IR instructions to SPIR-V instructions.
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{Decoration, GlslStd450Op, MemoryAccess, StorageClass, Word};
+use rspirv::spirv::{
+    self, Capability, Decoration, GlslStd450Op, MemoryAccess, MemorySemantics, StorageClass, Word,
+};
 
 use super::R;
 use super::func::FnEmitter;
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ptr, Ty, UnOp};
+use crate::ir::{
+    AtomicOp, BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ptr, Scope, Ty, UnOp,
+};
 
 impl FnEmitter<'_, '_> {
     pub(super) fn inst(&mut self, inst: &Inst) -> R<()> {
@@ -90,9 +94,10 @@ impl FnEmitter<'_, '_> {
             Op::Builtin(which) => self.e.builtin(*which)?,
             Op::Param(n) => self.params[*n as usize],
             Op::Load { ptr, align, order } => {
+                self.storage_caps(ptr, rty.unwrap_or(Ty::I32));
                 let p = self.pointer(ptr, result_ty)?;
-                let access = memory_access(*align, *order);
-                self.e.load(result_ty, p, Some(access))?
+                let access = memory_access(ptr, *align, *order);
+                self.e.load(result_ty, p, access)?
             }
             Op::Store {
                 ptr,
@@ -101,11 +106,72 @@ impl FnEmitter<'_, '_> {
                 order,
             } => {
                 let vty = self.f.ty(*value);
+                self.storage_caps(ptr, vty);
                 let vt = self.e.ty(vty);
                 let p = self.pointer(ptr, vt)?;
                 let v = self.value(*value);
-                let (mask, extra) = memory_access(*align, *order);
-                self.e.b.store(p, v, Some(mask), extra)?;
+                match memory_access(ptr, *align, *order) {
+                    Some((mask, extra)) => self.e.b.store(p, v, Some(mask), extra)?,
+                    None => self.e.b.store(p, v, None, [])?,
+                }
+                return Ok(());
+            }
+            Op::Atomic {
+                op,
+                ptr,
+                value,
+                scope,
+            } => {
+                let vty = self.f.ty(*value);
+                let vt = self.e.ty(vty);
+                let p = self.pointer(ptr, vt)?;
+                let v = self.value(*value);
+                let sc = self.e.u32_const(scope_id(*scope) as u32);
+                let sem = self.e.u32_const(atomic_semantics(ptr).bits());
+                let b = &mut self.e.b;
+                match op {
+                    AtomicOp::Add => b.atomic_i_add(vt, None, p, sc, sem, v)?,
+                    AtomicOp::And => b.atomic_and(vt, None, p, sc, sem, v)?,
+                    AtomicOp::Or => b.atomic_or(vt, None, p, sc, sem, v)?,
+                    AtomicOp::Xor => b.atomic_xor(vt, None, p, sc, sem, v)?,
+                    AtomicOp::Exchange => b.atomic_exchange(vt, None, p, sc, sem, v)?,
+                    AtomicOp::UMin => b.atomic_u_min(vt, None, p, sc, sem, v)?,
+                    AtomicOp::UMax => b.atomic_u_max(vt, None, p, sc, sem, v)?,
+                    AtomicOp::SMin => b.atomic_s_min(vt, None, p, sc, sem, v)?,
+                    AtomicOp::SMax => b.atomic_s_max(vt, None, p, sc, sem, v)?,
+                    AtomicOp::FAdd => {
+                        self.e.cap(Capability::AtomicFloat32AddEXT);
+                        self.e.b.extension("SPV_EXT_shader_atomic_float_add");
+                        self.e.b.atomic_f_add_ext(vt, None, p, sc, sem, v)?
+                    }
+                }
+            }
+            Op::AtomicCas {
+                ptr,
+                compare,
+                value,
+                scope,
+            } => {
+                let vty = self.f.ty(*value);
+                let vt = self.e.ty(vty);
+                let p = self.pointer(ptr, vt)?;
+                let (c, v) = (self.value(*compare), self.value(*value));
+                let sc = self.e.u32_const(scope_id(*scope) as u32);
+                let sem = self.e.u32_const(atomic_semantics(ptr).bits());
+                self.e
+                    .b
+                    .atomic_compare_exchange(vt, None, p, sc, sem, sem, v, c)?
+            }
+            Op::Barrier => {
+                let wg = self.e.u32_const(spirv::Scope::Workgroup as u32);
+                let sem = self.e.u32_const(barrier_semantics().bits());
+                self.e.b.control_barrier(wg, wg, sem)?;
+                return Ok(());
+            }
+            Op::Fence(scope) => {
+                let sc = self.e.u32_const(scope_id(*scope) as u32);
+                let sem = self.e.u32_const(barrier_semantics().bits());
+                self.e.b.memory_barrier(sc, sem)?;
                 return Ok(());
             }
             Op::Call {
@@ -154,6 +220,27 @@ impl FnEmitter<'_, '_> {
                 let pt = self.e.ptr(StorageClass::PhysicalStorageBuffer, pointee);
                 let a = self.value(*addr);
                 self.e.b.convert_u_to_ptr(pt, None, a)
+            }
+            Ptr::Shared(idx) | Ptr::Local(idx) => {
+                let (arena, sc) = if matches!(ptr, Ptr::Shared(_)) {
+                    (self.e.shared_arena(), StorageClass::Workgroup)
+                } else {
+                    (self.e.local_arena(), StorageClass::Private)
+                };
+                let pt = self.e.ptr(sc, pointee);
+                let i = self.value(*idx);
+                self.e.b.access_chain(pt, None, arena, [i])
+            }
+        }
+    }
+
+    /// 8- and 16-bit device-address accesses need the storage capabilities.
+    fn storage_caps(&mut self, ptr: &Ptr, ty: Ty) {
+        if matches!(ptr, Ptr::Global(_)) {
+            match ty.bits() {
+                8 => self.e.cap(Capability::StorageBuffer8BitAccess),
+                16 => self.e.cap(Capability::StorageBuffer16BitAccess),
+                _ => {}
             }
         }
     }
@@ -231,14 +318,46 @@ impl FnEmitter<'_, '_> {
     }
 }
 
-/// Memory operands for device-address accesses: always `Aligned` (required for
-/// PhysicalStorageBuffer pointers) and `NonPrivatePointer` (so barriers and fences order them).
-fn memory_access(align: u32, order: MemOrder) -> (MemoryAccess, Vec<Operand>) {
-    let mut mask = MemoryAccess::ALIGNED | MemoryAccess::NON_PRIVATE_POINTER;
-    if order == MemOrder::Volatile {
-        mask |= MemoryAccess::VOLATILE;
+/// Memory operands: device-address accesses need `Aligned`; device and shared memory accesses are
+/// `NonPrivatePointer` so that barriers and fences order them (Vulkan memory model). Local memory
+/// is private to the invocation.
+fn memory_access(ptr: &Ptr, align: u32, order: MemOrder) -> Option<(MemoryAccess, Vec<Operand>)> {
+    let volatile = if order == MemOrder::Volatile {
+        MemoryAccess::VOLATILE
+    } else {
+        MemoryAccess::NONE
+    };
+    match ptr {
+        Ptr::Global(_) => Some((
+            MemoryAccess::ALIGNED | MemoryAccess::NON_PRIVATE_POINTER | volatile,
+            vec![Operand::LiteralBit32(align.max(1))],
+        )),
+        Ptr::Shared(_) => Some((MemoryAccess::NON_PRIVATE_POINTER | volatile, Vec::new())),
+        Ptr::Local(_) => None,
     }
-    (mask, vec![Operand::LiteralBit32(align.max(1))])
+}
+
+fn scope_id(s: Scope) -> spirv::Scope {
+    match s {
+        Scope::Subgroup => spirv::Scope::Subgroup,
+        Scope::Workgroup => spirv::Scope::Workgroup,
+        Scope::Device => spirv::Scope::Device,
+    }
+}
+
+/// Atomics are relaxed (PTX `atom` without `.sem` is relaxed); ordering comes from fences.
+fn atomic_semantics(_ptr: &Ptr) -> MemorySemantics {
+    MemorySemantics::RELAXED
+}
+
+/// Barriers and fences: acquire-release over shared and device memory, with the availability and
+/// visibility operations the Vulkan memory model needs for plain (non-atomic) accesses.
+fn barrier_semantics() -> MemorySemantics {
+    MemorySemantics::ACQUIRE_RELEASE
+        | MemorySemantics::WORKGROUP_MEMORY
+        | MemorySemantics::UNIFORM_MEMORY
+        | MemorySemantics::MAKE_AVAILABLE
+        | MemorySemantics::MAKE_VISIBLE
 }
 
 fn ext_opcode(op: ExtOp) -> GlslStd450Op {

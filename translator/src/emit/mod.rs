@@ -22,6 +22,11 @@ pub const SPIRV_VERSION: (u8, u8) = (1, 5);
 /// Emits one kernel: `module.entry` is the entry point; `trees[i]` is function `i`'s body.
 pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi) -> R<Vec<u32>> {
     let mut e = Emitter::new();
+    e.shared_words = module.shared_words;
+    e.dynamic_shared = module.dynamic_shared;
+    e.local_words = module.local_words;
+    // The block size must be declared even when the kernel never reads %ntid.
+    e.block_dims();
     let entry_fn = e.b.id();
     let fn_ids: Vec<Word> = module
         .functions
@@ -66,6 +71,13 @@ pub(crate) struct Emitter {
     builtin_vars: HashMap<spirv::BuiltIn, Word>,
     push_constants: Option<Word>,
     block_dims: Option<[Word; 3]>,
+    dynamic_shared_bytes: Option<Word>,
+    /// Sizes of the arenas (from the IR module) and their variables once created.
+    shared_words: u32,
+    dynamic_shared: bool,
+    local_words: u32,
+    shared_arena: Option<Word>,
+    local_arena: Option<Word>,
 }
 
 impl Emitter {
@@ -88,6 +100,12 @@ impl Emitter {
             builtin_vars: HashMap::new(),
             push_constants: None,
             block_dims: None,
+            dynamic_shared_bytes: None,
+            shared_words: 0,
+            dynamic_shared: false,
+            local_words: 0,
+            shared_arena: None,
+            local_arena: None,
         };
         for c in [
             Capability::Shader,
@@ -209,7 +227,7 @@ impl Emitter {
         let u64t = self.ty(Ty::I64);
         let st = self
             .b
-            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t]);
+            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t]);
         self.b.decorate(st, Decoration::Block, []);
         let offsets = [
             abi::PUSH_PARAM_BASE,
@@ -219,6 +237,7 @@ impl Emitter {
             abi::PUSH_GRID_DIM,
             abi::PUSH_GRID_DIM + 4,
             abi::PUSH_GRID_DIM + 8,
+            abi::PUSH_GLOBALS_BASE,
         ];
         for (i, off) in offsets.iter().enumerate() {
             self.b.member_decorate(
@@ -283,7 +302,91 @@ impl Emitter {
             Builtin::GridDim(axis) => self.push_field(4 + u32::from(axis), Ty::I32),
             Builtin::CtaBase(axis) => self.push_field(1 + u32::from(axis), Ty::I32),
             Builtin::ParamBase => self.push_field(0, Ty::I64),
+            Builtin::GlobalsBase => self.push_field(7, Ty::I64),
+            Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
         }
+    }
+
+    /// Specialization constant 3: this launch's dynamic shared memory in bytes.
+    fn dynamic_shared_bytes(&mut self) -> Word {
+        if let Some(c) = self.dynamic_shared_bytes {
+            return c;
+        }
+        let u32t = self.ty(Ty::I32);
+        let c = self.b.spec_constant_bit32(u32t, 0);
+        self.b.decorate(
+            c,
+            Decoration::SpecId,
+            [Operand::LiteralBit32(abi::SPEC_DYNAMIC_SHARED_BYTES)],
+        );
+        self.b.name(c, "ptxvk.dynamic_shared_bytes");
+        self.dynamic_shared_bytes = Some(c);
+        c
+    }
+
+    fn spec_op(&mut self, op: spirv::Op, a: Word, b: Word) -> Word {
+        let u32t = self.ty(Ty::I32);
+        let id = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(rspirv::dr::Instruction::new(
+                spirv::Op::SpecConstantOp,
+                Some(u32t),
+                Some(id),
+                vec![
+                    Operand::LiteralSpecConstantOpInteger(op),
+                    Operand::IdRef(a),
+                    Operand::IdRef(b),
+                ],
+            ));
+        id
+    }
+
+    /// The workgroup's shared arena: static words, plus the launch's dynamic bytes rounded up to
+    /// words, plus one (so it is never empty).
+    pub fn shared_arena(&mut self) -> Word {
+        if let Some(v) = self.shared_arena {
+            self.interface.insert(v);
+            return v;
+        }
+        let static_words = self.u32_const(self.shared_words + 1);
+        let len = if self.dynamic_shared {
+            let dyn_bytes = self.dynamic_shared_bytes();
+            let three = self.u32_const(3);
+            let four = self.u32_const(4);
+            let rounded = self.spec_op(spirv::Op::IAdd, dyn_bytes, three);
+            let words = self.spec_op(spirv::Op::UDiv, rounded, four);
+            self.spec_op(spirv::Op::IAdd, static_words, words)
+        } else {
+            static_words
+        };
+        let v = self.arena(StorageClass::Workgroup, len, "ptxvk.shared");
+        self.shared_arena = Some(v);
+        self.interface.insert(v);
+        v
+    }
+
+    /// The invocation's local arena.
+    pub fn local_arena(&mut self) -> Word {
+        if let Some(v) = self.local_arena {
+            self.interface.insert(v);
+            return v;
+        }
+        let len = self.u32_const(self.local_words.max(1));
+        let v = self.arena(StorageClass::Private, len, "ptxvk.local");
+        self.local_arena = Some(v);
+        self.interface.insert(v);
+        v
+    }
+
+    fn arena(&mut self, sc: StorageClass, len: Word, name: &str) -> Word {
+        let u32t = self.ty(Ty::I32);
+        let arr = self.b.type_array(u32t, len);
+        let pt = self.ptr(sc, arr);
+        let v = self.global_variable(pt, sc);
+        self.b.name(v, name);
+        v
     }
 
     fn push_field(&mut self, member: u32, t: Ty) -> R<Word> {

@@ -77,6 +77,12 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// The kernel's function.
     pub entry: FuncId,
+    /// 32-bit words of statically allocated shared memory.
+    pub shared_words: u32,
+    /// The kernel uses `extern .shared` memory sized at launch.
+    pub dynamic_shared: bool,
+    /// 32-bit words of local memory per invocation.
+    pub local_words: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -379,6 +385,10 @@ pub enum Builtin {
     CtaBase(u8),
     /// Address of the kernel parameter block, from push constants.
     ParamBase,
+    /// Address of the module's `.global`/`.const` variables, from push constants.
+    GlobalsBase,
+    /// Dynamic shared memory bytes of this launch (a specialization constant).
+    DynamicSharedBytes,
 }
 
 /// How a memory access is ordered.
@@ -394,6 +404,33 @@ pub enum MemOrder {
 pub enum Ptr {
     /// A 64-bit device address (buffer device address).
     Global(ValueId),
+    /// A 32-bit word of the workgroup's shared arena, by index.
+    Shared(ValueId),
+    /// A 32-bit word of the invocation's local arena, by index.
+    Local(ValueId),
+}
+
+/// Read-modify-write atomic operations (result: the old value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    FAdd,
+}
+
+/// Memory scope of atomics and barriers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Subgroup,
+    Workgroup,
+    Device,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -421,6 +458,24 @@ pub enum Op {
         align: u32,
         order: MemOrder,
     },
+    /// An atomic read-modify-write; the result is the old value.
+    Atomic {
+        op: AtomicOp,
+        ptr: Ptr,
+        value: ValueId,
+        scope: Scope,
+    },
+    /// Compare-and-swap; the result is the old value.
+    AtomicCas {
+        ptr: Ptr,
+        compare: ValueId,
+        value: ValueId,
+        scope: Scope,
+    },
+    /// A workgroup control barrier that also orders shared and global memory (acquire-release).
+    Barrier,
+    /// A memory fence (acquire-release) over shared and global memory at `scope`.
+    Fence(Scope),
     /// Calls `func`; its return values are stored into `results`.
     Call {
         func: FuncId,

@@ -10,9 +10,14 @@ pub fn bra(cx: &mut Cx<'_>, b: &Bra) {
 }
 
 pub fn ret(cx: &mut Cx<'_>) {
-    cx.terminate(Terminator::Return(Vec::new()));
+    let values = super::call::return_values(cx);
+    cx.terminate(Terminator::Return(values));
 }
 
 pub fn exit(cx: &mut Cx<'_>) {
+    if cx.func.kind == crate::ast::FunctionKind::Func {
+        cx.unsupported("`exit` inside a device function");
+        return;
+    }
     cx.terminate(Terminator::Exit);
 }

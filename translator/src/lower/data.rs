@@ -1,21 +1,14 @@
 //! The meaning of data movement and conversion (ISA 8.7.6): `mov`, `ld`, `st`, `cvta`, `cvt`.
 
 use super::Cx;
-use crate::check::inst::{Cvt, Cvta, Ld, MemSem, Mov, Rounding, St};
-use crate::check::{AddrBase, Address, Dst, Src, VarRef};
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ptr, Ty, UnOp, ValueId};
+use crate::check::inst::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Rounding, St};
+use crate::check::{Dst, Src, VarRef};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Ty, UnOp, ValueId};
 use crate::types::{ScalarType, StateSpace};
 
-/// The address of a variable (plus `off`) as a 64-bit value.
+/// The address of a variable (plus `off`) in its own space, as a 64-bit value.
 pub(super) fn address_of(cx: &mut Cx<'_>, var: VarRef, off: i64) -> ValueId {
-    let base = match (var, cx.space_of(var)) {
-        (VarRef::Local(l), StateSpace::Param) if cx.params.contains_key(&l) => cx.param_address(l),
-        (_, space) => {
-            cx.unsupported(format!("addresses of {space} variables"));
-            None
-        }
-    };
-    let base = match base {
+    let base = match cx.var_address(var) {
         Some(b) => b,
         None => cx.konst(Ty::I64, 0),
     };
@@ -71,44 +64,6 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
     }
 }
 
-/// A 64-bit device address for `addr` in `space`.
-fn pointer(cx: &mut Cx<'_>, space: StateSpace, addr: &Address) -> Option<ValueId> {
-    let base = match &addr.base {
-        AddrBase::Reg(r, ty) => {
-            let src = Src::Reg {
-                reg: *r,
-                comp: None,
-                conv: crate::check::Conv::None,
-                ty: *ty,
-            };
-            let v = cx.read(&src, *ty);
-            cx.conv(ConvOp::ZExt, v, Ty::I64)
-        }
-        AddrBase::Var(v) => {
-            let a = address_of(cx, *v, 0);
-            if !cx.diags.is_empty() {
-                return None;
-            }
-            a
-        }
-        AddrBase::Absolute => cx.konst(Ty::I64, 0),
-    };
-    match space {
-        // Generic addresses of global data are the device addresses themselves (DESIGN.md);
-        // the parameter block is inside that window too (ISA 6.4.1.1).
-        StateSpace::Global | StateSpace::Param | StateSpace::Generic => {}
-        other => {
-            cx.unsupported(format!("{other} memory"));
-            return None;
-        }
-    }
-    if addr.offset == 0 {
-        return Some(base);
-    }
-    let off = cx.konst(Ty::I64, addr.offset as u64);
-    Some(cx.bin(BinOp::IAdd, base, off))
-}
-
 fn order(sem: MemSem) -> MemOrder {
     match sem {
         MemSem::Weak => MemOrder::Plain,
@@ -134,6 +89,11 @@ fn check_storage(cx: &mut Cx<'_>, ty: ScalarType) -> bool {
     }
 }
 
+/// Shared and local memory are word arrays: any width works without storage features.
+fn arena_space(space: StateSpace) -> bool {
+    matches!(space, StateSpace::Shared | StateSpace::Local)
+}
+
 fn dst_elems(d: &Dst) -> Vec<&Dst> {
     match d {
         Dst::Vector(v) => v.iter().collect(),
@@ -146,29 +106,17 @@ pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
         cx.unsupported("`ld.acquire`");
         return;
     }
-    if !check_storage(cx, l.ty) {
+    if !arena_space(l.space) && !check_storage(cx, l.ty) {
         return;
     }
-    let Some(base) = pointer(cx, l.space, &l.addr) else {
+    let Some(base) = cx.resolve(l.space, &l.addr) else {
         return;
     };
     let size = l.ty.bytes();
     let ty = Ty::of(l.ty);
     for (k, d) in dst_elems(&l.dst).into_iter().enumerate() {
-        let addr = if k == 0 {
-            base
-        } else {
-            let off = cx.konst(Ty::I64, u64::from(size) * k as u64);
-            cx.bin(BinOp::IAdd, base, off)
-        };
-        let v = cx.emit(
-            ty,
-            Op::Load {
-                ptr: Ptr::Global(addr),
-                align: size,
-                order: order(l.sem),
-            },
-        );
+        let at = cx.offset_where(base, size * k as u32);
+        let v = cx.load(at, ty, order(l.sem));
         cx.write(d, l.ty, v);
     }
 }
@@ -178,10 +126,10 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
         cx.unsupported("`st.release`");
         return;
     }
-    if !check_storage(cx, s.ty) {
+    if !arena_space(s.space) && !check_storage(cx, s.ty) {
         return;
     }
-    let Some(base) = pointer(cx, s.space, &s.addr) else {
+    let Some(base) = cx.resolve(s.space, &s.addr) else {
         return;
     };
     let size = s.ty.bytes();
@@ -189,32 +137,43 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
         Src::Vector(v) => v.iter().collect(),
         other => vec![other],
     };
-    for (k, e) in elems.into_iter().enumerate() {
-        let v = cx.read(e, s.ty);
-        let addr = if k == 0 {
-            base
-        } else {
-            let off = cx.konst(Ty::I64, u64::from(size) * k as u64);
-            cx.bin(BinOp::IAdd, base, off)
-        };
-        cx.emit_void(Op::Store {
-            ptr: Ptr::Global(addr),
-            value: v,
-            align: size,
-            order: order(s.sem),
-        });
+    // Read every element first: `st [a], {x, y}` where x aliases nothing in memory still reads
+    // registers before any store, as one instruction.
+    let vals: Vec<ValueId> = elems.iter().map(|e| cx.read(e, s.ty)).collect();
+    for (k, v) in vals.into_iter().enumerate() {
+        let at = cx.offset_where(base, size * k as u32);
+        cx.store(at, v, order(s.sem));
     }
 }
 
-/// `cvta`: global and parameter addresses are the same generic and specific (DESIGN.md).
+/// `cvta`: between generic addresses and shared/local offsets; the identity for global, const
+/// and param addresses, which are device addresses either way.
 pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
-    match c.space {
-        StateSpace::Global | StateSpace::Param => {
-            let v = cx.read(&c.src, c.size);
-            cx.write(&c.dst, c.size, v);
+    let v = cx.read(&c.src, c.size);
+    let r = if c.to_generic {
+        cx.to_generic(c.space, v)
+    } else {
+        cx.from_generic(c.space, v)
+    };
+    let r = if c.size.bits() < 64 {
+        cx.conv(ConvOp::Trunc, r, Ty::I32)
+    } else {
+        r
+    };
+    cx.write(&c.dst, c.size, r);
+}
+
+/// `isspacep`: whether a generic address is in a space's window.
+pub fn isspacep(cx: &mut Cx<'_>, i: &Isspacep) {
+    let a = cx.read(&i.src, ScalarType::U64);
+    let r = match i.space {
+        StateSpace::Shared | StateSpace::Local | StateSpace::Global => cx.in_window(i.space, a),
+        other => {
+            cx.unsupported(format!("`isspacep{other}`"));
+            return;
         }
-        other => cx.unsupported(format!("`cvta` for {other}")),
-    }
+    };
+    cx.write(&i.dst, ScalarType::Pred, r);
 }
 
 /// The range of a PTX integer type.

@@ -5,11 +5,15 @@
 //! and write PTX operands (applying the conversions the checker recorded) and build the CFG.
 
 mod arith;
+mod call;
 mod cmp;
 mod control;
 mod data;
+pub mod layout;
 mod logic;
+mod memory;
 mod special;
+mod sync;
 
 use std::collections::HashMap;
 
@@ -21,28 +25,141 @@ use crate::ir::{self, BinOp, BlockId, ConvOp, FpFlags, Op, Terminator, Ty, UnOp,
 use crate::profile::DeviceProfile;
 use crate::types::{ScalarType, StateSpace};
 
-/// Lowers the kernel `kernel` of `module` for `profile`.
+/// Lowers the kernel `kernel` of `module` (and the functions it calls) for `profile`. `globals`
+/// gives the offsets of the module's `.global`/`.const` variables ([`layout::globals`]).
 pub fn lower_kernel(
     module: &check::Module,
     kernel: check::FuncId,
     profile: &DeviceProfile,
+    globals: &HashMap<check::GlobalId, u64>,
 ) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
     let func = module.function(kernel);
-    let (params, abi) = param_layout(func);
+    let (params, mut abi) = param_layout(func);
+    let layout = layout::for_kernel(module, kernel, globals.clone());
+    let graph = layout::call_graph(module, kernel);
+    if let Some(d) = recursion(module, &graph) {
+        return Err(vec![d]);
+    }
+    let ids: HashMap<check::FuncId, ir::FuncId> = graph
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (*f, ir::FuncId(i as u32)))
+        .collect();
+    let mut functions = Vec::new();
+    let mut diags = Vec::new();
+    for &f in &graph {
+        let kernel_params = if f == kernel {
+            params.clone()
+        } else {
+            HashMap::new()
+        };
+        match lower_function(module, f, profile, kernel_params, &layout, &ids) {
+            Ok(irf) => functions.push(irf),
+            Err(d) => diags.extend(d),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    if layout.shared_bytes > profile.max_shared_memory_bytes {
+        return Err(vec![Diagnostic::error(
+            func.span,
+            format!(
+                "kernel `{}` declares {} bytes of shared memory; device `{}` has {}",
+                func.name, layout.shared_bytes, profile.name, profile.max_shared_memory_bytes
+            ),
+        )]);
+    }
+    abi.static_shared_bytes = layout.shared_bytes;
+    abi.dynamic_shared = layout.dynamic_shared.is_some();
+    let module = ir::Module {
+        functions,
+        entry: ir::FuncId(0),
+        shared_words: layout.shared_bytes.div_ceil(4),
+        dynamic_shared: layout.dynamic_shared.is_some(),
+        local_words: layout.local_bytes / 4,
+    };
+    Ok((module, abi))
+}
+
+/// SPIR-V has no recursion: a call graph with a cycle is refused (for now).
+fn recursion(module: &check::Module, graph: &[check::FuncId]) -> Option<Diagnostic> {
+    // Depth-first search for a back edge.
+    fn visit(
+        m: &check::Module,
+        f: check::FuncId,
+        stack: &mut Vec<check::FuncId>,
+        done: &mut Vec<check::FuncId>,
+    ) -> Option<(check::FuncId, check::FuncId)> {
+        if done.contains(&f) {
+            return None;
+        }
+        stack.push(f);
+        for &c in &m.function(f).calls {
+            if stack.contains(&c) {
+                return Some((f, c));
+            }
+            if let Some(found) = visit(m, c, stack, done) {
+                return Some(found);
+            }
+        }
+        stack.pop();
+        done.push(f);
+        None
+    }
+    let (from, to) = visit(module, *graph.first()?, &mut Vec::new(), &mut Vec::new())?;
+    Some(
+        Diagnostic::error(
+            module.function(from).span,
+            format!(
+                "`{}` calls `{}` recursively; recursion is not supported by ptxvk yet",
+                module.function(from).name,
+                module.function(to).name
+            ),
+        )
+        .with_label("in this function"),
+    )
+}
+
+fn lower_function(
+    module: &check::Module,
+    id: check::FuncId,
+    profile: &DeviceProfile,
+    params: HashMap<check::LocalId, u32>,
+    layout: &layout::Layout,
+    ids: &HashMap<check::FuncId, ir::FuncId>,
+) -> Result<ir::Function, Vec<Diagnostic>> {
+    let func = module.function(id);
+    if func.body.is_none() {
+        return Err(vec![Diagnostic::error(
+            func.span,
+            format!(
+                "`{}` is declared but not defined in this module (linking modules is not supported)",
+                func.name
+            ),
+        )]);
+    }
     let mut cx = Cx {
         module,
         func,
+        func_id: id,
         profile,
         params,
+        layout,
+        ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
         regs: HashMap::new(),
+        param_words: HashMap::new(),
         labels: Vec::new(),
         diags: Vec::new(),
         span: func.span,
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
+    if func.kind == crate::ast::FunctionKind::Func {
+        call::prologue(&mut cx);
+    }
     for s in func.body.as_deref().unwrap_or_default() {
         match s {
             Statement::Label(l) => cx.start_label(*l),
@@ -54,16 +171,13 @@ pub fn lower_kernel(
     }
     // Falling off the end of a function returns (ptxas warns; it is what hardware does).
     if cx.f.block(cx.cur).term == Terminator::Unreachable {
-        cx.f.block_mut(cx.cur).term = Terminator::Return(Vec::new());
+        control::ret(&mut cx);
     }
-    if !cx.diags.is_empty() {
-        return Err(cx.diags);
+    if cx.diags.is_empty() {
+        Ok(cx.f)
+    } else {
+        Err(cx.diags)
     }
-    let module = ir::Module {
-        functions: vec![cx.f],
-        entry: ir::FuncId(0),
-    };
-    Ok((module, abi))
 }
 
 /// The launch interface of a kernel.
@@ -101,6 +215,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         param_block_size: offset,
         push_constant_size: crate::abi::PUSH_CONSTANT_SIZE,
         static_shared_bytes: 0,
+        dynamic_shared: false,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
     };
@@ -111,12 +226,18 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
 pub(crate) struct Cx<'a> {
     pub module: &'a check::Module,
     pub func: &'a check::Function,
+    pub func_id: check::FuncId,
     pub profile: &'a DeviceProfile,
+    pub layout: &'a layout::Layout,
+    /// IR function of each PTX function in the call graph.
+    pub ids: &'a HashMap<check::FuncId, ir::FuncId>,
     /// Offsets of kernel parameters in the parameter block.
     pub params: HashMap<check::LocalId, u32>,
     pub f: ir::Function,
     pub cur: BlockId,
     regs: HashMap<(RegId, u8), VarId>,
+    /// `.param` variables of device functions and call sites, as 32-bit words.
+    pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     labels: Vec<BlockId>,
     pub diags: Vec<Diagnostic>,
     /// The instruction being lowered, for diagnostics.
@@ -210,6 +331,10 @@ impl Cx<'_> {
             PtxOp::Cvta(c) => data::cvta(self, c),
             PtxOp::Cvt(c) => data::cvt(self, c),
             PtxOp::Bra(b) => control::bra(self, b),
+            PtxOp::Bar(b) => sync::bar(self, b),
+            PtxOp::Membar(s) => sync::membar(self, *s),
+            PtxOp::Isspacep(i) => data::isspacep(self, i),
+            PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
         }
@@ -333,7 +458,7 @@ impl Cx<'_> {
 
     // ---- PTX operands ----
 
-    fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
+    pub fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
         let c = comp.map_or(0, |c| c.index() as u8);
         if let Some(v) = self.regs.get(&(reg, c)) {
             return *v;

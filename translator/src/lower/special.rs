@@ -19,6 +19,15 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
         }
         SpecialReg::Nctaid => cx.emit(Ty::I32, Op::Builtin(Builtin::GridDim(axis))),
         SpecialReg::WarpSize => cx.konst(Ty::I32, 32),
+        SpecialReg::DynamicSmemSize => cx.emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes)),
+        SpecialReg::TotalSmemSize => {
+            let d = cx.emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes));
+            let s = cx.konst(
+                Ty::I32,
+                u64::from(cx.layout.dynamic_shared.unwrap_or(cx.layout.shared_bytes)),
+            );
+            cx.bin(BinOp::IAdd, d, s)
+        }
         other => {
             cx.unsupported(format!("special register {other:?}"));
             cx.konst(Ty::I32, 0)

@@ -349,6 +349,36 @@ pub fn cvta(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     })
 }
 
+#[derive(Clone, Debug)]
+pub struct Isspacep {
+    pub space: StateSpace,
+    pub dst: Dst,
+    pub src: Src,
+}
+
+/// `isspacep.space p, a` (a generic address, `.u32` or `.u64` register or variable).
+pub fn isspacep(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<Isspacep> {
+    let Some(space) = space_modifier(m) else {
+        m.error(
+            "`isspacep` needs a state space",
+            "add .global, .shared, .local, .const or .param",
+        );
+        return None;
+    };
+    let ops = operands(cx, i, 2)?;
+    let dst = cx.dst(&ops[0], Pred, TypeRule::Strict);
+    let src = cx.src(&ops[1], U64, TypeRule::Strict);
+    Some(Isspacep {
+        space,
+        dst: dst?,
+        src: src?,
+    })
+}
+
 const CVT_TYPES: &[ScalarType] = &[U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64];
 
 /// `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a` with ISA 8.7.6.13's rounding rules.

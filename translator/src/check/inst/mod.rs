@@ -8,6 +8,7 @@ mod cmp;
 mod control;
 mod data;
 mod logic;
+mod sync;
 
 use super::FnCx;
 use super::mods::Mods;
@@ -18,8 +19,9 @@ use crate::types::{ScalarType, StateSpace};
 
 pub use arith::{Arith, MulMode};
 pub use cmp::{BoolOp, CmpOp, Setp};
-pub use control::Bra;
-pub use data::{Cvt, Cvta, Ld, MemSem, Mov, Scope, St};
+pub use control::{Bra, Call, CallArg};
+pub use data::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Scope, St};
+pub use sync::{Bar, BarKind, BarRed};
 
 /// A decoded instruction.
 #[derive(Clone, Debug)]
@@ -48,7 +50,12 @@ pub enum Op {
     St(St),
     Cvta(Cvta),
     Cvt(Cvt),
+    Isspacep(Isspacep),
     Bra(Bra),
+    Call(Call),
+    Bar(Bar),
+    /// `membar`/`fence` at a scope.
+    Membar(Scope),
     Ret,
     Exit,
 }
@@ -120,7 +127,11 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "st" => data::st(cx, i, &mut m).map(Op::St),
         "cvta" => data::cvta(cx, i, &mut m).map(Op::Cvta),
         "cvt" => data::cvt(cx, i, &mut m).map(Op::Cvt),
+        "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
+        "call" => control::call(cx, i, &mut m).map(Op::Call),
+        "bar" | "barrier" => sync::bar(cx, i, &mut m).map(Op::Bar),
+        "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
         other => {

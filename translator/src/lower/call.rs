@@ -1,0 +1,129 @@
+//! Device functions: parameters, returns and `call`.
+//!
+//! A `.param` parameter or return value of a `.func` (and each `.param` variable a caller declares
+//! for a call) is held as 32-bit words in variables; `ld.param`/`st.param` at constant offsets
+//! read and write those words, and a call passes them as SPIR-V function arguments (results come
+//! back as a struct). `.reg` parameters are passed as values of their type.
+
+use super::Cx;
+use crate::check::inst::{Call, CallArg};
+use crate::check::{FnParam, LocalId};
+use crate::ir::{Op, Ty, ValueId, VarId};
+use crate::types::ScalarType;
+
+/// The word variables of `.param` variable `v` of the current function.
+pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> Vec<VarId> {
+    if let Some(w) = cx.param_words.get(&v) {
+        return w.clone();
+    }
+    let var = cx.func.var(v);
+    let n = var.size().div_ceil(4).max(1);
+    let name = var.name.clone();
+    let words: Vec<VarId> = (0..n)
+        .map(|i| cx.f.new_var(Ty::I32, format!("{name}.w{i}")))
+        .collect();
+    cx.param_words.insert(v, words.clone());
+    words
+}
+
+fn reg_ty(cx: &Cx<'_>, r: crate::check::RegId) -> ScalarType {
+    cx.func.reg(r).ty
+}
+
+/// Entry of a `.func`: the SPIR-V parameters into the parameter words and registers; the return
+/// types.
+pub fn prologue(cx: &mut Cx<'_>) {
+    let params = cx.func.params.clone();
+    let mut n = 0u32;
+    for p in params {
+        match p {
+            FnParam::Var(v) => {
+                for w in param_words(cx, v) {
+                    cx.f.params.push(Ty::I32);
+                    let val = cx.emit(Ty::I32, Op::Param(n));
+                    cx.emit_void(Op::StoreVar(w, val));
+                    n += 1;
+                }
+            }
+            FnParam::Reg(r) => {
+                let ty = Ty::of(reg_ty(cx, r));
+                cx.f.params.push(ty);
+                let val = cx.emit(ty, Op::Param(n));
+                let var = cx.reg_var(r, None);
+                cx.emit_void(Op::StoreVar(var, val));
+                n += 1;
+            }
+        }
+    }
+    let returns = cx.func.returns.clone();
+    for p in returns {
+        match p {
+            FnParam::Var(v) => {
+                let words = param_words(cx, v).len();
+                cx.f.returns.extend(std::iter::repeat_n(Ty::I32, words));
+            }
+            FnParam::Reg(r) => {
+                let ty = Ty::of(reg_ty(cx, r));
+                cx.f.returns.push(ty);
+            }
+        }
+    }
+}
+
+/// What `ret` returns: the return parameters' current values.
+pub fn return_values(cx: &mut Cx<'_>) -> Vec<ValueId> {
+    let returns = cx.func.returns.clone();
+    let mut out = Vec::new();
+    for p in returns {
+        match p {
+            FnParam::Var(v) => {
+                for w in param_words(cx, v) {
+                    out.push(cx.emit(Ty::I32, Op::LoadVar(w)));
+                }
+            }
+            FnParam::Reg(r) => {
+                let var = cx.reg_var(r, None);
+                let ty = cx.f.vars[var.0 as usize].ty;
+                out.push(cx.emit(ty, Op::LoadVar(var)));
+            }
+        }
+    }
+    out
+}
+
+/// `call`: arguments in, results out.
+pub fn call(cx: &mut Cx<'_>, c: &Call) {
+    let Some(&func) = cx.ids.get(&c.func) else {
+        cx.unsupported("this call");
+        return;
+    };
+    let mut args = Vec::new();
+    for a in &c.args {
+        match a {
+            CallArg::Param(v) => {
+                for w in param_words(cx, *v) {
+                    args.push(cx.emit(Ty::I32, Op::LoadVar(w)));
+                }
+            }
+            CallArg::Value(src, ty) => args.push(cx.read(src, *ty)),
+        }
+    }
+    let mut results = Vec::new();
+    for r in &c.rets {
+        match r {
+            CallArg::Param(v) => results.extend(param_words(cx, *v)),
+            CallArg::Value(crate::check::Src::Reg { reg, .. }, _) => {
+                results.push(cx.reg_var(*reg, None))
+            }
+            CallArg::Value(..) => {
+                cx.unsupported("a call result that is not a register");
+                return;
+            }
+        }
+    }
+    cx.emit_void(Op::Call {
+        func,
+        args,
+        results,
+    });
+}

@@ -1,0 +1,183 @@
+//! Where variables live: the module's globals buffer, each kernel's shared arena, each
+//! invocation's local arena.
+
+use std::collections::HashMap;
+
+use crate::abi::{GlobalVarAbi, GlobalsLayout, Relocation};
+use crate::check::{self, FuncId, GlobalId, InitElem, LocalId, Variable};
+use crate::diag::Diagnostic;
+use crate::types::StateSpace;
+
+/// A variable, wherever it was declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarKey {
+    Global(GlobalId),
+    Local(FuncId, LocalId),
+}
+
+/// Offsets of every variable a kernel can reach.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Byte offsets in the globals buffer (`.global`, `.const`).
+    pub globals: HashMap<GlobalId, u64>,
+    /// Byte offsets in the shared arena.
+    pub shared: HashMap<VarKey, u32>,
+    pub shared_bytes: u32,
+    /// Where `extern .shared` arrays start (they all start there, as in CUDA).
+    pub dynamic_shared: Option<u32>,
+    /// Byte offsets in the local arena.
+    pub local: HashMap<VarKey, u32>,
+    pub local_bytes: u32,
+}
+
+fn align_up(v: u64, a: u32) -> u64 {
+    v.next_multiple_of(u64::from(a.max(1)))
+}
+
+/// The module's `.global` and `.const` variables, laid out in declaration order.
+pub fn globals(
+    module: &check::Module,
+) -> Result<(GlobalsLayout, HashMap<GlobalId, u64>), Vec<Diagnostic>> {
+    let mut layout = GlobalsLayout::default();
+    let mut offsets = HashMap::new();
+    let mut pending: Vec<(u64, &Variable)> = Vec::new();
+    for (i, v) in module.globals.iter().enumerate() {
+        if !matches!(v.space, StateSpace::Global | StateSpace::Const) || v.external {
+            continue;
+        }
+        let off = align_up(layout.size, v.align);
+        offsets.insert(GlobalId(i as u32), off);
+        layout.vars.push(GlobalVarAbi {
+            name: v.name.clone(),
+            space: v.space,
+            offset: off,
+            size: v.size(),
+            align: v.align,
+        });
+        layout.size = off + v.size();
+        pending.push((off, v));
+    }
+    layout.init = vec![0; layout.size as usize];
+    let mut diags = Vec::new();
+    for (off, v) in pending {
+        let Some(init) = &v.init else { continue };
+        let width = v.ty.bytes() as usize;
+        for (k, e) in init.iter().enumerate() {
+            let at = off as usize + k * width;
+            if at + width > layout.init.len() {
+                break;
+            }
+            match e {
+                InitElem::Bits(b) => layout.init[at..at + width].copy_from_slice(&b.to_le_bytes()[..width]),
+                InitElem::Address { var, offset, .. } => match offsets.get(var) {
+                    Some(&target) => layout.relocations.push(Relocation {
+                        at: at as u64,
+                        width: width as u32,
+                        target: target.wrapping_add(*offset as u64),
+                    }),
+                    None => diags.push(
+                        Diagnostic::error(
+                            v.span,
+                            format!(
+                                "the initializer of `{}` takes the address of `{}`, which is not a .global or .const variable",
+                                v.name,
+                                module.global(*var).name
+                            ),
+                        )
+                        .with_label("not supported"),
+                    ),
+                },
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok((layout, offsets))
+    } else {
+        Err(diags)
+    }
+}
+
+/// Functions reachable from `kernel` (itself first).
+pub fn call_graph(module: &check::Module, kernel: FuncId) -> Vec<FuncId> {
+    let mut seen = vec![kernel];
+    let mut i = 0;
+    while i < seen.len() {
+        for &c in &module.function(seen[i]).calls {
+            if !seen.contains(&c) {
+                seen.push(c);
+            }
+        }
+        i += 1;
+    }
+    seen
+}
+
+/// The shared and local layout for a kernel and the functions it calls.
+pub fn for_kernel(
+    module: &check::Module,
+    kernel: FuncId,
+    globals: HashMap<GlobalId, u64>,
+) -> Layout {
+    let funcs = call_graph(module, kernel);
+    let mut l = Layout {
+        globals,
+        ..Layout::default()
+    };
+    let mut shared_end = 0u64;
+    let mut local_end = 0u64;
+    let mut extern_align = 1u32;
+    let mut has_extern = false;
+    let mut place = |key: VarKey, v: &Variable, l: &mut Layout| match v.space {
+        StateSpace::Shared if v.external || v.count.is_none() => {
+            has_extern = true;
+            extern_align = extern_align.max(v.align);
+            // Offset filled in below, once the static part is known.
+            l.shared.insert(key, 0);
+        }
+        StateSpace::Shared => {
+            let off = align_up(shared_end, v.align);
+            l.shared.insert(key, off as u32);
+            shared_end = off + v.size();
+        }
+        StateSpace::Local => {
+            let off = align_up(local_end, v.align.max(4));
+            l.local.insert(key, off as u32);
+            local_end = off + v.size();
+        }
+        _ => {}
+    };
+    let mut used_globals: Vec<GlobalId> = Vec::new();
+    for &f in &funcs {
+        for &g in &module.function(f).global_uses {
+            if !used_globals.contains(&g) {
+                used_globals.push(g);
+            }
+        }
+    }
+    used_globals.sort();
+    for g in used_globals {
+        place(VarKey::Global(g), module.global(g), &mut l);
+    }
+    for &f in &funcs {
+        for (i, v) in module.function(f).vars.iter().enumerate() {
+            place(VarKey::Local(f, LocalId(i as u32)), v, &mut l);
+        }
+    }
+    if has_extern {
+        let start = align_up(shared_end, extern_align) as u32;
+        for (key, off) in l.shared.iter_mut() {
+            let v = match key {
+                VarKey::Global(g) => module.global(*g),
+                VarKey::Local(f, v) => module.function(*f).var(*v),
+            };
+            if v.external || v.count.is_none() {
+                *off = start;
+            }
+        }
+        l.dynamic_shared = Some(start);
+        shared_end = u64::from(start);
+    }
+    l.shared_bytes = shared_end as u32;
+    l.local_bytes = align_up(local_end, 4) as u32;
+    l
+}
