@@ -1,4 +1,4 @@
-//! The conformance runner: `cargo xtask conformance [--list] [--filter REGEX]`.
+//! The conformance runner: `cargo xtask conformance [--list] [--filter TEXT]`.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         .collect();
     if args.iter().any(|a| a == "--list") {
         for c in &cases {
-            println!("{:<16} {}", c.family, c.name);
+            println!("{:<20} {}", c.family, c.name);
         }
         return ExitCode::SUCCESS;
     }

@@ -1,31 +1,26 @@
-//! The cases. (The suite grows family by family; see the README's status table.)
+//! Real kernels: CUDA C of our own compiled by clang (and hand-written PTX in the same style),
+//! each checked against a Rust implementation of the same algorithm.
 
 use ptxvk_runtime::{Context, DeviceBuffer, Error, LaunchConfig};
 
-use crate::{Case, Outcome, compare_f32};
+use crate::{Case, Outcome, compare_f32, outcome_of};
 
 fn shader(name: &str) -> String {
     let path = format!("{}/../shaders/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| format!("// cannot read {path}: {e}"))
 }
 
-fn outcome_of(e: Error) -> Outcome {
-    match e {
-        Error::Translate(d) if d.items.iter().any(|i| i.message.contains("lacks")) => {
-            Outcome::Unsupported(d.short())
-        }
-        other => Outcome::Fail(other.to_string()),
-    }
-}
-
 /// saxpy (`y = a*x + y` with `fma.rn.f32`) from hand-written PTX and from clang's output.
 fn saxpy(file: &'static str, n: u32) -> Case {
+    let ptx = shader(file);
+    let text = ptx.clone();
     Case {
-        name: format!("saxpy/{file}/n={n}"),
+        name: format!("real/saxpy/{file}/n={n}"),
         family: "real kernels",
+        ptx,
         run: Box::new(move |ctx: &Context| {
             let run = || -> Result<Outcome, Error> {
-                let module = ctx.load_ptx(file, &shader(file))?;
+                let module = ctx.load_ptx(file, &text)?;
                 let k = module.kernel("saxpy")?;
                 let a = -0.75f32;
                 let x: Vec<f32> = (0..n).map(|i| (i as f32).sin() * 100.0).collect();
@@ -47,7 +42,7 @@ fn saxpy(file: &'static str, n: u32) -> Case {
     }
 }
 
-pub fn all() -> Vec<Case> {
+pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for file in ["saxpy.ptx", "saxpy_clang.ptx"] {
         for n in [1, 127, 1000, 65_537] {

@@ -1,0 +1,13 @@
+//! All cases, by family. Each family module has `cases() -> Vec<Case>`.
+
+mod int;
+mod real_kernels;
+
+use crate::Case;
+
+pub fn all() -> Vec<Case> {
+    let mut v = Vec::new();
+    v.extend(int::cases());
+    v.extend(real_kernels::cases());
+    v
+}

@@ -1,0 +1,230 @@
+//! Element-wise instruction cases: a generated kernel loads inputs `%a, %b, %c` from buffers, runs
+//! the instruction under test (which writes `%d`, and `%e` if it has a second result), and stores
+//! the outputs; each row of inputs is checked against a reference model.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
+use ptxvk_translator::ScalarType;
+
+use crate::{Case, Expect, Outcome, matches, outcome_of, show};
+
+/// The reference model: input bits (zero-extended to u64, one per input) to one expectation per
+/// output.
+pub type Reference = Arc<dyn Fn(&[u64]) -> Vec<Expect> + Send + Sync>;
+
+/// An element-wise case under construction.
+pub struct Elementwise {
+    pub name: String,
+    pub family: &'static str,
+    /// PTX for the instruction(s) under test, reading `%a %b %c` and writing `%d` (`%e`).
+    pub body: String,
+    /// Register types of `%a`, `%b`, `%c`.
+    pub inputs: Vec<ScalarType>,
+    /// Register types of `%d`, `%e`.
+    pub outputs: Vec<ScalarType>,
+    pub rows: Vec<Vec<u64>>,
+    pub reference: Reference,
+    /// `.target sm_XX` and `.version X.Y` of the generated module.
+    pub sm: u32,
+    pub version: (u32, u32),
+}
+
+const IN_NAMES: [&str; 3] = ["%a", "%b", "%c"];
+const OUT_NAMES: [&str; 2] = ["%d", "%e"];
+
+impl Elementwise {
+    pub fn new(
+        family: &'static str,
+        name: impl Into<String>,
+        body: impl Into<String>,
+        inputs: &[ScalarType],
+        outputs: &[ScalarType],
+        rows: Vec<Vec<u64>>,
+        reference: impl Fn(&[u64]) -> Vec<Expect> + Send + Sync + 'static,
+    ) -> Self {
+        Elementwise {
+            name: name.into(),
+            family,
+            body: body.into(),
+            inputs: inputs.to_vec(),
+            outputs: outputs.to_vec(),
+            rows,
+            reference: Arc::new(reference),
+            sm: 90,
+            version: (8, 0),
+        }
+    }
+
+    /// The kernel: `elementwise(in0.., out0.., n)`.
+    pub fn ptx(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            ".version {}.{}\n.target sm_{}\n.address_size 64\n",
+            self.version.0, self.version.1, self.sm
+        );
+        let mut params: Vec<String> = Vec::new();
+        for i in 0..self.inputs.len() {
+            params.push(format!(".param .u64 in{i}"));
+        }
+        for i in 0..self.outputs.len() {
+            params.push(format!(".param .u64 out{i}"));
+        }
+        params.push(".param .u32 n".into());
+        let _ = writeln!(s, ".visible .entry elementwise({})\n{{", params.join(", "));
+        let _ = writeln!(
+            s,
+            "\t.reg .pred %guard;\n\t.reg .b32 %i, %n, %t32;\n\t.reg .b64 %base, %off, %addr;"
+        );
+        for (name, ty) in IN_NAMES
+            .iter()
+            .zip(&self.inputs)
+            .chain(OUT_NAMES.iter().zip(&self.outputs))
+        {
+            let _ = writeln!(s, "\t.reg {ty} {name};");
+        }
+        let _ = writeln!(
+            s,
+            "\tmov.u32 %i, %ctaid.x;\n\tmov.u32 %t32, %ntid.x;\n\tmul.lo.u32 %i, %i, %t32;\n\tmov.u32 %t32, %tid.x;\n\tadd.u32 %i, %i, %t32;"
+        );
+        let _ = writeln!(
+            s,
+            "\tld.param.u32 %n, [n];\n\tsetp.ge.u32 %guard, %i, %n;\n\t@%guard bra DONE;"
+        );
+        for (k, ty) in self.inputs.iter().enumerate() {
+            let size = storage_bytes(*ty);
+            let _ = writeln!(
+                s,
+                "\tld.param.u64 %base, [in{k}];\n\tmul.wide.u32 %off, %i, {size};\n\tadd.s64 %addr, %base, %off;"
+            );
+            if *ty == ScalarType::Pred {
+                let _ = writeln!(
+                    s,
+                    "\tld.global.u32 %t32, [%addr];\n\tsetp.ne.u32 {}, %t32, 0;",
+                    IN_NAMES[k]
+                );
+            } else {
+                let _ = writeln!(s, "\tld.global.b{} {}, [%addr];", size * 8, IN_NAMES[k]);
+            }
+        }
+        for line in self.body.lines() {
+            let _ = writeln!(s, "\t{}", line.trim());
+        }
+        for (k, ty) in self.outputs.iter().enumerate() {
+            let size = storage_bytes(*ty);
+            let _ = writeln!(
+                s,
+                "\tld.param.u64 %base, [out{k}];\n\tmul.wide.u32 %off, %i, {size};\n\tadd.s64 %addr, %base, %off;"
+            );
+            if *ty == ScalarType::Pred {
+                let _ = writeln!(
+                    s,
+                    "\tselp.u32 %t32, 1, 0, {};\n\tst.global.u32 [%addr], %t32;",
+                    OUT_NAMES[k]
+                );
+            } else {
+                let _ = writeln!(s, "\tst.global.b{} [%addr], {};", size * 8, OUT_NAMES[k]);
+            }
+        }
+        let _ = writeln!(s, "DONE:\n\tret;\n}}");
+        s
+    }
+
+    pub fn case(self) -> Case {
+        let ptx = self.ptx();
+        let name = self.name.clone();
+        let family = self.family;
+        let spec = Arc::new(self);
+        let text = ptx.clone();
+        Case {
+            name,
+            family,
+            ptx,
+            run: Box::new(move |ctx| spec.run(ctx, &text).unwrap_or_else(outcome_of)),
+        }
+    }
+
+    fn run(&self, ctx: &Context, ptx: &str) -> Result<Outcome, ptxvk_runtime::Error> {
+        let module = ctx.load_ptx(&format!("{}.ptx", self.name.replace('/', "_")), ptx)?;
+        let kernel = module.kernel("elementwise")?;
+        let n = self.rows.len();
+        let mut bufs = Vec::new();
+        let mut args: Vec<KernelArg> = Vec::new();
+        for (k, ty) in self.inputs.iter().enumerate() {
+            let size = storage_bytes(*ty) as usize;
+            let mut bytes = Vec::with_capacity(n * size);
+            for row in &self.rows {
+                bytes.extend_from_slice(&row[k].to_le_bytes()[..size]);
+            }
+            let b = Buffer::new(ctx, bytes.len() as u64)?;
+            b.write_bytes(0, &bytes)?;
+            args.push((&b).into());
+            bufs.push(b);
+        }
+        let mut outs = Vec::new();
+        for ty in &self.outputs {
+            let size = storage_bytes(*ty) as u64;
+            let b = Buffer::new(ctx, size * n as u64)?;
+            // A recognizable pattern, so that an output never written is reported as such.
+            b.write_bytes(0, &vec![0xA5; (size * n as u64) as usize])?;
+            args.push((&b).into());
+            outs.push(b);
+        }
+        args.push((n as u32).into());
+        kernel.launch(&LaunchConfig::for_num_elems(n as u32, 128), &args)?;
+        let mut got: Vec<Vec<u64>> = Vec::new();
+        for (b, ty) in outs.iter().zip(&self.outputs) {
+            let size = storage_bytes(*ty) as usize;
+            let mut bytes = vec![0u8; size * n];
+            b.read_bytes(0, &mut bytes)?;
+            got.push(
+                bytes
+                    .chunks(size)
+                    .map(|c| {
+                        let mut w = [0u8; 8];
+                        w[..size].copy_from_slice(c);
+                        u64::from_le_bytes(w)
+                    })
+                    .collect(),
+            );
+        }
+        for (r, row) in self.rows.iter().enumerate() {
+            let want = (self.reference)(row);
+            for (k, ty) in self.outputs.iter().enumerate() {
+                let g = got[k][r];
+                let ok = want.get(k).is_some_and(|w| matches(*ty, g, *w));
+                if !ok {
+                    let inputs: Vec<String> = row
+                        .iter()
+                        .zip(&self.inputs)
+                        .enumerate()
+                        .map(|(i, (v, t))| format!("{}={}", IN_NAMES[i], show(*t, *v)))
+                        .collect();
+                    let expected = match want.get(k) {
+                        Some(Expect::Bits(b)) => show(*ty, *b),
+                        Some(other) => format!("{other:?}"),
+                        None => "nothing (the reference gave too few outputs)".into(),
+                    };
+                    return Ok(Outcome::Fail(format!(
+                        "row {r}: {}: {}: expected {expected}, got {}",
+                        inputs.join(", "),
+                        OUT_NAMES[k],
+                        show(*ty, g)
+                    )));
+                }
+            }
+        }
+        Ok(Outcome::Pass)
+    }
+}
+
+/// Bytes a register of `ty` takes in a buffer (predicates as `.u32`).
+fn storage_bytes(ty: ScalarType) -> u32 {
+    if ty == ScalarType::Pred {
+        4
+    } else {
+        ty.bytes()
+    }
+}
