@@ -151,9 +151,9 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
 pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
     let v = cx.read(&c.src, c.size);
     let r = if c.to_generic {
-        cx.to_generic(c.space, v)
+        cx.generic_of(c.space, v)
     } else {
-        cx.from_generic(c.space, v)
+        cx.specific_of(c.space, v)
     };
     let r = if c.size.bits() < 64 {
         cx.conv(ConvOp::Trunc, r, Ty::I32)

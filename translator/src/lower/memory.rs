@@ -108,7 +108,7 @@ impl Cx<'_> {
                 let a = self.var_address(*v)?;
                 // A variable named in a generic access means its generic address.
                 if space == StateSpace::Generic {
-                    return Some(self.to_generic_where(vs, a, addr.offset));
+                    return Some(self.generic_var_where(vs, a, addr.offset));
                 }
                 a
             }
@@ -123,7 +123,7 @@ impl Cx<'_> {
         Some(self.space_where(space, a))
     }
 
-    fn to_generic_where(&mut self, vs: StateSpace, a: ValueId, offset: i64) -> Where {
+    fn generic_var_where(&mut self, vs: StateSpace, a: ValueId, offset: i64) -> Where {
         let off = self.konst(Ty::I64, offset as u64);
         let a = self.bin(BinOp::IAdd, a, off);
         self.space_where(vs, a)
@@ -140,7 +140,7 @@ impl Cx<'_> {
     }
 
     /// `cvta.space`: a space-specific address to a generic one.
-    pub fn to_generic(&mut self, space: StateSpace, a: ValueId) -> ValueId {
+    pub fn generic_of(&mut self, space: StateSpace, a: ValueId) -> ValueId {
         let a = self.conv(ConvOp::ZExt, a, Ty::I64);
         let window = match space {
             StateSpace::Shared => abi::SHARED_WINDOW,
@@ -154,7 +154,7 @@ impl Cx<'_> {
     }
 
     /// `cvta.to.space`: a generic address to a space-specific one.
-    pub fn from_generic(&mut self, space: StateSpace, a: ValueId) -> ValueId {
+    pub fn specific_of(&mut self, space: StateSpace, a: ValueId) -> ValueId {
         let a = self.conv(ConvOp::ZExt, a, Ty::I64);
         match space {
             StateSpace::Shared | StateSpace::Local => {
