@@ -142,7 +142,7 @@ impl Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -150,7 +150,7 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 }
 
@@ -158,7 +158,7 @@ impl Rng {
 /// a random sign, exponent (mostly near 1) and mantissa.
 pub fn random(ty: ScalarType, rng: &mut Rng) -> u64 {
     use ScalarType::*;
-    let r = rng.next();
+    let r = rng.next_u64();
     match ty {
         Pred => r & 1,
         F32 => {
