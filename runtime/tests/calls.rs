@@ -1,6 +1,8 @@
 //! Device functions: clang's call sequences (struct arguments and results by value, a local
 //! depot reached through generic addresses) and hand-written `.reg` parameters.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use ptxvk_runtime::{DeviceBuffer, LaunchConfig};

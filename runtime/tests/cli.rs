@@ -1,5 +1,7 @@
 //! The `ptxvk` binary: the README demo and bad input (exit code, a one-line cause, no panic).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::{Command, Output};
 
 fn ptxvk(args: &[&str]) -> Output {

@@ -1,6 +1,8 @@
 //! Every state space, on the device: shared (static, dynamic, bytes), module globals with
 //! initializers and relocations, local memory, generic addresses and `isspacep`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use ptxvk_runtime::{DeviceBuffer, Error, LaunchConfig, Module};

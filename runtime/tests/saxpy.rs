@@ -1,6 +1,8 @@
 //! Both saxpy kernels (hand-written PTX and clang's output for our CUDA C) on the default device,
 //! for sizes that are not multiples of the block size, against a CPU computation.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use ptxvk_runtime::{DeviceBuffer, KernelArg, LaunchConfig};

@@ -1,5 +1,7 @@
 //! The whole translation pipeline on real kernels; every module is validated by SPIRV-Tools.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 
 fn shader(name: &str) -> String {

@@ -1,5 +1,7 @@
 //! Random control-flow graphs, structurized and emitted, must be valid structured SPIR-V.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ptxvk_translator::abi::KernelAbi;
 use ptxvk_translator::ir::{self, BlockId, Function, Op, Terminator, Ty};
 use ptxvk_translator::structurize::structurize;
@@ -79,6 +81,7 @@ fn random_cfgs_emit_valid_spirv() {
         param_block_size: 0,
         push_constant_size: 32,
         static_shared_bytes: 0,
+        dynamic_shared: false,
         reqntid: None,
         maxntid: None,
     };
@@ -88,6 +91,7 @@ fn random_cfgs_emit_valid_spirv() {
         let module = ir::Module {
             functions: vec![f],
             entry: ir::FuncId(0),
+            ..Default::default()
         };
         let words = ptxvk_translator::emit::emit_kernel(&module, &[tree], &abi).expect("emit");
         if let Err(e) = ptxvk_translator::validate(&words) {
