@@ -33,6 +33,10 @@ pub struct KernelAbi {
     pub static_shared_bytes: u32,
     /// The kernel declares `extern .shared` memory, sized by each launch.
     pub dynamic_shared: bool,
+    /// Shared memory the warp emulation uses per thread of the block (bytes), on top of the rest.
+    pub warp_scratch_bytes_per_thread: u32,
+    /// The pipeline must run with this subgroup size (native warps).
+    pub required_subgroup_size: Option<u32>,
     /// `.reqntid`: the block size the kernel requires.
     pub reqntid: Option<[u32; 3]>,
     /// `.maxntid`: the largest block size the kernel allows.

@@ -37,6 +37,7 @@ pub mod ir;
 pub mod lower;
 pub mod parse;
 pub mod profile;
+pub mod simt;
 pub mod structurize;
 pub mod types;
 
@@ -141,13 +142,45 @@ impl Program {
                 format!("no kernel named `{name}` in this module (kernels: {known})"),
             )]));
         };
-        let (mut ir, abi) =
+        let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
-        let trees: Vec<Vec<structurize::Node>> = ir
+        let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()
             .map(structurize::structurize)
             .collect();
+        match profile.warp_strategy() {
+            profile::WarpStrategy::Emulated => {
+                let has_sync = |f: &ir::Function| {
+                    f.blocks
+                        .iter()
+                        .any(|b| b.insts.iter().any(|i| i.op.is_sync()))
+                };
+                if let Some(g) = ir.functions.iter().skip(1).find(|g| has_sync(g)) {
+                    return Err(err(vec![Diagnostic::error(
+                        f.span,
+                        format!(
+                            "device function `{}` uses warp operations or barriers; on devices whose subgroups are smaller than a warp ({}) ptxvk supports them in kernels only",
+                            g.name, profile.name
+                        ),
+                    )]));
+                }
+                let entry = ir.entry.0 as usize;
+                let tree = std::mem::take(&mut trees[entry]);
+                match simt::emulate(&mut ir.functions[entry], tree.clone()) {
+                    Some((t, scratch)) => {
+                        trees[entry] = t;
+                        ir.warp_scratch = scratch;
+                        if scratch {
+                            abi.warp_scratch_bytes_per_thread = 12;
+                        }
+                    }
+                    None => trees[entry] = tree,
+                }
+            }
+            profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
+            profile::WarpStrategy::Partitioned(n) => abi.required_subgroup_size = Some(n),
+        }
         let spirv = emit::emit_kernel(&ir, &trees, &abi).map_err(|e| {
             err(vec![Diagnostic::error(
                 f.span,

@@ -28,6 +28,43 @@ pub struct DeviceProfile {
     /// runtime measures it on each device). Where it is not, `fma` is emulated.
     pub fused_fma32: bool,
     pub fused_fma64: bool,
+    /// The subgroup size can be required at pipeline creation (VK_EXT_subgroup_size_control).
+    pub subgroup_size_control: bool,
+    /// Basic, vote, ballot, shuffle, arithmetic and clustered subgroup operations in compute.
+    pub subgroup_ops: bool,
+    /// Workgroup-scope memory barriers (fences, acquire/release atomics) act as control barriers
+    /// on this driver, which is wrong in divergent code: give them queue-family scope instead
+    /// (stronger, same meaning). Measured on lavapipe.
+    pub widen_workgroup_fences: bool,
+}
+
+/// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WarpStrategy {
+    /// Subgroups of exactly 32: warp operations are subgroup operations.
+    Native32,
+    /// Subgroups of 64 or 128 split into 32-lane partitions (clustered operations).
+    Partitioned(u32),
+    /// Smaller subgroups: warp operations go through shared memory and workgroup barriers, and
+    /// control flow around them is made uniform across the block (`simt` module).
+    #[default]
+    Emulated,
+}
+
+impl DeviceProfile {
+    pub fn warp_strategy(&self) -> WarpStrategy {
+        if !self.subgroup_ops {
+            return WarpStrategy::Emulated;
+        }
+        let (min, max) = (self.min_subgroup_size, self.max_subgroup_size);
+        if (min..=max).contains(&32) && (self.subgroup_size_control || min == max) {
+            WarpStrategy::Native32
+        } else if min == max && (min == 64 || min == 128) {
+            WarpStrategy::Partitioned(min)
+        } else {
+            WarpStrategy::Emulated
+        }
+    }
 }
 
 impl DeviceProfile {
@@ -53,6 +90,9 @@ impl DeviceProfile {
             // Measured: lavapipe splits Fma into a multiply and an add.
             fused_fma32: false,
             fused_fma64: false,
+            subgroup_size_control: true,
+            subgroup_ops: true,
+            widen_workgroup_fences: true,
         }
     }
 

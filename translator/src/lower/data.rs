@@ -1,9 +1,9 @@
 //! The meaning of data movement and conversion (ISA 8.7.6): `mov`, `ld`, `st`, `cvta`, `cvt`.
 
 use super::Cx;
-use crate::check::inst::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Rounding, St};
+use crate::check::inst::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Rounding, Scope as PtxScope, St};
 use crate::check::{Dst, Src, VarRef};
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Ty, UnOp, ValueId};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ordering, Scope, Ty, UnOp, ValueId};
 use crate::types::{ScalarType, StateSpace};
 
 /// The address of a variable (plus `off`) in its own space, as a 64-bit value.
@@ -101,11 +101,23 @@ fn dst_elems(d: &Dst) -> Vec<&Dst> {
     }
 }
 
-pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
-    if matches!(l.sem, MemSem::Acquire(_)) {
-        cx.unsupported("`ld.acquire`");
-        return;
+/// The scope and ordering of a strong memory operation (`.volatile` is relaxed at system scope,
+/// as the memory model chapter of the ISA has it); `None` for weak ones.
+fn strong(sem: MemSem) -> Option<(Scope, Ordering)> {
+    let scope = |s: PtxScope| match s {
+        PtxScope::Cta => Scope::Workgroup,
+        _ => Scope::Device,
+    };
+    match sem {
+        MemSem::Weak => None,
+        MemSem::Volatile => Some((Scope::Device, Ordering::Relaxed)),
+        MemSem::Relaxed(s) => Some((scope(s), Ordering::Relaxed)),
+        MemSem::Acquire(s) => Some((scope(s), Ordering::Acquire)),
+        MemSem::Release(s) => Some((scope(s), Ordering::Release)),
     }
+}
+
+pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
     if !arena_space(l.space) && !check_storage(cx, l.ty) {
         return;
     }
@@ -114,18 +126,26 @@ pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
     };
     let size = l.ty.bytes();
     let ty = Ty::of(l.ty);
-    for (k, d) in dst_elems(&l.dst).into_iter().enumerate() {
+    let strong = strong(l.sem);
+    let elems = dst_elems(&l.dst);
+    // One 32- or 64-bit value is a single atomic access; anything else is ordered by a fence.
+    let atomic = strong.filter(|_| elems.len() == 1 && (size == 4 || size == 8));
+    for (k, d) in elems.into_iter().enumerate() {
         let at = cx.offset_where(base, size * k as u32);
-        let v = cx.load(at, ty, order(l.sem));
+        let v = match atomic {
+            Some((scope, ord)) => cx.atomic_load(at, ty, scope, ord),
+            None => cx.load(at, ty, order(l.sem)),
+        };
         cx.write(d, l.ty, v);
+    }
+    if atomic.is_none()
+        && let Some((scope, Ordering::Acquire)) = strong
+    {
+        cx.emit_void(Op::Fence(scope));
     }
 }
 
 pub fn st(cx: &mut Cx<'_>, s: &St) {
-    if matches!(s.sem, MemSem::Release(_)) {
-        cx.unsupported("`st.release`");
-        return;
-    }
     if !arena_space(s.space) && !check_storage(cx, s.ty) {
         return;
     }
@@ -137,12 +157,21 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
         Src::Vector(v) => v.iter().collect(),
         other => vec![other],
     };
-    // Read every element first: `st [a], {x, y}` where x aliases nothing in memory still reads
-    // registers before any store, as one instruction.
+    let strong = strong(s.sem);
+    let atomic = strong.filter(|_| elems.len() == 1 && (size == 4 || size == 8));
+    // Read every element first: one instruction reads its registers before it stores anything.
     let vals: Vec<ValueId> = elems.iter().map(|e| cx.read(e, s.ty)).collect();
+    if atomic.is_none()
+        && let Some((scope, Ordering::Release)) = strong
+    {
+        cx.emit_void(Op::Fence(scope));
+    }
     for (k, v) in vals.into_iter().enumerate() {
         let at = cx.offset_where(base, size * k as u32);
-        cx.store(at, v, order(s.sem));
+        match atomic {
+            Some((scope, ord)) => cx.atomic_store(at, v, scope, ord),
+            None => cx.store(at, v, order(s.sem)),
+        }
     }
 }
 

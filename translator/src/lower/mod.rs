@@ -5,6 +5,7 @@
 //! and write PTX operands (applying the conversions the checker recorded) and build the CFG.
 
 mod arith;
+mod atomic;
 mod call;
 mod cmp;
 mod control;
@@ -14,6 +15,7 @@ mod logic;
 mod memory;
 mod special;
 mod sync;
+mod warp;
 
 use std::collections::HashMap;
 
@@ -47,6 +49,7 @@ pub fn lower_kernel(
         .collect();
     let mut functions = Vec::new();
     let mut diags = Vec::new();
+    let mut shared_lock = false;
     for &f in &graph {
         let kernel_params = if f == kernel {
             params.clone()
@@ -54,12 +57,18 @@ pub fn lower_kernel(
             HashMap::new()
         };
         match lower_function(module, f, profile, kernel_params, &layout, &ids) {
-            Ok(irf) => functions.push(irf),
+            Ok((irf, lock)) => {
+                functions.push(irf);
+                shared_lock |= lock;
+            }
             Err(d) => diags.extend(d),
         }
     }
     if !diags.is_empty() {
         return Err(diags);
+    }
+    if shared_lock && let Some(k) = functions.first_mut() {
+        clear_shared_lock(k);
     }
     if layout.shared_bytes > profile.max_shared_memory_bytes {
         return Err(vec![Diagnostic::error(
@@ -78,6 +87,9 @@ pub fn lower_kernel(
         shared_words: layout.shared_bytes.div_ceil(4),
         dynamic_shared: layout.dynamic_shared.is_some(),
         local_words: layout.local_bytes / 4,
+        warp_scratch: false,
+        warp: profile.warp_strategy(),
+        widen_workgroup_fences: profile.widen_workgroup_fences,
     };
     Ok((module, abi))
 }
@@ -121,6 +133,30 @@ fn recursion(module: &check::Module, graph: &[check::FuncId]) -> Option<Diagnost
     )
 }
 
+/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined), then a
+/// barrier so that nobody takes the lock before it is cleared.
+fn clear_shared_lock(f: &mut ir::Function) {
+    let clear = f.new_block();
+    let lock = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::SharedLock));
+    let zero = f.push(clear, Ty::I32, Op::Const(0));
+    f.push(
+        clear,
+        Ty::I32,
+        Op::Atomic {
+            op: ir::AtomicOp::And,
+            ptr: ir::Ptr::Shared(lock),
+            value: zero,
+            scope: ir::Scope::Workgroup,
+            sem: ir::Ordering::Relaxed,
+        },
+    );
+    let barrier = f.new_block();
+    f.push_void(barrier, Op::Barrier);
+    f.block_mut(clear).term = Terminator::Jump(barrier);
+    f.block_mut(barrier).term = Terminator::Jump(f.entry);
+    f.entry = clear;
+}
+
 fn lower_function(
     module: &check::Module,
     id: check::FuncId,
@@ -128,7 +164,7 @@ fn lower_function(
     params: HashMap<check::LocalId, u32>,
     layout: &layout::Layout,
     ids: &HashMap<check::FuncId, ir::FuncId>,
-) -> Result<ir::Function, Vec<Diagnostic>> {
+) -> Result<(ir::Function, bool), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
         return Err(vec![Diagnostic::error(
@@ -151,6 +187,7 @@ fn lower_function(
         cur: BlockId(0),
         regs: HashMap::new(),
         param_words: HashMap::new(),
+        uses_shared_lock: false,
         labels: Vec::new(),
         diags: Vec::new(),
         span: func.span,
@@ -174,7 +211,7 @@ fn lower_function(
         control::ret(&mut cx);
     }
     if cx.diags.is_empty() {
-        Ok(cx.f)
+        Ok((cx.f, cx.uses_shared_lock))
     } else {
         Err(cx.diags)
     }
@@ -216,6 +253,8 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         push_constant_size: crate::abi::PUSH_CONSTANT_SIZE,
         static_shared_bytes: 0,
         dynamic_shared: false,
+        warp_scratch_bytes_per_thread: 0,
+        required_subgroup_size: None,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
     };
@@ -238,6 +277,8 @@ pub(crate) struct Cx<'a> {
     regs: HashMap<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
+    /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
+    pub uses_shared_lock: bool,
     labels: Vec<BlockId>,
     pub diags: Vec<Diagnostic>,
     /// The instruction being lowered, for diagnostics.
@@ -334,6 +375,14 @@ impl Cx<'_> {
             PtxOp::Bar(b) => sync::bar(self, b),
             PtxOp::Membar(s) => sync::membar(self, *s),
             PtxOp::Isspacep(i) => data::isspacep(self, i),
+            // --- warps and atomics ---
+            PtxOp::Shfl(s) => warp::shfl(self, s),
+            PtxOp::Vote(v) => warp::vote(self, v),
+            PtxOp::Match(m) => warp::match_sync(self, m),
+            PtxOp::ActiveMask(d) => warp::activemask(self, d),
+            PtxOp::Redux(r) => warp::redux(self, r),
+            PtxOp::WarpSync(m) => warp::warp_sync(self, m),
+            PtxOp::Atom(a) => atomic::atom(self, a),
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),

@@ -4,11 +4,13 @@
 //! instructions. What an instruction *does* is in `lower/`, in the file of the same name.
 
 mod arith;
+mod atom;
 mod cmp;
 mod control;
 mod data;
 mod logic;
 mod sync;
+mod warp;
 
 use super::FnCx;
 use super::mods::Mods;
@@ -22,6 +24,9 @@ pub use cmp::{BoolOp, CmpOp, Setp};
 pub use control::{Bra, Call, CallArg};
 pub use data::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Scope, St};
 pub use sync::{Bar, BarKind, BarRed};
+// --- warps and atomics ---
+pub use atom::{Atom, AtomOp, AtomSem};
+pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 
 /// A decoded instruction.
 #[derive(Clone, Debug)]
@@ -56,6 +61,16 @@ pub enum Op {
     Bar(Bar),
     /// `membar`/`fence` at a scope.
     Membar(Scope),
+    // --- warps and atomics ---
+    Shfl(Shfl),
+    Vote(Vote),
+    Match(Match),
+    ActiveMask(Dst),
+    Redux(Redux),
+    /// `bar.warp.sync membermask`
+    WarpSync(Src),
+    /// `atom` (with a destination) and `red` (without).
+    Atom(Atom),
     Ret,
     Exit,
 }
@@ -130,7 +145,20 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
+        "bar" if i.modifiers.first().is_some_and(|m| m.node == "warp") => {
+            m.flag("warp");
+            m.flag("sync");
+            warp::warp_sync(cx, i).map(Op::WarpSync)
+        }
         "bar" | "barrier" => sync::bar(cx, i, &mut m).map(Op::Bar),
+        // --- warps and atomics ---
+        "shfl" => warp::shfl(cx, i, &mut m).map(Op::Shfl),
+        "vote" => warp::vote(cx, i, &mut m).map(Op::Vote),
+        "match" => warp::match_sync(cx, i, &mut m).map(Op::Match),
+        "activemask" => warp::activemask(cx, i, &mut m).map(Op::ActiveMask),
+        "redux" => warp::redux(cx, i, &mut m).map(Op::Redux),
+        "atom" => atom::atom(cx, i, &mut m, false).map(Op::Atom),
+        "red" => atom::atom(cx, i, &mut m, true).map(Op::Atom),
         "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
