@@ -36,6 +36,10 @@ pub struct DeviceProfile {
     /// on this driver, which is wrong in divergent code: give them queue-family scope instead
     /// (stronger, same meaning). Measured on lavapipe.
     pub widen_workgroup_fences: bool,
+    /// `VK_KHR_shader_clock` with `shaderSubgroupClock` is enabled: `%clock`, `%clock_hi` and
+    /// `%clock64` read the subgroup's cycle counter (`OpReadClockKHR`).
+    #[serde(default)]
+    pub shader_clock: bool,
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -93,6 +97,8 @@ impl DeviceProfile {
             subgroup_size_control: true,
             subgroup_ops: true,
             widen_workgroup_fences: true,
+            // vulkaninfo: VK_KHR_shader_clock with shaderSubgroupClock and shaderDeviceClock.
+            shader_clock: true,
         }
     }
 

@@ -204,6 +204,25 @@ fn init_elem(m: &mut ModuleCx<'_>, e: &ast::Expr<'_>, ty: ScalarType) -> Option<
         _ => (None, 0, false),
     };
     if let Some((n, span)) = name {
+        // Call tables: `.global .u64 tbl[2] = { f, g };` (ISA 8.7.9, `call`).
+        if let Some(&f) = m.function_names.get(n)
+            && !m.global_names.contains_key(n)
+        {
+            if offset != 0 || generic || !matches!(ty.bits(), 32 | 64) || ty.is_float() {
+                m.diags.push(
+                    Diagnostic::error(
+                        e.span,
+                        "a function name initializes a .u32 or .u64 element by itself",
+                    )
+                    .with_label("not a call-table entry"),
+                );
+                return None;
+            }
+            if !m.address_taken.contains(&f) {
+                m.address_taken.push(f);
+            }
+            return Some(InitElem::Function(f));
+        }
         let Some(&var) = m.global_names.get(n) else {
             m.diags.push(
                 Diagnostic::error(span, format!("unknown variable `{n}` in initializer"))
@@ -287,6 +306,51 @@ pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function
             _ => {}
         }
     }
+    func
+}
+
+/// The function type a `.callprototype` declares (ISA 9.7.13.5 directives), as a nameless
+/// declaration so calls check their operands against it as against a function.
+pub(super) fn prototype(
+    m: &mut ModuleCx<'_>,
+    name: &str,
+    returns: &[ast::VarDecl<'_>],
+    params: &[ast::VarDecl<'_>],
+    noreturn: bool,
+    span: Span,
+) -> Function {
+    let mut func = Function {
+        name: name.to_string(),
+        kind: FunctionKind::Func,
+        returns: Vec::new(),
+        params: Vec::new(),
+        regs: Vec::new(),
+        vars: Vec::new(),
+        labels: Vec::new(),
+        body: None,
+        reqntid: None,
+        maxntid: None,
+        noreturn,
+        global_uses: Vec::new(),
+        calls: Vec::new(),
+        span,
+    };
+    let mut ps = Vec::new();
+    for p in params {
+        ps.extend(param(m, &mut func, p, FunctionKind::Func));
+    }
+    let mut rs = Vec::new();
+    for p in returns {
+        rs.extend(param(m, &mut func, p, FunctionKind::Func));
+    }
+    if noreturn && !rs.is_empty() {
+        m.diags.push(Diagnostic::error(
+            span,
+            "a `.noreturn` prototype cannot have return parameters",
+        ));
+    }
+    func.params = ps;
+    func.returns = rs;
     func
 }
 

@@ -175,6 +175,7 @@ pub fn special_register(name: &str) -> Option<(SpecialReg, bool, ScalarType)> {
         "%lanemask_ge" => (LanemaskGe, false, U32),
         "%lanemask_gt" => (LanemaskGt, false, U32),
         "%clock" => (Clock, false, U32),
+        "%clock_hi" => (ClockHi, false, U32),
         "%clock64" => (Clock64, false, U64),
         "%globaltimer" => (GlobalTimer, false, U64),
         "%globaltimer_lo" => (GlobalTimerLo, false, U32),
@@ -186,6 +187,9 @@ pub fn special_register(name: &str) -> Option<(SpecialReg, bool, ScalarType)> {
             if let Some(n) = name.strip_prefix("%envreg") {
                 let n: u8 = n.parse().ok().filter(|n| *n < 32)?;
                 (EnvReg(n), false, B32)
+            } else if let Some(n) = name.strip_prefix("%pm").and_then(|n| n.strip_suffix("_64")) {
+                let n: u8 = n.parse().ok().filter(|n| *n < 8)?;
+                (Pm64(n), false, U64)
             } else if let Some(n) = name.strip_prefix("%pm") {
                 let n: u8 = n.parse().ok().filter(|n| *n < 8)?;
                 (Pm(n), false, U32)
@@ -383,11 +387,40 @@ impl FnCx<'_, '_> {
                     ty: reg.ty,
                 })
             }
+            None if self.m.function_names.contains_key(name) => {
+                self.function_address(name, span, ty)
+            }
             _ => {
                 let var = self.var_ref(name, span)?;
                 self.address_src(var, 0, ty, span)
             }
         }
+    }
+
+    /// `mov.u64 %rd, f;`: the address of function `f` (ISA 8.7.6.2).
+    fn function_address(&mut self, name: &str, span: Span, ty: ScalarType) -> Option<Src> {
+        let id = *self.m.function_names.get(name)?;
+        if self.m.functions[id.0 as usize].kind == crate::ast::FunctionKind::Entry {
+            return self.err(
+                span,
+                format!("the address of kernel `{name}` is only useful for CUDA dynamic parallelism, which ptxvk does not support"),
+                "a kernel",
+            );
+        }
+        if ty.is_float() || !matches!(ty.bits(), 32 | 64) {
+            return self.err(
+                span,
+                format!("a function address is a 32- or 64-bit integer; it cannot be used as {ty}"),
+                "a function name here means its address",
+            );
+        }
+        if !self.m.address_taken.contains(&id) {
+            self.m.address_taken.push(id);
+        }
+        if !self.func.calls.contains(&id) {
+            self.func.calls.push(id);
+        }
+        Some(Src::FuncAddr(id))
     }
 
     fn address_src(&mut self, var: VarRef, off: i64, ty: ScalarType, span: Span) -> Option<Src> {

@@ -16,6 +16,9 @@ mod memory;
 mod special;
 mod sync;
 mod warp;
+// --- front end: indirect branches and calls, async copies, cache hints, misc ---
+mod async_copy;
+mod misc;
 
 use std::collections::HashMap;
 
@@ -386,6 +389,12 @@ impl Cx<'_> {
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
+            // --- front end: indirect branches and calls, async copies, cache hints, misc ---
+            PtxOp::BrxIdx(b) => control::brx_idx(self, b),
+            PtxOp::CallIndirect(c) => call::call_indirect(self, c),
+            PtxOp::AsyncCopy(a) => async_copy::async_copy(self, a),
+            PtxOp::Nanosleep(t) => misc::nanosleep(self, t),
+            PtxOp::Prefetch => misc::prefetch(self),
         }
     }
 
@@ -586,6 +595,16 @@ impl Cx<'_> {
             Src::Vector(_) => {
                 self.unsupported("a vector operand here");
                 self.konst(want, 0)
+            }
+            // --- front end: function addresses ---
+            Src::FuncAddr(f) => {
+                let a = self.konst(Ty::I64, f.address());
+                let a = if want.bits() < 64 {
+                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                } else {
+                    a
+                };
+                self.reinterpret(a, want)
             }
         }
     }

@@ -538,8 +538,13 @@ where
             .separated_by(punct(","))
             .at_least(1)
             .collect::<Vec<_>>();
+        let target_names = ident()
+            .then(uint().delimited_by(punct("<"), punct(">")).or_not())
+            .separated_by(punct(","))
+            .at_least(1)
+            .collect::<Vec<_>>();
         let branch_targets = dot("branchtargets")
-            .ignore_then(names.clone())
+            .ignore_then(target_names)
             .then_ignore(punct(";"))
             .map_with(|l, e| Statement::BranchTargets(l, sp(e.span())));
         let call_targets = dot("calltargets")
@@ -550,12 +555,16 @@ where
             .ignore_then(param_list().or_not())
             .then_ignore(just(Token::Ident("_")))
             .then(param_list().or_not())
+            .then(dot("noreturn").to_span().or_not())
             .then_ignore(punct(";"))
-            .map_with(|(returns, params), e| Statement::CallPrototype {
-                returns: returns.unwrap_or_default(),
-                params: params.unwrap_or_default(),
-                span: sp(e.span()),
-            });
+            .map_with(
+                |((returns, params), noreturn), e| Statement::CallPrototype {
+                    returns: returns.unwrap_or_default(),
+                    params: params.unwrap_or_default(),
+                    noreturn: noreturn.map(sp),
+                    span: sp(e.span()),
+                },
+            );
         let pragma = dot("pragma")
             .ignore_then(
                 string()

@@ -27,6 +27,13 @@ pub use sync::{Bar, BarKind, BarRed};
 // --- warps and atomics ---
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+// --- front end: indirect branches and calls, async copies, cache hints, misc ---
+mod async_copy;
+mod cache;
+mod misc;
+pub use async_copy::{AsyncCopy, CpAsync};
+pub(crate) use control::resolve_prototype_calls;
+pub use control::{BrxIdx, CallIndirect, ParamShape, Signature};
 
 /// A decoded instruction.
 #[derive(Clone, Debug)]
@@ -73,6 +80,17 @@ pub enum Op {
     Atom(Atom),
     Ret,
     Exit,
+    // --- front end: indirect branches and calls, async copies, cache hints, misc ---
+    /// `brx.idx`: a jump through a `.branchtargets` list.
+    BrxIdx(BrxIdx),
+    /// `call` through a function pointer.
+    CallIndirect(CallIndirect),
+    /// `cp.async` and its group operations.
+    AsyncCopy(AsyncCopy),
+    /// `nanosleep.u32 t`.
+    Nanosleep(Src),
+    /// `prefetch`, `prefetchu`: hints without an effect on the program's results.
+    Prefetch,
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -143,6 +161,16 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "cvta" => data::cvta(cx, i, &mut m).map(Op::Cvta),
         "cvt" => data::cvt(cx, i, &mut m).map(Op::Cvt),
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
+        // --- front end: indirect branches and calls, async copies, cache hints, misc ---
+        "call" if !control::is_direct_call(cx, i) => {
+            control::call_indirect(cx, i, &mut m).map(Op::CallIndirect)
+        }
+        "brx" => control::brx_idx(cx, i, &mut m).map(Op::BrxIdx),
+        "cp" => async_copy::cp(cx, i, &mut m).map(Op::AsyncCopy),
+        "ldu" => cache::ldu(cx, i, &mut m).map(Op::Ld),
+        "prefetch" | "prefetchu" => cache::prefetch(cx, i, &mut m).map(|()| Op::Prefetch),
+        "nanosleep" => misc::nanosleep(cx, i, &mut m).map(Op::Nanosleep),
+        // --- end front end ---
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
         "bar" if i.modifiers.first().is_some_and(|m| m.node == "warp") => {
