@@ -496,9 +496,28 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
     }
 }
 
+/// The number of `base<N>`'s member `name` (`%r12` of `%r`), if `name` is one.
+fn member_index(name: &str, base: &str) -> Option<u32> {
+    let digits = name.strip_prefix(base)?;
+    if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 fn declare(cx: &mut FnCx<'_, '_>, name: &str, span: Span, sym: Symbol) {
     let scope = cx.scopes.len() - 1;
-    if cx.scopes[scope].contains_key(name) {
+    // `%r<4>` declares `%r0` .. `%r3` (ISA 5.4.5): those names clash with single declarations.
+    let clash = cx.scopes[scope].iter().any(|(other, s)| match (s, sym) {
+        (Symbol::RegRange(ri), _) => {
+            member_index(name, other).is_some_and(|n| n < cx.ranges[*ri as usize].count)
+        }
+        (_, Symbol::RegRange(ri)) => {
+            member_index(other, name).is_some_and(|n| n < cx.ranges[ri as usize].count)
+        }
+        _ => false,
+    });
+    if cx.scopes[scope].contains_key(name) || clash {
         cx.error(
             Diagnostic::error(span, format!("`{name}` is already declared in this scope"))
                 .with_label("redeclared here"),

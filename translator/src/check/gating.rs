@@ -12,6 +12,7 @@ mod table;
 mod usage;
 
 pub use usage::is_gated_special;
+pub(crate) use usage::module_directives;
 
 pub use table::{GATES, REMOVED, TARGETS, VERSIONS};
 

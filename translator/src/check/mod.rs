@@ -23,6 +23,13 @@ pub use typed::*;
 pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Module> {
     let before = diags.iter().filter(|d| is_error(d)).count();
     let header = header(module, diags);
+    if header.version != (0, 0) {
+        let declared = gating::Declared {
+            version: header.version,
+            sm: header.sm,
+        };
+        gating::module_directives(module, declared, diags);
+    }
     let mut cx = ModuleCx {
         diags,
         globals: Vec::new(),
@@ -33,6 +40,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         version: header.version,
         map_f64_to_f32: header.map_f64_to_f32,
         address_taken: Vec::new(),
+        defined: HashMap::new(),
     };
     for item in &module.items {
         match item {
@@ -46,6 +54,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         if let ast::Item::Function(f) = item
             && f.body.is_some()
             && let Some(&id) = cx.function_names.get(f.name.node)
+            && cx.defined.get(&id) == Some(&f.name.span)
         {
             bodies.push((id, &**f));
         }
@@ -292,6 +301,8 @@ pub(crate) struct ModuleCx<'d> {
     /// Functions whose address is taken (`mov`, call-table initializers): the possible targets
     /// of calls through a `.callprototype`.
     pub address_taken: Vec<FuncId>,
+    /// Functions with a body, and where it is.
+    pub defined: HashMap<FuncId, Span>,
 }
 
 impl ModuleCx<'_> {
@@ -340,18 +351,32 @@ impl ModuleCx<'_> {
     fn declare_function(&mut self, f: &ast::Function<'_>) {
         let name = f.name.node;
         if let Some(&prev) = self.function_names.get(name) {
-            let p = &self.functions[prev.0 as usize];
-            if p.body.is_some() && f.body.is_some() {
-                let prev_span = p.span;
+            if f.body.is_some()
+                && let Some(&first) = self.defined.get(&prev)
+            {
                 self.diags.push(
                     Diagnostic::error(f.name.span, format!("function `{name}` is defined twice"))
-                        .with_secondary(prev_span, "first defined here"),
+                        .with_secondary(first, "first defined here"),
                 );
+                return;
+            }
+            let sig = decls::signature(self, f);
+            let old = &self.functions[prev.0 as usize];
+            if inst::Signature::of(&sig) != inst::Signature::of(old) || sig.kind != old.kind {
+                let prev_span = old.span;
+                self.diags.push(
+                    Diagnostic::error(
+                        f.name.span,
+                        format!("`{name}` is declared again with a different signature"),
+                    )
+                    .with_secondary(prev_span, "first declared here"),
+                );
+                return;
             }
             if f.body.is_some() {
-                // A definition after a declaration: the definition's signature is the one kept.
-                let sig = decls::signature(self, f);
+                // A definition after a declaration: the definition's names are the ones kept.
                 self.functions[prev.0 as usize] = sig;
+                self.defined.insert(prev, f.name.span);
             }
             return;
         }
@@ -366,6 +391,9 @@ impl ModuleCx<'_> {
         let id = FuncId(self.functions.len() as u32);
         self.function_names.insert(name.to_string(), id);
         self.functions.push(sig);
+        if f.body.is_some() {
+            self.defined.insert(id, f.name.span);
+        }
     }
 }
 

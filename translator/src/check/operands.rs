@@ -218,7 +218,12 @@ impl FnCx<'_, '_> {
                 format!("`{name}` is a variable, not a register"),
                 "expected a register",
             ),
-            _ => self.err(span, format!("unknown register `{name}`"), "not declared"),
+            _ => {
+                let msg = self
+                    .range_miss(name)
+                    .unwrap_or_else(|| format!("unknown register `{name}`"));
+                self.err(span, msg, "not declared")
+            }
         }
     }
 
@@ -469,7 +474,35 @@ impl FnCx<'_, '_> {
                 "here",
             );
         }
+        if let Some(msg) = self.range_miss(name) {
+            return self.err(span, msg, "not declared");
+        }
+        if name.starts_with('%') && crate::check::gating::is_gated_special(name) {
+            return self.err(
+                span,
+                format!("special register `{name}` is not supported by ptxvk yet"),
+                "not supported yet",
+            );
+        }
         self.err(span, format!("unknown name `{name}`"), "not declared")
+    }
+
+    /// "`%r9` is not one of the 4 registers `%r<4>` declares", when that is why `name` is unknown.
+    fn range_miss(&self, name: &str) -> Option<String> {
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        if base.len() == name.len() {
+            return None;
+        }
+        for scope in self.scopes.iter().rev() {
+            if let Some(Symbol::RegRange(ri)) = scope.get(base) {
+                let count = self.ranges[*ri as usize].count;
+                return Some(format!(
+                    "`{name}` is not one of the {count} registers `{base}<{count}>` declares ({base}0 to {base}{})",
+                    count.saturating_sub(1)
+                ));
+            }
+        }
+        None
     }
 
     pub fn var(&self, v: VarRef) -> &Variable {

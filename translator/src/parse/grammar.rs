@@ -42,8 +42,11 @@ where
     I: ValueInput<'t, Token = Token<'a>, Span = SimpleSpan>,
 {
     select! { Token::Int { value, .. } => value }
-        .try_map(|v, span| {
-            u32::try_from(v).map_err(|_| Rich::custom(span, "value does not fit in 32 bits"))
+        .validate(|v, e, emitter| {
+            u32::try_from(v).unwrap_or_else(|_| {
+                emitter.emit(Rich::custom(e.span(), "value does not fit in 32 bits"));
+                u32::MAX
+            })
         })
         .map_with(|v, e| Spanned::new(v, sp(e.span())))
         .labelled("integer")
@@ -632,8 +635,19 @@ where
         Token::Dot("entry") => FunctionKind::Entry,
         Token::Dot("func") => FunctionKind::Func,
     };
-    let body = statements()
-        .delimited_by(punct("{"), punct("}"))
+    // A body cut off by the end of the file still counts as a body (its error is reported), so
+    // the statements before the cut are checked too.
+    let close = punct("}")
+        .ignored()
+        .or(end().rewind().validate(|(), e, emitter| {
+            emitter.emit(Rich::custom(
+                e.span(),
+                "the file ends inside a function body: expected `}`",
+            ))
+        }));
+    let body = punct("{")
+        .ignore_then(statements())
+        .then_ignore(close)
         .map(Some)
         .or(punct(";").to(None));
     linkage()
@@ -683,7 +697,8 @@ where
                 Token::Float(_) => (),
                 Token::Int { .. } => (),
             }
-            .to_span(),
+            .to_span()
+            .labelled("a version number such as 7.0"),
         )
         .try_map(move |num_span: SimpleSpan, span| {
             let text = &src[num_span.start..num_span.end];

@@ -125,7 +125,16 @@ pub fn lexer<'a>() -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, Lex
         .filter(|c: &char| c.is_ascii_digit())
         .then(follow.repeated())
         .to_slice()
-        .try_map(|s: &str, span| int_literal(s).ok_or_else(|| Rich::custom(span, bad_int(s))));
+        .validate(|s: &str, e, emitter| {
+            // A bad literal still becomes a token, so parsing goes on with one clear error.
+            int_literal(s).unwrap_or_else(|| {
+                emitter.emit(Rich::custom(e.span(), bad_int(s)));
+                Token::Int {
+                    value: 0,
+                    unsigned: false,
+                }
+            })
+        });
 
     let string = just('"')
         .ignore_then(none_of("\"\n").repeated().to_slice())
@@ -164,7 +173,27 @@ pub fn lexer<'a>() -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, Lex
 }
 
 fn bad_int(s: &str) -> String {
-    format!("invalid integer constant `{s}`")
+    let digits_ok = int_digits_ok(s);
+    if digits_ok {
+        format!("integer constant `{s}` does not fit in 64 bits")
+    } else {
+        format!("invalid integer constant `{s}`")
+    }
+}
+
+/// Whether `s` is written correctly as an integer literal (whatever its value).
+fn int_digits_ok(s: &str) -> bool {
+    let body = s.strip_suffix(['U', 'u']).unwrap_or(s);
+    let (digits, radix) = if let Some(h) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = body.strip_prefix("0b").or(body.strip_prefix("0B")) {
+        (b, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
 }
 
 /// Reads an integer literal per ISA 4.6: decimal, `0x` hex, `0b` binary, leading-`0` octal, `U`.
