@@ -4,7 +4,9 @@
 //!   test          the whole test suite (with the Vulkan validation layer)
 //!   shaders       regenerate shaders/*.ptx from shaders/*.cu with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
+//!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
 
+mod bench_parse;
 mod env;
 
 use std::path::{Path, PathBuf};
@@ -15,6 +17,9 @@ use anyhow::{Context, Result, bail};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("bench") if args.get(1).is_some_and(|a| a == "parse") => {
+            bench_parse::bench_parse(&args[2..])
+        }
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),

@@ -1,7 +1,5 @@
 //! Declarations: variables (ISA 5.4), function signatures (ISA 7.1), and their rules.
 
-use std::collections::HashMap;
-
 use super::consteval::{self, Const};
 use super::{FnCx, ModuleCx, RegRange, Symbol};
 use crate::ast::{self, ExprKind, FunctionDirective, FunctionKind, Initializer, VarType};
@@ -51,8 +49,22 @@ pub(super) fn variable(
     for (i, dim) in name.dims.iter().enumerate() {
         match dim {
             Some(e) => match consteval::eval(e) {
-                Ok(Const::S64(n)) if n >= 0 => count = count.map(|c| c * n as u64),
-                Ok(Const::U64(n)) => count = count.map(|c| c * n),
+                Ok(c @ (Const::S64(0..) | Const::U64(_))) => {
+                    // Sizes past 4 GiB exist in no state space (and would overflow offsets).
+                    let n = c.as_bits_u64();
+                    let total = count.and_then(|c| c.checked_mul(n)).filter(|t| {
+                        t.checked_mul(u64::from(elem))
+                            .is_some_and(|b| b <= u64::from(u32::MAX))
+                    });
+                    if total.is_none() {
+                        m.diags.push(
+                            Diagnostic::error(e.span, "array is larger than 4 GiB")
+                                .with_label("too large"),
+                        );
+                        return None;
+                    }
+                    count = total;
+                }
                 Ok(_) => {
                     m.diags.push(
                         Diagnostic::error(e.span, "array size must be a non-negative integer")
@@ -194,7 +206,11 @@ fn init_elem(m: &mut ModuleCx<'_>, e: &ast::Expr<'_>, ty: ScalarType) -> Option<
                     let off = c.as_bits_u64() as i64;
                     (
                         Some((n, s)),
-                        if *op == ast::BinaryOp::Sub { -off } else { off },
+                        if *op == ast::BinaryOp::Sub {
+                            off.wrapping_neg()
+                        } else {
+                            off
+                        },
                         g,
                     )
                 }
@@ -451,7 +467,7 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
                         ty,
                         vector,
                         span: n.name.span,
-                        created: HashMap::new(),
+                        created: super::Map::default(),
                     });
                     Symbol::RegRange(idx)
                 }

@@ -16,6 +16,10 @@ pub(crate) use usage::module_directives;
 
 pub use table::{GATES, REMOVED, TARGETS, VERSIONS};
 
+use std::sync::OnceLock;
+
+use super::Map;
+
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::diag::{Diagnostic, Span};
 
@@ -143,6 +147,25 @@ pub(crate) fn table_name(name: &str) -> std::borrow::Cow<'_, str> {
     Cow::Borrowed(name)
 }
 
+/// The rows of the table by the name they gate (each alternative of `a|b` separately).
+fn index() -> &'static Map<&'static str, Vec<&'static Gate>> {
+    static INDEX: OnceLock<Map<&'static str, Vec<&'static Gate>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut map: Map<&'static str, Vec<&'static Gate>> = Map::default();
+        for gate in GATES {
+            for op in gate.op.split('|') {
+                map.entry(op).or_default().push(gate);
+            }
+        }
+        map
+    })
+}
+
+/// Whether the table has rows for `name` (an opcode, special register or directive).
+pub fn has_rows(name: &str) -> bool {
+    index().contains_key(table_name(name).as_ref())
+}
+
 /// The first row `op` (with these modifiers and facts) fails under `declared`, if any.
 pub fn first_failure(
     declared: Declared,
@@ -150,12 +173,10 @@ pub fn first_failure(
     modifiers: &[&str],
     facts: &[&str],
 ) -> Option<&'static Gate> {
-    let name = table_name(op);
-    GATES.iter().find(|gate| {
-        (gate.op == name || gate.op.split('|').any(|o| o == name))
-            && applies(gate, modifiers, facts)
-            && !declared.meets(gate.ptx, gate.sm)
-    })
+    let rows = index().get(table_name(op).as_ref())?;
+    rows.iter()
+        .copied()
+        .find(|gate| applies(gate, modifiers, facts) && !declared.meets(gate.ptx, gate.sm))
 }
 
 /// The removed form `op` uses under `declared`, if any.
@@ -297,77 +318,79 @@ pub fn operand_facts<'a>(
     facts
 }
 
-/// Special-register names an instruction's operands read, with their spans.
-fn special_registers<'a>(i: &ast::Instruction<'a>) -> Vec<(&'a str, Span)> {
-    fn expr<'a>(e: &ast::Expr<'a>, out: &mut Vec<(&'a str, Span)>) {
+/// Calls `f` with each `%`-name an instruction's operands read, and its span.
+fn percent_names<'a>(i: &ast::Instruction<'a>, f: &mut dyn FnMut(&'a str, Span)) {
+    fn expr<'a>(e: &ast::Expr<'a>, f: &mut dyn FnMut(&'a str, Span)) {
         match &e.kind {
-            ExprKind::Name(n) if n.starts_with('%') => out.push((n, e.span)),
-            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => expr(a, out),
+            ExprKind::Name(n) if n.starts_with('%') => f(n, e.span),
+            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => expr(a, f),
             ExprKind::Binary(_, a, b) => {
-                expr(a, out);
-                expr(b, out);
+                expr(a, f);
+                expr(b, f);
             }
             ExprKind::Cond(a, b, c) => {
-                expr(a, out);
-                expr(b, out);
-                expr(c, out);
+                expr(a, f);
+                expr(b, f);
+                expr(c, f);
             }
             _ => {}
         }
     }
-    fn operand<'a>(o: &ast::Operand<'a>, out: &mut Vec<(&'a str, Span)>) {
+    fn operand<'a>(o: &ast::Operand<'a>, f: &mut dyn FnMut(&'a str, Span)) {
         match &o.kind {
-            OperandKind::Component(n, _) if n.starts_with('%') => out.push((n, o.span)),
-            OperandKind::Imm(e) | OperandKind::Address(e) => expr(e, out),
+            OperandKind::Component(n, _) if n.starts_with('%') => f(n, o.span),
+            OperandKind::Imm(e) | OperandKind::Address(e) => expr(e, f),
             OperandKind::Vector(items) | OperandKind::Tuple(items) | OperandKind::List(items) => {
                 for item in items {
-                    operand(item, out);
+                    operand(item, f);
                 }
             }
             OperandKind::Pair(a, b) => {
-                operand(a, out);
-                operand(b, out);
+                operand(a, f);
+                operand(b, f);
             }
             _ => {}
         }
     }
-    let mut out = Vec::new();
     for o in &i.operands {
-        operand(o, &mut out);
+        operand(o, f);
     }
-    out
 }
 
-/// Checks one instruction against the table. Returns the errors (empty when it may be used).
+/// Checks one instruction against the table (its opcode's rows only when `op_rows`, which the
+/// caller knows from [`has_rows`]). Returns the errors (empty when it may be used).
 pub fn check_instruction(
     declared: Declared,
     i: &ast::Instruction<'_>,
+    op_rows: bool,
     facts: &[&str],
     is_special: &dyn Fn(&str) -> bool,
 ) -> Vec<Diagnostic> {
-    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.node).collect();
     let mut out = Vec::new();
-    if let Some(gate) = first_failure(declared, i.opcode.node, &mods, facts) {
-        let span = gate_span(gate, i);
-        out.push(
-            Diagnostic::error(span, message(gate, &mods, declared))
-                .with_label("needs a newer .version or .target"),
-        );
-    } else if let Some(gate) = removed(declared, i.opcode.node, &mods, facts) {
-        out.push(
-            Diagnostic::error(i.opcode.span, removed_message(gate, declared))
-                .with_label("removed form"),
-        );
+    if op_rows {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.node).collect();
+        if let Some(gate) = first_failure(declared, i.opcode.node, &mods, facts) {
+            let span = gate_span(gate, i);
+            out.push(
+                Diagnostic::error(span, message(gate, &mods, declared))
+                    .with_label("needs a newer .version or .target"),
+            );
+        } else if let Some(gate) = removed(declared, i.opcode.node, &mods, facts) {
+            out.push(
+                Diagnostic::error(i.opcode.span, removed_message(gate, declared))
+                    .with_label("removed form"),
+            );
+        }
     }
-    for (name, span) in special_registers(i) {
+    percent_names(i, &mut |name, span| {
         if !is_special(name) {
-            continue;
+            return;
         }
         if let Some(gate) = first_failure(declared, name, &[], &[]) {
             let msg = message_for(&format!("`{name}`"), gate, declared);
             out.push(Diagnostic::error(span, msg).with_label("needs a newer .version or .target"));
         }
-    }
+    });
     out
 }
 

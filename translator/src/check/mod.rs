@@ -10,6 +10,7 @@ mod operands;
 pub mod typed;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ast::{self, FunctionKind};
 use crate::diag::{Diagnostic, Span};
@@ -33,14 +34,14 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
     let mut cx = ModuleCx {
         diags,
         globals: Vec::new(),
-        global_names: HashMap::new(),
+        global_names: Map::default(),
         functions: Vec::new(),
-        function_names: HashMap::new(),
+        function_names: Map::default(),
         sm: header.sm,
         version: header.version,
         map_f64_to_f32: header.map_f64_to_f32,
         address_taken: Vec::new(),
-        defined: HashMap::new(),
+        defined: Map::default(),
     };
     for item in &module.items {
         match item {
@@ -288,13 +289,39 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
     h
 }
 
+/// FxHash, as in rustc: the checker's maps are keyed by short names, where SipHash's resistance to
+/// chosen keys buys nothing and its cost showed up in the parse benchmark.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 /// Module-wide state while checking.
 pub(crate) struct ModuleCx<'d> {
     pub diags: &'d mut Vec<Diagnostic>,
     pub globals: Vec<Variable>,
-    pub global_names: HashMap<String, GlobalId>,
+    pub global_names: Map<String, GlobalId>,
     pub functions: Vec<Function>,
-    pub function_names: HashMap<String, FuncId>,
+    pub function_names: Map<String, FuncId>,
     pub sm: u32,
     pub version: (u32, u32),
     pub map_f64_to_f32: bool,
@@ -302,7 +329,7 @@ pub(crate) struct ModuleCx<'d> {
     /// of calls through a `.callprototype`.
     pub address_taken: Vec<FuncId>,
     /// Functions with a body, and where it is.
-    pub defined: HashMap<FuncId, Span>,
+    pub defined: Map<FuncId, Span>,
 }
 
 impl ModuleCx<'_> {
@@ -411,20 +438,20 @@ pub(crate) struct RegRange {
     pub ty: ScalarType,
     pub vector: u32,
     pub span: Span,
-    pub created: HashMap<u32, RegId>,
+    pub created: Map<u32, RegId>,
 }
 
 /// Per-function state while checking a body.
 pub(crate) struct FnCx<'m, 'd> {
     pub m: &'m mut ModuleCx<'d>,
     pub func: Function,
-    pub scopes: Vec<HashMap<String, Symbol>>,
+    pub scopes: Vec<Map<String, Symbol>>,
     pub ranges: Vec<RegRange>,
-    pub label_names: HashMap<String, LabelId>,
+    pub label_names: Map<String, LabelId>,
     /// `L: .callprototype ...;` by label name.
-    pub prototypes: HashMap<String, Function>,
+    pub prototypes: Map<String, Function>,
     /// `L: .calltargets f, g;` by label name.
-    pub calltargets: HashMap<String, Vec<FuncId>>,
+    pub calltargets: Map<String, Vec<FuncId>>,
 }
 
 impl<'m, 'd> FnCx<'m, 'd> {
@@ -433,11 +460,11 @@ impl<'m, 'd> FnCx<'m, 'd> {
         let mut cx = FnCx {
             m,
             func,
-            scopes: vec![HashMap::new()],
+            scopes: vec![Map::default()],
             ranges: Vec::new(),
-            label_names: HashMap::new(),
-            prototypes: HashMap::new(),
-            calltargets: HashMap::new(),
+            label_names: Map::default(),
+            prototypes: Map::default(),
+            calltargets: Map::default(),
         };
         // Parameters are in the function's outermost scope.
         let params: Vec<FnParam> = cx
@@ -524,7 +551,7 @@ impl<'m, 'd> FnCx<'m, 'd> {
                     }
                 }
                 ast::Statement::Block(inner, _) => {
-                    self.scopes.push(HashMap::new());
+                    self.scopes.push(Map::default());
                     self.statements(inner, out);
                     self.scopes.pop();
                 }

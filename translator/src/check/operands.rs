@@ -321,7 +321,11 @@ impl FnCx<'_, '_> {
                 };
                 let var = self.var_ref(n, a.span)?;
                 let off = self.const_int(b)?;
-                let off = if *op == BinaryOp::Sub { -off } else { off };
+                let off = if *op == BinaryOp::Sub {
+                    off.wrapping_neg()
+                } else {
+                    off
+                };
                 self.address_src(var, off, ty, e.span)
             }
             _ => self.src_const(e, ty),
@@ -595,9 +599,15 @@ impl FnCx<'_, '_> {
                 let var = self.var_ref(name.node, name.span)?;
                 let n = self.const_int(idx)?;
                 let elem = self.var(var).elem_bytes() as i64;
+                let Some(offset) = n
+                    .checked_mul(elem)
+                    .filter(|o| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(o))
+                else {
+                    return self.err(idx.span, "array index out of range", "ISA 6.4.2");
+                };
                 Some(Address {
                     base: AddrBase::Var(var),
-                    offset: n * elem,
+                    offset,
                 })
             }
             _ => self.err(
@@ -616,7 +626,11 @@ impl FnCx<'_, '_> {
                     let off = self.const_int(b)?;
                     (
                         Some((*n, a.span)),
-                        if *op == BinaryOp::Sub { -off } else { off },
+                        if *op == BinaryOp::Sub {
+                            off.wrapping_neg()
+                        } else {
+                            off
+                        },
                     )
                 }
                 _ => (None, self.const_int(e)?),

@@ -2,17 +2,13 @@
 
 use super::{Declared, check_instruction, operand_facts};
 use crate::ast::{self, ExprKind, FunctionKind, OperandKind};
-use crate::check::operands::special_register;
 use crate::check::{FnCx, Symbol};
 use crate::diag::Diagnostic;
 use crate::types::ScalarType;
 
 /// Whether `name` is a special register the gating table knows (supported by ptxvk or not).
 pub fn is_gated_special(name: &str) -> bool {
-    name.starts_with('%')
-        && super::GATES
-            .iter()
-            .any(|g| g.op.starts_with('%') && g.op == super::table_name(name))
+    name.starts_with('%') && super::has_rows(name)
 }
 
 impl FnCx<'_, '_> {
@@ -54,7 +50,10 @@ impl FnCx<'_, '_> {
             version: self.m.version,
             sm: self.m.sm,
         };
-        let facts = {
+        let op_rows = super::has_rows(i.opcode.node);
+        let facts = if !op_rows {
+            Vec::new()
+        } else {
             let names = &self.m.function_names;
             let funcs = &self.m.functions;
             let is_function = |n: &str| {
@@ -65,8 +64,7 @@ impl FnCx<'_, '_> {
             let is_pred = |n: &str| self.peek_register_type(n) == Some(ScalarType::Pred);
             operand_facts(i, &is_function, &is_pred)
         };
-        let is_special = |n: &str| special_register(n).is_some() || is_gated_special(n);
-        let mut errors = check_instruction(declared, i, &facts, &is_special);
+        let mut errors = check_instruction(declared, i, op_rows, &facts, &is_gated_special);
         if self.m.map_f64_to_f32 && i.modifiers.iter().any(|m| m.node == "f64") {
             let span = i
                 .modifiers
