@@ -87,10 +87,23 @@ fn corpus() -> Vec<(String, String)> {
     out
 }
 
+/// Overwrites a few random bytes with random values; what is no longer UTF-8 becomes U+FFFD, as
+/// it would for a file read lossily (the API takes `&str`).
+fn flip_bytes(rng: &mut Rng, text: String) -> String {
+    let mut bytes = text.into_bytes();
+    if bytes.is_empty() {
+        return String::new();
+    }
+    for _ in 0..=rng.below(3) {
+        let i = rng.below(bytes.len());
+        bytes[i] = rng.next() as u8;
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// Splits text into tokens for mutation: identifier-like runs, whitespace runs, single others.
 fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut start = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let word = |c: char| c.is_ascii_alphanumeric() || "_.%$".contains(c);
@@ -114,9 +127,7 @@ fn tokens(text: &str) -> Vec<&str> {
                 chars.next();
             }
         }
-        let _ = start;
         out.push(&text[i..end]);
-        start = end;
     }
     out
 }
@@ -336,6 +347,9 @@ fn mutated_and_random_ptx_never_panics() {
         } else {
             let (_, base) = &corpus[rng.below(corpus.len())];
             let mut t = mutate(&mut rng, base);
+            if rng.below(4) == 0 {
+                t = flip_bytes(&mut rng, t);
+            }
             if rng.below(8) == 0 {
                 // A raw cut, possibly inside a token.
                 let mut cut = rng.below(t.len() + 1);
