@@ -49,7 +49,7 @@ pub fn lower_kernel(
         .collect();
     let mut functions = Vec::new();
     let mut diags = Vec::new();
-    let mut shared_lock = false;
+    let (mut shared_lock, mut barrier_words) = (false, false);
     for &f in &graph {
         let kernel_params = if f == kernel {
             params.clone()
@@ -57,9 +57,10 @@ pub fn lower_kernel(
             HashMap::new()
         };
         match lower_function(module, f, profile, kernel_params, &layout, &ids) {
-            Ok((irf, lock)) => {
+            Ok((irf, uses)) => {
                 functions.push(irf);
-                shared_lock |= lock;
+                shared_lock |= uses.lock;
+                barrier_words |= uses.barrier_words;
             }
             Err(d) => diags.extend(d),
         }
@@ -67,8 +68,10 @@ pub fn lower_kernel(
     if !diags.is_empty() {
         return Err(diags);
     }
-    if shared_lock && let Some(k) = functions.first_mut() {
-        clear_shared_lock(k);
+    if (shared_lock || barrier_words)
+        && let Some(k) = functions.first_mut()
+    {
+        clear_shared_lock(k, barrier_words);
     }
     if layout.shared_bytes > profile.max_shared_memory_bytes {
         return Err(vec![Diagnostic::error(
@@ -90,6 +93,8 @@ pub fn lower_kernel(
         warp_scratch: false,
         warp: profile.warp_strategy(),
         widen_workgroup_fences: profile.widen_workgroup_fences,
+        subgroup_clustered: profile.subgroup_clustered,
+        barrier_words,
     };
     Ok((module, abi))
 }
@@ -133,27 +138,74 @@ fn recursion(module: &check::Module, graph: &[check::FuncId]) -> Option<Diagnost
     )
 }
 
-/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined), then a
-/// barrier so that nobody takes the lock before it is cleared.
-fn clear_shared_lock(f: &mut ir::Function) {
+/// The words at the end of the shared arena a function uses.
+struct SharedUses {
+    lock: bool,
+    barrier_words: bool,
+}
+
+/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined) and the
+/// counted barriers' words if any (thread 0 does those), then a barrier so that nobody uses
+/// them before they are cleared.
+fn clear_shared_lock(f: &mut ir::Function, barrier_words: bool) {
     let clear = f.new_block();
     let lock = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::SharedLock));
     let zero = f.push(clear, Ty::I32, Op::Const(0));
-    f.push(
-        clear,
-        Ty::I32,
-        Op::Atomic {
-            op: ir::AtomicOp::And,
-            ptr: ir::Ptr::Shared(lock),
-            value: zero,
-            scope: ir::Scope::Workgroup,
-            sem: ir::Ordering::Relaxed,
-        },
-    );
+    let and_zero = |f: &mut ir::Function, b, word| {
+        f.push(
+            b,
+            Ty::I32,
+            Op::Atomic {
+                op: ir::AtomicOp::And,
+                ptr: ir::Ptr::Shared(word),
+                value: zero,
+                scope: ir::Scope::Workgroup,
+                sem: ir::Ordering::Relaxed,
+            },
+        );
+    };
+    and_zero(f, clear, lock);
     let barrier = f.new_block();
     f.push_void(barrier, Op::Barrier);
-    f.block_mut(clear).term = Terminator::Jump(barrier);
     f.block_mut(barrier).term = Terminator::Jump(f.entry);
+    if barrier_words {
+        let mut first = None;
+        for d in 0..3 {
+            let id = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::LocalId(d)));
+            let is0 = f.push(
+                clear,
+                Ty::Bool,
+                Op::Bin(BinOp::IEq, id, zero, Default::default()),
+            );
+            first = Some(match first {
+                None => is0,
+                Some(p) => f.push(
+                    clear,
+                    Ty::Bool,
+                    Op::Bin(BinOp::And, p, is0, Default::default()),
+                ),
+            });
+        }
+        let words = f.new_block();
+        let base = f.push(words, Ty::I32, Op::Builtin(ir::Builtin::BarrierWords));
+        for i in 0..32 {
+            let k = f.push(words, Ty::I32, Op::Const(i));
+            let w = f.push(
+                words,
+                Ty::I32,
+                Op::Bin(BinOp::IAdd, base, k, Default::default()),
+            );
+            and_zero(f, words, w);
+        }
+        f.block_mut(words).term = Terminator::Jump(barrier);
+        f.block_mut(clear).term = Terminator::Branch {
+            cond: first.unwrap_or(zero),
+            then: words,
+            else_: barrier,
+        };
+    } else {
+        f.block_mut(clear).term = Terminator::Jump(barrier);
+    }
     f.entry = clear;
 }
 
@@ -164,7 +216,7 @@ fn lower_function(
     params: HashMap<check::LocalId, u32>,
     layout: &layout::Layout,
     ids: &HashMap<check::FuncId, ir::FuncId>,
-) -> Result<(ir::Function, bool), Vec<Diagnostic>> {
+) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
         return Err(vec![Diagnostic::error(
@@ -188,9 +240,11 @@ fn lower_function(
         regs: HashMap::new(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
+        uses_barrier_words: false,
         labels: Vec::new(),
         diags: Vec::new(),
         span: func.span,
+        refused: Vec::new(),
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -211,7 +265,11 @@ fn lower_function(
         control::ret(&mut cx);
     }
     if cx.diags.is_empty() {
-        Ok((cx.f, cx.uses_shared_lock))
+        let uses = SharedUses {
+            lock: cx.uses_shared_lock,
+            barrier_words: cx.uses_barrier_words,
+        };
+        Ok((cx.f, uses))
     } else {
         Err(cx.diags)
     }
@@ -279,10 +337,14 @@ pub(crate) struct Cx<'a> {
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
     pub uses_shared_lock: bool,
+    /// Counted barriers with native warps need their words cleared at kernel entry.
+    pub uses_barrier_words: bool,
     labels: Vec<BlockId>,
     pub diags: Vec<Diagnostic>,
     /// The instruction being lowered, for diagnostics.
     pub span: Span,
+    /// Missing features already reported, per instruction.
+    refused: Vec<(Span, &'static str)>,
 }
 
 impl Cx<'_> {
@@ -413,7 +475,23 @@ impl Cx<'_> {
     // ---- building IR ----
 
     pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
+        self.need_ty(ty);
         self.f.push(self.cur, ty, op)
+    }
+
+    /// Refuses a type the device cannot hold, once per instruction and feature.
+    fn need_ty(&mut self, ty: Ty) {
+        let (have, feature) = match ty {
+            Ty::F64 => (self.profile.float64, "float64 (shaderFloat64)"),
+            Ty::F16 => (self.profile.float16, "float16 (shaderFloat16)"),
+            Ty::I8 => (self.profile.int8, "8-bit integers (shaderInt8)"),
+            Ty::I16 => (self.profile.int16, "16-bit integers (shaderInt16)"),
+            Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 => return,
+        };
+        if !have && !self.refused.contains(&(self.span, feature)) {
+            self.refused.push((self.span, feature));
+            self.missing_feature(feature);
+        }
     }
 
     pub fn emit_void(&mut self, op: Op) {
@@ -517,6 +595,7 @@ impl Cx<'_> {
             Some(c) => format!("{}.{c:?}", r.name),
             None => r.name.clone(),
         };
+        self.need_ty(Ty::of(r.ty));
         let v = self.f.new_var(Ty::of(r.ty), name);
         self.regs.insert((reg, c), v);
         v
