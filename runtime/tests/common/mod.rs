@@ -78,3 +78,9 @@ pub fn at_every_subgroup_size(name: &str) {
         );
     }
 }
+
+/// A PTX file of runtime/tests/ptx.
+pub fn read_test_ptx(name: &str) -> String {
+    let path = format!("{}/tests/ptx/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

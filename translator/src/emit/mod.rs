@@ -256,7 +256,7 @@ impl Emitter {
         let u64t = self.ty(Ty::I64);
         let st = self
             .b
-            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t]);
+            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t]);
         self.b.decorate(st, Decoration::Block, []);
         let offsets = [
             abi::PUSH_PARAM_BASE,
@@ -267,6 +267,7 @@ impl Emitter {
             abi::PUSH_GRID_DIM + 4,
             abi::PUSH_GRID_DIM + 8,
             abi::PUSH_GLOBALS_BASE,
+            abi::PUSH_STATUS_ADDRESS,
         ];
         for (i, off) in offsets.iter().enumerate() {
             self.b.member_decorate(
@@ -334,6 +335,7 @@ impl Emitter {
             Builtin::CtaBase(axis) => self.push_field(1 + u32::from(axis), Ty::I32),
             Builtin::ParamBase => self.push_field(0, Ty::I64),
             Builtin::GlobalsBase => self.push_field(7, Ty::I64),
+            Builtin::StatusAddress => self.push_field(8, Ty::I64),
             Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
             Builtin::ScratchBase => Ok(self.scratch_base()),
             Builtin::SharedLock => Ok(self.lock_index()),

@@ -37,7 +37,7 @@ pub fn inline_where(module: &mut Module, holds: impl Fn(&Function) -> bool) {
     prune(module);
 }
 
-fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
+pub(super) fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
     f.blocks.iter().flat_map(|b| {
         b.insts.iter().filter_map(|i| match &i.op {
             Op::Call { func, .. } => Some(*func),
@@ -59,8 +59,20 @@ fn find_call(f: &Function, wanted: impl Fn(FuncId) -> bool) -> Option<(BlockId, 
     None
 }
 
-/// Replaces the call at instruction `k` of block `b` with a copy of `callee`'s body.
-fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
+/// A call cut out of its block: what came before stays in `b` (which loses its terminator),
+/// what came after moves to `cont`.
+pub(super) struct CutCall {
+    pub args: Vec<ValueId>,
+    pub results: Vec<VarId>,
+    pub cont: BlockId,
+    /// Variables that carry values from before the call to after it (stored at the end of
+    /// `b`, loaded at the start of `cont`).
+    pub carried: Vec<VarId>,
+}
+
+/// Cuts the call at instruction `k` of block `b` out of its block. Values stay local to their
+/// block: what the continuation uses from before the call goes through new variables.
+pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall> {
     let block = std::mem::replace(
         f.block_mut(b),
         Block {
@@ -75,7 +87,7 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
         ..
     }) = insts.pop()
     else {
-        return;
+        return None;
     };
     f.block_mut(b).insts = insts;
     let cont = f.new_block();
@@ -83,10 +95,10 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
         insts: rest,
         term: block.term,
     };
-    // Values stay local to their block: what the continuation uses from before the call goes
-    // through variables.
     let defined: Vec<ValueId> = f.block(b).insts.iter().filter_map(|i| i.result).collect();
-    let mut carried = HashMap::new();
+    let mut carried = Vec::new();
+    let mut map = HashMap::new();
+    let mut loads = Vec::new();
     for v in defined {
         let used = {
             let c = f.block(cont);
@@ -94,23 +106,19 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
                 || term_values(&c.term).contains(&v)
         };
         if used {
-            let var = f.new_var(f.ty(v), "inline.carry");
+            let var = f.new_var(f.ty(v), "carry");
             f.push_void(b, Op::StoreVar(var, v));
-            carried.insert(v, var);
-        }
-    }
-    if !carried.is_empty() {
-        let mut loads = Vec::new();
-        let mut map = HashMap::new();
-        for (v, var) in &carried {
+            carried.push(var);
             let id = ValueId(f.values.len() as u32);
-            f.values.push(f.ty(*v));
+            f.values.push(f.ty(v));
             loads.push(Inst {
                 result: Some(id),
-                op: Op::LoadVar(*var),
+                op: Op::LoadVar(var),
             });
-            map.insert(*v, id);
+            map.insert(v, id);
         }
+    }
+    if !map.is_empty() {
         let c = f.block_mut(cont);
         for i in &mut c.insts {
             map_op(&mut i.op, |v| map.get(&v).copied().unwrap_or(v), |x| x);
@@ -119,15 +127,25 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
         loads.append(&mut c.insts);
         c.insts = loads;
     }
-    let arg_vars: Vec<VarId> = args
-        .iter()
-        .map(|a| {
-            let var = f.new_var(f.ty(*a), "inline.arg");
-            f.push_void(b, Op::StoreVar(var, *a));
-            var
-        })
-        .collect();
-    // Copy the callee with fresh ids.
+    Some(CutCall {
+        args,
+        results,
+        cont,
+        carried,
+    })
+}
+
+/// Where a copied body's pieces landed in the function it was copied into.
+pub(super) struct Copied {
+    pub entry: BlockId,
+    pub var_base: u32,
+    /// The copied blocks that ended in `Return`, with the values they return.
+    pub returns: Vec<(BlockId, Vec<ValueId>)>,
+}
+
+/// Appends a copy of `callee`'s body to `f` with fresh ids; its parameters read `params`, and
+/// its returning blocks are left without a terminator (listed in `Copied::returns`).
+pub(super) fn copy_body(f: &mut Function, callee: &Function, params: &[VarId]) -> Copied {
     let var_base = f.vars.len() as u32;
     f.vars.extend(callee.vars.iter().cloned());
     let value_base = f.values.len() as u32;
@@ -136,13 +154,12 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
     let vmap = |v: ValueId| ValueId(v.0 + value_base);
     let varmap = |v: VarId| VarId(v.0 + var_base);
     let bmap = |x: BlockId| BlockId(x.0 + block_base);
-    for cb in &callee.blocks {
+    let mut returns = Vec::new();
+    for (bi, cb) in callee.blocks.iter().enumerate() {
         let mut insts = Vec::with_capacity(cb.insts.len());
         for i in &cb.insts {
             let op = match &i.op {
-                Op::Param(n) if (*n as usize) < arg_vars.len() => {
-                    Op::LoadVar(arg_vars[*n as usize])
-                }
+                Op::Param(n) if (*n as usize) < params.len() => Op::LoadVar(params[*n as usize]),
                 other => {
                     let mut op = other.clone();
                     map_op(&mut op, vmap, varmap);
@@ -156,13 +173,11 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
         }
         let term = match &cb.term {
             Terminator::Return(vals) => {
-                for (r, v) in results.iter().zip(vals) {
-                    insts.push(Inst {
-                        result: None,
-                        op: Op::StoreVar(*r, vmap(*v)),
-                    });
-                }
-                Terminator::Jump(cont)
+                returns.push((
+                    bmap(BlockId(bi as u32)),
+                    vals.iter().map(|v| vmap(*v)).collect(),
+                ));
+                Terminator::Unreachable
             }
             t => {
                 let mut t = t.clone();
@@ -175,11 +190,39 @@ fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
         };
         f.blocks.push(Block { insts, term });
     }
-    f.block_mut(b).term = Terminator::Jump(bmap(callee.entry));
+    Copied {
+        entry: bmap(callee.entry),
+        var_base,
+        returns,
+    }
+}
+
+/// Replaces the call at instruction `k` of block `b` with a copy of `callee`'s body.
+fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
+    let Some(cut) = cut_call(f, b, k) else {
+        return;
+    };
+    let params: Vec<VarId> = cut
+        .args
+        .iter()
+        .map(|a| {
+            let var = f.new_var(f.ty(*a), "inline.arg");
+            f.push_void(b, Op::StoreVar(var, *a));
+            var
+        })
+        .collect();
+    let body = copy_body(f, callee, &params);
+    for (rb, vals) in body.returns {
+        for (r, v) in cut.results.iter().zip(vals) {
+            f.push_void(rb, Op::StoreVar(*r, v));
+        }
+        f.block_mut(rb).term = Terminator::Jump(cut.cont);
+    }
+    f.block_mut(b).term = Terminator::Jump(body.entry);
 }
 
 /// Drops functions the entry no longer reaches, renumbering calls.
-fn prune(module: &mut Module) {
+pub(super) fn prune(module: &mut Module) {
     let n = module.functions.len();
     let mut live = vec![false; n];
     let mut stack = vec![module.entry];
@@ -230,7 +273,7 @@ pub fn op_values(op: &Op) -> Vec<ValueId> {
     out
 }
 
-fn term_values(t: &Terminator) -> Vec<ValueId> {
+pub(super) fn term_values(t: &Terminator) -> Vec<ValueId> {
     match t {
         Terminator::Branch { cond, .. } => vec![*cond],
         Terminator::Switch { value, .. } => vec![*value],
@@ -239,7 +282,7 @@ fn term_values(t: &Terminator) -> Vec<ValueId> {
     }
 }
 
-fn map_term(t: &mut Terminator, mut v: impl FnMut(ValueId) -> ValueId) {
+pub(super) fn map_term(t: &mut Terminator, mut v: impl FnMut(ValueId) -> ValueId) {
     match t {
         Terminator::Branch { cond, .. } => *cond = v(*cond),
         Terminator::Switch { value, .. } => *value = v(*value),

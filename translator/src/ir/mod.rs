@@ -8,6 +8,7 @@
 
 mod display;
 pub mod inline;
+pub mod recursion;
 
 use crate::types::ScalarType;
 
@@ -411,6 +412,9 @@ pub enum Builtin {
     ScratchBase,
     /// Word index of the shared arena's lock word (64-bit shared atomics), after everything else.
     SharedLock,
+    /// Address of the launch's status word (a `u32` the runtime checks after the launch: 0, or
+    /// what went wrong, see `abi::KernelAbi::status_codes`).
+    StatusAddress,
     /// Word index of the counted barriers' words (a counter and a generation for each of the 16
     /// barriers), after the lock word.
     BarrierWords,

@@ -39,9 +39,6 @@ pub fn lower_kernel(
     let (params, mut abi) = param_layout(func);
     let layout = layout::for_kernel(module, kernel, globals.clone());
     let graph = layout::call_graph(module, kernel);
-    if let Some(d) = recursion(module, &graph) {
-        return Err(vec![d]);
-    }
     let ids: HashMap<check::FuncId, ir::FuncId> = graph
         .iter()
         .enumerate()
@@ -84,7 +81,11 @@ pub fn lower_kernel(
     }
     abi.static_shared_bytes = layout.shared_bytes;
     abi.dynamic_shared = layout.dynamic_shared.is_some();
-    let module = ir::Module {
+    let frames: Vec<_> = graph
+        .iter()
+        .map(|f| local_frame(&layout, module, *f))
+        .collect();
+    let mut module = ir::Module {
         functions,
         entry: ir::FuncId(0),
         shared_words: layout.shared_bytes.div_ceil(4),
@@ -96,46 +97,36 @@ pub fn lower_kernel(
         subgroup_clustered: profile.subgroup_clustered,
         barrier_words,
     };
+    let arena = ir::recursion::LocalArena {
+        stack_pointer: module.local_words,
+        frames,
+        overflow_status: abi.status_codes.len() as u32 + 1,
+    };
+    if ir::recursion::eliminate(&mut module, &arena) {
+        module.local_words += 1 + ir::recursion::STACK_WORDS;
+        abi.status_codes.push(format!(
+            "recursion deeper than ptxvk's per-thread stack ({} KiB) in kernel `{}`",
+            ir::recursion::STACK_WORDS * 4 / 1024,
+            func.name
+        ));
+    }
     Ok((module, abi))
 }
 
-/// SPIR-V has no recursion: a call graph with a cycle is refused (for now).
-fn recursion(module: &check::Module, graph: &[check::FuncId]) -> Option<Diagnostic> {
-    // Depth-first search for a back edge.
-    fn visit(
-        m: &check::Module,
-        f: check::FuncId,
-        stack: &mut Vec<check::FuncId>,
-        done: &mut Vec<check::FuncId>,
-    ) -> Option<(check::FuncId, check::FuncId)> {
-        if done.contains(&f) {
-            return None;
+/// The words of the local arena that function `f`'s own `.local` variables occupy.
+fn local_frame(l: &layout::Layout, m: &check::Module, f: check::FuncId) -> std::ops::Range<u32> {
+    let mut lo = u32::MAX;
+    let mut hi = 0;
+    for (key, off) in &l.local {
+        if let layout::VarKey::Local(g, v) = key
+            && *g == f
+        {
+            let size = m.function(f).var(*v).size() as u32;
+            lo = lo.min(off / 4);
+            hi = hi.max((off + size).div_ceil(4));
         }
-        stack.push(f);
-        for &c in &m.function(f).calls {
-            if stack.contains(&c) {
-                return Some((f, c));
-            }
-            if let Some(found) = visit(m, c, stack, done) {
-                return Some(found);
-            }
-        }
-        stack.pop();
-        done.push(f);
-        None
     }
-    let (from, to) = visit(module, *graph.first()?, &mut Vec::new(), &mut Vec::new())?;
-    Some(
-        Diagnostic::error(
-            module.function(from).span,
-            format!(
-                "`{}` calls `{}` recursively; recursion is not supported by ptxvk yet",
-                module.function(from).name,
-                module.function(to).name
-            ),
-        )
-        .with_label("in this function"),
-    )
+    if lo >= hi { 0..0 } else { lo..hi }
 }
 
 /// The words at the end of the shared arena a function uses.
@@ -315,6 +306,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         required_subgroup_size: None,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
+        status_codes: Vec::new(),
     };
     (offsets, abi)
 }
