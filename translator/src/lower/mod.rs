@@ -14,6 +14,7 @@ mod logic;
 mod memory;
 mod special;
 mod sync;
+mod wide;
 
 use std::collections::HashMap;
 
@@ -563,6 +564,9 @@ impl Cx<'_> {
                             ConvOp::ZExt
                         };
                         let e = self.conv(op, i, wide);
+                        if *rty == ScalarType::B128 {
+                            self.write_high_ext(*reg, *comp, e, *conv);
+                        }
                         self.reinterpret(e, vty)
                     }
                     _ => {
