@@ -102,7 +102,11 @@ pub fn classify(list: &[Entry], u: &Use) -> Option<usize> {
                 .filter(|m| e.required.contains(m) || e.modifiers.contains(m))
                 .count();
             // Ties go to the earlier section (max_by_key keeps the last maximum).
-            (known, e.required.len(), std::cmp::Reverse(e.section.clone()))
+            (
+                known,
+                e.required.len(),
+                std::cmp::Reverse(e.section.clone()),
+            )
         })
         .map(|(i, _)| i)
 }
@@ -231,5 +235,68 @@ impl Coverage {
             })
             .collect();
         serde_json::json!({ "instructions": rows, "unparsed": self.unparsed })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(u: &str) -> String {
+        let list = isa_list();
+        let mut parts = u.split('.');
+        let u = Use {
+            opcode: parts.next().unwrap_or_default().to_string(),
+            modifiers: parts.map(str::to_string).collect(),
+        };
+        classify(&list, &u).map_or("none".into(), |i| list[i].section.clone())
+    }
+
+    #[test]
+    fn uses_belong_to_their_isa_section() {
+        assert_eq!(section("add.u32"), "8.7.1.1");
+        assert_eq!(section("add.sat.s32"), "8.7.1.1");
+        assert_eq!(section("add.rn.f32"), "8.7.3.3");
+        assert_eq!(section("add.cc.u32"), "8.7.2.1");
+        assert_eq!(section("mov.u32"), "8.7.6.2");
+        assert_eq!(section("ld.global.nc.u32"), "8.7.6.7");
+        assert_eq!(section("ld.global.u32"), "8.7.6.6");
+        assert_eq!(section("rcp.approx.ftz.f64"), "8.7.3.14");
+        assert_eq!(section("rcp.rn.f32"), "8.7.3.13");
+        assert_eq!(section("bar.sync"), "none");
+    }
+
+    #[test]
+    fn the_list_covers_8_7_1_to_8_7_7() {
+        let list = isa_list();
+        for s in [
+            "8.7.1.1", "8.7.2.6", "8.7.3.21", "8.7.4.4", "8.7.5.8", "8.7.6.13", "8.7.7.5",
+        ] {
+            assert!(list.iter().any(|e| e.section == s), "{s}");
+        }
+        let cvt = list
+            .iter()
+            .find(|e| e.name == "cvt")
+            .map(|e| e.modifiers.clone());
+        assert!(cvt.unwrap_or_default().contains(&"rni".to_string()));
+    }
+
+    #[test]
+    fn modifiers_of_cases_are_counted() {
+        let case = Case {
+            name: "t".into(),
+            family: "t",
+            ptx: ".version 7.0\n.target sm_70\n.address_size 64\n.entry k() { .reg .b32 %r; add.sat.s32 %r, %r, 1; ret; }".into(),
+            run: Box::new(|_| crate::Outcome::Pass),
+        };
+        let cov = compute(&[case]);
+        let i = cov
+            .list
+            .iter()
+            .position(|e| e.section == "8.7.1.1")
+            .unwrap_or(0);
+        assert_eq!(cov.entries[i].cases, 1);
+        assert!(cov.entries[i].covered.contains("sat") && cov.entries[i].covered.contains("s32"));
+        assert!(cov.report().contains("NOT EXERCISED"));
     }
 }

@@ -176,7 +176,9 @@ impl Cuda {
                 "CUDA driver API {}.{}{}",
                 version / 1000,
                 (version % 1000) / 10,
-                release.map(|r| format!(", kernel module {r}")).unwrap_or_default()
+                release
+                    .map(|r| format!(", kernel module {r}"))
+                    .unwrap_or_default()
             );
             Ok(Cuda {
                 api,

@@ -187,7 +187,9 @@ impl Elementwise {
             .enumerate()
             .map(|(k, ty)| {
                 let size = storage_bytes(*ty) as usize;
-                let bytes = out.get(self.inputs.len() + k).map_or(&[][..], Vec::as_slice);
+                let bytes = out
+                    .get(self.inputs.len() + k)
+                    .map_or(&[][..], Vec::as_slice);
                 bytes
                     .chunks(size)
                     .take(n)

@@ -139,7 +139,8 @@ pub fn execute(ctx: &Context, launch: &Launch) -> Result<Vec<Vec<u8>>, LaunchErr
     Ok(out)
 }
 
-fn on_ptxvk(ctx: &Context, l: &Launch) -> Result<Vec<Vec<u8>>, ptxvk_runtime::Error> {
+/// Runs `l` on ptxvk whatever backend this thread has (for backends that wrap ptxvk).
+pub fn on_ptxvk(ctx: &Context, l: &Launch) -> Result<Vec<Vec<u8>>, ptxvk_runtime::Error> {
     let module = ctx.load_ptx(&l.module_name, &l.ptx)?;
     let kernel = module.kernel(&l.kernel)?;
     let mut buffers = Vec::with_capacity(l.buffers.len());

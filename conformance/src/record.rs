@@ -206,9 +206,7 @@ impl Comparison {
             s.push_str(&format!("\n  differs from NVIDIA: {d}"));
         }
         for (name, why) in &self.disputed {
-            s.push_str(&format!(
-                "\n  the reference fails on NVIDIA: {name}: {why}"
-            ));
+            s.push_str(&format!("\n  the reference fails on NVIDIA: {name}: {why}"));
         }
         s
     }

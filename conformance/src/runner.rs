@@ -210,11 +210,9 @@ impl Report {
         self.results
             .iter()
             .filter_map(|r| match &r.outcome {
-                Outcome::Fail(why) => Some(format!(
-                    "FAIL [device {}] {}: {why}",
-                    r.target + 1,
-                    r.name
-                )),
+                Outcome::Fail(why) => {
+                    Some(format!("FAIL [device {}] {}: {why}", r.target + 1, r.name))
+                }
                 _ => None,
             })
             .collect()
@@ -227,9 +225,7 @@ impl Report {
             Outcome::Fail(w) => ("fail", Some(w.clone())),
             Outcome::Unsupported(w) => ("unsupported", Some(w.clone())),
         };
-        let counts = |c: &Counts| {
-            serde_json::json!({"passed": c.passed, "failed": c.failed, "unsupported": c.unsupported})
-        };
+        let counts = |c: &Counts| serde_json::json!({"passed": c.passed, "failed": c.failed, "unsupported": c.unsupported});
         let families: serde_json::Map<String, serde_json::Value> = self
             .by_family()
             .into_iter()

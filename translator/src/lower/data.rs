@@ -238,6 +238,13 @@ fn float_const(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
 }
 
 fn round_to_int(cx: &mut Cx<'_>, r: Rounding, v: ValueId) -> ValueId {
+    #[cfg(feature = "fault-injection")]
+    let r = match r {
+        _ if !crate::fault::active(crate::fault::Fault::SwapIntegerRounding) => r,
+        Rounding::Rni | Rounding::Rn => Rounding::Rzi,
+        Rounding::Rzi | Rounding::Rz => Rounding::Rni,
+        other => other,
+    };
     let op = match r {
         Rounding::Rni | Rounding::Rn => ExtOp::RoundEven,
         Rounding::Rzi | Rounding::Rz => ExtOp::Trunc,

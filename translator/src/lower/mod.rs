@@ -558,6 +558,12 @@ impl Cx<'_> {
                     Conv::Zext | Conv::Sext => {
                         let i = self.as_int(v);
                         let wide = Ty::int(rty.bits());
+                        #[cfg(feature = "fault-injection")]
+                        let conv = &if crate::fault::active(crate::fault::Fault::ZeroExtendSigned) {
+                            Conv::Zext
+                        } else {
+                            *conv
+                        };
                         let op = if *conv == Conv::Sext {
                             ConvOp::SExt
                         } else {

@@ -88,14 +88,7 @@ fn cvt_partner(inst: ScalarType, inst_is_source: bool) -> (ScalarType, &'static 
         (F16, false) => (F32, ".rn"),
         (F32, false) => (F16, ""),
         (F64, false) => (F32, ""),
-        (t, true) => (
-            if t.is_signed() {
-                S64
-            } else {
-                U64
-            },
-            "",
-        ),
+        (t, true) => (if t.is_signed() { S64 } else { U64 }, ""),
         // The source of a conversion into `t`: half as wide and of the same signedness (exact).
         (t, false) => (
             match t {
@@ -191,8 +184,16 @@ fn table_26() -> Vec<Case> {
                     );
                 } else {
                     for (pos, regs, line) in [
-                        ("src", [(inst, "%d"), (op, "%a")], format!("mov{inst} %d, «%a»;")),
-                        ("dst", [(op, "%d"), (inst, "%a")], format!("mov{inst} «%d», %a;")),
+                        (
+                            "src",
+                            [(inst, "%d"), (op, "%a")],
+                            format!("mov{inst} %d, «%a»;"),
+                        ),
+                        (
+                            "dst",
+                            [(op, "%d"), (inst, "%a")],
+                            format!("mov{inst} «%d», %a;"),
+                        ),
                     ] {
                         v.push(reject(
                             T26,
