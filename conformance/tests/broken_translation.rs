@@ -1,6 +1,8 @@
 //! The suite must fail when the translation is wrong: deliberate mistakes are switched on in the
 //! translator (feature `fault-injection`) and the same cases that pass without them must fail.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ptxvk_conformance::elementwise::Elementwise;
 use ptxvk_conformance::runner::{self, Report, Target};
 use ptxvk_conformance::values::rows;

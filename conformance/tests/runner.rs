@@ -1,5 +1,7 @@
 //! The runner itself: outcomes, reports, the CLI, CUDA records and their comparison.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 use std::sync::Arc;
 

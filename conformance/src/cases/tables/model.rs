@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(extend(0xF0, S8, B32), 0xFFFF_FFF0);
         assert_eq!(extend(0xF0, U8, S32), 0xF0);
         assert_eq!(extend(0xF0, B8, S64), 0xF0);
-        assert_eq!(extend(0x8000, S16, B128), u128::MAX & !0x7FFF);
+        assert_eq!(extend(0x8000, S16, B128), !0x7FFFu128);
         // Floating-point instruction types zero-extend (note 4).
         assert_eq!(extend(0xBC00, F16, B32), 0xBC00);
     }
