@@ -33,6 +33,8 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod emit;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 pub mod ir;
 pub mod lower;
 pub mod parse;

@@ -16,6 +16,7 @@ mod memory;
 mod special;
 mod sync;
 mod warp;
+mod wide;
 
 use std::collections::HashMap;
 
@@ -677,12 +678,21 @@ impl Cx<'_> {
                     Conv::Zext | Conv::Sext => {
                         let i = self.as_int(v);
                         let wide = Ty::int(rty.bits());
+                        #[cfg(feature = "fault-injection")]
+                        let conv = &if crate::fault::active(crate::fault::Fault::ZeroExtendSigned) {
+                            Conv::Zext
+                        } else {
+                            *conv
+                        };
                         let op = if *conv == Conv::Sext {
                             ConvOp::SExt
                         } else {
                             ConvOp::ZExt
                         };
                         let e = self.conv(op, i, wide);
+                        if *rty == ScalarType::B128 {
+                            self.write_high_ext(*reg, *comp, e, *conv);
+                        }
                         self.reinterpret(e, vty)
                     }
                     _ => {
