@@ -2,6 +2,10 @@
 
 mod int;
 mod real_kernels;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod logic;
+mod prmt;
 
 use crate::Case;
 
@@ -9,5 +13,9 @@ pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(int::cases());
     v.extend(real_kernels::cases());
+    // --- integer, extended precision, logic/shift, prmt ---
+    v.extend(extended::cases());
+    v.extend(logic::cases());
+    v.extend(prmt::cases());
     v
 }

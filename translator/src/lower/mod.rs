@@ -14,6 +14,10 @@ mod logic;
 mod memory;
 mod special;
 mod sync;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int;
+mod permute;
 
 use std::collections::HashMap;
 
@@ -154,6 +158,7 @@ fn lower_function(
         labels: Vec::new(),
         diags: Vec::new(),
         span: func.span,
+        carry_flag: None,
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -242,6 +247,8 @@ pub(crate) struct Cx<'a> {
     pub diags: Vec<Diagnostic>,
     /// The instruction being lowered, for diagnostics.
     pub span: Span,
+    /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
+    pub carry_flag: Option<VarId>,
 }
 
 impl Cx<'_> {
@@ -337,6 +344,24 @@ impl Cx<'_> {
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
+            // --- integer, extended precision, logic/shift, prmt ---
+            PtxOp::Carry(c) => extended::carry(self, c),
+            PtxOp::Simd(s) => int::simd(self, s),
+            PtxOp::Mul24(a) | PtxOp::Mad24(a) => int::mul24(self, a),
+            PtxOp::Sad(a) => int::sad(self, a),
+            PtxOp::Popc(a) => int::popc(self, a),
+            PtxOp::Clz(a) => int::clz(self, a),
+            PtxOp::Bfind(b) => int::bfind(self, b),
+            PtxOp::Brev(a) => int::brev(self, a),
+            PtxOp::Bfe(a) => int::bfe(self, a),
+            PtxOp::Bfi(a) => int::bfi(self, a),
+            PtxOp::Bmsk(m) => int::bmsk(self, m),
+            PtxOp::Szext(m) => int::szext(self, m),
+            PtxOp::Dp4a(d) | PtxOp::Dp2a(d) => int::dot(self, d),
+            PtxOp::Cnot(a) => logic::cnot(self, a),
+            PtxOp::Lop3(l) => logic::lop3(self, l),
+            PtxOp::Shf(s) => logic::shf(self, s),
+            PtxOp::Prmt(p) => permute::prmt(self, p),
         }
     }
 
