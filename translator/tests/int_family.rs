@@ -317,3 +317,72 @@ fn target_and_version_rules() {
     );
     Program::parse(SourceFile::new("ok.ptx", src)).unwrap_or_else(|d| panic!("{d}"));
 }
+
+/// The SPIR-V assembly of a kernel running `body`.
+fn spirv_of(body: &str) -> String {
+    let src = kernel("8.2", "sm_90", body);
+    let program = Program::parse(SourceFile::new("k.ptx", src)).unwrap_or_else(|d| panic!("{d}"));
+    let k = program
+        .translate_kernel("k", &DeviceProfile::lavapipe())
+        .unwrap_or_else(|d| panic!("{d}"));
+    ptxvk_translator::disassemble(&k.spirv)
+}
+
+#[test]
+fn native_operations_where_their_edges_match_the_isa() {
+    for (line, op) in [
+        ("popc.b32 %r1, %r2;", "OpBitCount"),
+        ("popc.b64 %r1, %rd2;", "OpBitCount"),
+        ("brev.b32 %r1, %r2;", "OpBitReverse"),
+        ("clz.b32 %r1, %r2;", "FindUMsb"),
+        ("bfind.u64 %r1, %rd2;", "FindUMsb"),
+        ("bfind.s32 %r1, %r2;", "FindSMsb"),
+        ("bfe.u32 %r1, %r2, %r3, %r4;", "OpBitFieldUExtract"),
+        ("bfe.s32 %r1, %r2, %r3, %r4;", "OpBitFieldSExtract"),
+        ("bfi.b32 %r1, %r2, %r3, %r4, %r5;", "OpBitFieldInsert"),
+        ("szext.clamp.s32 %r1, %r2, %r3;", "OpBitFieldSExtract"),
+        ("bmsk.wrap.b32 %r1, %r2, %r3;", "OpBitFieldInsert"),
+        ("mul.hi.u32 %r1, %r2, %r3;", "OpUMulExtended"),
+        ("mul24.hi.s32 %r1, %r2, %r3;", "OpSMulExtended"),
+    ] {
+        let asm = spirv_of(line);
+        assert!(asm.contains(op), "`{line}` does not use {op}:\n{asm}");
+    }
+}
+
+#[test]
+fn constant_prmt_selectors_fold_to_bit_fields() {
+    let count = |asm: &str, what: &str| asm.lines().filter(|l| l.contains(what)).count();
+    // The identity selector is a copy of a.
+    let asm = spirv_of("prmt.b32 %r1, %r2, %r3, 0x3210;");
+    assert_eq!(count(&asm, "OpBitField"), 0, "{asm}");
+    // Two runs of two bytes: two extracts and one insert, no run-time selection.
+    let asm = spirv_of("prmt.b32 %r1, %r2, %r3, 0x5432;");
+    assert_eq!(count(&asm, "OpBitField"), 3, "{asm}");
+    assert_eq!(count(&asm, "OpSelect"), 0, "{asm}");
+    // A mode with a constant c is a constant selector too.
+    let asm = spirv_of("prmt.b32.f4e %r1, %r2, %r3, 2;");
+    assert_eq!(count(&asm, "OpSelect"), 0, "{asm}");
+}
+
+#[test]
+fn lop3_builds_small_expressions() {
+    let ops = |lut: u32| {
+        let asm = spirv_of(&format!("lop3.b32 %r1, %r2, %r3, %r4, {lut};"));
+        asm.lines()
+            .filter(|l| ["OpBitwise", "OpNot"].iter().any(|op| l.contains(op)))
+            .count()
+    };
+    // a & b & c, a | b | c, a ^ b ^ c, a, ~c, 0, 0xffffffff.
+    assert_eq!(ops(0x80), 2);
+    assert_eq!(ops(0xfe), 2);
+    assert_eq!(ops(0x96), 2);
+    assert_eq!(ops(0xf0), 0);
+    assert_eq!(ops(0x55), 1);
+    assert_eq!(ops(0x00), 0);
+    assert_eq!(ops(0xff), 0);
+    // Every function of three inputs takes a handful of operations.
+    for lut in 0..=255 {
+        assert!(ops(lut) <= 7, "lut {lut:#x}: {} operations", ops(lut));
+    }
+}

@@ -104,7 +104,7 @@ fn simple(
         format!("{op} %d, {};", srcs.join(", ")),
         inputs,
         &[dty],
-        rows(inputs, 400, 300, 7),
+        input_rows(inputs, 7),
         move |r| vec![f(r) & mask(dty)],
     )
 }
@@ -117,6 +117,14 @@ fn binary(
     simple(&format!("{op}{ty}"), ty, &[ty, ty], move |r| {
         f(value(ty, r[0]), value(ty, r[1])) as u64
     })
+}
+
+/// Every value of a single input of 16 bits or less; edges and seeded random rows otherwise.
+pub(super) fn input_rows(tys: &[ScalarType], seed: u64) -> Vec<Vec<u64>> {
+    match tys {
+        [t] if t.bits() <= 16 => (0..=mask(*t)).map(|x| vec![x]).collect(),
+        _ => rows(tys, 400, 300, seed),
+    }
 }
 
 /// Shift amounts, bit positions and lengths: every small value and the edges above.

@@ -2,7 +2,7 @@
 
 use ptxvk_translator::ScalarType::{self, *};
 
-use super::int::{case, elementwise, mask, rows_with_amounts};
+use super::int::{case, elementwise, input_rows, mask, rows_with_amounts};
 use crate::Case;
 use crate::values::rows;
 
@@ -56,7 +56,7 @@ pub fn cases() -> Vec<Case> {
             format!("not{ty} %d, %a;"),
             &[ty],
             &[ty],
-            rows(&[ty], 400, 300, 47),
+            input_rows(&[ty], 47),
             move |r| vec![!r[0] & m],
         ));
     }
@@ -69,7 +69,7 @@ pub fn cases() -> Vec<Case> {
             format!("cnot{ty} %d, %a;"),
             &[ty],
             &[ty],
-            rows(&[ty], 400, 300, 53),
+            input_rows(&[ty], 53),
             move |r| vec![u64::from(r[0] & m == 0)],
         ));
     }

@@ -64,34 +64,35 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
     } else {
         None
     };
-    let (d, out) = if c.op == CarryOp::Sub {
-        // A borrow out of either step: x < y, or (x - y) < CC.CF.
-        let s = cx.bin(BinOp::ISub, x, y);
-        let b1 = cx.bin(BinOp::ULt, x, y);
-        match carry_in {
-            Some(cf) => {
-                let d = cx.bin(BinOp::ISub, s, cf);
-                let b2 = cx.bin(BinOp::ULt, s, cf);
-                (d, cx.bin(BinOp::Or, b1, b2))
+    // Only `.cc` computes the carry (borrow) out, of either step.
+    let sub = c.op == CarryOp::Sub;
+    let step = if sub { BinOp::ISub } else { BinOp::IAdd };
+    let s = cx.bin(step, x, y);
+    let mut out = c.carry_out.then(|| wrapped(cx, sub, x, y, s));
+    let d = match carry_in {
+        Some(cf) => {
+            let d = cx.bin(step, s, cf);
+            if let Some(o1) = out {
+                let o2 = wrapped(cx, sub, s, cf, d);
+                out = Some(cx.bin(BinOp::Or, o1, o2));
             }
-            None => (s, b1),
+            d
         }
-    } else {
-        // A carry out of either step shows as a sum smaller than what was added to.
-        let s = cx.bin(BinOp::IAdd, x, y);
-        let c1 = cx.bin(BinOp::ULt, s, x);
-        match carry_in {
-            Some(cf) => {
-                let d = cx.bin(BinOp::IAdd, s, cf);
-                let c2 = cx.bin(BinOp::ULt, d, s);
-                (d, cx.bin(BinOp::Or, c1, c2))
-            }
-            None => (s, c1),
-        }
+        None => s,
     };
     cx.write(&c.dst, c.ty, d);
-    if c.carry_out {
+    if let Some(out) = out {
         let flag = carry_flag(cx);
         cx.emit_void(Op::StoreVar(flag, out));
+    }
+}
+
+/// Whether `to = from + by` (`from - by` if `sub`) wrapped around as unsigned arithmetic: the
+/// carry out of an addition (a sum below what was added to) or the borrow out of a subtraction.
+fn wrapped(cx: &mut Cx<'_>, sub: bool, from: ValueId, by: ValueId, to: ValueId) -> ValueId {
+    if sub {
+        cx.bin(BinOp::ULt, from, by)
+    } else {
+        cx.bin(BinOp::ULt, to, from)
     }
 }

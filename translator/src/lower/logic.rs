@@ -1,8 +1,8 @@
 //! The meaning of logic and shift instructions (ISA 8.7.5).
 
-use super::Cx;
+use super::{Cx, truth_table};
 use crate::check::inst::{Arith, BoolOp, Lop3, Shf};
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp, ValueId};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp};
 use crate::types::ScalarType;
 
 pub fn bitwise(cx: &mut Cx<'_>, a: &Arith, op: BinOp) {
@@ -77,79 +77,13 @@ pub fn cnot(cx: &mut Cx<'_>, a: &Arith) {
     cx.write(&a.dst, a.ty, r);
 }
 
-/// A bitwise function of some inputs while it is being built: a constant or a value.
-#[derive(Clone, Copy, PartialEq)]
-enum Bits {
-    Zero,
-    Ones,
-    Val(ValueId),
-}
-
-impl Bits {
-    fn value(self, cx: &mut Cx<'_>) -> ValueId {
-        match self {
-            Bits::Zero => cx.konst(Ty::I32, 0),
-            Bits::Ones => cx.konst(Ty::I32, u64::from(u32::MAX)),
-            Bits::Val(v) => v,
-        }
-    }
-}
-
-/// The bitwise function of `vars` whose truth table is `table`: bit `i` is the result when
-/// input `k` is bit `n - 1 - k` of `i` (the first input is the most significant). Built by
-/// Shannon expansion on the first input, with the cheaper forms where a half is constant,
-/// equal to or the complement of the other.
-fn truth_table(cx: &mut Cx<'_>, vars: &[ValueId], table: u32) -> Bits {
-    let n = vars.len() as u32;
-    let half = 1u32 << n >> 1;
-    if n == 0 {
-        return if table & 1 == 1 {
-            Bits::Ones
-        } else {
-            Bits::Zero
-        };
-    }
-    let mask = (1u32 << half) - 1;
-    let (hi, lo) = ((table >> half) & mask, table & mask);
-    if hi == lo {
-        return truth_table(cx, &vars[1..], lo);
-    }
-    let x = vars[0];
-    let f1 = truth_table(cx, &vars[1..], hi);
-    let f0 = truth_table(cx, &vars[1..], lo);
-    let not = |cx: &mut Cx<'_>, v: ValueId| cx.un(UnOp::Not, v);
-    let v = match (f0, f1) {
-        (Bits::Zero, Bits::Ones) => x,
-        (Bits::Ones, Bits::Zero) => not(cx, x),
-        (Bits::Zero, Bits::Val(g)) => cx.bin(BinOp::And, x, g),
-        (Bits::Ones, Bits::Val(g)) => {
-            let nx = not(cx, x);
-            cx.bin(BinOp::Or, nx, g)
-        }
-        (Bits::Val(g), Bits::Zero) => {
-            let nx = not(cx, x);
-            cx.bin(BinOp::And, nx, g)
-        }
-        (Bits::Val(g), Bits::Ones) => cx.bin(BinOp::Or, x, g),
-        (Bits::Val(g), _) if hi == !lo & mask => cx.bin(BinOp::Xor, x, g),
-        (g0, g1) => {
-            // f0 ^ (x & (f0 ^ f1)) picks f1 where x is set and f0 elsewhere.
-            let (g0, g1) = (g0.value(cx), g1.value(cx));
-            let diff = cx.bin(BinOp::Xor, g0, g1);
-            let sel = cx.bin(BinOp::And, x, diff);
-            cx.bin(BinOp::Xor, g0, sel)
-        }
-    };
-    Bits::Val(v)
-}
-
 /// `lop3`: `d = F(a, b, c)` for the function whose truth table is `immLut` (ISA 8.7.5; bit
 /// `4a + 2b + c` of `immLut` is `F(a, b, c)`); with `.or/.and`, also `p = (d != 0) op q`.
 pub fn lop3(cx: &mut Cx<'_>, l: &Lop3) {
     let a = cx.read(&l.a, ScalarType::B32);
     let b = cx.read(&l.b, ScalarType::B32);
     let c = cx.read(&l.c, ScalarType::B32);
-    let d = truth_table(cx, &[a, b, c], u32::from(l.lut)).value(cx);
+    let d = truth_table::emit(cx, &truth_table::lop3_expr(l.lut), &[a, b, c]);
     cx.write(&l.dst, ScalarType::B32, d);
     if let Some(p) = &l.pred {
         let zero = cx.konst(Ty::I32, 0);

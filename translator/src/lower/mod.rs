@@ -18,6 +18,7 @@ mod sync;
 mod extended;
 mod int;
 mod permute;
+mod truth_table;
 
 use std::collections::HashMap;
 
