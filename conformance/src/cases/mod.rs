@@ -4,6 +4,7 @@ mod int;
 mod real_kernels;
 // --- integer, extended precision, logic/shift, prmt ---
 mod extended;
+mod int_bits;
 mod logic;
 mod prmt;
 
@@ -14,6 +15,7 @@ pub fn all() -> Vec<Case> {
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     // --- integer, extended precision, logic/shift, prmt ---
+    v.extend(int_bits::cases());
     v.extend(extended::cases());
     v.extend(logic::cases());
     v.extend(prmt::cases());
