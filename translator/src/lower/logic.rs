@@ -109,7 +109,7 @@ pub fn shf(cx: &mut Cx<'_>, s: &Shf) {
     let n = if s.wrap {
         cx.bin(BinOp::And, c, k31)
     } else {
-        cx.ext(ExtOp::UMin, vec![c, k31], FpFlags::default())
+        super::int::umin(cx, c, k31)
     };
     // For n in 0..=31, with every shift amount below 32:
     //   .l: (b << n) | ((a >> 1) >> (31 - n))      .r: (a >> n) | ((b << 1) << (31 - n))

@@ -4,7 +4,7 @@ use super::Cx;
 use super::int::{c32, extract, extract_at, insert};
 use crate::check::Src;
 use crate::check::inst::{Prmt, PrmtMode};
-use crate::ir::{BinOp, ValueId};
+use crate::ir::{BinOp, ConvOp, Ty, ValueId};
 use crate::types::ScalarType;
 
 /// The generic-form selector (four 4-bit fields, byte 0 of `d` in the lowest) that each mode
@@ -47,10 +47,10 @@ pub fn prmt(cx: &mut Cx<'_>, p: &Prmt) {
                     let idx = cx.bin(BinOp::And, c, three);
                     let four = c32(cx, 4);
                     let bits = cx.bin(BinOp::Shl, idx, four);
-                    let bits = cx.conv(crate::ir::ConvOp::ZExt, bits, crate::ir::Ty::I64);
-                    let t = cx.konst(crate::ir::Ty::I64, table);
+                    let bits = cx.conv(ConvOp::ZExt, bits, Ty::I64);
+                    let t = cx.konst(Ty::I64, table);
                     let t = cx.bin(BinOp::LShr, t, bits);
-                    cx.conv(crate::ir::ConvOp::Trunc, t, crate::ir::Ty::I32)
+                    cx.conv(ConvOp::Trunc, t, Ty::I32)
                 }
             };
             dynamic(cx, a, b, sel)
