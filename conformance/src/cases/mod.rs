@@ -3,6 +3,11 @@
 mod int;
 mod real_kernels;
 mod tables;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int_bits;
+mod logic;
+mod prmt;
 
 use crate::Case;
 
@@ -11,5 +16,10 @@ pub fn all() -> Vec<Case> {
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     v.extend(tables::cases());
+    // --- integer, extended precision, logic/shift, prmt ---
+    v.extend(int_bits::cases());
+    v.extend(extended::cases());
+    v.extend(logic::cases());
+    v.extend(prmt::cases());
     v
 }
