@@ -35,3 +35,6 @@ static __device__ __forceinline__ ptxvk_uint3 ptxvk_nctaid() {
 #define blockIdx (ptxvk_ctaid())
 #define gridDim (ptxvk_nctaid())
 
+
+// `__syncthreads()` (a `bar.sync 0`) and `__nvvm_fma_rn_f` are clang builtins for NVPTX: no
+// declaration needed.

@@ -151,7 +151,12 @@ impl Drop for Vk {
     fn drop(&mut self) {
         if self.is_lost() {
             // Work may still be running on a hung or lost device: leaking is the only safe
-            // choice (the memory is returned when the process ends).
+            // choice (the memory is returned when the process ends). The allocator would unmap
+            // and free memory, and the instance must outlive the leaked device.
+            if let Ok(mut a) = self.allocator.lock() {
+                std::mem::forget(a.take());
+            }
+            std::mem::forget(self.instance.clone());
             return;
         }
         // SAFETY: the last owner of the device is going away: every stream, buffer and
