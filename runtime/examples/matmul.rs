@@ -41,7 +41,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .elapsed(&end)
         .map(|t| format!("{:.2} ms", t.as_secs_f64() * 1e3))
         .unwrap_or_else(|e| e.to_string());
-    println!("{}: {n}x{n} matmul in {time}, {wrong} wrong", ctx.info().name);
+    println!(
+        "{}: {n}x{n} matmul in {time}, {wrong} wrong",
+        ctx.info().name
+    );
     if wrong > 0 {
         return Err("results differ from the host".into());
     }

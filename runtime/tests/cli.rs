@@ -220,9 +220,16 @@ fn help_everywhere_and_usage_errors_exit_2() {
     ] {
         let o = ptxvk(&cmd);
         assert_eq!(o.status.code(), Some(0), "{cmd:?}");
-        assert!(String::from_utf8_lossy(&o.stdout).contains("Usage:"), "{cmd:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Usage:"),
+            "{cmd:?}"
+        );
     }
-    for bad in [vec!["frobnicate"], vec!["run"], vec!["run", "x.ptx", "--grid"]] {
+    for bad in [
+        vec!["frobnicate"],
+        vec!["run"],
+        vec!["run", "x.ptx", "--grid"],
+    ] {
         let o = ptxvk(&bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
     }

@@ -4,6 +4,7 @@
 //!   test          the whole test suite (with the Vulkan validation layer)
 //!   shaders       regenerate shaders/*.ptx from shaders/*.cu with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
+//!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
 
 mod env;
 
@@ -19,9 +20,10 @@ fn main() {
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all]>"
             );
             std::process::exit(2);
         }
@@ -199,5 +201,23 @@ fn conformance(args: &[String]) -> Result<()> {
     env::ensure_vulkan(false)?;
     run(cargo()
         .args(["run", "--quiet", "-p", "ptxvk-conformance", "--"])
+        .args(args))
+}
+
+/// The runtime's benchmarks (runtime/benches/runtime.rs) in an optimised build. Without the
+/// `validate` feature: SPIRV-Tools is not needed to measure, and building it optimised would
+/// take minutes.
+fn bench(args: &[String]) -> Result<()> {
+    env::ensure_vulkan(false)?;
+    run(cargo()
+        .args([
+            "bench",
+            "-p",
+            "ptxvk-runtime",
+            "--no-default-features",
+            "--bench",
+            "runtime",
+            "--",
+        ])
         .args(args))
 }
