@@ -129,6 +129,7 @@ fn test(args: &[String]) -> Result<()> {
     run(cargo()
         .args(["test", "--workspace", "--doc"])
         .env("PTXVK_VALIDATION", "required"))?;
+    cross_check()?;
     if env::clang().is_some() {
         println!("== shaders match their CUDA sources");
         shaders(true)?;
@@ -220,4 +221,40 @@ fn bench(args: &[String]) -> Result<()> {
             "--",
         ])
         .args(args))
+}
+
+/// Targets the runtime must build for besides the host (CI runs on Linux only).
+const CROSS_TARGETS: [&str; 3] = [
+    "x86_64-pc-windows-msvc",
+    "x86_64-apple-darwin",
+    "aarch64-apple-darwin",
+];
+
+/// `cargo check` of the runtime, its binary and examples for each of `CROSS_TARGETS` that rustup
+/// has installed (without `validate`, which needs a C++ cross compiler for SPIRV-Tools).
+fn cross_check() -> Result<()> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    for target in CROSS_TARGETS {
+        if !installed.lines().any(|l| l.trim() == target) {
+            println!("== skipping cargo check --target {target}: not installed (rustup target add {target})");
+            continue;
+        }
+        println!("== cargo check --target {target}");
+        run(cargo().args([
+            "check",
+            "-p",
+            "ptxvk-runtime",
+            "--no-default-features",
+            "--lib",
+            "--bins",
+            "--examples",
+            "--target",
+            target,
+        ]))?;
+    }
+    Ok(())
 }
