@@ -100,6 +100,8 @@ pub(crate) struct ModuleCache {
     pub dirty: AtomicBool,
     /// The data loaded from disk was accepted (for tests and logs).
     pub loaded: bool,
+    /// SHA-256 of what is on disk, to skip writing the same data again.
+    on_disk: Option<Vec<u8>>,
 }
 
 fn device_key(info: &DeviceInfo) -> String {
@@ -143,6 +145,7 @@ impl ModuleCache {
             path,
             dirty: AtomicBool::new(false),
             loaded: initial.is_some(),
+            on_disk: initial.map(|d| Sha256::digest(&d).to_vec()),
         })
     }
 
@@ -161,6 +164,9 @@ impl ModuleCache {
                 return;
             }
         };
+        if self.on_disk.as_deref() == Some(Sha256::digest(&data).as_slice()) {
+            return; // the pipelines were all found in the cache
+        }
         if let Err(e) = write_cache_file(path, &data) {
             tracing::warn!(path = %path.display(), %e, "cannot write the pipeline cache");
         } else {
@@ -222,7 +228,9 @@ fn write_cache_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
     out.extend_from_slice(&Sha256::digest(data));
     out.extend_from_slice(data);
     // Write then rename, so that a concurrent reader sees the old file or the new one.
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
     std::fs::write(&tmp, out)?;
     std::fs::rename(&tmp, path)
 }
