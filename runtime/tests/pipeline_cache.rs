@@ -13,8 +13,8 @@ fn run_saxpy(ctx: &Context) -> bool {
         .unwrap();
     let loaded = m.pipeline_cache_loaded();
     let k = m.kernel("saxpy").unwrap();
-    let x = DeviceBuffer::from_slice(&ctx, &[2.0f32; 300]).unwrap();
-    let y = DeviceBuffer::from_slice(&ctx, &[1.0f32; 300]).unwrap();
+    let x = DeviceBuffer::from_slice(ctx, &[2.0f32; 300]).unwrap();
+    let y = DeviceBuffer::from_slice(ctx, &[1.0f32; 300]).unwrap();
     k.launch(
         &LaunchConfig::for_num_elems(300, 64),
         &[300u32.into(), 3.0f32.into(), (&x).into(), (&y).into()],
