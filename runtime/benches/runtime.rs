@@ -21,6 +21,16 @@ const MATMUL: &str = include_str!("../../shaders/matmul_clang.ptx");
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// Full sizes under `cargo bench` (which passes `--bench`); tiny ones when `cargo test
+/// --all-targets` runs this as a smoke test (every benchmark still checks its results).
+fn full() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+fn scaled(full_size: usize, smoke: usize) -> usize {
+    if full() { full_size } else { smoke }
+}
+
 fn options() -> ContextOptions {
     let mut o = ContextOptions::from_env();
     o.pipeline_cache_dir = None;
@@ -48,7 +58,7 @@ fn launch(ctx: &Context) -> Res<()> {
     let cfg = LaunchConfig::new([1, 1, 1], [1, 1, 1]);
     let args = [0u64.into()];
     k.launch(&cfg, &args)?; // pipeline and shader compiled here
-    let n = 2000;
+    let n = scaled(2000, 20);
     let (unbatched, ()) = best_of(3, || {
         let t = Instant::now();
         for _ in 0..n {
@@ -96,7 +106,7 @@ fn copy(staging: bool) -> Res<()> {
     let mut o = options();
     o.restrict.no_host_visible_device_memory = staging;
     let ctx = Context::new(&o)?;
-    let n = 16 << 20; // f32s: 64 MiB
+    let n = scaled(16 << 20, 1 << 12); // f32s: 64 MiB
     let bytes = (n * 4) as f64;
     let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let mut back = vec![0f32; n];
@@ -127,7 +137,7 @@ fn copy(staging: bool) -> Res<()> {
     } else {
         "direct (host-visible device memory)"
     };
-    println!("copy: 64 MiB, {how}, best of 5");
+    println!("copy: {} MiB, {how}, best of 5", bytes / f64::from(1 << 20));
     println!(
         "  host -> device   {:7.2} GB/s   ({:.2} x memcpy)",
         gbs(htod),
@@ -155,14 +165,14 @@ fn resident_bytes() -> Option<u64> {
 }
 
 fn memory(ctx: &Context) -> Res<()> {
-    let cycles = 10_000;
+    let cycles = scaled(10_000, 20);
     let cycle = || -> Res<()> {
         let m = ctx.load_ptx("empty.ptx", EMPTY)?;
         m.kernel("empty")?
             .launch(&LaunchConfig::new([1, 1, 1], [1, 1, 1]), &[0u64.into()])?;
         Ok(())
     };
-    for _ in 0..200 {
+    for _ in 0..scaled(200, 2) {
         cycle()?; // let allocator pools and driver caches reach their steady size
     }
     let Some(start) = resident_bytes() else {
@@ -173,7 +183,7 @@ fn memory(ctx: &Context) -> Res<()> {
     let mut samples = Vec::new();
     for i in 1..=cycles {
         cycle()?;
-        if i % 2000 == 0 {
+        if i % (cycles / 5).max(1) == 0 {
             samples.push((i, resident_bytes().unwrap_or(0)));
         }
     }
@@ -199,7 +209,7 @@ fn memory(ctx: &Context) -> Res<()> {
 fn kernels(ctx: &Context) -> Res<()> {
     println!("kernels: device time (events) against a plain Rust loop on one core, best of 3");
     // saxpy over 16 M floats.
-    let n = 16 << 20;
+    let n = scaled(16 << 20, 1 << 12);
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
     let y: Vec<f32> = vec![1.0; n];
     let m = ctx.load_ptx("saxpy_clang.ptx", SAXPY)?;
@@ -230,7 +240,7 @@ fn kernels(ctx: &Context) -> Res<()> {
         std::hint::black_box(&yy);
         Ok((t.elapsed(), ()))
     })?;
-    report("saxpy, 16 M floats", d, h);
+    report(&format!("saxpy, {n} f32"), d, h);
 
     // Reduction of 16 M integers (all passes).
     let data: Vec<u32> = (0..n as u32).map(|i| i % 1000).collect();
@@ -273,10 +283,10 @@ fn kernels(ctx: &Context) -> Res<()> {
     if got.first() != Some(&data.iter().fold(0u32, |a, &v| a.wrapping_add(v))) {
         return Err("the reduction is wrong".into());
     }
-    report("reduction, 16 M u32", d, h);
+    report(&format!("reduction, {n} u32"), d, h);
 
     // 512 x 512 matmul.
-    let n = 512usize;
+    let n = scaled(512, 32);
     let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32).collect();
     let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32).collect();
     let m = ctx.load_ptx("matmul_clang.ptx", MATMUL)?;
@@ -308,7 +318,7 @@ fn kernels(ctx: &Context) -> Res<()> {
         std::hint::black_box(&c);
         Ok((t.elapsed(), ()))
     })?;
-    report("matmul, 512 x 512", d, h);
+    report(&format!("matmul, {n} x {n}"), d, h);
     Ok(())
 }
 
