@@ -19,10 +19,10 @@ pub struct RunArgs {
     /// The kernel to run (optional when the file has one kernel).
     #[arg(long, short)]
     kernel: Option<String>,
-    /// Grid size in blocks: X[,Y[,Z]].
+    /// Grid size in blocks: `X[,Y[,Z]]`.
     #[arg(long, default_value = "1")]
     grid: String,
-    /// Block size in threads: X[,Y[,Z]].
+    /// Block size in threads: `X[,Y[,Z]]`.
     #[arg(long, default_value = "1")]
     block: String,
     /// Kernel arguments, in order: scalars (`1000`, `f32:2.5`) or buffers (`x=f32[1000]:rand`,
