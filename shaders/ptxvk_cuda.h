@@ -57,3 +57,4 @@ static __device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int p) {
 static __device__ __forceinline__ int __any_sync(unsigned mask, int p) { return __nvvm_vote_any_sync(mask, p); }
 static __device__ __forceinline__ int __all_sync(unsigned mask, int p) { return __nvvm_vote_all_sync(mask, p); }
 static __device__ __forceinline__ unsigned __activemask() { return __nvvm_activemask(); }
+// `__nvvm_fma_rn_f` is a clang builtin for NVPTX: no declaration needed.
