@@ -2,6 +2,9 @@
 
 mod int;
 mod real_kernels;
+// --- data movement and conversion ---
+mod convert;
+mod convert_model;
 
 use crate::Case;
 
@@ -9,5 +12,7 @@ pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(int::cases());
     v.extend(real_kernels::cases());
+    // --- data movement and conversion ---
+    v.extend(convert::cases());
     v
 }

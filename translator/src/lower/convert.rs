@@ -513,16 +513,17 @@ fn float_result(cx: &mut Cx<'_>, c: &Cvt, r: ValueId, f: Fmt) -> ValueId {
         let low = or(cx, negative, nan);
         r = cx.select(low, z, clamped);
     }
-    if c.relu {
-        let canon = k(cx, f.canonical_nan());
-        let clamped = cx.select(negative, z, r);
-        r = cx.select(nan, canon, clamped);
-    }
     if c.satfinite {
         let is_inf = cx.bin(BinOp::IEq, mag, inf);
         let max = k(cx, f.max_finite());
         let m = with_sign(cx, negative, max, f);
         r = cx.select(is_inf, m, r);
+    }
+    if c.relu {
+        // After `.satfinite`, which keeps the sign: negative results still become +0.
+        let canon = k(cx, f.canonical_nan());
+        let clamped = cx.select(negative, z, r);
+        r = cx.select(nan, canon, clamped);
     }
     if c.dst_ty == ScalarType::Tf32 {
         // A .tf32 result is held as an .f32 bit pattern whose 13 low fraction bits are zero.
@@ -556,7 +557,14 @@ fn float_to_int(cx: &mut Cx<'_>, c: &Cvt, u: &Unpacked, mode: RoundMode) -> Valu
         let neg = cx.un(UnOp::INeg, m);
         cx.select(u.sign, neg, pos)
     } else {
-        let lim = k(cx, if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 });
+        let lim = k(
+            cx,
+            if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            },
+        );
         let over = cx.bin(BinOp::UGt, mag, lim);
         let over = or(cx, over, huge);
         let pos = cx.select(over, lim, mag);

@@ -106,7 +106,10 @@ pub(super) fn requires(
         m.errors.push(
             Diagnostic::error(
                 span,
-                format!("{what} requires PTX ISA {}.{} or later", version.0, version.1),
+                format!(
+                    "{what} requires PTX ISA {}.{} or later",
+                    version.0, version.1
+                ),
             )
             .with_label(format!(
                 "the module declares .version {}.{}",
@@ -117,7 +120,8 @@ pub(super) fn requires(
 }
 
 fn err(m: &mut Mods<'_, '_>, span: Span, msg: impl Into<String>, label: impl Into<String>) {
-    m.errors.push(Diagnostic::error(span, msg).with_label(label));
+    m.errors
+        .push(Diagnostic::error(span, msg).with_label(label));
 }
 
 /// Whether every value of integer type `src` is a value of integer type `dst`.
@@ -140,7 +144,10 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let satfinite = m.flag("satfinite");
     let dst_ty = m.ty(CVT_TYPES)?;
     let src_ty = m.ty(CVT_SRC_TYPES)?;
-    let given = [irnd.is_some(), frnd.is_some(), rna].iter().filter(|b| **b).count();
+    let given = [irnd.is_some(), frnd.is_some(), rna]
+        .iter()
+        .filter(|b| **b)
+        .count();
     if given > 1 {
         m.error(
             "`cvt` takes one rounding modifier",
@@ -372,7 +379,9 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             err(
                 m,
                 span,
-                format!("`.{name}` applies to f16, bf16, f16x2, bf16x2 and tf32 results of an f32 conversion"),
+                format!(
+                    "`.{name}` applies to f16, bf16, f16x2, bf16x2 and tf32 results of an f32 conversion"
+                ),
                 "unexpected modifier",
             );
             continue;
@@ -415,7 +424,14 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         if rna {
             requires(cx, m, types_span, "`cvt.rna.tf32.f32`", 80, (7, 0));
         } else if satfinite {
-            requires(cx, m, types_span, "`cvt.rn/.rz.satfinite.tf32.f32`", 100, (8, 6));
+            requires(
+                cx,
+                m,
+                types_span,
+                "`cvt.rn/.rz.satfinite.tf32.f32`",
+                100,
+                (8, 6),
+            );
         } else {
             requires(cx, m, types_span, "`cvt.rn/.rz.tf32.f32`", 90, (7, 8));
         }
@@ -427,7 +443,14 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             requires(cx, m, mod_span(i, "ftz"), "`cvt.ftz.f32.bf16`", 90, (7, 8));
         }
     } else if dst_ty == Bf16 || src_ty == Bf16 {
-        requires(cx, m, types_span, &format!("`cvt{dst_ty}{src_ty}`"), 90, (7, 8));
+        requires(
+            cx,
+            m,
+            types_span,
+            &format!("`cvt{dst_ty}{src_ty}`"),
+            90,
+            (7, 8),
+        );
     }
 
     // Operands: `.bf16`, `.bf16x2` and `.tf32` operands must be exactly as wide as the type
@@ -480,8 +503,9 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
 pub fn loses_precision(dst: ScalarType, src: ScalarType) -> bool {
     // (exponent bits, stored fraction bits)
     let fmt = |t: ScalarType| match t {
-        F16 => (5, 10),
-        Bf16 => (8, 7),
+        F16 | F16x2 => (5, 10),
+        Bf16 | Bf16x2 => (8, 7),
+        Tf32 => (8, 10),
         F64 => (11, 52),
         _ => (8, 23),
     };
@@ -498,7 +522,10 @@ pub fn cvt_pack(
 ) -> Option<CvtPack> {
     m.flag("pack");
     if !m.flag("sat") {
-        m.error("`cvt.pack` needs `.sat`", "ISA: cvt.pack.sat.convertType.abType");
+        m.error(
+            "`cvt.pack` needs `.sat`",
+            "ISA: cvt.pack.sat.convertType.abType",
+        );
     }
     // The sub-byte convert types are not PTX register types, so they are read by name here.
     const NARROW: [(&str, u32, bool); 8] = [

@@ -67,7 +67,8 @@ const MOV_TYPES: &[ScalarType] = &[
 ];
 
 fn err(m: &mut Mods<'_, '_>, span: Span, msg: impl Into<String>, label: impl Into<String>) {
-    m.errors.push(Diagnostic::error(span, msg).with_label(label));
+    m.errors
+        .push(Diagnostic::error(span, msg).with_label(label));
 }
 
 /// The span of the state-space modifier, for errors about it.
@@ -141,8 +142,11 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let packed_s = matches!(ops[1].kind, OperandKind::Vector(_));
     if packed_d && packed_s {
         cx.error(
-            Diagnostic::error(ops[1].span, "`mov` packs into or unpacks from a scalar, not both")
-                .with_label("expected a scalar register"),
+            Diagnostic::error(
+                ops[1].span,
+                "`mov` packs into or unpacks from a scalar, not both",
+            )
+            .with_label("expected a scalar register"),
         );
         return None;
     }

@@ -59,7 +59,8 @@ const EVICTION: [&str; 8] = [
 const PREFETCH_SIZE: [&str; 3] = ["L2::64B", "L2::128B", "L2::256B"];
 
 fn err(m: &mut Mods<'_, '_>, span: Span, msg: impl Into<String>, label: impl Into<String>) {
-    m.errors.push(Diagnostic::error(span, msg).with_label(label));
+    m.errors
+        .push(Diagnostic::error(span, msg).with_label(label));
 }
 
 fn scope(m: &mut Mods<'_, '_>) -> Option<Scope> {
@@ -73,7 +74,12 @@ fn scope(m: &mut Mods<'_, '_>) -> Option<Scope> {
 
 /// `.weak`, `.volatile`, `.relaxed.scope`, `.acquire.scope` / `.release.scope`,
 /// `.mmio.relaxed.sys`.
-fn mem_sem(cx: &FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>, store: bool) -> MemSem {
+fn mem_sem(
+    cx: &FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+    store: bool,
+) -> MemSem {
     let order = if store { "release" } else { "acquire" };
     let wrong = if store { "acquire" } else { "release" };
     if m.flag(wrong) {
@@ -247,12 +253,21 @@ fn vector_ok(
             err(
                 m,
                 span,
-                format!(".v{vec}{ty} is a {bits}-bit access; only `.global` accesses may exceed 128 bits"),
+                format!(
+                    ".v{vec}{ty} is a {bits}-bit access; only `.global` accesses may exceed 128 bits"
+                ),
                 "vector too wide for this state space",
             );
             return;
         }
-        requires(cx, m, span, &format!("a {bits}-bit vector access"), 100, (8, 8));
+        requires(
+            cx,
+            m,
+            span,
+            &format!("a {bits}-bit vector access"),
+            100,
+            (8, 8),
+        );
     }
 }
 
@@ -426,7 +441,9 @@ fn strong_space(i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>, sem: MemSem, spa
         err(
             m,
             span,
-            format!("`.relaxed`, `.acquire` and `.release` apply to .global, .shared and generic addresses, not {space}"),
+            format!(
+                "`.relaxed`, `.acquire` and `.release` apply to .global, .shared and generic addresses, not {space}"
+            ),
             "state space of a strong memory operation",
         );
     }
@@ -519,22 +536,16 @@ pub fn st(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>)
     if let AddrBase::Var(v) = addr.base {
         if is_kernel_param(cx, v) {
             cx.error(
-                Diagnostic::error(
-                    i.operands[0].span,
-                    "`st` cannot write a kernel parameter",
-                )
-                .with_label("a kernel's .param variables are read-only")
-                .with_note("ISA 5.1.6.1: kernel parameters are accessed with ld.param only"),
+                Diagnostic::error(i.operands[0].span, "`st` cannot write a kernel parameter")
+                    .with_label("a kernel's .param variables are read-only")
+                    .with_note("ISA 5.1.6.1: kernel parameters are accessed with ld.param only"),
             );
             return None;
         }
         if cx.var(v).space == StateSpace::Const {
             cx.error(
-                Diagnostic::error(
-                    i.operands[0].span,
-                    "`st` cannot write a .const variable",
-                )
-                .with_label("constant memory is read-only"),
+                Diagnostic::error(i.operands[0].span, "`st` cannot write a .const variable")
+                    .with_label("constant memory is read-only"),
             );
             return None;
         }
