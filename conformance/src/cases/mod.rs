@@ -5,6 +5,8 @@ mod real_kernels;
 // --- data movement and conversion ---
 mod convert;
 mod convert_model;
+mod kernel_case;
+mod ldst;
 
 use crate::Case;
 
@@ -14,5 +16,6 @@ pub fn all() -> Vec<Case> {
     v.extend(real_kernels::cases());
     // --- data movement and conversion ---
     v.extend(convert::cases());
+    v.extend(ldst::cases());
     v
 }
