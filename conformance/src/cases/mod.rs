@@ -7,6 +7,7 @@ mod convert;
 mod convert_model;
 mod kernel_case;
 mod ldst;
+mod moves;
 
 use crate::Case;
 
@@ -17,5 +18,6 @@ pub fn all() -> Vec<Case> {
     // --- data movement and conversion ---
     v.extend(convert::cases());
     v.extend(ldst::cases());
+    v.extend(moves::cases());
     v
 }
