@@ -8,6 +8,8 @@ mod convert_model;
 mod kernel_case;
 mod ldst;
 mod moves;
+mod operands;
+mod spaces;
 
 use crate::Case;
 
@@ -19,5 +21,7 @@ pub fn all() -> Vec<Case> {
     v.extend(convert::cases());
     v.extend(ldst::cases());
     v.extend(moves::cases());
+    v.extend(operands::cases());
+    v.extend(spaces::cases());
     v
 }
