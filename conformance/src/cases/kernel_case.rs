@@ -124,10 +124,7 @@ pub fn rejected(family: &'static str, name: &str, ptx: String, after: &str, at: 
                     if hit {
                         Outcome::Pass
                     } else {
-                        Outcome::Fail(format!(
-                            "rejected, but not at `{at}`: {}",
-                            d.short().trim()
-                        ))
+                        Outcome::Fail(format!("rejected, but not at `{at}`: {}", d.short().trim()))
                     }
                 }
             }

@@ -61,7 +61,11 @@ fn regs(p: &str, n: u32) -> String {
 }
 
 fn vec_mod(n: u32) -> String {
-    if n == 1 { String::new() } else { format!(".v{n}") }
+    if n == 1 {
+        String::new()
+    } else {
+        format!(".v{n}")
+    }
 }
 
 fn header(sm: u32, version: &str) -> String {
@@ -86,7 +90,10 @@ fn space_case(space: Space, ty: ScalarType, vec: u32) -> Case {
     let r = regs("%v", vec);
     let w = regs("%w", vec);
     let name = format!("ld-st/{space:?}/ld-st{v}{ty}").to_lowercase();
-    let input = data(total, u64::from(size) * 131 + ty.bits() as u64 + space as u64 * 7);
+    let input = data(
+        total,
+        u64::from(size) * 131 + ty.bits() as u64 + space as u64 * 7,
+    );
     let wide = size > 16;
     let (sm, version) = if wide { (100, "8.8") } else { (90, "8.0") };
     let mut module = header(sm, version);
@@ -313,33 +320,201 @@ pub fn cases() -> Vec<Case> {
     }
     let g = "global";
     for (name, ld, st, space, sm, ver) in [
-        ("volatile", "ld.volatile.global.b32", "st.volatile.global.b32", g, 90, "8.0"),
-        ("relaxed.cta", "ld.relaxed.cta.global.b32", "st.relaxed.cta.global.b32", g, 90, "8.0"),
-        ("relaxed.gpu", "ld.relaxed.gpu.global.b32", "st.relaxed.gpu.global.b32", g, 90, "8.0"),
-        ("relaxed.sys", "ld.relaxed.sys.global.b32", "st.relaxed.sys.global.b32", g, 90, "8.0"),
-        ("acquire-release.gpu", "ld.acquire.gpu.global.b32", "st.release.gpu.global.b32", g, 90, "8.0"),
-        ("acquire-release.cta", "ld.acquire.cta.global.b32", "st.release.cta.global.b32", g, 90, "8.0"),
-        ("acquire-release.sys", "ld.acquire.sys.global.b32", "st.release.sys.global.b32", g, 90, "8.0"),
-        ("mmio", "ld.mmio.relaxed.sys.global.b32", "st.mmio.relaxed.sys.global.b32", g, 90, "8.2"),
-        ("weak", "ld.weak.global.b32", "st.weak.global.b32", g, 90, "8.0"),
-        ("volatile.shared", "ld.volatile.shared.b32", "st.volatile.shared.b32", "shared", 90, "8.0"),
-        ("relaxed.shared", "ld.relaxed.cta.shared.b32", "st.relaxed.cta.shared.b32", "shared", 90, "8.0"),
-        ("acquire-release.shared", "ld.acquire.cta.shared.b32", "st.release.cta.shared.b32", "shared", 90, "8.0"),
-        ("volatile.generic", "ld.volatile.b32", "st.volatile.b32", "generic", 90, "8.0"),
-        ("acquire-release.generic", "ld.acquire.gpu.b32", "st.release.gpu.b32", "generic", 90, "8.0"),
-        ("ca-wb", "ld.global.ca.b32", "st.global.wb.b32", g, 90, "8.0"),
-        ("cg-cg", "ld.global.cg.b32", "st.global.cg.b32", g, 90, "8.0"),
-        ("cs-cs", "ld.global.cs.b32", "st.global.cs.b32", g, 90, "8.0"),
-        ("lu-wt", "ld.global.lu.b32", "st.global.wt.b32", g, 90, "8.0"),
+        (
+            "volatile",
+            "ld.volatile.global.b32",
+            "st.volatile.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "relaxed.cta",
+            "ld.relaxed.cta.global.b32",
+            "st.relaxed.cta.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "relaxed.gpu",
+            "ld.relaxed.gpu.global.b32",
+            "st.relaxed.gpu.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "relaxed.sys",
+            "ld.relaxed.sys.global.b32",
+            "st.relaxed.sys.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "acquire-release.gpu",
+            "ld.acquire.gpu.global.b32",
+            "st.release.gpu.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "acquire-release.cta",
+            "ld.acquire.cta.global.b32",
+            "st.release.cta.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "acquire-release.sys",
+            "ld.acquire.sys.global.b32",
+            "st.release.sys.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "mmio",
+            "ld.mmio.relaxed.sys.global.b32",
+            "st.mmio.relaxed.sys.global.b32",
+            g,
+            90,
+            "8.2",
+        ),
+        (
+            "weak",
+            "ld.weak.global.b32",
+            "st.weak.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "volatile.shared",
+            "ld.volatile.shared.b32",
+            "st.volatile.shared.b32",
+            "shared",
+            90,
+            "8.0",
+        ),
+        (
+            "relaxed.shared",
+            "ld.relaxed.cta.shared.b32",
+            "st.relaxed.cta.shared.b32",
+            "shared",
+            90,
+            "8.0",
+        ),
+        (
+            "acquire-release.shared",
+            "ld.acquire.cta.shared.b32",
+            "st.release.cta.shared.b32",
+            "shared",
+            90,
+            "8.0",
+        ),
+        (
+            "volatile.generic",
+            "ld.volatile.b32",
+            "st.volatile.b32",
+            "generic",
+            90,
+            "8.0",
+        ),
+        (
+            "acquire-release.generic",
+            "ld.acquire.gpu.b32",
+            "st.release.gpu.b32",
+            "generic",
+            90,
+            "8.0",
+        ),
+        (
+            "ca-wb",
+            "ld.global.ca.b32",
+            "st.global.wb.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "cg-cg",
+            "ld.global.cg.b32",
+            "st.global.cg.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "cs-cs",
+            "ld.global.cs.b32",
+            "st.global.cs.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "lu-wt",
+            "ld.global.lu.b32",
+            "st.global.wt.b32",
+            g,
+            90,
+            "8.0",
+        ),
         ("cv", "ld.global.cv.b32", "st.global.b32", g, 90, "8.0"),
         ("nc", "ld.global.nc.b32", "st.global.b32", g, 90, "8.0"),
-        ("nc.ca", "ld.global.ca.nc.b32", "st.global.b32", g, 90, "8.0"),
-        ("nc.cs", "ld.global.cs.nc.b32", "st.global.b32", g, 90, "8.0"),
+        (
+            "nc.ca",
+            "ld.global.ca.nc.b32",
+            "st.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "nc.cs",
+            "ld.global.cs.nc.b32",
+            "st.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
         ("ldu", "ldu.global.b32", "st.global.b32", g, 90, "8.0"),
-        ("ldu.generic", "ldu.b32", "st.global.b32", "generic", 90, "8.0"),
-        ("evict", "ld.global.L1::evict_last.b32", "st.global.L1::no_allocate.b32", g, 90, "8.0"),
-        ("prefetch-size", "ld.global.L2::256B.b32", "st.global.b32", g, 90, "8.0"),
-        ("nc-evict-size", "ld.global.nc.L1::no_allocate.L2::256B.b32", "st.global.b32", g, 90, "8.0"),
+        (
+            "ldu.generic",
+            "ldu.b32",
+            "st.global.b32",
+            "generic",
+            90,
+            "8.0",
+        ),
+        (
+            "evict",
+            "ld.global.L1::evict_last.b32",
+            "st.global.L1::no_allocate.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "prefetch-size",
+            "ld.global.L2::256B.b32",
+            "st.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
+        (
+            "nc-evict-size",
+            "ld.global.nc.L1::no_allocate.L2::256B.b32",
+            "st.global.b32",
+            g,
+            90,
+            "8.0",
+        ),
     ] {
         v.push(qualified(name, ld, st, space, sm, ver));
     }

@@ -20,7 +20,8 @@ fn mask(bits: u32) -> u64 {
 }
 
 fn seed(s: &str) -> u64 {
-    s.bytes().fold(7, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)))
+    s.bytes()
+        .fold(7, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)))
 }
 
 fn case(
@@ -116,7 +117,13 @@ pub fn cases() -> Vec<Case> {
         ".reg .b8 %x<4>;\nmov.b32 {%x0, %x1, %x2, %x3}, %a;\nmov.b32 %d, {%x3, %x2, %x1, %x0};",
         &[B32],
         &[B32],
-        |r| vec![(0..4).map(|k| lane(r[0], 8, 3 - k) << (8 * k)).fold(0, |a, b| a | b)],
+        |r| {
+            vec![
+                (0..4)
+                    .map(|k| lane(r[0], 8, 3 - k) << (8 * k))
+                    .fold(0, |a, b| a | b),
+            ]
+        },
     ));
     v.push(case(
         "mov.b64.pack2x32",
@@ -200,16 +207,22 @@ fn special_registers() -> Case {
     ];
     let mut body = String::new();
     for (k, r) in regs.iter().enumerate() {
-        body += &format!("\tmov.u32 %r, {r};\n\tst.global.u32 [%rd3+{}], %r;\n", 4 * k);
+        body += &format!(
+            "\tmov.u32 %r, {r};\n\tst.global.u32 [%rd3+{}], %r;\n",
+            4 * k
+        );
     }
     // WARP_SZ as an operand, and legacy 16-bit moves of %tid/%ntid.
     body += "\tmov.u32 %r, WARP_SZ;\n\tst.global.u32 [%rd3+64], %r;\n";
+    // %smid is below %nsmid (ptxvk reports one SM, docs/decisions.md).
+    body += "\tmov.u32 %r, %smid;\n\tmov.u32 %n, %nsmid;\n\tsetp.lt.u32 %q, %r, %n;\n\
+             \tselp.u32 %r, 1, 0, %q;\n\tst.global.u32 [%rd3+72], %r;\n";
     body += "\tmov.u16 %h, %tid.x;\n\tst.global.u16 [%rd3+68], %h;\n";
     body += "\tmov.u16 %h, %ntid.x;\n\tst.global.u16 [%rd3+70], %h;\n";
-    let words = 18usize;
+    let words = 19usize;
     let ptx = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n\
-         .visible .entry k(.param .u64 out)\n{{\n\t.reg .b32 %r, %t, %n, %c, %i;\n\t.reg .b16 %h;\n\t.reg .b64 %rd<4>;\n\
+         .visible .entry k(.param .u64 out)\n{{\n\t.reg .pred %q;\n\t.reg .b32 %r, %t, %n, %c, %i;\n\t.reg .b16 %h;\n\t.reg .b64 %rd<4>;\n\
          \tld.param.u64 %rd1, [out];\n\tmov.u32 %t, %tid.x;\n\tmov.u32 %n, %ntid.x;\n\tmov.u32 %c, %ctaid.x;\n\
          \tmad.lo.u32 %i, %c, %n, %t;\n\tmul.wide.u32 %rd2, %i, {};\n\tadd.s64 %rd3, %rd1, %rd2;\n{body}\tret;\n}}\n",
         words * 4
@@ -242,6 +255,7 @@ fn special_registers() -> Case {
             expect.extend(32u32.to_le_bytes());
             expect.extend((t as u16).to_le_bytes());
             expect.extend((block as u16).to_le_bytes());
+            expect.extend(1u32.to_le_bytes());
         }
     }
     KernelCase {

@@ -111,7 +111,12 @@ fn address_forms() -> Vec<Case> {
         "address-forms/kernel-param",
         format!(
             "{HEADER}{}",
-            entry(", .param .align 4 .u32 T[8]", "", &loads("param", "u64"), "u64")
+            entry(
+                ", .param .align 4 .u32 T[8]",
+                "",
+                &loads("param", "u64"),
+                "u64"
+            )
         ),
         vec![Arg::Buf(0), Arg::Value(KernelArg::Bytes(table_bytes))],
         8,

@@ -125,7 +125,12 @@ fn generic_across_calls() -> Case {
          \tst.local.u32 [lv+4], 6;\n\tcvta.local.u64 %g, lv;\n\tcall (%x), get, (%g);\n\
          \tst.global.u32 [%rout+8], %x;\n\tld.local.u32 %x, [lv];\n\tst.global.u32 [%rout+12], %x;\n\tret;\n}}\n"
     );
-    case("generic-across-calls", ptx, vec![Arg::Buf(0)], &[5, 9, 6, 9])
+    case(
+        "generic-across-calls",
+        ptx,
+        vec![Arg::Buf(0)],
+        &[5, 9, 6, 9],
+    )
 }
 
 /// A kernel around `body`, with variables in every space, for the rejected forms.
@@ -152,14 +157,34 @@ fn rejections() -> Vec<Case> {
     };
     vec![
         r("st.const", "st.const.u32 [cv], %r1;", "const"),
-        r("st.global-to-const-variable", "st.global.u32 [cv], %r1;", "[cv]"),
+        r(
+            "st.global-to-const-variable",
+            "st.global.u32 [cv], %r1;",
+            "[cv]",
+        ),
         r("st-generic-const-variable", "st.u32 [cv], %r1;", "[cv]"),
-        r("st.param-kernel-parameter", "st.param.u64 [kp], %rd1;", "[kp]"),
+        r(
+            "st.param-kernel-parameter",
+            "st.param.u64 [kp], %rd1;",
+            "[kp]",
+        ),
         r("st-generic-kernel-parameter", "st.u64 [kp], %rd1;", "[kp]"),
-        r("st.param::entry", "st.param::entry.u64 [%rd1], %rd1;", "param::entry"),
-        r("ld.shared-of-global-variable", "ld.shared.u32 %r1, [gv];", "[gv]"),
+        r(
+            "st.param::entry",
+            "st.param::entry.u64 [%rd1], %rd1;",
+            "param::entry",
+        ),
+        r(
+            "ld.shared-of-global-variable",
+            "ld.shared.u32 %r1, [gv];",
+            "[gv]",
+        ),
         r("ldu.shared", "ldu.shared.u32 %r1, [sv];", "shared"),
-        r("relaxed-local", "ld.relaxed.gpu.local.u32 %r1, [%rd1];", "local"),
+        r(
+            "relaxed-local",
+            "ld.relaxed.gpu.local.u32 %r1, [%rd1];",
+            "local",
+        ),
         r("nc-local", "ld.local.nc.u32 %r1, [%rd1];", "nc"),
         r("cvta-wrong-space", "cvta.global.u64 %rd1, sv;", "sv"),
     ]
