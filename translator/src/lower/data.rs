@@ -4,7 +4,7 @@
 use super::Cx;
 use crate::check::inst::{Cvta, Isspacep, Ld, MemSem, Mov, Scope as PtxScope, St};
 use crate::check::{Dst, Src, VarRef};
-use crate::ir::{BinOp, ConvOp, MemOrder, Op, Ordering, Scope, Ty, ValueId};
+use crate::ir::{BinOp, Builtin, ConvOp, MemOrder, Op, Ordering, Scope, Ty, ValueId};
 use crate::types::{ScalarType, StateSpace};
 
 /// The address of a variable (plus `off`) in its own space, as a 64-bit value.
@@ -203,14 +203,57 @@ pub fn isspacep(cx: &mut Cx<'_>, i: &Isspacep) {
     let a = cx.conv(ConvOp::ZExt, a, Ty::I64);
     let r = match i.space {
         StateSpace::Shared | StateSpace::Local => cx.in_window(i.space, a),
-        StateSpace::Const => cx.in_const(a),
-        StateSpace::Param => cx.in_params(a),
+        StateSpace::Const => in_const(cx, a),
+        StateSpace::Param => in_params(cx, a),
         _ => {
             let not_sl = cx.in_window(StateSpace::Global, a);
-            let c = cx.in_const(a);
+            let c = in_const(cx, a);
             let not_c = cx.un(crate::ir::UnOp::Not, c);
             cx.bin(BinOp::And, not_sl, not_c)
         }
     };
     cx.write(&i.dst, ScalarType::Pred, r);
+}
+
+/// Whether a device address (u64) is inside one of the module's `.const` variables.
+fn in_const(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for (i, g) in cx.module.globals.iter().enumerate() {
+        let id = crate::check::GlobalId(i as u32);
+        if g.space == StateSpace::Const
+            && let Some(&off) = cx.layout.globals.get(&id)
+        {
+            ranges.push((off, g.size()));
+        }
+    }
+    let mut r = cx.konst(Ty::Bool, 0);
+    if ranges.is_empty() {
+        return r;
+    }
+    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
+    let rel = cx.bin(BinOp::ISub, a, base);
+    for (off, size) in ranges {
+        // `off <= rel < off + size` as one unsigned comparison.
+        let o = cx.konst(Ty::I64, off);
+        let d = cx.bin(BinOp::ISub, rel, o);
+        let s = cx.konst(Ty::I64, size);
+        let inside = cx.bin(BinOp::ULt, d, s);
+        r = cx.bin(BinOp::Or, r, inside);
+    }
+    r
+}
+
+/// Whether a device address (u64) is inside the kernel's parameter block.
+fn in_params(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
+    let kernel = cx
+        .ids
+        .iter()
+        .find(|(_, ir)| ir.0 == 0)
+        .map(|(f, _)| *f)
+        .unwrap_or(cx.func_id);
+    let size = super::kernel_abi(cx.module.function(kernel)).param_block_size;
+    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
+    let rel = cx.bin(BinOp::ISub, a, base);
+    let s = cx.konst(Ty::I64, u64::from(size));
+    cx.bin(BinOp::ULt, rel, s)
 }

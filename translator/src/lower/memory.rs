@@ -186,49 +186,6 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether a device address (u64) is inside one of the module's `.const` variables.
-    pub fn in_const(&mut self, a: ValueId) -> ValueId {
-        let mut ranges: Vec<(u64, u64)> = Vec::new();
-        for (i, g) in self.module.globals.iter().enumerate() {
-            let id = crate::check::GlobalId(i as u32);
-            if g.space == StateSpace::Const
-                && let Some(&off) = self.layout.globals.get(&id)
-            {
-                ranges.push((off, g.size()));
-            }
-        }
-        let mut r = self.konst(Ty::Bool, 0);
-        if ranges.is_empty() {
-            return r;
-        }
-        let base = self.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
-        let rel = self.bin(BinOp::ISub, a, base);
-        for (off, size) in ranges {
-            // `off <= rel < off + size` as one unsigned comparison.
-            let o = self.konst(Ty::I64, off);
-            let d = self.bin(BinOp::ISub, rel, o);
-            let s = self.konst(Ty::I64, size);
-            let inside = self.bin(BinOp::ULt, d, s);
-            r = self.bin(BinOp::Or, r, inside);
-        }
-        r
-    }
-
-    /// Whether a device address (u64) is inside the kernel's parameter block.
-    pub fn in_params(&mut self, a: ValueId) -> ValueId {
-        let kernel = self
-            .ids
-            .iter()
-            .find(|(_, ir)| ir.0 == 0)
-            .map(|(f, _)| *f)
-            .unwrap_or(self.func_id);
-        let size = super::kernel_abi(self.module.function(kernel)).param_block_size;
-        let base = self.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
-        let rel = self.bin(BinOp::ISub, a, base);
-        let s = self.konst(Ty::I64, u64::from(size));
-        self.bin(BinOp::ULt, rel, s)
-    }
-
     /// `w` advanced by `bytes`.
     pub fn offset_where(&mut self, w: Where, bytes: u32) -> Where {
         if bytes == 0 {

@@ -155,16 +155,6 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    let irnd_span = INT_ROUNDING
-        .iter()
-        .map(|(n, _)| mod_span(i, n))
-        .find(|s| *s != i.opcode.span)
-        .unwrap_or(i.opcode.span);
-    let frnd_span = FLOAT_ROUNDING
-        .iter()
-        .map(|(n, _)| mod_span(i, n))
-        .find(|s| *s != i.opcode.span)
-        .unwrap_or(i.opcode.span);
     let types_span = {
         let dt = mod_span(i, dst_ty.name());
         let st = i
@@ -175,152 +165,76 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             .map_or(dt, |x| x.span);
         dt.to(st)
     };
+    // Errors about rounding point at the rounding modifier written, or at `cvt.dtype.atype`
+    // when a required one is missing.
+    let rnd_span = INT_ROUNDING
+        .iter()
+        .chain(&FLOAT_ROUNDING)
+        .map(|(n, _)| *n)
+        .chain(["rna"])
+        .map(|n| mod_span(i, n))
+        .find(|s| *s != i.opcode.span)
+        .unwrap_or(i.opcode.span.to(types_span));
     let (df, sf) = (dst_ty.is_float(), src_ty.is_float());
     let packed = matches!(dst_ty, F16x2 | Bf16x2);
     let special_dst = packed || dst_ty == Tf32;
 
     // Rounding (ISA "Integer Notes" and "Floating Point Notes").
     let narrowing = df && sf && loses_precision(dst_ty, src_ty);
-    match (sf, df) {
+    let rule = match (sf, df) {
+        _ if special_dst && src_ty != F32 => {
+            err(
+                m,
+                types_span,
+                format!("`cvt{dst_ty}` converts from .f32, not {src_ty}"),
+                "expected .f32 as the source type",
+            );
+            None
+        }
         _ if special_dst => {
-            if src_ty != F32 {
-                err(
-                    m,
-                    types_span,
-                    format!("`cvt{dst_ty}` converts from .f32, not {src_ty}"),
-                    "expected .f32 as the source type",
-                );
-            }
             let ok = match frnd {
                 Some(Rounding::Rn | Rounding::Rz) => true,
                 None => rna && dst_ty == Tf32,
                 _ => false,
             };
-            if !ok {
-                let span = if frnd.is_some() {
-                    frnd_span
-                } else if irnd.is_some() {
-                    irnd_span
-                } else {
-                    mod_span(i, "rna")
-                };
-                let allowed = if dst_ty == Tf32 {
-                    ".rna, .rn or .rz"
-                } else {
-                    ".rn or .rz"
-                };
-                err(
-                    m,
-                    span,
-                    format!("`cvt{dst_ty}.f32` needs rounding {allowed}"),
-                    "ISA: cvt.frnd2 with .frnd2 = { .rn, .rz }",
-                );
-            }
+            let allowed = if dst_ty == Tf32 {
+                ".rna, .rn or .rz"
+            } else {
+                ".rn or .rz"
+            };
+            (!ok).then(|| format!("`cvt{dst_ty}.f32` needs rounding {allowed}"))
         }
-        (true, false) => {
-            if irnd.is_none() {
-                let span = if frnd.is_some() {
-                    frnd_span
-                } else if rna {
-                    mod_span(i, "rna")
-                } else {
-                    i.opcode.span.to(types_span)
-                };
-                err(
-                    m,
-                    span,
-                    "a float-to-integer `cvt` needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)",
-                    "ISA 8.7.6.13: integer rounding is required for float-to-integer conversions",
-                );
-            }
-        }
-        (false, true) => {
-            if frnd.is_none() {
-                let span = if irnd.is_some() {
-                    irnd_span
-                } else if rna {
-                    mod_span(i, "rna")
-                } else {
-                    i.opcode.span.to(types_span)
-                };
-                err(
-                    m,
-                    span,
-                    "an integer-to-float `cvt` needs a floating-point rounding modifier (.rn, .rz, .rm, .rp)",
-                    "ISA 8.7.6.13: integer rounding is illegal here",
-                );
-            }
-        }
-        (true, true) if narrowing => {
-            if frnd.is_none() {
-                let span = if irnd.is_some() {
-                    irnd_span
-                } else if rna {
-                    mod_span(i, "rna")
-                } else {
-                    i.opcode.span.to(types_span)
-                };
-                err(
-                    m,
-                    span,
-                    format!(
-                        "`cvt{dst_ty}{src_ty}` loses precision and needs a rounding modifier (.rn, .rz, .rm, .rp)"
-                    ),
-                    "ISA 8.7.6.13: floating-point rounding is required here",
-                );
-            }
-        }
-        (true, true) if dst_ty == src_ty => {
-            if frnd.is_some() || rna {
-                let span = if rna { mod_span(i, "rna") } else { frnd_span };
-                err(
-                    m,
-                    span,
-                    format!(
-                        "`cvt{dst_ty}{src_ty}` is exact; only integer rounding (.rni, .rzi, .rmi, .rpi) may be given"
-                    ),
-                    "ISA 8.7.6.13: floating-point rounding is illegal here",
-                );
-            }
-        }
+        (true, false) => irnd.is_none().then(|| {
+            "a float-to-integer `cvt` needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)"
+                .to_string()
+        }),
+        (false, true) => frnd.is_none().then(|| {
+            "an integer-to-float `cvt` needs a floating-point rounding modifier (.rn, .rz, .rm, .rp)"
+                .to_string()
+        }),
+        (true, true) if narrowing => frnd.is_none().then(|| {
+            format!(
+                "`cvt{dst_ty}{src_ty}` loses precision and needs a rounding modifier (.rn, .rz, .rm, .rp)"
+            )
+        }),
+        (true, true) if dst_ty == src_ty => (frnd.is_some() || rna).then(|| {
+            format!(
+                "`cvt{dst_ty}{src_ty}` is exact; only integer rounding (.rni, .rzi, .rmi, .rpi) may be given"
+            )
+        }),
+        // Widening is exact. The ISA's own example `cvt.f64.bf16.rp` gives a rounding modifier
+        // to a widening conversion from .bf16, so that one is accepted (and has no effect).
         (true, true) => {
-            // Widening is exact. The ISA's own example `cvt.f64.bf16.rp` gives a rounding
-            // modifier to a widening conversion from .bf16, so that one is accepted (and has
-            // no effect); elsewhere it is illegal.
             let bf16_example = src_ty == Bf16 && frnd.is_some();
-            if (frnd.is_some() && !bf16_example) || irnd.is_some() || rna {
-                let span = if irnd.is_some() {
-                    irnd_span
-                } else if rna {
-                    mod_span(i, "rna")
-                } else {
-                    frnd_span
-                };
-                err(
-                    m,
-                    span,
-                    format!("`cvt{dst_ty}{src_ty}` is exact; it takes no rounding modifier"),
-                    "ISA 8.7.6.13: rounding is illegal here",
-                );
-            }
+            ((frnd.is_some() && !bf16_example) || irnd.is_some() || rna).then(|| {
+                format!("`cvt{dst_ty}{src_ty}` is exact; it takes no rounding modifier")
+            })
         }
-        (false, false) => {
-            if irnd.is_some() || frnd.is_some() || rna {
-                let span = if irnd.is_some() {
-                    irnd_span
-                } else if rna {
-                    mod_span(i, "rna")
-                } else {
-                    frnd_span
-                };
-                err(
-                    m,
-                    span,
-                    "an integer-to-integer `cvt` takes no rounding modifier",
-                    "ISA 8.7.6.13: rounding is illegal here",
-                );
-            }
-        }
+        (false, false) => (irnd.is_some() || frnd.is_some() || rna)
+            .then(|| "an integer-to-integer `cvt` takes no rounding modifier".to_string()),
+    };
+    if let Some(msg) = rule {
+        err(m, rnd_span, msg, "ISA 8.7.6.13: rounding modifiers of cvt");
     }
     if rna && dst_ty != Tf32 {
         err(
