@@ -294,3 +294,22 @@ fn data_movement_rules_point_at_the_operand() {
     rejected_with("7.0", "sm_70", "isspacep.param %p1, %rd1;", "param");
     rejected("prefetch.global.L1 [sh];", "[sh]");
 }
+
+/// What ptxvk does not translate yet is refused with a message naming it, not miscompiled.
+#[test]
+fn untranslated_forms_are_named() {
+    for (line, what) in [
+        ("ld.shared.b128 %x, [sh];", ".b128"),
+        ("mov.u64 %rd1, %clock64;", "Clock64"),
+        ("mov.u64 %rd1, %gridid;", "GridId"),
+    ] {
+        let src = kernel("8.8", "sm_100", &format!("\t.reg .b128 %x;\n\t{line}"));
+        let program = Program::parse(SourceFile::new("k.ptx", src))
+            .unwrap_or_else(|d| panic!("{line}: {d}"));
+        let err = match program.translate_kernel("k", &DeviceProfile::lavapipe()) {
+            Ok(_) => panic!("`{line}` translated"),
+            Err(d) => d.to_string(),
+        };
+        assert!(err.contains(what) && err.contains("not supported"), "{line}: {err}");
+    }
+}

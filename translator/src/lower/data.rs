@@ -22,6 +22,10 @@ pub(super) fn address_of(cx: &mut Cx<'_>, var: VarRef, off: i64) -> ValueId {
 
 /// Splits `mov.bN d, {a, b}` / `mov.bN {a, b}, s` into element moves, low element first.
 pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
+    if m.ty == ScalarType::B128 {
+        cx.unsupported("`mov.b128` (128-bit values)");
+        return;
+    }
     match (&m.dst, &m.src) {
         (Dst::Vector(ds), Src::Vector(ss)) if ds.len() == ss.len() => {
             let vals: Vec<ValueId> = ss.iter().map(|s| cx.read(s, m.ty)).collect();
@@ -119,7 +123,7 @@ fn strong(sem: MemSem) -> Option<(Scope, Ordering)> {
 }
 
 pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
-    if !arena_space(l.space) && !check_storage(cx, l.ty) {
+    if (!arena_space(l.space) || l.ty == ScalarType::B128) && !check_storage(cx, l.ty) {
         return;
     }
     let Some(base) = cx.resolve(l.space, &l.addr) else {
@@ -147,7 +151,7 @@ pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
 }
 
 pub fn st(cx: &mut Cx<'_>, s: &St) {
-    if !arena_space(s.space) && !check_storage(cx, s.ty) {
+    if (!arena_space(s.space) || s.ty == ScalarType::B128) && !check_storage(cx, s.ty) {
         return;
     }
     let Some(base) = cx.resolve(s.space, &s.addr) else {
