@@ -160,6 +160,8 @@ fn every_load_and_store_form_validates() {
              ld.global.cg.u32 %r1, [gv];\nst.global.wt.u32 [gv], %r1;\nld.global.cs.L2::256B.u32 %r1, [gv];\n\
              ld.global.L1::evict_last.L2::cache_hint.u32 %r1, [gv], %rd1;\n\
              ld.mmio.relaxed.sys.global.u32 %r1, [gv];\n\
+             ld.volatile.local.u32 %r1, [lo];\nst.relaxed.gpu.local.u32 [lo], %r1;\n\
+             ld.acquire.gpu.param.u32 %r1, [kp];\nld.volatile.const.u32 %r1, [cv];\n\
              prefetch.global.L2 [gv];\nprefetch.local.L1 [lo];\nprefetchu.L1 [%rd3];\n\
              isspacep.global %p1, %rd3;\nisspacep.shared %p1, %rd3;\nisspacep.local %p1, %rd3;\n\
              isspacep.const %p1, %rd3;\nisspacep.param %p1, %rd3;\n\
@@ -270,10 +272,9 @@ fn load_store_rules_point_at_the_modifier_or_operand() {
     rejected("ld.volatile.global.cg.u32 %r1, [gv];", "cg");
     rejected("ld.shared.nc.u32 %r1, [sh];", "nc");
     rejected("ld.global.lu.nc.u32 %r1, [gv];", "lu");
-    // Orderings: scopes required; strong accesses only to global/shared/generic.
+    // Orderings: scopes required, and only the orderings of the direction.
     rejected("ld.relaxed.global.u32 %r1, [gv];", "relaxed");
     rejected("ld.gpu.global.u32 %r1, [gv];", "gpu");
-    rejected("ld.acquire.gpu.local.u32 %r1, [lo];", "local");
     rejected("st.acquire.gpu.global.u32 [gv], %r1;", "acquire");
     // State spaces of named variables; ldu reads global memory.
     rejected("ld.shared.u32 %r1, [gv];", "[gv]");
@@ -304,12 +305,15 @@ fn untranslated_forms_are_named() {
         ("mov.u64 %rd1, %gridid;", "GridId"),
     ] {
         let src = kernel("8.8", "sm_100", &format!("\t.reg .b128 %x;\n\t{line}"));
-        let program = Program::parse(SourceFile::new("k.ptx", src))
-            .unwrap_or_else(|d| panic!("{line}: {d}"));
+        let program =
+            Program::parse(SourceFile::new("k.ptx", src)).unwrap_or_else(|d| panic!("{line}: {d}"));
         let err = match program.translate_kernel("k", &DeviceProfile::lavapipe()) {
             Ok(_) => panic!("`{line}` translated"),
             Err(d) => d.to_string(),
         };
-        assert!(err.contains(what) && err.contains("not supported"), "{line}: {err}");
+        assert!(
+            err.contains(what) && err.contains("not supported"),
+            "{line}: {err}"
+        );
     }
 }

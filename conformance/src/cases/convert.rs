@@ -339,6 +339,58 @@ fn pack(bits: u32, signed: bool) -> Case {
     e.case()
 }
 
+/// `cvt` with registers wider than the instruction types (ISA 8.7.6.13 Notes): the source's low
+/// bits are converted; the result is sign-extended into the destination register for signed
+/// integer types and zero-extended otherwise.
+fn wider(op: &str, dst: ScalarType, src: ScalarType, dreg: ScalarType, sreg: ScalarType) -> Case {
+    let name = format!(
+        "cvt/wider-registers/{op}{dst}{src}-{}-from-{}",
+        dreg.name(),
+        sreg.name()
+    );
+    // NaN results are checked by the other cases; here a NaN in a .b32 register could not be
+    // told from other bits.
+    let rows: Vec<Vec<u64>> = rows(&[sreg], 400, 300, seed(&name))
+        .into_iter()
+        .filter(|r| !(src.is_float() && model::to_f64(r[0] & mask(src), src).is_nan()))
+        .collect();
+    let m = Mods {
+        mode: match op {
+            "cvt.rn" => Some(Mode::Even),
+            "cvt.rzi" => Some(Mode::Zero),
+            _ => None,
+        },
+        integer: op == "cvt.rzi",
+        ..Mods::default()
+    };
+    let mut e = Elementwise::new(
+        FAMILY,
+        name,
+        format!("{op}{dst}{src} %d, %a;"),
+        &[sreg],
+        &[dreg],
+        rows,
+        move |r| {
+            let a = r[0] & mask(src);
+            vec![match model::cvt(dst, src, m, a) {
+                Expect::Bits(b) => {
+                    let b = b & mask(dst);
+                    let s = 64 - dst.bits();
+                    Expect::Bits(if dst.is_signed() {
+                        (((b << s) as i64) >> s) as u64
+                    } else {
+                        b
+                    })
+                }
+                other => other,
+            }]
+        },
+    );
+    e.sm = 90;
+    e.version = (8, 0);
+    e.case()
+}
+
 /// Whether every value of integer type `src` fits in `dst`.
 fn int_fits(dst: ScalarType, src: ScalarType) -> bool {
     match (dst.is_signed(), src.is_signed()) {
@@ -471,6 +523,14 @@ pub fn cases() -> Vec<Case> {
             }
         }
     }
+    v.push(wider("cvt", S8, S32, S32, S32));
+    v.push(wider("cvt", U8, S32, U32, S32));
+    v.push(wider("cvt", S16, U64, S64, U64));
+    v.push(wider("cvt", S32, S8, S32, B32));
+    v.push(wider("cvt", U64, U16, U64, B64));
+    v.push(wider("cvt.rn", F16, F32, B32, F32));
+    v.push(wider("cvt", F32, F16, F32, B32));
+    v.push(wider("cvt.rzi", S8, F32, S32, F32));
     for (bits, signed) in [
         (16, false),
         (16, true),

@@ -398,7 +398,6 @@ pub fn ld(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>)
         }
         requires(cx, m, span, "`ld.global.nc`", 32, (3, 1));
     }
-    strong_space(i, m, sem, space);
     vector_ok(cx, m, vspan, vec, ty, space);
     cache_policy(cx, i, hint)?;
     let dst = cx.dst(&i.operands[0], ty, TypeRule::Relaxed)?;
@@ -421,32 +420,6 @@ pub fn ld(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>)
         dst,
         addr,
     })
-}
-
-/// `.relaxed/.acquire/.release` order accesses to memory other threads can see: global,
-/// shared and generic addresses.
-fn strong_space(i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>, sem: MemSem, space: StateSpace) {
-    if matches!(
-        sem,
-        MemSem::Relaxed(_) | MemSem::Acquire(_) | MemSem::Release(_)
-    ) && matches!(
-        space,
-        StateSpace::Local | StateSpace::Const | StateSpace::Param
-    ) {
-        let span = ["local", "const", "param", "param::entry", "param::func"]
-            .iter()
-            .map(|s| mod_span(i, s))
-            .find(|s| *s != i.opcode.span)
-            .unwrap_or(i.opcode.span);
-        err(
-            m,
-            span,
-            format!(
-                "`.relaxed`, `.acquire` and `.release` apply to .global, .shared and generic addresses, not {space}"
-            ),
-            "state space of a strong memory operation",
-        );
-    }
 }
 
 /// `ldu{.global}{.vec}.type d, [a]`: a load of read-only data (ISA 8.7.6.8).
@@ -526,7 +499,6 @@ pub fn st(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>)
         );
         return None;
     }
-    strong_space(i, m, sem, space);
     vector_ok(cx, m, vspan, vec, ty, space);
     cache_policy(cx, i, hint)?;
     let addr = cx.address(&i.operands[0])?;
