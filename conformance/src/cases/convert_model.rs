@@ -410,6 +410,51 @@ mod tests {
         }
     }
 
+    /// Nearest-even rounding agrees with Rust's own conversions (`as`, and `half`'s f32 -> f16)
+    /// on many random values.
+    #[test]
+    fn nearest_even_agrees_with_rust_conversions() {
+        let mut rng = crate::values::Rng::new(99);
+        for _ in 0..20_000 {
+            let x = rng.next_u64();
+            let shift = rng.below(64) as u32;
+            let u = x >> shift;
+            assert_eq!(
+                round(false, u128::from(u), 0, SINGLE, Mode::Even),
+                u64::from((u as f32).to_bits()),
+                "{u}"
+            );
+            assert_eq!(
+                round(false, u128::from(u), 0, DOUBLE, Mode::Even),
+                (u as f64).to_bits(),
+                "{u}"
+            );
+            let i = u as i64;
+            assert_eq!(
+                round(i < 0, u128::from(i.unsigned_abs()), 0, SINGLE, Mode::Even),
+                u64::from((i as f32).to_bits()),
+                "{i}"
+            );
+            let d = f64::from_bits(x);
+            if let Value::Num { neg, n, e } = decode(x, DOUBLE) {
+                assert_eq!(
+                    round(neg, n, e, SINGLE, Mode::Even),
+                    u64::from((d as f32).to_bits()),
+                    "{d:e}"
+                );
+            }
+            let f = x as u32;
+            if let Value::Num { neg, n, e } = decode(u64::from(f), SINGLE) {
+                assert_eq!(
+                    round(neg, n, e, HALF, Mode::Even),
+                    u64::from(half::f16::from_f32(f32::from_bits(f)).to_bits()),
+                    "{:e}",
+                    f32::from_bits(f)
+                );
+            }
+        }
+    }
+
     #[test]
     fn directed_rounding_brackets_the_value() {
         // For an inexact value, .rm and .rp give neighbouring values around it.
