@@ -180,11 +180,6 @@ fn rejections() -> Vec<Case> {
             "[gv]",
         ),
         r("ldu.shared", "ldu.shared.u32 %r1, [sv];", "shared"),
-        r(
-            "relaxed-local",
-            "ld.relaxed.gpu.local.u32 %r1, [%rd1];",
-            "local",
-        ),
         r("nc-local", "ld.local.nc.u32 %r1, [%rd1];", "nc"),
         r("cvta-wrong-space", "cvta.global.u64 %rd1, sv;", "sv"),
     ]
