@@ -22,6 +22,10 @@ const TYPES: [ScalarType; 14] = [
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Space {
     Global,
+    /// `ld.global.nc` (read-only data through the non-coherent path).
+    GlobalNc,
+    /// `ldu.global` (read-only data, ISA 8.7.6.8).
+    Ldu,
     /// Stored by each thread, read back by its neighbour after a barrier.
     Shared,
     Local,
@@ -35,8 +39,10 @@ enum Space {
     Generic,
 }
 
-const SPACES: [Space; 7] = [
+const SPACES: [Space; 9] = [
     Space::Global,
+    Space::GlobalNc,
+    Space::Ldu,
     Space::Shared,
     Space::Local,
     Space::Const,
@@ -109,6 +115,14 @@ fn space_case(space: Space, ty: ScalarType, vec: u32) -> Case {
     match space {
         Space::Global => {
             body += &format!("\tld.global{v}{ty} {w}, [%rd4];\n");
+            body += &store_out;
+        }
+        Space::GlobalNc => {
+            body += &format!("\tld.global.nc{v}{ty} {w}, [%rd4];\n");
+            body += &store_out;
+        }
+        Space::Ldu => {
+            body += &format!("\tldu.global{v}{ty} {w}, [%rd4];\n");
             body += &store_out;
         }
         Space::Shared => {
@@ -307,9 +321,11 @@ pub fn cases() -> Vec<Case> {
     // 256-bit accesses: `.global` only, sm_100 (PTX ISA 8.8).
     for ty in [B32, U32, S32, F32] {
         v.push(space_case(Space::Global, ty, 8));
+        v.push(space_case(Space::GlobalNc, ty, 8));
     }
     for ty in [B64, U64, S64, F64] {
         v.push(space_case(Space::Global, ty, 4));
+        v.push(space_case(Space::GlobalNc, ty, 4));
     }
     for ty in [B8, U8, S8, B16, U16, S16] {
         v.push(widening_case(ty, 32));

@@ -2,6 +2,12 @@
 
 mod int;
 mod real_kernels;
+mod tables;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int_bits;
+mod logic;
+mod prmt;
 // --- data movement and conversion ---
 mod convert;
 mod convert_model;
@@ -17,6 +23,12 @@ pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(int::cases());
     v.extend(real_kernels::cases());
+    v.extend(tables::cases());
+    // --- integer, extended precision, logic/shift, prmt ---
+    v.extend(int_bits::cases());
+    v.extend(extended::cases());
+    v.extend(logic::cases());
+    v.extend(prmt::cases());
     // --- data movement and conversion ---
     v.extend(convert::cases());
     v.extend(ldst::cases());

@@ -56,6 +56,14 @@ fn one(cx: &mut Cx<'_>, c: &Cvt, src: &Src) -> ValueId {
     let (dt, st) = (c.dst_ty, c.src_ty);
     let v = cx.read(src, st);
     let mode = c.mode.unwrap_or(RoundMode::NearestEven);
+    #[cfg(feature = "fault-injection")]
+    let mode = match mode {
+        _ if !crate::fault::active(crate::fault::Fault::SwapIntegerRounding) => mode,
+        _ if dt.is_float() && !c.integer => mode,
+        RoundMode::NearestEven => RoundMode::Zero,
+        RoundMode::Zero => RoundMode::NearestEven,
+        other => other,
+    };
     if !st.is_float() {
         let v = cx.as_int(v);
         let op = if st.is_signed() {
