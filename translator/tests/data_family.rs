@@ -300,7 +300,6 @@ fn data_movement_rules_point_at_the_operand() {
 #[test]
 fn untranslated_forms_are_named() {
     for (line, what) in [
-        ("ld.shared.b128 %x, [sh];", ".b128"),
         ("mov.u64 %rd1, %clock64;", "Clock64"),
         ("mov.u64 %rd1, %gridid;", "GridId"),
     ] {

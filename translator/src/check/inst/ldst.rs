@@ -237,7 +237,7 @@ fn vector_ok(
     }
     let bits = vec * ty.bits();
     if ty == B128 {
-        return; // Refused by the lowering, which does not implement 128-bit values.
+        return; // 128-bit elements: the ISA gives no vector rule beyond the type itself.
     }
     if vec == 8 && ty.bits() != 32 {
         err(
