@@ -7,6 +7,9 @@
 
 pub mod cases;
 pub mod elementwise;
+// --- float ---
+pub mod ieee;
+// --- end float ---
 pub mod values;
 
 use ptxvk_runtime::{Context, Error};

@@ -1,5 +1,9 @@
 //! All cases, by family. Each family module has `cases() -> Vec<Case>`.
 
+// --- float ---
+mod cmp;
+mod float;
+// --- end float ---
 mod int;
 mod real_kernels;
 
@@ -7,6 +11,10 @@ use crate::Case;
 
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
+    // --- float ---
+    v.extend(float::cases());
+    v.extend(cmp::cases());
+    // --- end float ---
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     v

@@ -1,0 +1,529 @@
+//! The meaning of the floating-point instructions (ISA 8.7.3 and the half-precision forms).
+//!
+//! Values are handled as bits of their format; each instruction picks the cheapest exact path
+//! the device allows: the driver's own operation where Vulkan promises the PTX result (`.rn`
+//! add/sub/mul, fma where the runtime measured it fused), f64 arithmetic with rounding to odd
+//! where that is exact, and the integer emulation of `softfloat.rs` for everything else.
+
+use super::Cx;
+use super::approx;
+use super::half;
+use super::softfloat::{self as sf, Fmt, Ops, Unpacked};
+use crate::check::inst::{Float, FloatOp, Precision, Rounding, TestOp};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};
+use crate::types::ScalarType;
+
+use BinOp::*;
+
+pub fn lower(cx: &mut Cx<'_>, f: &Float) {
+    if f.is_packed() {
+        let lanes = ScalarType::B32;
+        let src: Vec<ValueId> = f.src.iter().map(|s| cx.read(s, lanes)).collect();
+        let fmt = Fmt::of(f.ty);
+        let (lo, hi): (Vec<_>, Vec<_>) = src.iter().map(|&v| half::split(cx, v)).unzip();
+        let r0 = scalar(cx, f, fmt, &lo);
+        let r1 = scalar(cx, f, fmt, &hi);
+        let r = half::join(cx, r0, r1);
+        cx.write(&f.dst, f.ty, r);
+        return;
+    }
+    let fmt = Fmt::of(f.ty);
+    let bits_ty = ScalarType::bits_of(fmt.width()).unwrap_or(ScalarType::B32);
+    let src: Vec<ValueId> = f.src.iter().map(|s| cx.read(s, bits_ty)).collect();
+    if let FloatOp::Testp(t) = f.op {
+        let p = testp(cx, t, fmt, src[0]);
+        cx.write(&f.dst, ScalarType::Pred, p);
+        return;
+    }
+    let r = scalar(cx, f, fmt, &src);
+    cx.write(&f.dst, f.ty, r);
+}
+
+/// One lane: the bits of the result from the bits of the sources.
+fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, src: &[ValueId]) -> ValueId {
+    let flush_in = f.ftz && fmt != Fmt::of(ScalarType::F64);
+    let v: Vec<ValueId> = if flush_in {
+        src.iter().map(|&x| flush(cx, x, fmt)).collect()
+    } else {
+        src.to_vec()
+    };
+    let r = match f.op {
+        FloatOp::Abs => {
+            let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
+            cx.bop(And, v[0], m)
+        }
+        FloatOp::Neg => {
+            let m = cx.konst(fmt.int_ty(), fmt.sign_bit());
+            cx.bop(Xor, v[0], m)
+        }
+        FloatOp::Copysign => {
+            // The sign of a, the rest of b (ISA 8.7.3.2).
+            let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+            let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
+            let sa = cx.bop(And, v[0], s);
+            let mb = cx.bop(And, v[1], m);
+            cx.bop(Or, sa, mb)
+        }
+        FloatOp::Min | FloatOp::Max => min_max(cx, f, fmt, &v),
+        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma => match f.precision {
+            Precision::Round(mode) => arith(cx, f.op, mode, true, fmt, &v),
+            _ => arith(cx, f.op, Rounding::Rn, false, fmt, &v),
+        },
+        FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if matches!(f.precision, Precision::Round(_)) => {
+            let Precision::Round(mode) = f.precision else {
+                unreachable!()
+            };
+            match f.op {
+                FloatOp::Div => div(cx, mode, fmt, v[0], v[1]),
+                FloatOp::Rcp => {
+                    let one = cx.konst(fmt.int_ty(), fmt.one());
+                    div(cx, mode, fmt, one, v[0])
+                }
+                _ => sqrt(cx, mode, fmt, v[0]),
+            }
+        }
+        _ => approx::lower(cx, f, fmt, &v),
+    };
+    let mut r = r;
+    if f.ftz && fmt != Fmt::of(ScalarType::F64) {
+        r = flush(cx, r, fmt);
+    }
+    if f.sat {
+        r = saturate(cx, r, fmt);
+    }
+    if f.relu {
+        r = relu(cx, r, fmt);
+    }
+    r
+}
+
+fn mask(fmt: Fmt) -> u64 {
+    if fmt.width() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << fmt.width()) - 1
+    }
+}
+
+// ---- classification on bits ----
+
+pub(super) fn magnitude(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
+    cx.bop(And, x, m)
+}
+
+pub(super) fn is_nan(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let m = magnitude(cx, x, fmt);
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    cx.bop(UGt, m, inf)
+}
+
+pub(super) fn is_inf(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let m = magnitude(cx, x, fmt);
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    cx.bop(IEq, m, inf)
+}
+
+/// NaN or infinity.
+pub(super) fn is_special(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let m = magnitude(cx, x, fmt);
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    cx.bop(UGe, m, inf)
+}
+
+pub(super) fn is_zero(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let m = magnitude(cx, x, fmt);
+    cx.is_zero(m)
+}
+
+pub(super) fn sign(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    cx.bit(x, fmt.width() - 1)
+}
+
+/// `.ftz`: a subnormal becomes a zero of the same sign.
+pub(super) fn flush(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let e = cx.konst(fmt.int_ty(), fmt.exp_mask());
+    let ex = cx.bop(And, x, e);
+    let sub = cx.is_zero(ex);
+    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let sb = cx.bop(And, x, s);
+    cx.sel(sub, sb, x)
+}
+
+/// `.sat`: clamp to [+0, 1]; NaN and negative values (-0 too) become +0.
+fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let nan = is_nan(cx, x, fmt);
+    let neg = sign(cx, x, fmt);
+    let zero_case = cx.bop(Or, nan, neg);
+    let one = cx.konst(fmt.int_ty(), fmt.one());
+    let big = cx.bop(UGt, x, one);
+    let r = cx.sel(big, one, x);
+    let z = cx.konst(fmt.int_ty(), 0);
+    cx.sel(zero_case, z, r)
+}
+
+/// `.relu`: negative results become +0, NaN the canonical NaN.
+fn relu(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let nan = is_nan(cx, x, fmt);
+    let neg = sign(cx, x, fmt);
+    let z = cx.konst(fmt.int_ty(), 0);
+    let r = cx.sel(neg, z, x);
+    let cn = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    cx.sel(nan, cn, r)
+}
+
+/// The NaN a result becomes when an input is NaN: for .f64 the first NaN input, quieted
+/// (double precision keeps payloads, ISA 8.7.3); otherwise the canonical NaN.
+fn nan_result(cx: &mut Cx<'_>, fmt: Fmt, inputs: &[ValueId]) -> ValueId {
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    if fmt != sf::F64 {
+        return canonical;
+    }
+    let quiet = cx.konst(fmt.int_ty(), 1u64 << (fmt.mant - 1));
+    let mut r = canonical;
+    for &x in inputs.iter().rev() {
+        let n = is_nan(cx, x, fmt);
+        let q = cx.bop(Or, x, quiet);
+        r = cx.sel(n, q, r);
+    }
+    r
+}
+
+/// The native float type of a format, if computing in it is exact for the case at hand.
+fn native_ty(fmt: Fmt) -> Option<Ty> {
+    if fmt == sf::F32 {
+        Some(Ty::F32)
+    } else if fmt == sf::F64 {
+        Some(Ty::F64)
+    } else {
+        None
+    }
+}
+
+/// `testp` (ISA 8.7.3.1); zeros count as normal numbers.
+fn testp(cx: &mut Cx<'_>, t: TestOp, fmt: Fmt, x: ValueId) -> ValueId {
+    let nan = is_nan(cx, x, fmt);
+    let inf = is_inf(cx, x, fmt);
+    let special = is_special(cx, x, fmt);
+    let e = cx.konst(fmt.int_ty(), fmt.exp_mask());
+    let ex = cx.bop(And, x, e);
+    let exp_zero = cx.is_zero(ex);
+    let zero = is_zero(cx, x, fmt);
+    match t {
+        TestOp::Finite => cx.not(special),
+        TestOp::Infinite => inf,
+        TestOp::Number => cx.not(nan),
+        TestOp::NotANumber => nan,
+        TestOp::Normal => {
+            let not_sub = cx.not(exp_zero);
+            let n = cx.bop(Or, not_sub, zero);
+            let fin = cx.not(special);
+            cx.bop(And, n, fin)
+        }
+        TestOp::Subnormal => {
+            let nz = cx.not(zero);
+            cx.bop(And, exp_zero, nz)
+        }
+    }
+}
+
+/// `min`/`max` (ISA 8.7.3.11-12 and the half forms): NaN operands are ignored unless `.NaN`,
+/// -0 < +0, `.xorsign.abs` compares magnitudes and gives the result the XOR of the signs.
+fn min_max(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, v: &[ValueId]) -> ValueId {
+    let max = f.op == FloatOp::Max;
+    let xsign = if f.xorsign {
+        let a = sign(cx, v[0], fmt);
+        let b = sign(cx, v[1], fmt);
+        Some(cx.bop(Xor, a, b))
+    } else {
+        None
+    };
+    let v: Vec<ValueId> = if f.abs {
+        v.iter().map(|&x| magnitude(cx, x, fmt)).collect()
+    } else {
+        v.to_vec()
+    };
+    let mut r = two_min_max(cx, fmt, max, f.nan, v[0], v[1]);
+    if let Some(&c) = v.get(2) {
+        r = two_min_max(cx, fmt, max, f.nan, r, c);
+    }
+    if let Some(xs) = xsign {
+        let nan = is_nan(cx, r, fmt);
+        let mag = magnitude(cx, r, fmt);
+        let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+        let signed = cx.bop(Or, mag, s);
+        let with_sign = cx.sel(xs, signed, mag);
+        r = cx.sel(nan, r, with_sign);
+    }
+    r
+}
+
+fn two_min_max(cx: &mut Cx<'_>, fmt: Fmt, max: bool, nan_mode: bool, x: ValueId, y: ValueId) -> ValueId {
+    // Order the bits as numbers, -0 below +0: negative values map to their complement.
+    let xk = order_key(cx, x, fmt);
+    let yk = order_key(cx, y, fmt);
+    let x_first = cx.bop(if max { UGt } else { ULt }, xk, yk);
+    let picked = cx.sel(x_first, x, y);
+    let xn = is_nan(cx, x, fmt);
+    let yn = is_nan(cx, y, fmt);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    if nan_mode {
+        let any = cx.bop(Or, xn, yn);
+        return cx.sel(any, canonical, picked);
+    }
+    let r = cx.sel(xn, y, picked);
+    let r = cx.sel(yn, x, r);
+    let both = cx.bop(And, xn, yn);
+    cx.sel(both, canonical, r)
+}
+
+/// An unsigned key that orders non-NaN floats numerically (with -0 < +0).
+fn order_key(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let neg = sign(cx, x, fmt);
+    let all = cx.konst(fmt.int_ty(), mask(fmt));
+    let inv = cx.bop(Xor, x, all);
+    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let pos = cx.bop(Or, x, s);
+    cx.sel(neg, inv, pos)
+}
+
+/// Reinterprets bits as the native float of the same width.
+fn as_float(cx: &mut Cx<'_>, x: ValueId, ty: Ty) -> ValueId {
+    cx.float_of(x, ty)
+}
+
+/// `add sub mul fma` with rounding `mode`; `explicit` says a rounding modifier was written
+/// (only then is the driver kept from contracting the operation).
+fn arith(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, explicit: bool, fmt: Fmt, v: &[ValueId]) -> ValueId {
+    let flags = FpFlags { exact: explicit };
+    if let (Some(ty), Rounding::Rn) = (native_ty(fmt), mode) {
+        let fused = if ty == Ty::F64 {
+            cx.profile.fused_fma64
+        } else {
+            cx.profile.fused_fma32
+        };
+        let x: Vec<ValueId> = v.iter().map(|&b| as_float(cx, b, ty)).collect();
+        let r = match op {
+            FloatOp::Add => Some(cx.bin_flags(FAdd, x[0], x[1], flags)),
+            FloatOp::Sub => Some(cx.bin_flags(FSub, x[0], x[1], flags)),
+            FloatOp::Mul => Some(cx.bin_flags(FMul, x[0], x[1], flags)),
+            _ if fused => Some(cx.ext(ExtOp::Fma, x, FpFlags { exact: true })),
+            _ if ty == Ty::F32 && cx.profile.float64 => {
+                let r = fma_via_f64(cx, v, fmt, mode);
+                return r;
+            }
+            _ => None,
+        };
+        if let Some(r) = r {
+            return cx.bits_of(r);
+        }
+    }
+    // Formats narrower than f32 (and f32 fma) are exact through f64 with rounding to odd.
+    if fmt != sf::F64 && cx.profile.float64 {
+        return match op {
+            FloatOp::Fma => fma_via_f64(cx, v, fmt, mode),
+            _ => {
+                let b = if op == FloatOp::Sub { negate(cx, v[1], fmt) } else { v[1] };
+                via_f64(cx, op, mode, fmt, v[0], b)
+            }
+        };
+    }
+    emulated(cx, op, mode, fmt, v)
+}
+
+fn negate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    cx.bop(Xor, x, s)
+}
+
+/// Widens bits of a format of at most 32 bits to an f64, exactly.
+fn to_f64(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let f = half::to_f32(cx, x, fmt);
+    cx.conv(ConvOp::FConvert, f, Ty::F64)
+}
+
+/// The sign of an exact zero sum `u + v` (IEEE 754 6.3): negative only if both are -0, except
+/// when rounding toward -inf, where it is negative unless both are +0.
+fn zero_sum_sign(cx: &mut Cx<'_>, mode: Rounding, su: ValueId, sv: ValueId) -> ValueId {
+    if mode == Rounding::Rm {
+        cx.bop(Or, su, sv)
+    } else {
+        cx.bop(And, su, sv)
+    }
+}
+
+/// `a + b` / `a * b` of formats up to 32 bits through f64, where sums are rounded to odd and
+/// products are exact, then rounded once to `fmt`.
+fn via_f64(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+    let x = to_f64(cx, a, fmt);
+    let y = to_f64(cx, b, fmt);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b, fmt);
+    let (r, zs) = if op == FloatOp::Mul {
+        let r = cx.bin_flags(FMul, x, y, FpFlags { exact: true });
+        (r, cx.bop(Xor, sa, sb))
+    } else {
+        let r = sf::add_round_odd_f64(cx, x, y);
+        (r, zero_sum_sign(cx, mode, sa, sb))
+    };
+    sf::round_from_f64(cx, r, mode, fmt, zs)
+}
+
+/// `fma` of formats up to 32 bits through f64: the product is exact, the sum rounded to odd.
+fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> ValueId {
+    let a = to_f64(cx, v[0], fmt);
+    let b = to_f64(cx, v[1], fmt);
+    let c = to_f64(cx, v[2], fmt);
+    let p = cx.bin_flags(FMul, a, b, FpFlags { exact: true });
+    let s = sf::add_round_odd_f64(cx, p, c);
+    let pb = cx.bits_of(p);
+    let sp = cx.bit(pb, 63);
+    let sc = sign(cx, v[2], fmt);
+    let zs = zero_sum_sign(cx, mode, sp, sc);
+    if fmt == sf::F32 && mode == Rounding::Rn {
+        // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result.
+        let _ = zs;
+        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
+        return cx.bits_of(r);
+    }
+    sf::round_from_f64(cx, s, mode, fmt, zs)
+}
+
+/// The unpacked 1.0.
+fn one_unpacked(cx: &mut Cx<'_>) -> Unpacked {
+    Unpacked {
+        sign: cx.cb(false),
+        exp: cx.c32(0),
+        sig: cx.c64(1u64 << 63),
+    }
+}
+
+/// `add sub mul fma` in integer arithmetic (any format, any rounding).
+fn emulated(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[ValueId]) -> ValueId {
+    // As a*b + c: add is a*1 + b, mul is a*b + 0.
+    let (a, b, c) = match op {
+        FloatOp::Add => (v[0], None, Some(v[1])),
+        FloatOp::Sub => (v[0], None, Some(negate(cx, v[1], fmt))),
+        FloatOp::Mul => (v[0], Some(v[1]), None),
+        _ => (v[0], Some(v[1]), Some(v[2])),
+    };
+    let one_bits = cx.konst(fmt.int_ty(), fmt.one());
+    let b_bits = b.unwrap_or(one_bits);
+    let ua = sf::unpack(cx, a, fmt);
+    let ub = match b {
+        Some(b) => sf::unpack(cx, b, fmt),
+        None => one_unpacked(cx),
+    };
+    let (core, c_bits) = match c {
+        Some(c) => {
+            let uc = sf::unpack(cx, c, fmt);
+            let cz = is_zero(cx, c, fmt);
+            let (bits, exact_zero) = sf::fma_core(cx, &ua, &ub, &uc, cz, mode, fmt);
+            let neg = cx.cb(mode == Rounding::Rm);
+            let z = sf::signed_zero(cx, neg, fmt);
+            (cx.sel(exact_zero, z, bits), c)
+        }
+        None => {
+            // A product alone: a zero result has the product's sign, as if `+ 0` of that sign.
+            let sa = sign(cx, a, fmt);
+            let sb = sign(cx, b_bits, fmt);
+            let sp = cx.bop(Xor, sa, sb);
+            let zero = sf::signed_zero(cx, sp, fmt);
+            (sf::mul_core(cx, &ua, &ub, mode, fmt), zero)
+        }
+    };
+    // Special operands, decided on the bits.
+    let a_nan = is_nan(cx, a, fmt);
+    let b_nan = is_nan(cx, b_bits, fmt);
+    let c_nan = is_nan(cx, c_bits, fmt);
+    let a_inf = is_inf(cx, a, fmt);
+    let b_inf = is_inf(cx, b_bits, fmt);
+    let c_inf = is_inf(cx, c_bits, fmt);
+    let a_zero = is_zero(cx, a, fmt);
+    let b_zero = is_zero(cx, b_bits, fmt);
+    let c_zero = is_zero(cx, c_bits, fmt);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b_bits, fmt);
+    let sc = sign(cx, c_bits, fmt);
+    let sp = cx.bop(Xor, sa, sb);
+    let p_inf = cx.bop(Or, a_inf, b_inf);
+    let p_zero = cx.bop(Or, a_zero, b_zero);
+    let t1 = cx.bop(And, a_inf, b_zero);
+    let t2 = cx.bop(And, b_inf, a_zero);
+    let inf_times_zero = cx.bop(Or, t1, t2);
+    let opp = cx.bop(Xor, sp, sc);
+    let t3 = cx.bop(And, p_inf, c_inf);
+    let inf_minus_inf = cx.bop(And, t3, opp);
+    let any_nan = cx.bop(Or, a_nan, b_nan);
+    let any_nan = cx.bop(Or, any_nan, c_nan);
+    let invalid = cx.bop(Or, inf_times_zero, inf_minus_inf);
+    let nan_in = nan_result(cx, fmt, &[a, b_bits, c_bits]);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let zero = cx.konst(fmt.int_ty(), 0);
+    let ps = cx.sel(sp, sbit, zero);
+    let p_inf_bits = cx.bop(Or, inf, ps);
+    let zs = zero_sum_sign(cx, mode, sp, sc);
+    let zero_zero = sf::signed_zero(cx, zs, fmt);
+    // A zero product: c, or a signed zero if c is zero too.
+    let zero_product = cx.sel(c_zero, zero_zero, c_bits);
+    let mut r = core;
+    r = cx.sel(p_zero, zero_product, r);
+    r = cx.sel(c_inf, c_bits, r);
+    r = cx.sel(p_inf, p_inf_bits, r);
+    r = cx.sel(invalid, canonical, r);
+    cx.sel(any_nan, nan_in, r)
+}
+
+/// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded in integer arithmetic.
+fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+    let ua = sf::unpack(cx, a, fmt);
+    let ub = sf::unpack(cx, b, fmt);
+    let q = sf::div_core(cx, &ua, &ub, mode, fmt);
+    let a_nan = is_nan(cx, a, fmt);
+    let b_nan = is_nan(cx, b, fmt);
+    let a_inf = is_inf(cx, a, fmt);
+    let b_inf = is_inf(cx, b, fmt);
+    let a_zero = is_zero(cx, a, fmt);
+    let b_zero = is_zero(cx, b, fmt);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b, fmt);
+    let s = cx.bop(Xor, sa, sb);
+    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let zero = cx.konst(fmt.int_ty(), 0);
+    let sz = cx.sel(s, sbit, zero);
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let sinf = cx.bop(Or, inf, sz);
+    let both_inf = cx.bop(And, a_inf, b_inf);
+    let both_zero = cx.bop(And, a_zero, b_zero);
+    let invalid = cx.bop(Or, both_inf, both_zero);
+    let to_inf = cx.bop(Or, a_inf, b_zero);
+    let to_zero = cx.bop(Or, a_zero, b_inf);
+    let any_nan = cx.bop(Or, a_nan, b_nan);
+    let nan_in = nan_result(cx, fmt, &[a, b]);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let mut r = q;
+    r = cx.sel(to_zero, sz, r);
+    r = cx.sel(to_inf, sinf, r);
+    r = cx.sel(invalid, canonical, r);
+    cx.sel(any_nan, nan_in, r)
+}
+
+/// `sqrt.rnd`, correctly rounded in integer arithmetic.
+fn sqrt(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+    let ua = sf::unpack(cx, a, fmt);
+    let r = sf::sqrt_core(cx, &ua, mode, fmt);
+    let nan = is_nan(cx, a, fmt);
+    let zero = is_zero(cx, a, fmt);
+    let inf = is_inf(cx, a, fmt);
+    let neg = sign(cx, a, fmt);
+    let nz = cx.not(zero);
+    let invalid = cx.bop(And, neg, nz);
+    let nan_in = nan_result(cx, fmt, &[a]);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let keep = cx.bop(Or, zero, inf);
+    let mut r = cx.sel(keep, a, r);
+    r = cx.sel(invalid, canonical, r);
+    cx.sel(nan, nan_in, r)
+}
