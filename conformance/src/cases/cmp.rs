@@ -98,6 +98,8 @@ impl Src {
         match self {
             Src::Float(_) => &FLOAT_CMPS,
             Src::Int(t) if t.kind() == ptxvk_translator::types::TypeKind::Bits => &INT_CMPS[..2],
+            // lo/ls/hi/hs are for unsigned values only.
+            Src::Int(t) if t.is_signed() => &INT_CMPS[..6],
             Src::Int(_) => &INT_CMPS,
         }
     }

@@ -115,6 +115,8 @@ fn cmp_allowed(cmp: CmpOp, ty: ScalarType) -> bool {
     match ty.kind() {
         TypeKind::Float => !matches!(cmp, Lo | Ls | Hi | Hs),
         TypeKind::Bits => matches!(cmp, Eq | Ne),
+        // lo/ls/hi/hs are "for unsigned values" (ISA 8.7.4.1-2).
+        TypeKind::Signed => matches!(cmp, Eq | Ne | Lt | Le | Gt | Ge),
         _ => matches!(cmp, Eq | Ne | Lt | Le | Gt | Ge | Lo | Ls | Hi | Hs),
     }
 }
