@@ -103,7 +103,11 @@ impl Fmt {
     }
     /// `.ftz` on an input or result: a subnormal becomes a zero of the same sign.
     pub fn flush(self, b: u64) -> u64 {
-        if self.is_subnormal(b) { b & self.sign_bit() } else { b }
+        if self.is_subnormal(b) {
+            b & self.sign_bit()
+        } else {
+            b
+        }
     }
     pub fn one(self) -> u64 {
         (self.bias() as u64) << self.mant()
@@ -124,14 +128,26 @@ impl Fmt {
     }
 }
 
-fn convert(fmt: Fmt, x: impl FloatConvert<Half> + FloatConvert<BFloat> + FloatConvert<Single> + FloatConvert<Double>, r: Rnd) -> u64 {
+fn convert(
+    fmt: Fmt,
+    x: impl FloatConvert<Half> + FloatConvert<BFloat> + FloatConvert<Single> + FloatConvert<Double>,
+    r: Rnd,
+) -> u64 {
     let mut loses = false;
     let round = r.apfloat();
     match fmt {
-        Fmt::F16 => FloatConvert::<Half>::convert_r(x, round, &mut loses).value.to_bits() as u64,
-        Fmt::Bf16 => FloatConvert::<BFloat>::convert_r(x, round, &mut loses).value.to_bits() as u64,
-        Fmt::F32 => FloatConvert::<Single>::convert_r(x, round, &mut loses).value.to_bits() as u64,
-        Fmt::F64 => FloatConvert::<Double>::convert_r(x, round, &mut loses).value.to_bits() as u64,
+        Fmt::F16 => FloatConvert::<Half>::convert_r(x, round, &mut loses)
+            .value
+            .to_bits() as u64,
+        Fmt::Bf16 => FloatConvert::<BFloat>::convert_r(x, round, &mut loses)
+            .value
+            .to_bits() as u64,
+        Fmt::F32 => FloatConvert::<Single>::convert_r(x, round, &mut loses)
+            .value
+            .to_bits() as u64,
+        Fmt::F64 => FloatConvert::<Double>::convert_r(x, round, &mut loses)
+            .value
+            .to_bits() as u64,
     }
 }
 
@@ -283,7 +299,14 @@ mod tests {
             let g = sqrt(Fmt::F32, Rnd::Rn, u64::from(a32));
             assert!(w.to_bits() as u64 == g || w.is_nan(), "sqrt {x:e}");
             let w = x.mul_add(y, x);
-            let g = arith(Fmt::F32, Arith::Fma, Rnd::Rn, u64::from(a32), u64::from(b32), u64::from(a32));
+            let g = arith(
+                Fmt::F32,
+                Arith::Fma,
+                Rnd::Rn,
+                u64::from(a32),
+                u64::from(b32),
+                u64::from(a32),
+            );
             assert!(w.to_bits() as u64 == g || w.is_nan(), "fma {x:e} {y:e}");
         }
     }
@@ -292,7 +315,15 @@ mod tests {
     /// and RZ is RD or RU by sign (the sqrt model checked against itself squared).
     #[test]
     fn directed_sqrt_brackets() {
-        for a in [2.0f64, 3.0, 1e-310, 5e-324, 0.5, 1.7976931348623157e308, 10.0] {
+        for a in [
+            2.0f64,
+            3.0,
+            1e-310,
+            5e-324,
+            0.5,
+            1.7976931348623157e308,
+            10.0,
+        ] {
             let b = a.to_bits();
             let dn = f64::from_bits(sqrt(Fmt::F64, Rnd::Rm, b));
             let up = f64::from_bits(sqrt(Fmt::F64, Rnd::Rp, b));
@@ -301,7 +332,14 @@ mod tests {
             assert!(up.to_bits() - dn.to_bits() <= 1, "{a}");
             assert_eq!(z, dn);
             // dn^2 <= a <= up^2 exactly, checked with the exact fma model.
-            let r = arith(Fmt::F64, Arith::Fma, Rnd::Rn, dn.to_bits(), dn.to_bits(), (-a).to_bits());
+            let r = arith(
+                Fmt::F64,
+                Arith::Fma,
+                Rnd::Rn,
+                dn.to_bits(),
+                dn.to_bits(),
+                (-a).to_bits(),
+            );
             assert!(f64::from_bits(r) <= 0.0, "{a}");
         }
     }

@@ -113,14 +113,21 @@ impl Src {
             Src::Float(f) => {
                 let fmt = f.fmt;
                 let lanes: Vec<(u64, u64)> = if f.packed {
-                    vec![(a & 0xffff, b & 0xffff), (a >> 16 & 0xffff, b >> 16 & 0xffff)]
+                    vec![
+                        (a & 0xffff, b & 0xffff),
+                        (a >> 16 & 0xffff, b >> 16 & 0xffff),
+                    ]
                 } else {
                     vec![(a, b)]
                 };
                 lanes
                     .into_iter()
                     .map(|(x, y)| {
-                        let (x, y) = if ftz { (fmt.flush(x), fmt.flush(y)) } else { (x, y) };
+                        let (x, y) = if ftz {
+                            (fmt.flush(x), fmt.flush(y))
+                        } else {
+                            (x, y)
+                        };
                         float_cmp(cmp, fmt.value(x), fmt.value(y))
                     })
                     .collect()
@@ -269,7 +276,12 @@ fn set(v: &mut Vec<Case>) {
             forms.push((c, None, dtypes[i % dtypes.len()], false));
         }
         for (i, d) in dtypes.iter().enumerate() {
-            forms.push((cmps[(i * 3 + 1) % cmps.len()], Some(BOOLS[i % 3]), *d, false));
+            forms.push((
+                cmps[(i * 3 + 1) % cmps.len()],
+                Some(BOOLS[i % 3]),
+                *d,
+                false,
+            ));
         }
         if src.ftz_ok() {
             forms.push(("lt", None, dtypes[0], true));
@@ -315,7 +327,13 @@ fn set(v: &mut Vec<Case>) {
                     let d = t
                         .iter()
                         .enumerate()
-                        .map(|(i, t)| if combine(bop.as_deref(), *t, c) { one << (16 * i) } else { 0 })
+                        .map(|(i, t)| {
+                            if combine(bop.as_deref(), *t, c) {
+                                one << (16 * i)
+                            } else {
+                                0
+                            }
+                        })
                         .fold(0, |a, b| a | b);
                     vec![Expect::Bits(d)]
                 },

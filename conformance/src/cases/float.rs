@@ -206,7 +206,10 @@ pub(crate) fn case(
     let (body, outputs) = match (form.packed, bf) {
         (false, false) => (format!("{inst} %d, {};", args(n_in)), vec![form.reg()]),
         (true, false) => (
-            format!(".reg .b32 %t;\n{inst} %t, {};\nmov.b32 {{%d, %e}}, %t;", args(n_in)),
+            format!(
+                ".reg .b32 %t;\n{inst} %t, {};\nmov.b32 {{%d, %e}}, %t;",
+                args(n_in)
+            ),
             vec![form.elem_reg(), form.elem_reg()],
         ),
         (false, true) => (
@@ -271,7 +274,11 @@ fn suffix(r: Option<Rnd>, ftz: bool, sat: bool) -> String {
 /// `add sub mul` (ISA 8.7.3.3-5, 9.7.4.1-3).
 fn add_sub_mul(v: &mut Vec<Case>) {
     let forms = [F32F, F64F, F16F, F16X2, BF16F, BF16X2];
-    for (name, op) in [("add", Arith::Add), ("sub", Arith::Sub), ("mul", Arith::Mul)] {
+    for (name, op) in [
+        ("add", Arith::Add),
+        ("sub", Arith::Sub),
+        ("mul", Arith::Mul),
+    ] {
         for form in forms {
             let full = matches!(form.fmt, Fmt::F32 | Fmt::F64);
             let rnds: Vec<Option<Rnd>> = if full {
@@ -280,7 +287,9 @@ fn add_sub_mul(v: &mut Vec<Case>) {
                 vec![None, Some(Rnd::Rn)]
             };
             let flags: &[(bool, bool)] = match form.fmt {
-                Fmt::F32 | Fmt::F16 => &[(false, false), (true, false), (false, true), (true, true)],
+                Fmt::F32 | Fmt::F16 => {
+                    &[(false, false), (true, false), (false, true), (true, true)]
+                }
                 _ => &[(false, false)],
             };
             for &r in &rnds {
@@ -288,7 +297,8 @@ fn add_sub_mul(v: &mut Vec<Case>) {
                     let inst = format!("{name}{}{}", suffix(r, ftz, sat), form.ty);
                     let fmt = form.fmt;
                     let (sm, ver) = target(form);
-                    let seed = 11 + r.map_or(0, |r| r as u64) * 7 + u64::from(ftz) * 3 + u64::from(sat);
+                    let seed =
+                        11 + r.map_or(0, |r| r as u64) * 7 + u64::from(ftz) * 3 + u64::from(sat);
                     v.push(case(
                         FAMILY,
                         format!("float/{inst}"),
@@ -299,7 +309,11 @@ fn add_sub_mul(v: &mut Vec<Case>) {
                         sm,
                         ver,
                         move |x| {
-                            let (a, b) = if ftz { (fmt.flush(x[0]), fmt.flush(x[1])) } else { (x[0], x[1]) };
+                            let (a, b) = if ftz {
+                                (fmt.flush(x[0]), fmt.flush(x[1]))
+                            } else {
+                                (x[0], x[1])
+                            };
                             let mut d = ieee::arith(fmt, op, r.unwrap_or(Rnd::Rn), a, b, 0);
                             if ftz {
                                 d = fmt.flush(d);
@@ -328,7 +342,10 @@ fn fma_rows(form: Form, seed: u64) -> Vec<Vec<u64>> {
             let v = float_values(fmt, &mut rng, 2);
             let (a, b) = (v[0], v[1]);
             let p = ieee::arith(fmt, Arith::Mul, Rnd::Rn, a, b, 0);
-            let c = (p ^ fmt.sign_bit()).wrapping_add(rng.below(3)).wrapping_sub(1) & fmt.mask();
+            let c = (p ^ fmt.sign_bit())
+                .wrapping_add(rng.below(3))
+                .wrapping_sub(1)
+                & fmt.mask();
             for (j, x) in [a, b, c].into_iter().enumerate() {
                 row[j] |= x << (16 * k);
             }
@@ -417,7 +434,11 @@ fn fma_case(inst: String, form: Form, r: Rnd, ftz: bool, sat: bool, relu: bool) 
 /// `div`, `rcp` and `sqrt` with IEEE rounding (ISA 8.7.3.8, 13, 15): correctly rounded.
 fn div_rcp_sqrt(v: &mut Vec<Case>) {
     for form in [F32F, F64F] {
-        let ftzs: &[bool] = if form.fmt == Fmt::F32 { &[false, true] } else { &[false] };
+        let ftzs: &[bool] = if form.fmt == Fmt::F32 {
+            &[false, true]
+        } else {
+            &[false]
+        };
         for r in Rnd::ALL {
             for &ftz in ftzs {
                 let fmt = form.fmt;
@@ -498,7 +519,11 @@ fn abs_neg_copysign(v: &mut Vec<Case>) {
                     ver,
                     move |x| {
                         let a = if ftz { fmt.flush(x[0]) } else { x[0] };
-                        let d = if neg { a ^ fmt.sign_bit() } else { a & !fmt.sign_bit() };
+                        let d = if neg {
+                            a ^ fmt.sign_bit()
+                        } else {
+                            a & !fmt.sign_bit()
+                        };
                         exact(fmt, d & fmt.mask())
                     },
                 ));
@@ -550,9 +575,21 @@ fn min_max(v: &mut Vec<Case>) {
     for (name, max) in [("min", false), ("max", true)] {
         for form in [F32F, F64F, F16F, F16X2, BF16F, BF16X2] {
             let fmt = form.fmt;
-            let ftzs: &[bool] = if matches!(fmt, Fmt::F32 | Fmt::F16) { &[false, true] } else { &[false] };
-            let nans: &[bool] = if fmt == Fmt::F64 { &[false] } else { &[false, true] };
-            let xors: &[bool] = if fmt == Fmt::F64 { &[false] } else { &[false, true] };
+            let ftzs: &[bool] = if matches!(fmt, Fmt::F32 | Fmt::F16) {
+                &[false, true]
+            } else {
+                &[false]
+            };
+            let nans: &[bool] = if fmt == Fmt::F64 {
+                &[false]
+            } else {
+                &[false, true]
+            };
+            let xors: &[bool] = if fmt == Fmt::F64 {
+                &[false]
+            } else {
+                &[false, true]
+            };
             for &ftz in ftzs {
                 for &nan in nans {
                     for &xorsign in xors {
@@ -628,8 +665,8 @@ fn min_max(v: &mut Vec<Case>) {
                                 let b = if ftz { fmt.flush(b) } else { b };
                                 if abs { b & !fmt.sign_bit() } else { b }
                             };
-                            let d = min_max_ref(fmt, max, nan, f(x[0]), f(x[1]))
-                                .unwrap_or(0x7fff_ffff);
+                            let d =
+                                min_max_ref(fmt, max, nan, f(x[0]), f(x[1])).unwrap_or(0x7fff_ffff);
                             match min_max_ref(fmt, max, nan, d, f(x[2])) {
                                 None => Expect::AnyNan,
                                 Some(d) => Expect::Bits(d),
@@ -642,14 +679,22 @@ fn min_max(v: &mut Vec<Case>) {
     }
 }
 
+/// A property of bits of a format.
+type FmtTest = fn(Fmt, u64) -> bool;
+
+/// A reference model of a unary approximation on the exact input value.
+type Model = Box<dyn Fn(f64) -> Expect + Send + Sync>;
+
 /// `testp` (ISA 8.7.3.1); zeros are normal.
 fn testp(v: &mut Vec<Case>) {
-    let ops: [(&str, fn(Fmt, u64) -> bool); 6] = [
+    let ops: [(&str, FmtTest); 6] = [
         ("finite", |f, b| !f.is_nan(b) && !f.is_inf(b)),
         ("infinite", |f, b| f.is_inf(b)),
         ("number", |f, b| !f.is_nan(b)),
         ("notanumber", |f, b| f.is_nan(b)),
-        ("normal", |f, b| !f.is_nan(b) && !f.is_inf(b) && !f.is_subnormal(b)),
+        ("normal", |f, b| {
+            !f.is_nan(b) && !f.is_inf(b) && !f.is_subnormal(b)
+        }),
         ("subnormal", |f, b| f.is_subnormal(b)),
     ];
     for (op, test) in ops {
@@ -677,7 +722,10 @@ fn within(want: f64, rel: f64, floor: f64) -> Expect {
         return Expect::AnyNan;
     }
     if want.is_infinite() {
-        return Expect::Abs { value: want, tol: 0.0 };
+        return Expect::Abs {
+            value: want,
+            tol: 0.0,
+        };
     }
     Expect::Abs {
         value: want,
@@ -694,62 +742,100 @@ fn approx(v: &mut Vec<Case>) {
         let sfx = if ftz { ".ftz" } else { "" };
         let value = move |b: u64| fmt.value(fl(b));
         // Results are flushed under .ftz too: a bound on a tiny result includes zero.
-        let floor = if ftz { f64::from(f32::MIN_POSITIVE) } else { 0.0 };
-        let unary: Vec<(&str, Box<dyn Fn(f64) -> Expect + Send + Sync>)> = vec![
+        let floor = if ftz {
+            f64::from(f32::MIN_POSITIVE)
+        } else {
+            0.0
+        };
+        let unary: Vec<(&str, Model)> = vec![
             // sin/cos: 2^-20.5 absolute in [-2pi, 2pi], 2^-14.7 in [-100pi, 100pi], no bound
             // beyond.
             ("sin", Box::new(|x: f64| trig(x, x.sin()))),
             ("cos", Box::new(|x: f64| trig(x, x.cos()))),
             // lg2: 2^-22 absolute in (0.5, 2), 2^-22 relative elsewhere.
-            ("lg2", Box::new(move |x: f64| {
-                if x == 0.0 {
-                    return Expect::Abs { value: f64::NEG_INFINITY, tol: 0.0 };
-                }
-                let w = x.log2();
-                if x > 0.5 && x < 2.0 {
-                    Expect::Abs { value: w, tol: 2f64.powf(-22.0) }
-                } else {
-                    within(w, 2f64.powf(-22.0), 0.0)
-                }
-            })),
+            (
+                "lg2",
+                Box::new(move |x: f64| {
+                    if x == 0.0 {
+                        return Expect::Abs {
+                            value: f64::NEG_INFINITY,
+                            tol: 0.0,
+                        };
+                    }
+                    let w = x.log2();
+                    if x > 0.5 && x < 2.0 {
+                        Expect::Abs {
+                            value: w,
+                            tol: 2f64.powf(-22.0),
+                        }
+                    } else {
+                        within(w, 2f64.powf(-22.0), 0.0)
+                    }
+                }),
+            ),
             // ex2: 2 ulp from the correctly rounded result.
-            ("ex2", Box::new(move |x: f64| {
-                let w = x.exp2();
-                if w.is_nan() {
-                    return Expect::AnyNan;
-                }
-                let rn = f64::from(w as f32);
-                if ftz && rn.abs() < f64::from(f32::MIN_POSITIVE) {
-                    return Expect::Abs { value: rn, tol: f64::from(f32::MIN_POSITIVE) };
-                }
-                Expect::Ulps { value: rn, ulps: 2 }
-            })),
+            (
+                "ex2",
+                Box::new(move |x: f64| {
+                    let w = x.exp2();
+                    if w.is_nan() {
+                        return Expect::AnyNan;
+                    }
+                    let rn = f64::from(w as f32);
+                    if ftz && rn.abs() < f64::from(f32::MIN_POSITIVE) {
+                        return Expect::Abs {
+                            value: rn,
+                            tol: f64::from(f32::MIN_POSITIVE),
+                        };
+                    }
+                    Expect::Ulps { value: rn, ulps: 2 }
+                }),
+            ),
             // rcp.approx: 1 ulp over the full range.
-            ("rcp", Box::new(move |x: f64| {
-                let w = 1.0 / x;
-                let rn = f64::from(w as f32);
-                if w.is_nan() {
-                    return Expect::AnyNan;
-                }
-                if ftz && rn != 0.0 && rn.abs() < f64::from(f32::MIN_POSITIVE) {
-                    return Expect::Abs { value: rn, tol: f64::from(f32::MIN_POSITIVE) };
-                }
-                Expect::Ulps { value: rn, ulps: 1 }
-            })),
+            (
+                "rcp",
+                Box::new(move |x: f64| {
+                    let w = 1.0 / x;
+                    let rn = f64::from(w as f32);
+                    if w.is_nan() {
+                        return Expect::AnyNan;
+                    }
+                    if ftz && rn != 0.0 && rn.abs() < f64::from(f32::MIN_POSITIVE) {
+                        return Expect::Abs {
+                            value: rn,
+                            tol: f64::from(f32::MIN_POSITIVE),
+                        };
+                    }
+                    Expect::Ulps { value: rn, ulps: 1 }
+                }),
+            ),
             // sqrt.approx: 2^-23 relative; rsqrt.approx: 2^-22.9 relative.
-            ("sqrt", Box::new(move |x: f64| {
-                if x == 0.0 {
-                    return Expect::Bits(x.to_bits() >> 32 & 0x8000_0000);
-                }
-                within(x.sqrt(), 2f64.powf(-23.0), floor)
-            })),
-            ("rsqrt", Box::new(move |x: f64| {
-                if x == 0.0 {
-                    let inf = if x.is_sign_negative() { f64::NEG_INFINITY } else { f64::INFINITY };
-                    return Expect::Abs { value: inf, tol: 0.0 };
-                }
-                within(1.0 / x.sqrt(), 2f64.powf(-22.9), floor)
-            })),
+            (
+                "sqrt",
+                Box::new(move |x: f64| {
+                    if x == 0.0 {
+                        return Expect::Bits(x.to_bits() >> 32 & 0x8000_0000);
+                    }
+                    within(x.sqrt(), 2f64.powf(-23.0), floor)
+                }),
+            ),
+            (
+                "rsqrt",
+                Box::new(move |x: f64| {
+                    if x == 0.0 {
+                        let inf = if x.is_sign_negative() {
+                            f64::NEG_INFINITY
+                        } else {
+                            f64::INFINITY
+                        };
+                        return Expect::Abs {
+                            value: inf,
+                            tol: 0.0,
+                        };
+                    }
+                    within(1.0 / x.sqrt(), 2f64.powf(-22.9), floor)
+                }),
+            ),
         ];
         for (name, model) in unary {
             let inst = format!("{name}.approx{sfx}.f32");
@@ -802,7 +888,10 @@ fn approx(v: &mut Vec<Case>) {
                     }
                     let rn = f64::from(w as f32);
                     if ftz && rn != 0.0 && rn.abs() < f64::from(f32::MIN_POSITIVE) {
-                        return Expect::Abs { value: rn, tol: f64::from(f32::MIN_POSITIVE) };
+                        return Expect::Abs {
+                            value: rn,
+                            tol: f64::from(f32::MIN_POSITIVE),
+                        };
                     }
                     Expect::Ulps { value: rn, ulps: 2 }
                 },
@@ -855,7 +944,11 @@ fn approx(v: &mut Vec<Case>) {
             (7, 8),
             move |x| {
                 let w = fmt.value(x[0]).tanh();
-                let tol = if bf { 2f64.powi(-8) } else { 2f64.powf(-10.987) };
+                let tol = if bf {
+                    2f64.powi(-8)
+                } else {
+                    2f64.powf(-10.987)
+                };
                 half_bound(fmt, w, tol, false)
             },
         ));
@@ -873,14 +966,20 @@ fn approx(v: &mut Vec<Case>) {
         |x| {
             let a = f64::from_bits(x[0]);
             if a == 0.0 {
-                return Expect::Abs { value: 1.0 / a, tol: 0.0 };
+                return Expect::Abs {
+                    value: 1.0 / a,
+                    tol: 0.0,
+                };
             }
             within(1.0 / a.sqrt(), 2f64.powf(-22.9), 0.0)
         },
     ));
     // rcp/rsqrt.approx.ftz.f64: from the upper 32 bits of a, the result's low 32 bits zero,
     // subnormals flushed, NaN to 0x7fffffff00000000 (ISA 8.7.3.14, 8.7.3.17).
-    for (name, f) in [("rcp", (|x: f64| 1.0 / x) as fn(f64) -> f64), ("rsqrt", |x: f64| 1.0 / x.sqrt())] {
+    for (name, f) in [
+        ("rcp", (|x: f64| 1.0 / x) as fn(f64) -> f64),
+        ("rsqrt", |x: f64| 1.0 / x.sqrt()),
+    ] {
         let inst = format!("{name}.approx.ftz.f64");
         let mut e = Elementwise::new(
             FAMILY,
@@ -901,7 +1000,13 @@ fn approx(v: &mut Vec<Case>) {
                     return vec![Expect::Abs { value: w, tol: 0.0 }, low];
                 }
                 if w.abs() < f64::MIN_POSITIVE {
-                    return vec![Expect::Abs { value: 0.0, tol: f64::MIN_POSITIVE }, low];
+                    return vec![
+                        Expect::Abs {
+                            value: 0.0,
+                            tol: f64::MIN_POSITIVE,
+                        },
+                        low,
+                    ];
                 }
                 // 20 significant bits: within 2^-19 relative (ISA: "gross approximation").
                 vec![within(w, 2f64.powi(-19), 0.0), low]
@@ -925,7 +1030,11 @@ fn approx_rows(name: &str) -> Vec<Vec<u64>> {
     let mut rng = Rng::new(77);
     for i in 0..2000 {
         let t = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-        let x = if i % 2 == 0 { t * range } else { t * 2.0 * std::f64::consts::PI };
+        let x = if i % 2 == 0 {
+            t * range
+        } else {
+            t * 2.0 * std::f64::consts::PI
+        };
         rows.push(vec![u64::from((x as f32).to_bits())]);
     }
     rows
@@ -938,9 +1047,15 @@ fn trig(x: f64, w: f64) -> Expect {
     }
     let pi = std::f64::consts::PI;
     if x.abs() <= 2.0 * pi {
-        Expect::Abs { value: w, tol: 2f64.powf(-20.5) }
+        Expect::Abs {
+            value: w,
+            tol: 2f64.powf(-20.5),
+        }
     } else if x.abs() <= 100.0 * pi {
-        Expect::Abs { value: w, tol: 2f64.powf(-14.7) }
+        Expect::Abs {
+            value: w,
+            tol: 2f64.powf(-14.7),
+        }
     } else {
         Expect::Any
     }
@@ -949,8 +1064,13 @@ fn trig(x: f64, w: f64) -> Expect {
 /// Under `.ftz` a result that would be subnormal may come back as zero.
 fn flush_expect(e: Expect, ftz: bool) -> Expect {
     match e {
-        Expect::Abs { value, tol } if ftz && value != 0.0 && value.abs() < f64::from(f32::MIN_POSITIVE) => {
-            Expect::Abs { value, tol: tol.max(value.abs()) }
+        Expect::Abs { value, tol }
+            if ftz && value != 0.0 && value.abs() < f64::from(f32::MIN_POSITIVE) =>
+        {
+            Expect::Abs {
+                value,
+                tol: tol.max(value.abs()),
+            }
         }
         e => e,
     }
@@ -964,16 +1084,26 @@ fn half_bound(fmt: Fmt, w: f64, tol: f64, ftz: bool) -> Expect {
     }
     let rn = fmt.value(fmt.round(w, Rnd::Rn));
     if rn.is_infinite() {
-        return Expect::Abs { value: rn, tol: 0.0 };
+        return Expect::Abs {
+            value: rn,
+            tol: 0.0,
+        };
     }
     let min_normal = match fmt {
         Fmt::F16 => 2f64.powi(-14),
         _ => 2f64.powi(-126),
     };
-    let tol = if ftz && w.abs() < min_normal { tol.max(w.abs()) } else { tol };
+    let tol = if ftz && w.abs() < min_normal {
+        tol.max(w.abs())
+    } else {
+        tol
+    };
     // The bound cannot beat the format itself (subnormal results): allow the rounding error
     // of the correctly rounded result on top.
-    Expect::Abs { value: w, tol: tol + (rn - w).abs() }
+    Expect::Abs {
+        value: w,
+        tol: tol + (rn - w).abs(),
+    }
 }
 
 pub fn cases() -> Vec<Case> {

@@ -73,7 +73,9 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, src: &[ValueId]) -> ValueId {
             Precision::Round(mode) => arith(cx, f.op, mode, true, fmt, &v),
             _ => arith(cx, f.op, Rounding::Rn, false, fmt, &v),
         },
-        FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if matches!(f.precision, Precision::Round(_)) => {
+        FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt
+            if matches!(f.precision, Precision::Round(_)) =>
+        {
             let Precision::Round(mode) = f.precision else {
                 unreachable!()
             };
@@ -262,7 +264,14 @@ fn min_max(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, v: &[ValueId]) -> ValueId {
     r
 }
 
-fn two_min_max(cx: &mut Cx<'_>, fmt: Fmt, max: bool, nan_mode: bool, x: ValueId, y: ValueId) -> ValueId {
+fn two_min_max(
+    cx: &mut Cx<'_>,
+    fmt: Fmt,
+    max: bool,
+    nan_mode: bool,
+    x: ValueId,
+    y: ValueId,
+) -> ValueId {
     // Order the bits as numbers, -0 below +0: negative values map to their complement.
     let xk = order_key(cx, x, fmt);
     let yk = order_key(cx, y, fmt);
@@ -298,7 +307,14 @@ fn as_float(cx: &mut Cx<'_>, x: ValueId, ty: Ty) -> ValueId {
 
 /// `add sub mul fma` with rounding `mode`; `explicit` says a rounding modifier was written
 /// (only then is the driver kept from contracting the operation).
-fn arith(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, explicit: bool, fmt: Fmt, v: &[ValueId]) -> ValueId {
+fn arith(
+    cx: &mut Cx<'_>,
+    op: FloatOp,
+    mode: Rounding,
+    explicit: bool,
+    fmt: Fmt,
+    v: &[ValueId],
+) -> ValueId {
     let flags = FpFlags { exact: explicit };
     if let (Some(ty), Rounding::Rn) = (native_ty(fmt), mode) {
         let fused = if ty == Ty::F64 {
@@ -327,7 +343,11 @@ fn arith(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, explicit: bool, fmt: Fmt,
         return match op {
             FloatOp::Fma => fma_via_f64(cx, v, fmt, mode),
             _ => {
-                let b = if op == FloatOp::Sub { negate(cx, v[1], fmt) } else { v[1] };
+                let b = if op == FloatOp::Sub {
+                    negate(cx, v[1], fmt)
+                } else {
+                    v[1]
+                };
                 via_f64(cx, op, mode, fmt, v[0], b)
             }
         };
@@ -358,7 +378,14 @@ fn zero_sum_sign(cx: &mut Cx<'_>, mode: Rounding, su: ValueId, sv: ValueId) -> V
 
 /// `a + b` / `a * b` of formats up to 32 bits through f64, where sums are rounded to odd and
 /// products are exact, then rounded once to `fmt`.
-fn via_f64(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+fn via_f64(
+    cx: &mut Cx<'_>,
+    op: FloatOp,
+    mode: Rounding,
+    fmt: Fmt,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
     let x = to_f64(cx, a, fmt);
     let y = to_f64(cx, b, fmt);
     let sa = sign(cx, a, fmt);

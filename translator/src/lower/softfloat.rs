@@ -474,7 +474,13 @@ pub(super) fn fma_core(
 }
 
 /// `a * b` for finite non-zero `a`, `b`, rounded once to `fmt` in `mode`.
-pub(super) fn mul_core(cx: &mut Cx<'_>, a: &Unpacked, b: &Unpacked, mode: Rounding, fmt: Fmt) -> ValueId {
+pub(super) fn mul_core(
+    cx: &mut Cx<'_>,
+    a: &Unpacked,
+    b: &Unpacked,
+    mode: Rounding,
+    fmt: Fmt,
+) -> ValueId {
     let ph = cx.bop(UMulHi, a.sig, b.sig);
     let pl = cx.bop(IMul, a.sig, b.sig);
     let (top, rest, shift) = normalize128(cx, ph, pl);
@@ -490,11 +496,21 @@ pub(super) fn mul_core(cx: &mut Cx<'_>, a: &Unpacked, b: &Unpacked, mode: Roundi
 /// The float type used for estimates: f64 where the device has it, else f32 (enough for
 /// formats of up to 24 bits).
 fn estimate_ty(cx: &Cx<'_>, fmt: Fmt) -> Ty {
-    if cx.profile.float64 || fmt == F64 { Ty::F64 } else { Ty::F32 }
+    if cx.profile.float64 || fmt == F64 {
+        Ty::F64
+    } else {
+        Ty::F32
+    }
 }
 
 /// `a / b` for finite non-zero `a`, `b`, correctly rounded to `fmt` in `mode`.
-pub(super) fn div_core(cx: &mut Cx<'_>, a: &Unpacked, b: &Unpacked, mode: Rounding, fmt: Fmt) -> ValueId {
+pub(super) fn div_core(
+    cx: &mut Cx<'_>,
+    a: &Unpacked,
+    b: &Unpacked,
+    mode: Rounding,
+    fmt: Fmt,
+) -> ValueId {
     let p = fmt.precision();
     let to_p = cx.c64(u64::from(64 - p));
     // A, B: the p-bit significands.
@@ -582,7 +598,14 @@ pub(super) fn sqrt_core(cx: &mut Cx<'_>, a: &Unpacked, mode: Rounding, fmt: Fmt)
     let r = cx.bop(ISub, x, qq);
     let rf = cx.conv(ConvOp::SToF, r, ft);
     let qfl = cx.conv(ConvOp::UToF, q, ft);
-    let two = cx.konst(ft, if ft == Ty::F64 { 2f64.to_bits() } else { u64::from(2f32.to_bits()) });
+    let two = cx.konst(
+        ft,
+        if ft == Ty::F64 {
+            2f64.to_bits()
+        } else {
+            u64::from(2f32.to_bits())
+        },
+    );
     let den = cx.bin(FMul, qfl, two);
     let t = cx.bin(FDiv, rf, den);
     let t = cx.ext(ExtOp::Floor, vec![t], FpFlags::default());
@@ -623,10 +646,18 @@ pub(super) fn sqrt_core(cx: &mut Cx<'_>, a: &Unpacked, mode: Rounding, fmt: Fmt)
 
 /// 2^k as a float of type `ft`, for an i32 `k` in the format's normal range.
 fn pow2(cx: &mut Cx<'_>, k: ValueId, ft: Ty) -> ValueId {
-    let (bias, mant, it) = if ft == Ty::F64 { (1023u32, 52u64, Ty::I64) } else { (127, 23, Ty::I32) };
+    let (bias, mant, it) = if ft == Ty::F64 {
+        (1023u32, 52u64, Ty::I64)
+    } else {
+        (127, 23, Ty::I32)
+    };
     let b = cx.c32(bias);
     let e = cx.bop(IAdd, k, b);
-    let e = if it == Ty::I64 { cx.zext(e, Ty::I64) } else { e };
+    let e = if it == Ty::I64 {
+        cx.zext(e, Ty::I64)
+    } else {
+        e
+    };
     let sh = cx.konst(it, mant);
     let bits = cx.bop(Shl, e, sh);
     cx.float_of(bits, ft)
@@ -635,13 +666,26 @@ fn pow2(cx: &mut Cx<'_>, k: ValueId, ft: Ty) -> ValueId {
 /// Rounds an f64 that holds the exact result, or its rounding to odd (enough for any narrower
 /// format, Boldo and Melquiond 2008), to `fmt` in `mode`. Infinities and NaNs pass through
 /// (NaNs become the canonical NaN); `zero_sign` gives the sign of a zero result.
-pub(super) fn round_from_f64(cx: &mut Cx<'_>, x: ValueId, mode: Rounding, fmt: Fmt, zero_sign: ValueId) -> ValueId {
+pub(super) fn round_from_f64(
+    cx: &mut Cx<'_>,
+    x: ValueId,
+    mode: Rounding,
+    fmt: Fmt,
+    zero_sign: ValueId,
+) -> ValueId {
     let xb = cx.bits_of(x);
     round_bits(cx, xb, F64, mode, fmt, zero_sign)
 }
 
 /// Rounds the value with bits `xb` of format `from` to `fmt` (see [`round_from_f64`]).
-pub(super) fn round_bits(cx: &mut Cx<'_>, xb: ValueId, from: Fmt, mode: Rounding, fmt: Fmt, zero_sign: ValueId) -> ValueId {
+pub(super) fn round_bits(
+    cx: &mut Cx<'_>,
+    xb: ValueId,
+    from: Fmt,
+    mode: Rounding,
+    fmt: Fmt,
+    zero_sign: ValueId,
+) -> ValueId {
     let xb = cx.zext(xb, Ty::I64);
     let mag = cx.c64(!from.sign_bit() & (from.sign_bit() | (from.sign_bit() - 1)));
     let m = cx.bop(And, xb, mag);

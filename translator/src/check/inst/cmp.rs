@@ -171,7 +171,11 @@ fn check_compare(
     }
     if let Some(sp) = ftz {
         if !matches!(ty, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) {
-            m.error_at(sp, format!("`.ftz` applies to .f32 and .f16 comparisons, not {ty}"), "remove it");
+            m.error_at(
+                sp,
+                format!("`.ftz` applies to .f32 and .f16 comparisons, not {ty}"),
+                "remove it",
+            );
         }
     }
     let need = match ty {
@@ -256,7 +260,10 @@ pub fn set(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     use ScalarType::*;
     let (c, ftz) = compare_mods(m, "set")?;
     let Some(dtype) = m.next_type() else {
-        m.error("`set` needs a destination and a source type", "add e.g. .u32.f32");
+        m.error(
+            "`set` needs a destination and a source type",
+            "add e.g. .u32.f32",
+        );
         return None;
     };
     let stype = m.ty(COMPARE_TYPES)?;
@@ -274,11 +281,21 @@ pub fn set(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     if matches!(dtype.node, F16 | Bf16 | U16 | S16) && !matches!(stype, F16 | Bf16 | F16x2 | Bf16x2)
         || dtype.node == Bf16
     {
-        let v = if dtype.node == Bf16 || stype == Bf16 { (90, (7, 8)) } else { (53, (6, 5)) };
+        let v = if dtype.node == Bf16 || stype == Bf16 {
+            (90, (7, 8))
+        } else {
+            (53, (6, 5))
+        };
         if (cx.m.sm != 0 && cx.m.sm < v.0) || cx.m.version < v.1 {
             m.error_at(
                 dtype.span,
-                format!("`set{}` requires sm_{} and PTX ISA {}.{}", dtype.node, v.0, (v.1).0, (v.1).1),
+                format!(
+                    "`set{}` requires sm_{} and PTX ISA {}.{}",
+                    dtype.node,
+                    v.0,
+                    (v.1).0,
+                    (v.1).1
+                ),
                 "not available on this target",
             );
         }
@@ -323,7 +340,11 @@ pub fn slct(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     let dtype = m.ty(SETP_TYPES)?;
     let ctype = m.ty(&[S32, F32])?;
     if let (Some(sp), S32) = (ftz, ctype) {
-        m.error_at(sp, "`.ftz` applies to `slct` with an .f32 operand `c` only", "remove it");
+        m.error_at(
+            sp,
+            "`.ftz` applies to `slct` with an .f32 operand `c` only",
+            "remove it",
+        );
     }
     let ops = operands(cx, i, 4)?;
     // d, a and b are "treated as a bitsize type of the same width" as dtype (ISA 8.7.4.4).

@@ -145,7 +145,11 @@ struct Rules<'m, 'a, 'b> {
 impl Rules<'_, '_, '_> {
     fn forbid(&mut self, span: Option<Span>, name: &str, why: &str) {
         if let Some(s) = span {
-            let msg = format!("`.{name}` is not allowed on `{}{}`: {why}", self.m.opcode(), self.ty);
+            let msg = format!(
+                "`.{name}` is not allowed on `{}{}`: {why}",
+                self.m.opcode(),
+                self.ty
+            );
             self.m.error_at(s, msg, "remove this modifier");
         }
     }
@@ -259,11 +263,21 @@ pub fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, 
 const FLOAT_TYPES_NO_F64: &[ScalarType] = &[F16, F16x2, Bf16, Bf16x2, F32];
 
 /// The target and PTX version an instruction form needs.
-fn require(cx: &mut FnCx<'_, '_>, m: &mut Mods<'_, '_>, span: Span, sm: u32, ptx: (u32, u32), what: &str) {
+fn require(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    span: Span,
+    sm: u32,
+    ptx: (u32, u32),
+    what: &str,
+) {
     if cx.m.sm != 0 && cx.m.sm < sm {
         m.error_at(
             span,
-            format!("{what} requires sm_{sm} or higher (the module targets sm_{})", cx.m.sm),
+            format!(
+                "{what} requires sm_{sm} or higher (the module targets sm_{})",
+                cx.m.sm
+            ),
             "not available on this target",
         );
     }
@@ -311,10 +325,16 @@ fn rules(
     if f.op != FloatOp::Div {
         r.forbid(s.full, "full", "only `div.f32` takes it");
     }
-    let takes_sat = matches!(f.op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma)
-        && matches!(ty, F32 | F16 | F16x2);
+    let takes_sat = matches!(
+        f.op,
+        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
+    ) && matches!(ty, F32 | F16 | F16x2);
     if !takes_sat {
-        r.forbid(s.sat, "sat", "saturation applies to .f32, .f16 and .f16x2 add, sub, mul, fma and mad");
+        r.forbid(
+            s.sat,
+            "sat",
+            "saturation applies to .f32, .f16 and .f16x2 add, sub, mul, fma and mad",
+        );
     }
     // `.ftz` exists for .f32 (and .f16/.f16x2 forms) except where noted.
     let takes_ftz = match f.op {
@@ -333,7 +353,13 @@ fn rules(
     }
     let has_rounding = matches!(
         f.op,
-        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma | FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt
+        FloatOp::Add
+            | FloatOp::Sub
+            | FloatOp::Mul
+            | FloatOp::Fma
+            | FloatOp::Div
+            | FloatOp::Rcp
+            | FloatOp::Sqrt
     );
     if !has_rounding {
         if let Some((_, sp)) = s.rnd {
@@ -350,8 +376,15 @@ fn rules(
         }
     }
     let takes_approx = match f.op {
-        FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt => ty == F32 || (f.op == FloatOp::Rcp && ty == F64),
-        FloatOp::Rsqrt | FloatOp::Sin | FloatOp::Cos | FloatOp::Lg2 | FloatOp::Ex2 | FloatOp::Tanh => true,
+        FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt => {
+            ty == F32 || (f.op == FloatOp::Rcp && ty == F64)
+        }
+        FloatOp::Rsqrt
+        | FloatOp::Sin
+        | FloatOp::Cos
+        | FloatOp::Lg2
+        | FloatOp::Ex2
+        | FloatOp::Tanh => true,
         _ => false,
     };
     if !takes_approx {
@@ -375,7 +408,11 @@ fn rules(
                     m.error_at(
                         whole,
                         format!("`{name}{ty}` needs a rounding modifier"),
-                        if half { "add .rn" } else { "add .rn, .rz, .rm or .rp" },
+                        if half {
+                            "add .rn"
+                        } else {
+                            "add .rn, .rz, .rm or .rp"
+                        },
                     );
                 }
                 None if ty == F64 && version >= (1, 4) => {
@@ -437,7 +474,11 @@ fn rules(
             }
             if ty == F64 {
                 if let Some(sp) = s.full {
-                    m.error_at(sp, "`.full` applies to `div.f32` only", "use a rounding modifier");
+                    m.error_at(
+                        sp,
+                        "`.full` applies to `div.f32` only",
+                        "use a rounding modifier",
+                    );
                 }
             }
             f.precision = if s.approx.is_some() {
@@ -467,11 +508,19 @@ fn rules(
         }
         FloatOp::Rcp | FloatOp::Sqrt => {
             if let (Some(a), Some(_)) = (s.approx, s.rnd) {
-                m.error_at(a, format!("`{name}` takes `.approx` or a rounding modifier, not both"), "conflicting modes");
+                m.error_at(
+                    a,
+                    format!("`{name}` takes `.approx` or a rounding modifier, not both"),
+                    "conflicting modes",
+                );
             }
             f.precision = if s.approx.is_some() {
                 if ty == F64 && s.ftz.is_none() {
-                    m.error_at(whole, "`rcp.approx.f64` exists only as `rcp.approx.ftz.f64`", "add .ftz");
+                    m.error_at(
+                        whole,
+                        "`rcp.approx.f64` exists only as `rcp.approx.ftz.f64`",
+                        "add .ftz",
+                    );
                 }
                 if ty == F64 {
                     require(cx, m, whole, 20, (2, 1), "`rcp.approx.ftz.f64`");
@@ -480,7 +529,11 @@ fn rules(
             } else if let Some(r) = rnd {
                 if ty == F64 {
                     if let Some(sp) = s.ftz {
-                        m.error_at(sp, format!("`.ftz` is not allowed on `{name}.rnd.f64`"), "remove it");
+                        m.error_at(
+                            sp,
+                            format!("`.ftz` is not allowed on `{name}.rnd.f64`"),
+                            "remove it",
+                        );
                     }
                 }
                 Precision::Round(r)
@@ -498,17 +551,30 @@ fn rules(
                 Precision::Round(Rounding::Rn)
             };
         }
-        FloatOp::Rsqrt | FloatOp::Sin | FloatOp::Cos | FloatOp::Lg2 | FloatOp::Ex2 | FloatOp::Tanh => {
+        FloatOp::Rsqrt
+        | FloatOp::Sin
+        | FloatOp::Cos
+        | FloatOp::Lg2
+        | FloatOp::Ex2
+        | FloatOp::Tanh => {
             if s.approx.is_none() {
                 if version >= (1, 4) || matches!(f.op, FloatOp::Tanh) || half {
-                    m.error_at(whole, format!("`{name}{ty}` needs `.approx`"), "add .approx");
+                    m.error_at(
+                        whole,
+                        format!("`{name}{ty}` needs `.approx`"),
+                        "add .approx",
+                    );
                 } else if ty == F32 {
                     f.ftz = true;
                 }
             }
             f.precision = Precision::Approx;
             if f.op == FloatOp::Ex2 && bf && s.ftz.is_none() {
-                m.error_at(whole, "`ex2.approx.bf16` exists only with `.ftz`", "add .ftz");
+                m.error_at(
+                    whole,
+                    "`ex2.approx.bf16` exists only with `.ftz`",
+                    "add .ftz",
+                );
             }
             if f.op == FloatOp::Rsqrt && ty == F64 && s.ftz.is_some() {
                 require(cx, m, whole, 20, (4, 0), "`rsqrt.approx.ftz.f64`");
@@ -525,23 +591,43 @@ fn rules(
         }
         FloatOp::Min | FloatOp::Max => {
             if let (Some(x), None) = (s.xorsign, s.abs) {
-                m.error_at(x, "`.xorsign` must be followed by `.abs`", "write .xorsign.abs");
+                m.error_at(
+                    x,
+                    "`.xorsign` must be followed by `.abs`",
+                    "write .xorsign.abs",
+                );
             }
             if n_src == 3 {
                 if ty != F32 {
-                    m.error_at(whole, format!("three-input `{name}` takes .f32 only"), "here");
+                    m.error_at(
+                        whole,
+                        format!("three-input `{name}` takes .f32 only"),
+                        "here",
+                    );
                 }
                 if let Some(x) = s.xorsign {
-                    m.error_at(x, format!("`.xorsign` is not allowed with three inputs"), "remove it");
+                    m.error_at(
+                        x,
+                        "`.xorsign` is not allowed with three inputs",
+                        "remove it",
+                    );
                 }
                 require(cx, m, whole, 100, (8, 8), &format!("three-input `{name}`"));
             } else if let (Some(a), None) = (s.abs, s.xorsign) {
-                m.error_at(a, "`.abs` alone needs three inputs; with two write `.xorsign.abs`", "here");
+                m.error_at(
+                    a,
+                    "`.abs` alone needs three inputs; with two write `.xorsign.abs`",
+                    "here",
+                );
             }
             if ty == F64 {
                 let rules = &mut Rules { m: &mut *m, ty };
                 rules.forbid(s.nan, "NaN", "double precision has no `.NaN` form");
-                rules.forbid(s.xorsign, "xorsign", "double precision has no `.xorsign` form");
+                rules.forbid(
+                    s.xorsign,
+                    "xorsign",
+                    "double precision has no `.xorsign` form",
+                );
                 if n_src == 2 {
                     rules.forbid(s.abs, "abs", "double precision has no `.abs` form");
                 }
@@ -553,13 +639,27 @@ fn rules(
                 require(cx, m, sp, 86, (7, 2), &format!("`{name}.xorsign.abs`"));
             }
             if half {
-                require(cx, m, whole, 80, (7, 0), &format!("half-precision `{name}`"));
+                require(
+                    cx,
+                    m,
+                    whole,
+                    80,
+                    (7, 0),
+                    &format!("half-precision `{name}`"),
+                );
             }
         }
         FloatOp::Abs | FloatOp::Neg => {
             if half {
                 let need = if bf { (80, (7, 0)) } else { (53, (4, 2)) };
-                require(cx, m, whole, need.0, need.1, &format!("half-precision `{name}`"));
+                require(
+                    cx,
+                    m,
+                    whole,
+                    need.0,
+                    need.1,
+                    &format!("half-precision `{name}`"),
+                );
             }
         }
         FloatOp::Copysign | FloatOp::Testp(_) => {
@@ -570,7 +670,14 @@ fn rules(
         if bf {
             require(cx, m, whole, 90, (7, 8), &format!("`{name}.bf16`"));
         } else {
-            require(cx, m, whole, 53, (4, 2), &format!("half-precision `{name}`"));
+            require(
+                cx,
+                m,
+                whole,
+                53,
+                (4, 2),
+                &format!("half-precision `{name}`"),
+            );
         }
     }
     m.errors.len() == before
