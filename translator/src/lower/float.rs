@@ -338,6 +338,14 @@ fn arith(
             return cx.bits_of(r);
         }
     }
+    if let (Some(ty), FloatOp::Add | FloatOp::Sub) = (native_ty(fmt), op) {
+        let b = if op == FloatOp::Sub {
+            negate(cx, v[1], fmt)
+        } else {
+            v[1]
+        };
+        return add_directed(cx, mode, ty, fmt, v[0], b);
+    }
     // Formats narrower than f32 (and f32 fma) are exact through f64 with rounding to odd.
     if fmt != sf::F64 && cx.profile.float64 {
         return match op {
@@ -353,6 +361,70 @@ fn arith(
         };
     }
     emulated(cx, op, mode, fmt, v)
+}
+
+/// `a + b` rounded toward zero, -inf or +inf in the format's own arithmetic: the rounded-to-
+/// nearest sum and its exact error (TwoSum, exact for any finite inputs, subnormal results
+/// included) say whether to step one unit toward the exact sum.
+fn add_directed(
+    cx: &mut Cx<'_>,
+    mode: Rounding,
+    ty: Ty,
+    fmt: Fmt,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
+    let exact = FpFlags { exact: true };
+    let x = as_float(cx, a, ty);
+    let y = as_float(cx, b, ty);
+    let s = cx.bin_flags(FAdd, x, y, exact);
+    let bb = cx.bin_flags(FSub, s, x, exact);
+    let s_bb = cx.bin_flags(FSub, s, bb, exact);
+    let dx = cx.bin_flags(FSub, x, s_bb, exact);
+    let dy = cx.bin_flags(FSub, y, bb, exact);
+    let e = cx.bin_flags(FAdd, dx, dy, exact);
+    let zero = cx.konst(ty, 0);
+    let e_pos = cx.bin(FOrdGt, e, zero);
+    let e_neg = cx.bin(FOrdLt, e, zero);
+    let sb = cx.bits_of(s);
+    let neg = sign(cx, sb, fmt);
+    let one = cx.konst(fmt.int_ty(), 1);
+    let bigger = cx.bop(IAdd, sb, one);
+    let smaller = cx.bop(ISub, sb, one);
+    // Toward zero is always `bits - 1`; up and down depend on the sign.
+    let (step, stepped) = match mode {
+        Rounding::Rz => {
+            let t = cx.sel(neg, e_pos, e_neg);
+            (t, smaller)
+        }
+        Rounding::Rm => (e_neg, cx.sel(neg, bigger, smaller)),
+        _ => (e_pos, cx.sel(neg, smaller, bigger)),
+    };
+    let mut r = cx.sel(step, stepped, sb);
+    // Overflow of the nearest sum: the directed result may be the largest finite value.
+    let s_inf = is_inf(cx, sb, fmt);
+    let a_fin = is_special(cx, a, fmt);
+    let b_fin = is_special(cx, b, fmt);
+    let any_special = cx.bop(Or, a_fin, b_fin);
+    let finite_in = cx.not(any_special);
+    let ovf = cx.bop(And, s_inf, finite_in);
+    let to_max = match mode {
+        Rounding::Rz => cx.cb(true),
+        Rounding::Rm => cx.not(neg),
+        _ => neg,
+    };
+    let clamp = cx.bop(And, ovf, to_max);
+    r = cx.sel(clamp, smaller, r);
+    if mode == Rounding::Rm {
+        // An exact zero sum is -0 when rounding down, unless both operands are +0.
+        let z = is_zero(cx, sb, fmt);
+        let sa = sign(cx, a, fmt);
+        let sbn = sign(cx, b, fmt);
+        let either = cx.bop(Or, sa, sbn);
+        let nz = sf::signed_zero(cx, either, fmt);
+        r = cx.sel(z, nz, r);
+    }
+    r
 }
 
 fn negate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
