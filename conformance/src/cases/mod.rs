@@ -3,6 +3,8 @@
 // --- float ---
 mod cmp;
 mod float;
+mod float_approx;
+mod float_bits;
 // --- end float ---
 mod int;
 mod real_kernels;

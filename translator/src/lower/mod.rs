@@ -11,8 +11,10 @@ mod control;
 mod data;
 // --- float ---
 mod approx;
+mod exact;
 mod float;
 mod half;
+mod rounding;
 mod softfloat;
 // --- end float ---
 pub mod layout;

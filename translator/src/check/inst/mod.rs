@@ -9,6 +9,7 @@ mod control;
 mod data;
 // --- float ---
 mod float;
+mod float_rules;
 // --- end float ---
 mod logic;
 mod sync;
