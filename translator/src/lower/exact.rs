@@ -369,3 +369,48 @@ fn pow2(cx: &mut Cx<'_>, k: ValueId, ft: Ty) -> ValueId {
     let bits = cx.bop(Shl, e, sh);
     cx.float_of(bits, ft)
 }
+
+/// Dekker's exact product (Veltkamp splitting): `p + e == a * b` exactly, `p = RN(a * b)`,
+/// provided neither the product nor its error under- or overflows. Every operation is marked
+/// `NoContraction`: a driver fusing any of them would break the identity.
+pub(super) fn two_product_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let split = |cx: &mut Cx<'_>, v: ValueId| {
+        let c = cx.konst(Ty::F64, 134_217_729f64.to_bits()); // 2^27 + 1
+        let t = cx.bin_flags(FMul, c, v, x);
+        let d = cx.bin_flags(FSub, t, v, x);
+        let hi = cx.bin_flags(FSub, t, d, x);
+        let lo = cx.bin_flags(FSub, v, hi, x);
+        (hi, lo)
+    };
+    let (ah, al) = split(cx, a);
+    let (bh, bl) = split(cx, b);
+    let p = cx.bin_flags(FMul, a, b, x);
+    let hh = cx.bin_flags(FMul, ah, bh, x);
+    let t = cx.bin_flags(FSub, hh, p, x);
+    let hl = cx.bin_flags(FMul, ah, bl, x);
+    let t = cx.bin_flags(FAdd, t, hl, x);
+    let lh = cx.bin_flags(FMul, al, bh, x);
+    let t = cx.bin_flags(FAdd, t, lh, x);
+    let ll = cx.bin_flags(FMul, al, bl, x);
+    let e = cx.bin_flags(FAdd, t, ll, x);
+    (p, e)
+}
+
+/// The biased exponent field of f64 bits, as i64.
+pub(super) fn exp_field64(cx: &mut Cx<'_>, bits: ValueId) -> ValueId {
+    let sh = cx.c64(52);
+    let e = cx.bop(LShr, bits, sh);
+    let m = cx.c64(0x7ff);
+    cx.bop(And, e, m)
+}
+
+/// Whether the biased exponent of f64 bits lies in `[lo, hi]`.
+pub(super) fn exp_in64(cx: &mut Cx<'_>, bits: ValueId, lo: u64, hi: u64) -> ValueId {
+    let e = exp_field64(cx, bits);
+    let l = cx.c64(lo);
+    let h = cx.c64(hi);
+    let a = cx.bop(UGe, e, l);
+    let b = cx.bop(ULe, e, h);
+    cx.bop(And, a, b)
+}
