@@ -35,3 +35,25 @@ static __device__ __forceinline__ ptxvk_uint3 ptxvk_nctaid() {
 #define blockIdx (ptxvk_ctaid())
 #define gridDim (ptxvk_nctaid())
 
+
+// Synchronization and warp intrinsics, as clang's NVPTX builtins.
+#define __syncthreads() __nvvm_barrier_sync(0)
+#define PTXVK_FULL_MASK 0xffffffffu
+static __device__ __forceinline__ int __shfl_down_sync(unsigned mask, int v, int delta) {
+  return __nvvm_shfl_sync_down_i32(mask, v, delta, 0x1f);
+}
+static __device__ __forceinline__ int __shfl_up_sync(unsigned mask, int v, int delta) {
+  return __nvvm_shfl_sync_up_i32(mask, v, delta, 0);
+}
+static __device__ __forceinline__ int __shfl_xor_sync(unsigned mask, int v, int lane_mask) {
+  return __nvvm_shfl_sync_bfly_i32(mask, v, lane_mask, 0x1f);
+}
+static __device__ __forceinline__ int __shfl_sync(unsigned mask, int v, int lane) {
+  return __nvvm_shfl_sync_idx_i32(mask, v, lane, 0x1f);
+}
+static __device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int p) {
+  return __nvvm_vote_ballot_sync(mask, p);
+}
+static __device__ __forceinline__ int __any_sync(unsigned mask, int p) { return __nvvm_vote_any_sync(mask, p); }
+static __device__ __forceinline__ int __all_sync(unsigned mask, int p) { return __nvvm_vote_all_sync(mask, p); }
+static __device__ __forceinline__ unsigned __activemask() { return __nvvm_activemask(); }

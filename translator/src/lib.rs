@@ -33,10 +33,13 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod emit;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 pub mod ir;
 pub mod lower;
 pub mod parse;
 pub mod profile;
+pub mod simt;
 pub mod structurize;
 pub mod types;
 
@@ -141,13 +144,38 @@ impl Program {
                 format!("no kernel named `{name}` in this module (kernels: {known})"),
             )]));
         };
-        let (mut ir, abi) =
+        let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
-        let trees: Vec<Vec<structurize::Node>> = ir
+        let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
+        ir::inline::inline_where(&mut ir, |g| {
+            g.blocks.iter().any(|b| {
+                b.term == ir::Terminator::Exit
+                    || (emulated && b.insts.iter().any(|i| i.op.is_sync()))
+            })
+        });
+        let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()
             .map(structurize::structurize)
             .collect();
+        match profile.warp_strategy() {
+            profile::WarpStrategy::Emulated => {
+                let entry = ir.entry.0 as usize;
+                let tree = std::mem::take(&mut trees[entry]);
+                match simt::emulate(&mut ir.functions[entry], tree.clone()) {
+                    Some((t, scratch)) => {
+                        trees[entry] = t;
+                        ir.warp_scratch = scratch;
+                        if scratch {
+                            abi.warp_scratch_bytes_per_thread = 12;
+                        }
+                    }
+                    None => trees[entry] = tree,
+                }
+            }
+            profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
+            profile::WarpStrategy::Partitioned(n) => abi.required_subgroup_size = Some(n),
+        }
         let spirv = emit::emit_kernel(&ir, &trees, &abi).map_err(|e| {
             err(vec![Diagnostic::error(
                 f.span,

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+mod named;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceProfile {
     pub name: String,
@@ -28,6 +30,47 @@ pub struct DeviceProfile {
     /// runtime measures it on each device). Where it is not, `fma` is emulated.
     pub fused_fma32: bool,
     pub fused_fma64: bool,
+    /// The subgroup size can be required at pipeline creation (VK_EXT_subgroup_size_control).
+    pub subgroup_size_control: bool,
+    /// Basic, vote, ballot, shuffle and arithmetic subgroup operations in compute shaders.
+    pub subgroup_ops: bool,
+    /// Clustered subgroup operations (partitioned warps reduce per 32-lane cluster with them;
+    /// without them, one masked reduction per partition).
+    #[serde(default)]
+    pub subgroup_clustered: bool,
+    /// Workgroup-scope memory barriers (fences, acquire/release atomics) act as control barriers
+    /// on this driver, which is wrong in divergent code: give them queue-family scope instead
+    /// (stronger, same meaning). Measured on lavapipe.
+    pub widen_workgroup_fences: bool,
+}
+
+/// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WarpStrategy {
+    /// Subgroups of exactly 32: warp operations are subgroup operations.
+    Native32,
+    /// Subgroups of 64 or 128 split into 32-lane partitions (clustered operations).
+    Partitioned(u32),
+    /// Smaller subgroups: warp operations go through shared memory and workgroup barriers, and
+    /// control flow around them is made uniform across the block (`simt` module).
+    #[default]
+    Emulated,
+}
+
+impl DeviceProfile {
+    pub fn warp_strategy(&self) -> WarpStrategy {
+        if !self.subgroup_ops {
+            return WarpStrategy::Emulated;
+        }
+        let (min, max) = (self.min_subgroup_size, self.max_subgroup_size);
+        if (min..=max).contains(&32) && (self.subgroup_size_control || min == max) {
+            WarpStrategy::Native32
+        } else if min == max && (min == 64 || min == 128) {
+            WarpStrategy::Partitioned(min)
+        } else {
+            WarpStrategy::Emulated
+        }
+    }
 }
 
 impl DeviceProfile {
@@ -53,19 +96,23 @@ impl DeviceProfile {
             // Measured: lavapipe splits Fma into a multiply and an add.
             fused_fma32: false,
             fused_fma64: false,
+            subgroup_size_control: true,
+            subgroup_ops: true,
+            // Mesa 22.3 lavapipe: no clustered (nor quad) subgroup operations.
+            subgroup_clustered: false,
+            widen_workgroup_fences: true,
         }
     }
 
-    /// The profiles users can name with `--device-profile`.
+    /// The profiles users can name with `--device-profile` (see `named.rs`).
     pub fn named(name: &str) -> Option<Self> {
-        match name {
-            "lavapipe" => Some(Self::lavapipe()),
-            _ => None,
-        }
+        named::all()
+            .into_iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
     pub fn names() -> &'static [&'static str] {
-        &["lavapipe"]
+        named::NAMES
     }
 }
 

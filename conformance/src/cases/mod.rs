@@ -8,6 +8,12 @@ mod float_bits;
 // --- end float ---
 mod int;
 mod real_kernels;
+mod tables;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int_bits;
+mod logic;
+mod prmt;
 
 use crate::Case;
 
@@ -19,5 +25,11 @@ pub fn all() -> Vec<Case> {
     // --- end float ---
     v.extend(int::cases());
     v.extend(real_kernels::cases());
+    v.extend(tables::cases());
+    // --- integer, extended precision, logic/shift, prmt ---
+    v.extend(int_bits::cases());
+    v.extend(extended::cases());
+    v.extend(logic::cases());
+    v.extend(prmt::cases());
     v
 }

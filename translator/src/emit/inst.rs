@@ -8,7 +8,7 @@ use rspirv::spirv::{
 use super::R;
 use super::func::FnEmitter;
 use crate::ir::{
-    AtomicOp, BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ptr, Scope, Ty, UnOp,
+    AtomicOp, BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ordering, Ptr, Scope, Ty, UnOp,
 };
 
 impl FnEmitter<'_, '_> {
@@ -43,6 +43,8 @@ impl FnEmitter<'_, '_> {
                     UnOp::FNeg => b.f_negate(result_ty, None, a)?,
                     UnOp::IsNan => b.is_nan(result_ty, None, a)?,
                     UnOp::IsInf => b.is_inf(result_ty, None, a)?,
+                    UnOp::BitCount => b.bit_count(result_ty, None, a)?,
+                    UnOp::BitReverse => b.bit_reverse(result_ty, None, a)?,
                 }
             }
             Op::Bin(op, a, b, flags) => {
@@ -121,13 +123,17 @@ impl FnEmitter<'_, '_> {
                 ptr,
                 value,
                 scope,
+                sem,
             } => {
                 let vty = self.f.ty(*value);
+                if vty.bits() == 64 {
+                    self.e.cap(Capability::Int64Atomics);
+                }
                 let vt = self.e.ty(vty);
                 let p = self.pointer(ptr, vt)?;
                 let v = self.value(*value);
-                let sc = self.e.u32_const(scope_id(*scope) as u32);
-                let sem = self.e.u32_const(atomic_semantics(ptr).bits());
+                let sc = self.ordered_scope(*scope, *sem);
+                let sem = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
                 let b = &mut self.e.b;
                 match op {
                     AtomicOp::Add => b.atomic_i_add(vt, None, p, sc, sem, v)?,
@@ -151,16 +157,62 @@ impl FnEmitter<'_, '_> {
                 compare,
                 value,
                 scope,
+                sem,
             } => {
                 let vty = self.f.ty(*value);
+                if vty.bits() == 64 {
+                    self.e.cap(Capability::Int64Atomics);
+                }
                 let vt = self.e.ty(vty);
                 let p = self.pointer(ptr, vt)?;
                 let (c, v) = (self.value(*compare), self.value(*value));
-                let sc = self.e.u32_const(scope_id(*scope) as u32);
-                let sem = self.e.u32_const(atomic_semantics(ptr).bits());
+                let sc = self.ordered_scope(*scope, *sem);
+                let eq = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
+                // The failure ordering may not include release.
+                let fail_sem = match sem {
+                    Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+                    _ => Ordering::Acquire,
+                };
+                let ne = self.e.u32_const(atomic_semantics(ptr, fail_sem).bits());
                 self.e
                     .b
-                    .atomic_compare_exchange(vt, None, p, sc, sem, sem, v, c)?
+                    .atomic_compare_exchange(vt, None, p, sc, eq, ne, v, c)?
+            }
+            Op::AtomicLoad { ptr, scope, sem } => {
+                let t = rty.unwrap_or(Ty::I32);
+                if t.bits() == 64 {
+                    self.e.cap(Capability::Int64Atomics);
+                }
+                let p = self.pointer(ptr, result_ty)?;
+                let sc = self.ordered_scope(*scope, *sem);
+                let s = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
+                self.e.b.atomic_load(result_ty, None, p, sc, s)?
+            }
+            Op::AtomicStore {
+                ptr,
+                value,
+                scope,
+                sem,
+            } => {
+                let vty = self.f.ty(*value);
+                if vty.bits() == 64 {
+                    self.e.cap(Capability::Int64Atomics);
+                }
+                let vt = self.e.ty(vty);
+                let p = self.pointer(ptr, vt)?;
+                let sc = self.ordered_scope(*scope, *sem);
+                let s = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
+                let v = self.value(*value);
+                self.e.b.atomic_store(p, sc, s, v)?;
+                return Ok(());
+            }
+            Op::Warp(op, args) => {
+                let arg_tys: Vec<Ty> = args.iter().map(|a| self.f.ty(*a)).collect();
+                let args: Vec<Word> = args.iter().map(|a| self.value(*a)).collect();
+                match self.warp(*op, &args, &arg_tys, result_ty)? {
+                    Some(id) => id,
+                    None => return Ok(()),
+                }
             }
             Op::Barrier => {
                 let wg = self.e.u32_const(spirv::Scope::Workgroup as u32);
@@ -169,7 +221,7 @@ impl FnEmitter<'_, '_> {
                 return Ok(());
             }
             Op::Fence(scope) => {
-                let sc = self.e.u32_const(scope_id(*scope) as u32);
+                let sc = self.ordered_scope(*scope, Ordering::AcqRel);
                 let sem = self.e.u32_const(barrier_semantics().bits());
                 self.e.b.memory_barrier(sc, sem)?;
                 return Ok(());
@@ -207,6 +259,29 @@ impl FnEmitter<'_, '_> {
                 }
                 return Ok(());
             }
+            Op::BitExtract {
+                signed,
+                base,
+                offset,
+                count,
+            } => {
+                let (b, o, c) = (self.value(*base), self.value(*offset), self.value(*count));
+                if *signed {
+                    self.e.b.bit_field_s_extract(result_ty, None, b, o, c)?
+                } else {
+                    self.e.b.bit_field_u_extract(result_ty, None, b, o, c)?
+                }
+            }
+            Op::BitInsert {
+                base,
+                insert,
+                offset,
+                count,
+            } => {
+                let (b, i) = (self.value(*base), self.value(*insert));
+                let (o, c) = (self.value(*offset), self.value(*count));
+                self.e.b.bit_field_insert(result_ty, None, b, i, o, c)?
+            }
         };
         if let Some(r) = inst.result {
             self.values[r.0 as usize] = id;
@@ -214,12 +289,25 @@ impl FnEmitter<'_, '_> {
         Ok(())
     }
 
+    /// The scope operand of an ordered memory operation (see `widen_workgroup_fences`).
+    fn ordered_scope(&mut self, scope: Scope, sem: Ordering) -> Word {
+        let scope = if self.e.widen_workgroup_fences
+            && sem != Ordering::Relaxed
+            && scope == Scope::Workgroup
+        {
+            Scope::Device
+        } else {
+            scope
+        };
+        self.e.u32_const(scope_id(scope) as u32)
+    }
+
     fn pointer(&mut self, ptr: &Ptr, pointee: Word) -> R<Word> {
         match ptr {
             Ptr::Global(addr) => {
                 let pt = self.e.ptr(StorageClass::PhysicalStorageBuffer, pointee);
                 let a = self.value(*addr);
-                self.e.b.convert_u_to_ptr(pt, None, a)
+                Ok(self.e.b.convert_u_to_ptr(pt, None, a)?)
             }
             Ptr::Shared(idx) | Ptr::Local(idx) => {
                 let (arena, sc) = if matches!(ptr, Ptr::Shared(_)) {
@@ -229,7 +317,7 @@ impl FnEmitter<'_, '_> {
                 };
                 let pt = self.e.ptr(sc, pointee);
                 let i = self.value(*idx);
-                self.e.b.access_chain(pt, None, arena, [i])
+                Ok(self.e.b.access_chain(pt, None, arena, [i])?)
             }
         }
     }
@@ -337,17 +425,35 @@ fn memory_access(ptr: &Ptr, align: u32, order: MemOrder) -> Option<(MemoryAccess
     }
 }
 
+/// PTX's `.gpu` and `.sys` scopes are the queue family's: every invocation of a dispatch is in one
+/// queue family, and host visibility comes from coherent memory and queue submission. (Device
+/// scope would also need the vulkanMemoryModelDeviceScope feature.)
 fn scope_id(s: Scope) -> spirv::Scope {
     match s {
         Scope::Subgroup => spirv::Scope::Subgroup,
         Scope::Workgroup => spirv::Scope::Workgroup,
-        Scope::Device => spirv::Scope::Device,
+        Scope::Device => spirv::Scope::QueueFamily,
     }
 }
 
-/// Atomics are relaxed (PTX `atom` without `.sem` is relaxed); ordering comes from fences.
-fn atomic_semantics(_ptr: &Ptr) -> MemorySemantics {
-    MemorySemantics::RELAXED
+/// Atomic semantics: the ordering, plus (when ordering) the storage class it orders and the
+/// availability/visibility operations the Vulkan memory model needs for the plain accesses around.
+fn atomic_semantics(ptr: &Ptr, sem: Ordering) -> MemorySemantics {
+    let storage = match ptr {
+        Ptr::Shared(_) => MemorySemantics::WORKGROUP_MEMORY,
+        _ => MemorySemantics::UNIFORM_MEMORY,
+    };
+    match sem {
+        Ordering::Relaxed => MemorySemantics::RELAXED,
+        Ordering::Acquire => MemorySemantics::ACQUIRE | storage | MemorySemantics::MAKE_VISIBLE,
+        Ordering::Release => MemorySemantics::RELEASE | storage | MemorySemantics::MAKE_AVAILABLE,
+        Ordering::AcqRel => {
+            MemorySemantics::ACQUIRE_RELEASE
+                | storage
+                | MemorySemantics::MAKE_AVAILABLE
+                | MemorySemantics::MAKE_VISIBLE
+        }
+    }
 }
 
 /// Barriers and fences: acquire-release over shared and device memory, with the availability and
@@ -381,5 +487,7 @@ fn ext_opcode(op: ExtOp) -> GlslStd450Op {
         ExtOp::Ceil => GlslStd450Op::Ceil,
         ExtOp::Trunc => GlslStd450Op::Trunc,
         ExtOp::RoundEven => GlslStd450Op::RoundEven,
+        ExtOp::FindUMsb => GlslStd450Op::FindUMsb,
+        ExtOp::FindSMsb => GlslStd450Op::FindSMsb,
     }
 }

@@ -3,13 +3,22 @@
 
 mod func;
 mod inst;
+mod warp;
 
 use std::collections::{BTreeSet, HashMap};
 
 use rspirv::dr::{Builder, Operand};
 
-/// Builder errors only happen on misuse (no block selected); they surface as an internal error.
-pub type R<T> = Result<T, rspirv::dr::Error>;
+/// Emission errors are internal errors (builder misuse, an IR the emitter cannot express).
+#[derive(Debug, thiserror::Error)]
+pub enum EmitError {
+    #[error(transparent)]
+    Builder(#[from] rspirv::dr::Error),
+    #[error("{0}")]
+    Internal(String),
+}
+
+pub type R<T> = Result<T, EmitError>;
 use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
 
 use crate::abi::{self, KernelAbi};
@@ -25,6 +34,11 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     e.shared_words = module.shared_words;
     e.dynamic_shared = module.dynamic_shared;
     e.local_words = module.local_words;
+    e.warp_scratch = module.warp_scratch;
+    e.warp = module.warp;
+    e.widen_workgroup_fences = module.widen_workgroup_fences;
+    e.subgroup_clustered = module.subgroup_clustered;
+    e.barrier_words = module.barrier_words;
     // The block size must be declared even when the kernel never reads %ntid.
     e.block_dims();
     let entry_fn = e.b.id();
@@ -78,6 +92,14 @@ pub(crate) struct Emitter {
     local_words: u32,
     shared_arena: Option<Word>,
     local_arena: Option<Word>,
+    warp_scratch: bool,
+    scratch_base: Option<Word>,
+    lock_index: Option<Word>,
+    /// How warp primitives are emitted.
+    pub warp: crate::profile::WarpStrategy,
+    pub widen_workgroup_fences: bool,
+    pub subgroup_clustered: bool,
+    pub barrier_words: bool,
 }
 
 impl Emitter {
@@ -106,6 +128,13 @@ impl Emitter {
             local_words: 0,
             shared_arena: None,
             local_arena: None,
+            warp_scratch: false,
+            scratch_base: None,
+            lock_index: None,
+            warp: crate::profile::WarpStrategy::Emulated,
+            widen_workgroup_fences: false,
+            subgroup_clustered: false,
+            barrier_words: false,
         };
         for c in [
             Capability::Shader,
@@ -227,7 +256,7 @@ impl Emitter {
         let u64t = self.ty(Ty::I64);
         let st = self
             .b
-            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t]);
+            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t]);
         self.b.decorate(st, Decoration::Block, []);
         let offsets = [
             abi::PUSH_PARAM_BASE,
@@ -238,6 +267,7 @@ impl Emitter {
             abi::PUSH_GRID_DIM + 4,
             abi::PUSH_GRID_DIM + 8,
             abi::PUSH_GLOBALS_BASE,
+            abi::PUSH_STATUS_ADDRESS,
         ];
         for (i, off) in offsets.iter().enumerate() {
             self.b.member_decorate(
@@ -292,7 +322,9 @@ impl Emitter {
                 self.interface.insert(var);
                 let v3 = self.b.type_vector(u32t, 3);
                 let all = self.load(v3, var, None)?;
-                self.b.composite_extract(u32t, None, all, [u32::from(axis)])
+                Ok(self
+                    .b
+                    .composite_extract(u32t, None, all, [u32::from(axis)])?)
             }
             Builtin::BlockDim(axis) => {
                 // The workgroup size takes part in the `WorkgroupSize` builtin, which makes the
@@ -303,7 +335,36 @@ impl Emitter {
             Builtin::CtaBase(axis) => self.push_field(1 + u32::from(axis), Ty::I32),
             Builtin::ParamBase => self.push_field(0, Ty::I64),
             Builtin::GlobalsBase => self.push_field(7, Ty::I64),
+            Builtin::StatusAddress => self.push_field(8, Ty::I64),
             Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
+            Builtin::ScratchBase => Ok(self.scratch_base()),
+            Builtin::SharedLock => Ok(self.lock_index()),
+            Builtin::BarrierWords => {
+                let lock = self.lock_index();
+                let one = self.u32_const(1);
+                Ok(self.spec_op(spirv::Op::IAdd, lock, one))
+            }
+            Builtin::SubgroupLane | Builtin::SubgroupId => {
+                self.cap(Capability::GroupNonUniform);
+                let bi = if which == Builtin::SubgroupLane {
+                    spirv::BuiltIn::SubgroupLocalInvocationId
+                } else {
+                    spirv::BuiltIn::SubgroupId
+                };
+                let var = match self.builtin_vars.get(&bi) {
+                    Some(&v) => v,
+                    None => {
+                        let pt = self.ptr(StorageClass::Input, u32t);
+                        let v = self.global_variable(pt, StorageClass::Input);
+                        self.b
+                            .decorate(v, Decoration::BuiltIn, [Operand::BuiltIn(bi)]);
+                        self.builtin_vars.insert(bi, v);
+                        v
+                    }
+                };
+                self.interface.insert(var);
+                self.load(u32t, var, None)
+            }
         }
     }
 
@@ -343,15 +404,13 @@ impl Emitter {
         id
     }
 
-    /// The workgroup's shared arena: static words, plus the launch's dynamic bytes rounded up to
-    /// words, plus one (so it is never empty).
-    pub fn shared_arena(&mut self) -> Word {
-        if let Some(v) = self.shared_arena {
-            self.interface.insert(v);
-            return v;
+    /// Where the warp-emulation scratch starts: after the static and dynamic shared memory.
+    fn scratch_base(&mut self) -> Word {
+        if let Some(b) = self.scratch_base {
+            return b;
         }
-        let static_words = self.u32_const(self.shared_words + 1);
-        let len = if self.dynamic_shared {
+        let static_words = self.u32_const(self.shared_words);
+        let base = if self.dynamic_shared {
             let dyn_bytes = self.dynamic_shared_bytes();
             let three = self.u32_const(3);
             let four = self.u32_const(4);
@@ -360,6 +419,46 @@ impl Emitter {
             self.spec_op(spirv::Op::IAdd, static_words, words)
         } else {
             static_words
+        };
+        self.scratch_base = Some(base);
+        base
+    }
+
+    /// The last word of the shared arena: the lock of 64-bit shared atomics (and never empty).
+    fn lock_index(&mut self) -> Word {
+        if let Some(i) = self.lock_index {
+            return i;
+        }
+        let mut idx = self.scratch_base();
+        if self.warp_scratch {
+            let [x, y, z] = self.block_dims();
+            let xy = self.spec_op(spirv::Op::IMul, x, y);
+            let threads = self.spec_op(spirv::Op::IMul, xy, z);
+            let three = self.u32_const(3);
+            let words = self.spec_op(spirv::Op::IMul, threads, three);
+            idx = self.spec_op(spirv::Op::IAdd, idx, words);
+            let one = self.u32_const(1);
+            idx = self.spec_op(spirv::Op::IAdd, idx, one);
+        }
+        self.lock_index = Some(idx);
+        idx
+    }
+
+    /// The workgroup's shared arena: static words, the launch's dynamic bytes rounded up to
+    /// words, the warp-emulation scratch (3 words per thread and one), the lock word, and the
+    /// counted barriers' words when used.
+    pub fn shared_arena(&mut self) -> Word {
+        if let Some(v) = self.shared_arena {
+            self.interface.insert(v);
+            return v;
+        }
+        let last = self.lock_index();
+        let tail = 1 + if self.barrier_words { 32 } else { 0 };
+        let len = if last == self.u32_const(self.shared_words) {
+            self.u32_const(self.shared_words + tail)
+        } else {
+            let tail = self.u32_const(tail);
+            self.spec_op(spirv::Op::IAdd, last, tail)
         };
         let v = self.arena(StorageClass::Workgroup, len, "ptxvk.shared");
         self.shared_arena = Some(v);
@@ -410,6 +509,6 @@ impl Emitter {
             Some((m, ops)) => (Some(m), ops),
             None => (None, Vec::new()),
         };
-        self.b.load(ty, None, ptr, mask, extra)
+        Ok(self.b.load(ty, None, ptr, mask, extra)?)
     }
 }

@@ -7,6 +7,8 @@
 //! semantics left here, only operations that map one-to-one (or nearly) onto SPIR-V.
 
 mod display;
+pub mod inline;
+pub mod recursion;
 
 use crate::types::ScalarType;
 
@@ -83,6 +85,16 @@ pub struct Module {
     pub dynamic_shared: bool,
     /// 32-bit words of local memory per invocation.
     pub local_words: u32,
+    /// The warp-emulation scratch (strategy "emulated") is used: 3 words per thread and one more.
+    pub warp_scratch: bool,
+    /// How warp primitives run on the target device.
+    pub warp: crate::profile::WarpStrategy,
+    /// Give workgroup-scope fences and ordered atomics queue-family scope (a driver quirk).
+    pub widen_workgroup_fences: bool,
+    /// Clustered subgroup reductions are available (partitioned warps use them).
+    pub subgroup_clustered: bool,
+    /// The shared arena ends with the counted barriers' 32 words.
+    pub barrier_words: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -102,6 +114,13 @@ pub struct Function {
     pub values: Vec<Ty>,
     pub blocks: Vec<Block>,
     pub entry: BlockId,
+}
+
+impl Op {
+    /// Barriers and warp operations: every thread that takes part must reach them together.
+    pub fn is_sync(&self) -> bool {
+        matches!(self, Op::Barrier | Op::Warp(..))
+    }
 }
 
 impl Function {
@@ -249,6 +268,11 @@ pub enum UnOp {
     FNeg,
     IsNan,
     IsInf,
+    // --- integer bit operations (32-bit operands in Vulkan) ---
+    /// `OpBitCount`
+    BitCount,
+    /// `OpBitReverse`
+    BitReverse,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -368,6 +392,11 @@ pub enum ExtOp {
     Ceil,
     Trunc,
     RoundEven,
+    // --- integer bit operations (32-bit operands) ---
+    /// The index of the most significant 1 bit; -1 for 0.
+    FindUMsb,
+    /// The index of the most significant bit that differs from the sign bit; -1 for 0 and -1.
+    FindSMsb,
 }
 
 /// Values the runtime supplies.
@@ -389,6 +418,19 @@ pub enum Builtin {
     GlobalsBase,
     /// Dynamic shared memory bytes of this launch (a specialization constant).
     DynamicSharedBytes,
+    /// Word index in the shared arena where the warp-emulation scratch starts.
+    ScratchBase,
+    /// Word index of the shared arena's lock word (64-bit shared atomics), after everything else.
+    SharedLock,
+    /// Address of the launch's status word (a `u32` the runtime checks after the launch: 0, or
+    /// what went wrong, see `abi::KernelAbi::status_codes`).
+    StatusAddress,
+    /// Word index of the counted barriers' words (a counter and a generation for each of the 16
+    /// barriers), after the lock word.
+    BarrierWords,
+    /// `SubgroupLocalInvocationId` and `SubgroupId` (native warp strategies).
+    SubgroupLane,
+    SubgroupId,
 }
 
 /// How a memory access is ordered.
@@ -425,12 +467,67 @@ pub enum AtomicOp {
     FAdd,
 }
 
+/// Warp-wide operations, over the 32 lanes of the calling thread's warp (its active lanes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `args[0]` as held by lane `args[1]` (0..32) of this warp; the caller's own value when that
+    /// lane is inactive or does not exist.
+    ReadLane,
+    /// Bit `l` set when lane `l` is active and its `args[0]` (a `Bool`) is true.
+    Ballot,
+    /// Bit `l` set when lane `l` is active.
+    ActiveMask,
+    /// Bit `l` set when lane `l` is active and its `args[0]` equals the caller's.
+    MatchAny,
+    /// `args[0]` combined over the active lanes.
+    Reduce(ReduceOp),
+    /// Memory ordering among the warp's lanes (`bar.warp.sync`); no result.
+    Sync,
+    /// Whether `args[0]` is true in any thread of the workgroup (used by the SIMT emulation).
+    WorkgroupAny,
+    /// How many active threads of the workgroup have `args[0]` true (`bar.red.popc`).
+    WorkgroupCount,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    Add,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    And,
+    Or,
+    Xor,
+}
+
+/// Memory ordering of atomics (the PTX `.sem` qualifiers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ordering {
+    #[default]
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+}
+
 /// Memory scope of atomics and barriers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     Subgroup,
     Workgroup,
     Device,
+}
+
+impl Scope {
+    /// Shared memory is only visible to the workgroup: wider scopes mean the workgroup there.
+    pub fn min_with(self, other: Scope) -> Scope {
+        match (self, other) {
+            (Scope::Subgroup, _) | (_, Scope::Subgroup) => Scope::Subgroup,
+            (Scope::Workgroup, _) | (_, Scope::Workgroup) => Scope::Workgroup,
+            _ => Scope::Device,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -464,6 +561,7 @@ pub enum Op {
         ptr: Ptr,
         value: ValueId,
         scope: Scope,
+        sem: Ordering,
     },
     /// Compare-and-swap; the result is the old value.
     AtomicCas {
@@ -471,15 +569,47 @@ pub enum Op {
         compare: ValueId,
         value: ValueId,
         scope: Scope,
+        sem: Ordering,
+    },
+    /// An atomic load of the result type (32 or 64 bits).
+    AtomicLoad {
+        ptr: Ptr,
+        scope: Scope,
+        sem: Ordering,
+    },
+    AtomicStore {
+        ptr: Ptr,
+        value: ValueId,
+        scope: Scope,
+        sem: Ordering,
     },
     /// A workgroup control barrier that also orders shared and global memory (acquire-release).
     Barrier,
     /// A memory fence (acquire-release) over shared and global memory at `scope`.
     Fence(Scope),
+    /// A warp-wide operation (see [`WarpOp`]); a synchronization point like `Barrier`.
+    Warp(WarpOp, Vec<ValueId>),
     /// Calls `func`; its return values are stored into `results`.
     Call {
         func: FuncId,
         args: Vec<ValueId>,
         results: Vec<VarId>,
+    },
+    // --- integer bit fields (32-bit operands in Vulkan) ---
+    /// `OpBitFieldUExtract`/`OpBitFieldSExtract`: `count` bits of `base` from bit `offset`, zero-
+    /// or sign-extended. Undefined when `offset + count` exceeds the width; 0 when `count` is 0.
+    BitExtract {
+        signed: bool,
+        base: ValueId,
+        offset: ValueId,
+        count: ValueId,
+    },
+    /// `OpBitFieldInsert`: `base` with bits `offset..offset + count` replaced by the low bits of
+    /// `insert`. Undefined when `offset + count` exceeds the width.
+    BitInsert {
+        base: ValueId,
+        insert: ValueId,
+        offset: ValueId,
+        count: ValueId,
     },
 }

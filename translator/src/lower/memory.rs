@@ -258,6 +258,101 @@ impl Cx<'_> {
         }
     }
 
+    /// An atomic load (`ld.relaxed/.acquire/.volatile` of one 32- or 64-bit value).
+    pub fn atomic_load(
+        &mut self,
+        at: Where,
+        ty: Ty,
+        scope: Scope,
+        sem: crate::ir::Ordering,
+    ) -> ValueId {
+        let ity = Ty::int(ty.bits());
+        match at {
+            Where::Global(a) => {
+                let v = self.emit(
+                    ity,
+                    Op::AtomicLoad {
+                        ptr: Ptr::Global(a),
+                        scope,
+                        sem,
+                    },
+                );
+                self.reinterpret(v, ty)
+            }
+            Where::Shared(o) if ty.bits() == 32 => {
+                let two = self.konst(Ty::I32, 2);
+                let idx = self.bin(BinOp::LShr, o, two);
+                let v = self.emit(
+                    ity,
+                    Op::AtomicLoad {
+                        ptr: Ptr::Shared(idx),
+                        scope: Scope::Workgroup.min_with(scope),
+                        sem,
+                    },
+                );
+                self.reinterpret(v, ty)
+            }
+            Where::Generic(a) => {
+                let result = self.f.new_var(ty, "generic.load");
+                self.generic_dispatch(a, |cx, w| {
+                    let v = cx.atomic_load(w, ty, scope, sem);
+                    cx.emit_void(Op::StoreVar(result, v));
+                });
+                self.emit(ty, Op::LoadVar(result))
+            }
+            // 64-bit shared words, local and parameter memory: a plain access ordered by a fence.
+            other => {
+                let v = self.load(other, ty, Default::default());
+                if sem != crate::ir::Ordering::Relaxed {
+                    self.emit_void(Op::Fence(scope));
+                }
+                v
+            }
+        }
+    }
+
+    /// An atomic store (`st.relaxed/.release/.volatile` of one 32- or 64-bit value).
+    pub fn atomic_store(&mut self, at: Where, v: ValueId, scope: Scope, sem: crate::ir::Ordering) {
+        let ty = self.f.ty(v);
+        let ity = Ty::int(ty.bits());
+        match at {
+            Where::Global(a) => {
+                let value = self.reinterpret(v, ity);
+                self.emit_void(Op::AtomicStore {
+                    ptr: Ptr::Global(a),
+                    value,
+                    scope,
+                    sem,
+                });
+            }
+            Where::Shared(o) if ty.bits() == 32 => {
+                let two = self.konst(Ty::I32, 2);
+                let idx = self.bin(BinOp::LShr, o, two);
+                let value = self.reinterpret(v, ity);
+                self.emit_void(Op::AtomicStore {
+                    ptr: Ptr::Shared(idx),
+                    value,
+                    scope: Scope::Workgroup.min_with(scope),
+                    sem,
+                });
+            }
+            Where::Generic(a) => {
+                let var = self.f.new_var(ty, "generic.store");
+                self.emit_void(Op::StoreVar(var, v));
+                self.generic_dispatch(a, |cx, w| {
+                    let v = cx.emit(ty, Op::LoadVar(var));
+                    cx.atomic_store(w, v, scope, sem);
+                });
+            }
+            other => {
+                if sem != crate::ir::Ordering::Relaxed {
+                    self.emit_void(Op::Fence(scope));
+                }
+                self.store(other, v, Default::default());
+            }
+        }
+    }
+
     /// Runs `body` for the space a generic address turns out to be in: three blocks joined after.
     pub fn generic_dispatch(&mut self, a: ValueId, mut body: impl FnMut(&mut Self, Where)) {
         // Values are local to their block, so the address travels to the others in a var.
@@ -486,6 +581,7 @@ impl Cx<'_> {
                                 ptr: Ptr::Shared(i),
                                 value: operand,
                                 scope: Scope::Workgroup,
+                                sem: crate::ir::Ordering::Relaxed,
                             },
                         );
                     }

@@ -1,27 +1,120 @@
 //! Special registers (ISA 10): how each is computed from what Vulkan provides.
+//!
+//! A warp is always 32 consecutive linear thread ids (x fastest, then y, then z), as in CUDA.
+//! With native subgroups the linear id is built from the subgroup ids (so the warp/subgroup
+//! correspondence holds whatever order the driver gives invocations) and `%tid` is derived from
+//! it; with the SIMT emulation `%tid` is `LocalInvocationId` and lanes follow from it.
 
 use super::Cx;
 use crate::ast::Component;
 use crate::check::SpecialReg;
 use crate::ir::{BinOp, Builtin, Op, Ty, ValueId};
+use crate::profile::WarpStrategy;
+
+fn builtin(cx: &mut Cx<'_>, b: Builtin) -> ValueId {
+    cx.emit(Ty::I32, Op::Builtin(b))
+}
+
+/// The thread's index in its block, x fastest.
+pub fn linear_tid(cx: &mut Cx<'_>) -> ValueId {
+    match cx.profile.warp_strategy() {
+        WarpStrategy::Emulated => {
+            let x = builtin(cx, Builtin::LocalId(0));
+            let y = builtin(cx, Builtin::LocalId(1));
+            let z = builtin(cx, Builtin::LocalId(2));
+            let nx = builtin(cx, Builtin::BlockDim(0));
+            let ny = builtin(cx, Builtin::BlockDim(1));
+            let zy = cx.bin(BinOp::IMul, z, ny);
+            let zy = cx.bin(BinOp::IAdd, zy, y);
+            let r = cx.bin(BinOp::IMul, zy, nx);
+            cx.bin(BinOp::IAdd, r, x)
+        }
+        WarpStrategy::Native32 | WarpStrategy::Partitioned(_) => {
+            let size = match cx.profile.warp_strategy() {
+                WarpStrategy::Partitioned(n) => n,
+                _ => 32,
+            };
+            let sg = builtin(cx, Builtin::SubgroupId);
+            let lane = builtin(cx, Builtin::SubgroupLane);
+            let n = cx.konst(Ty::I32, u64::from(size));
+            let base = cx.bin(BinOp::IMul, sg, n);
+            cx.bin(BinOp::IAdd, base, lane)
+        }
+    }
+}
+
+/// `%laneid`: the position in the warp.
+pub fn lane_id(cx: &mut Cx<'_>) -> ValueId {
+    let t = linear_tid(cx);
+    let m = cx.konst(Ty::I32, 31);
+    cx.bin(BinOp::And, t, m)
+}
+
+fn tid(cx: &mut Cx<'_>, axis: u8) -> ValueId {
+    if cx.profile.warp_strategy() == WarpStrategy::Emulated {
+        return builtin(cx, Builtin::LocalId(axis));
+    }
+    let t = linear_tid(cx);
+    let nx = builtin(cx, Builtin::BlockDim(0));
+    match axis {
+        0 => cx.bin(BinOp::UMod, t, nx),
+        1 => {
+            let ny = builtin(cx, Builtin::BlockDim(1));
+            let q = cx.bin(BinOp::UDiv, t, nx);
+            cx.bin(BinOp::UMod, q, ny)
+        }
+        _ => {
+            let ny = builtin(cx, Builtin::BlockDim(1));
+            let xy = cx.bin(BinOp::IMul, nx, ny);
+            cx.bin(BinOp::UDiv, t, xy)
+        }
+    }
+}
+
+fn block_threads(cx: &mut Cx<'_>) -> ValueId {
+    let x = builtin(cx, Builtin::BlockDim(0));
+    let y = builtin(cx, Builtin::BlockDim(1));
+    let z = builtin(cx, Builtin::BlockDim(2));
+    let xy = cx.bin(BinOp::IMul, x, y);
+    cx.bin(BinOp::IMul, xy, z)
+}
 
 /// The value of a special register as a 32- or 64-bit integer.
 pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId {
     let axis = comp.map_or(0, |c| c.index() as u8);
     match s {
-        SpecialReg::Tid => cx.emit(Ty::I32, Op::Builtin(Builtin::LocalId(axis))),
-        SpecialReg::Ntid => cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(axis))),
+        SpecialReg::Tid => tid(cx, axis),
+        SpecialReg::Ntid => builtin(cx, Builtin::BlockDim(axis)),
         SpecialReg::Ctaid => {
             // Grids larger than one dispatch are split; the push constants hold this part's base.
-            let id = cx.emit(Ty::I32, Op::Builtin(Builtin::WorkgroupId(axis)));
-            let base = cx.emit(Ty::I32, Op::Builtin(Builtin::CtaBase(axis)));
+            let id = builtin(cx, Builtin::WorkgroupId(axis));
+            let base = builtin(cx, Builtin::CtaBase(axis));
             cx.bin(BinOp::IAdd, id, base)
         }
-        SpecialReg::Nctaid => cx.emit(Ty::I32, Op::Builtin(Builtin::GridDim(axis))),
+        SpecialReg::Nctaid => builtin(cx, Builtin::GridDim(axis)),
         SpecialReg::WarpSize => cx.konst(Ty::I32, 32),
-        SpecialReg::DynamicSmemSize => cx.emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes)),
+        SpecialReg::LaneId => lane_id(cx),
+        // The ISA allows %warpid to be any warp slot; the warp's index in its block is a valid one.
+        SpecialReg::WarpId => {
+            let t = linear_tid(cx);
+            let five = cx.konst(Ty::I32, 5);
+            cx.bin(BinOp::LShr, t, five)
+        }
+        SpecialReg::NWarpId => {
+            let n = block_threads(cx);
+            let k = cx.konst(Ty::I32, 31);
+            let n = cx.bin(BinOp::IAdd, n, k);
+            let five = cx.konst(Ty::I32, 5);
+            cx.bin(BinOp::LShr, n, five)
+        }
+        SpecialReg::LanemaskEq
+        | SpecialReg::LanemaskLe
+        | SpecialReg::LanemaskLt
+        | SpecialReg::LanemaskGe
+        | SpecialReg::LanemaskGt => super::warp::lanemask(cx, s),
+        SpecialReg::DynamicSmemSize => builtin(cx, Builtin::DynamicSharedBytes),
         SpecialReg::TotalSmemSize => {
-            let d = cx.emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes));
+            let d = builtin(cx, Builtin::DynamicSharedBytes);
             let s = cx.konst(
                 Ty::I32,
                 u64::from(cx.layout.dynamic_shared.unwrap_or(cx.layout.shared_bytes)),

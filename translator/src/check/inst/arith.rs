@@ -1,7 +1,7 @@
 //! Integer arithmetic (ISA 8.7.1): syntax and type rules. The floating-point forms are in
 //! `float.rs`.
 
-use super::{INTS, SIGNED, operands};
+use super::{FLOAT_ROUNDING, INTS, SIGNED, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
@@ -71,7 +71,8 @@ pub fn add(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let (dst, src) = plain(cx, i, ty, 3)?;
     let mut a = Arith::new(ty, dst, src);
     if sat && ty != ScalarType::S32 {
-        m.error(
+        m.error_on(
+            "sat",
             format!("`.sat` applies only to .s32, not {ty}"),
             "remove .sat",
         );
@@ -102,16 +103,23 @@ pub fn mul(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let mode = int_mode(m);
     let ty = m.ty(ADD_TYPES)?;
     let Some(mode) = mode else {
-        m.error("integer `mul` needs `.lo`, `.hi` or `.wide`", "add a mode");
+        m.error_on_opcode(
+            format!(
+                "integer `mul` needs `.lo`, `.hi` or `.wide` (`{}`)",
+                m.full_name()
+            ),
+            "add .lo, .hi or .wide",
+        );
         return None;
     };
     let dst_ty = match mode {
         MulMode::Wide => match wide_type(ty).filter(|_| ty.bits() <= 32) {
             Some(t) => t,
             None => {
-                m.error(
+                m.error_on(
+                    "wide",
                     format!("`mul.wide` takes 16- or 32-bit types, not {ty}"),
-                    "here",
+                    "use .lo or .hi for 64-bit operands",
                 );
                 return None;
             }
@@ -133,19 +141,30 @@ pub fn mad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let sat = m.flag("sat");
     let ty = m.ty(ADD_TYPES)?;
     let Some(mode) = mode else {
-        m.error("integer `mad` needs `.lo`, `.hi` or `.wide`", "add a mode");
+        m.error_on_opcode(
+            format!(
+                "integer `mad` needs `.lo`, `.hi` or `.wide` (`{}`)",
+                m.full_name()
+            ),
+            "add .lo, .hi or .wide",
+        );
         return None;
     };
     if sat && !(mode == MulMode::Hi && ty == ScalarType::S32) {
-        m.error("`.sat` applies only to `mad.hi.sat.s32`", "remove .sat");
+        m.error_on(
+            "sat",
+            "`.sat` applies only to `mad.hi.sat.s32`",
+            "remove .sat",
+        );
     }
     let wide = match mode {
         MulMode::Wide => match wide_type(ty).filter(|_| ty.bits() <= 32) {
             Some(t) => t,
             None => {
-                m.error(
+                m.error_on(
+                    "wide",
                     format!("`mad.wide` takes 16- or 32-bit types, not {ty}"),
-                    "here",
+                    "use .lo or .hi for 64-bit operands",
                 );
                 return None;
             }
@@ -163,10 +182,26 @@ pub fn mad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     Some(out)
 }
 
-/// `div.int`.
+/// `div.int`: integer division takes none of the float modifiers.
 pub fn div(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
+    let approx = m.flag("approx");
+    let full = m.flag("full");
+    let rnd = m.pick(&FLOAT_ROUNDING);
+    let ftz = m.flag("ftz");
     let ty = m.ty(ADD_TYPES)?;
     let (dst, src) = plain(cx, i, ty, 3)?;
+    let rounding = FLOAT_ROUNDING.iter().filter(|(_, r)| Some(*r) == rnd);
+    let written = [("approx", approx), ("full", full), ("ftz", ftz)]
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .chain(rounding.map(|(name, _)| (*name, true)));
+    for (name, _) in written {
+        m.error_on(
+            name,
+            "integer `div` takes no rounding or precision modifiers",
+            "remove it",
+        );
+    }
     Some(Arith::new(ty, dst, src))
 }
 

@@ -4,6 +4,7 @@
 //! instructions. What an instruction *does* is in `lower/`, in the file of the same name.
 
 mod arith;
+mod atom;
 mod cmp;
 mod control;
 mod data;
@@ -13,6 +14,7 @@ mod float_rules;
 // --- end float ---
 mod logic;
 mod sync;
+mod warp;
 
 use super::FnCx;
 use super::mods::Mods;
@@ -30,6 +32,18 @@ pub use sync::{Bar, BarKind, BarRed};
 pub use cmp::{SETP_TYPES, Set, Slct};
 pub use float::{Float, FloatOp, Precision, TestOp};
 // --- end float ---
+// --- warps and atomics ---
+pub use atom::{Atom, AtomOp, AtomSem};
+pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int;
+mod permute;
+pub use extended::{Carry, CarryOp};
+pub use int::{Bfind, BitMask, Dot, Simd, SimdOp};
+pub use logic::{Lop3, Lop3Pred, Shf};
+pub use permute::{Prmt, PrmtMode};
 
 /// A decoded instruction.
 #[derive(Clone, Debug)]
@@ -63,6 +77,16 @@ pub enum Op {
     Bar(Bar),
     /// `membar`/`fence` at a scope.
     Membar(Scope),
+    // --- warps and atomics ---
+    Shfl(Shfl),
+    Vote(Vote),
+    Match(Match),
+    ActiveMask(Dst),
+    Redux(Redux),
+    /// `bar.warp.sync membermask`
+    WarpSync(Src),
+    /// `atom` (with a destination) and `red` (without).
+    Atom(Atom),
     Ret,
     Exit,
     // --- float ---
@@ -71,6 +95,28 @@ pub enum Op {
     Set(Set),
     Slct(Slct),
     // --- end float ---
+    // --- integer, extended precision, logic/shift, prmt ---
+    /// `add.cc addc sub.cc subc mad.cc madc`: arithmetic through the carry flag CC.CF.
+    Carry(Carry),
+    /// `add/min/max` on `.u16x2/.s16x2`, and `min/max.relu`.
+    Simd(Simd),
+    Mul24(Arith),
+    Mad24(Arith),
+    Sad(Arith),
+    Popc(Arith),
+    Clz(Arith),
+    Bfind(Bfind),
+    Brev(Arith),
+    Bfe(Arith),
+    Bfi(Arith),
+    Bmsk(BitMask),
+    Szext(BitMask),
+    Dp4a(Dot),
+    Dp2a(Dot),
+    Cnot(Arith),
+    Lop3(Lop3),
+    Shf(Shf),
+    Prmt(Prmt),
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -127,6 +173,30 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "set" => cmp::set(cx, i, &mut m).map(Op::Set),
         "slct" => cmp::slct(cx, i, &mut m).map(Op::Slct),
         // --- end float ---
+        // --- integer, extended precision, logic/shift, prmt ---
+        "add" | "sub" | "mad" if int::has_modifier(i, "cc") => {
+            extended::carry(cx, i, &mut m).map(Op::Carry)
+        }
+        "addc" | "subc" | "madc" => extended::carry(cx, i, &mut m).map(Op::Carry),
+        "add" | "sub" | "min" | "max" if int::is_simd(i) => int::simd(cx, i, &mut m).map(Op::Simd),
+        "mul24" => int::mul24(cx, i, &mut m, false).map(Op::Mul24),
+        "mad24" => int::mul24(cx, i, &mut m, true).map(Op::Mad24),
+        "sad" => int::sad(cx, i, &mut m).map(Op::Sad),
+        "popc" => int::count_bits(cx, i, &mut m).map(Op::Popc),
+        "clz" => int::count_bits(cx, i, &mut m).map(Op::Clz),
+        "bfind" => int::bfind(cx, i, &mut m).map(Op::Bfind),
+        "brev" => int::brev(cx, i, &mut m).map(Op::Brev),
+        "bfe" => int::bfe(cx, i, &mut m).map(Op::Bfe),
+        "bfi" => int::bfi(cx, i, &mut m).map(Op::Bfi),
+        "bmsk" => int::bmsk(cx, i, &mut m).map(Op::Bmsk),
+        "szext" => int::szext(cx, i, &mut m).map(Op::Szext),
+        "dp4a" => int::dot(cx, i, &mut m, false).map(Op::Dp4a),
+        "dp2a" => int::dot(cx, i, &mut m, true).map(Op::Dp2a),
+        "cnot" => logic::cnot(cx, i, &mut m).map(Op::Cnot),
+        "lop3" => logic::lop3(cx, i, &mut m).map(Op::Lop3),
+        "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
+        "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
+        // --- end integer ---
         "add" => arith::add(cx, i, &mut m).map(Op::Add),
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
@@ -153,7 +223,20 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
+        "bar" if i.modifiers.first().is_some_and(|m| m.node == "warp") => {
+            m.flag("warp");
+            m.flag("sync");
+            warp::warp_sync(cx, i).map(Op::WarpSync)
+        }
         "bar" | "barrier" => sync::bar(cx, i, &mut m).map(Op::Bar),
+        // --- warps and atomics ---
+        "shfl" => warp::shfl(cx, i, &mut m).map(Op::Shfl),
+        "vote" => warp::vote(cx, i, &mut m).map(Op::Vote),
+        "match" => warp::match_sync(cx, i, &mut m).map(Op::Match),
+        "activemask" => warp::activemask(cx, i, &mut m).map(Op::ActiveMask),
+        "redux" => warp::redux(cx, i, &mut m).map(Op::Redux),
+        "atom" => atom::atom(cx, i, &mut m, false).map(Op::Atom),
+        "red" => atom::atom(cx, i, &mut m, true).map(Op::Atom),
         "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),

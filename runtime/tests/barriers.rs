@@ -1,0 +1,142 @@
+//! Barrier forms (bar.red, named barriers with counts and bar.arrive), 64-bit atomics in shared
+//! memory, and synchronization after early exits and inside loops whose trip count varies by
+//! thread.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use ptxvk_runtime::{Context, DeviceBuffer, LaunchConfig, Module};
+
+fn module(ctx: &Context) -> Module {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/ptx/barriers.ptx"
+    ))
+    .unwrap();
+    ctx.load_ptx("barriers.ptx", &text)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn block(n: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: [1, 1, 1],
+        block: [n, 1, 1],
+        shared_bytes: 0,
+    }
+}
+
+#[test]
+fn bar_red_popc_and_or() {
+    let ctx = common::context();
+    let m = module(&ctx);
+    let k = m.kernel("reds").unwrap();
+    for (n, scale) in [(64usize, 7i32), (100, 3), (256, 11)] {
+        let input: Vec<i32> = (0..n as i32)
+            .map(|i| (i * scale) % 1000 - 50 + i % 2)
+            .collect();
+        let din = DeviceBuffer::from_slice(&ctx, &input).unwrap();
+        let out = DeviceBuffer::<u32>::zeroed(&ctx, n * 3).unwrap();
+        k.launch(&block(n as u32), &[(&din).into(), (&out).into()])
+            .unwrap();
+        let popc = input.iter().filter(|v| *v & 1 != 0).count() as u32;
+        let all = u32::from(input.iter().all(|v| *v > 0));
+        let any = u32::from(input.iter().any(|v| *v > 900));
+        let got = out.to_vec().unwrap();
+        for t in 0..n {
+            assert_eq!(
+                &got[t * 3..t * 3 + 3],
+                &[popc, all, any],
+                "n={n} thread {t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn producer_consumer_named_barrier() {
+    let ctx = common::context();
+    let m = module(&ctx);
+    let out = DeviceBuffer::<u32>::zeroed(&ctx, 64).unwrap();
+    m.kernel("producer_consumer")
+        .unwrap()
+        .launch(&block(128), &[(&out).into()])
+        .unwrap();
+    let want: Vec<u32> = (0..64).map(|t| t * t + 11).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+#[test]
+fn shared_64_bit_atomics() {
+    let ctx = common::context();
+    let m = module(&ctx);
+    let n = 200u64;
+    let out = DeviceBuffer::<u64>::zeroed(&ctx, 2).unwrap();
+    m.kernel("shared64")
+        .unwrap()
+        .launch(&block(n as u32), &[(&out).into()])
+        .unwrap();
+    let vals: Vec<u64> = (0..n).map(|t| (t << 33) + t).collect();
+    assert_eq!(
+        out.to_vec().unwrap(),
+        [vals.iter().sum::<u64>(), *vals.iter().max().unwrap()]
+    );
+}
+
+#[test]
+fn sync_after_early_exit_and_in_divergent_loops() {
+    let ctx = common::context();
+    let m = module(&ctx);
+    let k = m.kernel("early_exit").unwrap();
+    // n is a multiple of 8: a butterfly partner never left early (reading such a lane is undefined).
+    for (threads, n) in [(128u32, 128u32), (128, 104), (96, 64), (96, 8)] {
+        let out = DeviceBuffer::<u32>::zeroed(&ctx, threads as usize * 2).unwrap();
+        k.launch(&block(threads), &[(&out).into(), n.into()])
+            .unwrap();
+        let got = out.to_vec().unwrap();
+        // After k rounds of butterflies with distances 1, 2, 4, ... a thread holds the sum of the
+        // thread ids in its aligned group of 2^k.
+        let value = |t: u32| {
+            let rounds = ((t % 32) / 8) % 3 + 1;
+            let size = 1u32 << rounds;
+            let first = t - t % size;
+            (first..first + size).sum::<u32>()
+        };
+        for t in 0..threads {
+            if t >= n {
+                assert_eq!(
+                    &got[t as usize * 2..t as usize * 2 + 2],
+                    &[0, 0],
+                    "thread {t} left early"
+                );
+                continue;
+            }
+            let other = if (t ^ 1) >= n { t } else { t ^ 1 };
+            assert_eq!(
+                got[t as usize * 2],
+                value(t),
+                "threads={threads} n={n} thread {t} sum"
+            );
+            assert_eq!(
+                got[t as usize * 2 + 1],
+                value(other),
+                "threads={threads} n={n} thread {t} neighbour"
+            );
+        }
+    }
+}
+
+/// Every case above in one test, for `barriers_at_every_subgroup_size` to run at each width.
+#[test]
+fn barrier_cases() {
+    common::announce(&common::context());
+    bar_red_popc_and_or();
+    producer_consumer_named_barrier();
+    shared_64_bit_atomics();
+    sync_after_early_exit_and_in_divergent_loops();
+}
+
+#[test]
+fn barriers_at_every_subgroup_size() {
+    common::at_every_subgroup_size("barrier_cases");
+}

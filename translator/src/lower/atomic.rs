@@ -1,0 +1,500 @@
+//! The meaning of `atom` and `red`: native Vulkan atomics where the device has them, otherwise a
+//! compare-and-swap loop on the containing 32- or 64-bit word (f64 add on lavapipe, f16/bf16 adds,
+//! `inc`/`dec`, float adds without VK_EXT_shader_atomic_float).
+
+use super::Cx;
+use super::memory::Where;
+use crate::check::inst::{Atom, AtomOp, AtomSem, Scope as PtxScope};
+use crate::ir::{
+    AtomicOp, BinOp, ConvOp, FpFlags, Op, Ordering, Ptr, Scope, Terminator, Ty, ValueId, VarId,
+};
+use crate::types::ScalarType::{self, *};
+
+fn scope(s: PtxScope) -> Scope {
+    match s {
+        PtxScope::Cta => Scope::Workgroup,
+        _ => Scope::Device,
+    }
+}
+
+fn ordering(s: AtomSem) -> Ordering {
+    match s {
+        AtomSem::Relaxed => Ordering::Relaxed,
+        AtomSem::Acquire => Ordering::Acquire,
+        AtomSem::Release => Ordering::Release,
+        AtomSem::AcqRel => Ordering::AcqRel,
+    }
+}
+
+pub fn atom(cx: &mut Cx<'_>, a: &Atom) {
+    let Some(at) = cx.resolve(a.space, &a.addr) else {
+        return;
+    };
+    let b = cx.read(&a.b, a.ty);
+    let c = a.c.as_ref().map(|c| cx.read(c, a.ty));
+    let result = match at {
+        Where::Generic(g) => {
+            let ty = Ty::of(a.ty);
+            let var = cx.f.new_var(ty, "atom.old");
+            // The operands travel to the dispatch blocks in vars (values are block-local).
+            let bv = cx.f.new_var(cx.f.ty(b), "atom.b");
+            cx.emit_void(Op::StoreVar(bv, b));
+            let cv = c.map(|c| {
+                let v = cx.f.new_var(cx.f.ty(c), "atom.c");
+                cx.emit_void(Op::StoreVar(v, c));
+                v
+            });
+            cx.generic_dispatch(g, |cx, w| {
+                let b = load(cx, bv);
+                let c = cv.map(|v| load(cx, v));
+                let r = at_place(cx, a, w, b, c);
+                cx.emit_void(Op::StoreVar(var, r));
+            });
+            cx.emit(ty, Op::LoadVar(var))
+        }
+        w => at_place(cx, a, w, b, c),
+    };
+    if let Some(d) = &a.dst {
+        cx.write(d, a.ty, result);
+    }
+}
+
+fn load(cx: &mut Cx<'_>, v: VarId) -> ValueId {
+    let ty = cx.f.vars[v.0 as usize].ty;
+    cx.emit(ty, Op::LoadVar(v))
+}
+
+/// The native operation for (op, type), if Vulkan has one.
+fn native(op: AtomOp, ty: ScalarType) -> Option<AtomicOp> {
+    Some(match (op, ty) {
+        (AtomOp::Add, U32 | S32 | U64) => AtomicOp::Add,
+        (AtomOp::And, _) => AtomicOp::And,
+        (AtomOp::Or, _) => AtomicOp::Or,
+        (AtomOp::Xor, _) => AtomicOp::Xor,
+        (AtomOp::Exch, _) => AtomicOp::Exchange,
+        (AtomOp::Min, U32 | U64) => AtomicOp::UMin,
+        (AtomOp::Max, U32 | U64) => AtomicOp::UMax,
+        (AtomOp::Min, S32 | S64) => AtomicOp::SMin,
+        (AtomOp::Max, S32 | S64) => AtomicOp::SMax,
+        _ => return None,
+    })
+}
+
+/// The atomic on a resolved (non-generic) address; returns the old value as `Ty::of(a.ty)`.
+fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>) -> ValueId {
+    let ty = Ty::of(a.ty);
+    let bits = a.ty.bits();
+    let sc = scope(a.scope);
+    let sem = ordering(a.sem);
+    if let Where::Local(off) = w {
+        // Local memory belongs to one thread: a plain read-modify-write is atomic.
+        let old = cx.load(w, ty, Default::default());
+        let new = combine(cx, a.op, a.ty, old, b, c);
+        cx.store(Where::Local(off), new, Default::default());
+        return old;
+    }
+    if bits == 64 {
+        if let Where::Shared(off) = w {
+            return locked(cx, a, off, b, c);
+        }
+        if !cx.profile.int64_atomics {
+            cx.missing_feature("64-bit atomics (shaderBufferInt64Atomics)");
+            return cx.konst(ty, 0);
+        }
+    }
+    // The word the atomic works on: the value itself for 32/64 bits, the containing 32-bit word
+    // for 16-bit types.
+    let word_ty = if bits == 64 { Ty::I64 } else { Ty::I32 };
+    let (addr_var, shift) = word_address(cx, w, bits);
+    let ptr_at = move |cx: &mut Cx<'_>| -> Ptr {
+        let a = load(cx, addr_var);
+        match w {
+            Where::Shared(_) => Ptr::Shared(a),
+            _ => Ptr::Global(a),
+        }
+    };
+    if bits >= 32
+        && let Some(op) = native(a.op, a.ty)
+    {
+        let v = cx.reinterpret(b, word_ty);
+        let ptr = ptr_at(cx);
+        let r = cx.emit(
+            word_ty,
+            Op::Atomic {
+                op,
+                ptr,
+                value: v,
+                scope: sc,
+                sem,
+            },
+        );
+        return cx.reinterpret(r, ty);
+    }
+    if a.op == AtomOp::Add
+        && a.ty == F32
+        && cx.profile.float32_atomic_add
+        && matches!(w, Where::Global(_))
+    {
+        let ptr = ptr_at(cx);
+        return cx.emit(
+            Ty::F32,
+            Op::Atomic {
+                op: AtomicOp::FAdd,
+                ptr,
+                value: b,
+                scope: sc,
+                sem,
+            },
+        );
+    }
+    if a.op == AtomOp::Cas && bits >= 32 {
+        let cmp = cx.reinterpret(b, word_ty);
+        let new = cx.reinterpret(c.unwrap_or(b), word_ty);
+        let ptr = ptr_at(cx);
+        let r = cx.emit(
+            word_ty,
+            Op::AtomicCas {
+                ptr,
+                compare: cmp,
+                value: new,
+                scope: sc,
+                sem,
+            },
+        );
+        return cx.reinterpret(r, ty);
+    }
+    // Everything else: a compare-and-swap loop on the word.
+    let b_var = cx.f.new_var(cx.f.ty(b), "atom.b");
+    cx.emit_void(Op::StoreVar(b_var, b));
+    let c_var = c.map(|c| {
+        let v = cx.f.new_var(cx.f.ty(c), "atom.c");
+        cx.emit_void(Op::StoreVar(v, c));
+        v
+    });
+    let shift_var = shift.map(|s| {
+        let v = cx.f.new_var(Ty::I32, "atom.shift");
+        cx.emit_void(Op::StoreVar(v, s));
+        v
+    });
+    let (op, pty) = (a.op, a.ty);
+    let old_word = cas_loop(cx, word_ty, sc, sem, &ptr_at, |cx, word| {
+        let b = load(cx, b_var);
+        let c = c_var.map(|v| load(cx, v));
+        match shift_var {
+            None => {
+                let old = cx.reinterpret(word, ty);
+                let new = combine(cx, op, pty, old, b, c);
+                cx.reinterpret(new, word_ty)
+            }
+            Some(sv) => {
+                // A 16-bit value inside its word.
+                let s = load(cx, sv);
+                let part = cx.bin(BinOp::LShr, word, s);
+                let part = cx.conv(ConvOp::Trunc, part, Ty::I16);
+                let old = cx.reinterpret(part, ty);
+                let new = combine(cx, op, pty, old, b, c);
+                let new = cx.as_int(new);
+                let new = cx.conv(ConvOp::ZExt, new, Ty::I32);
+                let new = cx.bin(BinOp::Shl, new, s);
+                let ones = cx.konst(Ty::I32, 0xFFFF);
+                let m = cx.bin(BinOp::Shl, ones, s);
+                let keep = cx.un(crate::ir::UnOp::Not, m);
+                let rest = cx.bin(BinOp::And, word, keep);
+                cx.bin(BinOp::Or, rest, new)
+            }
+        }
+    });
+    match shift_var {
+        None => cx.reinterpret(old_word, ty),
+        Some(sv) => {
+            let s = load(cx, sv);
+            let part = cx.bin(BinOp::LShr, old_word, s);
+            let part = cx.conv(ConvOp::Trunc, part, Ty::I16);
+            cx.reinterpret(part, ty)
+        }
+    }
+}
+
+/// A 64-bit atomic on shared memory, which is an array of 32-bit words here: under the workgroup's
+/// lock word. Each thread loops until it has taken the lock once, done its read-modify-write and
+/// released it; lanes that lose the race retry while the winner finishes in the same iteration,
+/// so the loop makes progress on SIMD hardware too. The kernel clears the lock on entry.
+fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId>) -> ValueId {
+    let ty = Ty::of(a.ty);
+    cx.uses_shared_lock = true;
+    let keep = |cx: &mut Cx<'_>, v: ValueId, name: &str| {
+        let var = cx.f.new_var(cx.f.ty(v), name);
+        cx.emit_void(Op::StoreVar(var, v));
+        var
+    };
+    let off_v = keep(cx, off, "atom.off");
+    let b_v = keep(cx, b, "atom.b");
+    let c_v = c.map(|c| keep(cx, c, "atom.c"));
+    let result = cx.f.new_var(ty, "atom.old");
+    let done = cx.f.new_var(Ty::Bool, "atom.done");
+    let f = cx.konst(Ty::Bool, 0);
+    cx.emit_void(Op::StoreVar(done, f));
+    let (head, critical, latch, exit) = (
+        cx.f.new_block(),
+        cx.f.new_block(),
+        cx.f.new_block(),
+        cx.f.new_block(),
+    );
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    // head: try to take the lock.
+    cx.cur = head;
+    let lock = cx.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
+    let zero = cx.konst(Ty::I32, 0);
+    let one = cx.konst(Ty::I32, 1);
+    let prev = cx.emit(
+        Ty::I32,
+        Op::AtomicCas {
+            ptr: Ptr::Shared(lock),
+            compare: zero,
+            value: one,
+            scope: Scope::Workgroup,
+            sem: Ordering::Acquire,
+        },
+    );
+    let got = cx.bin(BinOp::IEq, prev, zero);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: got,
+        then: critical,
+        else_: latch,
+    };
+    // critical: read-modify-write, release.
+    cx.cur = critical;
+    let off = load(cx, off_v);
+    let old = cx.load(Where::Shared(off), ty, Default::default());
+    let b = load(cx, b_v);
+    let c = c_v.map(|v| load(cx, v));
+    let new = combine(cx, a.op, a.ty, old, b, c);
+    let off = load(cx, off_v);
+    cx.store(Where::Shared(off), new, Default::default());
+    cx.emit_void(Op::StoreVar(result, old));
+    let lock = cx.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
+    let zero = cx.konst(Ty::I32, 0);
+    cx.emit(
+        Ty::I32,
+        Op::Atomic {
+            op: AtomicOp::Exchange,
+            ptr: Ptr::Shared(lock),
+            value: zero,
+            scope: Scope::Workgroup,
+            sem: Ordering::Release,
+        },
+    );
+    let t = cx.konst(Ty::Bool, 1);
+    cx.emit_void(Op::StoreVar(done, t));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(latch);
+    // latch: retry until done.
+    cx.cur = latch;
+    let d = cx.emit(Ty::Bool, Op::LoadVar(done));
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: d,
+        then: exit,
+        else_: head,
+    };
+    cx.cur = exit;
+    cx.emit(ty, Op::LoadVar(result))
+}
+
+/// Stores the address of the word an atomic works on in a var (device address, or word index
+/// into the shared arena) and, for 16-bit values, the bit shift of the value in the word.
+fn word_address(cx: &mut Cx<'_>, w: Where, bits: u32) -> (VarId, Option<ValueId>) {
+    let (val, shift) = match w {
+        Where::Global(a) | Where::Generic(a) => {
+            if bits == 16 {
+                let mask = cx.konst(Ty::I64, !3u64);
+                let aligned = cx.bin(BinOp::And, a, mask);
+                let low = cx.conv(ConvOp::Trunc, a, Ty::I32);
+                let three = cx.konst(Ty::I32, 3);
+                let byte = cx.bin(BinOp::And, low, three);
+                (aligned, Some(cx.bin(BinOp::Shl, byte, three)))
+            } else {
+                (a, None)
+            }
+        }
+        Where::Shared(off) => {
+            let two = cx.konst(Ty::I32, 2);
+            let idx = cx.bin(BinOp::LShr, off, two);
+            let shift = (bits == 16).then(|| {
+                let three = cx.konst(Ty::I32, 3);
+                let byte = cx.bin(BinOp::And, off, three);
+                cx.bin(BinOp::Shl, byte, three)
+            });
+            (idx, shift)
+        }
+        _ => (cx.konst(Ty::I64, 0), None),
+    };
+    let v = cx.f.new_var(cx.f.ty(val), "atom.addr");
+    cx.emit_void(Op::StoreVar(v, val));
+    (v, shift)
+}
+
+/// `old -> new` for the operations done by a loop (and on local memory).
+fn combine(
+    cx: &mut Cx<'_>,
+    op: AtomOp,
+    ty: ScalarType,
+    old: ValueId,
+    b: ValueId,
+    c: Option<ValueId>,
+) -> ValueId {
+    let t = cx.f.ty(old);
+    match op {
+        AtomOp::Add => add(cx, ty, old, b),
+        AtomOp::And => cx.bin(BinOp::And, old, b),
+        AtomOp::Or => cx.bin(BinOp::Or, old, b),
+        AtomOp::Xor => cx.bin(BinOp::Xor, old, b),
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            let eq = cx.bin(BinOp::IEq, old, b);
+            cx.select(eq, c.unwrap_or(b), old)
+        }
+        // inc: (old >= b) ? 0 : old + 1 ; dec: (old == 0 || old > b) ? b : old - 1 (unsigned).
+        AtomOp::Inc => {
+            let ge = cx.bin(BinOp::UGe, old, b);
+            let one = cx.konst(t, 1);
+            let up = cx.bin(BinOp::IAdd, old, one);
+            let zero = cx.konst(t, 0);
+            cx.select(ge, zero, up)
+        }
+        AtomOp::Dec => {
+            let zero = cx.konst(t, 0);
+            let is0 = cx.bin(BinOp::IEq, old, zero);
+            let gt = cx.bin(BinOp::UGt, old, b);
+            let wrap = cx.bin(BinOp::Or, is0, gt);
+            let one = cx.konst(t, 1);
+            let down = cx.bin(BinOp::ISub, old, one);
+            cx.select(wrap, b, down)
+        }
+        AtomOp::Min | AtomOp::Max => {
+            let cmp = match (op, ty.is_signed()) {
+                (AtomOp::Min, true) => BinOp::SLt,
+                (AtomOp::Min, false) => BinOp::ULt,
+                (_, true) => BinOp::SGt,
+                (_, false) => BinOp::UGt,
+            };
+            let keep = cx.bin(cmp, old, b);
+            cx.select(keep, old, b)
+        }
+    }
+}
+
+/// Addition in the atomic's type (floats rounded to nearest, as `atom.add` does).
+fn add(cx: &mut Cx<'_>, ty: ScalarType, old: ValueId, b: ValueId) -> ValueId {
+    let exact = FpFlags { exact: true };
+    match ty {
+        F32 | F64 | F16 => cx.bin_flags(BinOp::FAdd, old, b, exact),
+        Bf16 => {
+            let x = bf16_to_f32(cx, old);
+            let y = bf16_to_f32(cx, b);
+            let s = cx.bin_flags(BinOp::FAdd, x, y, exact);
+            f32_to_bf16(cx, s)
+        }
+        F16x2 | Bf16x2 => {
+            // Two halves added independently.
+            let mut halves = Vec::new();
+            for k in 0..2u64 {
+                let sh = cx.konst(Ty::I32, 16 * k);
+                let x = cx.bin(BinOp::LShr, old, sh);
+                let y = cx.bin(BinOp::LShr, b, sh);
+                let x = cx.conv(ConvOp::Trunc, x, Ty::I16);
+                let y = cx.conv(ConvOp::Trunc, y, Ty::I16);
+                let s = if ty == F16x2 {
+                    let x = cx.reinterpret(x, Ty::F16);
+                    let y = cx.reinterpret(y, Ty::F16);
+                    let s = cx.bin_flags(BinOp::FAdd, x, y, exact);
+                    cx.as_int(s)
+                } else {
+                    let x = bf16_to_f32(cx, x);
+                    let y = bf16_to_f32(cx, y);
+                    let s = cx.bin_flags(BinOp::FAdd, x, y, exact);
+                    f32_to_bf16(cx, s)
+                };
+                let s = cx.conv(ConvOp::ZExt, s, Ty::I32);
+                halves.push(cx.bin(BinOp::Shl, s, sh));
+            }
+            cx.bin(BinOp::Or, halves[0], halves[1])
+        }
+        _ => cx.bin(BinOp::IAdd, old, b),
+    }
+}
+
+fn bf16_to_f32(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
+    let i = cx.as_int(v);
+    let w = cx.conv(ConvOp::ZExt, i, Ty::I32);
+    let sh = cx.konst(Ty::I32, 16);
+    let w = cx.bin(BinOp::Shl, w, sh);
+    cx.reinterpret(w, Ty::F32)
+}
+
+/// f32 to bf16, rounding to nearest even (NaN stays NaN).
+fn f32_to_bf16(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
+    let w = cx.as_int(v);
+    let sh = cx.konst(Ty::I32, 16);
+    let one = cx.konst(Ty::I32, 1);
+    let lsb = cx.bin(BinOp::LShr, w, sh);
+    let lsb = cx.bin(BinOp::And, lsb, one);
+    let bias = cx.konst(Ty::I32, 0x7FFF);
+    let bias = cx.bin(BinOp::IAdd, bias, lsb);
+    let r = cx.bin(BinOp::IAdd, w, bias);
+    let r = cx.bin(BinOp::LShr, r, sh);
+    let nan = cx.un(crate::ir::UnOp::IsNan, v);
+    let quiet = cx.bin(BinOp::LShr, w, sh);
+    let qbit = cx.konst(Ty::I32, 0x40);
+    let quiet = cx.bin(BinOp::Or, quiet, qbit);
+    let r = cx.select(nan, quiet, r);
+    let r = cx.conv(ConvOp::Trunc, r, Ty::I16);
+    cx.reinterpret(r, Ty::I16)
+}
+
+/// `loop { old = *p; new = f(old); if cas(p, old, new) == old { break } }`, returning the old
+/// word. The pointer is rebuilt in each block from `ptr_at` (values are block-local).
+fn cas_loop(
+    cx: &mut Cx<'_>,
+    word_ty: Ty,
+    sc: Scope,
+    sem: Ordering,
+    ptr_at: &dyn Fn(&mut Cx<'_>) -> Ptr,
+    f: impl FnOnce(&mut Cx<'_>, ValueId) -> ValueId,
+) -> ValueId {
+    let cur = cx.f.new_var(word_ty, "atom.cur");
+    let ptr = ptr_at(cx);
+    let first = cx.emit(
+        word_ty,
+        Op::AtomicLoad {
+            ptr,
+            scope: sc,
+            sem: Ordering::Relaxed,
+        },
+    );
+    cx.emit_void(Op::StoreVar(cur, first));
+    let head = cx.f.new_block();
+    let exit = cx.f.new_block();
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = head;
+    let old = cx.emit(word_ty, Op::LoadVar(cur));
+    let new = f(cx, old);
+    let ptr = ptr_at(cx);
+    let prev = cx.emit(
+        word_ty,
+        Op::AtomicCas {
+            ptr,
+            compare: old,
+            value: new,
+            scope: sc,
+            sem,
+        },
+    );
+    cx.emit_void(Op::StoreVar(cur, prev));
+    let done = cx.bin(BinOp::IEq, prev, old);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: done,
+        then: exit,
+        else_: head,
+    };
+    cx.cur = exit;
+    cx.emit(word_ty, Op::LoadVar(cur))
+}

@@ -1,0 +1,288 @@
+//! The meaning of warp-level instructions, in terms of the IR's warp primitives
+//! ([`WarpOp`]): the lane arithmetic of `shfl`, votes from ballots, and so on. How a primitive runs
+//! depends on the device's warp strategy (native subgroups, or the SIMT emulation).
+
+use super::Cx;
+use crate::check::inst::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+use crate::check::{Dst, Src};
+use crate::ir::{BinOp, ConvOp, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};
+use crate::types::ScalarType;
+
+impl Cx<'_> {
+    /// Emits a synchronization operation in a block of its own, with its operands and result
+    /// passed through variables: the SIMT emulation needs each one alone to make the control
+    /// flow around it uniform. Returns the result, if the operation has one.
+    pub fn sync_op(
+        &mut self,
+        op: WarpOp,
+        args: Vec<ValueId>,
+        result: Option<Ty>,
+    ) -> Option<ValueId> {
+        let arg_vars: Vec<VarId> = args
+            .iter()
+            .map(|&a| {
+                let v = self.f.new_var(self.f.ty(a), "sync.arg");
+                self.emit_void(Op::StoreVar(v, a));
+                v
+            })
+            .collect();
+        let block = self.f.new_block();
+        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
+        self.cur = block;
+        let loaded: Vec<ValueId> = arg_vars
+            .iter()
+            .map(|&v| {
+                let ty = self.f.vars[v.0 as usize].ty;
+                self.emit(ty, Op::LoadVar(v))
+            })
+            .collect();
+        let out = result.map(|ty| {
+            let r = self.emit(ty, Op::Warp(op, loaded.clone()));
+            let v = self.f.new_var(ty, "sync.result");
+            self.emit_void(Op::StoreVar(v, r));
+            v
+        });
+        if result.is_none() {
+            self.emit_void(Op::Warp(op, loaded));
+        }
+        let next = self.f.new_block();
+        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);
+        self.cur = next;
+        out.map(|v| {
+            let ty = self.f.vars[v.0 as usize].ty;
+            self.emit(ty, Op::LoadVar(v))
+        })
+    }
+
+    /// A block-wide barrier, alone in its block like the warp operations.
+    pub fn barrier(&mut self) {
+        let block = self.f.new_block();
+        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
+        self.cur = block;
+        self.emit_void(Op::Barrier);
+        let next = self.f.new_block();
+        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);
+        self.cur = next;
+    }
+
+    fn u32c(&mut self, v: u32) -> ValueId {
+        self.konst(Ty::I32, u64::from(v))
+    }
+
+    /// The lanes of `membermask` as a predicate for this lane.
+    fn in_mask(&mut self, mask: Option<&Src>) -> ValueId {
+        let Some(mask) = mask else {
+            return self.konst(Ty::Bool, 1);
+        };
+        let m = self.read(mask, ScalarType::B32);
+        let lane = super::special::lane_id(self);
+        let bit = self.bin(BinOp::LShr, m, lane);
+        let one = self.u32c(1);
+        let b = self.bin(BinOp::And, bit, one);
+        let zero = self.konst_zero();
+        self.bin(BinOp::INe, b, zero)
+    }
+
+    fn konst_zero(&mut self) -> ValueId {
+        self.u32c(0)
+    }
+
+    fn ballot(&mut self, p: ValueId) -> ValueId {
+        self.sync_op(WarpOp::Ballot, vec![p], Some(Ty::I32))
+            .unwrap_or_else(|| self.konst(Ty::I32, 0))
+    }
+
+    fn mask_value(&mut self, mask: Option<&Src>) -> ValueId {
+        match mask {
+            Some(m) => self.read(m, ScalarType::B32),
+            None => self.u32c(u32::MAX),
+        }
+    }
+}
+
+/// `shfl(.sync)` with the ISA's lane computation (ISA 8.7.6.4 "Semantics").
+pub fn shfl(cx: &mut Cx<'_>, s: &Shfl) {
+    let a = cx.read(&s.a, ScalarType::B32);
+    let b = cx.read(&s.b, ScalarType::B32);
+    let c = cx.read(&s.c, ScalarType::B32);
+    let lane = super::special::lane_id(cx);
+    let k31 = cx.u32c(31);
+    let bval = cx.bin(BinOp::And, b, k31);
+    let cval = cx.bin(BinOp::And, c, k31);
+    let eight = cx.u32c(8);
+    let seg = cx.bin(BinOp::LShr, c, eight);
+    let mask = cx.bin(BinOp::And, seg, k31);
+    let not_mask = cx.un(UnOp::Not, mask);
+    let lane_m = cx.bin(BinOp::And, lane, mask);
+    let cval_nm = cx.bin(BinOp::And, cval, not_mask);
+    let max_lane = cx.bin(BinOp::Or, lane_m, cval_nm);
+    let min_lane = lane_m;
+    // Lane arithmetic in signed 32-bit integers: `lane - bval` may be negative.
+    let (j, pval) = match s.mode {
+        ShflMode::Up => {
+            let j = cx.bin(BinOp::ISub, lane, bval);
+            (j, cx.bin(BinOp::SGe, j, max_lane))
+        }
+        ShflMode::Down => {
+            let j = cx.bin(BinOp::IAdd, lane, bval);
+            (j, cx.bin(BinOp::SLe, j, max_lane))
+        }
+        ShflMode::Bfly => {
+            let j = cx.bin(BinOp::Xor, lane, bval);
+            (j, cx.bin(BinOp::SLe, j, max_lane))
+        }
+        ShflMode::Idx => {
+            let bn = cx.bin(BinOp::And, bval, not_mask);
+            let j = cx.bin(BinOp::Or, min_lane, bn);
+            (j, cx.bin(BinOp::SLe, j, max_lane))
+        }
+    };
+    let src = cx.select(pval, j, lane);
+    // Values do not cross the synchronization point: the predicate goes there in a var.
+    let pvar = cx.f.new_var(Ty::Bool, "shfl.in_range");
+    cx.emit_void(Op::StoreVar(pvar, pval));
+    let Some(d) = cx.sync_op(WarpOp::ReadLane, vec![a, src], Some(Ty::I32)) else {
+        return;
+    };
+    cx.write(&s.dst, ScalarType::B32, d);
+    if let Some(p) = &s.pred {
+        let pval = cx.emit(Ty::Bool, Op::LoadVar(pvar));
+        cx.write(p, ScalarType::Pred, pval);
+    }
+}
+
+/// `vote(.sync)`: over the active lanes of `membermask`. (Values computed before a
+/// synchronization point are not used after it: each is in a block of its own.)
+pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
+    let a = cx.read(&v.a, ScalarType::Pred);
+    match v.mode {
+        VoteMode::Ballot => {
+            let b = cx.ballot(a);
+            let mask = cx.mask_value(v.mask.as_ref());
+            let r = cx.bin(BinOp::And, b, mask);
+            cx.write(&v.dst, ScalarType::B32, r);
+        }
+        VoteMode::Any => {
+            let b = cx.ballot(a);
+            let mask = cx.mask_value(v.mask.as_ref());
+            let r = cx.bin(BinOp::And, b, mask);
+            let zero = cx.konst_zero();
+            let any = cx.bin(BinOp::INe, r, zero);
+            cx.write(&v.dst, ScalarType::Pred, any);
+        }
+        VoteMode::All => {
+            let na = cx.un(UnOp::Not, a);
+            let b = cx.ballot(na);
+            let mask = cx.mask_value(v.mask.as_ref());
+            let r = cx.bin(BinOp::And, b, mask);
+            let zero = cx.konst_zero();
+            let all = cx.bin(BinOp::IEq, r, zero);
+            cx.write(&v.dst, ScalarType::Pred, all);
+        }
+        VoteMode::Uni => {
+            let yes = cx.ballot(a);
+            let yes_var = cx.f.new_var(Ty::I32, "vote.yes");
+            cx.emit_void(Op::StoreVar(yes_var, yes));
+            let a = cx.read(&v.a, ScalarType::Pred);
+            let na = cx.un(UnOp::Not, a);
+            let no = cx.ballot(na);
+            let yes = cx.emit(Ty::I32, Op::LoadVar(yes_var));
+            let mask = cx.mask_value(v.mask.as_ref());
+            let yes = cx.bin(BinOp::And, yes, mask);
+            let no = cx.bin(BinOp::And, no, mask);
+            let zero = cx.konst_zero();
+            let none = cx.bin(BinOp::IEq, yes, zero);
+            let all = cx.bin(BinOp::IEq, no, zero);
+            let uni = cx.bin(BinOp::Or, none, all);
+            cx.write(&v.dst, ScalarType::Pred, uni);
+        }
+    }
+}
+
+/// `match.any.sync` / `match.all.sync`.
+pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
+    let a = cx.read(&m.a, m.ty);
+    let include = cx.in_mask(Some(&m.mask));
+    let Some(same) = cx.sync_op(WarpOp::MatchAny, vec![a, include], Some(Ty::I32)) else {
+        return;
+    };
+    let mask = cx.mask_value(Some(&m.mask));
+    let same = cx.bin(BinOp::And, same, mask);
+    if !m.all {
+        cx.write(&m.dst, ScalarType::B32, same);
+        return;
+    }
+    let same_var = cx.f.new_var(Ty::I32, "match.same");
+    cx.emit_void(Op::StoreVar(same_var, same));
+    let Some(active) = cx.sync_op(WarpOp::ActiveMask, Vec::new(), Some(Ty::I32)) else {
+        return;
+    };
+    let same = cx.emit(Ty::I32, Op::LoadVar(same_var));
+    let mask = cx.mask_value(Some(&m.mask));
+    let members = cx.bin(BinOp::And, active, mask);
+    let all = cx.bin(BinOp::IEq, same, members);
+    let zero = cx.konst_zero();
+    let d = cx.select(all, members, zero);
+    cx.write(&m.dst, ScalarType::B32, d);
+    if let Some(p) = &m.pred {
+        cx.write(p, ScalarType::Pred, all);
+    }
+}
+
+pub fn activemask(cx: &mut Cx<'_>, d: &Dst) {
+    if let Some(m) = cx.sync_op(WarpOp::ActiveMask, Vec::new(), Some(Ty::I32)) {
+        cx.write(d, ScalarType::B32, m);
+    }
+}
+
+/// `redux.sync`: lanes outside `membermask` take no part.
+pub fn redux(cx: &mut Cx<'_>, r: &Redux) {
+    let a = cx.read(&r.a, r.ty);
+    let include = cx.in_mask(Some(&r.mask));
+    let signed = r.ty == ScalarType::S32;
+    let op = match r.op {
+        ReduxOp::Add => ReduceOp::Add,
+        ReduxOp::Min if signed => ReduceOp::SMin,
+        ReduxOp::Max if signed => ReduceOp::SMax,
+        ReduxOp::Min => ReduceOp::UMin,
+        ReduxOp::Max => ReduceOp::UMax,
+        ReduxOp::And => ReduceOp::And,
+        ReduxOp::Or => ReduceOp::Or,
+        ReduxOp::Xor => ReduceOp::Xor,
+    };
+    // Lanes outside the mask contribute the operation's identity.
+    let identity = match op {
+        ReduceOp::Add | ReduceOp::Or | ReduceOp::Xor | ReduceOp::UMax => 0u64,
+        ReduceOp::UMin | ReduceOp::And => 0xFFFF_FFFF,
+        ReduceOp::SMin => 0x7FFF_FFFF,
+        ReduceOp::SMax => 0x8000_0000,
+    };
+    let id = cx.konst(Ty::I32, identity);
+    let v = cx.select(include, a, id);
+    if let Some(d) = cx.sync_op(WarpOp::Reduce(op), vec![v], Some(Ty::I32)) {
+        cx.write(&r.dst, r.ty, d);
+    }
+}
+
+pub fn warp_sync(cx: &mut Cx<'_>, _mask: &Src) {
+    cx.sync_op(WarpOp::Sync, Vec::new(), None);
+}
+
+/// `%lanemask_*` from the lane id.
+pub fn lanemask(cx: &mut Cx<'_>, which: crate::check::SpecialReg) -> ValueId {
+    use crate::check::SpecialReg::*;
+    let lane = super::special::lane_id(cx);
+    let one = cx.konst(Ty::I64, 1);
+    let lane64 = cx.conv(ConvOp::ZExt, lane, Ty::I64);
+    let eq = cx.bin(BinOp::Shl, one, lane64);
+    let lt = cx.bin(BinOp::ISub, eq, one);
+    let le = cx.bin(BinOp::Or, lt, eq);
+    let r = match which {
+        LanemaskEq => eq,
+        LanemaskLt => lt,
+        LanemaskLe => le,
+        LanemaskGt => cx.un(UnOp::Not, le),
+        _ => cx.un(UnOp::Not, lt),
+    };
+    cx.conv(ConvOp::Trunc, r, Ty::I32)
+}

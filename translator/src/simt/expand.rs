@@ -1,0 +1,408 @@
+//! Warp operations through shared memory, for threads that all reach them together.
+//!
+//! The scratch area (after the kernel's own shared memory) holds, per thread of the block, a
+//! value word, a high word (64-bit values) and a flag word, plus one word for block-wide votes.
+//! An operation is: barrier (the previous operation's readers are done), every thread writes its
+//! slot (inactive threads write "inactive"), barrier, every thread reads its warp's slots. Lanes
+//! past the end of a partial last warp do not exist and read as inactive.
+
+use crate::ir::{
+    AtomicOp, BinOp, BlockId, Builtin, ConvOp, FpFlags, Function, Inst, MemOrder, Op, Ordering,
+    Ptr, ReduceOp, Scope, Ty, ValueId, VarId, WarpOp,
+};
+
+/// Expands every warp operation of the sync blocks; returns whether any used the scratch.
+pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool]) -> bool {
+    let mut used = false;
+    for (bi, &is_sync) in sync_blocks.iter().enumerate() {
+        if !is_sync {
+            continue;
+        }
+        let b = BlockId(bi as u32);
+        let insts = std::mem::take(&mut f.block_mut(b).insts);
+        let mut out = Vec::with_capacity(insts.len());
+        let mut renamed: Vec<(ValueId, ValueId)> = Vec::new();
+        for inst in insts {
+            match (&inst.op, inst.result) {
+                (Op::Warp(op, args), result) => {
+                    used |= *op != WarpOp::Sync;
+                    let mut e = Emit { f, out: &mut out };
+                    let r = e.warp(*op, args, st);
+                    if let (Some(old), Some(new)) = (result, r) {
+                        renamed.push((old, new));
+                    }
+                }
+                _ => {
+                    let mut inst = inst;
+                    for (old, new) in &renamed {
+                        rename(&mut inst, *old, *new);
+                    }
+                    out.push(inst);
+                }
+            }
+        }
+        f.block_mut(b).insts = out;
+    }
+    used
+}
+
+/// Uses of `old` in `inst` become `new` (only the stores that follow a warp operation in its
+/// block use its result).
+fn rename(inst: &mut Inst, old: ValueId, new: ValueId) {
+    if let Op::StoreVar(_, v) = &mut inst.op
+        && *v == old
+    {
+        *v = new;
+    }
+}
+
+struct Emit<'a> {
+    f: &'a mut Function,
+    out: &'a mut Vec<Inst>,
+}
+
+impl Emit<'_> {
+    fn push(&mut self, ty: Ty, op: Op) -> ValueId {
+        let id = ValueId(self.f.values.len() as u32);
+        self.f.values.push(ty);
+        self.out.push(Inst {
+            result: Some(id),
+            op,
+        });
+        id
+    }
+
+    fn void(&mut self, op: Op) {
+        self.out.push(Inst { result: None, op });
+    }
+
+    fn k(&mut self, v: u64) -> ValueId {
+        self.push(Ty::I32, Op::Const(v))
+    }
+
+    fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
+        let ty = if op.is_compare() {
+            Ty::Bool
+        } else {
+            self.f.ty(a)
+        };
+        self.push(ty, Op::Bin(op, a, b, FpFlags::default()))
+    }
+
+    fn select(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        let ty = self.f.ty(a);
+        self.push(ty, Op::Select(c, a, b))
+    }
+
+    fn builtin(&mut self, b: Builtin) -> ValueId {
+        self.push(Ty::I32, Op::Builtin(b))
+    }
+
+    fn load(&mut self, idx: ValueId) -> ValueId {
+        self.push(
+            Ty::I32,
+            Op::Load {
+                ptr: Ptr::Shared(idx),
+                align: 4,
+                order: MemOrder::Plain,
+            },
+        )
+    }
+
+    fn store(&mut self, idx: ValueId, v: ValueId) {
+        self.void(Op::Store {
+            ptr: Ptr::Shared(idx),
+            value: v,
+            align: 4,
+            order: MemOrder::Plain,
+        });
+    }
+
+    fn barrier(&mut self) {
+        self.void(Op::Barrier);
+    }
+
+    /// Linear thread id, block size, scratch base, and this thread's `active` flag.
+    fn frame(&mut self, st: VarId) -> Frame {
+        let x = self.builtin(Builtin::LocalId(0));
+        let y = self.builtin(Builtin::LocalId(1));
+        let z = self.builtin(Builtin::LocalId(2));
+        let nx = self.builtin(Builtin::BlockDim(0));
+        let ny = self.builtin(Builtin::BlockDim(1));
+        let nz = self.builtin(Builtin::BlockDim(2));
+        let zy = self.bin(BinOp::IMul, z, ny);
+        let zy = self.bin(BinOp::IAdd, zy, y);
+        let t = self.bin(BinOp::IMul, zy, nx);
+        let t = self.bin(BinOp::IAdd, t, x);
+        let nxy = self.bin(BinOp::IMul, nx, ny);
+        let threads = self.bin(BinOp::IMul, nxy, nz);
+        let base = self.builtin(Builtin::ScratchBase);
+        let hi = self.bin(BinOp::IAdd, base, threads);
+        let flag = self.bin(BinOp::IAdd, hi, threads);
+        let vote = self.bin(BinOp::IAdd, flag, threads);
+        let m = self.k(!31u64 & 0xFFFF_FFFF);
+        let warp = self.bin(BinOp::And, t, m);
+        let s = self.push(Ty::I32, Op::LoadVar(st));
+        let zero = self.k(0);
+        let active = self.bin(BinOp::IEq, s, zero);
+        Frame {
+            t,
+            threads,
+            lo: base,
+            hi,
+            flag,
+            vote,
+            warp,
+            active,
+        }
+    }
+
+    /// Writes this thread's slot: flag = `on`, value words = `v` (32 or 64 bits).
+    fn publish(&mut self, fr: &Frame, on: ValueId, v: Option<ValueId>) {
+        self.barrier();
+        let one = self.k(1);
+        let zero = self.k(0);
+        let flag = self.select(on, one, zero);
+        let at = self.bin(BinOp::IAdd, fr.flag, fr.t);
+        self.store(at, flag);
+        if let Some(v) = v {
+            let (lo, hi) = self.split(v);
+            let at = self.bin(BinOp::IAdd, fr.lo, fr.t);
+            self.store(at, lo);
+            if let Some(hi) = hi {
+                let at = self.bin(BinOp::IAdd, fr.hi, fr.t);
+                self.store(at, hi);
+            }
+        }
+        self.barrier();
+    }
+
+    fn split(&mut self, v: ValueId) -> (ValueId, Option<ValueId>) {
+        let ty = self.f.ty(v);
+        let bits = if ty.is_float() {
+            self.push(Ty::int(ty.bits()), Op::Conv(ConvOp::Bitcast, v))
+        } else {
+            v
+        };
+        if ty.bits() == 64 {
+            let lo = self.push(Ty::I32, Op::Conv(ConvOp::Trunc, bits));
+            let sh = self.push(Ty::I64, Op::Const(32));
+            let h = self.bin(BinOp::LShr, bits, sh);
+            let hi = self.push(Ty::I32, Op::Conv(ConvOp::Trunc, h));
+            (lo, Some(hi))
+        } else if ty.bits() < 32 {
+            (self.push(Ty::I32, Op::Conv(ConvOp::ZExt, bits)), None)
+        } else {
+            (bits, None)
+        }
+    }
+
+    /// Lane `l` of this warp: (exists and was active, its slot index).
+    fn lane(&mut self, fr: &Frame, l: ValueId) -> (ValueId, ValueId) {
+        let idx = self.bin(BinOp::IAdd, fr.warp, l);
+        let exists = self.bin(BinOp::ULt, idx, fr.threads);
+        let safe = self.select(exists, idx, fr.t);
+        let at = self.bin(BinOp::IAdd, fr.flag, safe);
+        let flag = self.load(at);
+        let zero = self.k(0);
+        let set = self.bin(BinOp::INe, flag, zero);
+        let on = self.bin(BinOp::And, exists, set);
+        (on, safe)
+    }
+
+    /// The value lane slot `slot` published, as type `ty`.
+    fn read_value(&mut self, fr: &Frame, slot: ValueId, ty: Ty) -> ValueId {
+        let at = self.bin(BinOp::IAdd, fr.lo, slot);
+        let lo = self.load(at);
+        let bits = if ty.bits() == 64 {
+            let at = self.bin(BinOp::IAdd, fr.hi, slot);
+            let hi = self.load(at);
+            let lo = self.push(Ty::I64, Op::Conv(ConvOp::ZExt, lo));
+            let hi = self.push(Ty::I64, Op::Conv(ConvOp::ZExt, hi));
+            let sh = self.push(Ty::I64, Op::Const(32));
+            let hi = self.bin(BinOp::Shl, hi, sh);
+            self.bin(BinOp::Or, lo, hi)
+        } else if ty.bits() < 32 {
+            self.push(Ty::int(ty.bits()), Op::Conv(ConvOp::Trunc, lo))
+        } else {
+            lo
+        };
+        if ty.is_float() {
+            self.push(ty, Op::Conv(ConvOp::Bitcast, bits))
+        } else {
+            bits
+        }
+    }
+
+    /// The 32-bit mask of lanes for which `test(lane on, slot)` holds.
+    fn mask_over(
+        &mut self,
+        fr: &Frame,
+        mut test: impl FnMut(&mut Self, ValueId, ValueId) -> ValueId,
+    ) -> ValueId {
+        let mut acc = self.k(0);
+        for l in 0..32u64 {
+            let lc = self.k(l);
+            let (on, slot) = self.lane(fr, lc);
+            let yes = test(self, on, slot);
+            let bit = self.k(1 << l);
+            let zero = self.k(0);
+            let add = self.select(yes, bit, zero);
+            acc = self.bin(BinOp::Or, acc, add);
+        }
+        acc
+    }
+
+    fn warp(&mut self, op: WarpOp, args: &[ValueId], st: VarId) -> Option<ValueId> {
+        if op == WarpOp::Sync {
+            self.barrier();
+            return None;
+        }
+        let fr = self.frame(st);
+        Some(match op {
+            WarpOp::ReadLane => {
+                let v = args[0];
+                self.publish(&fr, fr.active, Some(v));
+                let (on, slot) = self.lane(&fr, args[1]);
+                let ty = self.f.ty(v);
+                let x = self.read_value(&fr, slot, ty);
+                self.select(on, x, v)
+            }
+            WarpOp::Ballot | WarpOp::ActiveMask => {
+                let on = if op == WarpOp::Ballot {
+                    self.bin(BinOp::And, fr.active, args[0])
+                } else {
+                    fr.active
+                };
+                self.publish(&fr, on, None);
+                self.mask_over(&fr, |_, on, _| on)
+            }
+            WarpOp::MatchAny => {
+                let (v, include) = (args[0], args[1]);
+                let on = self.bin(BinOp::And, fr.active, include);
+                self.publish(&fr, on, Some(v));
+                let ty = self.f.ty(v);
+                self.mask_over(&fr, |e, on, slot| {
+                    let x = e.read_value(&fr, slot, ty);
+                    let same = e.bin(BinOp::IEq, x, v);
+                    e.bin(BinOp::And, on, same)
+                })
+            }
+            WarpOp::Reduce(r) => {
+                let v = args[0];
+                self.publish(&fr, fr.active, Some(v));
+                let identity = match r {
+                    ReduceOp::Add | ReduceOp::Or | ReduceOp::Xor | ReduceOp::UMax => 0,
+                    ReduceOp::UMin | ReduceOp::And => 0xFFFF_FFFF,
+                    ReduceOp::SMin => 0x7FFF_FFFF,
+                    ReduceOp::SMax => 0x8000_0000,
+                };
+                let id = self.k(identity);
+                let mut acc = id;
+                for l in 0..32u64 {
+                    let lc = self.k(l);
+                    let (on, slot) = self.lane(&fr, lc);
+                    let x = self.read_value(&fr, slot, Ty::I32);
+                    let x = self.select(on, x, id);
+                    acc = match r {
+                        ReduceOp::Add => self.bin(BinOp::IAdd, acc, x),
+                        ReduceOp::And => self.bin(BinOp::And, acc, x),
+                        ReduceOp::Or => self.bin(BinOp::Or, acc, x),
+                        ReduceOp::Xor => self.bin(BinOp::Xor, acc, x),
+                        ReduceOp::UMin | ReduceOp::UMax | ReduceOp::SMin | ReduceOp::SMax => {
+                            let cmp = match r {
+                                ReduceOp::UMin => BinOp::ULt,
+                                ReduceOp::UMax => BinOp::UGt,
+                                ReduceOp::SMin => BinOp::SLt,
+                                _ => BinOp::SGt,
+                            };
+                            let keep = self.bin(cmp, acc, x);
+                            self.select(keep, acc, x)
+                        }
+                    };
+                }
+                acc
+            }
+            WarpOp::WorkgroupCount => {
+                // Thread 0 clears the vote word, active threads with the predicate add one.
+                self.barrier();
+                let zero = self.k(0);
+                let is0 = self.bin(BinOp::IEq, fr.t, zero);
+                let ones = self.k(0xFFFF_FFFF);
+                let keep = self.select(is0, zero, ones);
+                self.push(
+                    Ty::I32,
+                    Op::Atomic {
+                        op: AtomicOp::And,
+                        ptr: Ptr::Shared(fr.vote),
+                        value: keep,
+                        scope: Scope::Workgroup,
+                        sem: Ordering::Relaxed,
+                    },
+                );
+                self.barrier();
+                let on = self.bin(BinOp::And, fr.active, args[0]);
+                let one = self.k(1);
+                let add = self.select(on, one, zero);
+                self.push(
+                    Ty::I32,
+                    Op::Atomic {
+                        op: AtomicOp::Add,
+                        ptr: Ptr::Shared(fr.vote),
+                        value: add,
+                        scope: Scope::Workgroup,
+                        sem: Ordering::Relaxed,
+                    },
+                );
+                self.barrier();
+                self.load(fr.vote)
+            }
+            WarpOp::WorkgroupAny => {
+                // Thread 0 clears the vote word, everyone ORs in, everyone reads.
+                self.barrier();
+                let zero = self.k(0);
+                let is0 = self.bin(BinOp::IEq, fr.t, zero);
+                let ones = self.k(0xFFFF_FFFF);
+                let keep = self.select(is0, zero, ones);
+                self.push(
+                    Ty::I32,
+                    Op::Atomic {
+                        op: AtomicOp::And,
+                        ptr: Ptr::Shared(fr.vote),
+                        value: keep,
+                        scope: Scope::Workgroup,
+                        sem: Ordering::Relaxed,
+                    },
+                );
+                self.barrier();
+                let one = self.k(1);
+                let bit = self.select(args[0], one, zero);
+                self.push(
+                    Ty::I32,
+                    Op::Atomic {
+                        op: AtomicOp::Or,
+                        ptr: Ptr::Shared(fr.vote),
+                        value: bit,
+                        scope: Scope::Workgroup,
+                        sem: Ordering::Relaxed,
+                    },
+                );
+                self.barrier();
+                let v = self.load(fr.vote);
+                self.bin(BinOp::INe, v, zero)
+            }
+            WarpOp::Sync => return None,
+        })
+    }
+}
+
+struct Frame {
+    t: ValueId,
+    threads: ValueId,
+    lo: ValueId,
+    hi: ValueId,
+    flag: ValueId,
+    vote: ValueId,
+    warp: ValueId,
+    active: ValueId,
+}

@@ -1,0 +1,539 @@
+//! SIMT emulation for devices whose subgroups are smaller than a warp (`WarpStrategy::Emulated`,
+//! e.g. lavapipe with subgroups of 4, 8 or 16).
+//!
+//! There, warp operations exchange data through shared memory between workgroup barriers, and a
+//! workgroup barrier must be reached by every thread of the block together. PTX code runs warp
+//! operations (and sometimes `bar.sync`) in control flow that differs between threads
+//! (`if (warp == 0) { shfl... }`, loops with per-thread trip counts, early `return`). This pass
+//! makes every synchronization point uniform across the block:
+//!
+//! - each thread has a state variable: 0 while it executes normally, otherwise the construct it
+//!   waits to leave (a block's end, a loop's next iteration, an `if` arm it did not take, the end
+//!   of the kernel);
+//! - constructs that contain synchronization run for every thread: both arms of an `if` in turn,
+//!   and a loop until no thread of the block still iterates (a block-wide vote after each
+//!   iteration); code without synchronization inside them runs natively, guarded by the state;
+//! - a synchronization point is executed by every thread; the ones that are not active take part
+//!   without contributing (their lanes read as inactive).
+//!
+//! Branches, returns and loops keep their meaning for every thread; threads merely wait at the
+//! points where they would otherwise have diverged. Kernels without synchronization are untouched.
+//! Where it is not valid: synchronization inside device functions (`.func`) is refused for now.
+
+mod expand;
+
+use std::collections::HashMap;
+
+use crate::ir::{BinOp, BlockId, FpFlags, Function, Op, Terminator, Ty, ValueId, VarId, WarpOp};
+use crate::structurize::Node;
+
+/// The state value of an active thread.
+const ACTIVE: u64 = 0;
+/// The state of a thread that returned (or exited).
+const RETURNED: u64 = 0xFFFF_FFFF;
+
+/// Rewrites a kernel's tree so that its synchronization points are block-uniform, then expands
+/// the warp operations into shared-memory code. Returns the new tree and whether the warp scratch
+/// memory is used; `None` when the function has no synchronization (nothing to do).
+pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
+    let sync_blocks: Vec<bool> = f
+        .blocks
+        .iter()
+        .map(|b| b.insts.iter().any(|i| i.op.is_sync()))
+        .collect();
+    if !sync_blocks.iter().any(|&s| s) {
+        return None;
+    }
+    let mut next_id = 0;
+    let labelled = to_labelled(tree, &mut Vec::new(), &mut next_id);
+    let st = f.new_var(Ty::I32, "simt.state");
+    let mut defs = HashMap::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for inst in &b.insts {
+            if let Some(r) = inst.result {
+                defs.insert(r, BlockId(bi as u32));
+            }
+        }
+    }
+    let mut t = Uniformizer {
+        f,
+        st,
+        next_id,
+        next_code: 1,
+        sync_blocks,
+        defs,
+        exit_code: HashMap::new(),
+        cont_code: HashMap::new(),
+    };
+    let mut body = Vec::new();
+    // Every thread starts active.
+    let init = t.code(|f, b| {
+        let z = f.push(b, Ty::I32, Op::Const(ACTIVE));
+        f.push_void(b, Op::StoreVar(st, z));
+    });
+    body.push(init);
+    t.seq(labelled, false, &mut body);
+    body.push(U::Return(Vec::new()));
+    let uses_scratch = expand::expand(t.f, st, &t.sync_blocks);
+    Some((from_labelled(body, &mut Vec::new()), uses_scratch))
+}
+
+/// The tree with construct ids instead of branch depths.
+#[derive(Clone, Debug)]
+enum U {
+    Code(BlockId),
+    If {
+        cond: ValueId,
+        then: Vec<U>,
+        else_: Vec<U>,
+    },
+    Block(u32, Vec<U>),
+    Loop(u32, Vec<U>),
+    Branch(u32),
+    Switch {
+        value: ValueId,
+        cases: Vec<Vec<U>>,
+        default: Vec<U>,
+    },
+    Return(Vec<ValueId>),
+    Exit,
+    Unreachable,
+}
+
+fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<U> {
+    nodes
+        .into_iter()
+        .map(|n| match n {
+            Node::Code(b) => U::Code(b),
+            Node::If { cond, then, else_ } => U::If {
+                cond,
+                then: to_labelled(then, stack, next),
+                else_: to_labelled(else_, stack, next),
+            },
+            Node::Block(body) => {
+                let (id, body) = labelled_body(body, stack, next);
+                U::Block(id, body)
+            }
+            Node::Loop(body) => {
+                let (id, body) = labelled_body(body, stack, next);
+                U::Loop(id, body)
+            }
+            Node::Branch(d) => U::Branch(stack[stack.len() - 1 - d as usize]),
+            Node::Switch {
+                value,
+                cases,
+                default,
+            } => U::Switch {
+                value,
+                cases: cases
+                    .into_iter()
+                    .map(|c| to_labelled(c, stack, next))
+                    .collect(),
+                default: to_labelled(default, stack, next),
+            },
+            Node::Return(v) => U::Return(v),
+            Node::Exit => U::Exit,
+            Node::Unreachable => U::Unreachable,
+        })
+        .collect()
+}
+
+fn labelled_body(body: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> (u32, Vec<U>) {
+    let id = *next;
+    *next += 1;
+    stack.push(id);
+    let body = to_labelled(body, stack, next);
+    stack.pop();
+    (id, body)
+}
+
+fn construct_body(id: u32, body: Vec<U>, stack: &mut Vec<u32>) -> Vec<Node> {
+    stack.push(id);
+    let body = from_labelled(body, stack);
+    stack.pop();
+    body
+}
+
+fn from_labelled(nodes: Vec<U>, stack: &mut Vec<u32>) -> Vec<Node> {
+    nodes
+        .into_iter()
+        .map(|n| match n {
+            U::Code(b) => Node::Code(b),
+            U::If { cond, then, else_ } => Node::If {
+                cond,
+                then: from_labelled(then, stack),
+                else_: from_labelled(else_, stack),
+            },
+            U::Block(id, body) => Node::Block(construct_body(id, body, stack)),
+            U::Loop(id, body) => Node::Loop(construct_body(id, body, stack)),
+            U::Branch(id) => {
+                let pos = stack.iter().rposition(|&s| s == id).unwrap_or(0);
+                Node::Branch((stack.len() - 1 - pos) as u32)
+            }
+            U::Switch {
+                value,
+                cases,
+                default,
+            } => Node::Switch {
+                value,
+                cases: cases.into_iter().map(|c| from_labelled(c, stack)).collect(),
+                default: from_labelled(default, stack),
+            },
+            U::Return(v) => Node::Return(v),
+            U::Exit => Node::Exit,
+            U::Unreachable => Node::Unreachable,
+        })
+        .collect()
+}
+
+struct Uniformizer<'f> {
+    f: &'f mut Function,
+    st: VarId,
+    next_id: u32,
+    next_code: u64,
+    sync_blocks: Vec<bool>,
+    /// The block defining each value.
+    defs: HashMap<ValueId, BlockId>,
+    exit_code: HashMap<u32, u64>,
+    cont_code: HashMap<u32, u64>,
+}
+
+/// Whether any branch in `nodes` leaves them (or a return ends the thread).
+fn escapes(nodes: &[U]) -> bool {
+    fn walk(nodes: &[U], inside: &mut Vec<u32>) -> bool {
+        nodes.iter().any(|n| match n {
+            U::Branch(id) => !inside.contains(id),
+            U::Return(_) | U::Exit => true,
+            U::If { then, else_, .. } => walk(then, inside) || walk(else_, inside),
+            U::Block(id, body) | U::Loop(id, body) => {
+                inside.push(*id);
+                let r = walk(body, inside);
+                inside.pop();
+                r
+            }
+            U::Switch { cases, default, .. } => {
+                cases.iter().any(|c| walk(c, inside)) || walk(default, inside)
+            }
+            U::Code(_) | U::Unreachable => false,
+        })
+    }
+    walk(nodes, &mut Vec::new())
+}
+
+impl Uniformizer<'_> {
+    fn fresh_id(&mut self) -> u32 {
+        self.next_id += 1;
+        self.next_id + 1_000_000
+    }
+
+    fn fresh_code(&mut self) -> u64 {
+        self.next_code += 1;
+        self.next_code
+    }
+
+    /// A new block of straight-line code.
+    fn code(&mut self, build: impl FnOnce(&mut Function, BlockId)) -> U {
+        let b = self.f.new_block();
+        build(self.f, b);
+        // Its terminator is never used: the tree says where control goes.
+        self.f.block_mut(b).term = Terminator::Unreachable;
+        self.sync_blocks.push(false);
+        U::Code(b)
+    }
+
+    fn contains_sync(&self, n: &U) -> bool {
+        match n {
+            U::Code(b) => self.sync_blocks.get(b.0 as usize).copied().unwrap_or(false),
+            U::If { then, else_, .. } => then.iter().chain(else_).any(|n| self.contains_sync(n)),
+            U::Block(_, body) | U::Loop(_, body) => body.iter().any(|n| self.contains_sync(n)),
+            U::Switch { cases, default, .. } => cases
+                .iter()
+                .flatten()
+                .chain(default)
+                .any(|n| self.contains_sync(n)),
+            _ => false,
+        }
+    }
+
+    /// `st = select(st == from, to, st)` for each pair, in order.
+    fn transition(&mut self, pairs: &[(u64, u64)]) -> U {
+        let st = self.st;
+        let pairs = pairs.to_vec();
+        self.code(move |f, b| {
+            let mut s = f.push(b, Ty::I32, Op::LoadVar(st));
+            for (from, to) in pairs {
+                let fc = f.push(b, Ty::I32, Op::Const(from));
+                let tc = f.push(b, Ty::I32, Op::Const(to));
+                let is = f.push(b, Ty::Bool, Op::Bin(BinOp::IEq, s, fc, FpFlags::default()));
+                s = f.push(b, Ty::I32, Op::Select(is, tc, s));
+            }
+            f.push_void(b, Op::StoreVar(st, s));
+        })
+    }
+
+    /// Translates a sequence; `guard` says whether some threads may be inactive on entry. Returns
+    /// whether some may be inactive at its end.
+    fn seq(&mut self, nodes: Vec<U>, mut guard: bool, out: &mut Vec<U>) -> bool {
+        let mut native: Vec<U> = Vec::new();
+        for n in nodes {
+            if self.contains_sync(&n) {
+                guard = self.flush(std::mem::take(&mut native), guard, out);
+                guard = self.sync_node(n, guard, out);
+            } else {
+                native.push(n);
+            }
+        }
+        self.flush(native, guard, out)
+    }
+
+    /// Code without synchronization: runs natively, skipped by inactive threads; branches out of
+    /// it become state changes.
+    fn flush(&mut self, native: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+        if native.is_empty() {
+            return guard;
+        }
+        let leaves = escapes(&native);
+        if !leaves && !guard {
+            out.extend(native);
+            return false;
+        }
+        let wrapper = self.fresh_id();
+        let body = self.rewrite_exits(native, wrapper, &mut Vec::new());
+        let block = U::Block(wrapper, body);
+        if guard {
+            let st = self.st;
+            let check = self.code(|f, b| {
+                let s = f.push(b, Ty::I32, Op::LoadVar(st));
+                let z = f.push(b, Ty::I32, Op::Const(ACTIVE));
+                f.push(b, Ty::Bool, Op::Bin(BinOp::IEq, s, z, FpFlags::default()));
+            });
+            let cond = self.last_value(&check);
+            out.push(check);
+            out.push(U::If {
+                cond,
+                then: vec![block],
+                else_: Vec::new(),
+            });
+        } else {
+            out.push(block);
+        }
+        guard || leaves
+    }
+
+    fn last_value(&self, code: &U) -> ValueId {
+        match code {
+            U::Code(b) => self
+                .f
+                .block(*b)
+                .insts
+                .last()
+                .and_then(|i| i.result)
+                .unwrap_or(ValueId(0)),
+            _ => ValueId(0),
+        }
+    }
+
+    /// The state that means "waiting at construct `id`" for a branch to it.
+    fn target_code(&self, id: u32) -> u64 {
+        self.cont_code
+            .get(&id)
+            .or_else(|| self.exit_code.get(&id))
+            .copied()
+            .unwrap_or(RETURNED)
+    }
+
+    /// Rewrites branches that leave `nodes` (and returns) into a state change and a branch out
+    /// of the native wrapper block `wrapper`.
+    fn rewrite_exits(&mut self, nodes: Vec<U>, wrapper: u32, inside: &mut Vec<u32>) -> Vec<U> {
+        let mut out = Vec::new();
+        for n in nodes {
+            match n {
+                U::Branch(id) if !inside.contains(&id) => {
+                    let code = self.target_code(id);
+                    out.push(self.set_state(code));
+                    out.push(U::Branch(wrapper));
+                }
+                U::Return(_) | U::Exit => {
+                    out.push(self.set_state(RETURNED));
+                    out.push(U::Branch(wrapper));
+                }
+                U::If { cond, then, else_ } => {
+                    let then = self.rewrite_exits(then, wrapper, inside);
+                    let else_ = self.rewrite_exits(else_, wrapper, inside);
+                    out.push(U::If { cond, then, else_ });
+                }
+                U::Block(id, body) => {
+                    inside.push(id);
+                    let body = self.rewrite_exits(body, wrapper, inside);
+                    inside.pop();
+                    out.push(U::Block(id, body));
+                }
+                U::Loop(id, body) => {
+                    inside.push(id);
+                    let body = self.rewrite_exits(body, wrapper, inside);
+                    inside.pop();
+                    out.push(U::Loop(id, body));
+                }
+                U::Switch {
+                    value,
+                    cases,
+                    default,
+                } => {
+                    let cases = cases
+                        .into_iter()
+                        .map(|c| self.rewrite_exits(c, wrapper, inside))
+                        .collect();
+                    let default = self.rewrite_exits(default, wrapper, inside);
+                    out.push(U::Switch {
+                        value,
+                        cases,
+                        default,
+                    });
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    fn set_state(&mut self, code: u64) -> U {
+        let st = self.st;
+        self.code(move |f, b| {
+            let c = f.push(b, Ty::I32, Op::Const(code));
+            f.push_void(b, Op::StoreVar(st, c));
+        })
+    }
+
+    /// Keeps a value available after the block that defines it, in a new variable.
+    fn spill(&mut self, v: ValueId) -> VarId {
+        let ty = self.f.ty(v);
+        let var = self.f.new_var(ty, "simt.spill");
+        if let Some(&b) = self.defs.get(&v) {
+            self.f.push_void(b, Op::StoreVar(var, v));
+        }
+        var
+    }
+
+    /// A construct that contains synchronization: executed by every thread.
+    fn sync_node(&mut self, n: U, guard: bool, out: &mut Vec<U>) -> bool {
+        match n {
+            U::Code(b) => {
+                out.push(U::Code(b));
+                guard
+            }
+            U::If { cond, then, else_ } => {
+                let leaves = escapes(&then) || escapes(&else_);
+                let cv = self.spill(cond);
+                let (wait_else, then_done) = (self.fresh_code(), self.fresh_code());
+                // Active threads whose condition is false wait for the else arm.
+                let st = self.st;
+                out.push(self.code(move |f, b| {
+                    let s = f.push(b, Ty::I32, Op::LoadVar(st));
+                    let c = f.push(b, Ty::Bool, Op::LoadVar(cv));
+                    let z = f.push(b, Ty::I32, Op::Const(ACTIVE));
+                    let active = f.push(b, Ty::Bool, Op::Bin(BinOp::IEq, s, z, FpFlags::default()));
+                    let nc = f.push(b, Ty::Bool, Op::Un(crate::ir::UnOp::Not, c));
+                    let leave = f.push(
+                        b,
+                        Ty::Bool,
+                        Op::Bin(BinOp::And, active, nc, FpFlags::default()),
+                    );
+                    let w = f.push(b, Ty::I32, Op::Const(wait_else));
+                    let s2 = f.push(b, Ty::I32, Op::Select(leave, w, s));
+                    f.push_void(b, Op::StoreVar(st, s2));
+                }));
+                self.seq(then, true, out);
+                out.push(self.transition(&[(ACTIVE, then_done), (wait_else, ACTIVE)]));
+                self.seq(else_, true, out);
+                out.push(self.transition(&[(then_done, ACTIVE)]));
+                guard || leaves
+            }
+            U::Block(id, body) => {
+                let exit = self.fresh_code();
+                self.exit_code.insert(id, exit);
+                let inner_guard = self.seq(body.clone(), guard, out);
+                out.push(self.transition(&[(exit, ACTIVE)]));
+                let _ = inner_guard;
+                guard || escapes(&[U::Block(id, body)])
+            }
+            U::Loop(id, body) => {
+                let (cont, exit) = (self.fresh_code(), self.fresh_code());
+                self.cont_code.insert(id, cont);
+                self.exit_code.insert(id, exit);
+                let native_loop = self.fresh_id();
+                let leaves = escapes(&[U::Loop(id, body.clone())]);
+                let mut inner = Vec::new();
+                self.seq(body, true, &mut inner);
+                // End of an iteration: falling off the end leaves the loop, `continue` comes back.
+                inner.push(self.transition(&[(ACTIVE, exit), (cont, ACTIVE)]));
+                let st = self.st;
+                let again = self.f.new_var(Ty::Bool, "simt.again");
+                let vote = self.f.new_block();
+                {
+                    let f = &mut *self.f;
+                    let s = f.push(vote, Ty::I32, Op::LoadVar(st));
+                    let z = f.push(vote, Ty::I32, Op::Const(ACTIVE));
+                    let active = f.push(
+                        vote,
+                        Ty::Bool,
+                        Op::Bin(BinOp::IEq, s, z, FpFlags::default()),
+                    );
+                    let any = f.push(vote, Ty::Bool, Op::Warp(WarpOp::WorkgroupAny, vec![active]));
+                    f.push_void(vote, Op::StoreVar(again, any));
+                    f.block_mut(vote).term = Terminator::Unreachable;
+                }
+                self.sync_blocks.push(true);
+                inner.push(U::Code(vote));
+                let read = self.code(move |f, b| {
+                    f.push(b, Ty::Bool, Op::LoadVar(again));
+                });
+                let cond = self.last_value(&read);
+                inner.push(read);
+                inner.push(U::If {
+                    cond,
+                    then: vec![U::Branch(native_loop)],
+                    else_: Vec::new(),
+                });
+                out.push(U::Loop(native_loop, inner));
+                out.push(self.transition(&[(exit, ACTIVE)]));
+                guard || leaves
+            }
+            U::Switch {
+                value,
+                cases,
+                default,
+            } => {
+                // As a chain of ifs on the spilled value.
+                let sv = self.spill(value);
+                let mut chain = default;
+                for (k, case) in cases.into_iter().enumerate().rev() {
+                    let test = self.code(move |f, b| {
+                        let v = f.push(b, Ty::I32, Op::LoadVar(sv));
+                        let kc = f.push(b, Ty::I32, Op::Const(k as u64));
+                        f.push(b, Ty::Bool, Op::Bin(BinOp::IEq, v, kc, FpFlags::default()));
+                    });
+                    let cond = self.last_value(&test);
+                    let b = match &test {
+                        U::Code(b) => *b,
+                        _ => BlockId(0),
+                    };
+                    self.defs.insert(cond, b);
+                    chain = vec![
+                        test,
+                        U::If {
+                            cond,
+                            then: case,
+                            else_: chain,
+                        },
+                    ];
+                }
+                self.seq(chain, guard, out)
+            }
+            // Branches, returns and straight code never contain synchronization.
+            other => {
+                out.push(other);
+                guard
+            }
+        }
+    }
+}
