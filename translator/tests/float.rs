@@ -8,20 +8,36 @@ use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 
 /// A kernel with registers of every type the instructions below use, around `body`.
 fn kernel(sm: u32, version: &str, body: &str) -> String {
+    kernel_with(sm, version, body, true, true)
+}
+
+/// The same, without any f64 register when `f64` is false (devices without float64) and with
+/// the half-precision registers `%h` declared .b16 when `f16` is false (without float16).
+fn kernel_with(sm: u32, version: &str, body: &str, f64: bool, f16: bool) -> String {
+    let h = if f16 { ".f16" } else { ".b16" };
+    let (decl, load, store) = if f64 {
+        (
+            "\t.reg .f64 %fd<8>;\n",
+            "\tld.global.f64 %fd1, [%rd1];\n\tld.global.f64 %fd2, [%rd1+8];\n\tld.global.f64 %fd3, [%rd1+16];\n",
+            "\tst.global.f64 [%rd1+8], %fd4;\n",
+        )
+    } else {
+        ("", "", "")
+    };
     format!(
         ".version {version}\n.target sm_{sm}\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n\
-         \t.reg .pred %p<4>;\n\t.reg .f32 %f<8>;\n\t.reg .f64 %fd<8>;\n\t.reg .f16 %h<8>;\n\
+         \t.reg .pred %p<4>;\n\t.reg .f32 %f<8>;\n{decl}\t.reg {h} %h<8>;\n\
          \t.reg .b16 %rs<8>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .s32 %s<4>;\n\
          \t.reg .u32 %u<4>;\n\t.reg .u16 %us<4>;\n\
          \tld.param.u64 %rd1, [out];\n\
          \tld.global.f32 %f1, [%rd1];\n\tld.global.f32 %f2, [%rd1+4];\n\tld.global.f32 %f3, [%rd1+8];\n\
-         \tld.global.f64 %fd1, [%rd1];\n\tld.global.f64 %fd2, [%rd1+8];\n\tld.global.f64 %fd3, [%rd1+16];\n\
+         {load}\
          \tld.global.b16 %rs1, [%rd1];\n\tld.global.b16 %rs2, [%rd1+2];\n\tld.global.b16 %rs3, [%rd1+4];\n\
          \tld.global.b16 %h1, [%rd1];\n\tld.global.b16 %h2, [%rd1+2];\n\tld.global.b16 %h3, [%rd1+4];\n\
          \tld.global.b32 %r1, [%rd1];\n\tld.global.b32 %r2, [%rd1+4];\n\tld.global.b32 %r3, [%rd1+8];\n\
          \tld.global.s32 %s1, [%rd1];\n\tsetp.ne.s32 %p1, %s1, 0;\n\
          {body}\n\
-         \tst.global.f32 [%rd1], %f4;\n\tst.global.f64 [%rd1+8], %fd4;\n\tst.global.b16 [%rd1+16], %rs4;\n\
+         \tst.global.f32 [%rd1], %f4;\n{store}\tst.global.b16 [%rd1+16], %rs4;\n\
          \tst.global.b16 [%rd1+18], %h4;\n\tst.global.b32 [%rd1+20], %r4;\n\
          \tselp.u32 %u1, 1, 0, %p2;\n\tst.global.u32 [%rd1+24], %u1;\n\
          \tret;\n}}\n"
@@ -283,9 +299,10 @@ fn legacy_defaults_are_accepted() {
     }
 }
 
-/// Every valid form, for the profile paths: the lavapipe profile (f32 fma through f64, f64 fma
-/// in integers), a device with fused fma, and one without float64 (integer emulation only;
-/// the .f64 forms are refused there, naming the feature).
+/// Every valid form, for the profile paths: every named device profile (lavapipe: f32 fma
+/// through f64, f64 fma emulated), a device with fused fma, one without float64 (integer
+/// emulation only; the .f64 forms are refused there, naming the feature) and one without
+/// float16.
 #[test]
 fn every_form_translates_and_validates() {
     let mut lines: Vec<String> = Vec::new();
@@ -375,9 +392,16 @@ fn every_form_translates_and_validates() {
     let mut no_f16 = DeviceProfile::lavapipe();
     no_f16.name = "no-float16".into();
     no_f16.float16 = false;
-    for profile in [DeviceProfile::lavapipe(), fused, no_f64.clone(), no_f16] {
+    let named = DeviceProfile::names()
+        .iter()
+        .map(|n| DeviceProfile::named(n).expect("a named profile"));
+    let profiles: Vec<DeviceProfile> = [fused, no_f64.clone(), no_f16]
+        .into_iter()
+        .chain(named)
+        .collect();
+    for profile in profiles {
         let with64 = profile.float64;
-        let text = kernel(
+        let text = kernel_with(
             100,
             "8.8",
             &if with64 {
@@ -385,6 +409,8 @@ fn every_form_translates_and_validates() {
             } else {
                 body.clone()
             },
+            with64,
+            profile.float16,
         );
         let program =
             Program::parse(SourceFile::new("forms.ptx", text)).unwrap_or_else(|d| panic!("{d}"));

@@ -139,10 +139,6 @@ fn read_operand(cx: &mut Cx<'_>, src: &crate::check::Src, ty: ScalarType) -> Val
 /// `setp`: `p = (a cmp b) op c`, `q = !(a cmp b) op c`; for packed halves `p` and `q` are the
 /// two halves' results.
 pub fn setp(cx: &mut Cx<'_>, s: &Setp) {
-    if s.ty == ScalarType::F64 && !cx.profile.float64 {
-        cx.missing_feature("float64 (shaderFloat64)");
-        return;
-    }
     let a = read_operand(cx, &s.a, s.ty);
     let b = read_operand(cx, &s.b, s.ty);
     let t = compare_operands(cx, s.cmp, s.ty, s.ftz, a, b);
@@ -170,10 +166,6 @@ pub fn setp(cx: &mut Cx<'_>, s: &Setp) {
 /// ones), 1.0/0.0 for floating-point ones; packed sources give one result per half.
 pub fn set(cx: &mut Cx<'_>, s: &Set) {
     use ScalarType::*;
-    if s.stype == F64 && !cx.profile.float64 {
-        cx.missing_feature("float64 (shaderFloat64)");
-        return;
-    }
     let a = read_operand(cx, &s.a, s.stype);
     let b = read_operand(cx, &s.b, s.stype);
     let t = compare_operands(cx, s.cmp, s.stype, s.ftz, a, b);

@@ -16,10 +16,6 @@ use crate::types::ScalarType;
 use BinOp::*;
 
 pub fn lower(cx: &mut Cx<'_>, f: &Float) {
-    if f.ty == ScalarType::F64 && !cx.profile.float64 {
-        cx.missing_feature("float64 (shaderFloat64)");
-        return;
-    }
     if f.is_packed() {
         let lanes = ScalarType::B32;
         let src: Vec<ValueId> = f.src.iter().map(|s| cx.read(s, lanes)).collect();
