@@ -278,23 +278,25 @@ pub fn set(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    if matches!(dtype.node, F16 | Bf16 | U16 | S16) && !matches!(stype, F16 | Bf16 | F16x2 | Bf16x2)
-        || dtype.node == Bf16
-    {
-        let v = if dtype.node == Bf16 || stype == Bf16 {
-            (90, (7, 8))
-        } else {
-            (53, (6, 5))
-        };
-        if (cx.m.sm != 0 && cx.m.sm < v.0) || cx.m.version < v.1 {
+    // Half-precision destinations and integer results of half comparisons came later
+    // (ISA 9.7.7.1): .f16 destinations with PTX 4.2, integer ones from .f16/.f16x2 sources
+    // with PTX 6.5, anything .bf16 with PTX 7.8 and sm_90.
+    let need = if dtype.node == Bf16 || stype == Bf16x2 && dtype.node != Bf16x2 {
+        Some((90, (7, 8)))
+    } else if matches!(stype, F16 | F16x2) && matches!(dtype.node, U16 | S16 | U32 | S32) {
+        Some((53, (6, 5)))
+    } else if dtype.node == F16 {
+        Some((53, (4, 2)))
+    } else {
+        None
+    };
+    if let Some((sm, v)) = need {
+        if (cx.m.sm != 0 && cx.m.sm < sm) || cx.m.version < v {
             m.error_at(
                 dtype.span,
                 format!(
-                    "`set{}` requires sm_{} and PTX ISA {}.{}",
-                    dtype.node,
-                    v.0,
-                    (v.1).0,
-                    (v.1).1
+                    "`set{}{stype}` requires sm_{sm} and PTX ISA {}.{}",
+                    dtype.node, v.0, v.1
                 ),
                 "not available on this target",
             );
