@@ -37,7 +37,7 @@ static __device__ __forceinline__ ptxvk_uint3 ptxvk_nctaid() {
 
 
 // Synchronization and warp intrinsics, as clang's NVPTX builtins.
-#define __syncthreads() __nvvm_barrier_sync(0)
+// `__syncthreads()` is a clang builtin for NVPTX (`bar.sync 0`, as nvcc emits it).
 #define PTXVK_FULL_MASK 0xffffffffu
 static __device__ __forceinline__ int __shfl_down_sync(unsigned mask, int v, int delta) {
   return __nvvm_shfl_sync_down_i32(mask, v, delta, 0x1f);
@@ -57,3 +57,4 @@ static __device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int p) {
 static __device__ __forceinline__ int __any_sync(unsigned mask, int p) { return __nvvm_vote_any_sync(mask, p); }
 static __device__ __forceinline__ int __all_sync(unsigned mask, int p) { return __nvvm_vote_all_sync(mask, p); }
 static __device__ __forceinline__ unsigned __activemask() { return __nvvm_activemask(); }
+// `__nvvm_fma_rn_f` is a clang builtin for NVPTX: no declaration needed.

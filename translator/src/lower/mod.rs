@@ -318,6 +318,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         static_shared_bytes: 0,
         dynamic_shared: false,
         warp_scratch_bytes_per_thread: 0,
+        shared_tail_bytes: 0,
         required_subgroup_size: None,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
