@@ -248,7 +248,7 @@ fn ex2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
         let v = cx.bin(FMul, p, pow);
         cx.conv(crate::ir::ConvOp::FConvert, v, Ty::F32)
     } else {
-        cx.ext(ExtOp::Exp2, vec![x], FpFlags::default())
+        ex2_f32(cx, x)
     };
     let (xb, fmt) = fbits(cx, x);
     let neg = sign(cx, xb, fmt);
@@ -262,6 +262,56 @@ fn ex2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let r = cx.sel(inf, inf_r, r);
     let nan = fc(cx, Ty::F32, f64::NAN);
     cx.sel(nan_in, nan, r)
+}
+
+/// `ex2` without float64: the same reduction in f32 (f = x - n is exact), a degree-7 Taylor
+/// series for 2^f, and the scaling by 2^n in two exact-then-rounding steps so that subnormal
+/// results are rounded once.
+fn ex2_f32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
+    let t = Ty::F32;
+    let lo = fc(cx, t, -200.0);
+    let hi = fc(cx, t, 200.0);
+    let xc = cx.ext(ExtOp::FMax, vec![x, lo], FpFlags::default());
+    let xc = cx.ext(ExtOp::FMin, vec![xc, hi], FpFlags::default());
+    let n = cx.ext(ExtOp::RoundEven, vec![xc], FpFlags::default());
+    let f = cx.bin(FSub, xc, n);
+    let ln2 = fc(cx, t, std::f64::consts::LN_2);
+    let y = cx.bin(FMul, f, ln2);
+    let mut p = fc(cx, t, 1.0 / 5040.0);
+    let mut fact = 5040.0f64;
+    for k in (0..7).rev() {
+        fact /= f64::from(k + 1);
+        let m = cx.bin(FMul, p, y);
+        let c = fc(cx, t, 1.0 / fact);
+        p = cx.bin(FAdd, m, c);
+    }
+    // p * 2^n = (p * 2^(n + 100)) * 2^-100 below 2^-100 (only the last product rounds), and
+    // p * 2^(n/2) * 2^(n - n/2) above, each factor a normal f32 (n in [-100, 200]).
+    let ni = cx.conv(crate::ir::ConvOp::FToS, n, Ty::I32);
+    let tiny = cx.c32((-100i32) as u32);
+    let is_tiny = cx.bop(SLt, ni, tiny);
+    let hundred = cx.c32(100);
+    let n_up = cx.bop(IAdd, ni, hundred);
+    let k = cx.sel(is_tiny, n_up, ni);
+    let one = cx.c32(1);
+    let half_k = cx.bop(AShr, k, one);
+    let rest = cx.bop(ISub, k, half_k);
+    let s1 = pow2_f32(cx, half_k);
+    let s2 = pow2_f32(cx, rest);
+    let v = cx.bin(FMul, p, s1);
+    let v = cx.bin(FMul, v, s2);
+    let down = fc(cx, t, 2f64.powi(-100));
+    let vd = cx.bin(FMul, v, down);
+    cx.sel(is_tiny, vd, v)
+}
+
+/// 2^k as an f32 for an i32 `k` in the normal range.
+fn pow2_f32(cx: &mut Cx<'_>, k: ValueId) -> ValueId {
+    let b = cx.c32(127);
+    let e = cx.bop(IAdd, k, b);
+    let sh = cx.c32(23);
+    let bits = cx.bop(Shl, e, sh);
+    cx.float_of(bits, Ty::F32)
 }
 
 /// `tanh.approx` (relative error 2^-11 for .f32): an odd polynomial near zero, where
