@@ -14,6 +14,14 @@ mod extended;
 mod int_bits;
 mod logic;
 mod prmt;
+// --- data movement and conversion ---
+mod convert;
+mod convert_model;
+mod kernel_case;
+mod ldst;
+mod moves;
+mod operands;
+mod spaces;
 
 use crate::Case;
 
@@ -31,5 +39,11 @@ pub fn all() -> Vec<Case> {
     v.extend(extended::cases());
     v.extend(logic::cases());
     v.extend(prmt::cases());
+    // --- data movement and conversion ---
+    v.extend(convert::cases());
+    v.extend(ldst::cases());
+    v.extend(moves::cases());
+    v.extend(operands::cases());
+    v.extend(spaces::cases());
     v
 }
