@@ -10,35 +10,6 @@ fn srcs(cx: &mut Cx<'_>, a: &Arith) -> Vec<ValueId> {
     a.src.iter().map(|s| cx.read(s, a.ty)).collect()
 }
 
-/// `.ftz` on an f32 value: subnormals become zero of the same sign.
-pub(super) fn flush(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
-    let bits = cx.as_int(v);
-    let exp_mask = cx.konst(Ty::I32, 0x7f80_0000);
-    let exp = cx.bin(BinOp::And, bits, exp_mask);
-    let zero = cx.konst(Ty::I32, 0);
-    let is_sub = cx.bin(BinOp::IEq, exp, zero);
-    let sign_mask = cx.konst(Ty::I32, 0x8000_0000);
-    let sign = cx.bin(BinOp::And, bits, sign_mask);
-    let flushed = cx.select(is_sub, sign, bits);
-    cx.reinterpret(flushed, Ty::F32)
-}
-
-/// `.sat` on a float: clamp to [0, 1], NaN to +0.
-pub(super) fn saturate(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
-    let ty = cx.f.ty(v);
-    let (zero, one) = match ty {
-        Ty::F64 => (0u64, 1f64.to_bits()),
-        Ty::F16 => (0, u64::from(half::f16::ONE.to_bits())),
-        _ => (0, u64::from(1f32.to_bits())),
-    };
-    let zero = cx.konst(ty, zero);
-    let one = cx.konst(ty, one);
-    let pos = cx.bin(BinOp::FOrdGt, v, zero);
-    let low = cx.select(pos, v, zero);
-    let lt1 = cx.bin(BinOp::FOrdLt, low, one);
-    cx.select(lt1, low, one)
-}
-
 /// Saturating signed 32-bit result of `wide` (an i64 sum).
 fn clamp_s32(cx: &mut Cx<'_>, wide: ValueId) -> ValueId {
     let max = cx.konst(Ty::I64, i32::MAX as u64);
