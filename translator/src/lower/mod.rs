@@ -10,6 +10,14 @@ mod call;
 mod cmp;
 mod control;
 mod data;
+// --- float ---
+mod approx;
+mod exact;
+mod float;
+mod half;
+mod rounding;
+mod softfloat;
+// --- end float ---
 pub mod layout;
 mod logic;
 mod memcheck;
@@ -459,7 +467,6 @@ impl Cx<'_> {
             PtxOp::Sub(a) => arith::sub(self, a),
             PtxOp::Mul(a) => arith::mul(self, a),
             PtxOp::Mad(a) => arith::mad(self, a),
-            PtxOp::Fma(a) => arith::fma(self, a),
             PtxOp::Div(a) => arith::div(self, a),
             PtxOp::Rem(a) => arith::rem(self, a),
             PtxOp::Abs(a) => arith::abs(self, a),
@@ -497,6 +504,11 @@ impl Cx<'_> {
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
+            // --- float ---
+            PtxOp::Float(f) => float::lower(self, f),
+            PtxOp::Set(s) => cmp::set(self, s),
+            PtxOp::Slct(s) => cmp::slct(self, s),
+            // --- end float ---
             // --- integer, extended precision, logic/shift, prmt ---
             PtxOp::Carry(c) => extended::carry(self, c),
             PtxOp::Simd(s) => int::simd(self, s),

@@ -8,6 +8,10 @@ mod atom;
 mod cmp;
 mod control;
 mod data;
+// --- float ---
+mod float;
+mod float_rules;
+// --- end float ---
 mod logic;
 mod sync;
 mod warp;
@@ -24,6 +28,10 @@ pub use cmp::{BoolOp, CmpOp, Setp};
 pub use control::{Bra, Call, CallArg};
 pub use data::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Scope, St};
 pub use sync::{Bar, BarKind, BarRed};
+// --- float ---
+pub use cmp::{SETP_TYPES, Set, Slct};
+pub use float::{Float, FloatOp, Precision, TestOp};
+// --- end float ---
 // --- warps and atomics ---
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
@@ -48,7 +56,6 @@ pub enum Op {
     Sub(Arith),
     Mul(Arith),
     Mad(Arith),
-    Fma(Arith),
     Div(Arith),
     Rem(Arith),
     Abs(Arith),
@@ -91,6 +98,12 @@ pub enum Op {
     Prefetch,
     Ret,
     Exit,
+    // --- float ---
+    /// Every floating-point instruction form (ISA 8.7.3 and the half-precision forms).
+    Float(Float),
+    Set(Set),
+    Slct(Slct),
+    // --- end float ---
     // --- integer, extended precision, logic/shift, prmt ---
     /// `add.cc addc sub.cc subc mad.cc madc`: arithmetic through the carry flag CC.CF.
     Carry(Carry),
@@ -158,6 +171,17 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
     };
     let mut m = Mods::new(i);
     let op = match i.opcode.node {
+        // --- float ---
+        "add" | "sub" | "mul" | "mad" | "div" | "abs" | "neg" | "min" | "max"
+            if float::has_float_type(i) =>
+        {
+            float::decode(cx, i, &mut m)
+        }
+        "fma" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2"
+        | "tanh" => float::decode(cx, i, &mut m),
+        "set" => cmp::set(cx, i, &mut m).map(Op::Set),
+        "slct" => cmp::slct(cx, i, &mut m).map(Op::Slct),
+        // --- end float ---
         // --- integer, extended precision, logic/shift, prmt ---
         "add" | "sub" | "mad" if int::has_modifier(i, "cc") => {
             extended::carry(cx, i, &mut m).map(Op::Carry)
@@ -186,7 +210,6 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
         "mad" => arith::mad(cx, i, &mut m).map(Op::Mad),
-        "fma" => arith::fma(cx, i, &mut m).map(Op::Fma),
         "div" => arith::div(cx, i, &mut m).map(Op::Div),
         "rem" => arith::rem(cx, i, &mut m).map(Op::Rem),
         "abs" => arith::abs_neg(cx, i, &mut m, false).map(Op::Abs),
