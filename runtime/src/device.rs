@@ -29,8 +29,9 @@ pub struct DeviceInfo {
     pub max_subgroup_size: u32,
     pub subgroup_size_control: bool,
     pub compute_full_subgroups: bool,
-    /// Basic, vote, ballot, shuffle, arithmetic and clustered subgroup operations in compute shaders.
+    /// Basic, vote, ballot, shuffle and arithmetic subgroup operations in compute shaders.
     pub subgroup_ops: bool,
+    pub subgroup_clustered: bool,
     pub max_shared_memory_bytes: u32,
     pub max_push_constant_bytes: u32,
     pub max_workgroup_invocations: u32,
@@ -169,9 +170,11 @@ impl DeviceInfo {
                         | vk::SubgroupFeatureFlags::VOTE
                         | vk::SubgroupFeatureFlags::BALLOT
                         | vk::SubgroupFeatureFlags::SHUFFLE
-                        | vk::SubgroupFeatureFlags::ARITHMETIC
-                        | vk::SubgroupFeatureFlags::CLUSTERED,
+                        | vk::SubgroupFeatureFlags::ARITHMETIC,
                 ),
+            subgroup_clustered: subgroup
+                .supported_operations
+                .contains(vk::SubgroupFeatureFlags::CLUSTERED),
             compute_full_subgroups: api13 && f13.compute_full_subgroups == vk::TRUE,
             max_shared_memory_bytes: p.limits.max_compute_shared_memory_size,
             max_push_constant_bytes: p.limits.max_push_constants_size,
@@ -230,6 +233,7 @@ impl DeviceInfo {
             fused_fma64: false,
             subgroup_size_control: self.subgroup_size_control,
             subgroup_ops: self.subgroup_ops,
+            subgroup_clustered: self.subgroup_clustered,
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
         }
@@ -302,6 +306,7 @@ mod tests {
             subgroup_size_control: true,
             compute_full_subgroups: true,
             subgroup_ops: true,
+            subgroup_clustered: true,
             max_shared_memory_bytes: 49152,
             max_push_constant_bytes: 128,
             max_workgroup_invocations: 1024,

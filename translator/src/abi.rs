@@ -1,8 +1,9 @@
 //! The kernel ABI: what the runtime must provide to launch a translated kernel.
 //!
-//! - Push constants (40 bytes): the parameter block's device address at 0 (u64), the first block
+//! - Push constants (48 bytes): the parameter block's device address at 0 (u64), the first block
 //!   of this dispatch at 8 (3 x u32, for grids split over several dispatches), the whole grid's
-//!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64).
+//!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64), the
+//!   launch's status word's address at 40 (u64).
 //! - Kernel parameters live in a device buffer laid out as CUDA lays out `kernelParams`: in order,
 //!   each at the next multiple of its alignment.
 //! - Specialization constants: block size x/y/z (ids 0-2) and dynamic shared memory bytes (id 3).
@@ -15,7 +16,10 @@ pub const PUSH_PARAM_BASE: u32 = 0;
 pub const PUSH_CTA_BASE: u32 = 8;
 pub const PUSH_GRID_DIM: u32 = 20;
 pub const PUSH_GLOBALS_BASE: u32 = 32;
-pub const PUSH_CONSTANT_SIZE: u32 = 40;
+/// Address of the launch's status word (`u32`, zero before the launch; see
+/// `KernelAbi::status_codes`).
+pub const PUSH_STATUS_ADDRESS: u32 = 40;
+pub const PUSH_CONSTANT_SIZE: u32 = 48;
 
 pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;
@@ -41,6 +45,9 @@ pub struct KernelAbi {
     pub reqntid: Option<[u32; 3]>,
     /// `.maxntid`: the largest block size the kernel allows.
     pub maxntid: Option<[u32; 3]>,
+    /// What a non-zero status word after a launch means: `status_codes[status - 1]` (the first
+    /// thread to fail writes it; the others leave it).
+    pub status_codes: Vec<String>,
 }
 
 /// One kernel parameter.

@@ -33,6 +33,8 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod emit;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 pub mod ir;
 pub mod lower;
 pub mod parse;
@@ -144,6 +146,13 @@ impl Program {
         };
         let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
+        let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
+        ir::inline::inline_where(&mut ir, |g| {
+            g.blocks.iter().any(|b| {
+                b.term == ir::Terminator::Exit
+                    || (emulated && b.insts.iter().any(|i| i.op.is_sync()))
+            })
+        });
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()
@@ -151,20 +160,6 @@ impl Program {
             .collect();
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
-                let has_sync = |f: &ir::Function| {
-                    f.blocks
-                        .iter()
-                        .any(|b| b.insts.iter().any(|i| i.op.is_sync()))
-                };
-                if let Some(g) = ir.functions.iter().skip(1).find(|g| has_sync(g)) {
-                    return Err(err(vec![Diagnostic::error(
-                        f.span,
-                        format!(
-                            "device function `{}` uses warp operations or barriers; on devices whose subgroups are smaller than a warp ({}) ptxvk supports them in kernels only",
-                            g.name, profile.name
-                        ),
-                    )]));
-                }
                 let entry = ir.entry.0 as usize;
                 let tree = std::mem::take(&mut trees[entry]);
                 match simt::emulate(&mut ir.functions[entry], tree.clone()) {

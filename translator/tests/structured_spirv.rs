@@ -86,6 +86,7 @@ fn random_cfgs_emit_valid_spirv() {
         required_subgroup_size: None,
         reqntid: None,
         maxntid: None,
+        status_codes: Vec::new(),
     };
     for round in 0..300 {
         let mut f = random_function(&mut rng);

@@ -129,6 +129,8 @@ fn test(args: &[String]) -> Result<()> {
     run(cargo()
         .args(["test", "--workspace", "--doc"])
         .env("PTXVK_VALIDATION", "required"))?;
+    println!("== conformance suite, quick subset (the full run: cargo xtask conformance)");
+    run(conformance_cmd(&["--quick".to_string()]).env("PTXVK_VALIDATION", "required"))?;
     if env::clang().is_some() {
         println!("== shaders match their CUDA sources");
         shaders(true)?;
@@ -198,9 +200,16 @@ fn shaders(check: bool) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask conformance [ARGS]`: the reference suite on every usable device (the runner's
+/// own `--help` lists ARGS: --device, --filter, --list, --json, --quick, --coverage, ...).
 fn conformance(args: &[String]) -> Result<()> {
     env::ensure_vulkan(false)?;
-    run(cargo()
-        .args(["run", "--quiet", "-p", "ptxvk-conformance", "--"])
-        .args(args))
+    run(&mut conformance_cmd(args))
+}
+
+fn conformance_cmd(args: &[String]) -> Command {
+    let mut c = cargo();
+    c.args(["run", "--quiet", "-p", "ptxvk-conformance", "--"])
+        .args(args);
+    c
 }

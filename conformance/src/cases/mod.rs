@@ -2,6 +2,7 @@
 
 mod int;
 mod real_kernels;
+mod tables;
 
 use crate::Case;
 
@@ -9,5 +10,6 @@ pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(int::cases());
     v.extend(real_kernels::cases());
+    v.extend(tables::cases());
     v
 }

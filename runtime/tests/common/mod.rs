@@ -33,3 +33,54 @@ pub fn floats(n: usize, seed: u64) -> Vec<f32> {
         })
         .collect()
 }
+
+/// Prints the subgroup size and warp strategy of `ctx`, for `at_every_subgroup_size` to check.
+pub fn announce(ctx: &Context) {
+    eprintln!(
+        "subgroup size {} strategy {:?}",
+        ctx.info().subgroup_size,
+        ctx.profile().warp_strategy()
+    );
+}
+
+/// Runs the test `name` of this test binary again on lavapipe at each vector width it supports:
+/// subgroups of 4, 8 and 16. (Widths 1024 to 4096 report subgroups of 32 to 128, but Mesa 22.3
+/// then runs some invocations twice — saxpy adds twice — so the native and partitioned
+/// strategies cannot be executed on lavapipe.) `name` must call `announce` first.
+pub fn at_every_subgroup_size(name: &str) {
+    let ctx = context();
+    if !ctx.info().name.contains("llvmpipe") {
+        eprintln!("not lavapipe: its vector width does not apply; {name} covers this device");
+        return;
+    }
+    drop(ctx);
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let widths = [
+        ("128", "subgroup size 4 strategy Emulated"),
+        ("256", "subgroup size 8 strategy Emulated"),
+        ("512", "subgroup size 16 strategy Emulated"),
+    ];
+    for (width, expect) in widths {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+            .env("LP_NATIVE_VECTOR_WIDTH", width)
+            .output()
+            .expect("run the test binary");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{name} at LP_NATIVE_VECTOR_WIDTH={width}:\n{stderr}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            stderr.contains(expect),
+            "LP_NATIVE_VECTOR_WIDTH={width} should give `{expect}`: {stderr}"
+        );
+    }
+}
+
+/// A PTX file of runtime/tests/ptx.
+pub fn read_test_ptx(name: &str) -> String {
+    let path = format!("{}/tests/ptx/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

@@ -7,6 +7,8 @@
 //! semantics left here, only operations that map one-to-one (or nearly) onto SPIR-V.
 
 mod display;
+pub mod inline;
+pub mod recursion;
 
 use crate::types::ScalarType;
 
@@ -89,6 +91,10 @@ pub struct Module {
     pub warp: crate::profile::WarpStrategy,
     /// Give workgroup-scope fences and ordered atomics queue-family scope (a driver quirk).
     pub widen_workgroup_fences: bool,
+    /// Clustered subgroup reductions are available (partitioned warps use them).
+    pub subgroup_clustered: bool,
+    /// The shared arena ends with the counted barriers' 32 words.
+    pub barrier_words: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -406,6 +412,12 @@ pub enum Builtin {
     ScratchBase,
     /// Word index of the shared arena's lock word (64-bit shared atomics), after everything else.
     SharedLock,
+    /// Address of the launch's status word (a `u32` the runtime checks after the launch: 0, or
+    /// what went wrong, see `abi::KernelAbi::status_codes`).
+    StatusAddress,
+    /// Word index of the counted barriers' words (a counter and a generation for each of the 16
+    /// barriers), after the lock word.
+    BarrierWords,
     /// `SubgroupLocalInvocationId` and `SubgroupId` (native warp strategies).
     SubgroupLane,
     SubgroupId,

@@ -21,6 +21,10 @@ pub(super) fn address_of(cx: &mut Cx<'_>, var: VarRef, off: i64) -> ValueId {
 
 /// Splits `mov.bN d, {a, b}` / `mov.bN {a, b}, s` into element moves, low element first.
 pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
+    if m.ty == ScalarType::B128 {
+        mov_b128(cx, m);
+        return;
+    }
     match (&m.dst, &m.src) {
         (Dst::Vector(ds), Src::Vector(ss)) if ds.len() == ss.len() => {
             let vals: Vec<ValueId> = ss.iter().map(|s| cx.read(s, m.ty)).collect();
@@ -64,6 +68,30 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
     }
 }
 
+/// `mov.b128`: a copy, or packing/unpacking two `.b64` halves (low first).
+fn mov_b128(cx: &mut Cx<'_>, m: &Mov) {
+    let (lo, hi) = match &m.src {
+        Src::Vector(ss) if ss.len() == 2 => {
+            let lo = cx.read(&ss[0], ScalarType::B64);
+            let hi = cx.read(&ss[1], ScalarType::B64);
+            (lo, hi)
+        }
+        Src::Vector(_) => {
+            cx.unsupported("`mov.b128` with other than two elements");
+            return;
+        }
+        s => cx.read_b128(s),
+    };
+    match &m.dst {
+        Dst::Vector(ds) if ds.len() == 2 => {
+            cx.write(&ds[0], ScalarType::B64, lo);
+            cx.write(&ds[1], ScalarType::B64, hi);
+        }
+        Dst::Vector(_) => cx.unsupported("`mov.b128` with other than two elements"),
+        d => cx.write_b128(d, lo, hi),
+    }
+}
+
 fn order(sem: MemSem) -> MemOrder {
     match sem {
         MemSem::Weak => MemOrder::Plain,
@@ -79,10 +107,6 @@ fn check_storage(cx: &mut Cx<'_>, ty: ScalarType) -> bool {
         }
         16 if !cx.profile.storage16 => {
             cx.missing_feature("16-bit storage access (storageBuffer16BitAccess)");
-            false
-        }
-        128 => {
-            cx.unsupported(".b128 memory access");
             false
         }
         _ => true,
@@ -132,6 +156,14 @@ pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
     let atomic = strong.filter(|_| elems.len() == 1 && (size == 4 || size == 8));
     for (k, d) in elems.into_iter().enumerate() {
         let at = cx.offset_where(base, size * k as u32);
+        if l.ty == ScalarType::B128 {
+            // Two 64-bit accesses, low half at the lower address (little-endian).
+            let lo = cx.load(at, Ty::I64, order(l.sem));
+            let at_hi = cx.offset_where(at, 8);
+            let hi = cx.load(at_hi, Ty::I64, order(l.sem));
+            cx.write_b128(d, lo, hi);
+            continue;
+        }
         let v = match atomic {
             Some((scope, ord)) => cx.atomic_load(at, ty, scope, ord),
             None => cx.load(at, ty, order(l.sem)),
@@ -160,6 +192,16 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
     let strong = strong(s.sem);
     let atomic = strong.filter(|_| elems.len() == 1 && (size == 4 || size == 8));
     // Read every element first: one instruction reads its registers before it stores anything.
+    if s.ty == ScalarType::B128 {
+        let halves: Vec<(ValueId, ValueId)> = elems.iter().map(|e| cx.read_b128(e)).collect();
+        for (k, (lo, hi)) in halves.into_iter().enumerate() {
+            let at = cx.offset_where(base, size * k as u32);
+            cx.store(at, lo, order(s.sem));
+            let at_hi = cx.offset_where(at, 8);
+            cx.store(at_hi, hi, order(s.sem));
+        }
+        return;
+    }
     let vals: Vec<ValueId> = elems.iter().map(|e| cx.read(e, s.ty)).collect();
     if atomic.is_none()
         && let Some((scope, Ordering::Release)) = strong
@@ -225,6 +267,13 @@ fn float_const(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
 }
 
 fn round_to_int(cx: &mut Cx<'_>, r: Rounding, v: ValueId) -> ValueId {
+    #[cfg(feature = "fault-injection")]
+    let r = match r {
+        _ if !crate::fault::active(crate::fault::Fault::SwapIntegerRounding) => r,
+        Rounding::Rni | Rounding::Rn => Rounding::Rzi,
+        Rounding::Rzi | Rounding::Rz => Rounding::Rni,
+        other => other,
+    };
     let op = match r {
         Rounding::Rni | Rounding::Rn => ExtOp::RoundEven,
         Rounding::Rzi | Rounding::Rz => ExtOp::Trunc,

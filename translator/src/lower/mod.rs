@@ -16,6 +16,7 @@ mod memory;
 mod special;
 mod sync;
 mod warp;
+mod wide;
 
 use std::collections::HashMap;
 
@@ -39,9 +40,6 @@ pub fn lower_kernel(
     let (params, mut abi) = param_layout(func);
     let layout = layout::for_kernel(module, kernel, globals.clone());
     let graph = layout::call_graph(module, kernel);
-    if let Some(d) = recursion(module, &graph) {
-        return Err(vec![d]);
-    }
     let ids: HashMap<check::FuncId, ir::FuncId> = graph
         .iter()
         .enumerate()
@@ -49,7 +47,7 @@ pub fn lower_kernel(
         .collect();
     let mut functions = Vec::new();
     let mut diags = Vec::new();
-    let mut shared_lock = false;
+    let (mut shared_lock, mut barrier_words) = (false, false);
     for &f in &graph {
         let kernel_params = if f == kernel {
             params.clone()
@@ -57,9 +55,10 @@ pub fn lower_kernel(
             HashMap::new()
         };
         match lower_function(module, f, profile, kernel_params, &layout, &ids) {
-            Ok((irf, lock)) => {
+            Ok((irf, uses)) => {
                 functions.push(irf);
-                shared_lock |= lock;
+                shared_lock |= uses.lock;
+                barrier_words |= uses.barrier_words;
             }
             Err(d) => diags.extend(d),
         }
@@ -67,8 +66,10 @@ pub fn lower_kernel(
     if !diags.is_empty() {
         return Err(diags);
     }
-    if shared_lock && let Some(k) = functions.first_mut() {
-        clear_shared_lock(k);
+    if (shared_lock || barrier_words)
+        && let Some(k) = functions.first_mut()
+    {
+        clear_shared_lock(k, barrier_words);
     }
     if layout.shared_bytes > profile.max_shared_memory_bytes {
         return Err(vec![Diagnostic::error(
@@ -81,7 +82,11 @@ pub fn lower_kernel(
     }
     abi.static_shared_bytes = layout.shared_bytes;
     abi.dynamic_shared = layout.dynamic_shared.is_some();
-    let module = ir::Module {
+    let frames: Vec<_> = graph
+        .iter()
+        .map(|f| local_frame(&layout, module, *f))
+        .collect();
+    let mut module = ir::Module {
         functions,
         entry: ir::FuncId(0),
         shared_words: layout.shared_bytes.div_ceil(4),
@@ -90,70 +95,109 @@ pub fn lower_kernel(
         warp_scratch: false,
         warp: profile.warp_strategy(),
         widen_workgroup_fences: profile.widen_workgroup_fences,
+        subgroup_clustered: profile.subgroup_clustered,
+        barrier_words,
     };
+    let arena = ir::recursion::LocalArena {
+        stack_pointer: module.local_words,
+        frames,
+        overflow_status: abi.status_codes.len() as u32 + 1,
+    };
+    if ir::recursion::eliminate(&mut module, &arena) {
+        module.local_words += 1 + ir::recursion::STACK_WORDS;
+        abi.status_codes.push(format!(
+            "recursion deeper than ptxvk's per-thread stack ({} KiB) in kernel `{}`",
+            ir::recursion::STACK_WORDS * 4 / 1024,
+            func.name
+        ));
+    }
     Ok((module, abi))
 }
 
-/// SPIR-V has no recursion: a call graph with a cycle is refused (for now).
-fn recursion(module: &check::Module, graph: &[check::FuncId]) -> Option<Diagnostic> {
-    // Depth-first search for a back edge.
-    fn visit(
-        m: &check::Module,
-        f: check::FuncId,
-        stack: &mut Vec<check::FuncId>,
-        done: &mut Vec<check::FuncId>,
-    ) -> Option<(check::FuncId, check::FuncId)> {
-        if done.contains(&f) {
-            return None;
+/// The words of the local arena that function `f`'s own `.local` variables occupy.
+fn local_frame(l: &layout::Layout, m: &check::Module, f: check::FuncId) -> std::ops::Range<u32> {
+    let mut lo = u32::MAX;
+    let mut hi = 0;
+    for (key, off) in &l.local {
+        if let layout::VarKey::Local(g, v) = key
+            && *g == f
+        {
+            let size = m.function(f).var(*v).size() as u32;
+            lo = lo.min(off / 4);
+            hi = hi.max((off + size).div_ceil(4));
         }
-        stack.push(f);
-        for &c in &m.function(f).calls {
-            if stack.contains(&c) {
-                return Some((f, c));
-            }
-            if let Some(found) = visit(m, c, stack, done) {
-                return Some(found);
-            }
-        }
-        stack.pop();
-        done.push(f);
-        None
     }
-    let (from, to) = visit(module, *graph.first()?, &mut Vec::new(), &mut Vec::new())?;
-    Some(
-        Diagnostic::error(
-            module.function(from).span,
-            format!(
-                "`{}` calls `{}` recursively; recursion is not supported by ptxvk yet",
-                module.function(from).name,
-                module.function(to).name
-            ),
-        )
-        .with_label("in this function"),
-    )
+    if lo >= hi { 0..0 } else { lo..hi }
 }
 
-/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined), then a
-/// barrier so that nobody takes the lock before it is cleared.
-fn clear_shared_lock(f: &mut ir::Function) {
+/// The words at the end of the shared arena a function uses.
+struct SharedUses {
+    lock: bool,
+    barrier_words: bool,
+}
+
+/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined) and the
+/// counted barriers' words if any (thread 0 does those), then a barrier so that nobody uses
+/// them before they are cleared.
+fn clear_shared_lock(f: &mut ir::Function, barrier_words: bool) {
     let clear = f.new_block();
     let lock = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::SharedLock));
     let zero = f.push(clear, Ty::I32, Op::Const(0));
-    f.push(
-        clear,
-        Ty::I32,
-        Op::Atomic {
-            op: ir::AtomicOp::And,
-            ptr: ir::Ptr::Shared(lock),
-            value: zero,
-            scope: ir::Scope::Workgroup,
-            sem: ir::Ordering::Relaxed,
-        },
-    );
+    let and_zero = |f: &mut ir::Function, b, word| {
+        f.push(
+            b,
+            Ty::I32,
+            Op::Atomic {
+                op: ir::AtomicOp::And,
+                ptr: ir::Ptr::Shared(word),
+                value: zero,
+                scope: ir::Scope::Workgroup,
+                sem: ir::Ordering::Relaxed,
+            },
+        );
+    };
+    and_zero(f, clear, lock);
     let barrier = f.new_block();
     f.push_void(barrier, Op::Barrier);
-    f.block_mut(clear).term = Terminator::Jump(barrier);
     f.block_mut(barrier).term = Terminator::Jump(f.entry);
+    if barrier_words {
+        let mut first = None;
+        for d in 0..3 {
+            let id = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::LocalId(d)));
+            let is0 = f.push(
+                clear,
+                Ty::Bool,
+                Op::Bin(BinOp::IEq, id, zero, Default::default()),
+            );
+            first = Some(match first {
+                None => is0,
+                Some(p) => f.push(
+                    clear,
+                    Ty::Bool,
+                    Op::Bin(BinOp::And, p, is0, Default::default()),
+                ),
+            });
+        }
+        let words = f.new_block();
+        let base = f.push(words, Ty::I32, Op::Builtin(ir::Builtin::BarrierWords));
+        for i in 0..32 {
+            let k = f.push(words, Ty::I32, Op::Const(i));
+            let w = f.push(
+                words,
+                Ty::I32,
+                Op::Bin(BinOp::IAdd, base, k, Default::default()),
+            );
+            and_zero(f, words, w);
+        }
+        f.block_mut(words).term = Terminator::Jump(barrier);
+        f.block_mut(clear).term = Terminator::Branch {
+            cond: first.unwrap_or(zero),
+            then: words,
+            else_: barrier,
+        };
+    } else {
+        f.block_mut(clear).term = Terminator::Jump(barrier);
+    }
     f.entry = clear;
 }
 
@@ -164,7 +208,7 @@ fn lower_function(
     params: HashMap<check::LocalId, u32>,
     layout: &layout::Layout,
     ids: &HashMap<check::FuncId, ir::FuncId>,
-) -> Result<(ir::Function, bool), Vec<Diagnostic>> {
+) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
         return Err(vec![Diagnostic::error(
@@ -188,9 +232,11 @@ fn lower_function(
         regs: HashMap::new(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
+        uses_barrier_words: false,
         labels: Vec::new(),
         diags: Vec::new(),
         span: func.span,
+        refused: Vec::new(),
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -211,7 +257,11 @@ fn lower_function(
         control::ret(&mut cx);
     }
     if cx.diags.is_empty() {
-        Ok((cx.f, cx.uses_shared_lock))
+        let uses = SharedUses {
+            lock: cx.uses_shared_lock,
+            barrier_words: cx.uses_barrier_words,
+        };
+        Ok((cx.f, uses))
     } else {
         Err(cx.diags)
     }
@@ -257,6 +307,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         required_subgroup_size: None,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
+        status_codes: Vec::new(),
     };
     (offsets, abi)
 }
@@ -279,10 +330,14 @@ pub(crate) struct Cx<'a> {
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
     pub uses_shared_lock: bool,
+    /// Counted barriers with native warps need their words cleared at kernel entry.
+    pub uses_barrier_words: bool,
     labels: Vec<BlockId>,
     pub diags: Vec<Diagnostic>,
     /// The instruction being lowered, for diagnostics.
     pub span: Span,
+    /// Missing features already reported, per instruction.
+    refused: Vec<(Span, &'static str)>,
 }
 
 impl Cx<'_> {
@@ -413,7 +468,23 @@ impl Cx<'_> {
     // ---- building IR ----
 
     pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
+        self.need_ty(ty);
         self.f.push(self.cur, ty, op)
+    }
+
+    /// Refuses a type the device cannot hold, once per instruction and feature.
+    fn need_ty(&mut self, ty: Ty) {
+        let (have, feature) = match ty {
+            Ty::F64 => (self.profile.float64, "float64 (shaderFloat64)"),
+            Ty::F16 => (self.profile.float16, "float16 (shaderFloat16)"),
+            Ty::I8 => (self.profile.int8, "8-bit integers (shaderInt8)"),
+            Ty::I16 => (self.profile.int16, "16-bit integers (shaderInt16)"),
+            Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 => return,
+        };
+        if !have && !self.refused.contains(&(self.span, feature)) {
+            self.refused.push((self.span, feature));
+            self.missing_feature(feature);
+        }
     }
 
     pub fn emit_void(&mut self, op: Op) {
@@ -517,6 +588,7 @@ impl Cx<'_> {
             Some(c) => format!("{}.{c:?}", r.name),
             None => r.name.clone(),
         };
+        self.need_ty(Ty::of(r.ty));
         let v = self.f.new_var(Ty::of(r.ty), name);
         self.regs.insert((reg, c), v);
         v
@@ -606,12 +678,21 @@ impl Cx<'_> {
                     Conv::Zext | Conv::Sext => {
                         let i = self.as_int(v);
                         let wide = Ty::int(rty.bits());
+                        #[cfg(feature = "fault-injection")]
+                        let conv = &if crate::fault::active(crate::fault::Fault::ZeroExtendSigned) {
+                            Conv::Zext
+                        } else {
+                            *conv
+                        };
                         let op = if *conv == Conv::Sext {
                             ConvOp::SExt
                         } else {
                             ConvOp::ZExt
                         };
                         let e = self.conv(op, i, wide);
+                        if *rty == ScalarType::B128 {
+                            self.write_high_ext(*reg, *comp, e, *conv);
+                        }
                         self.reinterpret(e, vty)
                     }
                     _ => {
