@@ -12,6 +12,7 @@ use corpus_support::{Known, Stage, known, run_corpus};
 /// What ptxvk cannot do yet with the clang corpus. Each entry names instructions or features
 /// that are missing (being added on other branches) or a bug; remove an entry when it starts
 /// to work (the test says which).
+#[rustfmt::skip]
 const KNOWN: &[Known] = &[
     // Integer instructions without a decoder yet (ISA 8.7.1, 8.7.6.5; branch int-family).
     known("compaction.*", "", Stage::Check, "instruction `popc`"),
@@ -27,24 +28,9 @@ const KNOWN: &[Known] = &[
     known("fft.*", "", Stage::Check, "instruction `brev`"),
     known("constant.*", "", Stage::Check, "instruction `bfe`"),
     known("loops.*", "", Stage::Check, "instruction `bfe`"),
-    known(
-        "local_arrays.sm_70.ptx",
-        "",
-        Stage::Check,
-        "instruction `bfe`",
-    ),
-    known(
-        "local_arrays.sm_80.ptx",
-        "",
-        Stage::Check,
-        "instruction `bfe`",
-    ),
-    known(
-        "local_arrays.sm_90.ptx",
-        "",
-        Stage::Check,
-        "instruction `bfe`",
-    ),
+    known("local_arrays.sm_70.ptx", "", Stage::Check, "instruction `bfe`"),
+    known("local_arrays.sm_80.ptx", "", Stage::Check, "instruction `bfe`"),
+    known("local_arrays.sm_90.ptx", "", Stage::Check, "instruction `bfe`"),
     // Floating-point instructions without a decoder yet, and the half-precision forms
     // (ISA 8.7.3/8.7.4; branch float-family).
     known("math.*", "", Stage::Check, "instruction `sqrt`"),
@@ -61,39 +47,11 @@ const KNOWN: &[Known] = &[
     known("half.*", "", Stage::Check, "`add` does not take type .f16"),
     known("half.*", "", Stage::Check, "`mul` does not take type .f16"),
     known("half.*", "", Stage::Check, "`fma` does not take type .f16"),
-    known(
-        "half.sm_80.ptx",
-        "",
-        Stage::Check,
-        "`max` does not take type .f16",
-    ),
-    known(
-        "half.sm_90.ptx",
-        "",
-        Stage::Check,
-        "`max` does not take type .f16",
-    ),
+    known("half.sm_80.ptx", "", Stage::Check, "`max` does not take type .f16"),
+    known("half.sm_90.ptx", "", Stage::Check, "`max` does not take type .f16"),
     // Function addresses in a global initializer and indirect calls (branch frontend).
     known("funcptr.*", "", Stage::Check, "in initializer"),
-    known(
-        "funcptr.*",
-        "",
-        Stage::Check,
-        "indirect calls are not supported yet",
-    ),
-    // SPIR-V has no recursion; ptxvk has no call stack of its own yet.
-    known(
-        "recursion.*",
-        "recursive_fib",
-        Stage::Translate,
-        "recursion is not supported",
-    ),
-    known(
-        "recursion.*",
-        "recursive_tree",
-        Stage::Translate,
-        "recursion is not supported",
-    ),
+    known("funcptr.*", "", Stage::Check, "indirect calls are not supported yet"),
 ];
 
 fn corpus_files() -> Vec<(String, String, String)> {
