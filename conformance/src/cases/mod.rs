@@ -3,6 +3,8 @@
 mod int;
 mod real_kernels;
 mod tables;
+// --- corpus ---
+mod corpus;
 
 use crate::Case;
 
@@ -11,5 +13,7 @@ pub fn all() -> Vec<Case> {
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     v.extend(tables::cases());
+    // --- corpus ---
+    v.extend(corpus::cases());
     v
 }
