@@ -100,8 +100,7 @@ static __device__ __forceinline__ ptxvk_uint3 ptxvk_nctaid() {
 #define gridDim (ptxvk_nctaid())
 #define warpSize 32
 
-// Synchronization.
-#define __syncthreads() __nvvm_barrier_sync(0)
+// Synchronization. `__syncthreads()` is a clang builtin for NVPTX (`bar.sync 0`, as nvcc emits).
 #define __syncwarp(mask) __nvvm_bar_warp_sync(mask)
 #define __threadfence() __nvvm_membar_gl()
 #define __threadfence_block() __nvvm_membar_cta()

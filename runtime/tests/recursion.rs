@@ -68,3 +68,40 @@ fn recursive_functions() {
         }
     }
 }
+
+/// Recursion deeper than the per-thread stack ends the thread and fails the launch with the
+/// reason; the context stays usable.
+#[test]
+fn stack_overflow_is_an_error() {
+    let ctx = common::context();
+    let text = common::read_test_ptx("recursion.ptx");
+    let m = ctx
+        .load_ptx("recursion.ptx", &text)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let k = m.kernel("recursion").unwrap();
+    let out32 = DeviceBuffer::<u32>::zeroed(&ctx, 64).unwrap();
+    let out64 = DeviceBuffer::<f64>::zeroed(&ctx, 32).unwrap();
+    let cfg = LaunchConfig::for_num_elems(32, 32);
+    let err = k
+        .launch(
+            &cfg,
+            &[
+                (&out32).into(),
+                (&out64).into(),
+                32u32.into(),
+                100_000u32.into(),
+            ],
+        )
+        .expect_err("100,000 nested calls cannot fit");
+    let text = err.to_string();
+    assert!(text.contains("kernel `recursion` failed"), "{text}");
+    assert!(text.contains("per-thread stack"), "{text}");
+    // The same kernel still works afterwards.
+    k.launch(
+        &cfg,
+        &[(&out32).into(), (&out64).into(), 32u32.into(), 3u32.into()],
+    )
+    .unwrap();
+    let got = out32.to_vec().unwrap();
+    assert_eq!(got[1], sumloc(3));
+}

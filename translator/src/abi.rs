@@ -39,6 +39,10 @@ pub struct KernelAbi {
     pub dynamic_shared: bool,
     /// Shared memory the warp emulation uses per thread of the block (bytes), on top of the rest.
     pub warp_scratch_bytes_per_thread: u32,
+    /// Shared memory ptxvk adds after everything else, whatever the block size (lock and
+    /// barrier words).
+    #[serde(default)]
+    pub shared_tail_bytes: u32,
     /// The pipeline must run with this subgroup size (native warps).
     pub required_subgroup_size: Option<u32>,
     /// `.reqntid`: the block size the kernel requires.
@@ -108,4 +112,15 @@ pub struct Relocation {
     pub at: u64,
     pub width: u32,
     pub target: u64,
+}
+
+impl KernelAbi {
+    /// Bytes of shared memory a launch of `threads` threads per block with `dynamic` bytes of
+    /// dynamic shared memory uses in all (what the device's limit applies to).
+    pub fn shared_bytes(&self, threads: u64, dynamic: u32) -> u64 {
+        u64::from(self.static_shared_bytes)
+            + u64::from(dynamic).next_multiple_of(4)
+            + threads * u64::from(self.warp_scratch_bytes_per_thread)
+            + u64::from(self.shared_tail_bytes)
+    }
 }

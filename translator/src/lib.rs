@@ -176,6 +176,9 @@ impl Program {
             profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
             profile::WarpStrategy::Partitioned(n) => abi.required_subgroup_size = Some(n),
         }
+        // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
+        abi.shared_tail_bytes =
+            4 + if ir.warp_scratch { 4 } else { 0 } + if ir.barrier_words { 128 } else { 0 };
         let spirv = emit::emit_kernel(&ir, &trees, &abi).map_err(|e| {
             err(vec![Diagnostic::error(
                 f.span,

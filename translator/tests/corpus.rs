@@ -14,23 +14,6 @@ use corpus_support::{Known, Stage, known, run_corpus};
 /// to work (the test says which).
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    // Integer instructions without a decoder yet (ISA 8.7.1, 8.7.6.5; branch int-family).
-    known("compaction.*", "", Stage::Check, "instruction `popc`"),
-    known("histogram.*", "", Stage::Check, "instruction `popc`"),
-    known("warp.*", "", Stage::Check, "instruction `popc`"),
-    known("intops.*", "", Stage::Check, "instruction `popc`"),
-    known("intops.*", "", Stage::Check, "instruction `clz`"),
-    known("intops.*", "", Stage::Check, "instruction `brev`"),
-    known("intops.*", "", Stage::Check, "instruction `bfe`"),
-    known("intops.*", "", Stage::Check, "instruction `prmt`"),
-    known("intops.*", "", Stage::Check, "instruction `sad`"),
-    known("intops.*", "", Stage::Check, "instruction `shf`"),
-    known("fft.*", "", Stage::Check, "instruction `brev`"),
-    known("constant.*", "", Stage::Check, "instruction `bfe`"),
-    known("loops.*", "", Stage::Check, "instruction `bfe`"),
-    known("local_arrays.sm_70.ptx", "", Stage::Check, "instruction `bfe`"),
-    known("local_arrays.sm_80.ptx", "", Stage::Check, "instruction `bfe`"),
-    known("local_arrays.sm_90.ptx", "", Stage::Check, "instruction `bfe`"),
     // Floating-point instructions without a decoder yet, and the half-precision forms
     // (ISA 8.7.3/8.7.4; branch float-family).
     known("math.*", "", Stage::Check, "instruction `sqrt`"),

@@ -25,21 +25,6 @@ const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
 /// half precision as our header's inline PTX, so its gaps differ from clang's.
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    // Integer instructions without a decoder yet (branch int-family).
-    known("compaction.*", "", Stage::Check, "instruction `popc`"),
-    known("warp.*", "", Stage::Check, "instruction `popc`"),
-    known("histogram.*", "", Stage::Check, "instruction `popc`"),
-    known("histogram.*", "", Stage::Check, "instruction `brev`"),
-    known("histogram.*", "", Stage::Check, "instruction `bfind`"),
-    known("fft.*", "", Stage::Check, "instruction `brev`"),
-    known("intops.*", "", Stage::Check, "instruction `popc`"),
-    known("intops.*", "", Stage::Check, "instruction `clz`"),
-    known("intops.*", "", Stage::Check, "instruction `brev`"),
-    known("intops.*", "", Stage::Check, "instruction `bfind`"),
-    known("intops.*", "", Stage::Check, "instruction `bfi`"),
-    known("intops.*", "", Stage::Check, "instruction `prmt`"),
-    known("intops.*", "", Stage::Check, "instruction `sad`"),
-    known("intops.*", "", Stage::Check, "instruction `shf`"),
     // Floating-point instructions without a decoder yet, and the half-precision forms
     // (branch float-family).
     known("math.*", "", Stage::Check, "instruction `sqrt`"),

@@ -83,6 +83,7 @@ fn random_cfgs_emit_valid_spirv() {
         static_shared_bytes: 0,
         dynamic_shared: false,
         warp_scratch_bytes_per_thread: 0,
+        shared_tail_bytes: 0,
         required_subgroup_size: None,
         reqntid: None,
         maxntid: None,

@@ -3,6 +3,11 @@
 mod int;
 mod real_kernels;
 mod tables;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int_bits;
+mod logic;
+mod prmt;
 // --- corpus ---
 mod corpus;
 
@@ -13,6 +18,11 @@ pub fn all() -> Vec<Case> {
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     v.extend(tables::cases());
+    // --- integer, extended precision, logic/shift, prmt ---
+    v.extend(int_bits::cases());
+    v.extend(extended::cases());
+    v.extend(logic::cases());
+    v.extend(prmt::cases());
     // --- corpus ---
     v.extend(corpus::cases());
     v

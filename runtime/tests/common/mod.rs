@@ -7,13 +7,28 @@ use ptxvk_runtime::{Context, ContextOptions, Validation};
 /// A context on the default device with the validation layer required (PTXVK_VALIDATION=1 makes
 /// it optional, =0 turns it off), so that any validation message fails the test.
 pub fn context() -> Context {
+    Context::new(&options()).unwrap_or_else(|e| panic!("cannot create a Vulkan context: {e}"))
+}
+
+/// The options `context()` uses, to be changed by a test. The on-disk pipeline cache is off
+/// unless a test turns it on (with a directory of its own).
+pub fn options() -> ContextOptions {
     let mut opts = ContextOptions::from_env();
     opts.validation = match std::env::var("PTXVK_VALIDATION").as_deref() {
         Ok("0" | "off") => Validation::Off,
         Ok("1" | "on") => Validation::IfAvailable,
         _ => Validation::Required,
     };
-    Context::new(&opts).unwrap_or_else(|e| panic!("cannot create a Vulkan context: {e}"))
+    opts.pipeline_cache_dir = None;
+    opts
+}
+
+/// A fresh empty directory under the system's temporary directory.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxvk-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    d
 }
 
 pub fn shader(name: &str) -> String {

@@ -143,6 +143,23 @@ impl<'s, 'a> Mods<'s, 'a> {
         let d = Diagnostic::error(self.span(), msg).with_label(label);
         self.errors.push(d);
     }
+
+    /// An error pointing at modifier `.name` (at the whole instruction if it was not written).
+    pub fn error_on(&mut self, name: &str, msg: impl Into<String>, label: impl Into<String>) {
+        let span = self
+            .items
+            .iter()
+            .find(|m| m.node == name)
+            .map_or(self.span(), |m| m.span);
+        self.errors
+            .push(Diagnostic::error(span, msg).with_label(label));
+    }
+
+    /// An error pointing at the opcode.
+    pub fn error_on_opcode(&mut self, msg: impl Into<String>, label: impl Into<String>) {
+        let d = Diagnostic::error(self.opcode_span, msg).with_label(label);
+        self.errors.push(d);
+    }
 }
 
 fn list(types: &[ScalarType]) -> String {

@@ -43,6 +43,8 @@ impl FnEmitter<'_, '_> {
                     UnOp::FNeg => b.f_negate(result_ty, None, a)?,
                     UnOp::IsNan => b.is_nan(result_ty, None, a)?,
                     UnOp::IsInf => b.is_inf(result_ty, None, a)?,
+                    UnOp::BitCount => b.bit_count(result_ty, None, a)?,
+                    UnOp::BitReverse => b.bit_reverse(result_ty, None, a)?,
                 }
             }
             Op::Bin(op, a, b, flags) => {
@@ -257,6 +259,29 @@ impl FnEmitter<'_, '_> {
                 }
                 return Ok(());
             }
+            Op::BitExtract {
+                signed,
+                base,
+                offset,
+                count,
+            } => {
+                let (b, o, c) = (self.value(*base), self.value(*offset), self.value(*count));
+                if *signed {
+                    self.e.b.bit_field_s_extract(result_ty, None, b, o, c)?
+                } else {
+                    self.e.b.bit_field_u_extract(result_ty, None, b, o, c)?
+                }
+            }
+            Op::BitInsert {
+                base,
+                insert,
+                offset,
+                count,
+            } => {
+                let (b, i) = (self.value(*base), self.value(*insert));
+                let (o, c) = (self.value(*offset), self.value(*count));
+                self.e.b.bit_field_insert(result_ty, None, b, i, o, c)?
+            }
         };
         if let Some(r) = inst.result {
             self.values[r.0 as usize] = id;
@@ -462,5 +487,7 @@ fn ext_opcode(op: ExtOp) -> GlslStd450Op {
         ExtOp::Ceil => GlslStd450Op::Ceil,
         ExtOp::Trunc => GlslStd450Op::Trunc,
         ExtOp::RoundEven => GlslStd450Op::RoundEven,
+        ExtOp::FindUMsb => GlslStd450Op::FindUMsb,
+        ExtOp::FindSMsb => GlslStd450Op::FindSMsb,
     }
 }

@@ -338,5 +338,26 @@ pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(V
             args.iter_mut().for_each(|a| *a = v(*a));
             results.iter_mut().for_each(|r| *r = var(*r));
         }
+        Op::BitExtract {
+            base,
+            offset,
+            count,
+            ..
+        } => {
+            *base = v(*base);
+            *offset = v(*offset);
+            *count = v(*count);
+        }
+        Op::BitInsert {
+            base,
+            insert,
+            offset,
+            count,
+        } => {
+            *base = v(*base);
+            *insert = v(*insert);
+            *offset = v(*offset);
+            *count = v(*count);
+        }
     }
 }

@@ -268,6 +268,11 @@ pub enum UnOp {
     FNeg,
     IsNan,
     IsInf,
+    // --- integer bit operations (32-bit operands in Vulkan) ---
+    /// `OpBitCount`
+    BitCount,
+    /// `OpBitReverse`
+    BitReverse,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,6 +392,11 @@ pub enum ExtOp {
     Ceil,
     Trunc,
     RoundEven,
+    // --- integer bit operations (32-bit operands) ---
+    /// The index of the most significant 1 bit; -1 for 0.
+    FindUMsb,
+    /// The index of the most significant bit that differs from the sign bit; -1 for 0 and -1.
+    FindSMsb,
 }
 
 /// Values the runtime supplies.
@@ -584,5 +594,22 @@ pub enum Op {
         func: FuncId,
         args: Vec<ValueId>,
         results: Vec<VarId>,
+    },
+    // --- integer bit fields (32-bit operands in Vulkan) ---
+    /// `OpBitFieldUExtract`/`OpBitFieldSExtract`: `count` bits of `base` from bit `offset`, zero-
+    /// or sign-extended. Undefined when `offset + count` exceeds the width; 0 when `count` is 0.
+    BitExtract {
+        signed: bool,
+        base: ValueId,
+        offset: ValueId,
+        count: ValueId,
+    },
+    /// `OpBitFieldInsert`: `base` with bits `offset..offset + count` replaced by the low bits of
+    /// `insert`. Undefined when `offset + count` exceeds the width.
+    BitInsert {
+        base: ValueId,
+        insert: ValueId,
+        offset: ValueId,
+        count: ValueId,
     },
 }

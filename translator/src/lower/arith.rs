@@ -83,7 +83,7 @@ fn clamp_s32(cx: &mut Cx<'_>, wide: ValueId) -> ValueId {
     cx.conv(ConvOp::Trunc, v, Ty::I32)
 }
 
-fn sat_add_s32(cx: &mut Cx<'_>, x: ValueId, y: ValueId, sub: bool) -> ValueId {
+pub(super) fn sat_add_s32(cx: &mut Cx<'_>, x: ValueId, y: ValueId, sub: bool) -> ValueId {
     let x = cx.conv(ConvOp::SExt, x, Ty::I64);
     let y = cx.conv(ConvOp::SExt, y, Ty::I64);
     let s = cx.bin(if sub { BinOp::ISub } else { BinOp::IAdd }, x, y);

@@ -17,6 +17,11 @@ mod special;
 mod sync;
 mod warp;
 mod wide;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int;
+mod permute;
+mod truth_table;
 
 use std::collections::HashMap;
 
@@ -237,6 +242,7 @@ fn lower_function(
         diags: Vec::new(),
         span: func.span,
         refused: Vec::new(),
+        carry_flag: None,
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -304,6 +310,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         static_shared_bytes: 0,
         dynamic_shared: false,
         warp_scratch_bytes_per_thread: 0,
+        shared_tail_bytes: 0,
         required_subgroup_size: None,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
@@ -338,6 +345,8 @@ pub(crate) struct Cx<'a> {
     pub span: Span,
     /// Missing features already reported, per instruction.
     refused: Vec<(Span, &'static str)>,
+    /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
+    pub carry_flag: Option<VarId>,
 }
 
 impl Cx<'_> {
@@ -441,6 +450,24 @@ impl Cx<'_> {
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
+            // --- integer, extended precision, logic/shift, prmt ---
+            PtxOp::Carry(c) => extended::carry(self, c),
+            PtxOp::Simd(s) => int::simd(self, s),
+            PtxOp::Mul24(a) | PtxOp::Mad24(a) => int::mul24(self, a),
+            PtxOp::Sad(a) => int::sad(self, a),
+            PtxOp::Popc(a) => int::popc(self, a),
+            PtxOp::Clz(a) => int::clz(self, a),
+            PtxOp::Bfind(b) => int::bfind(self, b),
+            PtxOp::Brev(a) => int::brev(self, a),
+            PtxOp::Bfe(a) => int::bfe(self, a),
+            PtxOp::Bfi(a) => int::bfi(self, a),
+            PtxOp::Bmsk(m) => int::bmsk(self, m),
+            PtxOp::Szext(m) => int::szext(self, m),
+            PtxOp::Dp4a(d) | PtxOp::Dp2a(d) => int::dot(self, d),
+            PtxOp::Cnot(a) => logic::cnot(self, a),
+            PtxOp::Lop3(l) => logic::lop3(self, l),
+            PtxOp::Shf(s) => logic::shf(self, s),
+            PtxOp::Prmt(p) => permute::prmt(self, p),
         }
     }
 

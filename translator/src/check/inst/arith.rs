@@ -100,7 +100,8 @@ pub fn add(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         }
     } else {
         if sat && ty != ScalarType::S32 {
-            m.error(
+            m.error_on(
+                "sat",
                 format!("`.sat` applies only to .s32, not {ty}"),
                 "remove .sat",
             );
@@ -141,16 +142,23 @@ pub fn mul(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         return Some(a);
     }
     let Some(mode) = mode else {
-        m.error("integer `mul` needs `.lo`, `.hi` or `.wide`", "add a mode");
+        m.error_on_opcode(
+            format!(
+                "integer `mul` needs `.lo`, `.hi` or `.wide` (`{}`)",
+                m.full_name()
+            ),
+            "add .lo, .hi or .wide",
+        );
         return None;
     };
     let dst_ty = match mode {
         MulMode::Wide => match wide_type(ty).filter(|_| ty.bits() <= 32) {
             Some(t) => t,
             None => {
-                m.error(
+                m.error_on(
+                    "wide",
                     format!("`mul.wide` takes 16- or 32-bit types, not {ty}"),
-                    "here",
+                    "use .lo or .hi for 64-bit operands",
                 );
                 return None;
             }
@@ -185,19 +193,30 @@ pub fn mad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         return Some(a);
     }
     let Some(mode) = mode else {
-        m.error("integer `mad` needs `.lo`, `.hi` or `.wide`", "add a mode");
+        m.error_on_opcode(
+            format!(
+                "integer `mad` needs `.lo`, `.hi` or `.wide` (`{}`)",
+                m.full_name()
+            ),
+            "add .lo, .hi or .wide",
+        );
         return None;
     };
     if sat && !(mode == MulMode::Hi && ty == ScalarType::S32) {
-        m.error("`.sat` applies only to `mad.hi.sat.s32`", "remove .sat");
+        m.error_on(
+            "sat",
+            "`.sat` applies only to `mad.hi.sat.s32`",
+            "remove .sat",
+        );
     }
     let wide = match mode {
         MulMode::Wide => match wide_type(ty).filter(|_| ty.bits() <= 32) {
             Some(t) => t,
             None => {
-                m.error(
+                m.error_on(
+                    "wide",
                     format!("`mad.wide` takes 16- or 32-bit types, not {ty}"),
-                    "here",
+                    "use .lo or .hi for 64-bit operands",
                 );
                 return None;
             }
@@ -266,11 +285,19 @@ pub fn div(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         if ftz && ty == ScalarType::F64 {
             m.error("`.ftz` is not allowed with .f64", "remove it");
         }
-    } else if approx || full || rnd.is_some() || ftz {
-        m.error(
-            "integer `div` takes no rounding or precision modifiers",
-            "remove them",
-        );
+    } else {
+        let rounding = FLOAT_ROUNDING.iter().filter(|(_, r)| Some(*r) == rnd);
+        let written = [("approx", approx), ("full", full), ("ftz", ftz)]
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .chain(rounding.map(|(name, _)| (*name, true)));
+        for (name, _) in written {
+            m.error_on(
+                name,
+                "integer `div` takes no rounding or precision modifiers",
+                "remove it",
+            );
+        }
     }
     Some(a)
 }

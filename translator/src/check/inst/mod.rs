@@ -28,6 +28,15 @@ pub use sync::{Bar, BarKind, BarRed};
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int;
+mod permute;
+pub use extended::{Carry, CarryOp};
+pub use int::{Bfind, BitMask, Dot, Simd, SimdOp};
+pub use logic::{Lop3, Lop3Pred, Shf};
+pub use permute::{Prmt, PrmtMode};
+
 /// A decoded instruction.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -73,6 +82,28 @@ pub enum Op {
     Atom(Atom),
     Ret,
     Exit,
+    // --- integer, extended precision, logic/shift, prmt ---
+    /// `add.cc addc sub.cc subc mad.cc madc`: arithmetic through the carry flag CC.CF.
+    Carry(Carry),
+    /// `add/min/max` on `.u16x2/.s16x2`, and `min/max.relu`.
+    Simd(Simd),
+    Mul24(Arith),
+    Mad24(Arith),
+    Sad(Arith),
+    Popc(Arith),
+    Clz(Arith),
+    Bfind(Bfind),
+    Brev(Arith),
+    Bfe(Arith),
+    Bfi(Arith),
+    Bmsk(BitMask),
+    Szext(BitMask),
+    Dp4a(Dot),
+    Dp2a(Dot),
+    Cnot(Arith),
+    Lop3(Lop3),
+    Shf(Shf),
+    Prmt(Prmt),
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -118,6 +149,30 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
     };
     let mut m = Mods::new(i);
     let op = match i.opcode.node {
+        // --- integer, extended precision, logic/shift, prmt ---
+        "add" | "sub" | "mad" if int::has_modifier(i, "cc") => {
+            extended::carry(cx, i, &mut m).map(Op::Carry)
+        }
+        "addc" | "subc" | "madc" => extended::carry(cx, i, &mut m).map(Op::Carry),
+        "add" | "sub" | "min" | "max" if int::is_simd(i) => int::simd(cx, i, &mut m).map(Op::Simd),
+        "mul24" => int::mul24(cx, i, &mut m, false).map(Op::Mul24),
+        "mad24" => int::mul24(cx, i, &mut m, true).map(Op::Mad24),
+        "sad" => int::sad(cx, i, &mut m).map(Op::Sad),
+        "popc" => int::count_bits(cx, i, &mut m).map(Op::Popc),
+        "clz" => int::count_bits(cx, i, &mut m).map(Op::Clz),
+        "bfind" => int::bfind(cx, i, &mut m).map(Op::Bfind),
+        "brev" => int::brev(cx, i, &mut m).map(Op::Brev),
+        "bfe" => int::bfe(cx, i, &mut m).map(Op::Bfe),
+        "bfi" => int::bfi(cx, i, &mut m).map(Op::Bfi),
+        "bmsk" => int::bmsk(cx, i, &mut m).map(Op::Bmsk),
+        "szext" => int::szext(cx, i, &mut m).map(Op::Szext),
+        "dp4a" => int::dot(cx, i, &mut m, false).map(Op::Dp4a),
+        "dp2a" => int::dot(cx, i, &mut m, true).map(Op::Dp2a),
+        "cnot" => logic::cnot(cx, i, &mut m).map(Op::Cnot),
+        "lop3" => logic::lop3(cx, i, &mut m).map(Op::Lop3),
+        "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
+        "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
+        // --- end integer ---
         "add" => arith::add(cx, i, &mut m).map(Op::Add),
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
