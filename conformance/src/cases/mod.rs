@@ -8,6 +8,14 @@ mod extended;
 mod int_bits;
 mod logic;
 mod prmt;
+// --- data movement and conversion ---
+mod convert;
+mod convert_model;
+mod kernel_case;
+mod ldst;
+mod moves;
+mod operands;
+mod spaces;
 // --- corpus ---
 mod corpus;
 
@@ -23,6 +31,12 @@ pub fn all() -> Vec<Case> {
     v.extend(extended::cases());
     v.extend(logic::cases());
     v.extend(prmt::cases());
+    // --- data movement and conversion ---
+    v.extend(convert::cases());
+    v.extend(ldst::cases());
+    v.extend(moves::cases());
+    v.extend(operands::cases());
+    v.extend(spaces::cases());
     // --- corpus ---
     v.extend(corpus::cases());
     v

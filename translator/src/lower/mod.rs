@@ -22,6 +22,8 @@ mod extended;
 mod int;
 mod permute;
 mod truth_table;
+// --- data movement and conversion ---
+mod convert;
 
 use std::collections::HashMap;
 
@@ -434,7 +436,7 @@ impl Cx<'_> {
             PtxOp::Ld(l) => data::ld(self, l),
             PtxOp::St(s) => data::st(self, s),
             PtxOp::Cvta(c) => data::cvta(self, c),
-            PtxOp::Cvt(c) => data::cvt(self, c),
+            PtxOp::Cvt(c) => convert::cvt(self, c),
             PtxOp::Bra(b) => control::bra(self, b),
             PtxOp::Bar(b) => sync::bar(self, b),
             PtxOp::Membar(s) => sync::membar(self, *s),
@@ -447,6 +449,9 @@ impl Cx<'_> {
             PtxOp::Redux(r) => warp::redux(self, r),
             PtxOp::WarpSync(m) => warp::warp_sync(self, m),
             PtxOp::Atom(a) => atomic::atom(self, a),
+            // --- data movement and conversion ---
+            PtxOp::CvtPack(p) => convert::cvt_pack(self, p),
+            PtxOp::Prefetch => {}
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),

@@ -27,6 +27,10 @@ pub use sync::{Bar, BarKind, BarRed};
 // --- warps and atomics ---
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+// --- data movement and conversion ---
+mod convert;
+mod ldst;
+pub use convert::{CvtPack, RoundMode};
 
 // --- integer, extended precision, logic/shift, prmt ---
 mod extended;
@@ -80,6 +84,11 @@ pub enum Op {
     WarpSync(Src),
     /// `atom` (with a destination) and `red` (without).
     Atom(Atom),
+    // --- data movement and conversion ---
+    /// `cvt.pack.sat`
+    CvtPack(CvtPack),
+    /// `prefetch`/`prefetchu`: a cache hint, checked and dropped.
+    Prefetch,
     Ret,
     Exit,
     // --- integer, extended precision, logic/shift, prmt ---
@@ -193,10 +202,14 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shl" => logic::shift(cx, i, &mut m, false).map(Op::Shl),
         "shr" => logic::shift(cx, i, &mut m, true).map(Op::Shr),
         "mov" => data::mov(cx, i, &mut m).map(Op::Mov),
-        "ld" => data::ld(cx, i, &mut m).map(Op::Ld),
-        "st" => data::st(cx, i, &mut m).map(Op::St),
+        "ld" => ldst::ld(cx, i, &mut m).map(Op::Ld),
+        "st" => ldst::st(cx, i, &mut m).map(Op::St),
         "cvta" => data::cvta(cx, i, &mut m).map(Op::Cvta),
-        "cvt" => data::cvt(cx, i, &mut m).map(Op::Cvt),
+        // --- data movement and conversion ---
+        "cvt" if i.modifiers.iter().any(|m| m.node == "pack") => {
+            convert::cvt_pack(cx, i, &mut m).map(Op::CvtPack)
+        }
+        "cvt" => convert::cvt(cx, i, &mut m).map(Op::Cvt),
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
@@ -215,6 +228,10 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "atom" => atom::atom(cx, i, &mut m, false).map(Op::Atom),
         "red" => atom::atom(cx, i, &mut m, true).map(Op::Atom),
         "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
+        // --- data movement and conversion ---
+        "ldu" => ldst::ldu(cx, i, &mut m).map(Op::Ld),
+        "prefetch" => data::prefetch(cx, i, &mut m, false).map(|_| Op::Prefetch),
+        "prefetchu" => data::prefetch(cx, i, &mut m, true).map(|_| Op::Prefetch),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
         other => {
