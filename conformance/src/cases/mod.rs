@@ -22,6 +22,8 @@ mod ldst;
 mod moves;
 mod operands;
 mod spaces;
+// --- corpus ---
+mod corpus;
 
 use crate::Case;
 
@@ -45,5 +47,7 @@ pub fn all() -> Vec<Case> {
     v.extend(moves::cases());
     v.extend(operands::cases());
     v.extend(spaces::cases());
+    // --- corpus ---
+    v.extend(corpus::cases());
     v
 }
