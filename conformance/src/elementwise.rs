@@ -5,10 +5,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
+use ptxvk_runtime::{Context, LaunchConfig};
 use ptxvk_translator::ScalarType;
 
-use crate::{Case, Expect, Outcome, matches, outcome_of, show};
+use crate::launch::{self, Arg, Launch, LaunchError};
+use crate::{Case, Expect, Outcome, launch_outcome, matches, show};
 
 /// The reference model: input bits (zero-extended to u64, one per input) to one expectation per
 /// output.
@@ -137,63 +138,75 @@ impl Elementwise {
         let name = self.name.clone();
         let family = self.family;
         let spec = Arc::new(self);
-        let text = ptx.clone();
+        let text: Arc<str> = ptx.clone().into();
         Case {
             name,
             family,
             ptx,
-            run: Box::new(move |ctx| spec.run(ctx, &text).unwrap_or_else(outcome_of)),
+            run: Box::new(move |ctx| spec.run(ctx, &text).unwrap_or_else(launch_outcome)),
         }
     }
 
-    fn run(&self, ctx: &Context, ptx: &str) -> Result<Outcome, ptxvk_runtime::Error> {
-        let module = ctx.load_ptx(&format!("{}.ptx", self.name.replace('/', "_")), ptx)?;
-        let kernel = module.kernel("elementwise")?;
+    /// The launch that runs every row: inputs, then outputs (pre-filled with a recognizable
+    /// pattern, so that an output never written is reported as such), then `n`.
+    pub fn launch(&self, ptx: Arc<str>) -> Launch {
         let n = self.rows.len();
-        let mut bufs = Vec::new();
-        let mut args: Vec<KernelArg> = Vec::new();
+        let mut buffers = Vec::new();
         for (k, ty) in self.inputs.iter().enumerate() {
             let size = storage_bytes(*ty) as usize;
             let mut bytes = Vec::with_capacity(n * size);
             for row in &self.rows {
-                bytes.extend_from_slice(&row[k].to_le_bytes()[..size]);
+                bytes.extend_from_slice(&row.get(k).copied().unwrap_or(0).to_le_bytes()[..size]);
             }
-            let b = Buffer::new(ctx, bytes.len() as u64)?;
-            b.write_bytes(0, &bytes)?;
-            args.push((&b).into());
-            bufs.push(b);
+            buffers.push(bytes);
         }
-        let mut outs = Vec::new();
         for ty in &self.outputs {
-            let size = storage_bytes(*ty) as u64;
-            let b = Buffer::new(ctx, size * n as u64)?;
-            // A recognizable pattern, so that an output never written is reported as such.
-            b.write_bytes(0, &vec![0xA5; (size * n as u64) as usize])?;
-            args.push((&b).into());
-            outs.push(b);
+            buffers.push(vec![0xA5; storage_bytes(*ty) as usize * n]);
         }
-        args.push((n as u32).into());
-        kernel.launch(&LaunchConfig::for_num_elems(n as u32, 128), &args)?;
-        let mut got: Vec<Vec<u64>> = Vec::new();
-        for (b, ty) in outs.iter().zip(&self.outputs) {
-            let size = storage_bytes(*ty) as usize;
-            let mut bytes = vec![0u8; size * n];
-            b.read_bytes(0, &mut bytes)?;
-            got.push(
+        let mut args: Vec<Arg> = (0..buffers.len()).map(Arg::Buffer).collect();
+        args.push(Arg::Value((n as u32).into()));
+        let cfg = LaunchConfig::for_num_elems(n as u32, 128);
+        Launch {
+            module_name: format!("{}.ptx", self.name.replace('/', "_")),
+            ptx,
+            kernel: "elementwise".into(),
+            grid: cfg.grid,
+            block: cfg.block,
+            dynamic_shared: 0,
+            buffers,
+            args,
+        }
+    }
+
+    fn run(&self, ctx: &Context, ptx: &Arc<str>) -> Result<Outcome, LaunchError> {
+        let n = self.rows.len();
+        let out = launch::execute(ctx, &self.launch(ptx.clone()))?;
+        let got: Vec<Vec<u64>> = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, ty)| {
+                let size = storage_bytes(*ty) as usize;
+                let bytes = out
+                    .get(self.inputs.len() + k)
+                    .map_or(&[][..], Vec::as_slice);
                 bytes
                     .chunks(size)
+                    .take(n)
                     .map(|c| {
                         let mut w = [0u8; 8];
-                        w[..size].copy_from_slice(c);
+                        w[..c.len()].copy_from_slice(c);
                         u64::from_le_bytes(w)
                     })
-                    .collect(),
-            );
-        }
+                    .collect()
+            })
+            .collect();
         for (r, row) in self.rows.iter().enumerate() {
             let want = (self.reference)(row);
             for (k, ty) in self.outputs.iter().enumerate() {
-                let g = got[k][r];
+                let Some(&g) = got[k].get(r) else {
+                    return Ok(Outcome::Fail(format!("output {} is missing", OUT_NAMES[k])));
+                };
                 let ok = want.get(k).is_some_and(|w| matches(*ty, g, *w));
                 if !ok {
                     let inputs: Vec<String> = row

@@ -6,11 +6,22 @@
 //! combination, run over edge values and seeded random inputs. `cargo xtask conformance` runs them.
 
 pub mod cases;
+pub mod coverage;
+pub mod cuda;
 pub mod elementwise;
+// --- float ---
+pub mod ieee;
+// --- end float ---
+pub mod launch;
+pub mod record;
+pub mod rejected;
+pub mod runner;
 pub mod values;
 
 use ptxvk_runtime::{Context, Error};
 use ptxvk_translator::ScalarType;
+
+use crate::launch::LaunchError;
 
 /// What running a case found.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +67,14 @@ pub fn outcome_of(e: Error) -> Outcome {
             Outcome::Unsupported(d.short().trim().to_string())
         }
         Error::Translate(d) => Outcome::Fail(d.short().trim().to_string()),
+        other => Outcome::Fail(other.to_string()),
+    }
+}
+
+/// A launch error as a case outcome (see [`outcome_of`]); another backend's errors are failures.
+pub fn launch_outcome(e: LaunchError) -> Outcome {
+    match e {
+        LaunchError::Ptxvk(e) => outcome_of(e),
         other => Outcome::Fail(other.to_string()),
     }
 }

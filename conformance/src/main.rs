@@ -1,64 +1,227 @@
-//! The conformance runner: `cargo xtask conformance [--list] [--filter TEXT]`.
+//! The conformance runner: `cargo xtask conformance [OPTIONS]` (see `--help`).
 
-use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use ptxvk_conformance::{Outcome, cases};
+use anyhow::{Context as _, Result, bail};
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use ptxvk_conformance::record::{self, Record};
+use ptxvk_conformance::runner::{self, Target};
+use ptxvk_conformance::{Case, cases, coverage, cuda};
 use ptxvk_runtime::{Context, ContextOptions};
+use regex::Regex;
+
+/// Runs the ptxvk reference suite: every case on every selected device.
+#[derive(Parser, Debug)]
+#[command(name = "ptxvk-conformance", version)]
+struct Args {
+    /// A device (index or name substring, as `ptxvk info` lists them); repeat for several.
+    /// Default: every usable device.
+    #[arg(long = "device", value_name = "D")]
+    devices: Vec<String>,
+    /// Only cases whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    filter: Option<String>,
+    /// List the selected cases and exit.
+    #[arg(long)]
+    list: bool,
+    /// Also write machine-readable results (or, with --coverage, the coverage) to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// A fast subset for CI: every fourth case of each family (at least one per family).
+    #[arg(long)]
+    quick: bool,
+    /// Report which instructions and modifiers of ISA 8.7.1-8.7.7 the selected cases exercise.
+    #[arg(long)]
+    coverage: bool,
+    /// Cases run at once, over all devices (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Run the cases through NVIDIA's CUDA driver instead of ptxvk, check them, and write the
+    /// results to FILE (commit it under conformance/cuda-records/).
+    #[arg(long, value_name = "FILE")]
+    record_cuda: Option<PathBuf>,
+    /// Compare ptxvk's outputs with a CUDA record (default: every file in
+    /// conformance/cuda-records/).
+    #[arg(long = "cuda-record", value_name = "FILE")]
+    cuda_records: Vec<PathBuf>,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let filter = args
-        .iter()
-        .position(|a| a == "--filter")
-        .and_then(|i| args.get(i + 1))
-        .cloned();
-    let cases: Vec<_> = cases::all()
-        .into_iter()
-        .filter(|c| filter.as_ref().is_none_or(|f| c.name.contains(f.as_str())))
-        .collect();
-    if args.iter().any(|a| a == "--list") {
-        for c in &cases {
-            println!("{:<20} {}", c.family, c.name);
-        }
-        return ExitCode::SUCCESS;
-    }
-    let ctx = match Context::new(&ContextOptions::from_env()) {
-        Ok(c) => c,
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let device = ctx.info().name.clone();
-    let mut table: BTreeMap<&str, [u32; 3]> = BTreeMap::new();
-    let mut failures = Vec::new();
-    for c in &cases {
-        let outcome = (c.run)(&ctx);
-        let row = table.entry(c.family).or_default();
-        match outcome {
-            Outcome::Pass => row[0] += 1,
-            Outcome::Fail(why) => {
-                row[1] += 1;
-                failures.push(format!("FAIL {}: {why}", c.name));
-            }
-            Outcome::Unsupported(_) => row[2] += 1,
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
         }
     }
-    println!("device: {device}");
-    println!(
-        "{:<20} {:>7} {:>7} {:>12}",
-        "family", "passed", "failed", "unsupported"
-    );
-    for (family, [p, f, u]) in &table {
-        println!("{family:<20} {p:>7} {f:>7} {u:>12}");
+}
+
+/// Runs what `args` ask for; `Ok(false)` when some case failed.
+fn run(args: &Args) -> Result<bool> {
+    let mut cases = cases::all();
+    if args.quick {
+        cases = runner::quick_subset(cases, 4);
     }
-    for f in &failures {
+    if let Some(f) = &args.filter {
+        let re = Regex::new(f).with_context(|| format!("--filter `{f}` is not a valid regex"))?;
+        cases.retain(|c| re.is_match(&c.name));
+    }
+    if args.list {
+        for c in &cases {
+            println!("{:<24} {}", c.family, c.name);
+        }
+        println!("{} cases", cases.len());
+        return Ok(true);
+    }
+    if args.coverage {
+        let cov = coverage::compute(&cases);
+        print!("{}", cov.report());
+        if let Some(path) = &args.json {
+            write_json(path, &cov.to_json())?;
+        }
+        return Ok(true);
+    }
+    if cases.is_empty() {
+        bail!("no case selected");
+    }
+    if let Some(path) = &args.record_cuda {
+        return record_cuda(args, &cases, path);
+    }
+    let targets = ptxvk_targets(&args.devices)?;
+    let report = run_with_progress(&cases, &targets, args.jobs)?;
+    print!("{}", report.table());
+    for f in report.failures() {
         println!("{f}");
     }
-    if failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    for path in record_files(&args.cuda_records)? {
+        let rec = Record::load(&path)?;
+        for t in 0..targets.len() {
+            let cmp = record::compare(&rec, &report, t);
+            println!("device {}: {}", t + 1, cmp.summary());
+        }
     }
+    if let Some(path) = &args.json {
+        write_json(path, &report.to_json())?;
+    }
+    let totals = report.totals();
+    let (p, f, u) = totals.iter().fold((0, 0, 0), |a, c| {
+        (a.0 + c.passed, a.1 + c.failed, a.2 + c.unsupported)
+    });
+    // The plain closing line CI reads.
+    println!("conformance: {p} passed, {f} failed, {u} unsupported");
+    Ok(!report.failed())
+}
+
+/// A context per selected device (every usable one by default).
+fn ptxvk_targets(selected: &[String]) -> Result<Vec<Target>> {
+    let opts = ContextOptions::from_env();
+    let selectors: Vec<String> = if selected.is_empty() || selected.iter().any(|d| d == "all") {
+        let devices = ptxvk_runtime::devices()?;
+        let usable: Vec<String> = devices
+            .iter()
+            .filter(|d| d.missing_requirements().is_none())
+            .map(|d| d.index.to_string())
+            .collect();
+        if usable.is_empty() {
+            // Let context creation explain what the devices lack.
+            vec![String::new()]
+        } else {
+            usable
+        }
+    } else {
+        selected.to_vec()
+    };
+    selectors
+        .into_iter()
+        .map(|sel| {
+            let ctx = Context::new(&ContextOptions {
+                device: (!sel.is_empty()).then_some(sel),
+                ..opts.clone()
+            })?;
+            Ok(Target::ptxvk(ctx))
+        })
+        .collect()
+}
+
+fn run_with_progress(
+    cases: &[Case],
+    targets: &[Target],
+    jobs: Option<usize>,
+) -> Result<runner::Report> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // lavapipe spreads each dispatch over its own threads, but most of a case is translation
+    // and shader compilation, which are single-threaded: one case per CPU was 1.5x faster than
+    // one at a time on 2 cores (docs/decisions.md).
+    let jobs = jobs.unwrap_or(cpus.max(targets.len()));
+    let bar = ProgressBar::new((cases.len() * targets.len()) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} [{elapsed_precise}] {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let report = runner::run(cases, targets, jobs, &|r| {
+        bar.set_message(r.name.clone());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// The records to compare with: those given, else every committed one.
+fn record_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if !given.is_empty() {
+        return Ok(given.to_vec());
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda-records");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// `--record-cuda`: the cases through the CUDA driver, recorded.
+fn record_cuda(args: &Args, cases: &[Case], path: &Path) -> Result<bool> {
+    let gpu = Arc::new(cuda::Cuda::open(0)?);
+    // Cases still get a ptxvk context for anything they do besides described launches; those
+    // that make no described launch are reported as not recorded.
+    let ctx = Context::new(&ContextOptions {
+        device: args.devices.first().cloned(),
+        ..ContextOptions::from_env()
+    })
+    .context("--record-cuda also needs a Vulkan device for the cases' own setup")?;
+    let target = Target {
+        label: format!("CUDA: {} ({})", gpu.gpu(), gpu.driver()),
+        ctx,
+        backend: Some(gpu.clone()),
+    };
+    let report = run_with_progress(cases, std::slice::from_ref(&target), Some(1))?;
+    print!("{}", report.table());
+    for f in report.failures() {
+        println!("{f}");
+    }
+    let rec = Record::from_report(&report, 0, gpu.gpu(), gpu.driver());
+    let skipped = report.results.len() - rec.cases.len();
+    rec.save(path)?;
+    println!(
+        "recorded {} cases on {} ({}) to {}; {skipped} made no described launch (they ran on ptxvk and are not recorded)",
+        rec.cases.len(),
+        gpu.gpu(),
+        gpu.driver(),
+        path.display()
+    );
+    Ok(!report.failed())
+}
+
+fn write_json(path: &Path, v: &serde_json::Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(v)?;
+    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
 }

@@ -1,8 +1,9 @@
 //! A context: one Vulkan device, ready to run kernels. Cheap to clone and usable from several
 //! threads.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use ash::vk;
@@ -12,15 +13,42 @@ use ptxvk_translator::DeviceProfile;
 use crate::device::{self, DeviceInfo};
 use crate::error::{Error, Result, vk_err};
 use crate::instance::{Instance, Validation};
+use crate::stream::{Stream, StreamCore};
 
 /// How to create a [`Context`].
 #[derive(Clone, Debug)]
 pub struct ContextOptions {
-    /// A device index or name substring; `None` picks the most capable device.
+    /// A device selector (index, `kind:TYPE` or name substring, see [`crate::select_device`]);
+    /// `None` picks the most capable device.
     pub device: Option<String>,
+    /// Whether to run with the Khronos validation layer.
     pub validation: Validation,
-    /// How long to wait for the device before reporting a hung kernel.
+    /// How long any wait for the device may take before it is reported as
+    /// [`Error::Timeout`] (a hung kernel).
     pub timeout: Duration,
+    /// Where compiled pipelines are kept between runs (a `VkPipelineCache` per module and
+    /// device); `None` keeps them in memory only.
+    pub pipeline_cache_dir: Option<PathBuf>,
+    /// Pretend the device lacks some features (portability testing).
+    pub restrict: Restrictions,
+    /// Check every memory access of every kernel against the live allocations, so that a wild
+    /// pointer is reported as [`Error::KernelFailed`] naming the instruction instead of
+    /// faulting. `None`: on for CPU devices (where a fault would take the process down), off
+    /// for GPUs. `PTXVK_MEMCHECK=1`/`0` sets it.
+    pub memcheck: Option<bool>,
+}
+
+/// Features to leave unused even where the device has them, to see how kernels and the
+/// runtime behave on a smaller device.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Restrictions {
+    /// Do not use `shaderFloat64`.
+    pub no_float64: bool,
+    /// Do not read and write device memory from the host directly, even where it is
+    /// host-visible: every copy goes through staging buffers, as on a discrete GPU.
+    pub no_host_visible_device_memory: bool,
+    /// Use at most this many queues (streams then share them).
+    pub max_queues: Option<u32>,
 }
 
 impl Default for ContextOptions {
@@ -29,13 +57,16 @@ impl Default for ContextOptions {
             device: None,
             validation: Validation::Off,
             timeout: Duration::from_secs(60),
+            pipeline_cache_dir: crate::pipeline::default_cache_dir(),
+            restrict: Restrictions::default(),
+            memcheck: None,
         }
     }
 }
 
 impl ContextOptions {
-    /// From the environment: `PTXVK_DEVICE`, `PTXVK_VALIDATION` (`1`, `required`) and
-    /// `PTXVK_TIMEOUT_MS`.
+    /// From the environment: `PTXVK_DEVICE`, `PTXVK_VALIDATION` (`1`, `required`),
+    /// `PTXVK_TIMEOUT_MS` and `PTXVK_CACHE_DIR` (`off` disables the on-disk pipeline cache).
     pub fn from_env() -> Self {
         let mut o = ContextOptions {
             device: std::env::var("PTXVK_DEVICE").ok(),
@@ -48,15 +79,33 @@ impl ContextOptions {
         {
             o.timeout = Duration::from_millis(ms);
         }
+        match std::env::var("PTXVK_MEMCHECK").as_deref() {
+            Ok("1" | "on") => o.memcheck = Some(true),
+            Ok("0" | "off") => o.memcheck = Some(false),
+            _ => {}
+        }
+        match std::env::var_os("PTXVK_CACHE_DIR") {
+            Some(d) if d == "off" || d == "0" || d.is_empty() => o.pipeline_cache_dir = None,
+            Some(d) => o.pipeline_cache_dir = Some(PathBuf::from(d)),
+            None => {}
+        }
         o
     }
 }
 
 /// A Vulkan device with everything needed to run translated kernels.
 ///
+/// A context is cheap to clone (clones share the device) and can be used from several threads
+/// at once. Several contexts, on the same or different devices, can live in one process.
+///
 /// ```no_run
-/// let ctx = ptxvk_runtime::Context::new(&ptxvk_runtime::ContextOptions::from_env())?;
+/// use ptxvk_runtime::{Context, ContextOptions};
+///
+/// let ctx = Context::new(&ContextOptions::from_env())?;
 /// println!("running on {}", ctx.info().name);
+/// let stream = ctx.new_stream()?; // an ordered queue of work
+/// // ... launches and copies on `stream` ...
+/// stream.synchronize()?;
 /// # Ok::<(), ptxvk_runtime::Error>(())
 /// ```
 #[derive(Clone)]
@@ -64,17 +113,86 @@ pub struct Context {
     pub(crate) inner: Arc<Inner>,
 }
 
-pub(crate) struct Inner {
+/// The Vulkan device and what lives exactly as long as it. Every object that owns Vulkan
+/// handles holds an `Arc` of this (not of the context), so that work still in flight keeps the
+/// device alive without reference cycles through the context.
+pub(crate) struct Vk {
     pub instance: Arc<Instance>,
     pub device: ash::Device,
-    pub info: DeviceInfo,
-    pub profile: DeviceProfile,
-    pub queue: Mutex<vk::Queue>,
-    pub pool: Mutex<vk::CommandPool>,
     pub allocator: Mutex<Option<Allocator>>,
-    pub pipeline_cache: vk::PipelineCache,
+    pub queues: Vec<Mutex<vk::Queue>>,
+    pub family: u32,
     pub timeout: Duration,
     pub lost: AtomicBool,
+    /// Copies between host and device go through staging buffers.
+    pub staging: bool,
+    pub timestamp_mask: u64,
+    pub timestamp_period_ns: f64,
+    /// What pipelines can ask of subgroups (`VK_EXT_subgroup_size_control`, core in 1.3).
+    pub subgroups: crate::pipeline::SubgroupControl,
+    /// Live buffers by device address (start -> end), for kernels that check their accesses.
+    pub allocations: Mutex<std::collections::BTreeMap<u64, u64>>,
+}
+
+impl Vk {
+    pub fn check_lost(&self) -> Result<()> {
+        if self.lost.load(Ordering::Acquire) {
+            Err(Error::DeviceLost)
+        } else {
+            Ok(())
+        }
+    }
+
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Records that the device is unusable (lost, or running work that never finished).
+    pub fn mark_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
+    /// Turns a Vulkan error into [`Error`], remembering a device loss.
+    pub fn error(&self, call: &'static str, r: vk::Result) -> Error {
+        let e = vk_err(call)(r);
+        if matches!(e, Error::DeviceLost) {
+            self.mark_lost();
+        }
+        e
+    }
+}
+
+impl Drop for Vk {
+    fn drop(&mut self) {
+        if self.is_lost() {
+            // Work may still be running on a hung or lost device: leaking is the only safe
+            // choice (the memory is returned when the process ends). The allocator would unmap
+            // and free memory, and the instance must outlive the leaked device.
+            if let Ok(mut a) = self.allocator.lock() {
+                std::mem::forget(a.take());
+            }
+            std::mem::forget(self.instance.clone());
+            return;
+        }
+        // SAFETY: the last owner of the device is going away: every stream, buffer and
+        // pipeline (which hold this Arc) is gone, and each waited for its own work.
+        unsafe {
+            if let Ok(mut a) = self.allocator.lock() {
+                a.take();
+            }
+            self.device.destroy_device(None);
+        }
+    }
+}
+
+pub(crate) struct Inner {
+    pub vk: Arc<Vk>,
+    pub info: DeviceInfo,
+    pub profile: DeviceProfile,
+    pub cache_dir: Option<PathBuf>,
+    streams: Mutex<Vec<Weak<StreamCore>>>,
+    default_stream: OnceLock<Arc<StreamCore>>,
+    next_queue: AtomicUsize,
 }
 
 /// Lists every Vulkan device, usable or not.
@@ -83,56 +201,87 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
 }
 
 impl Context {
+    /// Opens the device `opts` selects and measures what the translator needs to know about it
+    /// (a few milliseconds; see [`Context::profile`]).
     pub fn new(opts: &ContextOptions) -> Result<Context> {
         let instance = Arc::new(Instance::new(opts.validation)?);
         let devices = instance.devices()?;
         let idx = device::select(&devices, opts.device.as_deref())?;
-        let info = devices[idx].clone();
+        let mut info = devices[idx].clone();
         if let Some(missing) = info.missing_requirements() {
             return Err(Error::DeviceUnsuitable {
                 device: info.name.clone(),
                 missing,
             });
         }
+        if opts.restrict.no_float64 {
+            info.float64 = false;
+        }
         let family = info.queue_family.unwrap_or(0);
-        let device = create_device(&instance.instance, &info, family)?;
-        // SAFETY: the queue family was requested at device creation.
-        let queue = unsafe { device.get_device_queue(family, 0) };
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(family)
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device and create info.
-        let pool = unsafe { device.create_command_pool(&pool_info, None) }
-            .map_err(vk_err("vkCreateCommandPool"))?;
-        // SAFETY: as above.
-        let pipeline_cache =
-            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
-                .map_err(vk_err("vkCreatePipelineCache"))?;
-        let allocator = Allocator::new(&AllocatorCreateDesc {
+        let n_queues = info
+            .compute_queues
+            .clamp(1, opts.restrict.max_queues.unwrap_or(4).clamp(1, 4));
+        let device = create_device(&instance.instance, &info, family, n_queues)?;
+        let queues = (0..n_queues)
+            // SAFETY: the queues were requested at device creation.
+            .map(|i| Mutex::new(unsafe { device.get_device_queue(family, i) }))
+            .collect();
+        let allocator = match Allocator::new(&AllocatorCreateDesc {
             instance: instance.instance.clone(),
             device: device.clone(),
             physical_device: info.physical,
             debug_settings: Default::default(),
             buffer_device_address: true,
             allocation_sizes: Default::default(),
-        })
-        .map_err(|e| Error::Allocation(e.to_string()))?;
+        }) {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: nothing was created on the device yet.
+                unsafe { device.destroy_device(None) };
+                return Err(Error::Allocation(e.to_string()));
+            }
+        };
+        let timestamp_mask = match info.timestamp_bits {
+            0 => 0,
+            64.. => u64::MAX,
+            b => (1u64 << b) - 1,
+        };
+        let vk = Arc::new(Vk {
+            instance,
+            device,
+            allocator: Mutex::new(Some(allocator)),
+            queues,
+            family,
+            timeout: opts.timeout,
+            lost: AtomicBool::new(false),
+            staging: !info.host_visible_device_memory
+                || opts.restrict.no_host_visible_device_memory,
+            timestamp_mask,
+            timestamp_period_ns: f64::from(info.timestamp_period_ns),
+            subgroups: crate::pipeline::SubgroupControl {
+                size_control: info.subgroup_size_control,
+                full_subgroups: info.compute_full_subgroups,
+                min: info.min_subgroup_size,
+                max: info.max_subgroup_size,
+            },
+            allocations: Mutex::new(std::collections::BTreeMap::new()),
+        });
         // The probes run with the native instructions claimed, then the profile says what was found.
         let mut profile = info.profile();
         profile.fused_fma32 = true;
         profile.fused_fma64 = profile.float64;
+        profile.memcheck = opts
+            .memcheck
+            .unwrap_or(info.kind == crate::device::DeviceKind::Cpu);
         let mut ctx = Context {
             inner: Arc::new(Inner {
-                instance,
-                device,
+                vk,
                 info,
                 profile,
-                queue: Mutex::new(queue),
-                pool: Mutex::new(pool),
-                allocator: Mutex::new(Some(allocator)),
-                pipeline_cache,
-                timeout: opts.timeout,
-                lost: AtomicBool::new(false),
+                cache_dir: opts.pipeline_cache_dir.clone(),
+                streams: Mutex::new(Vec::new()),
+                default_stream: OnceLock::new(),
+                next_queue: AtomicUsize::new(0),
             }),
         };
         let probed = crate::probe::run(&ctx)?;
@@ -142,6 +291,8 @@ impl Context {
         }
         tracing::debug!(
             device = %ctx.inner.info.name,
+            queues = n_queues,
+            staging = ctx.inner.vk.staging,
             fused_fma32 = probed.fused_fma32,
             fused_fma64 = probed.fused_fma64,
             "created context"
@@ -161,13 +312,19 @@ impl Context {
 
     /// Whether the Khronos validation layer is active.
     pub fn validation_enabled(&self) -> bool {
-        self.inner.instance.validation
+        self.inner.vk.instance.validation
+    }
+
+    /// Whether host copies go through staging buffers (the device has no host-visible
+    /// device-local memory, or [`Restrictions::no_host_visible_device_memory`] was asked for).
+    pub fn uses_staging(&self) -> bool {
+        self.inner.vk.staging
     }
 
     /// Fails with [`Error::Validation`] if the validation layer reported anything since the
     /// last call.
     pub fn check_validation(&self) -> Result<()> {
-        let msgs = self.inner.instance.take_messages();
+        let msgs = self.inner.vk.instance.take_messages();
         if msgs.is_empty() {
             Ok(())
         } else {
@@ -175,99 +332,87 @@ impl Context {
         }
     }
 
-    pub(crate) fn device(&self) -> &ash::Device {
-        &self.inner.device
+    /// Whether the device was lost or a wait timed out. A lost context refuses all further
+    /// work with [`Error::DeviceLost`]; create a new [`Context`] to go on.
+    pub fn is_lost(&self) -> bool {
+        self.inner.vk.is_lost()
     }
 
-    pub(crate) fn check_lost(&self) -> Result<()> {
-        if self.inner.lost.load(Ordering::Relaxed) {
-            Err(Error::DeviceLost)
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Records commands with `record`, submits them and waits (with the context's timeout).
-    pub(crate) fn run_commands(
-        &self,
-        what: &str,
-        record: impl FnOnce(&ash::Device, vk::CommandBuffer),
-    ) -> Result<()> {
+    /// A new stream: an ordered queue of launches and copies. Work on different streams may
+    /// run concurrently where the device has several compute queues
+    /// ([`DeviceInfo::compute_queues`]); otherwise streams take turns on one queue.
+    pub fn new_stream(&self) -> Result<Stream> {
         self.check_lost()?;
-        let dev = &self.inner.device;
-        let pool = self.inner.pool.lock().map_err(|_| Error::DeviceLost)?;
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(*pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool is externally synchronized by its mutex, held until submission ends.
-        let cb = unsafe { dev.allocate_command_buffers(&alloc) }
-            .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
-        let result = (|| {
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            // SAFETY: a freshly allocated primary command buffer.
-            unsafe { dev.begin_command_buffer(cb, &begin) }
-                .map_err(vk_err("vkBeginCommandBuffer"))?;
-            record(dev, cb);
-            // SAFETY: recording started above.
-            unsafe { dev.end_command_buffer(cb) }.map_err(vk_err("vkEndCommandBuffer"))?;
-            // SAFETY: valid device.
-            let fence = unsafe { dev.create_fence(&vk::FenceCreateInfo::default(), None) }
-                .map_err(vk_err("vkCreateFence"))?;
-            let cbs = [cb];
-            let submit = vk::SubmitInfo::default().command_buffers(&cbs);
-            let queue = self.inner.queue.lock().map_err(|_| Error::DeviceLost)?;
-            // SAFETY: the queue is synchronized by its mutex; the command buffer is complete.
-            let submitted = unsafe { dev.queue_submit(*queue, &[submit], fence) };
-            drop(queue);
-            if let Err(e) = submitted {
-                // SAFETY: the fence was never submitted.
-                unsafe { dev.destroy_fence(fence, None) };
-                return Err(self.note_error(vk_err("vkQueueSubmit")(e)));
-            }
-            let timeout = self.inner.timeout;
-            // SAFETY: waiting on our own fence.
-            let waited = unsafe { dev.wait_for_fences(&[fence], true, timeout.as_nanos() as u64) };
-            match waited {
-                Ok(()) => {
-                    // SAFETY: the fence has signalled; nothing uses it any more.
-                    unsafe { dev.destroy_fence(fence, None) };
-                    Ok(())
-                }
-                Err(vk::Result::TIMEOUT) => {
-                    // The work may still run: keep the fence and command buffer alive (leaked)
-                    // rather than free what the device uses, and refuse further work.
-                    self.inner.lost.store(true, Ordering::Relaxed);
-                    Err(Error::Timeout {
-                        what: what.to_string(),
-                        millis: timeout.as_millis() as u64,
-                    })
-                }
-                Err(e) => Err(self.note_error(vk_err("vkWaitForFences")(e))),
-            }
-        })();
-        if !matches!(result, Err(Error::Timeout { .. }) | Err(Error::DeviceLost)) {
-            // SAFETY: the command buffer is no longer in use (completed or never submitted).
-            unsafe { dev.free_command_buffers(*pool, &[cb]) };
+        let n = self.inner.vk.queues.len();
+        // Queue 0 serves the default stream; user streams start on the next one.
+        let queue = (self.inner.next_queue.fetch_add(1, Ordering::Relaxed) + 1) % n;
+        let core = Arc::new(StreamCore::new(self.inner.vk.clone(), queue)?);
+        let mut streams = self.inner.streams.lock().map_err(|_| Error::DeviceLost)?;
+        streams.retain(|w| w.strong_count() > 0);
+        streams.push(Arc::downgrade(&core));
+        drop(streams);
+        Ok(Stream::from_core(self.clone(), core))
+    }
+
+    /// The default stream, which [`crate::Kernel::launch`] and the synchronous copies use.
+    pub fn default_stream(&self) -> Result<Stream> {
+        Ok(Stream::from_core(self.clone(), self.default_core()?))
+    }
+
+    pub(crate) fn default_core(&self) -> Result<Arc<StreamCore>> {
+        if let Some(c) = self.inner.default_stream.get() {
+            return Ok(c.clone());
         }
-        result?;
-        if self.inner.instance.validation {
-            self.check_validation()?;
+        let core = Arc::new(StreamCore::new(self.inner.vk.clone(), 0)?);
+        // Another thread may have won the race; either stream works, one is kept.
+        let _ = self.inner.default_stream.set(core);
+        self.inner
+            .default_stream
+            .get()
+            .cloned()
+            .ok_or(Error::DeviceLost)
+    }
+
+    /// Waits until all work on every stream of this context is done (`cudaDeviceSynchronize`).
+    pub fn synchronize(&self) -> Result<()> {
+        self.check_lost()?;
+        let streams: Vec<Arc<StreamCore>> = {
+            let s = self.inner.streams.lock().map_err(|_| Error::DeviceLost)?;
+            s.iter().filter_map(Weak::upgrade).collect()
+        };
+        if let Some(d) = self.inner.default_stream.get() {
+            d.synchronize()?;
+        }
+        for s in streams {
+            s.synchronize()?;
         }
         Ok(())
     }
 
-    fn note_error(&self, e: Error) -> Error {
-        if matches!(e, Error::DeviceLost) {
-            self.inner.lost.store(true, Ordering::Relaxed);
+    pub(crate) fn vk(&self) -> &Arc<Vk> {
+        &self.inner.vk
+    }
+
+    pub(crate) fn check_lost(&self) -> Result<()> {
+        self.inner.vk.check_lost()
+    }
+
+    /// Fails if the validation layer reported anything (when it is on).
+    pub(crate) fn after_work(&self) -> Result<()> {
+        if self.validation_enabled() {
+            self.check_validation()?;
         }
-        e
+        Ok(())
     }
 }
 
-fn create_device(instance: &ash::Instance, info: &DeviceInfo, family: u32) -> Result<ash::Device> {
-    let priorities = [1.0f32];
+fn create_device(
+    instance: &ash::Instance,
+    info: &DeviceInfo,
+    family: u32,
+    n_queues: u32,
+) -> Result<ash::Device> {
+    let priorities = vec![1.0f32; n_queues as usize];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(family)
         .queue_priorities(&priorities)];
@@ -277,9 +422,12 @@ fn create_device(instance: &ash::Instance, info: &DeviceInfo, family: u32) -> Re
         .shader_float64(info.float64);
     let mut f11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(info.storage16);
+    // Timeline semaphores and host query reset are required by Vulkan 1.2.
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .buffer_device_address(true)
         .vulkan_memory_model(true)
+        .timeline_semaphore(true)
+        .host_query_reset(true)
         .shader_int8(info.int8)
         .shader_float16(info.float16)
         .storage_buffer8_bit_access(info.storage8)
@@ -295,6 +443,8 @@ fn create_device(instance: &ash::Instance, info: &DeviceInfo, family: u32) -> Re
         features = features.push_next(&mut f13);
     }
     let mut exts: Vec<*const i8> = Vec::new();
+    // The spec requires enabling VK_KHR_portability_subset where it is offered (MoltenVK).
+    // Nothing ptxvk does needs a feature the subset removes (they concern graphics).
     if info.portability_subset {
         exts.push(c"VK_KHR_portability_subset".as_ptr());
     }
@@ -305,28 +455,4 @@ fn create_device(instance: &ash::Instance, info: &DeviceInfo, family: u32) -> Re
     // SAFETY: the physical device belongs to `instance`; every requested feature is supported.
     unsafe { instance.create_device(info.physical, &create, None) }
         .map_err(vk_err("vkCreateDevice"))
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // SAFETY: the last reference to the context is going away: no other thread can submit;
-        // wait for the device, then destroy children before the device.
-        unsafe {
-            if self.lost.load(Ordering::Relaxed) {
-                // Work may still be running on a hung or lost device: leaking it is the only
-                // safe choice.
-                return;
-            }
-            let _ = self.device.device_wait_idle();
-            if let Ok(mut a) = self.allocator.lock() {
-                a.take();
-            }
-            self.device
-                .destroy_pipeline_cache(self.pipeline_cache, None);
-            if let Ok(pool) = self.pool.lock() {
-                self.device.destroy_command_pool(*pool, None);
-            }
-            self.device.destroy_device(None);
-        }
-    }
 }

@@ -6,51 +6,107 @@ use ash::vk;
 use ptxvk_translator::DeviceProfile;
 use serde::Serialize;
 
-/// What ptxvk needs to know about a Vulkan device.
+/// What ptxvk needs to know about a Vulkan device: identity, the features translated kernels
+/// may use, and the limits launches are checked against.
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceInfo {
+    /// Position in the Vulkan loader's enumeration (what `PTXVK_DEVICE=N` selects).
     pub index: usize,
+    /// The driver's device name.
     pub name: String,
+    /// Discrete, integrated, CPU, ...
     pub kind: DeviceKind,
+    /// The Vulkan version the device supports (major, minor, patch).
     pub api_version: (u32, u32, u32),
+    /// Driver name and version.
     pub driver: String,
+    /// PCI vendor id.
+    pub vendor_id: u32,
+    /// Vendor-specific device id.
+    pub device_id: u32,
+    /// Vendor-specific driver version.
+    pub driver_version: u32,
+    /// `pipelineCacheUUID`, hex: pipeline caches are only valid for the same value.
+    pub pipeline_cache_uuid: String,
+    /// `bufferDeviceAddress` (required: global memory is reached through device addresses).
     pub buffer_device_address: bool,
+    /// `vulkanMemoryModel` (required).
     pub vulkan_memory_model: bool,
+    /// `shaderInt8`.
     pub int8: bool,
+    /// `shaderInt16`.
     pub int16: bool,
+    /// `shaderInt64` (required).
     pub int64: bool,
+    /// `shaderFloat16`.
     pub float16: bool,
+    /// `shaderFloat64`.
     pub float64: bool,
+    /// `storageBuffer8BitAccess`.
     pub storage8: bool,
+    /// `storageBuffer16BitAccess`.
     pub storage16: bool,
+    /// `shaderBufferInt64Atomics`.
     pub int64_atomics: bool,
+    /// The default subgroup size.
     pub subgroup_size: u32,
+    /// The smallest subgroup size a pipeline can require.
     pub min_subgroup_size: u32,
+    /// The largest subgroup size a pipeline can require.
     pub max_subgroup_size: u32,
+    /// `subgroupSizeControl`.
     pub subgroup_size_control: bool,
+    /// `computeFullSubgroups`.
     pub compute_full_subgroups: bool,
-    /// Basic, vote, ballot, shuffle, arithmetic and clustered subgroup operations in compute shaders.
+    /// Basic, vote, ballot, shuffle and arithmetic subgroup operations in compute shaders.
     pub subgroup_ops: bool,
+    /// Clustered subgroup operations.
+    pub subgroup_clustered: bool,
+    /// `maxComputeSharedMemorySize`: static plus dynamic shared memory of one block.
     pub max_shared_memory_bytes: u32,
+    /// `maxPushConstantsSize`.
     pub max_push_constant_bytes: u32,
+    /// `maxComputeWorkGroupInvocations`: threads per block.
     pub max_workgroup_invocations: u32,
+    /// `maxComputeWorkGroupSize`: block size per dimension.
     pub max_workgroup_size: [u32; 3],
+    /// `maxComputeWorkGroupCount`: larger grids are split into several dispatches.
     pub max_workgroup_count: [u32; 3],
+    /// The device implements `VK_KHR_portability_subset` (MoltenVK); ptxvk enables it.
     pub portability_subset: bool,
+    /// `VK_KHR_workgroup_memory_explicit_layout` (byte-addressed shared memory).
     pub workgroup_memory_explicit_layout: bool,
+    /// Queues in the compute queue family (streams are spread over at most 4 of them).
+    pub compute_queues: u32,
+    /// The compute queue writes timestamps (event timing, `ptxvk run --time`).
+    pub timestamps: bool,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period_ns: f32,
+    /// A memory type is device-local, host-visible and coherent: buffers are then written and
+    /// read with plain memory copies instead of staging.
+    pub host_visible_device_memory: bool,
+    /// `timestampValidBits` of the compute queue family.
+    #[serde(skip)]
+    pub(crate) timestamp_bits: u32,
     #[serde(skip)]
     pub(crate) physical: vk::PhysicalDevice,
     #[serde(skip)]
     pub(crate) queue_family: Option<u32>,
 }
 
+/// The Vulkan device type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
+    /// A GPU with its own memory.
     Discrete,
+    /// A GPU sharing the host's memory.
     Integrated,
+    /// A GPU in a virtual machine.
     Virtual,
+    /// A CPU implementation (lavapipe, SwiftShader).
     Cpu,
+    /// Anything else.
     Other,
 }
 
@@ -76,6 +132,7 @@ impl DeviceInfo {
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut mem = vk::PhysicalDeviceMemoryProperties2::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut subgroup)
             .push_next(&mut size_control)
@@ -91,6 +148,7 @@ impl DeviceInfo {
         let (exts, families) = unsafe {
             instance.get_physical_device_properties2(pd, &mut props2);
             instance.get_physical_device_features2(pd, &mut feats2);
+            instance.get_physical_device_memory_properties2(pd, &mut mem);
             (
                 instance
                     .enumerate_device_extension_properties(pd)
@@ -119,6 +177,14 @@ impl DeviceInfo {
             .iter()
             .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .map(|i| i as u32);
+        let family = queue_family.map(|i| families[i as usize]);
+        let mp = mem.memory_properties;
+        let wanted = vk::MemoryPropertyFlags::DEVICE_LOCAL
+            | vk::MemoryPropertyFlags::HOST_VISIBLE
+            | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let host_visible_device_memory = mp.memory_types[..mp.memory_type_count as usize]
+            .iter()
+            .any(|t| t.property_flags.contains(wanted));
         let api = p.api_version;
         let api13 = vk::api_version_minor(api) >= 3 || vk::api_version_major(api) > 1;
         let (min_sg, max_sg) = if api13 && size_control.min_subgroup_size > 0 {
@@ -147,6 +213,14 @@ impl DeviceInfo {
                 vk::api_version_patch(api),
             ),
             driver: format!("{driver_name} {driver_info}").trim().to_string(),
+            vendor_id: p.vendor_id,
+            device_id: p.device_id,
+            driver_version: p.driver_version,
+            pipeline_cache_uuid: p
+                .pipeline_cache_uuid
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
             buffer_device_address: f12.buffer_device_address == vk::TRUE,
             vulkan_memory_model: f12.vulkan_memory_model == vk::TRUE,
             int8: f12.shader_int8 == vk::TRUE,
@@ -169,9 +243,11 @@ impl DeviceInfo {
                         | vk::SubgroupFeatureFlags::VOTE
                         | vk::SubgroupFeatureFlags::BALLOT
                         | vk::SubgroupFeatureFlags::SHUFFLE
-                        | vk::SubgroupFeatureFlags::ARITHMETIC
-                        | vk::SubgroupFeatureFlags::CLUSTERED,
+                        | vk::SubgroupFeatureFlags::ARITHMETIC,
                 ),
+            subgroup_clustered: subgroup
+                .supported_operations
+                .contains(vk::SubgroupFeatureFlags::CLUSTERED),
             compute_full_subgroups: api13 && f13.compute_full_subgroups == vk::TRUE,
             max_shared_memory_bytes: p.limits.max_compute_shared_memory_size,
             max_push_constant_bytes: p.limits.max_push_constants_size,
@@ -180,6 +256,12 @@ impl DeviceInfo {
             max_workgroup_count: p.limits.max_compute_work_group_count,
             portability_subset: has_ext(c"VK_KHR_portability_subset"),
             workgroup_memory_explicit_layout: has_ext(c"VK_KHR_workgroup_memory_explicit_layout"),
+            compute_queues: family.map_or(0, |f| f.queue_count),
+            timestamps: family.is_some_and(|f| f.timestamp_valid_bits > 0)
+                && p.limits.timestamp_period > 0.0,
+            timestamp_period_ns: p.limits.timestamp_period,
+            host_visible_device_memory,
+            timestamp_bits: family.map_or(0, |f| f.timestamp_valid_bits),
             physical: pd,
             queue_family,
         }
@@ -230,17 +312,42 @@ impl DeviceInfo {
             fused_fma64: false,
             subgroup_size_control: self.subgroup_size_control,
             subgroup_ops: self.subgroup_ops,
+            subgroup_clustered: self.subgroup_clustered,
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
             // The device is created without VK_KHR_shader_clock for now, so `%clock` and
             // `%clock64` are refused with a missing-feature error.
             shader_clock: false,
+            memcheck: false,
         }
     }
 }
 
-/// Picks a device: `selector` (an index or a case-insensitive name substring) if given, else the
-/// most capable usable device (discrete, then integrated, ..., the CPU last).
+impl DeviceKind {
+    fn parse(s: &str) -> Option<DeviceKind> {
+        Some(match s {
+            "discrete" => DeviceKind::Discrete,
+            "integrated" => DeviceKind::Integrated,
+            "virtual" => DeviceKind::Virtual,
+            "cpu" => DeviceKind::Cpu,
+            "other" => DeviceKind::Other,
+            _ => return None,
+        })
+    }
+}
+
+/// Picks a device: `selector` if given, else the most capable usable device (discrete, then
+/// integrated, ..., the CPU last). A selector is an index (`1`), a device type (`kind:discrete`,
+/// `kind:integrated`, `kind:virtual`, `kind:cpu`, `kind:other`: the first usable one of that
+/// type) or a case-insensitive name substring (`radeon`).
+///
+/// ```
+/// # fn main() -> ptxvk_runtime::Result<()> {
+/// let devices = ptxvk_runtime::devices()?;
+/// let i = ptxvk_runtime::select_device(&devices, Some("kind:cpu"))?;
+/// assert_eq!(devices[i].kind, ptxvk_runtime::DeviceKind::Cpu);
+/// # Ok(()) }
+/// ```
 pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> crate::Result<usize> {
     if devices.is_empty() {
         return Err(crate::Error::NoDevice);
@@ -248,6 +355,17 @@ pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> crate::Result<u
     if let Some(sel) = selector.map(str::trim).filter(|s| !s.is_empty()) {
         let found = match sel.parse::<usize>() {
             Ok(i) => devices.iter().position(|d| d.index == i),
+            Err(_) if sel.starts_with("kind:") => {
+                let kind = DeviceKind::parse(sel["kind:".len()..].trim()).ok_or_else(|| {
+                    crate::Error::DeviceNotFound {
+                        selector: sel.to_string(),
+                        available: "kinds: discrete, integrated, virtual, cpu, other".into(),
+                    }
+                })?;
+                devices
+                    .iter()
+                    .position(|d| d.kind == kind && d.missing_requirements().is_none())
+            }
             Err(_) => {
                 let lower = sel.to_lowercase();
                 devices
@@ -305,6 +423,7 @@ mod tests {
             subgroup_size_control: true,
             compute_full_subgroups: true,
             subgroup_ops: true,
+            subgroup_clustered: true,
             max_shared_memory_bytes: 49152,
             max_push_constant_bytes: 128,
             max_workgroup_invocations: 1024,
@@ -312,6 +431,15 @@ mod tests {
             max_workgroup_count: [65535; 3],
             portability_subset: false,
             workgroup_memory_explicit_layout: false,
+            vendor_id: 0,
+            device_id: 0,
+            driver_version: 0,
+            pipeline_cache_uuid: String::new(),
+            compute_queues: 1,
+            timestamps: true,
+            timestamp_period_ns: 1.0,
+            host_visible_device_memory: true,
+            timestamp_bits: 64,
             physical: vk::PhysicalDevice::null(),
             queue_family: Some(0),
         }
@@ -335,6 +463,10 @@ mod tests {
         ];
         assert_eq!(select(&devs, Some("0")).unwrap(), 0);
         assert_eq!(select(&devs, Some("h100")).unwrap(), 1);
+        assert_eq!(select(&devs, Some("kind:cpu")).unwrap(), 0);
+        assert_eq!(select(&devs, Some("kind:discrete")).unwrap(), 1);
+        assert!(select(&devs, Some("kind:integrated")).is_err());
+        assert!(select(&devs, Some("kind:gpu")).is_err());
         let err = select(&devs, Some("radeon")).unwrap_err().to_string();
         assert!(
             err.contains("radeon") && err.contains("0: llvmpipe"),

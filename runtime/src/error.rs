@@ -5,6 +5,7 @@ use ptxvk_translator::Diagnostics;
 
 /// Everything that can go wrong in the runtime, with enough detail to act on.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // each variant's message says what it means
 pub enum Error {
     #[error(
         "the Vulkan loader (libvulkan) could not be loaded: {detail}\n{}",
@@ -31,6 +32,16 @@ pub enum Error {
     Allocation(String),
     #[error("{0}")]
     Translate(Diagnostics),
+    #[error("kernel `{kernel}` cannot run on this device: it needs {}\n{diagnostics}", features.join(", "))]
+    DeviceLacks {
+        kernel: String,
+        features: Vec<String>,
+        diagnostics: Diagnostics,
+    },
+    #[error("not supported: {what}")]
+    Unsupported { what: String },
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
     #[error("no kernel named `{name}`; the module has: {available}")]
     KernelNotFound { name: String, available: String },
     #[error("internal error: the SPIR-V of kernel `{kernel}` is invalid: {message}")]
@@ -59,8 +70,16 @@ pub enum Error {
         "the device did not finish {what} within {millis} ms (set PTXVK_TIMEOUT_MS to wait longer)"
     )]
     Timeout { what: String, millis: u64 },
-    #[error("the device was lost (a kernel faulted or was stopped); create a new context")]
+    #[error("the device was lost (a kernel faulted, hung or was stopped); create a new context")]
     DeviceLost,
+    /// A kernel stopped itself (its launch status word, `ptxvk_translator::abi`).
+    #[error("kernel `{kernel}` failed: {reason}")]
+    KernelFailed {
+        /// The kernel's name.
+        kernel: String,
+        /// What its status word says.
+        reason: String,
+    },
     #[error("Vulkan validation layer reported:\n{}", .0.join("\n"))]
     Validation(Vec<String>),
     #[error(
@@ -80,6 +99,7 @@ pub fn install_hint() -> &'static str {
     }
 }
 
+/// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Converts a `vk::Result` error from `call` into [`Error`].

@@ -11,6 +11,7 @@ use crate::error::{Error, Result, vk_err};
 /// Whether to run with the Khronos validation layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Validation {
+    /// No validation layer.
     Off,
     /// Enabled when installed.
     IfAvailable,

@@ -1,22 +1,56 @@
 //! Launching kernels: configuration, typed arguments, dispatch.
 
+use std::sync::Arc;
+
 use ash::vk;
+use bytemuck::Pod;
 use ptxvk_translator::{ParamAbi, ScalarType, abi};
 
 use crate::error::{Error, Result};
-use crate::memory::{Buffer, DeviceBuffer};
+use crate::memory::raw::RawBuffer;
+use crate::memory::{Buffer, DeviceBuffer, DeviceSlice};
 use crate::module::Kernel;
+use crate::pipeline::PipelineKey;
+use crate::stream::Stream;
 
 /// Grid and block dimensions, as in `cuLaunchKernel`.
+///
+/// ```
+/// use ptxvk_runtime::LaunchConfig;
+/// let cfg = LaunchConfig::for_num_elems(1000, 256);
+/// assert_eq!((cfg.grid, cfg.block), ([4, 1, 1], [256, 1, 1]));
+/// let tiles = LaunchConfig::new([8, 8, 1], [16, 16, 1]).with_shared_bytes(2048);
+/// assert_eq!(tiles.shared_bytes, 2048);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
+    /// Blocks in x, y, z (`%nctaid`). Grids beyond the device's workgroup-count limit are run
+    /// as several dispatches.
     pub grid: [u32; 3],
+    /// Threads per block in x, y, z (`%ntid`).
     pub block: [u32; 3],
     /// Dynamic shared memory bytes (`extern .shared` arrays).
     pub shared_bytes: u32,
 }
 
 impl LaunchConfig {
+    /// A grid of `grid` blocks of `block` threads, without dynamic shared memory.
+    pub fn new(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            block,
+            shared_bytes: 0,
+        }
+    }
+
+    /// The same with `bytes` of dynamic shared memory.
+    pub fn with_shared_bytes(self, bytes: u32) -> LaunchConfig {
+        LaunchConfig {
+            shared_bytes: bytes,
+            ..self
+        }
+    }
+
     /// Enough blocks of `block` threads to cover `n` threads in x.
     pub fn for_num_elems(n: u32, block: u32) -> LaunchConfig {
         LaunchConfig {
@@ -27,24 +61,66 @@ impl LaunchConfig {
     }
 }
 
-/// One kernel argument. Pointers are device addresses (see [`DeviceBuffer::address`]).
+/// One kernel argument, checked against the kernel's PTX signature at launch.
+///
+/// Scalars convert with `.into()`; so do buffers and slices (`(&buf).into()`), which pass
+/// their device address and keep the buffer alive until the launch has completed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KernelArg {
+    /// For `.u8`/`.s8`/`.b8` parameters.
     U8(u8),
+    /// For 16-bit integer parameters.
     U16(u16),
+    /// For 32-bit integer parameters.
     U32(u32),
+    /// For 64-bit integer parameters.
     U64(u64),
+    /// For 8-bit integer parameters.
     I8(i8),
+    /// For 16-bit integer parameters.
     I16(i16),
+    /// For 32-bit integer parameters.
     I32(i32),
+    /// For 64-bit integer parameters.
     I64(i64),
+    /// For `.f16`/`.b16` parameters.
     F16(half::f16),
+    /// For `.f32`/`.b32` parameters.
     F32(f32),
+    /// For `.f64`/`.b64` parameters.
     F64(f64),
-    /// A device address.
+    /// A raw device address: the caller keeps the memory alive until the launch completes.
     Ptr(u64),
+    /// A buffer (or part of one), passed by address and kept alive by the launch.
+    Buffer(BufferRef),
     /// Raw bytes for aggregate (`.b8 p[N]`) parameters.
     Bytes(Vec<u8>),
+}
+
+/// A device address inside a buffer, holding the buffer (see [`KernelArg::Buffer`]).
+#[derive(Clone)]
+pub struct BufferRef {
+    raw: Arc<RawBuffer>,
+    offset: u64,
+}
+
+impl BufferRef {
+    /// The device address passed to the kernel.
+    pub fn address(&self) -> u64 {
+        self.raw.address() + self.offset
+    }
+}
+
+impl std::fmt::Debug for BufferRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BufferRef(0x{:x})", self.address())
+    }
+}
+
+impl PartialEq for BufferRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.address() == other.address()
+    }
 }
 
 macro_rules! arg_from {
@@ -59,15 +135,33 @@ macro_rules! arg_from {
 arg_from!(u8 => U8, u16 => U16, u32 => U32, u64 => U64, i8 => I8, i16 => I16, i32 => I32,
     i64 => I64, half::f16 => F16, f32 => F32, f64 => F64);
 
-impl<T: bytemuck::Pod> From<&DeviceBuffer<T>> for KernelArg {
+impl<T: Pod> From<&DeviceBuffer<T>> for KernelArg {
     fn from(b: &DeviceBuffer<T>) -> Self {
-        KernelArg::Ptr(b.address())
+        b.raw().into()
+    }
+}
+
+impl<T: Pod> From<&DeviceSlice<'_, T>> for KernelArg {
+    fn from(s: &DeviceSlice<'_, T>) -> Self {
+        KernelArg::Buffer(BufferRef {
+            raw: s.raw().clone(),
+            offset: s.byte_offset(),
+        })
+    }
+}
+
+impl<T: Pod> From<DeviceSlice<'_, T>> for KernelArg {
+    fn from(s: DeviceSlice<'_, T>) -> Self {
+        (&s).into()
     }
 }
 
 impl From<&Buffer> for KernelArg {
     fn from(b: &Buffer) -> Self {
-        KernelArg::Ptr(b.address())
+        KernelArg::Buffer(BufferRef {
+            raw: b.raw.clone(),
+            offset: 0,
+        })
     }
 }
 
@@ -87,6 +181,7 @@ impl KernelArg {
             KernelArg::F32(v) => format!("f32 {v}"),
             KernelArg::F64(v) => format!("f64 {v}"),
             KernelArg::Ptr(a) => format!("a pointer (0x{a:x})"),
+            KernelArg::Buffer(b) => format!("a pointer (0x{:x})", b.address()),
             KernelArg::Bytes(b) => format!("{} bytes", b.len()),
         }
     }
@@ -120,6 +215,7 @@ impl KernelArg {
             KernelArg::U32(v) if int_ok(32) => Some(v.to_le_bytes().to_vec()),
             KernelArg::I32(v) if int_ok(32) => Some(v.to_le_bytes().to_vec()),
             KernelArg::U64(v) | KernelArg::Ptr(v) if int_ok(64) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::Buffer(b) if int_ok(64) => Some(b.address().to_le_bytes().to_vec()),
             KernelArg::I64(v) if int_ok(64) => Some(v.to_le_bytes().to_vec()),
             KernelArg::F16(v) if float_ok(F16) => Some(v.to_le_bytes().to_vec()),
             KernelArg::F32(v) if float_ok(F32) => Some(v.to_le_bytes().to_vec()),
@@ -163,12 +259,21 @@ impl Kernel {
                 });
             };
             let at = p.offset as usize;
-            block[at..at + bytes.len()].copy_from_slice(&bytes);
+            match block.get_mut(at..at + bytes.len()) {
+                Some(dst) => dst.copy_from_slice(&bytes),
+                None => {
+                    return Err(Error::InvalidArgument(format!(
+                        "parameter `{}` lies outside the parameter block",
+                        p.name
+                    )));
+                }
+            }
         }
         Ok(block)
     }
 
-    fn check_config(&self, cfg: &LaunchConfig) -> Result<()> {
+    /// Checks a launch configuration against the device's limits and the kernel's directives.
+    pub fn check_config(&self, cfg: &LaunchConfig) -> Result<()> {
         let info = self.ctx.info();
         let bad = |reason: String| {
             Err(Error::InvalidLaunch {
@@ -220,17 +325,22 @@ impl Kernel {
                 cfg.shared_bytes
             ));
         }
-        let total = u64::from(abi.static_shared_bytes) + u64::from(cfg.shared_bytes);
+        let total = abi.shared_bytes(threads, cfg.shared_bytes);
         if total > u64::from(info.max_shared_memory_bytes) {
+            let ptxvk = total - u64::from(abi.static_shared_bytes) - u64::from(cfg.shared_bytes);
             return bad(format!(
-                "{} bytes of shared memory ({} static + {} dynamic) exceed the device's {}",
-                total, abi.static_shared_bytes, cfg.shared_bytes, info.max_shared_memory_bytes
+                "{} bytes of shared memory ({} static + {} dynamic + {} for ptxvk's warp emulation and barriers) exceed the device's {}",
+                total,
+                abi.static_shared_bytes,
+                cfg.shared_bytes,
+                ptxvk,
+                info.max_shared_memory_bytes
             ));
         }
         Ok(())
     }
 
-    /// Runs the kernel and waits for it to finish.
+    /// Runs the kernel on the context's default stream and waits for it to finish.
     ///
     /// ```no_run
     /// # use ptxvk_runtime::*;
@@ -244,60 +354,119 @@ impl Kernel {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn launch(&self, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<()> {
-        self.check_config(cfg)?;
-        let params = self.pack_args(args)?;
-        let param_buf = Buffer::new(&self.ctx, params.len() as u64)?;
-        param_buf.write_bytes(0, &params)?;
-        let pipeline = self.state.pipeline(cfg.block, cfg.shared_bytes)?;
-        let globals_addr = self.globals.address();
-        let layout = self.state.layout;
-        let max = self.ctx.info().max_workgroup_count;
+        let stream = self.ctx.default_stream()?;
+        stream.launch(self, cfg, args)?;
+        stream.synchronize()
+    }
+}
+
+impl Stream {
+    /// Queues a launch of `kernel` (`cuLaunchKernel`): checks the configuration and the
+    /// arguments, then records the dispatch into the stream's current batch and returns.
+    pub fn launch(&self, kernel: &Kernel, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<()> {
+        if !Arc::ptr_eq(&kernel.ctx.inner, &self.ctx.inner) {
+            return Err(Error::InvalidArgument(
+                "the kernel was loaded in another context than the stream's".into(),
+            ));
+        }
+        kernel.check_config(cfg)?;
+        let params = kernel.pack_args(args)?;
+        let state = kernel.state.clone();
+        let pipeline = state.pipeline(PipelineKey {
+            block: cfg.block,
+            shared_bytes: cfg.shared_bytes,
+        })?;
+        let globals = kernel.globals.clone();
+        let max = self.ctx.info().max_workgroup_count.map(|m| m.max(1));
         let grid = cfg.grid;
-        let param_addr = param_buf.address();
-        self.ctx
-            .run_commands(&format!("kernel `{}`", self.name()), |dev, cb| {
-                // SAFETY: recording into a command buffer in the recording state; every handle
-                // belongs to this device and outlives the submission (launches are synchronous).
-                unsafe {
-                    dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-                    // Grids beyond the device's workgroup-count limit run as several dispatches, each
-                    // told its first block through push constants.
-                    for z in (0..grid[2]).step_by(max[2] as usize) {
-                        for y in (0..grid[1]).step_by(max[1] as usize) {
-                            for x in (0..grid[0]).step_by(max[0] as usize) {
-                                let push =
-                                    push_constants(param_addr, [x, y, z], grid, globals_addr);
-                                dev.cmd_push_constants(
-                                    cb,
-                                    layout,
-                                    vk::ShaderStageFlags::COMPUTE,
-                                    0,
-                                    &push,
-                                );
-                                dev.cmd_dispatch(
-                                    cb,
-                                    (grid[0] - x).min(max[0]),
-                                    (grid[1] - y).min(max[1]),
-                                    (grid[2] - z).min(max[2]),
-                                );
-                            }
+        let codes = Arc::new(kernel.abi().status_codes.clone());
+        let memcheck = self.ctx.profile().memcheck;
+        self.core.record(|r| {
+            let (_, _, param_addr) = r.upload(&params)?;
+            // The launch's status word: zero, read back once the launch completes.
+            // Its status word, then scratch that failing checked accesses use instead.
+            let (status_buf, status_off) = r.alloc(48)?;
+            status_buf.write_mapped(status_off, &[0; 48])?;
+            let status_addr = status_buf.address() + status_off;
+            let (table_addr, table_len) = if memcheck {
+                let table = allocation_table(r.vk())?;
+                let (_, _, addr) = r.upload(&table)?;
+                (addr, (table.len() / 16) as u32)
+            } else {
+                (0, 0)
+            };
+            if !codes.is_empty() {
+                r.check(crate::stream::StatusCheck {
+                    buf: status_buf.clone(),
+                    offset: status_off,
+                    kernel: state.translated.abi.name.clone(),
+                    codes: codes.clone(),
+                });
+            }
+            r.label(|| format!("kernel `{}`", state.translated.abi.name));
+            // SAFETY: recording into the stream's open command buffer; the pipeline, layout and
+            // every buffer the launch uses are kept alive until it completes (below).
+            unsafe {
+                r.dev
+                    .cmd_bind_pipeline(r.cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+                // Grids beyond the device's workgroup-count limit run as several dispatches,
+                // each told its first block through push constants.
+                for z in (0..grid[2]).step_by(max[2] as usize) {
+                    for y in (0..grid[1]).step_by(max[1] as usize) {
+                        for x in (0..grid[0]).step_by(max[0] as usize) {
+                            let push = push_constants(
+                                param_addr,
+                                [x, y, z],
+                                grid,
+                                globals.address(),
+                                status_addr,
+                                (table_addr, table_len),
+                            );
+                            r.dev.cmd_push_constants(
+                                r.cb,
+                                state.layout,
+                                vk::ShaderStageFlags::COMPUTE,
+                                0,
+                                &push,
+                            );
+                            r.dev.cmd_dispatch(
+                                r.cb,
+                                (grid[0] - x).min(max[0]),
+                                (grid[1] - y).min(max[1]),
+                                (grid[2] - z).min(max[2]),
+                            );
                         }
                     }
-                    let barrier = vk::MemoryBarrier::default()
-                        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                        .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::SHADER_READ);
-                    dev.cmd_pipeline_barrier(
-                        cb,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::DependencyFlags::empty(),
-                        &[barrier],
-                        &[],
-                        &[],
-                    );
                 }
-            })
+            }
+            for a in args {
+                if let KernelArg::Buffer(b) = a {
+                    r.keep(b.raw.clone());
+                }
+            }
+            r.keep(state.clone());
+            r.keep(globals.clone());
+            Ok(())
+        })?;
+        Ok(())
     }
+}
+
+/// The live allocations as the memory checker reads them: `[start, end)` pairs of u64 in
+/// address order, padded to a power of two with empty ranges at the top of the address space.
+fn allocation_table(vk: &crate::context::Vk) -> Result<Vec<u8>> {
+    let live = vk.allocations.lock().map_err(|_| Error::DeviceLost)?;
+    let n = live.len().max(1).next_power_of_two();
+    let mut out = Vec::with_capacity(n * 16);
+    for (start, end) in live.iter() {
+        out.extend_from_slice(&start.to_le_bytes());
+        out.extend_from_slice(&end.to_le_bytes());
+    }
+    while out.len() < n * 16 {
+        out.extend_from_slice(&u64::MAX.to_le_bytes());
+        out.extend_from_slice(&u64::MAX.to_le_bytes());
+    }
+    Ok(out)
 }
 
 /// The push-constant block of `ptxvk_translator::abi`.
@@ -306,6 +475,8 @@ fn push_constants(
     base: [u32; 3],
     grid: [u32; 3],
     globals_addr: u64,
+    status_addr: u64,
+    (table_addr, table_len): (u64, u32),
 ) -> [u8; abi::PUSH_CONSTANT_SIZE as usize] {
     let mut p = [0u8; abi::PUSH_CONSTANT_SIZE as usize];
     let at = |o: u32| o as usize;
@@ -313,6 +484,12 @@ fn push_constants(
         .copy_from_slice(&param_addr.to_le_bytes());
     let g = at(abi::PUSH_GLOBALS_BASE);
     p[g..g + 8].copy_from_slice(&globals_addr.to_le_bytes());
+    let s = at(abi::PUSH_STATUS_ADDRESS);
+    p[s..s + 8].copy_from_slice(&status_addr.to_le_bytes());
+    let t = at(abi::PUSH_MEM_TABLE);
+    p[t..t + 8].copy_from_slice(&table_addr.to_le_bytes());
+    let c = at(abi::PUSH_MEM_COUNT);
+    p[c..c + 4].copy_from_slice(&table_len.to_le_bytes());
     for i in 0..3 {
         let b = at(abi::PUSH_CTA_BASE) + 4 * i;
         p[b..b + 4].copy_from_slice(&base[i].to_le_bytes());

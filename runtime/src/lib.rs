@@ -1,8 +1,20 @@
 //! ptxvk-runtime: run NVIDIA PTX kernels on any Vulkan 1.2 device.
 //!
-//! A [`Context`] is one device; [`Context::load_ptx`] gives a [`Module`]; [`Module::kernel`]
-//! translates a kernel to SPIR-V and prepares it; [`Kernel::launch`] runs it with typed,
-//! checked arguments. Buffers ([`DeviceBuffer`]) are passed to kernels by device address.
+//! The API follows the CUDA driver API:
+//!
+//! | CUDA | ptxvk |
+//! |---|---|
+//! | `cuDeviceGet`, `cuCtxCreate` | [`devices`], [`Context::new`] |
+//! | `cuModuleLoadData`, `cuModuleGetFunction` | [`Context::load_ptx`], [`Module::kernel`] |
+//! | `cuModuleGetGlobal` | [`Module::global`], [`Module::read_global`], [`Module::write_global`] |
+//! | `cuMemAlloc`, `cuMemcpyHtoD`, `cuMemsetD32` | [`DeviceBuffer::zeroed`], [`DeviceBuffer::copy_from_host`], [`DeviceBuffer::fill`] |
+//! | `cuLaunchKernel` | [`Kernel::launch`] (synchronous), [`Stream::launch`] (queued) |
+//! | `cuStreamCreate`, `cuStreamSynchronize` | [`Context::new_stream`], [`Stream::synchronize`] |
+//! | `cuEventRecord`, `cuStreamWaitEvent`, `cuEventElapsedTime` | [`Stream::record_event`], [`Stream::wait_event`], [`Event::elapsed`] |
+//! | `cuCtxSynchronize` | [`Context::synchronize`] |
+//!
+//! Kernel arguments are checked against the kernel's PTX signature; buffers are passed by
+//! device address and kept alive by the work that uses them.
 //!
 //! ```no_run
 //! use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
@@ -17,22 +29,34 @@
 //! assert!(y.to_vec()?.iter().all(|&v| v == 5.0));
 //! # Ok::<(), ptxvk_runtime::Error>(())
 //! ```
+//!
+//! Errors are values ([`Error`]); every wait for the device is bounded by
+//! [`ContextOptions::timeout`], after which the context reports itself lost
+//! ([`Context::is_lost`]) and a new one can be created. `tracing` logs go to the subscriber
+//! the application installs (the `ptxvk` binary reads `PTXVK_LOG`).
+
+#![warn(missing_docs)]
 
 mod context;
 mod device;
 mod error;
+mod event;
 mod instance;
 mod launch;
 mod memory;
 mod module;
+mod pipeline;
 mod probe;
+mod stream;
 
-pub use context::{Context, ContextOptions, devices};
+pub use context::{Context, ContextOptions, Restrictions, devices};
 pub use device::{DeviceInfo, DeviceKind, select as select_device};
 pub use error::{Error, Result, install_hint};
+pub use event::Event;
 pub use instance::Validation;
-pub use launch::{KernelArg, LaunchConfig, describe_param};
-pub use memory::{Buffer, DeviceBuffer};
-pub use module::{Kernel, Module};
+pub use launch::{BufferRef, KernelArg, LaunchConfig, describe_param};
+pub use memory::{Buffer, DeviceBuffer, DeviceRange, DeviceSlice, Download};
+pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;
 pub(crate) use ptxvk_translator::types::TypeKind;
+pub use stream::{MAX_BATCH, Stream};

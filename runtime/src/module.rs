@@ -2,43 +2,107 @@
 
 use std::collections::HashMap;
 use std::ffi::CString;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use ptxvk_translator::abi::GlobalsLayout;
-use ptxvk_translator::{KernelAbi, KernelModule, Program, SourceFile, abi};
+use ptxvk_translator::{
+    Diagnostics, KernelAbi, KernelModule, ParamAbi, Program, SourceFile, StateSpace, abi,
+};
 
-use crate::context::Context;
-use crate::error::{Error, Result, vk_err};
-use crate::memory::Buffer;
+use crate::context::{Context, Vk};
+use crate::error::{Error, Result};
+use crate::launch::describe_param;
+use crate::memory::raw::{Place, RawBuffer};
+use crate::pipeline::{self, ModuleCache, PipelineKey};
 
-/// A PTX module loaded into a context. Kernels are translated on first use.
+/// A PTX module loaded into a context (`CUmodule`). Kernels are translated on first use and
+/// their pipelines created per launch configuration, cached in memory and on disk.
+///
+/// ```no_run
+/// use ptxvk_runtime::{Context, ContextOptions};
+/// let ctx = Context::new(&ContextOptions::from_env())?;
+/// let module = ctx.load_ptx("saxpy.ptx", &std::fs::read_to_string("shaders/saxpy.ptx").unwrap())?;
+/// for k in module.kernels() {
+///     println!("{}", k.signature()); // saxpy(.u32 n, .f32 a, .u64 x, .u64 y)
+/// }
+/// let saxpy = module.kernel("saxpy")?;
+/// # Ok::<(), ptxvk_runtime::Error>(())
+/// ```
 pub struct Module {
     ctx: Context,
     program: Arc<Program>,
     kernels: Mutex<HashMap<String, Arc<KernelState>>>,
     /// The module's `.global`/`.const` variables (shared by its kernels).
-    globals: Arc<Buffer>,
+    globals: Arc<RawBuffer>,
+    cache: Arc<ModuleCache>,
+}
+
+/// A kernel's name and parameters, as declared in the PTX.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelInfo {
+    /// The `.entry` name.
+    pub name: String,
+    /// Parameters in order, with their layout in the parameter block.
+    pub params: Vec<ParamAbi>,
+}
+
+impl KernelInfo {
+    /// `name(.u32 n, .f32 a, .u64 x)`.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| format!("{} {}", describe_param(p), p.name))
+            .collect();
+        format!("{}({})", self.name, params.join(", "))
+    }
+}
+
+/// A module variable (`.global` or `.const`), as `cuModuleGetGlobal` gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalInfo {
+    /// The variable's name.
+    pub name: String,
+    /// `.global` or `.const`.
+    pub space: StateSpace,
+    /// Its device address.
+    pub address: u64,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 impl Context {
     /// Parses and checks PTX text; `name` is used in diagnostics (usually the file name).
+    /// Module variables are allocated and initialised now; kernels are translated by
+    /// [`Module::kernel`].
     pub fn load_ptx(&self, name: &str, text: &str) -> Result<Module> {
+        self.check_lost()?;
         let program = Program::parse(SourceFile::new(name, text)).map_err(Error::Translate)?;
         let globals = Arc::new(globals_buffer(self, program.globals())?);
+        let key = pipeline::module_key(text, self.profile());
+        let cache = Arc::new(ModuleCache::open(
+            self.vk(),
+            self.info(),
+            self.inner.cache_dir.as_deref(),
+            &key,
+        )?);
         Ok(Module {
             ctx: self.clone(),
             program: Arc::new(program),
             kernels: Mutex::new(HashMap::new()),
             globals,
+            cache,
         })
     }
 }
 
 /// Allocates and initializes the module's globals, fixing up addresses in initializers.
-fn globals_buffer(ctx: &Context, layout: &GlobalsLayout) -> Result<Buffer> {
-    let buf = Buffer::new(ctx, layout.size)?;
+fn globals_buffer(ctx: &Context, layout: &GlobalsLayout) -> Result<RawBuffer> {
+    let buf = RawBuffer::new(ctx.vk(), layout.size, Place::Device)?;
     let mut init = layout.init.clone();
+    init.resize(layout.size as usize, 0);
     for r in &layout.relocations {
         let addr = buf.address().wrapping_add(r.target);
         let at = r.at as usize;
@@ -47,62 +111,67 @@ fn globals_buffer(ctx: &Context, layout: &GlobalsLayout) -> Result<Buffer> {
             dst.copy_from_slice(&addr.to_le_bytes()[..w]);
         }
     }
-    buf.write_bytes(0, &init)?;
-    Ok(buf)
+    let buf = Arc::new(buf);
+    ctx.write_raw(&buf, 0, &init)?;
+    Arc::try_unwrap(buf).map_err(|_| Error::DeviceLost)
 }
 
 impl Module {
-    /// A module variable's device address and size (like `cuModuleGetGlobal`).
-    pub fn global(&self, name: &str) -> Result<(u64, u64)> {
-        let v = self
-            .program
+    fn var(&self, name: &str) -> Result<&ptxvk_translator::abi::GlobalVarAbi> {
+        self.program
             .globals()
             .vars
             .iter()
             .find(|v| v.name == name)
             .ok_or_else(|| Error::GlobalNotFound {
                 name: name.to_string(),
-            })?;
+            })
+    }
+
+    /// A module variable's device address and size (like `cuModuleGetGlobal`).
+    pub fn global(&self, name: &str) -> Result<(u64, u64)> {
+        let v = self.var(name)?;
         Ok((self.globals.address() + v.offset, v.size))
     }
 
-    /// Copies bytes into module variable `name` at `offset`.
-    pub fn write_global(&self, name: &str, offset: u64, data: &[u8]) -> Result<()> {
-        let v = self
-            .program
+    /// Every module variable.
+    pub fn globals(&self) -> Vec<GlobalInfo> {
+        self.program
             .globals()
             .vars
             .iter()
-            .find(|v| v.name == name)
-            .ok_or_else(|| Error::GlobalNotFound {
-                name: name.to_string(),
-            })?;
-        if offset + data.len() as u64 > v.size {
+            .map(|v| GlobalInfo {
+                name: v.name.clone(),
+                space: v.space,
+                address: self.globals.address() + v.offset,
+                size: v.size,
+            })
+            .collect()
+    }
+
+    /// Copies bytes into module variable `name` at `offset` (after all queued work).
+    pub fn write_global(&self, name: &str, offset: u64, data: &[u8]) -> Result<()> {
+        let v = self.var(name)?;
+        let need = offset.saturating_add(data.len() as u64);
+        if need > v.size {
             return Err(Error::BufferTooSmall {
                 what: format!("write to `{name}`"),
                 have: v.size,
-                need: offset + data.len() as u64,
+                need,
             });
         }
-        self.globals.write_bytes(v.offset + offset, data)
+        self.ctx.write_raw(&self.globals, v.offset + offset, data)
     }
 
-    /// Copies module variable `name` out.
+    /// Copies module variable `name` out (after all queued work).
     pub fn read_global(&self, name: &str) -> Result<Vec<u8>> {
-        let v = self
-            .program
-            .globals()
-            .vars
-            .iter()
-            .find(|v| v.name == name)
-            .ok_or_else(|| Error::GlobalNotFound {
-                name: name.to_string(),
-            })?;
+        let v = self.var(name)?;
         let mut out = vec![0u8; v.size as usize];
-        self.globals.read_bytes(v.offset, &mut out)?;
+        self.ctx.read_raw(&self.globals, v.offset, &mut out)?;
         Ok(out)
     }
 
+    /// The checked PTX.
     pub fn program(&self) -> &Program {
         &self.program
     }
@@ -112,8 +181,29 @@ impl Module {
         self.program.kernel_names()
     }
 
+    /// The kernels with their parameters (no translation needed).
+    pub fn kernels(&self) -> Vec<KernelInfo> {
+        self.program
+            .kernel_names()
+            .into_iter()
+            .filter_map(|name| {
+                let abi = self.program.kernel_abi(&name)?;
+                Some(KernelInfo {
+                    name,
+                    params: abi.params,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the pipeline cache for this module was found on disk when it was loaded.
+    pub fn pipeline_cache_loaded(&self) -> bool {
+        self.cache.loaded
+    }
+
     /// Translates (once) and prepares kernel `name`.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        self.ctx.check_lost()?;
         let mut cache = self.kernels.lock().map_err(|_| Error::DeviceLost)?;
         if let Some(k) = cache.get(name) {
             return Ok(Kernel {
@@ -131,15 +221,20 @@ impl Module {
         let translated = self
             .program
             .translate_kernel(name, self.ctx.profile())
-            .map_err(Error::Translate)?;
+            .map_err(|d| translate_error(name, d))?;
         // With validation on, the SPIR-V is checked by SPIRV-Tools too (the layer does not).
+        #[cfg(feature = "validate")]
         if self.ctx.validation_enabled() {
             ptxvk_translator::validate(&translated.spirv).map_err(|e| Error::InvalidSpirv {
                 kernel: name.to_string(),
                 message: e.to_string(),
             })?;
         }
-        let state = Arc::new(KernelState::new(&self.ctx, translated)?);
+        let state = Arc::new(KernelState::new(
+            self.ctx.vk(),
+            self.cache.clone(),
+            translated,
+        )?);
         cache.insert(name.to_string(), state.clone());
         Ok(Kernel {
             ctx: self.ctx.clone(),
@@ -149,22 +244,52 @@ impl Module {
     }
 }
 
+/// Tells "the device lacks a feature" apart from other translation errors.
+fn translate_error(kernel: &str, d: Diagnostics) -> Error {
+    // The translator marks these diagnostics with this label (`lower::missing_feature`).
+    let errors: Vec<_> = d
+        .items
+        .iter()
+        .filter(|i| i.severity == ptxvk_translator::diag::Severity::Error)
+        .collect();
+    let features: Vec<String> = errors
+        .iter()
+        .filter(|i| i.label == "cannot run on this device")
+        .map(|i| {
+            let m = i.message.trim_start_matches("this instruction needs ");
+            m.split(", which device").next().unwrap_or(m).to_string()
+        })
+        .collect();
+    if !features.is_empty() && features.len() == errors.len() {
+        Error::DeviceLacks {
+            kernel: kernel.to_string(),
+            features,
+            diagnostics: d,
+        }
+    } else {
+        Error::Translate(d)
+    }
+}
+
 pub(crate) struct KernelState {
-    ctx: Context,
+    vk: Arc<Vk>,
+    cache: Arc<ModuleCache>,
     pub translated: KernelModule,
     entry: CString,
     shader: vk::ShaderModule,
     pub layout: vk::PipelineLayout,
-    pipelines: Mutex<HashMap<[u32; 4], vk::Pipeline>>,
+    pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
 }
 
 impl KernelState {
-    fn new(ctx: &Context, translated: KernelModule) -> Result<KernelState> {
-        let dev = ctx.device();
+    fn new(vk: &Arc<Vk>, cache: Arc<ModuleCache>, translated: KernelModule) -> Result<KernelState> {
+        let dev = &vk.device;
+        let entry = CString::new(translated.abi.name.clone())
+            .map_err(|_| Error::InvalidArgument("a kernel name contains a NUL character".into()))?;
         let info = vk::ShaderModuleCreateInfo::default().code(&translated.spirv);
         // SAFETY: the SPIR-V comes from our emitter (validated in tests).
         let shader = unsafe { dev.create_shader_module(&info, None) }
-            .map_err(vk_err("vkCreateShaderModule"))?;
+            .map_err(|e| vk.error("vkCreateShaderModule", e))?;
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
@@ -176,12 +301,12 @@ impl KernelState {
             Err(e) => {
                 // SAFETY: created above, unused.
                 unsafe { dev.destroy_shader_module(shader, None) };
-                return Err(vk_err("vkCreatePipelineLayout")(e));
+                return Err(vk.error("vkCreatePipelineLayout", e));
             }
         };
-        let entry = CString::new(translated.abi.name.clone()).unwrap_or_default();
         Ok(KernelState {
-            ctx: ctx.clone(),
+            vk: vk.clone(),
+            cache,
             translated,
             entry,
             shader,
@@ -190,56 +315,36 @@ impl KernelState {
         })
     }
 
-    /// The pipeline for a block size and dynamic shared memory size (specialization
-    /// constants), created on first use.
-    pub fn pipeline(&self, block: [u32; 3], shared_bytes: u32) -> Result<vk::Pipeline> {
-        let key = [block[0], block[1], block[2], shared_bytes];
-        let mut cache = self.pipelines.lock().map_err(|_| Error::DeviceLost)?;
-        if let Some(p) = cache.get(&key) {
+    /// The pipeline for `key`, created on first use.
+    pub(crate) fn pipeline(&self, key: PipelineKey) -> Result<vk::Pipeline> {
+        let mut pipelines = self.pipelines.lock().map_err(|_| Error::DeviceLost)?;
+        if let Some(p) = pipelines.get(&key) {
             return Ok(*p);
         }
-        let ids = [
-            abi::SPEC_BLOCK_X,
-            abi::SPEC_BLOCK_Y,
-            abi::SPEC_BLOCK_Z,
-            abi::SPEC_DYNAMIC_SHARED_BYTES,
-        ];
-        let entries = ids.map(|id| {
-            vk::SpecializationMapEntry::default()
-                .constant_id(id)
-                .offset(id * 4)
-                .size(4)
-        });
-        let data: Vec<u8> = key.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let spec = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(&data);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(self.shader)
-            .name(&self.entry)
-            .specialization_info(&spec);
-        let info = vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(self.layout);
-        let dev = self.ctx.device();
-        // SAFETY: the shader, layout and cache belong to this device.
-        let pipeline =
-            unsafe { dev.create_compute_pipelines(self.ctx.inner.pipeline_cache, &[info], None) }
-                .map_err(|(_, e)| vk_err("vkCreateComputePipelines")(e))?[0];
-        cache.insert(key, pipeline);
-        tracing::debug!(kernel = %self.translated.abi.name, ?block, shared_bytes, "created pipeline");
-        Ok(pipeline)
+        let p = pipeline::create_pipeline(
+            &self.vk,
+            self.cache.cache,
+            self.shader,
+            self.layout,
+            &self.entry,
+            &key,
+            self.translated.abi.required_subgroup_size,
+        )?;
+        self.cache.dirty.store(true, Ordering::Release);
+        pipelines.insert(key, p);
+        tracing::debug!(kernel = %self.translated.abi.name, ?key, "created pipeline");
+        Ok(p)
     }
 }
 
 impl Drop for KernelState {
     fn drop(&mut self) {
-        if self.ctx.check_lost().is_err() {
+        if self.vk.is_lost() {
             return;
         }
-        let dev = self.ctx.device();
-        // SAFETY: launches are synchronous: no pipeline is in use any more.
+        let dev = &self.vk.device;
+        // SAFETY: launches keep their kernel's state alive until they complete, so no pipeline
+        // is in use any more.
         unsafe {
             if let Ok(p) = self.pipelines.lock() {
                 for pipe in p.values() {
@@ -252,12 +357,14 @@ impl Drop for KernelState {
     }
 }
 
-/// A kernel ready to launch.
+/// A kernel ready to launch (`CUfunction`). Cheap to clone; usable from several threads.
+///
+/// See [`Kernel::launch`] (synchronous) and [`crate::Stream::launch`] (queued).
 #[derive(Clone)]
 pub struct Kernel {
     pub(crate) ctx: Context,
     pub(crate) state: Arc<KernelState>,
-    pub(crate) globals: Arc<Buffer>,
+    pub(crate) globals: Arc<RawBuffer>,
 }
 
 impl Kernel {
@@ -266,8 +373,17 @@ impl Kernel {
         &self.state.translated.abi
     }
 
+    /// The `.entry` name.
     pub fn name(&self) -> &str {
         &self.state.translated.abi.name
+    }
+
+    /// Name and parameters.
+    pub fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: self.name().to_string(),
+            params: self.abi().params.clone(),
+        }
     }
 
     /// The SPIR-V it was translated to.

@@ -244,3 +244,19 @@ fn last_block_sees_every_partial() {
         assert_eq!(total.to_vec().unwrap(), [want], "{blocks} blocks");
     }
 }
+
+/// Every case above in one test, for `atomics_at_every_subgroup_size` to run at each width.
+#[test]
+fn atomic_cases() {
+    common::announce(&common::context());
+    every_thread_on_one_counter();
+    histogram_shared_then_global();
+    every_operation();
+    float_adds_and_cas_loops();
+    last_block_sees_every_partial();
+}
+
+#[test]
+fn atomics_at_every_subgroup_size() {
+    common::at_every_subgroup_size("atomic_cases");
+}

@@ -125,3 +125,18 @@ fn sync_after_early_exit_and_in_divergent_loops() {
         }
     }
 }
+
+/// Every case above in one test, for `barriers_at_every_subgroup_size` to run at each width.
+#[test]
+fn barrier_cases() {
+    common::announce(&common::context());
+    bar_red_popc_and_or();
+    producer_consumer_named_barrier();
+    shared_64_bit_atomics();
+    sync_after_early_exit_and_in_divergent_loops();
+}
+
+#[test]
+fn barriers_at_every_subgroup_size() {
+    common::at_every_subgroup_size("barrier_cases");
+}

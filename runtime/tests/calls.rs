@@ -93,33 +93,3 @@ fn reg_params_and_byte_params() {
         assert_eq!(v, (2 * t + 7) | (t << 32), "thread {t}");
     }
 }
-
-#[test]
-fn recursion_is_refused_with_a_message() {
-    let ctx = common::context();
-    let src = r#"
-.version 7.0
-.target sm_70
-.address_size 64
-.func f(.reg .u32 a)
-{
-    call f, (a);
-    ret;
-}
-.visible .entry k()
-{
-    call f, (1);
-    ret;
-}
-"#;
-    let m = ctx.load_ptx("rec.ptx", src).unwrap();
-    let err = m
-        .kernel("k")
-        .err()
-        .expect("recursion must be refused")
-        .to_string();
-    assert!(
-        err.contains("recursion") && err.contains("rec.ptx:5"),
-        "{err}"
-    );
-}

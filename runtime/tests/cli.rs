@@ -167,3 +167,80 @@ fn translate_emits_valid_spirv() {
         .collect();
     ptxvk_runtime::translator::validate(&words).unwrap();
 }
+
+#[test]
+fn time_reports_device_time() {
+    let mut args: Vec<&str> = SAXPY_ARGS.to_vec();
+    args.extend(["--time", "--json"]);
+    let o = ptxvk(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["buffers"]["y"][2], "5");
+    let ms = v["time_ms"].as_f64().expect("time_ms");
+    assert!(ms > 0.0 && ms < 60_000.0, "{ms}");
+}
+
+#[test]
+fn bench_reports_per_launch_times() {
+    let mut args: Vec<&str> = SAXPY_ARGS.to_vec();
+    args[0] = "bench";
+    args.extend(["-n", "20", "--json"]);
+    let o = ptxvk(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["launches"], 20);
+    assert!(v["wall_us_per_launch"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn check_lists_kernels_with_signatures() {
+    let o = ptxvk(&["check", "shaders/saxpy.ptx"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(".entry saxpy(.u32 saxpy_param_0, .f32 saxpy_param_1, .u64 saxpy_param_2, .u64 saxpy_param_3)"),
+        "{out}"
+    );
+    let o = ptxvk(&["check", "--json", "shaders/vector_add_clang.ptx"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["kernels"][0]["name"], "vector_add");
+    assert_eq!(v[0]["kernels"][0]["params"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn help_everywhere_and_usage_errors_exit_2() {
+    for cmd in [
+        vec!["--help"],
+        vec!["info", "--help"],
+        vec!["check", "--help"],
+        vec!["translate", "--help"],
+        vec!["run", "--help"],
+        vec!["bench", "--help"],
+    ] {
+        let o = ptxvk(&cmd);
+        assert_eq!(o.status.code(), Some(0), "{cmd:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Usage:"),
+            "{cmd:?}"
+        );
+    }
+    for bad in [
+        vec!["frobnicate"],
+        vec!["run"],
+        vec!["run", "x.ptx", "--grid"],
+    ] {
+        let o = ptxvk(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn info_json_lists_devices() {
+    let o = ptxvk(&["info", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = &v.as_array().unwrap()[0];
+    assert!(d["name"].is_string());
+    assert!(d["max_workgroup_invocations"].as_u64().unwrap() >= 128);
+}

@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use ptxvk_runtime::{Context, DeviceBuffer, LaunchConfig, Module};
 
 fn cfg(grid: u32, block: [u32; 3]) -> LaunchConfig {
@@ -337,7 +335,7 @@ fn compiled(ctx: &Context, m: &Module) {
 #[test]
 fn warp_cases() {
     let ctx = common::context();
-    eprintln!("subgroup size {}", ctx.info().subgroup_size);
+    common::announce(&ctx);
     let m = hand(&ctx);
     shfl_modes(&ctx, &m);
     votes(&ctx, &m);
@@ -349,34 +347,5 @@ fn warp_cases() {
 
 #[test]
 fn warps_at_every_subgroup_size() {
-    let ctx = common::context();
-    if !ctx.info().name.contains("llvmpipe") {
-        eprintln!("not lavapipe: its vector width does not apply; warp_cases covers this device");
-        return;
-    }
-    drop(ctx);
-    let exe = std::env::current_exe().unwrap();
-    for (width, subgroup) in [("128", 4u32), ("256", 8), ("512", 16)] {
-        let out = Command::new(&exe)
-            .args([
-                "--exact",
-                "warp_cases",
-                "--nocapture",
-                "--test-threads",
-                "1",
-            ])
-            .env("LP_NATIVE_VECTOR_WIDTH", width)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success(),
-            "LP_NATIVE_VECTOR_WIDTH={width}:\n{stderr}\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        assert!(
-            stderr.contains(&format!("subgroup size {subgroup}")),
-            "LP_NATIVE_VECTOR_WIDTH={width} should give subgroups of {subgroup}: {stderr}"
-        );
-    }
+    common::at_every_subgroup_size("warp_cases");
 }

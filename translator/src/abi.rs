@@ -1,8 +1,10 @@
 //! The kernel ABI: what the runtime must provide to launch a translated kernel.
 //!
-//! - Push constants (40 bytes): the parameter block's device address at 0 (u64), the first block
+//! - Push constants (64 bytes): the parameter block's device address at 0 (u64), the first block
 //!   of this dispatch at 8 (3 x u32, for grids split over several dispatches), the whole grid's
-//!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64).
+//!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64), the
+//!   launch's status word's address at 40 (u64; 16 bytes later, 32 bytes of scratch), and with
+//!   memory checking the table of live allocations at 48 (u64 address, u32 length at 56).
 //! - Kernel parameters live in a device buffer laid out as CUDA lays out `kernelParams`: in order,
 //!   each at the next multiple of its alignment.
 //! - Specialization constants: block size x/y/z (ids 0-2) and dynamic shared memory bytes (id 3).
@@ -15,7 +17,14 @@ pub const PUSH_PARAM_BASE: u32 = 0;
 pub const PUSH_CTA_BASE: u32 = 8;
 pub const PUSH_GRID_DIM: u32 = 20;
 pub const PUSH_GLOBALS_BASE: u32 = 32;
-pub const PUSH_CONSTANT_SIZE: u32 = 40;
+/// Address of the launch's status word (`u32`, zero before the launch; see
+/// `KernelAbi::status_codes`).
+pub const PUSH_STATUS_ADDRESS: u32 = 40;
+/// With memory checking: the address (u64) and length (u32) of the launch's table of live
+/// allocations, `[start, end)` pairs of u64 sorted by start, padded to a power of two.
+pub const PUSH_MEM_TABLE: u32 = 48;
+pub const PUSH_MEM_COUNT: u32 = 56;
+pub const PUSH_CONSTANT_SIZE: u32 = 64;
 
 pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;
@@ -35,12 +44,19 @@ pub struct KernelAbi {
     pub dynamic_shared: bool,
     /// Shared memory the warp emulation uses per thread of the block (bytes), on top of the rest.
     pub warp_scratch_bytes_per_thread: u32,
+    /// Shared memory ptxvk adds after everything else, whatever the block size (lock and
+    /// barrier words).
+    #[serde(default)]
+    pub shared_tail_bytes: u32,
     /// The pipeline must run with this subgroup size (native warps).
     pub required_subgroup_size: Option<u32>,
     /// `.reqntid`: the block size the kernel requires.
     pub reqntid: Option<[u32; 3]>,
     /// `.maxntid`: the largest block size the kernel allows.
     pub maxntid: Option<[u32; 3]>,
+    /// What a non-zero status word after a launch means: `status_codes[status - 1]` (the first
+    /// thread to fail writes it; the others leave it).
+    pub status_codes: Vec<String>,
 }
 
 /// One kernel parameter.
@@ -101,4 +117,15 @@ pub struct Relocation {
     pub at: u64,
     pub width: u32,
     pub target: u64,
+}
+
+impl KernelAbi {
+    /// Bytes of shared memory a launch of `threads` threads per block with `dynamic` bytes of
+    /// dynamic shared memory uses in all (what the device's limit applies to).
+    pub fn shared_bytes(&self, threads: u64, dynamic: u32) -> u64 {
+        u64::from(self.static_shared_bytes)
+            + u64::from(dynamic).next_multiple_of(4)
+            + threads * u64::from(self.warp_scratch_bytes_per_thread)
+            + u64::from(self.shared_tail_bytes)
+    }
 }

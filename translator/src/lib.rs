@@ -33,6 +33,8 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod emit;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 pub mod ir;
 pub mod lower;
 pub mod parse;
@@ -144,6 +146,18 @@ impl Program {
         };
         let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
+        abi.status_codes = ir
+            .status_sites
+            .iter()
+            .map(|(span, what)| self.site(*span, what))
+            .collect();
+        let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
+        ir::inline::inline_where(&mut ir, |g| {
+            g.blocks.iter().any(|b| {
+                b.term == ir::Terminator::Exit
+                    || (emulated && b.insts.iter().any(|i| i.op.is_sync()))
+            })
+        });
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()
@@ -151,20 +165,6 @@ impl Program {
             .collect();
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
-                let has_sync = |f: &ir::Function| {
-                    f.blocks
-                        .iter()
-                        .any(|b| b.insts.iter().any(|i| i.op.is_sync()))
-                };
-                if let Some(g) = ir.functions.iter().skip(1).find(|g| has_sync(g)) {
-                    return Err(err(vec![Diagnostic::error(
-                        f.span,
-                        format!(
-                            "device function `{}` uses warp operations or barriers; on devices whose subgroups are smaller than a warp ({}) ptxvk supports them in kernels only",
-                            g.name, profile.name
-                        ),
-                    )]));
-                }
                 let entry = ir.entry.0 as usize;
                 let tree = std::mem::take(&mut trees[entry]);
                 match simt::emulate(&mut ir.functions[entry], tree.clone()) {
@@ -181,6 +181,9 @@ impl Program {
             profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
             profile::WarpStrategy::Partitioned(n) => abi.required_subgroup_size = Some(n),
         }
+        // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
+        abi.shared_tail_bytes =
+            4 + if ir.warp_scratch { 4 } else { 0 } + if ir.barrier_words { 128 } else { 0 };
         let spirv = emit::emit_kernel(&ir, &trees, &abi).map_err(|e| {
             err(vec![Diagnostic::error(
                 f.span,
@@ -188,6 +191,16 @@ impl Program {
             )])
         })?;
         Ok(KernelModule { abi, spirv, ir })
+    }
+
+    /// `what` with where it happened: `file:line:col` and the instruction's text.
+    fn site(&self, span: Span, what: &str) -> String {
+        if span == Span::default() {
+            return what.to_string();
+        }
+        let (line, col) = self.file.line_col(span.start);
+        let text = self.file.text.get(span.range()).unwrap_or("").trim();
+        format!("{what} at {}:{line}:{col} (`{text}`)", self.file.name)
     }
 
     /// Translates every kernel.

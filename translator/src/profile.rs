@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+mod named;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceProfile {
     pub name: String,
@@ -30,8 +32,12 @@ pub struct DeviceProfile {
     pub fused_fma64: bool,
     /// The subgroup size can be required at pipeline creation (VK_EXT_subgroup_size_control).
     pub subgroup_size_control: bool,
-    /// Basic, vote, ballot, shuffle, arithmetic and clustered subgroup operations in compute.
+    /// Basic, vote, ballot, shuffle and arithmetic subgroup operations in compute shaders.
     pub subgroup_ops: bool,
+    /// Clustered subgroup operations (partitioned warps reduce per 32-lane cluster with them;
+    /// without them, one masked reduction per partition).
+    #[serde(default)]
+    pub subgroup_clustered: bool,
     /// Workgroup-scope memory barriers (fences, acquire/release atomics) act as control barriers
     /// on this driver, which is wrong in divergent code: give them queue-family scope instead
     /// (stronger, same meaning). Measured on lavapipe.
@@ -40,6 +46,11 @@ pub struct DeviceProfile {
     /// `%clock64` read the subgroup's cycle counter (`OpReadClockKHR`).
     #[serde(default)]
     pub shader_clock: bool,
+    /// Check every memory access against the launch's allocations (`lower/memcheck.rs`). Not a
+    /// device property: the runtime turns it on where a wild access would take the process down
+    /// (CPU drivers) or when asked (`PTXVK_MEMCHECK=1`).
+    #[serde(default)]
+    pub memcheck: bool,
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -96,22 +107,24 @@ impl DeviceProfile {
             fused_fma64: false,
             subgroup_size_control: true,
             subgroup_ops: true,
+            // Mesa 22.3 lavapipe: no clustered (nor quad) subgroup operations.
+            subgroup_clustered: false,
             widen_workgroup_fences: true,
             // vulkaninfo: VK_KHR_shader_clock with shaderSubgroupClock and shaderDeviceClock.
             shader_clock: true,
+            memcheck: false,
         }
     }
 
-    /// The profiles users can name with `--device-profile`.
+    /// The profiles users can name with `--device-profile` (see `named.rs`).
     pub fn named(name: &str) -> Option<Self> {
-        match name {
-            "lavapipe" => Some(Self::lavapipe()),
-            _ => None,
-        }
+        named::all()
+            .into_iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
     pub fn names() -> &'static [&'static str] {
-        &["lavapipe"]
+        named::NAMES
     }
 }
 

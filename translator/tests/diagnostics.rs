@@ -157,7 +157,7 @@ fn unknown_opcodes_and_bad_modifiers() {
                 "frobnicate",
             ),
             want("`.rn` is not a modifier of `add` here", ".rn"),
-            want("`.lo/.hi/.wide` apply to integer `mul` only", "mul.lo.f32"),
+            want("applies to integer `mul` only", ".lo"),
         ],
     );
 }

@@ -5,7 +5,7 @@
 //!
 //! A seeded loop rather than proptest: the inputs are mutations of real files, where shrinking
 //! buys little, and a failure prints its seed and iteration so it can be replayed exactly.
-//! `PTXVK_FUZZ_ITERS` sets the number of cases (default 400, a few seconds) and
+//! `PTXVK_FUZZ_ITERS` sets the number of cases (default 250, a few seconds) and
 //! `PTXVK_FUZZ_SEED` the seed; `PTXVK_FUZZ_VALIDATE=1` also runs SPIRV-Tools on every module
 //! that translates.
 
@@ -330,11 +330,11 @@ fn mutated_and_random_ptx_never_panics() {
     let iters: usize = std::env::var("PTXVK_FUZZ_ITERS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
+        .unwrap_or(250);
     let seed: u64 = std::env::var("PTXVK_FUZZ_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5EED_0F_97C5);
+        .unwrap_or(0x005E_ED0F_97C5);
     let validate = std::env::var("PTXVK_FUZZ_VALIDATE").is_ok_and(|v| v == "1");
     let corpus = corpus();
     let hook = std::panic::take_hook();

@@ -83,9 +83,11 @@ fn random_cfgs_emit_valid_spirv() {
         static_shared_bytes: 0,
         dynamic_shared: false,
         warp_scratch_bytes_per_thread: 0,
+        shared_tail_bytes: 0,
         required_subgroup_size: None,
         reqntid: None,
         maxntid: None,
+        status_codes: Vec::new(),
     };
     for round in 0..300 {
         let mut f = random_function(&mut rng);

@@ -2,11 +2,14 @@
 //!
 //!   demo          run the saxpy example on the default device
 //!   test          the whole test suite (with the Vulkan validation layer)
-//!   shaders       regenerate shaders/*.ptx from shaders/*.cu with clang (--check: compare only)
+//!   shaders       regenerate shaders/*.ptx from shaders/*.cu and the corpus shaders/corpus/*.cu
+//!                 with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
+//!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
 //!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
 
 mod bench_parse;
+mod corpus;
 mod env;
 
 use std::path::{Path, PathBuf};
@@ -24,9 +27,10 @@ fn main() {
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|parse]>"
             );
             std::process::exit(2);
         }
@@ -132,6 +136,9 @@ fn test(args: &[String]) -> Result<()> {
     run(cargo()
         .args(["test", "--workspace", "--doc"])
         .env("PTXVK_VALIDATION", "required"))?;
+    println!("== conformance suite, quick subset (the full run: cargo xtask conformance)");
+    run(conformance_cmd(&["--quick".to_string()]).env("PTXVK_VALIDATION", "required"))?;
+    cross_check()?;
     if env::clang().is_some() {
         println!("== shaders match their CUDA sources");
         shaders(true)?;
@@ -191,6 +198,7 @@ fn shaders(check: bool) -> Result<()> {
             println!("wrote {}", ptx.display());
         }
     }
+    stale.extend(corpus::build(&clang, check)?);
     if !stale.is_empty() {
         bail!(
             "out of date (run `cargo xtask shaders`): {}",
@@ -200,9 +208,97 @@ fn shaders(check: bool) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask conformance [ARGS]`: the reference suite on every usable device (the runner's
+/// own `--help` lists ARGS: --device, --filter, --list, --json, --quick, --coverage, ...).
 fn conformance(args: &[String]) -> Result<()> {
     env::ensure_vulkan(false)?;
+    run(&mut conformance_cmd(args))
+}
+
+fn conformance_cmd(args: &[String]) -> Command {
+    let mut c = cargo();
+    c.args(["run", "--quiet", "-p", "ptxvk-conformance", "--"])
+        .args(args);
+    c
+}
+
+/// The runtime's benchmarks (runtime/benches/runtime.rs) in an optimised build. Without the
+/// `validate` feature: SPIRV-Tools is not needed to measure, and building it optimised would
+/// take minutes.
+fn bench(args: &[String]) -> Result<()> {
+    env::ensure_vulkan(false)?;
     run(cargo()
-        .args(["run", "--quiet", "-p", "ptxvk-conformance", "--"])
+        .args([
+            "bench",
+            "-p",
+            "ptxvk-runtime",
+            "--no-default-features",
+            "--bench",
+            "runtime",
+            "--",
+        ])
         .args(args))
+}
+
+/// Targets the runtime must build for besides the host (CI runs on Linux only), with the C
+/// compiler their build scripts need: chumsky's `stacker` assembles a few lines per platform.
+const CROSS_TARGETS: [(&str, &str); 3] = [
+    ("x86_64-pc-windows-gnu", "x86_64-w64-mingw32-gcc"),
+    ("x86_64-apple-darwin", "clang"),
+    ("aarch64-apple-darwin", "clang"),
+];
+
+/// `cargo check` of the runtime, its binary and examples for each of `CROSS_TARGETS` that rustup
+/// has installed and a C compiler can assemble for (without `validate`, which would build
+/// SPIRV-Tools' C++ for the target). Skipped targets are named with what is missing.
+fn cross_check() -> Result<()> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    for (target, tool) in CROSS_TARGETS {
+        if !installed.lines().any(|l| l.trim() == target) {
+            println!(
+                "== skipping cargo check --target {target}: not installed (rustup target add {target})"
+            );
+            continue;
+        }
+        let cc = if tool == "clang" {
+            env::clang()
+        } else {
+            Command::new(tool)
+                .arg("--version")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|_| PathBuf::from(tool))
+        };
+        let Some(cc) = cc else {
+            println!(
+                "== skipping cargo check --target {target}: no {tool} (apt-get install {})",
+                if tool == "clang" {
+                    "clang-19"
+                } else {
+                    "gcc-mingw-w64-x86-64"
+                }
+            );
+            continue;
+        };
+        println!("== cargo check --target {target}");
+        run(cargo()
+            .args([
+                "check",
+                "-p",
+                "ptxvk-runtime",
+                "--no-default-features",
+                "--lib",
+                "--bins",
+                "--examples",
+                "--target",
+                target,
+            ])
+            .env(format!("CC_{}", target.replace('-', "_")), cc))?;
+    }
+    Ok(())
 }

@@ -7,13 +7,28 @@ use ptxvk_runtime::{Context, ContextOptions, Validation};
 /// A context on the default device with the validation layer required (PTXVK_VALIDATION=1 makes
 /// it optional, =0 turns it off), so that any validation message fails the test.
 pub fn context() -> Context {
+    Context::new(&options()).unwrap_or_else(|e| panic!("cannot create a Vulkan context: {e}"))
+}
+
+/// The options `context()` uses, to be changed by a test. The on-disk pipeline cache is off
+/// unless a test turns it on (with a directory of its own).
+pub fn options() -> ContextOptions {
     let mut opts = ContextOptions::from_env();
     opts.validation = match std::env::var("PTXVK_VALIDATION").as_deref() {
         Ok("0" | "off") => Validation::Off,
         Ok("1" | "on") => Validation::IfAvailable,
         _ => Validation::Required,
     };
-    Context::new(&opts).unwrap_or_else(|e| panic!("cannot create a Vulkan context: {e}"))
+    opts.pipeline_cache_dir = None;
+    opts
+}
+
+/// A fresh empty directory under the system's temporary directory.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxvk-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    d
 }
 
 pub fn shader(name: &str) -> String {
@@ -32,4 +47,55 @@ pub fn floats(n: usize, seed: u64) -> Vec<f32> {
             ((s >> 40) as f32 / (1u64 << 24) as f32) * 16.0 - 8.0
         })
         .collect()
+}
+
+/// Prints the subgroup size and warp strategy of `ctx`, for `at_every_subgroup_size` to check.
+pub fn announce(ctx: &Context) {
+    eprintln!(
+        "subgroup size {} strategy {:?}",
+        ctx.info().subgroup_size,
+        ctx.profile().warp_strategy()
+    );
+}
+
+/// Runs the test `name` of this test binary again on lavapipe at each vector width it supports:
+/// subgroups of 4, 8 and 16. (Widths 1024 to 4096 report subgroups of 32 to 128, but Mesa 22.3
+/// then runs some invocations twice — saxpy adds twice — so the native and partitioned
+/// strategies cannot be executed on lavapipe.) `name` must call `announce` first.
+pub fn at_every_subgroup_size(name: &str) {
+    let ctx = context();
+    if !ctx.info().name.contains("llvmpipe") {
+        eprintln!("not lavapipe: its vector width does not apply; {name} covers this device");
+        return;
+    }
+    drop(ctx);
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let widths = [
+        ("128", "subgroup size 4 strategy Emulated"),
+        ("256", "subgroup size 8 strategy Emulated"),
+        ("512", "subgroup size 16 strategy Emulated"),
+    ];
+    for (width, expect) in widths {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+            .env("LP_NATIVE_VECTOR_WIDTH", width)
+            .output()
+            .expect("run the test binary");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{name} at LP_NATIVE_VECTOR_WIDTH={width}:\n{stderr}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            stderr.contains(expect),
+            "LP_NATIVE_VECTOR_WIDTH={width} should give `{expect}`: {stderr}"
+        );
+    }
+}
+
+/// A PTX file of runtime/tests/ptx.
+pub fn read_test_ptx(name: &str) -> String {
+    let path = format!("{}/tests/ptx/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

@@ -299,19 +299,16 @@ pub fn operand_facts<'a>(
                 facts.push("<bar-operands>");
             }
         }
-        "cp" => {
-            if i.operands.get(3).and_then(name_of).is_some_and(is_pred_reg) {
-                facts.push("<ignore-src>");
-            }
+        "cp" if i.operands.get(3).and_then(name_of).is_some_and(is_pred_reg) => {
+            facts.push("<ignore-src>");
         }
-        "mov" => {
+        "mov"
             if i.operands
                 .iter()
                 .filter_map(name_of)
-                .any(|n| is_function(n) == Some(true))
-            {
-                facts.push("<kernel-address>");
-            }
+                .any(|n| is_function(n) == Some(true)) =>
+        {
+            facts.push("<kernel-address>");
         }
         _ => {}
     }

@@ -141,6 +141,32 @@ impl<'s, 'a> Mods<'s, 'a> {
         }
     }
 
+    /// Like [`Mods::flag`], returning where the modifier was written (for errors about it).
+    pub fn flag_span(&mut self, name: &str) -> Option<Span> {
+        let i = self.find(name)?;
+        self.set_used(i);
+        Some(self.items[i].span)
+    }
+
+    /// Like [`Mods::pick`], with the chosen modifier's span.
+    pub fn pick_span<T: Copy>(&mut self, table: &[(&str, T)]) -> Option<(T, Span)> {
+        let before: Vec<bool> = (0..self.items.len()).map(|i| self.is_used(i)).collect();
+        let v = self.pick(table)?;
+        let i = (0..self.items.len()).find(|&i| self.is_used(i) && !before[i])?;
+        Some((v, self.items[i].span))
+    }
+
+    /// An error pointing at one modifier (or wherever `span` says).
+    pub fn error_at(&mut self, span: Span, msg: impl Into<String>, label: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error(span, msg).with_label(label));
+    }
+
+    /// The name of the instruction, for messages.
+    pub fn opcode(&self) -> &str {
+        self.opcode
+    }
+
     /// Errors for modifiers nobody consumed.
     pub fn finish(mut self) -> Vec<Diagnostic> {
         for i in 0..self.items.len() {
@@ -161,6 +187,23 @@ impl<'s, 'a> Mods<'s, 'a> {
     /// A generic error about the instruction.
     pub fn error(&mut self, msg: impl Into<String>, label: impl Into<String>) {
         let d = Diagnostic::error(self.span(), msg).with_label(label);
+        self.errors.push(d);
+    }
+
+    /// An error pointing at modifier `.name` (at the whole instruction if it was not written).
+    pub fn error_on(&mut self, name: &str, msg: impl Into<String>, label: impl Into<String>) {
+        let span = self
+            .items
+            .iter()
+            .find(|m| m.node == name)
+            .map_or(self.span(), |m| m.span);
+        self.errors
+            .push(Diagnostic::error(span, msg).with_label(label));
+    }
+
+    /// An error pointing at the opcode.
+    pub fn error_on_opcode(&mut self, msg: impl Into<String>, label: impl Into<String>) {
+        let d = Diagnostic::error(self.opcode_span, msg).with_label(label);
         self.errors.push(d);
     }
 }

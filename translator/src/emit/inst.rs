@@ -43,6 +43,8 @@ impl FnEmitter<'_, '_> {
                     UnOp::FNeg => b.f_negate(result_ty, None, a)?,
                     UnOp::IsNan => b.is_nan(result_ty, None, a)?,
                     UnOp::IsInf => b.is_inf(result_ty, None, a)?,
+                    UnOp::BitCount => b.bit_count(result_ty, None, a)?,
+                    UnOp::BitReverse => b.bit_reverse(result_ty, None, a)?,
                 }
             }
             Op::Bin(op, a, b, flags) => {
@@ -61,6 +63,17 @@ impl FnEmitter<'_, '_> {
                 match op {
                     ConvOp::Bitcast => b.bitcast(result_ty, None, v)?,
                     ConvOp::ZExt | ConvOp::Trunc => b.u_convert(result_ty, None, v)?,
+                    // Sign extension as a shift pair: Mesa 22.3 (lavapipe) narrows a comparison
+                    // of an `OpSConvert` result with a constant into an unsigned comparison of
+                    // the narrow value (`sext(-5) < 5` is false), see docs/decisions.md.
+                    ConvOp::SExt if rty.is_some_and(|t| t.bits() > from.bits()) => {
+                        let to = rty.unwrap_or(Ty::I64);
+                        let wide = b.u_convert(result_ty, None, v)?;
+                        let s = self.e.konst(to, u64::from(to.bits() - from.bits()));
+                        let b = &mut self.e.b;
+                        let up = b.shift_left_logical(result_ty, None, wide, s)?;
+                        b.shift_right_arithmetic(result_ty, None, up, s)?
+                    }
                     ConvOp::SExt => b.s_convert(result_ty, None, v)?,
                     ConvOp::FToU => b.convert_f_to_u(result_ty, None, v)?,
                     ConvOp::FToS => b.convert_f_to_s(result_ty, None, v)?,
@@ -256,6 +269,29 @@ impl FnEmitter<'_, '_> {
                     }
                 }
                 return Ok(());
+            }
+            Op::BitExtract {
+                signed,
+                base,
+                offset,
+                count,
+            } => {
+                let (b, o, c) = (self.value(*base), self.value(*offset), self.value(*count));
+                if *signed {
+                    self.e.b.bit_field_s_extract(result_ty, None, b, o, c)?
+                } else {
+                    self.e.b.bit_field_u_extract(result_ty, None, b, o, c)?
+                }
+            }
+            Op::BitInsert {
+                base,
+                insert,
+                offset,
+                count,
+            } => {
+                let (b, i) = (self.value(*base), self.value(*insert));
+                let (o, c) = (self.value(*offset), self.value(*count));
+                self.e.b.bit_field_insert(result_ty, None, b, i, o, c)?
             }
         };
         if let Some(r) = inst.result {
@@ -462,5 +498,7 @@ fn ext_opcode(op: ExtOp) -> GlslStd450Op {
         ExtOp::Ceil => GlslStd450Op::Ceil,
         ExtOp::Trunc => GlslStd450Op::Trunc,
         ExtOp::RoundEven => GlslStd450Op::RoundEven,
+        ExtOp::FindUMsb => GlslStd450Op::FindUMsb,
+        ExtOp::FindSMsb => GlslStd450Op::FindSMsb,
     }
 }

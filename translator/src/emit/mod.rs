@@ -37,6 +37,8 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     e.warp_scratch = module.warp_scratch;
     e.warp = module.warp;
     e.widen_workgroup_fences = module.widen_workgroup_fences;
+    e.subgroup_clustered = module.subgroup_clustered;
+    e.barrier_words = module.barrier_words;
     // The block size must be declared even when the kernel never reads %ntid.
     e.block_dims();
     let entry_fn = e.b.id();
@@ -96,6 +98,8 @@ pub(crate) struct Emitter {
     /// How warp primitives are emitted.
     pub warp: crate::profile::WarpStrategy,
     pub widen_workgroup_fences: bool,
+    pub subgroup_clustered: bool,
+    pub barrier_words: bool,
 }
 
 impl Emitter {
@@ -129,6 +133,8 @@ impl Emitter {
             lock_index: None,
             warp: crate::profile::WarpStrategy::Emulated,
             widen_workgroup_fences: false,
+            subgroup_clustered: false,
+            barrier_words: false,
         };
         for c in [
             Capability::Shader,
@@ -248,9 +254,9 @@ impl Emitter {
         }
         let u32t = self.ty(Ty::I32);
         let u64t = self.ty(Ty::I64);
-        let st = self
-            .b
-            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t]);
+        let st = self.b.type_struct([
+            u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t, u64t, u32t,
+        ]);
         self.b.decorate(st, Decoration::Block, []);
         let offsets = [
             abi::PUSH_PARAM_BASE,
@@ -261,6 +267,9 @@ impl Emitter {
             abi::PUSH_GRID_DIM + 4,
             abi::PUSH_GRID_DIM + 8,
             abi::PUSH_GLOBALS_BASE,
+            abi::PUSH_STATUS_ADDRESS,
+            abi::PUSH_MEM_TABLE,
+            abi::PUSH_MEM_COUNT,
         ];
         for (i, off) in offsets.iter().enumerate() {
             self.b.member_decorate(
@@ -328,6 +337,9 @@ impl Emitter {
             Builtin::CtaBase(axis) => self.push_field(1 + u32::from(axis), Ty::I32),
             Builtin::ParamBase => self.push_field(0, Ty::I64),
             Builtin::GlobalsBase => self.push_field(7, Ty::I64),
+            Builtin::StatusAddress => self.push_field(8, Ty::I64),
+            Builtin::MemTable => self.push_field(9, Ty::I64),
+            Builtin::MemCount => self.push_field(10, Ty::I32),
             Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
             Builtin::ScratchBase => Ok(self.scratch_base()),
             Builtin::SharedLock => Ok(self.lock_index()),
@@ -343,6 +355,11 @@ impl Emitter {
                 let u64t = self.ty(Ty::I64);
                 let scope = self.u32_const(spirv::Scope::Subgroup as u32);
                 Ok(self.b.read_clock_khr(u64t, None, scope)?)
+            }
+            Builtin::BarrierWords => {
+                let lock = self.lock_index();
+                let one = self.u32_const(1);
+                Ok(self.spec_op(spirv::Op::IAdd, lock, one))
             }
             Builtin::SubgroupLane | Builtin::SubgroupId => {
                 self.cap(Capability::GroupNonUniform);
@@ -445,18 +462,20 @@ impl Emitter {
     }
 
     /// The workgroup's shared arena: static words, the launch's dynamic bytes rounded up to
-    /// words, the warp-emulation scratch (3 words per thread and one), and the lock word.
+    /// words, the warp-emulation scratch (3 words per thread and one), the lock word, and the
+    /// counted barriers' words when used.
     pub fn shared_arena(&mut self) -> Word {
         if let Some(v) = self.shared_arena {
             self.interface.insert(v);
             return v;
         }
         let last = self.lock_index();
+        let tail = 1 + if self.barrier_words { 32 } else { 0 };
         let len = if last == self.u32_const(self.shared_words) {
-            self.u32_const(self.shared_words + 1)
+            self.u32_const(self.shared_words + tail)
         } else {
-            let one = self.u32_const(1);
-            self.spec_op(spirv::Op::IAdd, last, one)
+            let tail = self.u32_const(tail);
+            self.spec_op(spirv::Op::IAdd, last, tail)
         };
         let v = self.arena(StorageClass::Workgroup, len, "ptxvk.shared");
         self.shared_arena = Some(v);

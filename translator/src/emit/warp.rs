@@ -107,44 +107,7 @@ impl FnEmitter<'_, '_> {
                 }
                 acc
             }
-            WarpOp::Reduce(r) => {
-                self.e.cap(Capability::GroupNonUniformArithmetic);
-                let sg = self.subgroup();
-                let (group_op, extra) = match self.e.warp {
-                    WarpStrategy::Partitioned(_) => {
-                        self.e.cap(Capability::GroupNonUniformClustered);
-                        let c = self.e.u32_const(32);
-                        (GroupOperation::ClusteredReduce, Some(c))
-                    }
-                    _ => (GroupOperation::Reduce, None),
-                };
-                let v = args[0];
-                let b = &mut self.e.b;
-                match r {
-                    ReduceOp::Add => b.group_non_uniform_i_add(rt, None, sg, group_op, v, extra)?,
-                    ReduceOp::UMin => {
-                        b.group_non_uniform_u_min(rt, None, sg, group_op, v, extra)?
-                    }
-                    ReduceOp::UMax => {
-                        b.group_non_uniform_u_max(rt, None, sg, group_op, v, extra)?
-                    }
-                    ReduceOp::SMin => {
-                        b.group_non_uniform_s_min(rt, None, sg, group_op, v, extra)?
-                    }
-                    ReduceOp::SMax => {
-                        b.group_non_uniform_s_max(rt, None, sg, group_op, v, extra)?
-                    }
-                    ReduceOp::And => {
-                        b.group_non_uniform_bitwise_and(rt, None, sg, group_op, v, extra)?
-                    }
-                    ReduceOp::Or => {
-                        b.group_non_uniform_bitwise_or(rt, None, sg, group_op, v, extra)?
-                    }
-                    ReduceOp::Xor => {
-                        b.group_non_uniform_bitwise_xor(rt, None, sg, group_op, v, extra)?
-                    }
-                }
-            }
+            WarpOp::Reduce(r) => self.reduce(r, args[0], rt)?,
             WarpOp::Sync => {
                 let sg = self.subgroup();
                 let sem = MemorySemantics::ACQUIRE_RELEASE
@@ -163,5 +126,60 @@ impl FnEmitter<'_, '_> {
                 ));
             }
         }))
+    }
+
+    fn reduce(&mut self, r: ReduceOp, v: Word, rt: Word) -> R<Word> {
+        self.e.cap(Capability::GroupNonUniformArithmetic);
+        let WarpStrategy::Partitioned(size) = self.e.warp else {
+            return self.group_reduce(r, GroupOperation::Reduce, None, v, rt);
+        };
+        if self.e.subgroup_clustered {
+            self.e.cap(Capability::GroupNonUniformClustered);
+            let c = self.e.u32_const(32);
+            return self.group_reduce(r, GroupOperation::ClusteredReduce, Some(c), v, rt);
+        }
+        // One reduction per partition, each lane contributing the identity to the others'.
+        let u32t = self.e.ty(Ty::I32);
+        let bool_t = self.e.ty(Ty::Bool);
+        let lane = self.e.builtin(crate::ir::Builtin::SubgroupLane)?;
+        let five = self.e.u32_const(5);
+        let mine = self.e.b.shift_right_logical(u32t, None, lane, five)?;
+        let identity = self.e.u32_const(match r {
+            ReduceOp::Add | ReduceOp::UMax | ReduceOp::Or | ReduceOp::Xor => 0,
+            ReduceOp::UMin | ReduceOp::And => u32::MAX,
+            ReduceOp::SMin => i32::MAX as u32,
+            ReduceOp::SMax => i32::MIN as u32,
+        });
+        let mut result = identity;
+        for p in 0..size / 32 {
+            let pc = self.e.u32_const(p);
+            let here = self.e.b.i_equal(bool_t, None, mine, pc)?;
+            let contrib = self.e.b.select(rt, None, here, v, identity)?;
+            let red = self.group_reduce(r, GroupOperation::Reduce, None, contrib, rt)?;
+            result = self.e.b.select(rt, None, here, red, result)?;
+        }
+        Ok(result)
+    }
+
+    fn group_reduce(
+        &mut self,
+        r: ReduceOp,
+        group_op: GroupOperation,
+        extra: Option<Word>,
+        v: Word,
+        rt: Word,
+    ) -> R<Word> {
+        let sg = self.subgroup();
+        let b = &mut self.e.b;
+        Ok(match r {
+            ReduceOp::Add => b.group_non_uniform_i_add(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::UMin => b.group_non_uniform_u_min(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::UMax => b.group_non_uniform_u_max(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::SMin => b.group_non_uniform_s_min(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::SMax => b.group_non_uniform_s_max(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::And => b.group_non_uniform_bitwise_and(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::Or => b.group_non_uniform_bitwise_or(rt, None, sg, group_op, v, extra)?,
+            ReduceOp::Xor => b.group_non_uniform_bitwise_xor(rt, None, sg, group_op, v, extra)?,
+        })
     }
 }

@@ -7,6 +7,8 @@
 //! semantics left here, only operations that map one-to-one (or nearly) onto SPIR-V.
 
 mod display;
+pub mod inline;
+pub mod recursion;
 
 use crate::types::ScalarType;
 
@@ -89,6 +91,12 @@ pub struct Module {
     pub warp: crate::profile::WarpStrategy,
     /// Give workgroup-scope fences and ordered atomics queue-family scope (a driver quirk).
     pub widen_workgroup_fences: bool,
+    /// Clustered subgroup reductions are available (partitioned warps use them).
+    pub subgroup_clustered: bool,
+    /// The shared arena ends with the counted barriers' 32 words.
+    pub barrier_words: bool,
+    /// What a non-zero launch status means: `status_sites[status - 1]` (where, and what).
+    pub status_sites: Vec<(crate::diag::Span, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -262,6 +270,11 @@ pub enum UnOp {
     FNeg,
     IsNan,
     IsInf,
+    // --- integer bit operations (32-bit operands in Vulkan) ---
+    /// `OpBitCount`
+    BitCount,
+    /// `OpBitReverse`
+    BitReverse,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,6 +394,11 @@ pub enum ExtOp {
     Ceil,
     Trunc,
     RoundEven,
+    // --- integer bit operations (32-bit operands) ---
+    /// The index of the most significant 1 bit; -1 for 0.
+    FindUMsb,
+    /// The index of the most significant bit that differs from the sign bit; -1 for 0 and -1.
+    FindSMsb,
 }
 
 /// Values the runtime supplies.
@@ -406,6 +424,15 @@ pub enum Builtin {
     ScratchBase,
     /// Word index of the shared arena's lock word (64-bit shared atomics), after everything else.
     SharedLock,
+    /// Address of the launch's status word (a `u32` the runtime checks after the launch: 0, or
+    /// what went wrong, see `abi::KernelAbi::status_codes`).
+    StatusAddress,
+    /// Memory checking: the launch's table of live allocations and its length.
+    MemTable,
+    MemCount,
+    /// Word index of the counted barriers' words (a counter and a generation for each of the 16
+    /// barriers), after the lock word.
+    BarrierWords,
     /// `SubgroupLocalInvocationId` and `SubgroupId` (native warp strategies).
     SubgroupLane,
     SubgroupId,
@@ -574,5 +601,22 @@ pub enum Op {
         func: FuncId,
         args: Vec<ValueId>,
         results: Vec<VarId>,
+    },
+    // --- integer bit fields (32-bit operands in Vulkan) ---
+    /// `OpBitFieldUExtract`/`OpBitFieldSExtract`: `count` bits of `base` from bit `offset`, zero-
+    /// or sign-extended. Undefined when `offset + count` exceeds the width; 0 when `count` is 0.
+    BitExtract {
+        signed: bool,
+        base: ValueId,
+        offset: ValueId,
+        count: ValueId,
+    },
+    /// `OpBitFieldInsert`: `base` with bits `offset..offset + count` replaced by the low bits of
+    /// `insert`. Undefined when `offset + count` exceeds the width.
+    BitInsert {
+        base: ValueId,
+        insert: ValueId,
+        offset: ValueId,
+        count: ValueId,
     },
 }

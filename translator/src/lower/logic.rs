@@ -1,8 +1,9 @@
 //! The meaning of logic and shift instructions (ISA 8.7.5).
 
-use super::Cx;
-use crate::check::inst::Arith;
+use super::{Cx, truth_table};
+use crate::check::inst::{Arith, BoolOp, Lop3, Shf};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp};
+use crate::types::ScalarType;
 
 pub fn bitwise(cx: &mut Cx<'_>, a: &Arith, op: BinOp) {
     let x = cx.read(&a.src[0], a.ty);
@@ -63,4 +64,73 @@ pub fn shr(cx: &mut Cx<'_>, a: &Arith) {
         cx.select(over, zero, s)
     };
     cx.write(&a.dst, a.ty, r);
+}
+
+/// `cnot`: `d = (a == 0) ? 1 : 0`.
+pub fn cnot(cx: &mut Cx<'_>, a: &Arith) {
+    let x = cx.read(&a.src[0], a.ty);
+    let t = cx.f.ty(x);
+    let zero = cx.konst(t, 0);
+    let one = cx.konst(t, 1);
+    let is_zero = cx.bin(BinOp::IEq, x, zero);
+    let r = cx.select(is_zero, one, zero);
+    cx.write(&a.dst, a.ty, r);
+}
+
+/// `lop3`: `d = F(a, b, c)` for the function whose truth table is `immLut` (ISA 8.7.5; bit
+/// `4a + 2b + c` of `immLut` is `F(a, b, c)`); with `.or/.and`, also `p = (d != 0) op q`.
+pub fn lop3(cx: &mut Cx<'_>, l: &Lop3) {
+    let a = cx.read(&l.a, ScalarType::B32);
+    let b = cx.read(&l.b, ScalarType::B32);
+    let c = cx.read(&l.c, ScalarType::B32);
+    let d = truth_table::emit(cx, &truth_table::lop3_expr(l.lut), &[a, b, c]);
+    cx.write(&l.dst, ScalarType::B32, d);
+    if let Some(p) = &l.pred {
+        let zero = cx.konst(Ty::I32, 0);
+        let nonzero = cx.bin(BinOp::INe, d, zero);
+        let q = cx.read(&p.q, ScalarType::Pred);
+        let op = match p.op {
+            BoolOp::And => BinOp::And,
+            BoolOp::Or => BinOp::Or,
+            BoolOp::Xor => BinOp::Xor,
+        };
+        let r = cx.bin(op, nonzero, q);
+        cx.write(&p.p, ScalarType::Pred, r);
+    }
+}
+
+/// `shf`: a funnel shift of the 64-bit `{b, a}` by `n` (`.clamp`: `min(c, 32)`; `.wrap`:
+/// `c & 31`); `.l` keeps the high word, `.r` the low word.
+pub fn shf(cx: &mut Cx<'_>, s: &Shf) {
+    let a = cx.read(&s.a, ScalarType::B32);
+    let b = cx.read(&s.b, ScalarType::B32);
+    let c = cx.read(&s.c, ScalarType::U32);
+    let k31 = cx.konst(Ty::I32, 31);
+    let n = if s.wrap {
+        cx.bin(BinOp::And, c, k31)
+    } else {
+        super::int::umin(cx, c, k31)
+    };
+    // For n in 0..=31, with every shift amount below 32:
+    //   .l: (b << n) | ((a >> 1) >> (31 - n))      .r: (a >> n) | ((b << 1) << (31 - n))
+    let one = cx.konst(Ty::I32, 1);
+    let rest = cx.bin(BinOp::ISub, k31, n);
+    let (keep, keep_shift, spill, spill_once, spill_shift) = if s.left {
+        (b, BinOp::Shl, a, BinOp::LShr, BinOp::LShr)
+    } else {
+        (a, BinOp::LShr, b, BinOp::Shl, BinOp::Shl)
+    };
+    let kept = cx.bin(keep_shift, keep, n);
+    let spilled = cx.bin(spill_once, spill, one);
+    let spilled = cx.bin(spill_shift, spilled, rest);
+    let r = cx.bin(BinOp::Or, kept, spilled);
+    let r = if s.wrap {
+        r
+    } else {
+        // A clamped shift by 32 moves the other word in whole.
+        let k32 = cx.konst(Ty::I32, 32);
+        let all = cx.bin(BinOp::UGe, c, k32);
+        cx.select(all, spill, r)
+    };
+    cx.write(&s.dst, ScalarType::B32, r);
 }

@@ -10,13 +10,30 @@ mod call;
 mod cmp;
 mod control;
 mod data;
+// --- float ---
+mod approx;
+mod exact;
+mod float;
+mod half;
+mod rounding;
+mod softfloat;
+// --- end float ---
 pub mod layout;
 mod logic;
+mod memcheck;
 mod memory;
 mod special;
 mod sync;
 mod warp;
-// --- front end: indirect branches and calls, async copies, cache hints, misc ---
+mod wide;
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int;
+mod permute;
+mod truth_table;
+// --- data movement and conversion ---
+mod convert;
+// --- front end: indirect branches and calls, async copies, misc ---
 mod async_copy;
 mod misc;
 
@@ -42,9 +59,6 @@ pub fn lower_kernel(
     let (params, mut abi) = param_layout(func);
     let layout = layout::for_kernel(module, kernel, globals.clone());
     let graph = layout::call_graph(module, kernel);
-    if let Some(d) = recursion(module, &graph) {
-        return Err(vec![d]);
-    }
     let ids: HashMap<check::FuncId, ir::FuncId> = graph
         .iter()
         .enumerate()
@@ -52,17 +66,31 @@ pub fn lower_kernel(
         .collect();
     let mut functions = Vec::new();
     let mut diags = Vec::new();
-    let mut shared_lock = false;
+    let (mut shared_lock, mut barrier_words) = (false, false);
+    let checkers = profile.memcheck.then(|| memcheck::Checkers {
+        global: ir::FuncId(graph.len() as u32),
+        arena: ir::FuncId(graph.len() as u32 + 1),
+    });
+    // What a non-zero launch status means: `status_sites[status - 1]`.
+    let mut status_sites: Vec<(Span, String)> = Vec::new();
     for &f in &graph {
         let kernel_params = if f == kernel {
             params.clone()
         } else {
             HashMap::new()
         };
-        match lower_function(module, f, profile, kernel_params, &layout, &ids) {
-            Ok((irf, lock)) => {
+        let places = Places {
+            layout: &layout,
+            ids: &ids,
+            checkers,
+            site_base: status_sites.len() as u32,
+        };
+        match lower_function(module, f, profile, kernel_params, &places) {
+            Ok((irf, uses)) => {
                 functions.push(irf);
-                shared_lock |= lock;
+                shared_lock |= uses.lock;
+                barrier_words |= uses.barrier_words;
+                status_sites.extend(uses.sites);
             }
             Err(d) => diags.extend(d),
         }
@@ -70,8 +98,10 @@ pub fn lower_kernel(
     if !diags.is_empty() {
         return Err(diags);
     }
-    if shared_lock && let Some(k) = functions.first_mut() {
-        clear_shared_lock(k);
+    if (shared_lock || barrier_words)
+        && let Some(k) = functions.first_mut()
+    {
+        clear_shared_lock(k, barrier_words);
     }
     if layout.shared_bytes > profile.max_shared_memory_bytes {
         return Err(vec![Diagnostic::error(
@@ -84,7 +114,15 @@ pub fn lower_kernel(
     }
     abi.static_shared_bytes = layout.shared_bytes;
     abi.dynamic_shared = layout.dynamic_shared.is_some();
-    let module = ir::Module {
+    if checkers.is_some() {
+        functions.push(memcheck::global_checker());
+        functions.push(memcheck::arena_checker());
+    }
+    let frames: Vec<_> = graph
+        .iter()
+        .map(|f| local_frame(&layout, module, *f))
+        .collect();
+    let mut module = ir::Module {
         functions,
         entry: ir::FuncId(0),
         shared_words: layout.shared_bytes.div_ceil(4),
@@ -93,70 +131,125 @@ pub fn lower_kernel(
         warp_scratch: false,
         warp: profile.warp_strategy(),
         widen_workgroup_fences: profile.widen_workgroup_fences,
+        subgroup_clustered: profile.subgroup_clustered,
+        barrier_words,
+        status_sites: Vec::new(),
     };
+    let arena = ir::recursion::LocalArena {
+        stack_pointer: module.local_words,
+        frames,
+        overflow_status: status_sites.len() as u32 + 1,
+    };
+    if ir::recursion::eliminate(&mut module, &arena) {
+        module.local_words += 1 + ir::recursion::STACK_WORDS;
+        status_sites.push((
+            Span::default(),
+            format!(
+                "recursion deeper than ptxvk's per-thread stack ({} KiB) in kernel `{}`",
+                ir::recursion::STACK_WORDS * 4 / 1024,
+                func.name
+            ),
+        ));
+    }
+    module.status_sites = status_sites;
     Ok((module, abi))
 }
 
-/// SPIR-V has no recursion: a call graph with a cycle is refused (for now).
-fn recursion(module: &check::Module, graph: &[check::FuncId]) -> Option<Diagnostic> {
-    // Depth-first search for a back edge.
-    fn visit(
-        m: &check::Module,
-        f: check::FuncId,
-        stack: &mut Vec<check::FuncId>,
-        done: &mut Vec<check::FuncId>,
-    ) -> Option<(check::FuncId, check::FuncId)> {
-        if done.contains(&f) {
-            return None;
+/// The words of the local arena that function `f`'s own `.local` variables occupy.
+fn local_frame(l: &layout::Layout, m: &check::Module, f: check::FuncId) -> std::ops::Range<u32> {
+    let mut lo = u32::MAX;
+    let mut hi = 0;
+    for (key, off) in &l.local {
+        if let layout::VarKey::Local(g, v) = key
+            && *g == f
+        {
+            let size = m.function(f).var(*v).size() as u32;
+            lo = lo.min(off / 4);
+            hi = hi.max((off + size).div_ceil(4));
         }
-        stack.push(f);
-        for &c in &m.function(f).calls {
-            if stack.contains(&c) {
-                return Some((f, c));
-            }
-            if let Some(found) = visit(m, c, stack, done) {
-                return Some(found);
-            }
-        }
-        stack.pop();
-        done.push(f);
-        None
     }
-    let (from, to) = visit(module, *graph.first()?, &mut Vec::new(), &mut Vec::new())?;
-    Some(
-        Diagnostic::error(
-            module.function(from).span,
-            format!(
-                "`{}` calls `{}` recursively; recursion is not supported by ptxvk yet",
-                module.function(from).name,
-                module.function(to).name
-            ),
-        )
-        .with_label("in this function"),
-    )
+    if lo >= hi { 0..0 } else { lo..hi }
 }
 
-/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined), then a
-/// barrier so that nobody takes the lock before it is cleared.
-fn clear_shared_lock(f: &mut ir::Function) {
+/// What a function's lowering needs to know about the kernel around it.
+struct Places<'a> {
+    layout: &'a layout::Layout,
+    ids: &'a HashMap<check::FuncId, ir::FuncId>,
+    checkers: Option<memcheck::Checkers>,
+    /// Status sites of the functions lowered before this one.
+    site_base: u32,
+}
+
+/// What a function's lowering reports back: the words at the end of the shared arena it uses,
+/// and its status sites.
+struct SharedUses {
+    lock: bool,
+    barrier_words: bool,
+    sites: Vec<(Span, String)>,
+}
+
+/// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined) and the
+/// counted barriers' words if any (thread 0 does those), then a barrier so that nobody uses
+/// them before they are cleared.
+fn clear_shared_lock(f: &mut ir::Function, barrier_words: bool) {
     let clear = f.new_block();
     let lock = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::SharedLock));
     let zero = f.push(clear, Ty::I32, Op::Const(0));
-    f.push(
-        clear,
-        Ty::I32,
-        Op::Atomic {
-            op: ir::AtomicOp::And,
-            ptr: ir::Ptr::Shared(lock),
-            value: zero,
-            scope: ir::Scope::Workgroup,
-            sem: ir::Ordering::Relaxed,
-        },
-    );
+    let and_zero = |f: &mut ir::Function, b, word| {
+        f.push(
+            b,
+            Ty::I32,
+            Op::Atomic {
+                op: ir::AtomicOp::And,
+                ptr: ir::Ptr::Shared(word),
+                value: zero,
+                scope: ir::Scope::Workgroup,
+                sem: ir::Ordering::Relaxed,
+            },
+        );
+    };
+    and_zero(f, clear, lock);
     let barrier = f.new_block();
     f.push_void(barrier, Op::Barrier);
-    f.block_mut(clear).term = Terminator::Jump(barrier);
     f.block_mut(barrier).term = Terminator::Jump(f.entry);
+    if barrier_words {
+        let mut first = None;
+        for d in 0..3 {
+            let id = f.push(clear, Ty::I32, Op::Builtin(ir::Builtin::LocalId(d)));
+            let is0 = f.push(
+                clear,
+                Ty::Bool,
+                Op::Bin(BinOp::IEq, id, zero, Default::default()),
+            );
+            first = Some(match first {
+                None => is0,
+                Some(p) => f.push(
+                    clear,
+                    Ty::Bool,
+                    Op::Bin(BinOp::And, p, is0, Default::default()),
+                ),
+            });
+        }
+        let words = f.new_block();
+        let base = f.push(words, Ty::I32, Op::Builtin(ir::Builtin::BarrierWords));
+        for i in 0..32 {
+            let k = f.push(words, Ty::I32, Op::Const(i));
+            let w = f.push(
+                words,
+                Ty::I32,
+                Op::Bin(BinOp::IAdd, base, k, Default::default()),
+            );
+            and_zero(f, words, w);
+        }
+        f.block_mut(words).term = Terminator::Jump(barrier);
+        f.block_mut(clear).term = Terminator::Branch {
+            cond: first.unwrap_or(zero),
+            then: words,
+            else_: barrier,
+        };
+    } else {
+        f.block_mut(clear).term = Terminator::Jump(barrier);
+    }
     f.entry = clear;
 }
 
@@ -165,9 +258,8 @@ fn lower_function(
     id: check::FuncId,
     profile: &DeviceProfile,
     params: HashMap<check::LocalId, u32>,
-    layout: &layout::Layout,
-    ids: &HashMap<check::FuncId, ir::FuncId>,
-) -> Result<(ir::Function, bool), Vec<Diagnostic>> {
+    places: &Places<'_>,
+) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
         return Err(vec![Diagnostic::error(
@@ -184,16 +276,22 @@ fn lower_function(
         func_id: id,
         profile,
         params,
-        layout,
-        ids,
+        layout: places.layout,
+        ids: places.ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
         regs: HashMap::new(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
+        uses_barrier_words: false,
         labels: Vec::new(),
         diags: Vec::new(),
         span: func.span,
+        refused: Vec::new(),
+        checkers: places.checkers,
+        sites: Vec::new(),
+        site_base: places.site_base,
+        carry_flag: None,
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -214,7 +312,12 @@ fn lower_function(
         control::ret(&mut cx);
     }
     if cx.diags.is_empty() {
-        Ok((cx.f, cx.uses_shared_lock))
+        let uses = SharedUses {
+            lock: cx.uses_shared_lock,
+            barrier_words: cx.uses_barrier_words,
+            sites: cx.sites,
+        };
+        Ok((cx.f, uses))
     } else {
         Err(cx.diags)
     }
@@ -257,9 +360,11 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         static_shared_bytes: 0,
         dynamic_shared: false,
         warp_scratch_bytes_per_thread: 0,
+        shared_tail_bytes: 0,
         required_subgroup_size: None,
         reqntid: func.reqntid,
         maxntid: func.maxntid,
+        status_codes: Vec::new(),
     };
     (offsets, abi)
 }
@@ -282,10 +387,21 @@ pub(crate) struct Cx<'a> {
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
     pub uses_shared_lock: bool,
+    /// Counted barriers with native warps need their words cleared at kernel entry.
+    pub uses_barrier_words: bool,
     labels: Vec<BlockId>,
     pub diags: Vec<Diagnostic>,
     /// The instruction being lowered, for diagnostics.
     pub span: Span,
+    /// Missing features already reported, per instruction.
+    refused: Vec<(Span, &'static str)>,
+    /// Memory checking's functions, when on.
+    pub checkers: Option<memcheck::Checkers>,
+    /// This function's status sites (`ir::Module::status_sites`), numbered from `site_base + 1`.
+    pub sites: Vec<(Span, String)>,
+    pub site_base: u32,
+    /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
+    pub carry_flag: Option<VarId>,
 }
 
 impl Cx<'_> {
@@ -354,7 +470,6 @@ impl Cx<'_> {
             PtxOp::Sub(a) => arith::sub(self, a),
             PtxOp::Mul(a) => arith::mul(self, a),
             PtxOp::Mad(a) => arith::mad(self, a),
-            PtxOp::Fma(a) => arith::fma(self, a),
             PtxOp::Div(a) => arith::div(self, a),
             PtxOp::Rem(a) => arith::rem(self, a),
             PtxOp::Abs(a) => arith::abs(self, a),
@@ -373,7 +488,7 @@ impl Cx<'_> {
             PtxOp::Ld(l) => data::ld(self, l),
             PtxOp::St(s) => data::st(self, s),
             PtxOp::Cvta(c) => data::cvta(self, c),
-            PtxOp::Cvt(c) => data::cvt(self, c),
+            PtxOp::Cvt(c) => convert::cvt(self, c),
             PtxOp::Bra(b) => control::bra(self, b),
             PtxOp::Bar(b) => sync::bar(self, b),
             PtxOp::Membar(s) => sync::membar(self, *s),
@@ -386,15 +501,40 @@ impl Cx<'_> {
             PtxOp::Redux(r) => warp::redux(self, r),
             PtxOp::WarpSync(m) => warp::warp_sync(self, m),
             PtxOp::Atom(a) => atomic::atom(self, a),
+            // --- data movement and conversion ---
+            PtxOp::CvtPack(p) => convert::cvt_pack(self, p),
+            PtxOp::Prefetch => {}
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
-            // --- front end: indirect branches and calls, async copies, cache hints, misc ---
+            // --- float ---
+            PtxOp::Float(f) => float::lower(self, f),
+            PtxOp::Set(s) => cmp::set(self, s),
+            PtxOp::Slct(s) => cmp::slct(self, s),
+            // --- end float ---
+            // --- integer, extended precision, logic/shift, prmt ---
+            PtxOp::Carry(c) => extended::carry(self, c),
+            PtxOp::Simd(s) => int::simd(self, s),
+            PtxOp::Mul24(a) | PtxOp::Mad24(a) => int::mul24(self, a),
+            PtxOp::Sad(a) => int::sad(self, a),
+            PtxOp::Popc(a) => int::popc(self, a),
+            PtxOp::Clz(a) => int::clz(self, a),
+            PtxOp::Bfind(b) => int::bfind(self, b),
+            PtxOp::Brev(a) => int::brev(self, a),
+            PtxOp::Bfe(a) => int::bfe(self, a),
+            PtxOp::Bfi(a) => int::bfi(self, a),
+            PtxOp::Bmsk(m) => int::bmsk(self, m),
+            PtxOp::Szext(m) => int::szext(self, m),
+            PtxOp::Dp4a(d) | PtxOp::Dp2a(d) => int::dot(self, d),
+            PtxOp::Cnot(a) => logic::cnot(self, a),
+            PtxOp::Lop3(l) => logic::lop3(self, l),
+            PtxOp::Shf(s) => logic::shf(self, s),
+            PtxOp::Prmt(p) => permute::prmt(self, p),
+            // --- front end: indirect branches and calls, async copies, misc ---
             PtxOp::BrxIdx(b) => control::brx_idx(self, b),
             PtxOp::CallIndirect(c) => call::call_indirect(self, c),
             PtxOp::AsyncCopy(a) => async_copy::async_copy(self, a),
             PtxOp::Nanosleep(t) => misc::nanosleep(self, t),
-            PtxOp::Prefetch => misc::prefetch(self),
         }
     }
 
@@ -422,7 +562,23 @@ impl Cx<'_> {
     // ---- building IR ----
 
     pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
+        self.need_ty(ty);
         self.f.push(self.cur, ty, op)
+    }
+
+    /// Refuses a type the device cannot hold, once per instruction and feature.
+    fn need_ty(&mut self, ty: Ty) {
+        let (have, feature) = match ty {
+            Ty::F64 => (self.profile.float64, "float64 (shaderFloat64)"),
+            Ty::F16 => (self.profile.float16, "float16 (shaderFloat16)"),
+            Ty::I8 => (self.profile.int8, "8-bit integers (shaderInt8)"),
+            Ty::I16 => (self.profile.int16, "16-bit integers (shaderInt16)"),
+            Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 => return,
+        };
+        if !have && !self.refused.contains(&(self.span, feature)) {
+            self.refused.push((self.span, feature));
+            self.missing_feature(feature);
+        }
     }
 
     pub fn emit_void(&mut self, op: Op) {
@@ -526,6 +682,7 @@ impl Cx<'_> {
             Some(c) => format!("{}.{c:?}", r.name),
             None => r.name.clone(),
         };
+        self.need_ty(Ty::of(r.ty));
         let v = self.f.new_var(Ty::of(r.ty), name);
         self.regs.insert((reg, c), v);
         v
@@ -625,12 +782,21 @@ impl Cx<'_> {
                     Conv::Zext | Conv::Sext => {
                         let i = self.as_int(v);
                         let wide = Ty::int(rty.bits());
+                        #[cfg(feature = "fault-injection")]
+                        let conv = &if crate::fault::active(crate::fault::Fault::ZeroExtendSigned) {
+                            Conv::Zext
+                        } else {
+                            *conv
+                        };
                         let op = if *conv == Conv::Sext {
                             ConvOp::SExt
                         } else {
                             ConvOp::ZExt
                         };
                         let e = self.conv(op, i, wide);
+                        if *rty == ScalarType::B128 {
+                            self.write_high_ext(*reg, *comp, e, *conv);
+                        }
                         self.reinterpret(e, vty)
                     }
                     _ => {

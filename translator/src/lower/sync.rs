@@ -2,7 +2,9 @@
 
 use super::Cx;
 use crate::check::inst::{Bar, BarKind, BarRed, Scope as PtxScope};
-use crate::ir::{BinOp, Op, Scope, Ty, UnOp, WarpOp};
+use crate::ir::{
+    AtomicOp, BinOp, Builtin, Op, Ordering, Ptr, Scope, Terminator, Ty, UnOp, ValueId, WarpOp,
+};
 use crate::profile::WarpStrategy;
 use crate::types::ScalarType;
 
@@ -12,23 +14,35 @@ use crate::types::ScalarType;
 /// Named barriers, thread counts and `bar.arrive` let parts of a block synchronize among
 /// themselves (producer/consumer warps). Under the SIMT emulation every synchronization point is
 /// reached by the whole block in program order, so each of them is a whole-block barrier there:
-/// stronger than asked, with the same outcome. Natively that would deadlock, so it is refused.
+/// stronger than asked, with the same outcome. With native 32-wide subgroups they are counters
+/// in shared memory (`counted`); when two warps share a subgroup, one of them waiting for the
+/// other inside that subgroup would never end, so they are refused there.
 pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
-    let emulated = cx.profile.warp_strategy() == WarpStrategy::Emulated;
+    let strategy = cx.profile.warp_strategy();
     let partial = b.count.is_some() || b.kind == BarKind::Arrive;
-    if partial && !emulated {
-        cx.unsupported(
-            "a barrier with a thread count or `bar.arrive` on a device with native warps",
-        );
+    if partial && strategy != WarpStrategy::Emulated {
+        if let WarpStrategy::Partitioned(n) = strategy {
+            cx.missing_feature(&format!(
+                "a subgroup of one warp for a barrier with a thread count or `bar.arrive` \
+                 (subgroups are {n} wide, two warps in one subgroup cannot wait for each other)"
+            ));
+            return;
+        }
+        let (BarKind::Sync | BarKind::Arrive) = b.kind else {
+            cx.unsupported("`bar.red` with a thread count on a device with native warps");
+            return;
+        };
+        let id = cx.read(&b.id, ScalarType::U32);
+        let count = match &b.count {
+            Some(c) => cx.read(c, ScalarType::U32),
+            None => block_threads(cx),
+        };
+        counted(cx, id, count, b.kind == BarKind::Sync);
         return;
     }
     match b.kind {
         BarKind::Sync | BarKind::Arrive => cx.barrier(),
         BarKind::Red(op) => {
-            if !emulated {
-                cx.unsupported("`bar.red` on a device with native warps");
-                return;
-            }
             let Some((dst, pred)) = &b.red else { return };
             let p = cx.read(pred, ScalarType::Pred);
             // popc counts the predicate; and = nobody false; or = somebody true.
@@ -37,8 +51,13 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
             } else {
                 p
             };
-            let Some(count) = cx.sync_op(WarpOp::WorkgroupCount, vec![p], Some(Ty::I32)) else {
-                return;
+            let count = if strategy == WarpStrategy::Emulated {
+                let Some(c) = cx.sync_op(WarpOp::WorkgroupCount, vec![p], Some(Ty::I32)) else {
+                    return;
+                };
+                c
+            } else {
+                native_count(cx, p)
             };
             match op {
                 BarRed::Popc => cx.write(dst, ScalarType::U32, count),
@@ -55,6 +74,132 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
             }
         }
     }
+}
+
+/// The number of threads in the block.
+fn block_threads(cx: &mut Cx<'_>) -> ValueId {
+    let x = cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(0)));
+    let y = cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(1)));
+    let z = cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(2)));
+    let xy = cx.bin(BinOp::IMul, x, y);
+    cx.bin(BinOp::IMul, xy, z)
+}
+
+/// Barrier `id` awaiting `count` threads, as an arrival counter and a generation word in shared
+/// memory (`Builtin::BarrierWords`): each thread notes the generation, counts itself in, and
+/// the last to arrive resets the counter and advances the generation; `bar.sync` threads then
+/// wait for the generation to change, `bar.arrive` threads go on. The fences give the barrier
+/// its memory ordering (the counter's read-modify-writes chain the arrivals' releases to the
+/// last arrival, whose release the waiters acquire through the generation word). Waiting relies
+/// on subgroups of a workgroup making progress independently, which GPUs give in practice.
+fn counted(cx: &mut Cx<'_>, id: ValueId, count: ValueId, wait: bool) {
+    cx.uses_barrier_words = true;
+    let base = cx.emit(Ty::I32, Op::Builtin(Builtin::BarrierWords));
+    let fifteen = cx.konst(Ty::I32, 15);
+    let id = cx.bin(BinOp::And, id, fifteen);
+    let two = cx.konst(Ty::I32, 2);
+    let off = cx.bin(BinOp::IMul, id, two);
+    let counter = cx.bin(BinOp::IAdd, base, off);
+    let one = cx.konst(Ty::I32, 1);
+    let generation = cx.bin(BinOp::IAdd, counter, one);
+    let relaxed = |ptr| (Ptr::Shared(ptr), Scope::Workgroup, Ordering::Relaxed);
+    cx.emit_void(Op::Fence(Scope::Workgroup));
+    let (ptr, scope, sem) = relaxed(generation);
+    let seen = cx.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
+    let (ptr, scope, sem) = relaxed(counter);
+    let value = one;
+    let before = cx.emit(
+        Ty::I32,
+        Op::Atomic {
+            op: AtomicOp::Add,
+            ptr,
+            value,
+            scope,
+            sem,
+        },
+    );
+    let arrived = cx.bin(BinOp::IAdd, before, one);
+    let last = cx.bin(BinOp::IEq, arrived, count);
+    let (release, after) = (cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: last,
+        then: release,
+        else_: after,
+    };
+    cx.cur = release;
+    cx.emit_void(Op::Fence(Scope::Workgroup));
+    let zero = cx.konst(Ty::I32, 0);
+    let (ptr, scope, sem) = relaxed(counter);
+    cx.emit_void(Op::AtomicStore {
+        ptr,
+        value: zero,
+        scope,
+        sem,
+    });
+    let (ptr, scope, sem) = relaxed(generation);
+    cx.emit(
+        Ty::I32,
+        Op::Atomic {
+            op: AtomicOp::Add,
+            ptr,
+            value: one,
+            scope,
+            sem,
+        },
+    );
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(after);
+    cx.cur = after;
+    if !wait {
+        return;
+    }
+    let (spin, done) = (cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(spin);
+    cx.cur = spin;
+    let (ptr, scope, sem) = relaxed(generation);
+    let now = cx.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
+    let moved = cx.bin(BinOp::INe, now, seen);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: moved,
+        then: done,
+        else_: spin,
+    };
+    cx.cur = done;
+    cx.emit_void(Op::Fence(Scope::Workgroup));
+}
+
+/// How many threads of the block hold `p`, with native warps (every thread reaches this, as
+/// `bar.red` requires). The count goes through the shared arena's lock word: at a barrier nobody
+/// holds the lock, so the word is 0; each thread adds its 1 or 0, reads the total after a
+/// second barrier and takes its own part out after a third. Until the last part is out the
+/// word is non-zero, so a thread that hurries on to a 64-bit shared atomic waits for the lock
+/// as it would for another holder.
+fn native_count(cx: &mut Cx<'_>, p: crate::ir::ValueId) -> crate::ir::ValueId {
+    cx.uses_shared_lock = true;
+    let one = cx.konst(Ty::I32, 1);
+    let zero = cx.konst(Ty::I32, 0);
+    let mine = cx.select(p, one, zero);
+    cx.barrier();
+    let word = |cx: &mut Cx<'_>, op: AtomicOp, value| {
+        let lock = cx.emit(Ty::I32, Op::Builtin(Builtin::SharedLock));
+        cx.emit(
+            Ty::I32,
+            Op::Atomic {
+                op,
+                ptr: Ptr::Shared(lock),
+                value,
+                scope: Scope::Workgroup,
+                sem: Ordering::Relaxed,
+            },
+        )
+    };
+    word(cx, AtomicOp::Add, mine);
+    cx.barrier();
+    let zero = cx.konst(Ty::I32, 0);
+    let count = word(cx, AtomicOp::Or, zero);
+    cx.barrier();
+    let back = cx.un(UnOp::INeg, mine);
+    word(cx, AtomicOp::Add, back);
+    count
 }
 
 /// `membar`/`fence`: `.cta` orders within the workgroup, wider scopes device-wide.

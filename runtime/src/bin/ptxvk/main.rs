@@ -30,13 +30,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Parse and check PTX files; print diagnostics.
+    /// Parse and check PTX files; print diagnostics and each kernel's signature.
     Check {
+        /// PTX files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Machine-readable output (kernels with their parameters).
+        #[arg(long)]
+        json: bool,
     },
     /// Translate a PTX file to SPIR-V.
     Translate {
+        /// The PTX file.
         file: PathBuf,
         /// Only this kernel (default: every kernel).
         #[arg(long, short)]
@@ -53,6 +58,8 @@ enum Command {
     },
     /// Run a kernel: allocate its buffers, launch it, show or save the results.
     Run(run::RunArgs),
+    /// Launch a kernel many times (batched on one stream) and report the time per launch.
+    Bench(run::BenchArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -87,7 +94,7 @@ fn main() -> ExitCode {
 fn dispatch(cmd: Command) -> Result<ExitCode> {
     match cmd {
         Command::Info { json } => info(json),
-        Command::Check { files } => check(&files),
+        Command::Check { files, json } => check(&files, json),
         Command::Translate {
             file,
             kernel,
@@ -102,6 +109,7 @@ fn dispatch(cmd: Command) -> Result<ExitCode> {
             device_profile.as_deref(),
         ),
         Command::Run(args) => run::run(&args),
+        Command::Bench(args) => run::bench(&args),
     }
 }
 
@@ -183,8 +191,9 @@ fn info(json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(files: &[PathBuf]) -> Result<ExitCode> {
+fn check(files: &[PathBuf], json: bool) -> Result<ExitCode> {
     let mut failed = false;
+    let mut report = Vec::new();
     for f in files {
         let src = read_source(f)?;
         match Program::parse(src) {
@@ -193,24 +202,55 @@ fn check(files: &[PathBuf]) -> Result<ExitCode> {
                 if !w.items.is_empty() {
                     print_diagnostics(&w);
                 }
-                println!(
-                    "{}: ok ({} kernel(s): {})",
-                    f.display(),
-                    p.kernel_names().len(),
-                    p.kernel_names().join(", ")
-                );
+                let kernels: Vec<_> = p
+                    .kernel_names()
+                    .into_iter()
+                    .filter_map(|k| p.kernel_abi(&k))
+                    .collect();
+                if json {
+                    report.push(serde_json::json!({
+                        "file": f.display().to_string(),
+                        "ok": true,
+                        "kernels": kernels.iter().map(|k| serde_json::json!({
+                            "name": k.name,
+                            "params": k.params,
+                            "signature": signature(k),
+                        })).collect::<Vec<_>>(),
+                    }));
+                } else {
+                    println!("{}: ok ({} kernel(s))", f.display(), kernels.len());
+                    for k in &kernels {
+                        println!("  .entry {}", signature(k));
+                    }
+                }
             }
             Err(d) => {
                 print_diagnostics(&d);
+                report.push(serde_json::json!({
+                    "file": f.display().to_string(),
+                    "ok": false,
+                    "errors": d.items.iter().map(|i| i.message.clone()).collect::<Vec<_>>(),
+                }));
                 failed = true;
             }
         }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn signature(k: &ptxvk_runtime::translator::KernelAbi) -> String {
+    ptxvk_runtime::KernelInfo {
+        name: k.name.clone(),
+        params: k.params.clone(),
+    }
+    .signature()
 }
 
 fn translate(

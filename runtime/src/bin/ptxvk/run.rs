@@ -7,7 +7,7 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use ptxvk_runtime::translator::ScalarType;
 use ptxvk_runtime::{
-    Buffer, Context, ContextOptions, Error, KernelArg, LaunchConfig, describe_param,
+    Buffer, Context, ContextOptions, Error, Kernel, KernelArg, LaunchConfig, describe_param,
 };
 
 use crate::args::{self, ArgSpec, Init};
@@ -19,10 +19,10 @@ pub struct RunArgs {
     /// The kernel to run (optional when the file has one kernel).
     #[arg(long, short)]
     kernel: Option<String>,
-    /// Grid size in blocks: X[,Y[,Z]].
+    /// Grid size in blocks: `X[,Y[,Z]]`.
     #[arg(long, default_value = "1")]
     grid: String,
-    /// Block size in threads: X[,Y[,Z]].
+    /// Block size in threads: `X[,Y[,Z]]`.
     #[arg(long, default_value = "1")]
     block: String,
     /// Kernel arguments, in order: scalars (`1000`, `f32:2.5`) or buffers (`x=f32[1000]:rand`,
@@ -38,9 +38,25 @@ pub struct RunArgs {
     /// Print the buffers as JSON instead.
     #[arg(long)]
     json: bool,
-    /// Device index or name substring (overrides PTXVK_DEVICE).
+    /// Device index, `kind:TYPE` or name substring (overrides PTXVK_DEVICE).
     #[arg(long)]
     device: Option<String>,
+    /// Dynamic shared memory bytes for `extern .shared` arrays.
+    #[arg(long, default_value_t = 0)]
+    shared: u32,
+    /// Measure the kernel's device time with Vulkan timestamps.
+    #[arg(long)]
+    time: bool,
+}
+
+/// `ptxvk bench`: the `run` arguments plus how often to launch.
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Timed launches (after one untimed warm-up launch).
+    #[arg(long, short = 'n', default_value_t = 100)]
+    iters: u32,
 }
 
 struct HostBuffer {
@@ -50,7 +66,18 @@ struct HostBuffer {
     buffer: Buffer,
 }
 
-pub fn run(a: &RunArgs) -> Result<ExitCode> {
+/// Everything a launch needs, set up from the command line.
+struct Prepared {
+    ctx: Context,
+    kernel: Kernel,
+    kernel_name: String,
+    cfg: LaunchConfig,
+    kargs: Vec<KernelArg>,
+    buffers: Vec<HostBuffer>,
+}
+
+/// `Ok(None)`: diagnostics were printed, exit with 1.
+fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
     let src = crate::read_source(&a.file)?;
     let grid = args::parse_dims(&a.grid).context("--grid")?;
     let block = args::parse_dims(&a.block).context("--block")?;
@@ -69,7 +96,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         Ok(m) => m,
         Err(Error::Translate(d)) => {
             crate::print_diagnostics(&d);
-            return Ok(ExitCode::from(1));
+            return Ok(None);
         }
         Err(e) => return Err(e.into()),
     };
@@ -88,7 +115,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         Ok(k) => k,
         Err(Error::Translate(d)) => {
             crate::print_diagnostics(&d);
-            return Ok(ExitCode::from(1));
+            return Ok(None);
         }
         Err(e) => return Err(e.into()),
     };
@@ -141,9 +168,42 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let cfg = LaunchConfig {
         grid,
         block,
-        shared_bytes: 0,
+        shared_bytes: a.shared,
     };
-    kernel.launch(&cfg, &kargs)?;
+    Ok(Some(Prepared {
+        ctx,
+        kernel,
+        kernel_name,
+        cfg,
+        kargs,
+        buffers,
+    }))
+}
+
+pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let Some(p) = prepare(a)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let Prepared {
+        ctx,
+        kernel,
+        kernel_name,
+        cfg,
+        kargs,
+        buffers,
+    } = p;
+    let (grid, block) = (cfg.grid, cfg.block);
+    let device_time = if a.time {
+        let stream = ctx.new_stream()?;
+        let start = stream.record_event()?;
+        stream.launch(&kernel, &cfg, &kargs)?;
+        let end = stream.record_event()?;
+        stream.synchronize()?;
+        Some(start.elapsed(&end)?)
+    } else {
+        kernel.launch(&cfg, &kargs)?;
+        None
+    };
 
     for o in &a.outs {
         let (name, path) = o
@@ -163,18 +223,24 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             let vals = read_values(b, b.count)?;
             map.insert(b.name.clone(), serde_json::Value::from(vals));
         }
-        let out = serde_json::json!({
+        let mut out = serde_json::json!({
             "kernel": kernel_name,
             "device": ctx.info().name,
             "buffers": map,
         });
+        if let Some(t) = device_time {
+            out["time_ms"] = serde_json::Value::from(t.as_secs_f64() * 1e3);
+        }
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else if a.print > 0 {
+    } else if a.print > 0 || device_time.is_some() {
+        let time = device_time
+            .map(|t| format!(" in {:.3} ms", t.as_secs_f64() * 1e3))
+            .unwrap_or_default();
         println!(
-            "ran `{kernel_name}` on {} (grid {grid:?}, block {block:?})",
+            "ran `{kernel_name}` on {} (grid {grid:?}, block {block:?}){time}",
             ctx.info().name
         );
-        for b in &buffers {
+        for b in buffers.iter().filter(|_| a.print > 0) {
             let shown = read_values(b, a.print.min(b.count))?;
             let more = if b.count > shown.len() { ", ..." } else { "" };
             println!(
@@ -185,6 +251,54 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
                 shown.join(", ")
             );
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Launches the kernel `iters` times, batched on one stream, and reports the device time per
+/// launch (timestamps) and the host's wall time per launch.
+pub fn bench(b: &BenchArgs) -> Result<ExitCode> {
+    let Some(p) = prepare(&b.run)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let iters = b.iters.max(1);
+    let stream = p.ctx.new_stream()?;
+    // Warm-up: creates the pipeline and compiles the shader.
+    stream.launch(&p.kernel, &p.cfg, &p.kargs)?;
+    stream.synchronize()?;
+    let wall = std::time::Instant::now();
+    let start = stream.record_event()?;
+    for _ in 0..iters {
+        stream.launch(&p.kernel, &p.cfg, &p.kargs)?;
+    }
+    let end = stream.record_event()?;
+    stream.synchronize()?;
+    let wall = wall.elapsed();
+    let device = start.elapsed(&end).ok();
+    let per = |d: std::time::Duration| d.as_secs_f64() * 1e6 / f64::from(iters);
+    if b.run.json {
+        let out = serde_json::json!({
+            "kernel": p.kernel_name,
+            "device": p.ctx.info().name,
+            "launches": iters,
+            "grid": p.cfg.grid,
+            "block": p.cfg.block,
+            "device_us_per_launch": device.map(per),
+            "wall_us_per_launch": per(wall),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "`{}` on {}: {iters} launches (grid {:?}, block {:?})",
+            p.kernel_name,
+            p.ctx.info().name,
+            p.cfg.grid,
+            p.cfg.block
+        );
+        if let Some(d) = device {
+            println!("  device time: {:10.2} us per launch", per(d));
+        }
+        println!("  wall time:   {:10.2} us per launch", per(wall));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -63,7 +63,7 @@ pub const GATES: &[Gate] = &[
     g("neg", F64, (1, 0), 13),
     g("min", F64, (1, 0), 13),
     g("max", F64, (1, 0), 13),
-    g("tanh", &["f32"], (7, 0), 75),
+    g("tanh", &[], (7, 0), 75),
     // ---- half precision (later ISA: "Half Precision Floating-Point Instructions") ----
     g("add", &[F16], (4, 2), 53),
     g("sub", &[F16], (4, 2), 53),

@@ -8,6 +8,10 @@ mod atom;
 mod cmp;
 mod control;
 mod data;
+// --- float ---
+mod float;
+mod float_rules;
+// --- end float ---
 mod logic;
 mod sync;
 mod warp;
@@ -24,12 +28,28 @@ pub use cmp::{BoolOp, CmpOp, Setp};
 pub use control::{Bra, Call, CallArg};
 pub use data::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Scope, St};
 pub use sync::{Bar, BarKind, BarRed};
+// --- float ---
+pub use cmp::{SETP_TYPES, Set, Slct};
+pub use float::{Float, FloatOp, Precision, TestOp};
+// --- end float ---
 // --- warps and atomics ---
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
-// --- front end: indirect branches and calls, async copies, cache hints, misc ---
+// --- data movement and conversion ---
+mod convert;
+mod ldst;
+pub use convert::{CvtPack, RoundMode};
+
+// --- integer, extended precision, logic/shift, prmt ---
+mod extended;
+mod int;
+mod permute;
+pub use extended::{Carry, CarryOp};
+pub use int::{Bfind, BitMask, Dot, Simd, SimdOp};
+pub use logic::{Lop3, Lop3Pred, Shf};
+pub use permute::{Prmt, PrmtMode};
+// --- front end: indirect branches and calls, async copies, misc ---
 mod async_copy;
-mod cache;
 mod misc;
 pub use async_copy::{AsyncCopy, CpAsync};
 pub(crate) use control::resolve_prototype_calls;
@@ -42,7 +62,6 @@ pub enum Op {
     Sub(Arith),
     Mul(Arith),
     Mad(Arith),
-    Fma(Arith),
     Div(Arith),
     Rem(Arith),
     Abs(Arith),
@@ -78,9 +97,42 @@ pub enum Op {
     WarpSync(Src),
     /// `atom` (with a destination) and `red` (without).
     Atom(Atom),
+    // --- data movement and conversion ---
+    /// `cvt.pack.sat`
+    CvtPack(CvtPack),
+    /// `prefetch`/`prefetchu`: a cache hint, checked and dropped.
+    Prefetch,
     Ret,
     Exit,
-    // --- front end: indirect branches and calls, async copies, cache hints, misc ---
+    // --- float ---
+    /// Every floating-point instruction form (ISA 8.7.3 and the half-precision forms).
+    Float(Float),
+    Set(Set),
+    Slct(Slct),
+    // --- end float ---
+    // --- integer, extended precision, logic/shift, prmt ---
+    /// `add.cc addc sub.cc subc mad.cc madc`: arithmetic through the carry flag CC.CF.
+    Carry(Carry),
+    /// `add/min/max` on `.u16x2/.s16x2`, and `min/max.relu`.
+    Simd(Simd),
+    Mul24(Arith),
+    Mad24(Arith),
+    Sad(Arith),
+    Popc(Arith),
+    Clz(Arith),
+    Bfind(Bfind),
+    Brev(Arith),
+    Bfe(Arith),
+    Bfi(Arith),
+    Bmsk(BitMask),
+    Szext(BitMask),
+    Dp4a(Dot),
+    Dp2a(Dot),
+    Cnot(Arith),
+    Lop3(Lop3),
+    Shf(Shf),
+    Prmt(Prmt),
+    // --- front end: indirect branches and calls, async copies, misc ---
     /// `brx.idx`: a jump through a `.branchtargets` list.
     BrxIdx(BrxIdx),
     /// `call` through a function pointer.
@@ -89,8 +141,6 @@ pub enum Op {
     AsyncCopy(AsyncCopy),
     /// `nanosleep.u32 t`.
     Nanosleep(Src),
-    /// `prefetch`, `prefetchu`: hints without an effect on the program's results.
-    Prefetch,
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -136,11 +186,45 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
     };
     let mut m = Mods::new(i);
     let op = match i.opcode.node {
+        // --- float ---
+        "add" | "sub" | "mul" | "mad" | "div" | "abs" | "neg" | "min" | "max"
+            if float::has_float_type(i) =>
+        {
+            float::decode(cx, i, &mut m)
+        }
+        "fma" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2"
+        | "tanh" => float::decode(cx, i, &mut m),
+        "set" => cmp::set(cx, i, &mut m).map(Op::Set),
+        "slct" => cmp::slct(cx, i, &mut m).map(Op::Slct),
+        // --- end float ---
+        // --- integer, extended precision, logic/shift, prmt ---
+        "add" | "sub" | "mad" if int::has_modifier(i, "cc") => {
+            extended::carry(cx, i, &mut m).map(Op::Carry)
+        }
+        "addc" | "subc" | "madc" => extended::carry(cx, i, &mut m).map(Op::Carry),
+        "add" | "sub" | "min" | "max" if int::is_simd(i) => int::simd(cx, i, &mut m).map(Op::Simd),
+        "mul24" => int::mul24(cx, i, &mut m, false).map(Op::Mul24),
+        "mad24" => int::mul24(cx, i, &mut m, true).map(Op::Mad24),
+        "sad" => int::sad(cx, i, &mut m).map(Op::Sad),
+        "popc" => int::count_bits(cx, i, &mut m).map(Op::Popc),
+        "clz" => int::count_bits(cx, i, &mut m).map(Op::Clz),
+        "bfind" => int::bfind(cx, i, &mut m).map(Op::Bfind),
+        "brev" => int::brev(cx, i, &mut m).map(Op::Brev),
+        "bfe" => int::bfe(cx, i, &mut m).map(Op::Bfe),
+        "bfi" => int::bfi(cx, i, &mut m).map(Op::Bfi),
+        "bmsk" => int::bmsk(cx, i, &mut m).map(Op::Bmsk),
+        "szext" => int::szext(cx, i, &mut m).map(Op::Szext),
+        "dp4a" => int::dot(cx, i, &mut m, false).map(Op::Dp4a),
+        "dp2a" => int::dot(cx, i, &mut m, true).map(Op::Dp2a),
+        "cnot" => logic::cnot(cx, i, &mut m).map(Op::Cnot),
+        "lop3" => logic::lop3(cx, i, &mut m).map(Op::Lop3),
+        "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
+        "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
+        // --- end integer ---
         "add" => arith::add(cx, i, &mut m).map(Op::Add),
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
         "mad" => arith::mad(cx, i, &mut m).map(Op::Mad),
-        "fma" => arith::fma(cx, i, &mut m).map(Op::Fma),
         "div" => arith::div(cx, i, &mut m).map(Op::Div),
         "rem" => arith::rem(cx, i, &mut m).map(Op::Rem),
         "abs" => arith::abs_neg(cx, i, &mut m, false).map(Op::Abs),
@@ -156,19 +240,21 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shl" => logic::shift(cx, i, &mut m, false).map(Op::Shl),
         "shr" => logic::shift(cx, i, &mut m, true).map(Op::Shr),
         "mov" => data::mov(cx, i, &mut m).map(Op::Mov),
-        "ld" => data::ld(cx, i, &mut m).map(Op::Ld),
-        "st" => data::st(cx, i, &mut m).map(Op::St),
+        "ld" => ldst::ld(cx, i, &mut m).map(Op::Ld),
+        "st" => ldst::st(cx, i, &mut m).map(Op::St),
         "cvta" => data::cvta(cx, i, &mut m).map(Op::Cvta),
-        "cvt" => data::cvt(cx, i, &mut m).map(Op::Cvt),
+        // --- data movement and conversion ---
+        "cvt" if i.modifiers.iter().any(|m| m.node == "pack") => {
+            convert::cvt_pack(cx, i, &mut m).map(Op::CvtPack)
+        }
+        "cvt" => convert::cvt(cx, i, &mut m).map(Op::Cvt),
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
-        // --- front end: indirect branches and calls, async copies, cache hints, misc ---
+        // --- front end: indirect branches and calls, async copies, misc ---
         "call" if !control::is_direct_call(cx, i) => {
             control::call_indirect(cx, i, &mut m).map(Op::CallIndirect)
         }
         "brx" => control::brx_idx(cx, i, &mut m).map(Op::BrxIdx),
         "cp" => async_copy::cp(cx, i, &mut m).map(Op::AsyncCopy),
-        "ldu" => cache::ldu(cx, i, &mut m).map(Op::Ld),
-        "prefetch" | "prefetchu" => cache::prefetch(cx, i, &mut m).map(|()| Op::Prefetch),
         "nanosleep" => misc::nanosleep(cx, i, &mut m).map(Op::Nanosleep),
         // --- end front end ---
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
@@ -188,6 +274,10 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "atom" => atom::atom(cx, i, &mut m, false).map(Op::Atom),
         "red" => atom::atom(cx, i, &mut m, true).map(Op::Atom),
         "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
+        // --- data movement and conversion ---
+        "ldu" => ldst::ldu(cx, i, &mut m).map(Op::Ld),
+        "prefetch" => data::prefetch(cx, i, &mut m, false).map(|_| Op::Prefetch),
+        "prefetchu" => data::prefetch(cx, i, &mut m, true).map(|_| Op::Prefetch),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
         other => {

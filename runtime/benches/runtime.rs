@@ -1,0 +1,368 @@
+//! The runtime's benchmarks (`cargo xtask bench [launch|copy|memory|kernels|all]`). Each number
+//! is reported next to a reference measured in the same run on the same machine:
+//!
+//! - `launch`: an empty kernel's launch cost, unbatched (`Kernel::launch`, one submission and
+//!   wait each) and batched (`Stream::launch`, many per submission), against an empty
+//!   `vkCmdFillBuffer` of one word submitted and waited for (the driver's floor).
+//! - `copy`: host-to-device and device-to-host bandwidth of 64 MiB copies (direct and through
+//!   staging buffers), against `copy_from_slice` of the same size in host memory.
+//! - `memory`: resident memory over 10,000 load/launch/unload cycles of a module.
+//! - `kernels`: saxpy, a reduction and a tiled matmul from `shaders/` against plain Rust loops
+//!   on one core doing the same arithmetic.
+
+use std::time::{Duration, Instant};
+
+use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
+
+const EMPTY: &str = include_str!("../../shaders/empty.ptx");
+const SAXPY: &str = include_str!("../../shaders/saxpy_clang.ptx");
+const REDUCE: &str = include_str!("../../shaders/reduce_clang.ptx");
+const MATMUL: &str = include_str!("../../shaders/matmul_clang.ptx");
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// Full sizes under `cargo bench` (which passes `--bench`); tiny ones when `cargo test
+/// --all-targets` runs this as a smoke test (every benchmark still checks its results).
+fn full() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+fn scaled(full_size: usize, smoke: usize) -> usize {
+    if full() { full_size } else { smoke }
+}
+
+/// Memory checking (on by default on CPU devices) is off unless `PTXVK_MEMCHECK=1`: the
+/// kernels are measured as translated for speed.
+fn options() -> ContextOptions {
+    let mut o = ContextOptions::from_env();
+    o.pipeline_cache_dir = None;
+    o.memcheck = o.memcheck.or(Some(false));
+    o
+}
+
+fn us(d: Duration, n: usize) -> f64 {
+    d.as_secs_f64() * 1e6 / n as f64
+}
+
+fn best_of<T>(reps: usize, mut f: impl FnMut() -> Res<(Duration, T)>) -> Res<(Duration, T)> {
+    let mut best = f()?;
+    for _ in 1..reps {
+        let r = f()?;
+        if r.0 < best.0 {
+            best = r;
+        }
+    }
+    Ok(best)
+}
+
+fn launch(ctx: &Context) -> Res<()> {
+    let m = ctx.load_ptx("empty.ptx", EMPTY)?;
+    let k = m.kernel("empty")?;
+    let cfg = LaunchConfig::new([1, 1, 1], [1, 1, 1]);
+    let args = [0u64.into()];
+    k.launch(&cfg, &args)?; // pipeline and shader compiled here
+    let n = scaled(2000, 20);
+    let (unbatched, ()) = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            k.launch(&cfg, &args)?;
+        }
+        Ok((t.elapsed(), ()))
+    })?;
+    let s = ctx.new_stream()?;
+    let (batched, ()) = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            s.launch(&k, &cfg, &args)?;
+        }
+        s.synchronize()?;
+        Ok((t.elapsed(), ()))
+    })?;
+    let word = DeviceBuffer::<u32>::zeroed(ctx, 1)?;
+    let (sync, ()) = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            s.fill(&word, 0)?; // the smallest command: one vkCmdFillBuffer
+            s.synchronize()?;
+        }
+        Ok((t.elapsed(), ()))
+    })?;
+    println!("launch: empty kernel, {n} launches, best of 3");
+    println!(
+        "  unbatched (Kernel::launch)       {:8.2} us/launch",
+        us(unbatched, n)
+    );
+    println!(
+        "  batched (Stream::launch)         {:8.2} us/launch",
+        us(batched, n)
+    );
+    println!("  reference: 4-byte fill + wait    {:8.2} us", us(sync, n));
+    println!(
+        "  ratios: unbatched / reference {:.2}, batched / unbatched {:.3}",
+        unbatched.as_secs_f64() / sync.as_secs_f64(),
+        batched.as_secs_f64() / unbatched.as_secs_f64()
+    );
+    Ok(())
+}
+
+fn copy(staging: bool) -> Res<()> {
+    let mut o = options();
+    o.restrict.no_host_visible_device_memory = staging;
+    let ctx = Context::new(&o)?;
+    let n = scaled(16 << 20, 1 << 12); // f32s: 64 MiB
+    let bytes = (n * 4) as f64;
+    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut back = vec![0f32; n];
+    let dev = DeviceBuffer::<f32>::zeroed(&ctx, n)?;
+    let gbs = |d: Duration| bytes / d.as_secs_f64() / 1e9;
+    let (htod, ()) = best_of(5, || {
+        let t = Instant::now();
+        dev.copy_from_host(&host)?;
+        Ok((t.elapsed(), ()))
+    })?;
+    let (dtoh, ()) = best_of(5, || {
+        let t = Instant::now();
+        dev.copy_to_host(&mut back)?;
+        Ok((t.elapsed(), ()))
+    })?;
+    if back != host {
+        return Err("the copies changed the data".into());
+    }
+    let mut other = vec![0f32; n];
+    let (memcpy, ()) = best_of(5, || {
+        let t = Instant::now();
+        other.copy_from_slice(std::hint::black_box(&host));
+        std::hint::black_box(&other);
+        Ok((t.elapsed(), ()))
+    })?;
+    let how = if ctx.uses_staging() {
+        "through staging buffers"
+    } else {
+        "direct (host-visible device memory)"
+    };
+    println!("copy: {} MiB, {how}, best of 5", bytes / f64::from(1 << 20));
+    println!(
+        "  host -> device   {:7.2} GB/s   ({:.2} x memcpy)",
+        gbs(htod),
+        memcpy.as_secs_f64() / htod.as_secs_f64()
+    );
+    println!(
+        "  device -> host   {:7.2} GB/s   ({:.2} x memcpy)",
+        gbs(dtoh),
+        memcpy.as_secs_f64() / dtoh.as_secs_f64()
+    );
+    println!("  reference: memcpy {:6.2} GB/s", gbs(memcpy));
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn resident_bytes() -> Option<u64> {
+    None
+}
+
+fn memory(ctx: &Context) -> Res<()> {
+    let cycles = scaled(10_000, 20);
+    let cycle = || -> Res<()> {
+        let m = ctx.load_ptx("empty.ptx", EMPTY)?;
+        m.kernel("empty")?
+            .launch(&LaunchConfig::new([1, 1, 1], [1, 1, 1]), &[0u64.into()])?;
+        Ok(())
+    };
+    for _ in 0..scaled(200, 2) {
+        cycle()?; // let allocator pools and driver caches reach their steady size
+    }
+    let Some(start) = resident_bytes() else {
+        println!("memory: resident size is only measured on Linux");
+        return Ok(());
+    };
+    let t = Instant::now();
+    let mut samples = Vec::new();
+    for i in 1..=cycles {
+        cycle()?;
+        if i % (cycles / 5).max(1) == 0 {
+            samples.push((i, resident_bytes().unwrap_or(0)));
+        }
+    }
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
+    println!(
+        "memory: {cycles} load/launch/unload cycles in {:.1} s ({:.0} us each)",
+        t.elapsed().as_secs_f64(),
+        us(t.elapsed(), cycles)
+    );
+    println!("  resident at start   {:8.2} MiB", mib(start));
+    for (i, rss) in &samples {
+        println!("  after {i:5} cycles  {:8.2} MiB", mib(*rss));
+    }
+    let end = samples.last().map_or(start, |s| s.1);
+    println!(
+        "  growth: {:+.2} MiB ({:+.1} bytes per cycle)",
+        mib(end) - mib(start),
+        (end as f64 - start as f64) / cycles as f64
+    );
+    Ok(())
+}
+
+fn kernels(ctx: &Context) -> Res<()> {
+    println!("kernels: device time (events) against a plain Rust loop on one core, best of 3");
+    // saxpy over 16 M floats.
+    let n = scaled(16 << 20, 1 << 12);
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let y: Vec<f32> = vec![1.0; n];
+    let m = ctx.load_ptx("saxpy_clang.ptx", SAXPY)?;
+    let k = m.kernel("saxpy")?;
+    let (dx, dy) = (
+        DeviceBuffer::from_slice(ctx, &x)?,
+        DeviceBuffer::from_slice(ctx, &y)?,
+    );
+    let s = ctx.new_stream()?;
+    let cfg = LaunchConfig::for_num_elems(n as u32, 256);
+    let args = [(n as u32).into(), 2.0f32.into(), (&dx).into(), (&dy).into()];
+    let device = |s: &ptxvk_runtime::Stream, f: &dyn Fn() -> Res<()>| -> Res<(Duration, ())> {
+        f()?; // warm-up
+        best_of(3, || {
+            let a = s.record_event()?;
+            f()?;
+            let b = s.record_event()?;
+            Ok((a.elapsed(&b)?, ()))
+        })
+    };
+    let (d, ()) = device(&s, &|| Ok(s.launch(&k, &cfg, &args)?))?;
+    let mut yy = y.clone();
+    let (h, ()) = best_of(3, || {
+        let t = Instant::now();
+        for (yi, xi) in yy.iter_mut().zip(&x) {
+            *yi = 2.0f32.mul_add(*xi, *yi);
+        }
+        std::hint::black_box(&yy);
+        Ok((t.elapsed(), ()))
+    })?;
+    report(&format!("saxpy, {n} f32"), d, h);
+
+    // Reduction of 16 M integers (all passes).
+    let data: Vec<u32> = (0..n as u32).map(|i| i % 1000).collect();
+    let m = ctx.load_ptx("reduce_clang.ptx", REDUCE)?;
+    let k = m.kernel("reduce_sum")?;
+    let input = DeviceBuffer::from_slice(ctx, &data)?;
+    let mut levels = Vec::new();
+    let mut len = n;
+    while len > 1 {
+        len = len.div_ceil(512);
+        levels.push(DeviceBuffer::<u32>::zeroed(ctx, len)?);
+    }
+    let run = || -> Res<()> {
+        let mut len = n;
+        for (i, out) in levels.iter().enumerate() {
+            let src = if i == 0 { &input } else { &levels[i - 1] };
+            s.launch(
+                &k,
+                &LaunchConfig::new([len.div_ceil(512) as u32, 1, 1], [256, 1, 1]),
+                &[src.into(), out.into(), (len as u32).into()],
+            )?;
+            len = len.div_ceil(512);
+        }
+        Ok(())
+    };
+    let (d, ()) = device(&s, &run)?;
+    let (h, ()) = best_of(3, || {
+        let t = Instant::now();
+        let sum = std::hint::black_box(&data)
+            .iter()
+            .fold(0u32, |a, &v| a.wrapping_add(v));
+        std::hint::black_box(sum);
+        Ok((t.elapsed(), ()))
+    })?;
+    let got = levels
+        .last()
+        .map(|l| l.to_vec())
+        .transpose()?
+        .unwrap_or_default();
+    if got.first() != Some(&data.iter().fold(0u32, |a, &v| a.wrapping_add(v))) {
+        return Err("the reduction is wrong".into());
+    }
+    report(&format!("reduction, {n} u32"), d, h);
+
+    // 512 x 512 matmul.
+    let n = scaled(512, 32);
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32).collect();
+    let m = ctx.load_ptx("matmul_clang.ptx", MATMUL)?;
+    let k = m.kernel("matmul")?;
+    let (da, db) = (
+        DeviceBuffer::from_slice(ctx, &a)?,
+        DeviceBuffer::from_slice(ctx, &b)?,
+    );
+    let dc = DeviceBuffer::<f32>::zeroed(ctx, n * n)?;
+    let tiles = (n / 16) as u32;
+    let (d, ()) = device(&s, &|| {
+        Ok(s.launch(
+            &k,
+            &LaunchConfig::new([tiles, tiles, 1], [16, 16, 1]),
+            &[(&da).into(), (&db).into(), (&dc).into(), (n as u32).into()],
+        )?)
+    })?;
+    let mut c = vec![0f32; n * n];
+    let (h, ()) = best_of(3, || {
+        let t = Instant::now();
+        for i in 0..n {
+            for kk in 0..n {
+                let aik = a[i * n + kk];
+                for j in 0..n {
+                    c[i * n + j] = aik.mul_add(b[kk * n + j], c[i * n + j]);
+                }
+            }
+        }
+        std::hint::black_box(&c);
+        Ok((t.elapsed(), ()))
+    })?;
+    report(&format!("matmul, {n} x {n}"), d, h);
+    Ok(())
+}
+
+fn report(what: &str, device: Duration, host: Duration) {
+    println!(
+        "  {what:<22} ptxvk {:9.3} ms   Rust loop {:9.3} ms   ratio {:.2}",
+        device.as_secs_f64() * 1e3,
+        host.as_secs_f64() * 1e3,
+        device.as_secs_f64() / host.as_secs_f64()
+    );
+}
+
+fn main() -> Res<()> {
+    // `cargo bench` passes `--bench`; the first other argument picks the benchmarks.
+    let which = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_else(|| "all".into());
+    let ctx = Context::new(&options())?;
+    println!("device: {} ({})\n", ctx.info().name, ctx.info().driver);
+    let all = which == "all";
+    if all || which == "launch" {
+        launch(&ctx)?;
+        println!();
+    }
+    if all || which == "launch" || which == "copy" {
+        copy(false)?;
+        copy(true)?;
+        println!();
+    }
+    if all || which == "kernels" {
+        kernels(&ctx)?;
+        println!();
+    }
+    if all || which == "memory" {
+        memory(&ctx)?;
+    }
+    if !all && !["launch", "copy", "kernels", "memory"].contains(&which.as_str()) {
+        return Err(
+            format!("unknown benchmark `{which}` (launch, copy, kernels, memory, all)").into(),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! Buffers as Vulkan objects: creation, device address, mapping, and release.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+
+use crate::context::Vk;
+use crate::error::{Error, Result};
+
+/// Where a buffer lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Device-local: what kernels use.
+    Device,
+    /// Host-visible memory the host writes and the device reads (staging, parameter blocks).
+    Upload,
+    /// Host-visible, cached memory the device writes and the host reads.
+    Readback,
+}
+
+/// One `VkBuffer` with its memory. Freed when the last `Arc` goes, which work in flight holds.
+pub(crate) struct RawBuffer {
+    vk: Arc<Vk>,
+    buffer: vk::Buffer,
+    allocation: Option<Allocation>,
+    size: u64,
+    address: u64,
+    /// Host pointer to the whole buffer, where the host may read and write it directly.
+    mapped: Option<*mut u8>,
+}
+
+// SAFETY: the mapped pointer refers to memory owned by the allocation, which lives as long as
+// this value; accesses through it are plain copies whose ordering with the device is managed
+// by the streams (see `memory/mod.rs`).
+unsafe impl Send for RawBuffer {}
+// SAFETY: as above; shared access only reads the handle values.
+unsafe impl Sync for RawBuffer {}
+
+impl RawBuffer {
+    pub fn new(vk: &Arc<Vk>, size: u64, place: Place) -> Result<RawBuffer> {
+        vk.check_lost()?;
+        let dev = &vk.device;
+        // Vulkan has no empty buffers; keep at least one word.
+        let alloc_size = size.max(4).next_multiple_of(4);
+        let info = vk::BufferCreateInfo::default()
+            .size(alloc_size)
+            .usage(
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+                    | vk::BufferUsageFlags::TRANSFER_SRC
+                    | vk::BufferUsageFlags::TRANSFER_DST,
+            )
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid device and create info.
+        let buffer =
+            unsafe { dev.create_buffer(&info, None) }.map_err(|e| vk.error("vkCreateBuffer", e))?;
+        // SAFETY: the buffer was just created on this device.
+        let requirements = unsafe { dev.get_buffer_memory_requirements(buffer) };
+        let location = match place {
+            Place::Device => MemoryLocation::GpuOnly,
+            Place::Upload => MemoryLocation::CpuToGpu,
+            Place::Readback => MemoryLocation::GpuToCpu,
+        };
+        let allocation = match vk.allocator.lock() {
+            Ok(mut guard) => match guard.as_mut() {
+                Some(allocator) => allocator
+                    .allocate(&AllocationCreateDesc {
+                        name: "ptxvk buffer",
+                        requirements,
+                        location,
+                        linear: true,
+                        allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                    })
+                    .map_err(|e| match e {
+                        gpu_allocator::AllocationError::OutOfMemory => {
+                            Error::OutOfDeviceMemory { bytes: size }
+                        }
+                        other => Error::Allocation(other.to_string()),
+                    }),
+                None => Err(Error::DeviceLost),
+            },
+            Err(_) => Err(Error::DeviceLost),
+        };
+        let allocation = match allocation {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: the buffer has no memory bound and is not used.
+                unsafe { dev.destroy_buffer(buffer, None) };
+                return Err(e);
+            }
+        };
+        // Direct host access needs coherent memory: we never flush or invalidate.
+        let coherent = allocation.memory_properties().contains(
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        );
+        let direct = place != Place::Device || !vk.staging;
+        let mapped = allocation
+            .mapped_ptr()
+            .filter(|_| coherent && direct)
+            .map(|p| p.as_ptr().cast::<u8>());
+        // SAFETY: the allocation satisfies the buffer's requirements.
+        let bound =
+            unsafe { dev.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) };
+        let mut buf = RawBuffer {
+            vk: vk.clone(),
+            buffer,
+            allocation: Some(allocation),
+            size,
+            address: 0,
+            mapped,
+        };
+        bound.map_err(|e| vk.error("vkBindBufferMemory", e))?;
+        let addr_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+        // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS usage and has memory bound.
+        buf.address = unsafe { dev.get_buffer_device_address(&addr_info) };
+        if place != Place::Device && buf.mapped.is_none() {
+            return Err(Error::Allocation(
+                "the device offers no host-visible coherent memory for staging".into(),
+            ));
+        }
+        if let Ok(mut live) = vk.allocations.lock() {
+            live.insert(buf.address, buf.address + size);
+        }
+        Ok(buf)
+    }
+
+    pub fn handle(&self) -> vk::Buffer {
+        self.buffer
+    }
+
+    pub fn address(&self) -> u64 {
+        self.address
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn mapped(&self) -> Option<*mut u8> {
+        self.mapped
+    }
+
+    /// Copies `data` to byte `offset` of mapped memory. The caller checked the range and that
+    /// the device does not use it.
+    pub fn write_mapped(&self, offset: u64, data: &[u8]) -> Result<()> {
+        let p = self.mapped.ok_or_else(not_mapped)?;
+        debug_assert!(offset + data.len() as u64 <= self.size);
+        // SAFETY: the range is inside the mapping (checked by every caller), and host memory
+        // of `data` cannot overlap device memory this buffer owns.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(offset as usize), data.len()) };
+        Ok(())
+    }
+
+    /// Copies from byte `offset` of mapped memory into `out`; as `write_mapped`.
+    pub fn read_mapped(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let p = self.mapped.ok_or_else(not_mapped)?;
+        debug_assert!(offset + out.len() as u64 <= self.size);
+        // SAFETY: as in `write_mapped`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p.add(offset as usize), out.as_mut_ptr(), out.len())
+        };
+        Ok(())
+    }
+}
+
+fn not_mapped() -> Error {
+    Error::Allocation("buffer memory is not host-visible".into())
+}
+
+impl Drop for RawBuffer {
+    fn drop(&mut self) {
+        if let Ok(mut live) = self.vk.allocations.lock() {
+            live.remove(&self.address);
+        }
+        if self.vk.is_lost() {
+            // The device may still use it; leak rather than free.
+            return;
+        }
+        // SAFETY: every stream operation that uses this buffer holds an `Arc` to it until the
+        // operation has completed, so the device no longer uses it.
+        unsafe { self.vk.device.destroy_buffer(self.buffer, None) };
+        if let (Some(a), Ok(mut guard)) = (self.allocation.take(), self.vk.allocator.lock())
+            && let Some(allocator) = guard.as_mut()
+        {
+            let _ = allocator.free(a);
+        }
+    }
+}

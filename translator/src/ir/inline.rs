@@ -1,0 +1,363 @@
+//! Inlining device functions into their callers.
+//!
+//! Two things cannot cross a SPIR-V function call: `exit` (compute shaders can only return from
+//! the entry point) and, under the SIMT emulation, synchronization (the emulation rewrites the
+//! kernel's control flow around every synchronization point). Functions that hold either,
+//! directly or through their callees, are inlined into the kernel.
+
+use std::collections::HashMap;
+
+use super::{Block, BlockId, FuncId, Function, Inst, Module, Op, Ptr, Terminator, ValueId, VarId};
+
+/// Inlines, into the entry function, every call to a function that `holds` (directly or through
+/// what it calls), then drops the functions nothing calls any more. The call graph must be
+/// acyclic (the lowering refuses recursion first).
+pub fn inline_where(module: &mut Module, holds: impl Fn(&Function) -> bool) {
+    let n = module.functions.len();
+    let mut wanted: Vec<bool> = module.functions.iter().map(&holds).collect();
+    // Propagate through callers until nothing changes (at most n rounds on an acyclic graph).
+    for _ in 0..n {
+        let mut changed = false;
+        for i in 0..n {
+            if !wanted[i] && calls(&module.functions[i]).any(|c| wanted[c.0 as usize]) {
+                wanted[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let entry = module.entry.0 as usize;
+    let callees = module.functions.clone();
+    let f = &mut module.functions[entry];
+    while let Some((b, k, callee)) = find_call(f, |c| wanted[c.0 as usize]) {
+        inline_one(f, b, k, &callees[callee.0 as usize]);
+    }
+    prune(module);
+}
+
+pub(super) fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
+    f.blocks.iter().flat_map(|b| {
+        b.insts.iter().filter_map(|i| match &i.op {
+            Op::Call { func, .. } => Some(*func),
+            _ => None,
+        })
+    })
+}
+
+fn find_call(f: &Function, wanted: impl Fn(FuncId) -> bool) -> Option<(BlockId, usize, FuncId)> {
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (k, i) in b.insts.iter().enumerate() {
+            if let Op::Call { func, .. } = &i.op
+                && wanted(*func)
+            {
+                return Some((BlockId(bi as u32), k, *func));
+            }
+        }
+    }
+    None
+}
+
+/// A call cut out of its block: what came before stays in `b` (which loses its terminator),
+/// what came after moves to `cont`.
+pub(super) struct CutCall {
+    pub args: Vec<ValueId>,
+    pub results: Vec<VarId>,
+    pub cont: BlockId,
+    /// Variables that carry values from before the call to after it (stored at the end of
+    /// `b`, loaded at the start of `cont`).
+    pub carried: Vec<VarId>,
+}
+
+/// Cuts the call at instruction `k` of block `b` out of its block. Values stay local to their
+/// block: what the continuation uses from before the call goes through new variables.
+pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall> {
+    let block = std::mem::replace(
+        f.block_mut(b),
+        Block {
+            insts: Vec::new(),
+            term: Terminator::Unreachable,
+        },
+    );
+    let mut insts = block.insts;
+    let rest = insts.split_off(k + 1);
+    let Some(Inst {
+        op: Op::Call { args, results, .. },
+        ..
+    }) = insts.pop()
+    else {
+        return None;
+    };
+    f.block_mut(b).insts = insts;
+    let cont = f.new_block();
+    *f.block_mut(cont) = Block {
+        insts: rest,
+        term: block.term,
+    };
+    let defined: Vec<ValueId> = f.block(b).insts.iter().filter_map(|i| i.result).collect();
+    let mut carried = Vec::new();
+    let mut map = HashMap::new();
+    let mut loads = Vec::new();
+    for v in defined {
+        let used = {
+            let c = f.block(cont);
+            c.insts.iter().any(|i| op_values(&i.op).contains(&v))
+                || term_values(&c.term).contains(&v)
+        };
+        if used {
+            let var = f.new_var(f.ty(v), "carry");
+            f.push_void(b, Op::StoreVar(var, v));
+            carried.push(var);
+            let id = ValueId(f.values.len() as u32);
+            f.values.push(f.ty(v));
+            loads.push(Inst {
+                result: Some(id),
+                op: Op::LoadVar(var),
+            });
+            map.insert(v, id);
+        }
+    }
+    if !map.is_empty() {
+        let c = f.block_mut(cont);
+        for i in &mut c.insts {
+            map_op(&mut i.op, |v| map.get(&v).copied().unwrap_or(v), |x| x);
+        }
+        map_term(&mut c.term, |v| map.get(&v).copied().unwrap_or(v));
+        loads.append(&mut c.insts);
+        c.insts = loads;
+    }
+    Some(CutCall {
+        args,
+        results,
+        cont,
+        carried,
+    })
+}
+
+/// Where a copied body's pieces landed in the function it was copied into.
+pub(super) struct Copied {
+    pub entry: BlockId,
+    pub var_base: u32,
+    /// The copied blocks that ended in `Return`, with the values they return.
+    pub returns: Vec<(BlockId, Vec<ValueId>)>,
+}
+
+/// Appends a copy of `callee`'s body to `f` with fresh ids; its parameters read `params`, and
+/// its returning blocks are left without a terminator (listed in `Copied::returns`).
+pub(super) fn copy_body(f: &mut Function, callee: &Function, params: &[VarId]) -> Copied {
+    let var_base = f.vars.len() as u32;
+    f.vars.extend(callee.vars.iter().cloned());
+    let value_base = f.values.len() as u32;
+    f.values.extend(callee.values.iter().copied());
+    let block_base = f.blocks.len() as u32;
+    let vmap = |v: ValueId| ValueId(v.0 + value_base);
+    let varmap = |v: VarId| VarId(v.0 + var_base);
+    let bmap = |x: BlockId| BlockId(x.0 + block_base);
+    let mut returns = Vec::new();
+    for (bi, cb) in callee.blocks.iter().enumerate() {
+        let mut insts = Vec::with_capacity(cb.insts.len());
+        for i in &cb.insts {
+            let op = match &i.op {
+                Op::Param(n) if (*n as usize) < params.len() => Op::LoadVar(params[*n as usize]),
+                other => {
+                    let mut op = other.clone();
+                    map_op(&mut op, vmap, varmap);
+                    op
+                }
+            };
+            insts.push(Inst {
+                result: i.result.map(vmap),
+                op,
+            });
+        }
+        let term = match &cb.term {
+            Terminator::Return(vals) => {
+                returns.push((
+                    bmap(BlockId(bi as u32)),
+                    vals.iter().map(|v| vmap(*v)).collect(),
+                ));
+                Terminator::Unreachable
+            }
+            t => {
+                let mut t = t.clone();
+                map_term(&mut t, vmap);
+                for s in t.successors_mut() {
+                    *s = bmap(*s);
+                }
+                t
+            }
+        };
+        f.blocks.push(Block { insts, term });
+    }
+    Copied {
+        entry: bmap(callee.entry),
+        var_base,
+        returns,
+    }
+}
+
+/// Replaces the call at instruction `k` of block `b` with a copy of `callee`'s body.
+fn inline_one(f: &mut Function, b: BlockId, k: usize, callee: &Function) {
+    let Some(cut) = cut_call(f, b, k) else {
+        return;
+    };
+    let params: Vec<VarId> = cut
+        .args
+        .iter()
+        .map(|a| {
+            let var = f.new_var(f.ty(*a), "inline.arg");
+            f.push_void(b, Op::StoreVar(var, *a));
+            var
+        })
+        .collect();
+    let body = copy_body(f, callee, &params);
+    for (rb, vals) in body.returns {
+        for (r, v) in cut.results.iter().zip(vals) {
+            f.push_void(rb, Op::StoreVar(*r, v));
+        }
+        f.block_mut(rb).term = Terminator::Jump(cut.cont);
+    }
+    f.block_mut(b).term = Terminator::Jump(body.entry);
+}
+
+/// Drops functions the entry no longer reaches, renumbering calls.
+pub(super) fn prune(module: &mut Module) {
+    let n = module.functions.len();
+    let mut live = vec![false; n];
+    let mut stack = vec![module.entry];
+    while let Some(f) = stack.pop() {
+        if std::mem::replace(&mut live[f.0 as usize], true) {
+            continue;
+        }
+        stack.extend(calls(&module.functions[f.0 as usize]));
+    }
+    let mut new_id = vec![None; n];
+    let mut kept = Vec::new();
+    for (i, f) in std::mem::take(&mut module.functions)
+        .into_iter()
+        .enumerate()
+    {
+        if live[i] {
+            new_id[i] = Some(FuncId(kept.len() as u32));
+            kept.push(f);
+        }
+    }
+    for f in &mut kept {
+        for b in &mut f.blocks {
+            for i in &mut b.insts {
+                if let Op::Call { func, .. } = &mut i.op
+                    && let Some(id) = new_id[func.0 as usize]
+                {
+                    *func = id;
+                }
+            }
+        }
+    }
+    module.entry = new_id[module.entry.0 as usize].unwrap_or(FuncId(0));
+    module.functions = kept;
+}
+
+/// The values an operation reads.
+pub fn op_values(op: &Op) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    let mut op = op.clone();
+    map_op(
+        &mut op,
+        |v| {
+            out.push(v);
+            v
+        },
+        |x| x,
+    );
+    out
+}
+
+pub(super) fn term_values(t: &Terminator) -> Vec<ValueId> {
+    match t {
+        Terminator::Branch { cond, .. } => vec![*cond],
+        Terminator::Switch { value, .. } => vec![*value],
+        Terminator::Return(v) => v.clone(),
+        Terminator::Jump(_) | Terminator::Exit | Terminator::Unreachable => Vec::new(),
+    }
+}
+
+pub(super) fn map_term(t: &mut Terminator, mut v: impl FnMut(ValueId) -> ValueId) {
+    match t {
+        Terminator::Branch { cond, .. } => *cond = v(*cond),
+        Terminator::Switch { value, .. } => *value = v(*value),
+        Terminator::Return(vals) => vals.iter_mut().for_each(|x| *x = v(*x)),
+        Terminator::Jump(_) | Terminator::Exit | Terminator::Unreachable => {}
+    }
+}
+
+fn map_ptr(p: &mut Ptr, v: &mut impl FnMut(ValueId) -> ValueId) {
+    match p {
+        Ptr::Global(x) | Ptr::Shared(x) | Ptr::Local(x) => *x = v(*x),
+    }
+}
+
+/// Rewrites every value and variable an operation mentions.
+pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(VarId) -> VarId) {
+    match op {
+        Op::Const(_) | Op::Builtin(_) | Op::Param(_) | Op::Barrier | Op::Fence(_) => {}
+        Op::LoadVar(x) => *x = var(*x),
+        Op::StoreVar(x, a) => {
+            *x = var(*x);
+            *a = v(*a);
+        }
+        Op::Un(_, a) | Op::Conv(_, a) => *a = v(*a),
+        Op::Bin(_, a, b, _) => {
+            *a = v(*a);
+            *b = v(*b);
+        }
+        Op::Select(c, a, b) => {
+            *c = v(*c);
+            *a = v(*a);
+            *b = v(*b);
+        }
+        Op::Ext(_, args, _) | Op::Warp(_, args) => args.iter_mut().for_each(|a| *a = v(*a)),
+        Op::Load { ptr, .. } | Op::AtomicLoad { ptr, .. } => map_ptr(ptr, &mut v),
+        Op::Store { ptr, value, .. }
+        | Op::Atomic { ptr, value, .. }
+        | Op::AtomicStore { ptr, value, .. } => {
+            map_ptr(ptr, &mut v);
+            *value = v(*value);
+        }
+        Op::AtomicCas {
+            ptr,
+            compare,
+            value,
+            ..
+        } => {
+            map_ptr(ptr, &mut v);
+            *compare = v(*compare);
+            *value = v(*value);
+        }
+        Op::Call { args, results, .. } => {
+            args.iter_mut().for_each(|a| *a = v(*a));
+            results.iter_mut().for_each(|r| *r = var(*r));
+        }
+        Op::BitExtract {
+            base,
+            offset,
+            count,
+            ..
+        } => {
+            *base = v(*base);
+            *offset = v(*offset);
+            *count = v(*count);
+        }
+        Op::BitInsert {
+            base,
+            insert,
+            offset,
+            count,
+        } => {
+            *base = v(*base);
+            *insert = v(*insert);
+            *offset = v(*offset);
+            *count = v(*count);
+        }
+    }
+}

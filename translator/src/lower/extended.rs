@@ -1,0 +1,98 @@
+//! The meaning of the extended-precision instructions (ISA 8.7.2): `add.cc addc sub.cc subc
+//! mad.cc madc`.
+//!
+//! The condition-code register CC.CF is per thread and outlives blocks (an `addc` may follow its
+//! `add.cc` after a branch), so it is a function variable of type bool, like a register. The ISA
+//! does not preserve it across calls, so each function has its own.
+
+use super::Cx;
+use crate::check::inst::{Carry, CarryOp};
+use crate::ir::{BinOp, ConvOp, Inst, Op, Ty, ValueId, VarId};
+
+/// The function's CC.CF variable, created (and cleared at function entry, so that nothing ever
+/// reads an undefined value) on first use.
+fn carry_flag(cx: &mut Cx<'_>) -> VarId {
+    if let Some(v) = cx.carry_flag {
+        return v;
+    }
+    let var = cx.f.new_var(Ty::Bool, "%cc.cf");
+    let zero = ValueId(cx.f.values.len() as u32);
+    cx.f.values.push(Ty::Bool);
+    let entry = cx.f.entry;
+    let insts = &mut cx.f.block_mut(entry).insts;
+    insts.insert(
+        0,
+        Inst {
+            result: Some(zero),
+            op: Op::Const(0),
+        },
+    );
+    insts.insert(
+        1,
+        Inst {
+            result: None,
+            op: Op::StoreVar(var, zero),
+        },
+    );
+    cx.carry_flag = Some(var);
+    var
+}
+
+/// `d = x + y (+ CC.CF)` with the carry out, or `d = x - (y + CC.CF)` with the borrow out,
+/// computed as unsigned arithmetic of the type's width.
+pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
+    let x = cx.read(&c.src[0], c.ty);
+    let y = cx.read(&c.src[1], c.ty);
+    let (x, y) = match c.op {
+        CarryOp::Mad { hi } => {
+            let product = if !hi {
+                BinOp::IMul
+            } else if c.ty.is_signed() {
+                BinOp::SMulHi
+            } else {
+                BinOp::UMulHi
+            };
+            let p = cx.bin(product, x, y);
+            (p, cx.read(&c.src[2], c.ty))
+        }
+        _ => (x, y),
+    };
+    let carry_in = if c.carry_in {
+        let flag = carry_flag(cx);
+        let cf = cx.emit(Ty::Bool, Op::LoadVar(flag));
+        Some(cx.conv(ConvOp::BoolToInt, cf, Ty::of(c.ty)))
+    } else {
+        None
+    };
+    // Only `.cc` computes the carry (borrow) out, of either step.
+    let sub = c.op == CarryOp::Sub;
+    let step = if sub { BinOp::ISub } else { BinOp::IAdd };
+    let s = cx.bin(step, x, y);
+    let mut out = c.carry_out.then(|| wrapped(cx, sub, x, y, s));
+    let d = match carry_in {
+        Some(cf) => {
+            let d = cx.bin(step, s, cf);
+            if let Some(o1) = out {
+                let o2 = wrapped(cx, sub, s, cf, d);
+                out = Some(cx.bin(BinOp::Or, o1, o2));
+            }
+            d
+        }
+        None => s,
+    };
+    cx.write(&c.dst, c.ty, d);
+    if let Some(out) = out {
+        let flag = carry_flag(cx);
+        cx.emit_void(Op::StoreVar(flag, out));
+    }
+}
+
+/// Whether `to = from + by` (`from - by` if `sub`) wrapped around as unsigned arithmetic: the
+/// carry out of an addition (a sum below what was added to) or the borrow out of a subtraction.
+fn wrapped(cx: &mut Cx<'_>, sub: bool, from: ValueId, by: ValueId, to: ValueId) -> ValueId {
+    if sub {
+        cx.bin(BinOp::ULt, from, by)
+    } else {
+        cx.bin(BinOp::ULt, to, from)
+    }
+}

@@ -1,0 +1,145 @@
+//! Every PTX file of the repository translated under every named device profile (and under
+//! variants that force the fallbacks a profile chooses): each kernel either gives SPIR-V that
+//! passes SPIRV-Tools validation or is refused with only missing-feature errors that name the
+//! feature; none is refused for any other reason than the ones it already has on lavapipe.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+
+fn ptx_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for dir in ["shaders", "shaders/corpus", "runtime/tests/ptx"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "ptx") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 8, "found only {files:?}");
+    files
+}
+
+fn profiles() -> Vec<DeviceProfile> {
+    let mut all: Vec<DeviceProfile> = DeviceProfile::names()
+        .iter()
+        .map(|n| DeviceProfile::named(n).unwrap())
+        .collect();
+    // Partitioned warps without clustered reductions; a device with everything but fused fma.
+    all.push(DeviceProfile {
+        name: "amd-gcn-unclustered".into(),
+        subgroup_clustered: false,
+        ..DeviceProfile::named("amd-gcn").unwrap()
+    });
+    all.push(DeviceProfile {
+        name: "nvidia-unfused".into(),
+        fused_fma32: false,
+        fused_fma64: false,
+        ..DeviceProfile::named("nvidia").unwrap()
+    });
+    all
+}
+
+/// Translates `kernel` of `program`; Ok(None) when refused for missing features only.
+fn translate(program: &Program, kernel: &str, p: &DeviceProfile) -> Result<Option<()>, String> {
+    match program.translate_kernel(kernel, p) {
+        Ok(k) => {
+            ptxvk_translator::validate(&k.spirv).map_err(|e| format!("invalid SPIR-V: {e}"))?;
+            Ok(Some(()))
+        }
+        Err(d) => {
+            let text = d.to_string();
+            let lacks = format!("which device `{}` lacks", p.name);
+            if d.items.iter().all(|x| x.message.contains(&lacks)) {
+                Ok(None)
+            } else {
+                Err(text)
+            }
+        }
+    }
+}
+
+#[test]
+fn every_file_under_every_profile() {
+    let lavapipe = DeviceProfile::lavapipe();
+    let mut translated = 0;
+    for path in ptx_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Files that do not check yet (corpus files with instructions still missing) are
+        // translator/tests/corpus.rs's business, like kernels lavapipe cannot translate.
+        let Ok(program) = Program::parse(SourceFile::new(&name, text)) else {
+            continue;
+        };
+        for kernel in program.kernel_names() {
+            // Kernels lavapipe cannot translate yet are another test's business.
+            if translate(&program, &kernel, &lavapipe) != Ok(Some(())) {
+                continue;
+            }
+            for p in profiles() {
+                match translate(&program, &kernel, &p) {
+                    Ok(Some(())) => translated += 1,
+                    Ok(None) => {}
+                    Err(e) => panic!("{name}: {kernel} under `{}`:\n{e}", p.name),
+                }
+            }
+        }
+    }
+    assert!(translated > 50, "only {translated} translations");
+}
+
+fn program(text: &str) -> Program {
+    Program::parse(SourceFile::new("t.ptx", text.to_string())).unwrap_or_else(|d| panic!("{d}"))
+}
+
+const HEADER: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
+
+#[test]
+fn float64_refused_where_missing_with_the_instruction_named() {
+    let text = format!(
+        "{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .f64 %fd<3>;\n\t.reg .b64 %rd<2>;\n\
+         \tld.param.u64 %rd1, [p];\n\tld.global.f64 %fd1, [%rd1];\n\tadd.rn.f64 %fd2, %fd1, %fd1;\n\
+         \tst.global.f64 [%rd1], %fd2;\n\tret;\n}}\n"
+    );
+    let p = program(&text);
+    for name in ["intel", "apple"] {
+        let d = p
+            .translate_kernel("k", &DeviceProfile::named(name).unwrap())
+            .err()
+            .unwrap_or_else(|| panic!("{name} has no float64: must refuse"));
+        let text = d.to_string();
+        assert!(text.contains("float64 (shaderFloat64)"), "{text}");
+        assert!(text.contains(&format!("device `{name}` lacks")), "{text}");
+        // The first refusal points at the first instruction that holds an f64: the load.
+        assert!(text.contains("t.ptx:9:"), "{text}");
+        assert!(text.contains("ld.global.f64"), "{text}");
+    }
+    for name in ["nvidia", "amd-rdna", "amd-gcn", "lavapipe"] {
+        let k = p.translate_kernel("k", &DeviceProfile::named(name).unwrap());
+        assert!(k.is_ok(), "{name}: {}", k.err().unwrap());
+    }
+}
+
+#[test]
+fn int64_atomics_refused_on_apple() {
+    let text = format!(
+        "{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .b64 %rd<3>;\n\
+         \tld.param.u64 %rd1, [p];\n\tatom.global.add.u64 %rd2, [%rd1], 1;\n\tret;\n}}\n"
+    );
+    let p = program(&text);
+    let d = p
+        .translate_kernel("k", &DeviceProfile::named("apple").unwrap())
+        .err()
+        .unwrap_or_else(|| panic!("apple has no 64-bit atomics: must refuse"));
+    let text = d.to_string();
+    assert!(text.contains("64-bit atomics"), "{text}");
+    assert!(text.contains("t.ptx:8:"), "{text}");
+}
