@@ -196,6 +196,10 @@ fn cp_async_copies_and_zero_fills() {
     and.b32 %r3, %r1, 15;
     and.b32 %r4, %r1, 1;
     setp.eq.u32 %p1, %r4, 1;
+    // Shared memory starts undefined: clear the 8 bytes no copy below writes.
+    mov.u32 %r8, 0;
+    st.shared.u32 [%r2+40], %r8;
+    st.shared.u32 [%r2+44], %r8;
     cp.async.ca.shared.global [%r2], [%rd3], 16;
     cp.async.cg.shared.global [%r2+16], [%rd3], 16, %r3;
     cp.async.ca.shared.global [%r2+32], [%rd3], 8, 5;
