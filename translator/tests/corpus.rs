@@ -14,24 +14,6 @@ use corpus_support::{Known, Stage, known, run_corpus};
 /// to work (the test says which).
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    // Floating-point instructions without a decoder yet, and the half-precision forms
-    // (ISA 8.7.3/8.7.4; branch float-family).
-    known("math.*", "", Stage::Check, "instruction `sqrt`"),
-    known("math.*", "", Stage::Check, "instruction `rcp`"),
-    known("math.*", "", Stage::Check, "instruction `rsqrt`"),
-    known("math.*", "", Stage::Check, "instruction `ex2`"),
-    known("math.*", "", Stage::Check, "instruction `lg2`"),
-    known("math.*", "", Stage::Check, "instruction `sin`"),
-    known("math.*", "", Stage::Check, "instruction `cos`"),
-    known("double.*", "", Stage::Check, "instruction `sqrt`"),
-    known("double.*", "", Stage::Check, "instruction `rcp`"),
-    known("fft.*", "", Stage::Check, "instruction `sin`"),
-    known("fft.*", "", Stage::Check, "instruction `cos`"),
-    known("half.*", "", Stage::Check, "`add` does not take type .f16"),
-    known("half.*", "", Stage::Check, "`mul` does not take type .f16"),
-    known("half.*", "", Stage::Check, "`fma` does not take type .f16"),
-    known("half.sm_80.ptx", "", Stage::Check, "`max` does not take type .f16"),
-    known("half.sm_90.ptx", "", Stage::Check, "`max` does not take type .f16"),
     // Function addresses in a global initializer and indirect calls (branch frontend).
     known("funcptr.*", "", Stage::Check, "in initializer"),
     known("funcptr.*", "", Stage::Check, "indirect calls are not supported yet"),

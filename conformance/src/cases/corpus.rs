@@ -51,10 +51,6 @@ const fn known(files: &'static str, kernel: &'static str, error: &'static str) -
 /// the entry one of them. (No kernel that ptxvk translates fails its check today.)
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    known("fft.*", "*", "instruction `cos`"),
-    known("math.*", "*", "instruction `sqrt`"),
-    known("double.*", "*", "instruction `sqrt`"),
-    known("half.*", "*", "does not take type .f16"),
     known("funcptr.*", "*", "in initializer"),
 ];
 
