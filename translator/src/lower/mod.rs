@@ -507,6 +507,7 @@ impl Cx<'_> {
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
+            PtxOp::Trap { breakpoint } => control::trap(self, *breakpoint),
             // --- float ---
             PtxOp::Float(f) => float::lower(self, f),
             PtxOp::Set(s) => cmp::set(self, s),

@@ -104,6 +104,10 @@ pub enum Op {
     Prefetch,
     Ret,
     Exit,
+    /// `trap` (and `brkpt`, which without a debugger ends the launch the same way).
+    Trap {
+        breakpoint: bool,
+    },
     // --- float ---
     /// Every floating-point instruction form (ISA 8.7.3 and the half-precision forms).
     Float(Float),
@@ -280,6 +284,8 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "prefetchu" => data::prefetch(cx, i, &mut m, true).map(|_| Op::Prefetch),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
+        "trap" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Trap { breakpoint: false }),
+        "brkpt" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Trap { breakpoint: true }),
         other => {
             cx.error(
                 Diagnostic::error(
