@@ -315,6 +315,9 @@ impl DeviceInfo {
             subgroup_clustered: self.subgroup_clustered,
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
+            // The device is created without VK_KHR_shader_clock for now, so `%clock` and
+            // `%clock64` are refused with a missing-feature error.
+            shader_clock: false,
             memcheck: false,
         }
     }

@@ -14,7 +14,7 @@ mod corpus_support;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
-use corpus_support::{Known, Stage, known, run_corpus};
+use corpus_support::{Known, run_corpus};
 
 const INSTALL: &str = "apt-get install python3-venv && python3 -m venv /opt/ptxvk-nvrtc && \
                        /opt/ptxvk-nvrtc/bin/pip install nvidia-cuda-nvrtc-cu12";
@@ -25,9 +25,6 @@ const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
 /// half precision as our header's inline PTX, so its gaps differ from clang's.
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    // Function addresses in a global initializer and indirect calls (branch frontend).
-    known("funcptr.*", "", Stage::Check, "in initializer"),
-    known("funcptr.*", "", Stage::Check, "indirect calls are not supported yet"),
 ];
 
 type Program = *mut c_void;

@@ -6,7 +6,9 @@
 //!                 with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
 //!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
+//!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
 
+mod bench_parse;
 mod corpus;
 mod env;
 
@@ -18,6 +20,9 @@ use anyhow::{Context, Result, bail};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("bench") if args.get(1).is_some_and(|a| a == "parse") => {
+            bench_parse::bench_parse(&args[2..])
+        }
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
@@ -25,7 +30,7 @@ fn main() {
         Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|parse]>"
             );
             std::process::exit(2);
         }

@@ -343,6 +343,19 @@ impl Emitter {
             Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
             Builtin::ScratchBase => Ok(self.scratch_base()),
             Builtin::SharedLock => Ok(self.lock_index()),
+            Builtin::Clock => {
+                self.cap(Capability::ShaderClockKHR);
+                let ext = "SPV_KHR_shader_clock";
+                let has = self.b.module_ref().extensions.iter().any(|i| {
+                    matches!(i.operands.first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ext)
+                });
+                if !has {
+                    self.b.extension(ext);
+                }
+                let u64t = self.ty(Ty::I64);
+                let scope = self.u32_const(spirv::Scope::Subgroup as u32);
+                Ok(self.b.read_clock_khr(u64t, None, scope)?)
+            }
             Builtin::BarrierWords => {
                 let lock = self.lock_index();
                 let one = self.u32_const(1);

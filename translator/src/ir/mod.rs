@@ -436,6 +436,8 @@ pub enum Builtin {
     /// `SubgroupLocalInvocationId` and `SubgroupId` (native warp strategies).
     SubgroupLane,
     SubgroupId,
+    /// The subgroup's cycle counter, 64 bits (`OpReadClockKHR`, VK_KHR_shader_clock).
+    Clock,
 }
 
 /// How a memory access is ordered.

@@ -33,6 +33,9 @@ mod permute;
 mod truth_table;
 // --- data movement and conversion ---
 mod convert;
+// --- front end: indirect branches and calls, async copies, misc ---
+mod async_copy;
+mod misc;
 
 use std::collections::HashMap;
 
@@ -528,6 +531,11 @@ impl Cx<'_> {
             PtxOp::Lop3(l) => logic::lop3(self, l),
             PtxOp::Shf(s) => logic::shf(self, s),
             PtxOp::Prmt(p) => permute::prmt(self, p),
+            // --- front end: indirect branches and calls, async copies, misc ---
+            PtxOp::BrxIdx(b) => control::brx_idx(self, b),
+            PtxOp::CallIndirect(c) => call::call_indirect(self, c),
+            PtxOp::AsyncCopy(a) => async_copy::async_copy(self, a),
+            PtxOp::Nanosleep(t) => misc::nanosleep(self, t),
         }
     }
 
@@ -745,6 +753,16 @@ impl Cx<'_> {
             Src::Vector(_) => {
                 self.unsupported("a vector operand here");
                 self.konst(want, 0)
+            }
+            // --- front end: function addresses ---
+            Src::FuncAddr(f) => {
+                let a = self.konst(Ty::I64, f.address());
+                let a = if want.bits() < 64 {
+                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                } else {
+                    a
+                };
+                self.reinterpret(a, want)
             }
         }
     }

@@ -49,6 +49,8 @@ fn desktop(name: &str) -> DeviceProfile {
         subgroup_clustered: true,
         widen_workgroup_fences: false,
         memcheck: false,
+        // VK_KHR_shader_clock with shaderSubgroupClock (NVIDIA, RADV, ANV).
+        shader_clock: true,
     }
 }
 
@@ -106,6 +108,8 @@ fn apple() -> DeviceProfile {
         max_push_constant_bytes: 4096,
         workgroup_memory_explicit_layout: false,
         subgroup_clustered: false,
+        // Not counted on through MoltenVK (the weaker answer, as for the other fields).
+        shader_clock: false,
         ..desktop("apple")
     }
 }
