@@ -42,6 +42,14 @@ pub struct DeviceProfile {
     /// on this driver, which is wrong in divergent code: give them queue-family scope instead
     /// (stronger, same meaning). Measured on lavapipe.
     pub widen_workgroup_fences: bool,
+    /// `imageCubeArray`: cubemap-array textures (`tex.acube`, `tld4.acube`).
+    #[serde(default)]
+    pub image_cube_array: bool,
+    /// Combined image samplers one kernel may bind (the smaller of
+    /// `maxPerStageDescriptorSamplers` and `maxPerStageDescriptorSampledImages`): each way a
+    /// kernel samples a texture takes one.
+    #[serde(default)]
+    pub max_texture_bindings: u32,
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -101,6 +109,9 @@ impl DeviceProfile {
             // Mesa 22.3 lavapipe: no clustered (nor quad) subgroup operations.
             subgroup_clustered: false,
             widen_workgroup_fences: true,
+            image_cube_array: true,
+            // maxPerStageDescriptorSamplers.
+            max_texture_bindings: 32,
         }
     }
 

@@ -5,6 +5,7 @@ mod consteval;
 mod decls;
 pub mod inst;
 mod mods;
+mod opaque;
 mod operands;
 pub mod typed;
 
@@ -30,6 +31,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         function_names: HashMap::new(),
         sm: header.sm,
         version: header.version,
+        texmode_independent: header.texmode_independent,
     };
     for item in &module.items {
         match item {
@@ -56,6 +58,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         version: header.version,
         sm: header.sm,
         address_size: header.address_size,
+        texmode_independent: header.texmode_independent,
         globals: cx.globals,
         functions: cx.functions,
     })
@@ -69,6 +72,7 @@ struct Header {
     version: (u32, u32),
     sm: u32,
     address_size: u32,
+    texmode_independent: bool,
 }
 
 /// `.version`, `.target` and `.address_size` (ISA 11.1): the first two are required, in order.
@@ -77,7 +81,9 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
         version: (0, 0),
         sm: 0,
         address_size: 64,
+        texmode_independent: false,
     };
+    let mut texmode: Option<crate::diag::Spanned<&str>> = None;
     let mut seen_version = false;
     let mut seen_target = false;
     for item in &module.items {
@@ -112,10 +118,26 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
                                 format!("unknown target `{name}`"),
                             )),
                         }
-                    } else if !matches!(
-                        name,
-                        "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
-                    ) {
+                    } else if name.starts_with("texmode_") && name != "texmode_" {
+                        // ISA 8.7.7.1: one texturing mode per module.
+                        if let Some(prev) = &texmode
+                            && prev.node != name
+                        {
+                            diags.push(
+                                Diagnostic::error(n.span, "a module may declare only one texturing mode")
+                                    .with_secondary(prev.span, "declared here"),
+                            );
+                        }
+                        match name {
+                            "texmode_unified" => {}
+                            "texmode_independent" => h.texmode_independent = true,
+                            _ => diags.push(
+                                Diagnostic::error(n.span, format!("unknown target `{name}`"))
+                                    .with_label("expected texmode_unified or texmode_independent"),
+                            ),
+                        }
+                        texmode = Some(crate::diag::Spanned::new(name, n.span));
+                    } else if !matches!(name, "debug" | "map_f64_to_f32") {
                         diags.push(
                             Diagnostic::error(n.span, format!("unknown target `{name}`"))
                                 .with_label("expected sm_XX, texmode_*, debug or map_f64_to_f32"),
@@ -159,6 +181,8 @@ pub(crate) struct ModuleCx<'d> {
     pub function_names: HashMap<String, FuncId>,
     pub sm: u32,
     pub version: (u32, u32),
+    /// `.target texmode_independent` (ISA 8.7.7.1).
+    pub texmode_independent: bool,
 }
 
 impl ModuleCx<'_> {

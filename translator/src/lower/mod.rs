@@ -22,6 +22,8 @@ mod extended;
 mod int;
 mod permute;
 mod truth_table;
+// --- textures ---
+mod texture;
 
 use std::collections::HashMap;
 
@@ -53,13 +55,14 @@ pub fn lower_kernel(
     let mut functions = Vec::new();
     let mut diags = Vec::new();
     let (mut shared_lock, mut barrier_words) = (false, false);
+    let textures = texture::KernelTextures::new(abi.param_block_size);
     for &f in &graph {
         let kernel_params = if f == kernel {
             params.clone()
         } else {
             HashMap::new()
         };
-        match lower_function(module, f, profile, kernel_params, &layout, &ids) {
+        match lower_function(module, f, profile, kernel_params, &layout, &ids, &textures) {
             Ok((irf, uses)) => {
                 functions.push(irf);
                 shared_lock |= uses.lock;
@@ -71,6 +74,12 @@ pub fn lower_kernel(
     if !diags.is_empty() {
         return Err(diags);
     }
+    // --- textures ---
+    let (texture_abi, texture_bindings) = match functions.first() {
+        Some(k) => textures.into_inner().finish(k)?,
+        None => Default::default(),
+    };
+    abi.textures = texture_abi;
     if (shared_lock || barrier_words)
         && let Some(k) = functions.first_mut()
     {
@@ -102,6 +111,7 @@ pub fn lower_kernel(
         widen_workgroup_fences: profile.widen_workgroup_fences,
         subgroup_clustered: profile.subgroup_clustered,
         barrier_words,
+        textures: texture_bindings,
     };
     let arena = ir::recursion::LocalArena {
         stack_pointer: module.local_words,
@@ -213,6 +223,7 @@ fn lower_function(
     params: HashMap<check::LocalId, u32>,
     layout: &layout::Layout,
     ids: &HashMap<check::FuncId, ir::FuncId>,
+    textures: &std::cell::RefCell<texture::KernelTextures>,
 ) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
@@ -243,6 +254,7 @@ fn lower_function(
         span: func.span,
         refused: Vec::new(),
         carry_flag: None,
+        textures,
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -315,6 +327,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         reqntid: func.reqntid,
         maxntid: func.maxntid,
         status_codes: Vec::new(),
+        textures: Default::default(),
     };
     (offsets, abi)
 }
@@ -347,6 +360,8 @@ pub(crate) struct Cx<'a> {
     refused: Vec<(Span, &'static str)>,
     /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
     pub carry_flag: Option<VarId>,
+    /// The kernel's texture slots and bindings (`texture.rs`).
+    pub textures: &'a std::cell::RefCell<texture::KernelTextures>,
 }
 
 impl Cx<'_> {
@@ -468,6 +483,10 @@ impl Cx<'_> {
             PtxOp::Lop3(l) => logic::lop3(self, l),
             PtxOp::Shf(s) => logic::shf(self, s),
             PtxOp::Prmt(p) => permute::prmt(self, p),
+            // --- textures ---
+            PtxOp::Tex(t) => texture::tex(self, t),
+            PtxOp::Tld4(t) => texture::tld4(self, t),
+            PtxOp::Txq(q) => texture::txq(self, q),
         }
     }
 

@@ -74,6 +74,17 @@ pub fn lexer<'a>() -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, Lex
                 .to_slice(),
         )
         .map(Token::Dot);
+    // The texture geometries `.1d .2d .3d .2dms` start with a digit (ISA 8.7.7.3); floats
+    // never start with a dot, so these are unambiguous.
+    let geometry_dot = just('.')
+        .ignore_then(
+            one_of("123")
+                .then(just('d'))
+                .then(follow.repeated())
+                .to_slice(),
+        )
+        .map(Token::Dot);
+    let dot = geometry_dot.or(dot);
 
     let hex_bits = |n: usize| {
         any()
@@ -191,6 +202,21 @@ fn int_literal(s: &str) -> Option<Token<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texture_geometries_are_modifiers() {
+        assert_eq!(
+            lex("tex.2d.v4 tex.2dms .3d"),
+            vec![
+                Token::Ident("tex"),
+                Token::Dot("2d"),
+                Token::Dot("v4"),
+                Token::Ident("tex"),
+                Token::Dot("2dms"),
+                Token::Dot("3d"),
+            ]
+        );
+    }
 
     fn lex(s: &str) -> Vec<Token<'_>> {
         let (out, errs) = lexer().parse(s).into_output_errors();

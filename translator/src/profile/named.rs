@@ -48,6 +48,8 @@ fn desktop(name: &str) -> DeviceProfile {
         subgroup_ops: true,
         subgroup_clustered: true,
         widen_workgroup_fences: false,
+        image_cube_array: true,
+        max_texture_bindings: 4096,
     }
 }
 
@@ -105,6 +107,8 @@ fn apple() -> DeviceProfile {
         max_push_constant_bytes: 4096,
         workgroup_memory_explicit_layout: false,
         subgroup_clustered: false,
+        // Metal's 16 samplers per stage (MoltenVK without argument buffers).
+        max_texture_bindings: 16,
         ..desktop("apple")
     }
 }

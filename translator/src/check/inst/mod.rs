@@ -37,6 +37,10 @@ pub use int::{Bfind, BitMask, Dot, Simd, SimdOp};
 pub use logic::{Lop3, Lop3Pred, Shf};
 pub use permute::{Prmt, PrmtMode};
 
+// --- textures ---
+mod texture;
+pub use texture::{TexLod, TexOperand, Tex, Tld4, Txq, TxqQuery};
+
 /// A decoded instruction.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -104,6 +108,10 @@ pub enum Op {
     Lop3(Lop3),
     Shf(Shf),
     Prmt(Prmt),
+    // --- textures ---
+    Tex(Box<Tex>),
+    Tld4(Box<Tld4>),
+    Txq(Txq),
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -173,6 +181,11 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
         "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
         // --- end integer ---
+        // --- textures ---
+        "tex" => texture::tex(cx, i, &mut m).map(|t| Op::Tex(Box::new(t))),
+        "tld4" => texture::tld4(cx, i, &mut m).map(|t| Op::Tld4(Box::new(t))),
+        "txq" => texture::txq(cx, i, &mut m).map(Op::Txq),
+        // --- end textures ---
         "add" => arith::add(cx, i, &mut m).map(Op::Add),
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
