@@ -447,6 +447,8 @@ mod tests {
             timestamps: true,
             timestamp_period_ns: 1.0,
             host_visible_device_memory: true,
+            image_cube_array: true,
+            max_texture_bindings: 16,
             timestamp_bits: 64,
             physical: vk::PhysicalDevice::null(),
             queue_family: Some(0),

@@ -252,9 +252,10 @@ impl Module {
     /// (`cuTexRefSetArray`): launches after this read it there. The binding keeps the texture
     /// alive; binding again replaces it.
     pub fn bind_texref(&self, name: &str, texture: &crate::Texture) -> Result<()> {
-        let is_texref = self.program.module().globals.iter().any(|g| {
-            g.name == name && g.opaque == Some(ptxvk_translator::texture::Opaque::TexRef)
-        });
+        let is_texref =
+            self.program.module().globals.iter().any(|g| {
+                g.name == name && g.opaque == Some(ptxvk_translator::texture::Opaque::TexRef)
+            });
         if !is_texref {
             return Err(Error::InvalidArgument(format!(
                 "the module has no .texref named `{name}`"
@@ -327,15 +328,15 @@ impl KernelState {
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
             .size(abi::PUSH_CONSTANT_SIZE)];
-        let textures =
-            match crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures) {
-                Ok(t) => t,
-                Err(e) => {
-                    // SAFETY: created above, unused.
-                    unsafe { dev.destroy_shader_module(shader, None) };
-                    return Err(e);
-                }
-            };
+        let textures = match crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures)
+        {
+            Ok(t) => t,
+            Err(e) => {
+                // SAFETY: created above, unused.
+                unsafe { dev.destroy_shader_module(shader, None) };
+                return Err(e);
+            }
+        };
         let set_layouts: Vec<vk::DescriptorSetLayout> =
             textures.iter().map(|t| t.set_layout).collect();
         let layout_info = vk::PipelineLayoutCreateInfo::default()

@@ -62,7 +62,13 @@ fn run_2d(
 #[test]
 fn point_sampling_a_texture_object() {
     let ctx = common::context();
-    let desc = TextureDesc::new(TextureShape::D2 { width: 5, height: 3 }, F32X1);
+    let desc = TextureDesc::new(
+        TextureShape::D2 {
+            width: 5,
+            height: 3,
+        },
+        F32X1,
+    );
     let tex = Texture::new(&ctx, &desc).unwrap();
     let texels: Vec<f32> = (0..15).map(|i| i as f32 * 1.5 - 4.0).collect();
     tex.copy_from_host(0, &texels).unwrap();
@@ -85,7 +91,14 @@ fn clamp_and_border_addressing_unnormalized() {
         (AddressMode::ClampToEdge, None),
         (AddressMode::ClampToBorder, Some(0.0f32)),
     ] {
-        let desc = TextureDesc::new(TextureShape::D2 { width: 2, height: 2 }, F32X1).address(mode);
+        let desc = TextureDesc::new(
+            TextureShape::D2 {
+                width: 2,
+                height: 2,
+            },
+            F32X1,
+        )
+        .address(mode);
         let tex = Texture::new(&ctx, &desc).unwrap();
         tex.copy_from_host(0, &texels).unwrap();
         // A 2x2 grid of threads shifted by (-2, +3): every sample is outside.
@@ -101,8 +114,14 @@ fn clamp_and_border_addressing_unnormalized() {
 #[test]
 fn linear_filtering_between_texels() {
     let ctx = common::context();
-    let desc = TextureDesc::new(TextureShape::D2 { width: 2, height: 2 }, F32X1)
-        .filter(FilterMode::Linear);
+    let desc = TextureDesc::new(
+        TextureShape::D2 {
+            width: 2,
+            height: 2,
+        },
+        F32X1,
+    )
+    .filter(FilterMode::Linear);
     let tex = Texture::new(&ctx, &desc).unwrap();
     tex.copy_from_host(0, &[0.0f32, 8.0, 16.0, 24.0]).unwrap();
     // At (1, 1) (between the four texel centres) the result is their average; weights are
@@ -119,7 +138,10 @@ fn integer_and_normalized_reads() {
     let ctx = common::context();
     let data: Vec<[u8; 4]> = (0..4u8).map(|i| [i, 100 + i, 200 + i, 255]).collect();
     let u8x4 = ChannelFormat::new(ChannelKind::Unsigned, 8, 4);
-    let shape = TextureShape::D2 { width: 2, height: 2 };
+    let shape = TextureShape::D2 {
+        width: 2,
+        height: 2,
+    };
     let tex = Texture::new(&ctx, &TextureDesc::new(shape, u8x4)).unwrap();
     tex.copy_from_host(0, &data).unwrap();
     let got = run_2d(&ctx, &tex_kernel("u32"), &tex, 2, 4, (0.5, 0.5));
@@ -150,7 +172,13 @@ fn integer_and_normalized_reads() {
         .unwrap()
         .launch(
             &LaunchConfig::new([1, 1, 1], [4, 1, 1]),
-            &[(&tex).into(), (&out).into(), 2u32.into(), 0.5f32.into(), 0.5f32.into()],
+            &[
+                (&tex).into(),
+                (&out).into(),
+                2u32.into(),
+                0.5f32.into(),
+                0.5f32.into(),
+            ],
         )
         .unwrap_err();
     assert!(
@@ -211,7 +239,10 @@ fn texrefs_fetches_and_queries() {
 #[test]
 fn descriptions_refused() {
     let ctx = common::context();
-    let shape = TextureShape::D2 { width: 4, height: 4 };
+    let shape = TextureShape::D2 {
+        width: 4,
+        height: 4,
+    };
     let bad = |d: TextureDesc| match Texture::new(&ctx, &d) {
         Err(Error::InvalidArgument(m)) => m,
         other => panic!("{d:?}: {other:?}"),
@@ -219,12 +250,24 @@ fn descriptions_refused() {
     let u32x1 = ChannelFormat::new(ChannelKind::Unsigned, 32, 1);
     assert!(bad(TextureDesc::new(shape, u32x1).filter(FilterMode::Linear)).contains("linear"));
     assert!(bad(TextureDesc::new(shape, F32X1).address(AddressMode::Wrap)).contains("normalized"));
-    assert!(bad(TextureDesc::new(shape, u32x1).read_mode(ReadMode::NormalizedFloat)).contains("8- and 16-bit"));
-    assert!(bad(TextureDesc::new(shape, ChannelFormat::new(ChannelKind::Float, 32, 3))).contains("channels"));
+    assert!(
+        bad(TextureDesc::new(shape, u32x1).read_mode(ReadMode::NormalizedFloat))
+            .contains("8- and 16-bit")
+    );
+    assert!(
+        bad(TextureDesc::new(
+            shape,
+            ChannelFormat::new(ChannelKind::Float, 32, 3)
+        ))
+        .contains("channels")
+    );
     assert!(bad(TextureDesc::new(shape, F32X1).mip_levels(4)).contains("mip levels"));
     assert!(bad(TextureDesc::new(TextureShape::D1 { width: 0 }, F32X1)).contains("empty"));
     let tex = Texture::new(&ctx, &TextureDesc::new(shape, F32X1)).unwrap();
-    assert!(matches!(tex.upload(0, &[0u8; 3]), Err(Error::BufferTooSmall { .. })));
+    assert!(matches!(
+        tex.upload(0, &[0u8; 3]),
+        Err(Error::BufferTooSmall { .. })
+    ));
     assert!(tex.upload(1, &[0u8; 64]).is_err());
     // A handle that names no texture.
     let m = ctx.load_ptx("tex.ptx", &tex_kernel("f32")).unwrap();
@@ -234,7 +277,13 @@ fn descriptions_refused() {
         .unwrap()
         .launch(
             &LaunchConfig::new([1, 1, 1], [1, 1, 1]),
-            &[KernelArg::U64(0xdead), (&out).into(), 1u32.into(), 0f32.into(), 0f32.into()],
+            &[
+                KernelArg::U64(0xdead),
+                (&out).into(),
+                1u32.into(),
+                0f32.into(),
+                0f32.into(),
+            ],
         )
         .unwrap_err();
     assert!(e.to_string().contains("no live texture"), "{e}");
@@ -243,7 +292,13 @@ fn descriptions_refused() {
         .unwrap()
         .launch(
             &LaunchConfig::new([1, 1, 1], [1, 1, 1]),
-            &[KernelArg::U64(tex.handle()), (&out).into(), 1u32.into(), 0f32.into(), 0f32.into()],
+            &[
+                KernelArg::U64(tex.handle()),
+                (&out).into(),
+                1u32.into(),
+                0f32.into(),
+                0f32.into(),
+            ],
         )
         .unwrap();
 }

@@ -274,32 +274,137 @@ fn texture_parameters_and_kernel_texrefs() {
 #[test]
 fn rejected_forms() {
     let t = "sm_90";
-    let m = rejected_at(t, "", "tex.2d.v4.f32.f32 {%f5, %f6, %f7}, [%rd1, {%f1, %f2}];", "{%f5, %f6, %f7}");
+    let m = rejected_at(
+        t,
+        "",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7}, [%rd1, {%f1, %f2}];",
+        "{%f5, %f6, %f7}",
+    );
     assert!(m.contains("4 registers"), "{m}");
-    rejected_at(t, "", "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1}];", "{%f1}");
-    rejected_at(t, "", "tex.cube.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r2, %r3, %r4}];", "tex.cube.v4.f32.s32");
-    rejected_at(t, "", "tex.2d.v4.f64.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];", "f64");
-    rejected_at(t, "", "tex.2dms.v4.s32.s32 {%r6, %r7, %r8, %r9}, [%rd1, {%r1, %r2, %r3, %r4}];", "tex.2dms.v4.s32.s32");
-    rejected_at(t, "", "tex.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];", "tex.v4.f32.f32");
-    rejected_at(t, "", "tex.2d.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];", "tex.2d.f32.f32");
-    rejected_at(t, "", "tex.3d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], %f9;", "%f9");
-    rejected_at(t, "", "tex.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], {%r1, %r2, %r3};", "{%r1, %r2, %r3}");
-    rejected_at(t, "", "tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];", "tex.level.2d.v4.f32.f32");
-    rejected_at(t, "", "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%r1, {%f1, %f2}];", "%r1");
-    rejected_at(t, "", "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [out, {%f1, %f2}];", "out");
-    rejected_at(t, "", "tld4.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];", "tld4.2d.v4.f32.f32");
-    rejected_at(t, "", "tld4.r.1d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1}];", "1d");
-    rejected_at(t, "", "tld4.r.2d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r2}];", "s32");
+    rejected_at(
+        t,
+        "",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1}];",
+        "{%f1}",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.cube.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r2, %r3, %r4}];",
+        "tex.cube.v4.f32.s32",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.2d.v4.f64.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "f64",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.2dms.v4.s32.s32 {%r6, %r7, %r8, %r9}, [%rd1, {%r1, %r2, %r3, %r4}];",
+        "tex.2dms.v4.s32.s32",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "tex.v4.f32.f32",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.2d.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "tex.2d.f32.f32",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.3d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], %f9;",
+        "%f9",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], {%r1, %r2, %r3};",
+        "{%r1, %r2, %r3}",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "tex.level.2d.v4.f32.f32",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%r1, {%f1, %f2}];",
+        "%r1",
+    );
+    rejected_at(
+        t,
+        "",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [out, {%f1, %f2}];",
+        "out",
+    );
+    rejected_at(
+        t,
+        "",
+        "tld4.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "tld4.2d.v4.f32.f32",
+    );
+    rejected_at(
+        t,
+        "",
+        "tld4.r.1d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1}];",
+        "1d",
+    );
+    rejected_at(
+        t,
+        "",
+        "tld4.r.2d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r2}];",
+        "s32",
+    );
     rejected_at(t, "", "txq.b32 %r1, [%rd1];", "txq.b32");
-    rejected_at(t, "", "txq.level.filter_mode.b32 %r1, [%rd1], %r2;", "txq.level.filter_mode.b32");
+    rejected_at(
+        t,
+        "",
+        "txq.level.filter_mode.b32 %r1, [%rd1], %r2;",
+        "txq.level.filter_mode.b32",
+    );
     rejected_at(t, "", "txq.width.u32 %r1, [%rd1];", "u32");
-    rejected_at(t, "", "txq.force_unnormalized_coords.b32 %r1, [%rd1];", "[%rd1]");
+    rejected_at(
+        t,
+        "",
+        "txq.force_unnormalized_coords.b32 %r1, [%rd1];",
+        "[%rd1]",
+    );
     // A sampler operand needs independent mode; indirect access needs unified mode.
-    rejected_at(t, ".global .samplerref s;", "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, s, {%f1, %f2}];", "s");
-    rejected_at("sm_90, texmode_independent", "", "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];", "%rd1");
+    rejected_at(
+        t,
+        ".global .samplerref s;",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, s, {%f1, %f2}];",
+        "s",
+    );
+    rejected_at(
+        "sm_90, texmode_independent",
+        "",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "%rd1",
+    );
     // Version and target gating.
-    rejected_at("sm_50", "", "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}|%p1, [%rd1, {%f1, %f2}];", "tex");
-    rejected_at("sm_20", "", "tld4.r.a2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%r5, %f1, %f2, %f3}];", "tld4");
+    rejected_at(
+        "sm_50",
+        "",
+        "tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}|%p1, [%rd1, {%f1, %f2}];",
+        "tex",
+    );
+    rejected_at(
+        "sm_20",
+        "",
+        "tld4.r.a2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%r5, %f1, %f2, %f3}];",
+        "tld4",
+    );
 }
 
 #[test]
@@ -316,11 +421,17 @@ fn rejected_declarations() {
     bad(".global .texref t[4];", "t");
     bad(".global .samplerref s = { filter_mode = cubic };", "cubic");
     bad(".global .samplerref s = { colour = 1 };", "colour");
-    bad(".global .texref t = { filter_mode = linear };", "{ filter_mode = linear }");
+    bad(
+        ".global .texref t = { filter_mode = linear };",
+        "{ filter_mode = linear }",
+    );
     bad(".global .surfref s;", ".surfref");
     bad(".tex .f32 t;", ".f32");
     bad(".global .u32 x = { filter_mode = linear };", "filter_mode");
-    bad(".target texmode_unified\n.target texmode_independent", "texmode_independent");
+    bad(
+        ".target texmode_unified\n.target texmode_independent",
+        "texmode_independent",
+    );
 }
 
 #[test]
@@ -330,13 +441,17 @@ fn handles_that_cannot_be_traced_are_refused() {
                 \ttex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd2, {%f1, %f2}];";
     let src = module("sm_90", "", body);
     let p = Program::parse(SourceFile::new("x.ptx", src)).unwrap();
-    let e = p.translate_kernel("k", &DeviceProfile::lavapipe()).unwrap_err();
+    let e = p
+        .translate_kernel("k", &DeviceProfile::lavapipe())
+        .unwrap_err();
     assert!(e.to_string().contains("not a kernel parameter"), "{e}");
     // Overwritten after the `ld.param`.
     let body = "\ttex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];\n\
                 \tadd.u64 %rd1, %rd1, 8;";
     let src = module("sm_90", "", body);
     let p = Program::parse(SourceFile::new("x.ptx", src)).unwrap();
-    let e = p.translate_kernel("k", &DeviceProfile::lavapipe()).unwrap_err();
+    let e = p
+        .translate_kernel("k", &DeviceProfile::lavapipe())
+        .unwrap_err();
     assert!(e.to_string().contains("written 2 times"), "{e}");
 }

@@ -8,6 +8,8 @@ mod extended;
 mod int_bits;
 mod logic;
 mod prmt;
+// --- textures ---
+mod texture;
 
 use crate::Case;
 
@@ -21,5 +23,7 @@ pub fn all() -> Vec<Case> {
     v.extend(extended::cases());
     v.extend(logic::cases());
     v.extend(prmt::cases());
+    // --- textures ---
+    v.extend(texture::cases());
     v
 }

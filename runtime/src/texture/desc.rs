@@ -22,7 +22,11 @@ pub enum TextureShape {
     /// `tex.a1d`: `layers` 1D textures.
     Layered1D { width: u32, layers: u32 },
     /// `tex.a2d`: `layers` 2D textures.
-    Layered2D { width: u32, height: u32, layers: u32 },
+    Layered2D {
+        width: u32,
+        height: u32,
+        layers: u32,
+    },
     /// `tex.cube`: six square faces in the order +x, -x, +y, -y, +z, -z.
     Cube { size: u32 },
     /// `tex.acube`: `cubes` cubemaps.
@@ -42,9 +46,7 @@ impl TextureShape {
                 height,
                 depth,
             } => [width, height, depth],
-            TextureShape::Cube { size } | TextureShape::CubeLayered { size, .. } => {
-                [size, size, 1]
-            }
+            TextureShape::Cube { size } | TextureShape::CubeLayered { size, .. } => [size, size, 1],
         }
     }
 
@@ -315,7 +317,10 @@ impl TextureDesc {
             );
         }
         if !self.normalized_coords
-            && !matches!(self.shape, TextureShape::Cube { .. } | TextureShape::CubeLayered { .. })
+            && !matches!(
+                self.shape,
+                TextureShape::Cube { .. } | TextureShape::CubeLayered { .. }
+            )
             && self
                 .address
                 .iter()
@@ -366,7 +371,9 @@ impl TextureDesc {
             (ChannelKind::Signed, 16, true) => {
                 pick(F::R16_SNORM, F::R16G16_SNORM, F::R16G16B16A16_SNORM)
             }
-            (ChannelKind::Unsigned, _, _) => pick(F::R32_UINT, F::R32G32_UINT, F::R32G32B32A32_UINT),
+            (ChannelKind::Unsigned, _, _) => {
+                pick(F::R32_UINT, F::R32G32_UINT, F::R32G32B32A32_UINT)
+            }
             (ChannelKind::Signed, _, _) => pick(F::R32_SINT, F::R32G32_SINT, F::R32G32B32A32_SINT),
             (ChannelKind::Float, 16, _) => {
                 pick(F::R16_SFLOAT, F::R16G16_SFLOAT, F::R16G16B16A16_SFLOAT)

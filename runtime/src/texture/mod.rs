@@ -48,7 +48,11 @@ pub struct Texture {
 
 impl std::fmt::Debug for Texture {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Texture({}, {:?})", self.inner.handle, self.inner.desc.shape)
+        write!(
+            f,
+            "Texture({}, {:?})",
+            self.inner.handle, self.inner.desc.shape
+        )
     }
 }
 
@@ -105,7 +109,10 @@ impl Texture {
         };
         if matches!(desc.shape, TextureShape::CubeLayered { .. }) && !info.image_cube_array {
             return Err(Error::Unsupported {
-                what: format!("cubemap-array textures on `{}` (no imageCubeArray)", info.name),
+                what: format!(
+                    "cubemap-array textures on `{}` (no imageCubeArray)",
+                    info.name
+                ),
             });
         }
         let usage = vk::ImageUsageFlags::SAMPLED
@@ -130,7 +137,10 @@ impl Texture {
             )
         }
         .map_err(|_| Error::Unsupported {
-            what: format!("{:?} textures of format {format:?} on `{}`", desc.shape, info.name),
+            what: format!(
+                "{:?} textures of format {format:?} on `{}`",
+                desc.shape, info.name
+            ),
         })?;
         let e = limits.max_extent;
         if w > e.width || h > e.height || d > e.depth || layers > limits.max_array_layers {
@@ -142,17 +152,13 @@ impl Texture {
             });
         }
         // SAFETY: as above.
-        let features = unsafe {
-            instance.get_physical_device_format_properties(info.physical, format)
-        }
-        .optimal_tiling_features;
+        let features =
+            unsafe { instance.get_physical_device_format_properties(info.physical, format) }
+                .optimal_tiling_features;
         let linear = desc.filter == FilterMode::Linear || desc.mip_filter == FilterMode::Linear;
         if linear && !features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR) {
             return Err(Error::Unsupported {
-                what: format!(
-                    "linear filtering of format {format:?} on `{}`",
-                    info.name
-                ),
+                what: format!("linear filtering of format {format:?} on `{}`", info.name),
             });
         }
         let image_info = vk::ImageCreateInfo::default()
@@ -177,27 +183,29 @@ impl Texture {
             .map_err(|e| vk.error("vkCreateImage", e))?;
         // SAFETY: the image was just created on this device.
         let requirements = unsafe { dev.get_image_memory_requirements(image) };
-        let allocation = vk
-            .allocator
-            .lock()
-            .map_err(|_| Error::DeviceLost)
-            .and_then(|mut a| match a.as_mut() {
-                Some(a) => a
-                    .allocate(&AllocationCreateDesc {
-                        name: "ptxvk texture",
-                        requirements,
-                        location: MemoryLocation::GpuOnly,
-                        linear: false,
-                        allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-                    })
-                    .map_err(|e| match e {
-                        gpu_allocator::AllocationError::OutOfMemory => Error::OutOfDeviceMemory {
-                            bytes: requirements.size,
-                        },
-                        other => Error::Allocation(other.to_string()),
-                    }),
-                None => Err(Error::DeviceLost),
-            });
+        let allocation =
+            vk.allocator
+                .lock()
+                .map_err(|_| Error::DeviceLost)
+                .and_then(|mut a| match a.as_mut() {
+                    Some(a) => a
+                        .allocate(&AllocationCreateDesc {
+                            name: "ptxvk texture",
+                            requirements,
+                            location: MemoryLocation::GpuOnly,
+                            linear: false,
+                            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                        })
+                        .map_err(|e| match e {
+                            gpu_allocator::AllocationError::OutOfMemory => {
+                                Error::OutOfDeviceMemory {
+                                    bytes: requirements.size,
+                                }
+                            }
+                            other => Error::Allocation(other.to_string()),
+                        }),
+                    None => Err(Error::DeviceLost),
+                });
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
@@ -488,11 +496,13 @@ impl TextureInner {
             .address_mode_u(key.address[0])
             .address_mode_v(key.address[1])
             .address_mode_w(key.address[2])
-            .border_color(if self.desc.sampled_kind() == ptxvk_translator::texture::SampledKind::Float {
-                vk::BorderColor::FLOAT_TRANSPARENT_BLACK
-            } else {
-                vk::BorderColor::INT_TRANSPARENT_BLACK
-            })
+            .border_color(
+                if self.desc.sampled_kind() == ptxvk_translator::texture::SampledKind::Float {
+                    vk::BorderColor::FLOAT_TRANSPARENT_BLACK
+                } else {
+                    vk::BorderColor::INT_TRANSPARENT_BLACK
+                },
+            )
             .unnormalized_coordinates(!key.normalized);
         if key.normalized {
             let levels = if key.base_level {
@@ -509,7 +519,10 @@ impl TextureInner {
                 .max_lod(levels);
         }
         if key.compare {
-            let op = self.desc.depth_compare.map_or(vk::CompareOp::LESS_OR_EQUAL, |c| c.vk());
+            let op = self
+                .desc
+                .depth_compare
+                .map_or(vk::CompareOp::LESS_OR_EQUAL, |c| c.vk());
             info = info.compare_enable(true).compare_op(op);
         }
         // SAFETY: valid device and create info (unnormalized samplers get clamp modes and a

@@ -179,7 +179,10 @@ fn flatten_init(
         Initializer::Member(n, _) => m.diags.push(
             Diagnostic::error(
                 n.span,
-                format!("`{} = ...` initializes a member of an opaque variable", n.node),
+                format!(
+                    "`{} = ...` initializes a member of an opaque variable",
+                    n.node
+                ),
             )
             .with_label("only .texref, .samplerref and .surfref variables have members"),
         ),

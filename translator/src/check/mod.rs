@@ -124,8 +124,11 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
                             && prev.node != name
                         {
                             diags.push(
-                                Diagnostic::error(n.span, "a module may declare only one texturing mode")
-                                    .with_secondary(prev.span, "declared here"),
+                                Diagnostic::error(
+                                    n.span,
+                                    "a module may declare only one texturing mode",
+                                )
+                                .with_secondary(prev.span, "declared here"),
                             );
                         }
                         match name {

@@ -66,8 +66,11 @@ pub(super) fn variable(
     }
     if kind == Opaque::SurfRef {
         m.diags.push(
-            Diagnostic::error(d.ty.span, "surfaces (`.surfref`) are not supported by ptxvk yet")
-                .with_label("surface instructions are outside ISA 8.7.1-8.7.7"),
+            Diagnostic::error(
+                d.ty.span,
+                "surfaces (`.surfref`) are not supported by ptxvk yet",
+            )
+            .with_label("surface instructions are outside ISA 8.7.1-8.7.7"),
         );
         return None;
     }
@@ -97,11 +100,7 @@ pub(super) fn variable(
 /// `{ member = value, ... }` (ISA 5.3): sampler members are kept (for a `.samplerref`, and for
 /// a `.texref` in unified mode, where they would be the texture's defaults); a texture's size
 /// and format come from the texture bound at run time, so giving them is an error.
-fn initializer(
-    m: &mut ModuleCx<'_>,
-    init: &Initializer<'_>,
-    kind: Opaque,
-) -> Option<SamplerState> {
+fn initializer(m: &mut ModuleCx<'_>, init: &Initializer<'_>, kind: Opaque) -> Option<SamplerState> {
     let Initializer::List(items, span) = init else {
         m.diags.push(
             Diagnostic::error(
@@ -130,8 +129,7 @@ fn initializer(
     for item in items {
         let Initializer::Member(member, value) = item else {
             m.diags.push(
-                Diagnostic::error(init_span(item), "expected `member = value`")
-                    .with_label("here"),
+                Diagnostic::error(init_span(item), "expected `member = value`").with_label("here"),
             );
             ok = false;
             continue;
@@ -146,11 +144,8 @@ fn initializer(
         };
         let bad = |m: &mut ModuleCx<'_>, expected: &str| {
             m.diags.push(
-                Diagnostic::error(
-                    value.span,
-                    format!("invalid value for `{}`", member.node),
-                )
-                .with_label(format!("expected {expected}")),
+                Diagnostic::error(value.span, format!("invalid value for `{}`", member.node))
+                    .with_label(format!("expected {expected}")),
             );
         };
         match member.node {

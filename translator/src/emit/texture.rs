@@ -86,7 +86,10 @@ impl FnEmitter<'_, '_> {
         }
         let t = self.e.ty(scalar);
         let vt = self.e.b.type_vector(t, vals.len() as u32);
-        Ok(self.e.b.composite_construct(vt, None, vals.iter().copied())?)
+        Ok(self
+            .e
+            .b
+            .composite_construct(vt, None, vals.iter().copied())?)
     }
 
     pub(super) fn texture(&mut self, t: &TexOp) -> R<()> {
@@ -149,11 +152,15 @@ impl FnEmitter<'_, '_> {
                     .image_sample_dref_explicit_lod(f, None, si, coord, d, mask, extra)?;
                 let zero = self.e.konst(Ty::F32, 0);
                 let one = self.e.konst(Ty::F32, u64::from(1f32.to_bits()));
-                self.e.b.composite_construct(v4, None, [r, zero, zero, one])?
+                self.e
+                    .b
+                    .composite_construct(v4, None, [r, zero, zero, one])?
             }
             (TexOpKind::Fetch(_), _) => {
                 let img = self.e.b.image(tv.image, None, si)?;
-                self.e.b.image_fetch(v4, None, img, coord, opt(mask), extra)?
+                self.e
+                    .b
+                    .image_fetch(v4, None, img, coord, opt(mask), extra)?
             }
             (TexOpKind::Gather(c), None) => {
                 let comp = self.e.u32_const(*c);
@@ -161,10 +168,11 @@ impl FnEmitter<'_, '_> {
                     .b
                     .image_gather(v4, None, si, coord, comp, opt(mask), extra)?
             }
-            (TexOpKind::Gather(_), Some(d)) => self
-                .e
-                .b
-                .image_dref_gather(v4, None, si, coord, d, opt(mask), extra)?,
+            (TexOpKind::Gather(_), Some(d)) => {
+                self.e
+                    .b
+                    .image_dref_gather(v4, None, si, coord, d, opt(mask), extra)?
+            }
         };
         for (k, r) in t.results.iter().enumerate() {
             let ty = self.f.vars[r.0 as usize].ty;

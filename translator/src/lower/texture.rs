@@ -17,10 +17,12 @@ use std::collections::HashMap;
 
 use super::Cx;
 use crate::check::inst::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
-use crate::check::{self, AddrBase, Dst, FnParam, GlobalId, LocalId, RegId, Src, Statement, VarRef};
+use crate::check::{
+    self, AddrBase, Dst, FnParam, GlobalId, LocalId, RegId, Src, Statement, VarRef,
+};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{
-    self, BinOp, Builtin, ConvOp, ExtOp, MemOrder, Op, Ptr, TexOp, TexOpKind, Terminator, Ty,
+    self, BinOp, Builtin, ConvOp, ExtOp, MemOrder, Op, Ptr, Terminator, TexOp, TexOpKind, Ty,
     ValueId, VarId,
 };
 use crate::texture::{
@@ -63,7 +65,10 @@ impl KernelTextures {
     /// The ABI and the bindings once every function is lowered, after checking that the
     /// registers assumed to hold parameters' handles are written once only (`kernel` is the
     /// kernel's IR function).
-    pub fn finish(self, kernel: &ir::Function) -> Result<(TextureAbi, Vec<TextureBinding>), Vec<Diagnostic>> {
+    pub fn finish(
+        self,
+        kernel: &ir::Function,
+    ) -> Result<(TextureAbi, Vec<TextureBinding>), Vec<Diagnostic>> {
         let mut diags = Vec::new();
         for (var, span, reg) in &self.assumed {
             let stores = kernel
@@ -139,7 +144,10 @@ fn trace(cx: &Cx<'_>) -> HashMap<RegId, SlotKey> {
         .collect();
     let whole = |d: &Dst| match d {
         Dst::Reg {
-            reg, comp: None, ty, ..
+            reg,
+            comp: None,
+            ty,
+            ..
         } if ty.bits() == 64 => Some(*reg),
         _ => None,
     };
@@ -442,7 +450,9 @@ fn result_vars(cx: &mut Cx<'_>, kind: SampledKind) -> Vec<VarId> {
     } else {
         Ty::I32
     };
-    (0..4).map(|k| cx.f.new_var(ty, format!("tex.{k}"))).collect()
+    (0..4)
+        .map(|k| cx.f.new_var(ty, format!("tex.{k}")))
+        .collect()
 }
 
 /// Writes the four results to the destinations as `dtype` (`.f16` converted, `.f16x2` packed
@@ -547,7 +557,11 @@ fn tex_sample(
     };
     let b = cx.texture_binding(binding);
     let mode = coord_mode(cx, slot, t.geom, sampler, !plain);
-    let raw: Vec<ValueId> = t.coords.iter().map(|c| cx.read(c, ScalarType::F32)).collect();
+    let raw: Vec<ValueId> = t
+        .coords
+        .iter()
+        .map(|c| cx.read(c, ScalarType::F32))
+        .collect();
     let mut coords = float_coords(cx, raw, &mode, &offs, true);
     if let Some(l) = &t.layer {
         let l = cx.read(l, ScalarType::U32);
@@ -615,7 +629,11 @@ fn tex_fetch(
         TexLod::Level(l) => cx.read(l, ScalarType::S32),
         _ => cx.i32(0),
     };
-    let mut coords: Vec<ValueId> = t.coords.iter().map(|c| cx.read(c, ScalarType::S32)).collect();
+    let mut coords: Vec<ValueId> = t
+        .coords
+        .iter()
+        .map(|c| cx.read(c, ScalarType::S32))
+        .collect();
     match offsets(cx, &t.offset) {
         Offsets::None => {}
         Offsets::Const(c) => {
@@ -705,7 +723,11 @@ pub fn tld4(cx: &mut Cx<'_>, t: &Tld4) {
     let b = cx.texture_binding(binding);
     let offs = offsets(cx, &t.offset);
     let mode = coord_mode(cx, slot, t.geom, sampler, true);
-    let raw: Vec<ValueId> = t.coords.iter().map(|c| cx.read(c, ScalarType::F32)).collect();
+    let raw: Vec<ValueId> = t
+        .coords
+        .iter()
+        .map(|c| cx.read(c, ScalarType::F32))
+        .collect();
     let mut coords = float_coords(cx, raw, &mode, &offs, false);
     if let Some(l) = &t.layer {
         let l = cx.read(l, ScalarType::U32);

@@ -39,7 +39,7 @@ pub use permute::{Prmt, PrmtMode};
 
 // --- textures ---
 mod texture;
-pub use texture::{TexLod, TexOperand, Tex, Tld4, Txq, TxqQuery};
+pub use texture::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
 
 /// A decoded instruction.
 #[derive(Clone, Debug)]

@@ -177,7 +177,12 @@ fn tex_operand(
         span,
     }) = &op.kind
     else {
-        return err(cx, op.span, format!("expected the {what}"), "a name or register");
+        return err(
+            cx,
+            op.span,
+            format!("expected the {what}"),
+            "a name or register",
+        );
     };
     if let Some(Symbol::Reg(r)) = cx.lookup(name) {
         let ty = cx.func.reg(r).ty;
@@ -212,11 +217,16 @@ fn tex_operand(
     match v.opaque {
         Some(o) if o == want => Some(TexOperand::Var(var)),
         _ => {
-            let is = v.opaque.map_or_else(|| v.ty.to_string(), |o| o.name().to_string());
+            let is = v
+                .opaque
+                .map_or_else(|| v.ty.to_string(), |o| o.name().to_string());
             err(
                 cx,
                 *span,
-                format!("`{name}` is {is}; the {what} must be a {} variable", want.name()),
+                format!(
+                    "`{name}` is {is}; the {what} must be a {} variable",
+                    want.name()
+                ),
                 "here",
             )
         }
@@ -303,7 +313,14 @@ fn destinations(
     };
     let pred = match p {
         Some(p) if allow_pred => Some(cx.dst(p, Pred, TypeRule::Strict)?),
-        Some(p) => return err(cx, p.span, "no destination predicate here", "unexpected `|p`"),
+        Some(p) => {
+            return err(
+                cx,
+                p.span,
+                "no destination predicate here",
+                "unexpected `|p`",
+            );
+        }
         None => None,
     };
     let OperandKind::Vector(items) = &d.kind else {
@@ -398,8 +415,21 @@ fn offset_and_compare(
             );
         }
         let n = geom.dims();
-        offset = Some(vector(cx, op, S32, n, if n == 3 { 4 } else { n }, "the offset")?);
-        requires(cx, m, &format!("the offset operand of `{what}`"), 30, (4, 3));
+        offset = Some(vector(
+            cx,
+            op,
+            S32,
+            n,
+            if n == 3 { 4 } else { n },
+            "the offset",
+        )?);
+        requires(
+            cx,
+            m,
+            &format!("the offset operand of `{what}`"),
+            30,
+            (4, 3),
+        );
     }
     let mut compare = None;
     if let Some(op) = rest.next() {
@@ -412,10 +442,21 @@ fn offset_and_compare(
             );
         }
         compare = Some(cx.src(op, F32, TypeRule::Strict)?);
-        requires(cx, m, &format!("the depth-compare operand of `{what}`"), 30, (4, 3));
+        requires(
+            cx,
+            m,
+            &format!("the depth-compare operand of `{what}`"),
+            30,
+            (4, 3),
+        );
     }
     if let Some(op) = rest.next() {
-        return err(cx, op.span, format!("too many operands for `{what}`"), "unexpected");
+        return err(
+            cx,
+            op.span,
+            format!("too many operands for `{what}`"),
+            "unexpected",
+        );
     }
     Some((offset, compare))
 }
@@ -494,7 +535,10 @@ pub fn tex(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         None | Some(0) => TexLod::Base,
         Some(1) => {
             let Some(l) = rest.first() else {
-                m.error("`tex.level` needs a level operand", "add `, lod` after the brackets");
+                m.error(
+                    "`tex.level` needs a level operand",
+                    "add `, lod` after the brackets",
+                );
                 return None;
             };
             rest = &rest[1..];
@@ -646,18 +690,19 @@ pub fn txq(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         }
     };
     // A sampler attribute of a `.samplerref` in independent mode; otherwise the texture's.
-    let is_sampler_var = match &inner.kind {
-        OperandKind::Imm(ast::Expr {
-            kind: ExprKind::Name(n),
-            ..
-        }) => !matches!(cx.lookup(n), Some(Symbol::Reg(_)))
-            && cx
-                .m
-                .global_names
-                .get(*n)
-                .is_some_and(|g| cx.m.globals[g.0 as usize].opaque == Some(Opaque::SamplerRef)),
-        _ => false,
-    };
+    let is_sampler_var =
+        match &inner.kind {
+            OperandKind::Imm(ast::Expr {
+                kind: ExprKind::Name(n),
+                ..
+            }) => {
+                !matches!(cx.lookup(n), Some(Symbol::Reg(_)))
+                    && cx.m.global_names.get(*n).is_some_and(|g| {
+                        cx.m.globals[g.0 as usize].opaque == Some(Opaque::SamplerRef)
+                    })
+            }
+            _ => false,
+        };
     let operand = if is_sampler_var {
         if !query.is_sampler() {
             return err(
