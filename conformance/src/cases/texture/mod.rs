@@ -296,7 +296,7 @@ fn texels(desc: &TextureDesc, rng: &mut Rng) -> (Vec<Vec<u8>>, Vec<Vec<[f64; 4]>
         let mut r = Vec::with_capacity(n);
         for _ in 0..n {
             let mut t = [0.0, 0.0, 0.0, 1.0];
-            for c in 0..f.channels as usize {
+            for channel in t.iter_mut().take(f.channels as usize) {
                 let raw = rng.next_u64();
                 let v = match (f.kind, f.bits) {
                     (ChannelKind::Float, 32) => {
@@ -331,7 +331,7 @@ fn texels(desc: &TextureDesc, rng: &mut Rng) -> (Vec<Vec<u8>>, Vec<Vec<[f64; 4]>
                         }
                     }
                 };
-                t[c] = v;
+                *channel = v;
             }
             if desc.depth_compare.is_some() {
                 // A depth texture reads (d, 0, 0, 1) with d in [0, 1].
