@@ -325,6 +325,7 @@ impl DeviceInfo {
             subgroup_clustered: self.subgroup_clustered,
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
+            memcheck: false,
             image_cube_array: self.image_cube_array,
             max_texture_bindings: self.max_texture_bindings,
         }
