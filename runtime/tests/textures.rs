@@ -1,7 +1,7 @@
 //! Textures through the runtime: creation, uploads, texture objects as arguments, `.texref`
 //! bindings, lifetimes, errors. Expectations come from CUDA's texture-fetch rules (Programming
 //! Guide, "Texture Fetching") at points where they are exact; the full matrix of geometries,
-//! types and modes with reference models is in the conformance suite (`cases/texture.rs`).
+//! types and modes with reference models is in the conformance suite (`conformance/src/cases/texture/`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
