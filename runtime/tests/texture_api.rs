@@ -288,3 +288,116 @@ fn cubemap_face_order() {
     );
     assert_eq!(got, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
 }
+
+/// CUDA's linear filtering (Programming Guide, "Texture Fetching"): at texel coordinate x the
+/// result is `(1 - a) T[i] + a T[i + 1]` with `i = floor(x - 0.5)`, `a = frac(x - 0.5)`, per
+/// dimension, indices clamped to the edge. Returns the value and the largest difference of
+/// the blended texels (what 8-bit fixed-point weights can move the result by, / 256).
+fn bilinear(texels: &[f32], w: usize, h: usize, x: f64, y: f64) -> (f64, f64) {
+    let at = |i: i64, j: i64| {
+        let i = i.clamp(0, w as i64 - 1) as usize;
+        let j = j.clamp(0, h as i64 - 1) as usize;
+        f64::from(texels[j * w + i])
+    };
+    let (xb, yb) = (x - 0.5, y - 0.5);
+    let (i, j) = (xb.floor() as i64, yb.floor() as i64);
+    let (a, b) = (xb - xb.floor(), yb - yb.floor());
+    let t = [at(i, j), at(i + 1, j), at(i, j + 1), at(i + 1, j + 1)];
+    let v =
+        (1.0 - a) * (1.0 - b) * t[0] + a * (1.0 - b) * t[1] + (1.0 - a) * b * t[2] + a * b * t[3];
+    let spread = t.iter().fold(f64::NEG_INFINITY, |m, x| m.max(*x))
+        - t.iter().fold(f64::INFINITY, |m, x| m.min(*x));
+    (v, spread)
+}
+
+/// The kernels of `shaders/textures.cu` as clang-19 compiles them: texture objects passed as
+/// `cudaTextureObject_t` parameters.
+#[test]
+fn clang_compiled_resize_and_gather() {
+    let ctx = common::context();
+    let m = ctx
+        .load_ptx(
+            "textures_clang.ptx",
+            include_str!("../../shaders/textures_clang.ptx"),
+        )
+        .unwrap();
+    let (w, h) = (5usize, 4usize);
+    let texels: Vec<f32> = (0..w * h).map(|i| ((i * 7) % 11) as f32 * 0.5).collect();
+    let desc = TextureDesc::new(
+        TextureShape::D2 {
+            width: w as u32,
+            height: h as u32,
+        },
+        F32X1,
+    )
+    .filter(ptxvk_runtime::FilterMode::Linear)
+    .normalized(true);
+    let tex = Texture::new(&ctx, &desc).unwrap();
+    tex.copy_from_host(0, &texels).unwrap();
+    // Resize to 8 x 6: output pixel (x, y) samples at ((x + 0.5) / 8, (y + 0.5) / 6).
+    let (ow, oh) = (8usize, 6usize);
+    let out = DeviceBuffer::<f32>::zeroed(&ctx, ow * oh).unwrap();
+    m.kernel("resize")
+        .unwrap()
+        .launch(
+            &LaunchConfig::new([2, 2, 1], [4, 3, 1]),
+            &[
+                (&tex).into(),
+                (&out).into(),
+                (ow as u32).into(),
+                (oh as u32).into(),
+            ],
+        )
+        .unwrap();
+    let got = out.to_vec().unwrap();
+    for y in 0..oh {
+        for x in 0..ow {
+            let u = (x as f32 + 0.5) / ow as f32;
+            let v = (y as f32 + 0.5) / oh as f32;
+            let (want, spread) = bilinear(
+                &texels,
+                w,
+                h,
+                f64::from(u * w as f32),
+                f64::from(v * h as f32),
+            );
+            let g = f64::from(got[y * ow + x]);
+            assert!(
+                (g - want).abs() <= spread * 2.0 / 256.0 + 1e-6,
+                "pixel ({x}, {y}): {g} vs {want}"
+            );
+        }
+    }
+    // Gathers: the footprint of (x, y) is texels i = floor(x * w - 0.5), j likewise, returned
+    // as (i, j+1), (i+1, j+1), (i+1, j), (i, j) (ISA 8.7.7.4: counter-clockwise from the lower
+    // left), clamped to the edge.
+    let points = [(0.33f32, 0.4f32), (0.55, 0.9), (0.05, 0.05), (0.99, 0.6)];
+    let xs: Vec<f32> = points.iter().map(|p| p.0).collect();
+    let ys: Vec<f32> = points.iter().map(|p| p.1).collect();
+    let dxs = DeviceBuffer::from_slice(&ctx, &xs).unwrap();
+    let dys = DeviceBuffer::from_slice(&ctx, &ys).unwrap();
+    let out = DeviceBuffer::<f32>::zeroed(&ctx, 4 * points.len()).unwrap();
+    m.kernel("gather")
+        .unwrap()
+        .launch(
+            &LaunchConfig::new([1, 1, 1], [points.len() as u32, 1, 1]),
+            &[
+                (&tex).into(),
+                (&dxs).into(),
+                (&dys).into(),
+                (&out).into(),
+                (points.len() as u32).into(),
+            ],
+        )
+        .unwrap();
+    let got = out.to_vec().unwrap();
+    let at = |i: i64, j: i64| {
+        texels[j.clamp(0, h as i64 - 1) as usize * w + i.clamp(0, w as i64 - 1) as usize]
+    };
+    for (k, (x, y)) in points.iter().enumerate() {
+        let i = (f64::from(x * w as f32) - 0.5).floor() as i64;
+        let j = (f64::from(y * h as f32) - 0.5).floor() as i64;
+        let want = [at(i, j + 1), at(i + 1, j + 1), at(i + 1, j), at(i, j)];
+        assert_eq!(got[4 * k..4 * k + 4], want, "gather at ({x}, {y})");
+    }
+}
