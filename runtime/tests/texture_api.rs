@@ -163,6 +163,29 @@ fn several_textures_in_one_kernel() {
 }
 
 #[test]
+fn textures_are_shared_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Texture>();
+    let ctx = common::context();
+    let tex = texture_1d(&ctx, &[1.0, 2.0, 3.0, 4.0]);
+    let m = ctx.load_ptx("fetch.ptx", FETCH_1D).unwrap();
+    let k = m.kernel("k").unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let out = DeviceBuffer::<f32>::zeroed(&ctx, 4).unwrap();
+                k.launch(
+                    &LaunchConfig::new([1, 1, 1], [4, 1, 1]),
+                    &[(&tex).into(), (&out).into()],
+                )
+                .unwrap();
+                assert_eq!(out.to_vec().unwrap(), [1.0, 2.0, 3.0, 4.0]);
+            });
+        }
+    });
+}
+
+#[test]
 fn textures_of_another_context_are_refused() {
     let ctx = common::context();
     let other = common::context();
