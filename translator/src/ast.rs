@@ -120,6 +120,9 @@ pub enum Initializer<'a> {
     Expr(Expr<'a>),
     /// `{ ... }`, possibly nested for multi-dimensional arrays and vectors.
     List(Vec<Initializer<'a>>, Span),
+    /// `member = value` inside the `{ ... }` of an opaque variable (ISA 5.3:
+    /// `.samplerref s = { filter_mode = nearest }`).
+    Member(Spanned<&'a str>, Expr<'a>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

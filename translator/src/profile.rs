@@ -51,6 +51,14 @@ pub struct DeviceProfile {
     /// (CPU drivers) or when asked (`PTXVK_MEMCHECK=1`).
     #[serde(default)]
     pub memcheck: bool,
+    /// `imageCubeArray`: cubemap-array textures (`tex.acube`, `tld4.acube`).
+    #[serde(default)]
+    pub image_cube_array: bool,
+    /// Combined image samplers one kernel may bind (the smaller of
+    /// `maxPerStageDescriptorSamplers` and `maxPerStageDescriptorSampledImages`): each way a
+    /// kernel samples a texture takes one.
+    #[serde(default)]
+    pub max_texture_bindings: u32,
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -113,6 +121,9 @@ impl DeviceProfile {
             // vulkaninfo: VK_KHR_shader_clock with shaderSubgroupClock and shaderDeviceClock.
             shader_clock: true,
             memcheck: false,
+            image_cube_array: true,
+            // maxPerStageDescriptorSamplers.
+            max_texture_bindings: 32,
         }
     }
 

@@ -13,6 +13,9 @@ pub(super) fn variable(
     d: &ast::VarDecl<'_>,
     name: &ast::DeclName<'_>,
 ) -> Option<Variable> {
+    if let Some(kind) = super::opaque::kind_of(d) {
+        return super::opaque::variable(m, d, name, kind);
+    }
     let ty = scalar_type(m.diags, d)?;
     if ty == ScalarType::Pred {
         m.diags.push(
@@ -146,6 +149,8 @@ pub(super) fn variable(
         init,
         external,
         ptr_space,
+        opaque: None,
+        sampler_init: None,
         span: name.name.span,
     })
 }
@@ -157,9 +162,9 @@ fn scalar_type(diags: &mut Vec<Diagnostic>, d: &ast::VarDecl<'_>) -> Option<Scal
             diags.push(
                 Diagnostic::error(
                     d.ty.span,
-                    "texture, sampler and surface references are not supported yet",
+                    "texture, sampler and surface references cannot be registers",
                 )
-                .with_label("opaque type"),
+                .with_label("declare them at module scope or as kernel parameters"),
             );
             None
         }
@@ -183,6 +188,16 @@ fn flatten_init(
                 out.push(elem);
             }
         }
+        Initializer::Member(n, _) => m.diags.push(
+            Diagnostic::error(
+                n.span,
+                format!(
+                    "`{} = ...` initializes a member of an opaque variable",
+                    n.node
+                ),
+            )
+            .with_label("only .texref, .samplerref and .surfref variables have members"),
+        ),
     }
 }
 
@@ -423,6 +438,16 @@ fn param(
             return out;
         }
     }
+    if super::opaque::kind_of(d).is_some() && kind != FunctionKind::Entry {
+        m.diags.push(
+            Diagnostic::error(
+                d.ty.span,
+                "texture, sampler and surface parameters are allowed for kernels only",
+            )
+            .with_label("ISA 5.3: module scope or kernel parameter lists"),
+        );
+        return out;
+    }
     if d.ptr.is_some() && kind != FunctionKind::Entry {
         m.diags.push(Diagnostic::error(
             d.span,
@@ -501,6 +526,16 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
                 d.space.node
             ),
         ));
+        return;
+    }
+    if super::opaque::kind_of(d).is_some() {
+        cx.error(
+            Diagnostic::error(
+                d.ty.span,
+                "texture, sampler and surface variables cannot be declared inside a function",
+            )
+            .with_label("ISA 5.3: module scope or kernel parameter lists"),
+        );
         return;
     }
     for n in &d.names {

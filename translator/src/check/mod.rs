@@ -6,6 +6,7 @@ mod decls;
 pub mod gating;
 pub mod inst;
 mod mods;
+mod opaque;
 mod operands;
 pub mod typed;
 
@@ -42,6 +43,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         map_f64_to_f32: header.map_f64_to_f32,
         address_taken: Vec::new(),
         defined: Map::default(),
+        texmode_independent: header.texmode_independent,
     };
     for item in &module.items {
         match item {
@@ -70,6 +72,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         version: header.version,
         sm: header.sm,
         address_size: header.address_size,
+        texmode_independent: header.texmode_independent,
         globals: cx.globals,
         functions: cx.functions,
     })
@@ -86,6 +89,7 @@ struct Header {
     /// `.target ..., map_f64_to_f32` on an sm_1x target: `.f64` instructions would have to be
     /// computed in single precision, which ptxvk does not do.
     map_f64_to_f32: bool,
+    texmode_independent: bool,
 }
 
 /// `.version`, `.target` and `.address_size` (ISA 11.1-11.3). `.version` comes first, `.target`
@@ -96,6 +100,7 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
         sm: 0,
         address_size: 64,
         map_f64_to_f32: false,
+        texmode_independent: false,
     };
     let mut version_span = None;
     let mut seen_target = false;
@@ -159,6 +164,7 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
                             );
                         }
                         texmode = Some(n);
+                        h.texmode_independent = name == "texmode_independent";
                         options.push(n);
                     } else if matches!(name, "debug" | "map_f64_to_f32") {
                         options.push(n);
@@ -330,6 +336,8 @@ pub(crate) struct ModuleCx<'d> {
     pub address_taken: Vec<FuncId>,
     /// Functions with a body, and where it is.
     pub defined: Map<FuncId, Span>,
+    /// `.target texmode_independent` (ISA 8.7.7.1).
+    pub texmode_independent: bool,
 }
 
 impl ModuleCx<'_> {

@@ -32,6 +32,8 @@ pub struct Module {
     /// The `sm_XX` number of `.target`.
     pub sm: u32,
     pub address_size: u32,
+    /// `.target texmode_independent`: samplers are separate `.samplerref`s (ISA 8.7.7.1).
+    pub texmode_independent: bool,
     pub globals: Vec<Variable>,
     pub functions: Vec<Function>,
 }
@@ -69,6 +71,10 @@ pub struct Variable {
     pub external: bool,
     /// `.ptr .global .align N` on a kernel parameter.
     pub ptr_space: Option<StateSpace>,
+    /// `.texref`, `.samplerref`, `.surfref` (held as a 64-bit handle; see `crate::texture`).
+    pub opaque: Option<crate::texture::Opaque>,
+    /// The members a `.samplerref`'s initializer gives.
+    pub sampler_init: Option<crate::texture::SamplerState>,
     pub span: Span,
 }
 

@@ -4,6 +4,8 @@
 mod func;
 mod inst;
 mod warp;
+// --- textures ---
+mod texture;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -39,6 +41,7 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     e.widen_workgroup_fences = module.widen_workgroup_fences;
     e.subgroup_clustered = module.subgroup_clustered;
     e.barrier_words = module.barrier_words;
+    e.textures = module.textures.clone();
     // The block size must be declared even when the kernel never reads %ntid.
     e.block_dims();
     let entry_fn = e.b.id();
@@ -100,6 +103,9 @@ pub(crate) struct Emitter {
     pub widen_workgroup_fences: bool,
     pub subgroup_clustered: bool,
     pub barrier_words: bool,
+    /// The texture bindings (set 0) and their variables once created (`texture.rs`).
+    textures: Vec<crate::texture::TextureBinding>,
+    tex_vars: HashMap<u32, texture::TexVar>,
 }
 
 impl Emitter {
@@ -135,6 +141,8 @@ impl Emitter {
             widen_workgroup_fences: false,
             subgroup_clustered: false,
             barrier_words: false,
+            textures: Vec::new(),
+            tex_vars: HashMap::new(),
         };
         for c in [
             Capability::Shader,

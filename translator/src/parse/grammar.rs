@@ -385,7 +385,14 @@ where
     I: ValueInput<'t, Token = Token<'a>, Span = SimpleSpan>,
 {
     let initializer = recursive(|init| {
-        init.separated_by(punct(","))
+        // `name = value` members of opaque variables, or ordinary initializers.
+        let member = ident()
+            .then_ignore(punct("="))
+            .then(expr())
+            .map(|(n, e)| Initializer::Member(n, e));
+        member
+            .or(init)
+            .separated_by(punct(","))
             .allow_trailing()
             .collect::<Vec<_>>()
             .delimited_by(punct("{"), punct("}"))

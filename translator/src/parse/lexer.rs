@@ -148,10 +148,14 @@ impl<'a> Iterator for Lexer<'a> {
                     None => break Ok((tok, span(start, end))),
                 }
             }
+            // `.name`; also the texture geometries `.1d .2d .3d .2dms` (ISA 8.7.7.3), which
+            // start with a digit: a float never starts with a dot, so they are unambiguous.
             if c == b'.'
-                && bytes
+                && (bytes
                     .get(i + 1)
                     .is_some_and(|d| d.is_ascii_alphabetic() || *d == b'_')
+                    || (matches!(bytes.get(i + 1), Some(b'1'..=b'3'))
+                        && bytes.get(i + 2) == Some(&b'd')))
             {
                 let mut j = i + 2;
                 while j < bytes.len() && is_follow(bytes[j]) {
@@ -361,6 +365,21 @@ fn int_literal(s: &str) -> Option<Token<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texture_geometries_are_modifiers() {
+        assert_eq!(
+            lex("tex.2d.v4 tex.2dms .3d"),
+            vec![
+                Token::Ident("tex"),
+                Token::Dot("2d"),
+                Token::Dot("v4"),
+                Token::Ident("tex"),
+                Token::Dot("2dms"),
+                Token::Dot("3d"),
+            ]
+        );
+    }
 
     fn lex(s: &str) -> Vec<Token<'_>> {
         let (out, errs) = super::lex(s);

@@ -51,6 +51,8 @@ fn desktop(name: &str) -> DeviceProfile {
         memcheck: false,
         // VK_KHR_shader_clock with shaderSubgroupClock (NVIDIA, RADV, ANV).
         shader_clock: true,
+        image_cube_array: true,
+        max_texture_bindings: 4096,
     }
 }
 
@@ -110,6 +112,8 @@ fn apple() -> DeviceProfile {
         subgroup_clustered: false,
         // Not counted on through MoltenVK (the weaker answer, as for the other fields).
         shader_clock: false,
+        // Metal's 16 samplers per stage (MoltenVK without argument buffers).
+        max_texture_bindings: 16,
         ..desktop("apple")
     }
 }

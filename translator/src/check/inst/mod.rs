@@ -55,6 +55,10 @@ pub use async_copy::{AsyncCopy, CpAsync};
 pub(crate) use control::resolve_prototype_calls;
 pub use control::{BrxIdx, CallIndirect, ParamShape, Signature};
 
+// --- textures ---
+mod texture;
+pub use texture::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
+
 /// A decoded instruction.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -145,6 +149,10 @@ pub enum Op {
     AsyncCopy(AsyncCopy),
     /// `nanosleep.u32 t`.
     Nanosleep(Src),
+    // --- textures ---
+    Tex(Box<Tex>),
+    Tld4(Box<Tld4>),
+    Txq(Txq),
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -225,6 +233,11 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
         "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
         // --- end integer ---
+        // --- textures ---
+        "tex" => texture::tex(cx, i, &mut m).map(|t| Op::Tex(Box::new(t))),
+        "tld4" => texture::tld4(cx, i, &mut m).map(|t| Op::Tld4(Box::new(t))),
+        "txq" => texture::txq(cx, i, &mut m).map(Op::Txq),
+        // --- end textures ---
         "add" => arith::add(cx, i, &mut m).map(Op::Add),
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
