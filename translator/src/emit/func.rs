@@ -261,22 +261,7 @@ impl FnEmitter<'_, '_> {
         let t = self.e.ty(Ty::I32);
         let pt = self.e.ptr(StorageClass::Function, t);
         let zero = self.e.u32_const(0);
-        let var = self.e.b.id();
-        let inst = rspirv::dr::Instruction::new(
-            spirv::Op::Variable,
-            Some(pt),
-            Some(var),
-            vec![
-                rspirv::dr::Operand::StorageClass(StorageClass::Function),
-                rspirv::dr::Operand::IdRef(zero),
-            ],
-        );
-        let func = self.e.b.selected_function().unwrap_or(0);
-        if let Some(f) = self.e.b.module_mut().functions.get_mut(func)
-            && let Some(first) = f.blocks.first_mut()
-        {
-            first.instructions.insert(0, inst);
-        }
+        let var = self.e.b.first_function_variable(pt, zero);
         self.e.b.name(var, "ptxvk.branch_target");
         self.pending = Some(var);
         var

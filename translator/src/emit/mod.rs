@@ -1,13 +1,16 @@
 //! Emission: the IR and its structured tree to Vulkan SPIR-V (1.5, `GLCompute`, Vulkan memory model,
-//! physical storage buffer addressing) with rspirv.
+//! physical storage buffer addressing), written through `builder::Builder`.
 
+mod builder;
 mod func;
 mod inst;
 mod warp;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
-use rspirv::dr::{Builder, Operand};
+use builder::Builder;
+use rspirv::dr::Operand;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Emission errors are internal errors (builder misuse, an IR the emitter cannot express).
 #[derive(Debug, thiserror::Error)]
@@ -69,8 +72,7 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     for cap in e.caps.clone() {
         e.b.capability(cap);
     }
-    use rspirv::binary::Assemble;
-    Ok(e.b.module().assemble())
+    Ok(e.b.module_words())
 }
 
 /// Module-wide emission state: types, constants, and the globals the entry point uses.
@@ -113,13 +115,13 @@ impl Emitter {
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
-            types: HashMap::new(),
-            ptr_types: HashMap::new(),
-            consts: HashMap::new(),
+            types: HashMap::default(),
+            ptr_types: HashMap::default(),
+            consts: HashMap::default(),
             glsl,
             caps: Vec::new(),
             interface: BTreeSet::new(),
-            builtin_vars: HashMap::new(),
+            builtin_vars: HashMap::default(),
             push_constants: None,
             block_dims: None,
             dynamic_shared_bytes: None,
@@ -217,19 +219,9 @@ impl Emitter {
         self.konst(Ty::I32, u64::from(v))
     }
 
-    /// A module-scope `OpVariable` (the builder would put it in the current block).
+    /// A module-scope `OpVariable`.
     fn global_variable(&mut self, ptr_ty: Word, sc: StorageClass) -> Word {
-        let id = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(rspirv::dr::Instruction::new(
-                spirv::Op::Variable,
-                Some(ptr_ty),
-                Some(id),
-                vec![Operand::StorageClass(sc)],
-            ));
-        id
+        self.b.global_variable(ptr_ty, sc)
     }
 
     /// An `Input` builtin variable of type `uvec3`.
@@ -387,21 +379,7 @@ impl Emitter {
 
     fn spec_op(&mut self, op: spirv::Op, a: Word, b: Word) -> Word {
         let u32t = self.ty(Ty::I32);
-        let id = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(rspirv::dr::Instruction::new(
-                spirv::Op::SpecConstantOp,
-                Some(u32t),
-                Some(id),
-                vec![
-                    Operand::LiteralSpecConstantOpInteger(op),
-                    Operand::IdRef(a),
-                    Operand::IdRef(b),
-                ],
-            ));
-        id
+        self.b.spec_constant_op(u32t, op, a, b)
     }
 
     /// Where the warp-emulation scratch starts: after the static and dynamic shared memory.
