@@ -483,23 +483,24 @@ impl Uniformizer<'_> {
             }
             U::Loop(id, body)
                 if !guard
-                    && self.uni.uniform_loop(id)
-                    && !escapes(&[U::Loop(id, body.clone())]) =>
+                    && self.uni.uniform_construct(id)
+                    && !escapes_except(&[U::Loop(id, body.clone())], &self.native_targets) =>
             {
-                // Every thread iterates together; tried natively, emulated if a branch back to
-                // the loop turns out to be taken where some threads wait (their state is not
-                // "active", e.g. after a uniform early exit from an inner construct).
-                let failed_before = std::mem::replace(&mut self.failed, false);
-                self.native_targets.push(id);
-                let mut inner = Vec::new();
-                let g = self.seq(body.clone(), false, &mut inner);
-                self.native_targets.pop();
-                let failed = std::mem::replace(&mut self.failed, failed_before);
-                if failed {
-                    self.emulated_loop(id, body, guard, out)
-                } else {
-                    out.push(U::Loop(id, inner));
-                    g
+                match self.native_construct(id, body.clone()) {
+                    Some((inner, g)) => {
+                        out.push(U::Loop(id, inner));
+                        g
+                    }
+                    None => self.emulated_loop(id, body, guard, out),
+                }
+            }
+            U::Block(id, body) if !guard && self.uni.uniform_construct(id) => {
+                match self.native_construct(id, body.clone()) {
+                    Some((inner, g)) => {
+                        out.push(U::Block(id, inner));
+                        g
+                    }
+                    None => self.emulated_block(id, body, guard, out),
                 }
             }
             U::If { cond, then, else_ } => {
@@ -529,14 +530,7 @@ impl Uniformizer<'_> {
                 out.push(self.transition(&[(then_done, ACTIVE)]));
                 guard || leaves
             }
-            U::Block(id, body) => {
-                let exit = self.fresh_code();
-                self.exit_code.insert(id, exit);
-                let inner_guard = self.seq(body.clone(), guard, out);
-                out.push(self.transition(&[(exit, ACTIVE)]));
-                let _ = inner_guard;
-                guard || escapes(&[U::Block(id, body)])
-            }
+            U::Block(id, body) => self.emulated_block(id, body, guard, out),
             U::Loop(id, body) => self.emulated_loop(id, body, guard, out),
             U::Switch {
                 value,
@@ -575,6 +569,28 @@ impl Uniformizer<'_> {
                 guard
             }
         }
+    }
+
+    /// A uniform loop or block entered by every thread: branches to it stay branches. Tried, and
+    /// `None` (emulate it) if such a branch turns out to be where some threads wait (their state
+    /// is not "active", e.g. after a uniform early exit from an inner construct).
+    fn native_construct(&mut self, id: u32, body: Vec<U>) -> Option<(Vec<U>, bool)> {
+        let failed_before = std::mem::replace(&mut self.failed, false);
+        self.native_targets.push(id);
+        let mut inner = Vec::new();
+        let g = self.seq(body, false, &mut inner);
+        self.native_targets.pop();
+        let failed = std::mem::replace(&mut self.failed, failed_before);
+        (!failed).then_some((inner, g))
+    }
+
+    /// A block that some threads may leave early: they wait at its end.
+    fn emulated_block(&mut self, id: u32, body: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+        let exit = self.fresh_code();
+        self.exit_code.insert(id, exit);
+        self.seq(body.clone(), guard, out);
+        out.push(self.transition(&[(exit, ACTIVE)]));
+        guard || escapes(&[U::Block(id, body)])
     }
 
     /// A loop that some threads may leave before others: it runs until a block-wide vote finds
@@ -622,3 +638,6 @@ impl Uniformizer<'_> {
         guard || leaves
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -27,11 +27,11 @@ use std::collections::BTreeSet;
 use super::U;
 use crate::ir::{BinOp, Builtin, Function, Op, Ptr, ValueId, WarpOp};
 
-/// The result: per value, per variable, and the ids of uniform loops.
+/// The result: per value, per variable, and the ids of uniform loops and blocks.
 pub struct Uniformity {
     value: Vec<bool>,
     var: Vec<bool>,
-    loops: BTreeSet<u32>,
+    constructs: BTreeSet<u32>,
 }
 
 impl Uniformity {
@@ -41,10 +41,11 @@ impl Uniformity {
         self.value.get(v.0 as usize).copied().unwrap_or(false)
     }
 
-    /// Whether every thread of the block that reaches loop `id` iterates it the same number of
-    /// times and leaves it the same way.
-    pub fn uniform_loop(&self, id: u32) -> bool {
-        self.loops.contains(&id)
+    /// Whether all threads of the block reach construct `id` together or not at all, and every
+    /// branch to it (a loop's next iteration, a block's end) is taken by all of them or none:
+    /// a loop they iterate the same number of times, a block they leave the same way.
+    pub fn uniform_construct(&self, id: u32) -> bool {
+        self.constructs.contains(&id)
     }
 
     /// The variables found uniform (the emulation gives them a defined initial value).
@@ -71,7 +72,7 @@ pub fn analyze(f: &Function, tree: &[U]) -> Uniformity {
         let mut w = Walk {
             value: &value,
             divergent_block: vec![false; f.blocks.len()],
-            loops: Vec::new(),
+            constructs: Vec::new(),
         };
         w.seq(tree, false);
         let mut changed = false;
@@ -99,8 +100,12 @@ pub fn analyze(f: &Function, tree: &[U]) -> Uniformity {
             }
         }
         if !changed {
-            let loops = w.loops.into_iter().collect();
-            return Uniformity { value, var, loops };
+            let constructs = w.constructs.into_iter().collect();
+            return Uniformity {
+                value,
+                var,
+                constructs,
+            };
         }
     }
 }
@@ -165,7 +170,8 @@ struct Walk<'a> {
     value: &'a [bool],
     /// Blocks reached under divergent control (somewhere in the tree).
     divergent_block: Vec<bool>,
-    loops: Vec<u32>,
+    /// Uniform loops and blocks.
+    constructs: Vec<u32>,
 }
 
 impl Walk<'_> {
@@ -223,19 +229,22 @@ impl Walk<'_> {
             }
             U::Block(id, body) => {
                 let mut de = self.seq(body, d);
+                if !d && !de.contains(&Target::Construct(*id)) {
+                    self.constructs.push(*id);
+                }
                 de.remove(&Target::Construct(*id));
                 de
             }
             U::Loop(id, body) => {
-                let mark = self.loops.len();
+                let mark = self.constructs.len();
                 let mut de = self.seq(body, d);
                 if !de.is_empty() && !d {
                     // Some threads iterate again while others leave: every iteration after the
                     // first is divergent, and so is everything in it.
-                    self.loops.truncate(mark);
+                    self.constructs.truncate(mark);
                     de = self.seq(body, true);
                 } else if !d {
-                    self.loops.push(*id);
+                    self.constructs.push(*id);
                 }
                 de.remove(&Target::Construct(*id));
                 de
@@ -246,4 +255,3 @@ impl Walk<'_> {
         }
     }
 }
-
