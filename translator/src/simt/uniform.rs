@@ -8,7 +8,7 @@
 //! - uniform values: constants; the built-ins that are the same for the whole block (`%ntid`,
 //!   `%nctaid`, `%ctaid`, the parameter block's and the globals' addresses, the shared arena's
 //!   layout); loads of the kernel parameter block (read-only for the kernel, ISA 5.1.6.1) at
-//!   uniform offsets; block-wide votes; and operations whose operands are all uniform. `%tid`,
+//!   constant offsets; block-wide votes; and operations whose operands are all uniform. `%tid`,
 //!   lane and subgroup ids, other loads, atomics, warp operations and call results are not.
 //! - a register (IR variable) is uniform when every store to it stores a uniform value at a point
 //!   of uniform control (every live thread of the block gets there the same number of times, in
@@ -114,8 +114,10 @@ pub fn analyze(f: &Function, tree: &[U]) -> Uniformity {
 /// before use, so one pass in block order suffices.
 fn values(f: &Function, var: &[bool]) -> Vec<bool> {
     let mut u = vec![false; f.values.len()];
-    // Addresses inside the kernel parameter block.
+    // Addresses inside the kernel parameter block, the block's base, constants.
     let mut param = vec![false; f.values.len()];
+    let mut base = vec![false; f.values.len()];
+    let mut konst = vec![false; f.values.len()];
     let get = |u: &[bool], v: &ValueId| u.get(v.0 as usize).copied().unwrap_or(false);
     for b in &f.blocks {
         for inst in &b.insts {
@@ -126,8 +128,10 @@ fn values(f: &Function, var: &[bool]) -> Vec<bool> {
                 Op::LoadVar(v) => (var.get(v.0 as usize).copied().unwrap_or(false), false),
                 Op::Un(_, a) | Op::Conv(_, a) => (get(&u, a), false),
                 Op::Bin(op, a, b, _) => {
+                    // The parameter block's base plus a constant: inside the block (reading past
+                    // its end is undefined), so read-only.
                     let par = *op == BinOp::IAdd
-                        && ((get(&param, a) && get(&u, b)) || (get(&u, a) && get(&param, b)));
+                        && ((get(&base, a) && get(&konst, b)) || (get(&konst, a) && get(&base, b)));
                     (all(&[*a, *b]), par)
                 }
                 Op::Select(c, a, b) => (all(&[*c, *a, *b]), false),
@@ -148,7 +152,6 @@ fn values(f: &Function, var: &[bool]) -> Vec<bool> {
                     Builtin::LocalId(_) | Builtin::SubgroupLane | Builtin::SubgroupId => {
                         (false, false)
                     }
-                    Builtin::ParamBase => (true, true),
                     _ => (true, false),
                 },
                 // The kernel's parameters are read-only: the same address reads the same value.
@@ -160,7 +163,9 @@ fn values(f: &Function, var: &[bool]) -> Vec<bool> {
                 _ => (false, false),
             };
             u[r.0 as usize] = uni;
-            param[r.0 as usize] = par && uni;
+            param[r.0 as usize] = par;
+            base[r.0 as usize] = matches!(inst.op, Op::Builtin(Builtin::ParamBase));
+            konst[r.0 as usize] = matches!(inst.op, Op::Const(_));
         }
     }
     u
