@@ -9,6 +9,9 @@ pub mod cases;
 pub mod coverage;
 pub mod cuda;
 pub mod elementwise;
+// --- float ---
+pub mod ieee;
+// --- end float ---
 pub mod launch;
 pub mod record;
 pub mod rejected;

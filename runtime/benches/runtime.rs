@@ -31,9 +31,12 @@ fn scaled(full_size: usize, smoke: usize) -> usize {
     if full() { full_size } else { smoke }
 }
 
+/// Memory checking (on by default on CPU devices) is off unless `PTXVK_MEMCHECK=1`: the
+/// kernels are measured as translated for speed.
 fn options() -> ContextOptions {
     let mut o = ContextOptions::from_env();
     o.pipeline_cache_dir = None;
+    o.memcheck = o.memcheck.or(Some(false));
     o
 }
 

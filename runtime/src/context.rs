@@ -31,6 +31,11 @@ pub struct ContextOptions {
     pub pipeline_cache_dir: Option<PathBuf>,
     /// Pretend the device lacks some features (portability testing).
     pub restrict: Restrictions,
+    /// Check every memory access of every kernel against the live allocations, so that a wild
+    /// pointer is reported as [`Error::KernelFailed`] naming the instruction instead of
+    /// faulting. `None`: on for CPU devices (where a fault would take the process down), off
+    /// for GPUs. `PTXVK_MEMCHECK=1`/`0` sets it.
+    pub memcheck: Option<bool>,
 }
 
 /// Features to leave unused even where the device has them, to see how kernels and the
@@ -54,6 +59,7 @@ impl Default for ContextOptions {
             timeout: Duration::from_secs(60),
             pipeline_cache_dir: crate::pipeline::default_cache_dir(),
             restrict: Restrictions::default(),
+            memcheck: None,
         }
     }
 }
@@ -72,6 +78,11 @@ impl ContextOptions {
             .and_then(|v| v.parse::<u64>().ok())
         {
             o.timeout = Duration::from_millis(ms);
+        }
+        match std::env::var("PTXVK_MEMCHECK").as_deref() {
+            Ok("1" | "on") => o.memcheck = Some(true),
+            Ok("0" | "off") => o.memcheck = Some(false),
+            _ => {}
         }
         match std::env::var_os("PTXVK_CACHE_DIR") {
             Some(d) if d == "off" || d == "0" || d.is_empty() => o.pipeline_cache_dir = None,
@@ -119,6 +130,8 @@ pub(crate) struct Vk {
     pub timestamp_period_ns: f64,
     /// What pipelines can ask of subgroups (`VK_EXT_subgroup_size_control`, core in 1.3).
     pub subgroups: crate::pipeline::SubgroupControl,
+    /// Live buffers by device address (start -> end), for kernels that check their accesses.
+    pub allocations: Mutex<std::collections::BTreeMap<u64, u64>>,
 }
 
 impl Vk {
@@ -251,11 +264,15 @@ impl Context {
                 min: info.min_subgroup_size,
                 max: info.max_subgroup_size,
             },
+            allocations: Mutex::new(std::collections::BTreeMap::new()),
         });
         // The probes run with the native instructions claimed, then the profile says what was found.
         let mut profile = info.profile();
         profile.fused_fma32 = true;
         profile.fused_fma64 = profile.float64;
+        profile.memcheck = opts
+            .memcheck
+            .unwrap_or(info.kind == crate::device::DeviceKind::Cpu);
         let mut ctx = Context {
             inner: Arc::new(Inner {
                 vk,

@@ -315,6 +315,7 @@ impl DeviceInfo {
             subgroup_clustered: self.subgroup_clustered,
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
+            memcheck: false,
         }
     }
 }

@@ -380,12 +380,21 @@ impl Stream {
         let max = self.ctx.info().max_workgroup_count.map(|m| m.max(1));
         let grid = cfg.grid;
         let codes = Arc::new(kernel.abi().status_codes.clone());
+        let memcheck = self.ctx.profile().memcheck;
         self.core.record(|r| {
             let (_, _, param_addr) = r.upload(&params)?;
             // The launch's status word: zero, read back once the launch completes.
-            let (status_buf, status_off) = r.alloc(4)?;
-            status_buf.write_mapped(status_off, &[0; 4])?;
+            // Its status word, then scratch that failing checked accesses use instead.
+            let (status_buf, status_off) = r.alloc(48)?;
+            status_buf.write_mapped(status_off, &[0; 48])?;
             let status_addr = status_buf.address() + status_off;
+            let (table_addr, table_len) = if memcheck {
+                let table = allocation_table(r.vk())?;
+                let (_, _, addr) = r.upload(&table)?;
+                (addr, (table.len() / 16) as u32)
+            } else {
+                (0, 0)
+            };
             if !codes.is_empty() {
                 r.check(crate::stream::StatusCheck {
                     buf: status_buf.clone(),
@@ -411,6 +420,7 @@ impl Stream {
                                 grid,
                                 globals.address(),
                                 status_addr,
+                                (table_addr, table_len),
                             );
                             r.dev.cmd_push_constants(
                                 r.cb,
@@ -442,6 +452,23 @@ impl Stream {
     }
 }
 
+/// The live allocations as the memory checker reads them: `[start, end)` pairs of u64 in
+/// address order, padded to a power of two with empty ranges at the top of the address space.
+fn allocation_table(vk: &crate::context::Vk) -> Result<Vec<u8>> {
+    let live = vk.allocations.lock().map_err(|_| Error::DeviceLost)?;
+    let n = live.len().max(1).next_power_of_two();
+    let mut out = Vec::with_capacity(n * 16);
+    for (start, end) in live.iter() {
+        out.extend_from_slice(&start.to_le_bytes());
+        out.extend_from_slice(&end.to_le_bytes());
+    }
+    while out.len() < n * 16 {
+        out.extend_from_slice(&u64::MAX.to_le_bytes());
+        out.extend_from_slice(&u64::MAX.to_le_bytes());
+    }
+    Ok(out)
+}
+
 /// The push-constant block of `ptxvk_translator::abi`.
 fn push_constants(
     param_addr: u64,
@@ -449,6 +476,7 @@ fn push_constants(
     grid: [u32; 3],
     globals_addr: u64,
     status_addr: u64,
+    (table_addr, table_len): (u64, u32),
 ) -> [u8; abi::PUSH_CONSTANT_SIZE as usize] {
     let mut p = [0u8; abi::PUSH_CONSTANT_SIZE as usize];
     let at = |o: u32| o as usize;
@@ -458,6 +486,10 @@ fn push_constants(
     p[g..g + 8].copy_from_slice(&globals_addr.to_le_bytes());
     let s = at(abi::PUSH_STATUS_ADDRESS);
     p[s..s + 8].copy_from_slice(&status_addr.to_le_bytes());
+    let t = at(abi::PUSH_MEM_TABLE);
+    p[t..t + 8].copy_from_slice(&table_addr.to_le_bytes());
+    let c = at(abi::PUSH_MEM_COUNT);
+    p[c..c + 4].copy_from_slice(&table_len.to_le_bytes());
     for i in 0..3 {
         let b = at(abi::PUSH_CTA_BASE) + 4 * i;
         p[b..b + 4].copy_from_slice(&base[i].to_le_bytes());

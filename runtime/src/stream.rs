@@ -205,6 +205,11 @@ impl Recorder<'_> {
         self.rec.checks.push(c);
     }
 
+    /// The device the command is recorded for.
+    pub fn vk(&self) -> &Arc<Vk> {
+        self.vk
+    }
+
     /// Names the command for timeout messages.
     pub fn label(&mut self, what: impl FnOnce() -> String) {
         if self.rec.labels.len() < 3 {

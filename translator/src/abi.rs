@@ -1,9 +1,10 @@
 //! The kernel ABI: what the runtime must provide to launch a translated kernel.
 //!
-//! - Push constants (48 bytes): the parameter block's device address at 0 (u64), the first block
+//! - Push constants (64 bytes): the parameter block's device address at 0 (u64), the first block
 //!   of this dispatch at 8 (3 x u32, for grids split over several dispatches), the whole grid's
 //!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64), the
-//!   launch's status word's address at 40 (u64).
+//!   launch's status word's address at 40 (u64; 16 bytes later, 32 bytes of scratch), and with
+//!   memory checking the table of live allocations at 48 (u64 address, u32 length at 56).
 //! - Kernel parameters live in a device buffer laid out as CUDA lays out `kernelParams`: in order,
 //!   each at the next multiple of its alignment.
 //! - Specialization constants: block size x/y/z (ids 0-2) and dynamic shared memory bytes (id 3).
@@ -19,7 +20,11 @@ pub const PUSH_GLOBALS_BASE: u32 = 32;
 /// Address of the launch's status word (`u32`, zero before the launch; see
 /// `KernelAbi::status_codes`).
 pub const PUSH_STATUS_ADDRESS: u32 = 40;
-pub const PUSH_CONSTANT_SIZE: u32 = 48;
+/// With memory checking: the address (u64) and length (u32) of the launch's table of live
+/// allocations, `[start, end)` pairs of u64 sorted by start, padded to a power of two.
+pub const PUSH_MEM_TABLE: u32 = 48;
+pub const PUSH_MEM_COUNT: u32 = 56;
+pub const PUSH_CONSTANT_SIZE: u32 = 64;
 
 pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;

@@ -146,6 +146,11 @@ impl Program {
         };
         let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
+        abi.status_codes = ir
+            .status_sites
+            .iter()
+            .map(|(span, what)| self.site(*span, what))
+            .collect();
         let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
         ir::inline::inline_where(&mut ir, |g| {
             g.blocks.iter().any(|b| {
@@ -186,6 +191,16 @@ impl Program {
             )])
         })?;
         Ok(KernelModule { abi, spirv, ir })
+    }
+
+    /// `what` with where it happened: `file:line:col` and the instruction's text.
+    fn site(&self, span: Span, what: &str) -> String {
+        if span == Span::default() {
+            return what.to_string();
+        }
+        let (line, col) = self.file.line_col(span.start);
+        let text = self.file.text.get(span.range()).unwrap_or("").trim();
+        format!("{what} at {}:{line}:{col} (`{text}`)", self.file.name)
     }
 
     /// Translates every kernel.

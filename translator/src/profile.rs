@@ -42,6 +42,11 @@ pub struct DeviceProfile {
     /// on this driver, which is wrong in divergent code: give them queue-family scope instead
     /// (stronger, same meaning). Measured on lavapipe.
     pub widen_workgroup_fences: bool,
+    /// Check every memory access against the launch's allocations (`lower/memcheck.rs`). Not a
+    /// device property: the runtime turns it on where a wild access would take the process down
+    /// (CPU drivers) or when asked (`PTXVK_MEMCHECK=1`).
+    #[serde(default)]
+    pub memcheck: bool,
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -101,6 +106,7 @@ impl DeviceProfile {
             // Mesa 22.3 lavapipe: no clustered (nor quad) subgroup operations.
             subgroup_clustered: false,
             widen_workgroup_fences: true,
+            memcheck: false,
         }
     }
 

@@ -2,12 +2,14 @@
 //!
 //!   demo          run the saxpy example on the default device
 //!   test          the whole test suite (with the Vulkan validation layer)
-//!   shaders       regenerate shaders/*.ptx from shaders/*.cu with clang (--check: compare only)
+//!   shaders       regenerate shaders/*.ptx from shaders/*.cu and the corpus shaders/corpus/*.cu
+//!                 with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
 //!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
 //!   bench translate   translation throughput on a generated 100k-line module (optimised build)
 
 mod bench_translate;
+mod corpus;
 mod env;
 
 use std::path::{Path, PathBuf};
@@ -196,6 +198,7 @@ fn shaders(check: bool) -> Result<()> {
             println!("wrote {}", ptx.display());
         }
     }
+    stale.extend(corpus::build(&clang, check)?);
     if !stale.is_empty() {
         bail!(
             "out of date (run `cargo xtask shaders`): {}",

@@ -1,5 +1,11 @@
 //! All cases, by family. Each family module has `cases() -> Vec<Case>`.
 
+// --- float ---
+mod cmp;
+mod float;
+mod float_approx;
+mod float_bits;
+// --- end float ---
 mod int;
 mod real_kernels;
 mod tables;
@@ -8,11 +14,25 @@ mod extended;
 mod int_bits;
 mod logic;
 mod prmt;
+// --- data movement and conversion ---
+mod convert;
+mod convert_model;
+mod kernel_case;
+mod ldst;
+mod moves;
+mod operands;
+mod spaces;
+// --- corpus ---
+mod corpus;
 
 use crate::Case;
 
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
+    // --- float ---
+    v.extend(float::cases());
+    v.extend(cmp::cases());
+    // --- end float ---
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     v.extend(tables::cases());
@@ -21,5 +41,13 @@ pub fn all() -> Vec<Case> {
     v.extend(extended::cases());
     v.extend(logic::cases());
     v.extend(prmt::cases());
+    // --- data movement and conversion ---
+    v.extend(convert::cases());
+    v.extend(ldst::cases());
+    v.extend(moves::cases());
+    v.extend(operands::cases());
+    v.extend(spaces::cases());
+    // --- corpus ---
+    v.extend(corpus::cases());
     v
 }

@@ -120,6 +120,9 @@ impl RawBuffer {
                 "the device offers no host-visible coherent memory for staging".into(),
             ));
         }
+        if let Ok(mut live) = vk.allocations.lock() {
+            live.insert(buf.address, buf.address + size);
+        }
         Ok(buf)
     }
 
@@ -168,6 +171,9 @@ fn not_mapped() -> Error {
 
 impl Drop for RawBuffer {
     fn drop(&mut self) {
+        if let Ok(mut live) = self.vk.allocations.lock() {
+            live.remove(&self.address);
+        }
         if self.vk.is_lost() {
             // The device may still use it; leak rather than free.
             return;

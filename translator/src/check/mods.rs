@@ -121,6 +121,32 @@ impl<'s, 'a> Mods<'s, 'a> {
         }
     }
 
+    /// Like [`Mods::flag`], returning where the modifier was written (for errors about it).
+    pub fn flag_span(&mut self, name: &str) -> Option<Span> {
+        let i = self.find(name)?;
+        self.used[i] = true;
+        Some(self.items[i].span)
+    }
+
+    /// Like [`Mods::pick`], with the chosen modifier's span.
+    pub fn pick_span<T: Copy>(&mut self, table: &[(&str, T)]) -> Option<(T, Span)> {
+        let before: Vec<bool> = self.used.clone();
+        let v = self.pick(table)?;
+        let i = (0..self.items.len()).find(|&i| self.used[i] && !before[i])?;
+        Some((v, self.items[i].span))
+    }
+
+    /// An error pointing at one modifier (or wherever `span` says).
+    pub fn error_at(&mut self, span: Span, msg: impl Into<String>, label: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error(span, msg).with_label(label));
+    }
+
+    /// The name of the instruction, for messages.
+    pub fn opcode(&self) -> &str {
+        self.opcode
+    }
+
     /// Errors for modifiers nobody consumed.
     pub fn finish(mut self) -> Vec<Diagnostic> {
         for i in 0..self.items.len() {

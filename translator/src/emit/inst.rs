@@ -63,6 +63,17 @@ impl FnEmitter<'_, '_> {
                 match op {
                     ConvOp::Bitcast => b.bitcast(result_ty, None, v)?,
                     ConvOp::ZExt | ConvOp::Trunc => b.u_convert(result_ty, None, v)?,
+                    // Sign extension as a shift pair: Mesa 22.3 (lavapipe) narrows a comparison
+                    // of an `OpSConvert` result with a constant into an unsigned comparison of
+                    // the narrow value (`sext(-5) < 5` is false), see docs/decisions.md.
+                    ConvOp::SExt if rty.is_some_and(|t| t.bits() > from.bits()) => {
+                        let to = rty.unwrap_or(Ty::I64);
+                        let wide = b.u_convert(result_ty, None, v)?;
+                        let s = self.e.konst(to, u64::from(to.bits() - from.bits()));
+                        let b = &mut self.e.b;
+                        let up = b.shift_left_logical(result_ty, None, wide, s)?;
+                        b.shift_right_arithmetic(result_ty, None, up, s)?
+                    }
                     ConvOp::SExt => b.s_convert(result_ty, None, v)?,
                     ConvOp::FToU => b.convert_f_to_u(result_ty, None, v)?,
                     ConvOp::FToS => b.convert_f_to_s(result_ty, None, v)?,

@@ -246,9 +246,9 @@ impl Emitter {
         }
         let u32t = self.ty(Ty::I32);
         let u64t = self.ty(Ty::I64);
-        let st = self
-            .b
-            .type_struct([u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t]);
+        let st = self.b.type_struct([
+            u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t, u64t, u32t,
+        ]);
         self.b.decorate(st, Decoration::Block, []);
         let offsets = [
             abi::PUSH_PARAM_BASE,
@@ -260,6 +260,8 @@ impl Emitter {
             abi::PUSH_GRID_DIM + 8,
             abi::PUSH_GLOBALS_BASE,
             abi::PUSH_STATUS_ADDRESS,
+            abi::PUSH_MEM_TABLE,
+            abi::PUSH_MEM_COUNT,
         ];
         for (i, off) in offsets.iter().enumerate() {
             self.b.member_decorate(
@@ -328,6 +330,8 @@ impl Emitter {
             Builtin::ParamBase => self.push_field(0, Ty::I64),
             Builtin::GlobalsBase => self.push_field(7, Ty::I64),
             Builtin::StatusAddress => self.push_field(8, Ty::I64),
+            Builtin::MemTable => self.push_field(9, Ty::I64),
+            Builtin::MemCount => self.push_field(10, Ty::I32),
             Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
             Builtin::ScratchBase => Ok(self.scratch_base()),
             Builtin::SharedLock => Ok(self.lock_index()),

@@ -95,6 +95,8 @@ pub struct Module {
     pub subgroup_clustered: bool,
     /// The shared arena ends with the counted barriers' 32 words.
     pub barrier_words: bool,
+    /// What a non-zero launch status means: `status_sites[status - 1]` (where, and what).
+    pub status_sites: Vec<(crate::diag::Span, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -425,6 +427,9 @@ pub enum Builtin {
     /// Address of the launch's status word (a `u32` the runtime checks after the launch: 0, or
     /// what went wrong, see `abi::KernelAbi::status_codes`).
     StatusAddress,
+    /// Memory checking: the launch's table of live allocations and its length.
+    MemTable,
+    MemCount,
     /// Word index of the counted barriers' words (a counter and a generation for each of the 16
     /// barriers), after the lock word.
     BarrierWords,

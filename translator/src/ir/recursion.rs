@@ -13,6 +13,8 @@
 //! The stack is in the local arena: a stack-pointer word and `STACK_WORDS` words. A call that
 //! would overflow it reports `TrapKind::StackOverflow` and ends the thread.
 
+use std::collections::{HashMap, HashSet};
+
 use super::inline::{CutCall, calls, copy_body, cut_call, prune};
 use super::{
     BinOp, BlockId, Builtin, ConvOp, FuncId, Function, Inst, Module, Op, Ordering, Ptr, Scope,
@@ -214,6 +216,8 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
     // Calls between members.
     let member_of = |f: FuncId| scc.iter().position(|x| *x == f);
     let mut sites = Vec::new();
+    // Blocks whose successors liveness does not follow: past them, a frame is on the stack.
+    let mut stops = vec![dispatch, back];
     while let Some((b, k, callee)) = find_member_call(&g, &member_of) {
         let Some(caller) = owner.get(b.0 as usize).copied().flatten() else {
             break;
@@ -225,15 +229,17 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
         let cont = cut.cont;
         owner.resize(g.blocks.len(), None);
         owner[cont.0 as usize] = Some(caller);
-        call_member(
+        let live = live_in(&g, cont, &stops);
+        let push = call_member(
             &mut g,
             b,
             &cut,
             &members[caller],
             &members[callee],
-            site,
+            (site, &live),
             arena,
         );
+        stops.push(push);
         owner.resize(g.blocks.len(), None);
         sites.push(cont);
     }
@@ -291,19 +297,22 @@ fn find_member_call(
     None
 }
 
-/// Saves the caller's frame and the return site, passes the arguments, jumps to the callee;
-/// at the return site, restores the frame and collects the results.
+/// Saves the caller's frame (the variables `live` after the call) and the return site `site`,
+/// passes the arguments, jumps to the callee; at the return site, restores the frame and
+/// collects the results. Returns the block that pushes the frame.
 fn call_member(
     g: &mut Function,
     b: BlockId,
     cut: &CutCall,
     owner: &Member,
     callee: &Member,
-    site: u32,
+    (site, live): (u32, &HashSet<VarId>),
     arena: &LocalArena,
-) {
+) -> BlockId {
+    // The caller's variables that are still needed after the call.
     let mut saved: Vec<VarId> = owner.vars.clone();
     saved.extend(cut.carried.iter().copied());
+    saved.retain(|v| live.contains(v));
     let frame_words: u32 = saved
         .iter()
         .map(|v| words_of(g.vars[v.0 as usize].ty))
@@ -414,6 +423,72 @@ fn call_member(
     let c = g.block_mut(cut.cont);
     pre.append(&mut c.insts);
     c.insts = pre;
+    push
+}
+
+/// The variables live on entry to `start`: read before being written on some path from it
+/// (not following the successors of `stops`).
+fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> HashSet<VarId> {
+    let succ = |b: BlockId| -> Vec<BlockId> {
+        if stops.contains(&b) {
+            Vec::new()
+        } else {
+            g.successors(b)
+        }
+    };
+    let mut reach = vec![start];
+    let mut seen: HashSet<BlockId> = HashSet::from([start]);
+    let mut i = 0;
+    while i < reach.len() {
+        for s in succ(reach[i]) {
+            if seen.insert(s) {
+                reach.push(s);
+            }
+        }
+        i += 1;
+    }
+    // Per block: variables read before any write, and variables written.
+    let local: HashMap<BlockId, (HashSet<VarId>, HashSet<VarId>)> = reach
+        .iter()
+        .map(|&b| {
+            let (mut uses, mut defs) = (HashSet::new(), HashSet::new());
+            for inst in &g.block(b).insts {
+                match &inst.op {
+                    Op::LoadVar(v) if !defs.contains(v) => {
+                        uses.insert(*v);
+                    }
+                    Op::StoreVar(v, _) => {
+                        defs.insert(*v);
+                    }
+                    Op::Call { results, .. } => defs.extend(results.iter().copied()),
+                    _ => {}
+                }
+            }
+            (b, (uses, defs))
+        })
+        .collect();
+    let mut live: HashMap<BlockId, HashSet<VarId>> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for &b in reach.iter().rev() {
+            let (uses, defs) = &local[&b];
+            let mut set = uses.clone();
+            for s in succ(b) {
+                if let Some(l) = live.get(&s) {
+                    set.extend(l.iter().filter(|v| !defs.contains(v)).copied());
+                }
+            }
+            let entry = live.entry(b).or_default();
+            if set.len() != entry.len() {
+                *entry = set;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    live.remove(&start).unwrap_or_default()
 }
 
 fn redirect_calls(

@@ -93,6 +93,7 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
         cx.store(Where::Local(off), new, Default::default());
         return old;
     }
+    let w = cx.checked(w, bits.div_ceil(8), "atomic");
     if bits == 64 {
         if let Where::Shared(off) = w {
             return locked(cx, a, off, b, c);

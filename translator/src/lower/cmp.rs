@@ -1,11 +1,14 @@
-//! The meaning of comparison and selection (ISA 8.7.4).
+//! The meaning of comparison and selection (ISA 8.7.4, and the half-precision `set`/`setp`).
 
 use super::Cx;
-use crate::check::inst::{Arith, BoolOp, CmpOp, Setp};
+use super::float::flush;
+use super::half;
+use super::softfloat::{Fmt, Ops};
+use crate::check::inst::{Arith, BoolOp, CmpOp, Set, Setp, Slct};
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
-/// `a cmp b` as a predicate (ISA 8.3.1, Tables 21-23).
+/// `a cmp b` as a predicate (ISA 8.3.1, Tables 21-23), for values of an integer or f32/f64 type.
 pub(super) fn compare(
     cx: &mut Cx<'_>,
     cmp: CmpOp,
@@ -70,32 +73,140 @@ fn combine(cx: &mut Cx<'_>, op: BoolOp, a: ValueId, b: ValueId) -> ValueId {
     cx.bin(op, a, b)
 }
 
-/// `setp`: `p = (a cmp b) op c`, `q = !(a cmp b) op c`.
-pub fn setp(cx: &mut Cx<'_>, s: &Setp) {
-    let mut a = cx.read(&s.a, s.ty);
-    let mut b = cx.read(&s.b, s.ty);
-    if s.ftz {
-        a = super::arith::flush(cx, a);
-        b = super::arith::flush(cx, b);
+fn is_half(ty: ScalarType) -> bool {
+    matches!(
+        ty,
+        ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2
+    )
+}
+
+/// The comparison results of `a cmp b`: one, or one per half of a packed pair. `.ftz`
+/// flushes subnormal inputs first.
+fn compare_operands(
+    cx: &mut Cx<'_>,
+    cmp: CmpOp,
+    ty: ScalarType,
+    ftz: bool,
+    a: ValueId,
+    b: ValueId,
+) -> Vec<ValueId> {
+    if !is_half(ty) {
+        let (a, b) = if ftz {
+            let fmt = Fmt::of(ty);
+            let ai = cx.as_int(a);
+            let bi = cx.as_int(b);
+            let (ai, bi) = (flush(cx, ai, fmt), flush(cx, bi, fmt));
+            let ft = cx.f.ty(a);
+            (cx.float_of(ai, ft), cx.float_of(bi, ft))
+        } else {
+            (a, b)
+        };
+        return vec![compare(cx, cmp, ty, a, b)];
     }
-    let t = compare(cx, s.cmp, s.ty, a, b);
+    let fmt = Fmt::of(ty);
+    let lanes = if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        let (a0, a1) = half::split(cx, a);
+        let (b0, b1) = half::split(cx, b);
+        vec![(a0, b0), (a1, b1)]
+    } else {
+        vec![(a, b)]
+    };
+    lanes
+        .into_iter()
+        .map(|(x, y)| {
+            let (x, y) = if ftz {
+                (flush(cx, x, fmt), flush(cx, y, fmt))
+            } else {
+                (x, y)
+            };
+            let xf = half::to_f32(cx, x, fmt);
+            let yf = half::to_f32(cx, y, fmt);
+            compare(cx, cmp, ScalarType::F32, xf, yf)
+        })
+        .collect()
+}
+
+/// Reads a comparison operand: half types as their bits, others as values.
+fn read_operand(cx: &mut Cx<'_>, src: &crate::check::Src, ty: ScalarType) -> ValueId {
+    if is_half(ty) {
+        let bits = ScalarType::bits_of(ty.bits()).unwrap_or(ty);
+        cx.read(src, bits)
+    } else {
+        cx.read(src, ty)
+    }
+}
+
+/// `setp`: `p = (a cmp b) op c`, `q = !(a cmp b) op c`; for packed halves `p` and `q` are the
+/// two halves' results.
+pub fn setp(cx: &mut Cx<'_>, s: &Setp) {
+    let a = read_operand(cx, &s.a, s.ty);
+    let b = read_operand(cx, &s.b, s.ty);
+    let t = compare_operands(cx, s.cmp, s.ty, s.ftz, a, b);
     let c = s
         .combine
         .as_ref()
         .map(|(op, c)| (*op, cx.read(c, ScalarType::Pred)));
-    let p = match c {
+    let apply = |cx: &mut Cx<'_>, t: ValueId| match c {
         Some((op, c)) => combine(cx, op, t, c),
         None => t,
     };
+    let p = apply(cx, t[0]);
     cx.write(&s.p, ScalarType::Pred, p);
     if let Some(q) = &s.q {
-        let nt = cx.un(UnOp::Not, t);
-        let qv = match c {
-            Some((op, c)) => combine(cx, op, nt, c),
-            None => nt,
+        let qt = match t.get(1) {
+            Some(&t1) => t1,
+            None => cx.un(UnOp::Not, t[0]),
         };
+        let qv = apply(cx, qt);
         cx.write(q, ScalarType::Pred, qv);
     }
+}
+
+/// `set`: the combined comparison as 0xffffffff/0 for integer destinations (0xffff for 16-bit
+/// ones), 1.0/0.0 for floating-point ones; packed sources give one result per half.
+pub fn set(cx: &mut Cx<'_>, s: &Set) {
+    use ScalarType::*;
+    let a = read_operand(cx, &s.a, s.stype);
+    let b = read_operand(cx, &s.b, s.stype);
+    let t = compare_operands(cx, s.cmp, s.stype, s.ftz, a, b);
+    let c = s
+        .combine
+        .as_ref()
+        .map(|(op, c)| (*op, cx.read(c, ScalarType::Pred)));
+    let t: Vec<ValueId> = t
+        .into_iter()
+        .map(|t| match c {
+            Some((op, c)) => combine(cx, op, t, c),
+            None => t,
+        })
+        .collect();
+    if t.len() == 2 {
+        // Per half: 1.0 in the half format for .f16x2/.bf16x2 destinations, else 0xffff.
+        let one = match s.dtype {
+            F16x2 => 0x3c00,
+            Bf16x2 => 0x3f80,
+            _ => 0xffff,
+        };
+        let one = cx.konst(Ty::I16, one);
+        let zero = cx.konst(Ty::I16, 0);
+        let lo = cx.sel(t[0], one, zero);
+        let hi = cx.sel(t[1], one, zero);
+        let r = half::join(cx, lo, hi);
+        cx.write(&s.d, B32, r);
+        return;
+    }
+    let (ty, one) = match s.dtype {
+        F32 => (Ty::I32, u64::from(1f32.to_bits())),
+        F16 => (Ty::I16, 0x3c00),
+        Bf16 => (Ty::I16, 0x3f80),
+        U16 | S16 => (Ty::I16, 0xffff),
+        _ => (Ty::I32, 0xffff_ffff),
+    };
+    let one = cx.konst(ty, one);
+    let zero = cx.konst(ty, 0);
+    let r = cx.sel(t[0], one, zero);
+    let bits = ScalarType::bits_of(ty.bits()).unwrap_or(B32);
+    cx.write(&s.d, bits, r);
 }
 
 /// `selp`: `d = c ? a : b`.
@@ -106,4 +217,28 @@ pub fn selp(cx: &mut Cx<'_>, s: &Arith) {
     debug_assert_eq!(cx.f.ty(c), Ty::Bool);
     let r = cx.select(c, a, b);
     cx.write(&s.dst, s.ty, r);
+}
+
+/// `slct`: `d = c >= 0 ? a : b`; for an .f32 `c`, -0 counts as 0 and NaN selects `b`
+/// (ISA 8.7.4.4); `.ftz` flushes a subnormal `c` to zero, which selects `a`.
+pub fn slct(cx: &mut Cx<'_>, s: &Slct) {
+    let a = cx.read(&s.a, s.dtype);
+    let b = cx.read(&s.b, s.dtype);
+    let c = cx.read(&s.c, s.ctype);
+    let ge = if s.ctype == ScalarType::F32 {
+        let c = if s.ftz {
+            let ci = cx.as_int(c);
+            let f = flush(cx, ci, Fmt::of(ScalarType::F32));
+            cx.float_of(f, Ty::F32)
+        } else {
+            c
+        };
+        let zero = cx.konst(Ty::F32, 0);
+        cx.bin(BinOp::FOrdGe, c, zero)
+    } else {
+        let zero = cx.konst(Ty::I32, 0);
+        cx.bin(BinOp::SGe, c, zero)
+    };
+    let r = cx.select(ge, a, b);
+    cx.write(&s.d, s.dtype, r);
 }

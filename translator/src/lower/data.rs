@@ -1,9 +1,10 @@
-//! The meaning of data movement and conversion (ISA 8.7.6): `mov`, `ld`, `st`, `cvta`, `cvt`.
+//! The meaning of data movement (ISA 8.7.6): `mov`, `ld`, `ldu`, `st`, `cvta`, `isspacep`.
+//! Conversions are in `convert.rs`.
 
 use super::Cx;
-use crate::check::inst::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Rounding, Scope as PtxScope, St};
+use crate::check::inst::{Cvta, Isspacep, Ld, MemSem, Mov, Scope as PtxScope, St};
 use crate::check::{Dst, Src, VarRef};
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ordering, Scope, Ty, UnOp, ValueId};
+use crate::ir::{BinOp, Builtin, ConvOp, MemOrder, Op, Ordering, Scope, Ty, ValueId};
 use crate::types::{ScalarType, StateSpace};
 
 /// The address of a variable (plus `off`) in its own space, as a 64-bit value.
@@ -234,177 +235,67 @@ pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
     cx.write(&c.dst, c.size, r);
 }
 
-/// `isspacep`: whether a generic address is in a space's window.
+/// `isspacep`: whether a generic address is in a space's window. Global, constant and
+/// kernel-parameter addresses are all device addresses here: `.const` is the range of the
+/// module's constant variables, `.param` the kernel's parameter block, and `.global` everything
+/// outside the shared, local and constant windows (the parameter window lies inside the global
+/// one, as the ISA says).
 pub fn isspacep(cx: &mut Cx<'_>, i: &Isspacep) {
-    let a = cx.read(&i.src, ScalarType::U64);
+    let a = cx.read(&i.src, i.size);
+    let a = cx.conv(ConvOp::ZExt, a, Ty::I64);
     let r = match i.space {
-        StateSpace::Shared | StateSpace::Local | StateSpace::Global => cx.in_window(i.space, a),
-        other => {
-            cx.unsupported(format!("`isspacep{other}`"));
-            return;
+        StateSpace::Shared | StateSpace::Local => cx.in_window(i.space, a),
+        StateSpace::Const => in_const(cx, a),
+        StateSpace::Param => in_params(cx, a),
+        _ => {
+            let not_sl = cx.in_window(StateSpace::Global, a);
+            let c = in_const(cx, a);
+            let not_c = cx.un(crate::ir::UnOp::Not, c);
+            cx.bin(BinOp::And, not_sl, not_c)
         }
     };
     cx.write(&i.dst, ScalarType::Pred, r);
 }
 
-/// The range of a PTX integer type.
-fn int_range(ty: ScalarType) -> (i128, i128) {
-    let bits = ty.bits();
-    if ty.is_signed() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
+/// Whether a device address (u64) is inside one of the module's `.const` variables.
+fn in_const(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for (i, g) in cx.module.globals.iter().enumerate() {
+        let id = crate::check::GlobalId(i as u32);
+        if g.space == StateSpace::Const
+            && let Some(&off) = cx.layout.globals.get(&id)
+        {
+            ranges.push((off, g.size()));
+        }
     }
+    let mut r = cx.konst(Ty::Bool, 0);
+    if ranges.is_empty() {
+        return r;
+    }
+    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
+    let rel = cx.bin(BinOp::ISub, a, base);
+    for (off, size) in ranges {
+        // `off <= rel < off + size` as one unsigned comparison.
+        let o = cx.konst(Ty::I64, off);
+        let d = cx.bin(BinOp::ISub, rel, o);
+        let s = cx.konst(Ty::I64, size);
+        let inside = cx.bin(BinOp::ULt, d, s);
+        r = cx.bin(BinOp::Or, r, inside);
+    }
+    r
 }
 
-fn float_const(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
-    let bits = match ty {
-        Ty::F64 => v.to_bits(),
-        Ty::F16 => u64::from(half::f16::from_f64(v).to_bits()),
-        _ => u64::from((v as f32).to_bits()),
-    };
-    cx.konst(ty, bits)
-}
-
-fn round_to_int(cx: &mut Cx<'_>, r: Rounding, v: ValueId) -> ValueId {
-    #[cfg(feature = "fault-injection")]
-    let r = match r {
-        _ if !crate::fault::active(crate::fault::Fault::SwapIntegerRounding) => r,
-        Rounding::Rni | Rounding::Rn => Rounding::Rzi,
-        Rounding::Rzi | Rounding::Rz => Rounding::Rni,
-        other => other,
-    };
-    let op = match r {
-        Rounding::Rni | Rounding::Rn => ExtOp::RoundEven,
-        Rounding::Rzi | Rounding::Rz => ExtOp::Trunc,
-        Rounding::Rmi | Rounding::Rm => ExtOp::Floor,
-        Rounding::Rpi | Rounding::Rp => ExtOp::Ceil,
-    };
-    cx.ext(op, vec![v], FpFlags::default())
-}
-
-/// `cvt` (ISA 8.7.6.13).
-pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
-    let (dt, st) = (c.dst_ty, c.src_ty);
-    let mut v = cx.read(&c.src, st);
-    if c.ftz && st == ScalarType::F32 {
-        v = super::arith::flush(cx, v);
-    }
-    let r = match (st.is_float(), dt.is_float()) {
-        (false, false) => int_to_int(cx, c, v),
-        (true, false) => {
-            // Round, then clamp to the destination range; NaN gives 0 (ISA 8.7.6.13).
-            let Some(rnd) = c.rnd else { return };
-            let rounded = round_to_int(cx, rnd, v);
-            let fty = cx.f.ty(rounded);
-            let (lo, hi) = int_range(dt);
-            // Both bounds are powers of two (or zero), so exact in every float type.
-            let lo_c = float_const(cx, fty, lo as f64);
-            let past_c = float_const(cx, fty, (hi + 1) as f64);
-            let below = cx.bin(BinOp::FOrdLt, rounded, lo_c);
-            let above = cx.bin(BinOp::FOrdGe, rounded, past_c);
-            let out = cx.bin(BinOp::Or, below, above);
-            let safe = cx.select(out, lo_c, rounded);
-            let dty = Ty::of(dt);
-            let op = if dt.is_signed() {
-                ConvOp::FToS
-            } else {
-                ConvOp::FToU
-            };
-            let conv = cx.conv(op, safe, dty);
-            let max = cx.konst(dty, hi as u64);
-            let conv = cx.select(above, max, conv);
-            let nan = cx.un(UnOp::IsNan, v);
-            let zero = cx.konst(dty, 0);
-            cx.select(nan, zero, conv)
-        }
-        (false, true) => {
-            match c.rnd {
-                Some(Rounding::Rn) => {}
-                Some(r) => {
-                    cx.unsupported(format!(
-                        "`cvt` with rounding .{}",
-                        format!("{r:?}").to_lowercase()
-                    ));
-                    return;
-                }
-                None => return,
-            }
-            let op = if st.is_signed() {
-                ConvOp::SToF
-            } else {
-                ConvOp::UToF
-            };
-            cx.conv(op, v, Ty::of(dt))
-        }
-        (true, true) => {
-            let mut r = if dt.bits() == st.bits() {
-                match c.rnd {
-                    Some(rnd) => round_to_int(cx, rnd, v),
-                    None => v,
-                }
-            } else {
-                if c.rnd.is_some_and(|r| r != Rounding::Rn) {
-                    cx.unsupported("directed rounding in a float `cvt`");
-                    return;
-                }
-                cx.conv(ConvOp::FConvert, v, Ty::of(dt))
-            };
-            if c.ftz && dt == ScalarType::F32 {
-                r = super::arith::flush(cx, r);
-            }
-            if c.sat {
-                r = super::arith::saturate(cx, r);
-            }
-            r
-        }
-    };
-    cx.write(&c.dst, dt, r);
-}
-
-/// Integer-to-integer `cvt`: extend or truncate; `.sat` clamps to the destination's range.
-fn int_to_int(cx: &mut Cx<'_>, c: &Cvt, v: ValueId) -> ValueId {
-    let (dt, st) = (c.dst_ty, c.src_ty);
-    let dty = Ty::of(dt);
-    if c.sat {
-        // Compare in 64 bits, in the source's signedness.
-        let wide = cx.conv(
-            if st.is_signed() {
-                ConvOp::SExt
-            } else {
-                ConvOp::ZExt
-            },
-            v,
-            Ty::I64,
-        );
-        let (lo, hi) = int_range(dt);
-        let mut x = wide;
-        if st.is_signed() {
-            let lo_c = cx.konst(Ty::I64, lo.max(i128::from(i64::MIN)) as i64 as u64);
-            let below = cx.bin(BinOp::SLt, x, lo_c);
-            x = cx.select(below, lo_c, x);
-            let hi_c = cx.konst(Ty::I64, hi.min(i128::from(i64::MAX)) as u64);
-            let above = cx.bin(BinOp::SGt, x, hi_c);
-            x = cx.select(above, hi_c, x);
-        } else {
-            let hi_c = cx.konst(Ty::I64, hi.min(i128::from(u64::MAX)) as u64);
-            let above = cx.bin(BinOp::UGt, x, hi_c);
-            x = cx.select(above, hi_c, x);
-        }
-        return cx.conv(ConvOp::Trunc, x, dty);
-    }
-    let sb = cx.f.ty(v).bits();
-    if dty.bits() > sb {
-        cx.conv(
-            if st.is_signed() {
-                ConvOp::SExt
-            } else {
-                ConvOp::ZExt
-            },
-            v,
-            dty,
-        )
-    } else {
-        cx.conv(ConvOp::Trunc, v, dty)
-    }
+/// Whether a device address (u64) is inside the kernel's parameter block.
+fn in_params(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
+    let kernel = cx
+        .ids
+        .iter()
+        .find(|(_, ir)| ir.0 == 0)
+        .map(|(f, _)| *f)
+        .unwrap_or(cx.func_id);
+    let size = super::kernel_abi(cx.module.function(kernel)).param_block_size;
+    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
+    let rel = cx.bin(BinOp::ISub, a, base);
+    let s = cx.konst(Ty::I64, u64::from(size));
+    cx.bin(BinOp::ULt, rel, s)
 }

@@ -216,6 +216,7 @@ impl Cx<'_> {
 
     /// Loads a value of type `ty`.
     pub fn load(&mut self, at: Where, ty: Ty, order: MemOrder) -> ValueId {
+        let at = self.checked(at, ty.bits().div_ceil(8), "load");
         match at {
             Where::Global(a) => self.emit(
                 ty,
@@ -241,6 +242,8 @@ impl Cx<'_> {
 
     /// Stores `v`.
     pub fn store(&mut self, at: Where, v: ValueId, order: MemOrder) {
+        let bytes = self.f.ty(v).bits().div_ceil(8);
+        let at = self.checked(at, bytes, "store");
         match at {
             Where::Global(a) => {
                 let ty = self.f.ty(v);
@@ -267,6 +270,12 @@ impl Cx<'_> {
         sem: crate::ir::Ordering,
     ) -> ValueId {
         let ity = Ty::int(ty.bits());
+        // Other places go through `load`/`store`, which check them.
+        let at = match at {
+            Where::Global(_) => self.checked(at, ty.bits() / 8, "load"),
+            Where::Shared(_) if ty.bits() == 32 => self.checked(at, 4, "load"),
+            _ => at,
+        };
         match at {
             Where::Global(a) => {
                 let v = self.emit(
@@ -315,6 +324,12 @@ impl Cx<'_> {
     pub fn atomic_store(&mut self, at: Where, v: ValueId, scope: Scope, sem: crate::ir::Ordering) {
         let ty = self.f.ty(v);
         let ity = Ty::int(ty.bits());
+        // Other places go through `load`/`store`, which check them.
+        let at = match at {
+            Where::Global(_) => self.checked(at, ty.bits() / 8, "store"),
+            Where::Shared(_) if ty.bits() == 32 => self.checked(at, 4, "store"),
+            _ => at,
+        };
         match at {
             Where::Global(a) => {
                 let value = self.reinterpret(v, ity);

@@ -10,8 +10,17 @@ mod call;
 mod cmp;
 mod control;
 mod data;
+// --- float ---
+mod approx;
+mod exact;
+mod float;
+mod half;
+mod rounding;
+mod softfloat;
+// --- end float ---
 pub mod layout;
 mod logic;
+mod memcheck;
 mod memory;
 mod special;
 mod sync;
@@ -22,6 +31,8 @@ mod extended;
 mod int;
 mod permute;
 mod truth_table;
+// --- data movement and conversion ---
+mod convert;
 
 use std::collections::HashMap;
 
@@ -53,17 +64,30 @@ pub fn lower_kernel(
     let mut functions = Vec::new();
     let mut diags = Vec::new();
     let (mut shared_lock, mut barrier_words) = (false, false);
+    let checkers = profile.memcheck.then(|| memcheck::Checkers {
+        global: ir::FuncId(graph.len() as u32),
+        arena: ir::FuncId(graph.len() as u32 + 1),
+    });
+    // What a non-zero launch status means: `status_sites[status - 1]`.
+    let mut status_sites: Vec<(Span, String)> = Vec::new();
     for &f in &graph {
         let kernel_params = if f == kernel {
             params.clone()
         } else {
             HashMap::new()
         };
-        match lower_function(module, f, profile, kernel_params, &layout, &ids) {
+        let places = Places {
+            layout: &layout,
+            ids: &ids,
+            checkers,
+            site_base: status_sites.len() as u32,
+        };
+        match lower_function(module, f, profile, kernel_params, &places) {
             Ok((irf, uses)) => {
                 functions.push(irf);
                 shared_lock |= uses.lock;
                 barrier_words |= uses.barrier_words;
+                status_sites.extend(uses.sites);
             }
             Err(d) => diags.extend(d),
         }
@@ -87,6 +111,10 @@ pub fn lower_kernel(
     }
     abi.static_shared_bytes = layout.shared_bytes;
     abi.dynamic_shared = layout.dynamic_shared.is_some();
+    if checkers.is_some() {
+        functions.push(memcheck::global_checker());
+        functions.push(memcheck::arena_checker());
+    }
     let frames: Vec<_> = graph
         .iter()
         .map(|f| local_frame(&layout, module, *f))
@@ -102,20 +130,25 @@ pub fn lower_kernel(
         widen_workgroup_fences: profile.widen_workgroup_fences,
         subgroup_clustered: profile.subgroup_clustered,
         barrier_words,
+        status_sites: Vec::new(),
     };
     let arena = ir::recursion::LocalArena {
         stack_pointer: module.local_words,
         frames,
-        overflow_status: abi.status_codes.len() as u32 + 1,
+        overflow_status: status_sites.len() as u32 + 1,
     };
     if ir::recursion::eliminate(&mut module, &arena) {
         module.local_words += 1 + ir::recursion::STACK_WORDS;
-        abi.status_codes.push(format!(
-            "recursion deeper than ptxvk's per-thread stack ({} KiB) in kernel `{}`",
-            ir::recursion::STACK_WORDS * 4 / 1024,
-            func.name
+        status_sites.push((
+            Span::default(),
+            format!(
+                "recursion deeper than ptxvk's per-thread stack ({} KiB) in kernel `{}`",
+                ir::recursion::STACK_WORDS * 4 / 1024,
+                func.name
+            ),
         ));
     }
+    module.status_sites = status_sites;
     Ok((module, abi))
 }
 
@@ -135,10 +168,21 @@ fn local_frame(l: &layout::Layout, m: &check::Module, f: check::FuncId) -> std::
     if lo >= hi { 0..0 } else { lo..hi }
 }
 
-/// The words at the end of the shared arena a function uses.
+/// What a function's lowering needs to know about the kernel around it.
+struct Places<'a> {
+    layout: &'a layout::Layout,
+    ids: &'a HashMap<check::FuncId, ir::FuncId>,
+    checkers: Option<memcheck::Checkers>,
+    /// Status sites of the functions lowered before this one.
+    site_base: u32,
+}
+
+/// What a function's lowering reports back: the words at the end of the shared arena it uses,
+/// and its status sites.
 struct SharedUses {
     lock: bool,
     barrier_words: bool,
+    sites: Vec<(Span, String)>,
 }
 
 /// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined) and the
@@ -211,8 +255,7 @@ fn lower_function(
     id: check::FuncId,
     profile: &DeviceProfile,
     params: HashMap<check::LocalId, u32>,
-    layout: &layout::Layout,
-    ids: &HashMap<check::FuncId, ir::FuncId>,
+    places: &Places<'_>,
 ) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
@@ -230,8 +273,8 @@ fn lower_function(
         func_id: id,
         profile,
         params,
-        layout,
-        ids,
+        layout: places.layout,
+        ids: places.ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
         regs: HashMap::new(),
@@ -242,6 +285,9 @@ fn lower_function(
         diags: Vec::new(),
         span: func.span,
         refused: Vec::new(),
+        checkers: places.checkers,
+        sites: Vec::new(),
+        site_base: places.site_base,
         carry_flag: None,
     };
     cx.cur = cx.f.entry;
@@ -266,6 +312,7 @@ fn lower_function(
         let uses = SharedUses {
             lock: cx.uses_shared_lock,
             barrier_words: cx.uses_barrier_words,
+            sites: cx.sites,
         };
         Ok((cx.f, uses))
     } else {
@@ -345,6 +392,11 @@ pub(crate) struct Cx<'a> {
     pub span: Span,
     /// Missing features already reported, per instruction.
     refused: Vec<(Span, &'static str)>,
+    /// Memory checking's functions, when on.
+    pub checkers: Option<memcheck::Checkers>,
+    /// This function's status sites (`ir::Module::status_sites`), numbered from `site_base + 1`.
+    pub sites: Vec<(Span, String)>,
+    pub site_base: u32,
     /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
     pub carry_flag: Option<VarId>,
 }
@@ -415,7 +467,6 @@ impl Cx<'_> {
             PtxOp::Sub(a) => arith::sub(self, a),
             PtxOp::Mul(a) => arith::mul(self, a),
             PtxOp::Mad(a) => arith::mad(self, a),
-            PtxOp::Fma(a) => arith::fma(self, a),
             PtxOp::Div(a) => arith::div(self, a),
             PtxOp::Rem(a) => arith::rem(self, a),
             PtxOp::Abs(a) => arith::abs(self, a),
@@ -434,7 +485,7 @@ impl Cx<'_> {
             PtxOp::Ld(l) => data::ld(self, l),
             PtxOp::St(s) => data::st(self, s),
             PtxOp::Cvta(c) => data::cvta(self, c),
-            PtxOp::Cvt(c) => data::cvt(self, c),
+            PtxOp::Cvt(c) => convert::cvt(self, c),
             PtxOp::Bra(b) => control::bra(self, b),
             PtxOp::Bar(b) => sync::bar(self, b),
             PtxOp::Membar(s) => sync::membar(self, *s),
@@ -447,9 +498,18 @@ impl Cx<'_> {
             PtxOp::Redux(r) => warp::redux(self, r),
             PtxOp::WarpSync(m) => warp::warp_sync(self, m),
             PtxOp::Atom(a) => atomic::atom(self, a),
+            // --- data movement and conversion ---
+            PtxOp::CvtPack(p) => convert::cvt_pack(self, p),
+            PtxOp::Prefetch => {}
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),
             PtxOp::Exit => control::exit(self),
+            PtxOp::Trap { breakpoint } => control::trap(self, *breakpoint),
+            // --- float ---
+            PtxOp::Float(f) => float::lower(self, f),
+            PtxOp::Set(s) => cmp::set(self, s),
+            PtxOp::Slct(s) => cmp::slct(self, s),
+            // --- end float ---
             // --- integer, extended precision, logic/shift, prmt ---
             PtxOp::Carry(c) => extended::carry(self, c),
             PtxOp::Simd(s) => int::simd(self, s),

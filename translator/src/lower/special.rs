@@ -121,6 +121,11 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
             );
             cx.bin(BinOp::IAdd, d, s)
         }
+        // The ISA lets %smid be any value below %nsmid and change at any time; a Vulkan
+        // device does not say which compute unit runs a workgroup, so every workgroup
+        // reports the same one.
+        SpecialReg::SmId => cx.konst(Ty::I32, 0),
+        SpecialReg::NSmId => cx.konst(Ty::I32, 1),
         other => {
             cx.unsupported(format!("special register {other:?}"));
             cx.konst(Ty::I32, 0)

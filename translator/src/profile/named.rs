@@ -48,6 +48,7 @@ fn desktop(name: &str) -> DeviceProfile {
         subgroup_ops: true,
         subgroup_clustered: true,
         widen_workgroup_fences: false,
+        memcheck: false,
     }
 }
 

@@ -1,6 +1,7 @@
-//! Integer and floating-point arithmetic (ISA 8.7.1, 8.7.3): syntax and type rules.
+//! Integer arithmetic (ISA 8.7.1): syntax and type rules. The floating-point forms are in
+//! `float.rs`.
 
-use super::{FLOAT_ROUNDING, FLOATS, INTS, Rounding, SIGNED, operands};
+use super::{FLOAT_ROUNDING, INTS, SIGNED, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
@@ -14,16 +15,9 @@ pub struct Arith {
     pub ty: ScalarType,
     pub dst: Dst,
     pub src: Vec<Src>,
-    pub rnd: Option<Rounding>,
-    pub ftz: bool,
     pub sat: bool,
     /// `.lo/.hi/.wide` of `mul` and `mad`.
     pub mode: MulMode,
-    /// `.approx` (or `.full` for `div`).
-    pub approx: bool,
-    pub full: bool,
-    /// `.NaN` of `min`/`max`.
-    pub nan: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,13 +33,8 @@ impl Arith {
             ty,
             dst,
             src,
-            rnd: None,
-            ftz: false,
             sat: false,
             mode: MulMode::Lo,
-            approx: false,
-            full: false,
-            nan: false,
         }
     }
 }
@@ -57,8 +46,6 @@ const ADD_TYPES: &[ScalarType] = &[
     ScalarType::S16,
     ScalarType::S32,
     ScalarType::S64,
-    ScalarType::F32,
-    ScalarType::F64,
 ];
 
 /// Reads `d, a, b[, c]` with every operand of type `ty` (Table 26).
@@ -77,37 +64,20 @@ fn plain(
     Some((dst?, src?))
 }
 
-/// Float modifiers shared by add/sub/mul/fma: `.rnd`, `.ftz` (f32 only), `.sat` (f32 only).
-fn float_mods(m: &mut Mods<'_, '_>, a: &mut Arith) {
-    a.rnd = m.pick(&FLOAT_ROUNDING);
-    if a.ty == ScalarType::F32 {
-        a.ftz = m.flag("ftz");
-        a.sat = m.flag("sat");
-    }
-}
-
 /// `add` and `sub`.
 pub fn add(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
     let sat = m.flag("sat");
     let ty = m.ty(ADD_TYPES)?;
     let (dst, src) = plain(cx, i, ty, 3)?;
     let mut a = Arith::new(ty, dst, src);
-    if ty.is_float() {
-        float_mods(m, &mut a);
-        a.sat |= sat && ty == ScalarType::F32;
-        if sat && ty == ScalarType::F64 {
-            m.error("`.sat` is not allowed with .f64", "remove .sat");
-        }
-    } else {
-        if sat && ty != ScalarType::S32 {
-            m.error_on(
-                "sat",
-                format!("`.sat` applies only to .s32, not {ty}"),
-                "remove .sat",
-            );
-        }
-        a.sat = sat;
+    if sat && ty != ScalarType::S32 {
+        m.error_on(
+            "sat",
+            format!("`.sat` applies only to .s32, not {ty}"),
+            "remove .sat",
+        );
     }
+    a.sat = sat;
     Some(a)
 }
 
@@ -128,19 +98,10 @@ fn wide_type(ty: ScalarType) -> Option<ScalarType> {
     }
 }
 
-/// `mul.{lo,hi,wide}.int` and `mul{.rnd}{.ftz}{.sat}.float`.
+/// `mul.{lo,hi,wide}.int`.
 pub fn mul(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
     let mode = int_mode(m);
     let ty = m.ty(ADD_TYPES)?;
-    if ty.is_float() {
-        if mode.is_some() {
-            m.error("`.lo/.hi/.wide` apply to integer `mul` only", "remove it");
-        }
-        let (dst, src) = plain(cx, i, ty, 3)?;
-        let mut a = Arith::new(ty, dst, src);
-        float_mods(m, &mut a);
-        return Some(a);
-    }
     let Some(mode) = mode else {
         m.error_on_opcode(
             format!(
@@ -174,24 +135,11 @@ pub fn mul(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     Some(out)
 }
 
-/// `mad.{lo,hi,wide}{.sat}.int` and `mad.rnd{.ftz}{.sat}.float`.
+/// `mad.{lo,hi,wide}{.sat}.int`.
 pub fn mad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
     let mode = int_mode(m);
     let sat = m.flag("sat");
     let ty = m.ty(ADD_TYPES)?;
-    if ty.is_float() {
-        let (dst, src) = plain(cx, i, ty, 4)?;
-        let mut a = Arith::new(ty, dst, src);
-        float_mods(m, &mut a);
-        a.sat |= sat;
-        if a.rnd.is_none() && cx.m.sm >= 20 {
-            m.error(
-                format!("`mad{}` needs a rounding modifier on sm_20 and later", ty),
-                "add .rn (mad.rn is fma)",
-            );
-        }
-        return Some(a);
-    }
     let Some(mode) = mode else {
         m.error_on_opcode(
             format!(
@@ -234,22 +182,7 @@ pub fn mad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     Some(out)
 }
 
-/// `fma.rnd{.ftz}{.sat}.f32`, `fma.rnd.f64`.
-pub fn fma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
-    let ty = m.ty(FLOATS)?;
-    let (dst, src) = plain(cx, i, ty, 4)?;
-    let mut a = Arith::new(ty, dst, src);
-    float_mods(m, &mut a);
-    if a.rnd.is_none() {
-        m.error(
-            "`fma` needs a rounding modifier",
-            "add .rn, .rz, .rm or .rp",
-        );
-    }
-    Some(a)
-}
-
-/// `div.int`, `div.approx/.full{.ftz}.f32`, `div.rnd{.ftz}.f32`, `div.rnd.f64`.
+/// `div.int`: integer division takes none of the float modifiers.
 pub fn div(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
     let approx = m.flag("approx");
     let full = m.flag("full");
@@ -257,49 +190,19 @@ pub fn div(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let ftz = m.flag("ftz");
     let ty = m.ty(ADD_TYPES)?;
     let (dst, src) = plain(cx, i, ty, 3)?;
-    let mut a = Arith::new(ty, dst, src);
-    if ty.is_float() {
-        let modes = usize::from(approx) + usize::from(full) + usize::from(rnd.is_some());
-        if modes > 1 {
-            m.error(
-                "`div` takes one of `.approx`, `.full` or a rounding modifier",
-                "conflicting modes",
-            );
-        }
-        if ty == ScalarType::F64 && (approx || full) {
-            m.error(
-                "`.approx` and `.full` apply to `div.f32` only",
-                "use a rounding modifier",
-            );
-        }
-        if modes == 0 && cx.m.version >= (1, 4) {
-            m.error(
-                format!("`div{ty}` needs `.approx`, `.full` or a rounding modifier"),
-                "add one",
-            );
-        }
-        a.approx = approx;
-        a.full = full;
-        a.rnd = rnd;
-        a.ftz = ftz && ty == ScalarType::F32;
-        if ftz && ty == ScalarType::F64 {
-            m.error("`.ftz` is not allowed with .f64", "remove it");
-        }
-    } else {
-        let rounding = FLOAT_ROUNDING.iter().filter(|(_, r)| Some(*r) == rnd);
-        let written = [("approx", approx), ("full", full), ("ftz", ftz)]
-            .into_iter()
-            .filter(|(_, on)| *on)
-            .chain(rounding.map(|(name, _)| (*name, true)));
-        for (name, _) in written {
-            m.error_on(
-                name,
-                "integer `div` takes no rounding or precision modifiers",
-                "remove it",
-            );
-        }
+    let rounding = FLOAT_ROUNDING.iter().filter(|(_, r)| Some(*r) == rnd);
+    let written = [("approx", approx), ("full", full), ("ftz", ftz)]
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .chain(rounding.map(|(name, _)| (*name, true)));
+    for (name, _) in written {
+        m.error_on(
+            name,
+            "integer `div` takes no rounding or precision modifiers",
+            "remove it",
+        );
     }
-    Some(a)
+    Some(Arith::new(ty, dst, src))
 }
 
 pub fn rem(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
@@ -308,47 +211,25 @@ pub fn rem(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     Some(Arith::new(ty, dst, src))
 }
 
-/// `abs` and `neg`: signed integers, floats (`.ftz` on f32).
+/// `abs` and `neg` of signed integers.
 pub fn abs_neg(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
     _neg: bool,
 ) -> Option<Arith> {
-    let ftz = m.flag("ftz");
-    let mut allowed = SIGNED.to_vec();
-    allowed.extend_from_slice(FLOATS);
-    let ty = m.ty(&allowed)?;
+    let ty = m.ty(SIGNED)?;
     let (dst, src) = plain(cx, i, ty, 2)?;
-    let mut a = Arith::new(ty, dst, src);
-    if ftz && ty != ScalarType::F32 {
-        m.error(
-            format!("`.ftz` applies to .f32 only, not {ty}"),
-            "remove it",
-        );
-    }
-    a.ftz = ftz;
-    Some(a)
+    Some(Arith::new(ty, dst, src))
 }
 
-/// `min`/`max`: integers, `{.ftz}{.NaN}.f32`, `.f64`.
+/// `min`/`max` of integers.
 pub fn min_max(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<Arith> {
-    let ftz = m.flag("ftz");
-    let nan = m.flag("NaN");
     let ty = m.ty(ADD_TYPES)?;
     let (dst, src) = plain(cx, i, ty, 3)?;
-    let mut a = Arith::new(ty, dst, src);
-    if (ftz || nan) && ty != ScalarType::F32 {
-        m.error(
-            format!("`.ftz` and `.NaN` apply to .f32 only, not {ty}"),
-            "remove it",
-        );
-    }
-    a.ftz = ftz;
-    a.nan = nan;
-    Some(a)
+    Some(Arith::new(ty, dst, src))
 }

@@ -75,7 +75,8 @@ pub struct Setp {
     pub b: Src,
 }
 
-const SETP_TYPES: &[ScalarType] = &[
+/// The source types of `set`/`setp` and the types of `selp`/`slct` (ISA 8.7.4).
+pub const SETP_TYPES: &[ScalarType] = &[
     ScalarType::B16,
     ScalarType::B32,
     ScalarType::B64,
@@ -89,20 +90,48 @@ const SETP_TYPES: &[ScalarType] = &[
     ScalarType::F64,
 ];
 
+/// `set`/`setp` source types with the half-precision forms (ISA 9.7.7 in newer versions).
+const COMPARE_TYPES: &[ScalarType] = &[
+    ScalarType::B16,
+    ScalarType::B32,
+    ScalarType::B64,
+    ScalarType::U16,
+    ScalarType::U32,
+    ScalarType::U64,
+    ScalarType::S16,
+    ScalarType::S32,
+    ScalarType::S64,
+    ScalarType::F16,
+    ScalarType::F16x2,
+    ScalarType::Bf16,
+    ScalarType::Bf16x2,
+    ScalarType::F32,
+    ScalarType::F64,
+];
+
 /// Which comparisons a type allows (ISA 8.3.1).
 fn cmp_allowed(cmp: CmpOp, ty: ScalarType) -> bool {
     use CmpOp::*;
     match ty.kind() {
         TypeKind::Float => !matches!(cmp, Lo | Ls | Hi | Hs),
         TypeKind::Bits => matches!(cmp, Eq | Ne),
+        // lo/ls/hi/hs are "for unsigned values" (ISA 8.7.4.1-2).
+        TypeKind::Signed => matches!(cmp, Eq | Ne | Lt | Le | Gt | Ge),
         _ => matches!(cmp, Eq | Ne | Lt | Le | Gt | Ge | Lo | Ls | Hi | Hs),
     }
 }
 
-pub fn setp(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Setp> {
+/// The comparison, `.BoolOp` and `.ftz` shared by `set` and `setp`.
+struct Compare {
+    cmp: CmpOp,
+    bool_op: Option<BoolOp>,
+    ftz: bool,
+}
+
+fn compare_mods(m: &mut Mods<'_, '_>, name: &str) -> Option<(Compare, Option<crate::diag::Span>)> {
     let Some(cmp) = m.pick(&CMP_OPS) else {
         m.error(
-            "`setp` needs a comparison such as `.lt`",
+            format!("`{name}` needs a comparison such as `.lt`"),
             "add a comparison",
         );
         return None;
@@ -112,38 +141,228 @@ pub fn setp(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         ("or", BoolOp::Or),
         ("xor", BoolOp::Xor),
     ]);
-    let ftz = m.flag("ftz");
-    let ty = m.ty(SETP_TYPES)?;
-    if !cmp_allowed(cmp, ty) {
+    let ftz = m.flag_span("ftz");
+    Some((
+        Compare {
+            cmp,
+            bool_op,
+            ftz: ftz.is_some(),
+        },
+        ftz,
+    ))
+}
+
+/// Checks the comparison against the source type and the target; `.ftz` only for .f32/.f16.
+fn check_compare(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    c: &Compare,
+    ftz: Option<crate::diag::Span>,
+    ty: ScalarType,
+) {
+    if !cmp_allowed(c.cmp, ty) {
         m.error(
             format!(
                 "comparison `.{}` is not defined for {ty}",
-                format!("{cmp:?}").to_lowercase()
+                format!("{:?}", c.cmp).to_lowercase()
             ),
             "see ISA 8.3.1 for the comparisons of each type",
         );
     }
-    if ftz && ty != ScalarType::F32 {
-        m.error("`.ftz` applies to .f32 only", "remove it");
+    if let Some(sp) = ftz {
+        if !matches!(ty, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) {
+            m.error_at(
+                sp,
+                format!("`.ftz` applies to .f32 and .f16 comparisons, not {ty}"),
+                "remove it",
+            );
+        }
     }
-    let n = if bool_op.is_some() { 4 } else { 3 };
+    let need = match ty {
+        ScalarType::F16 | ScalarType::F16x2 => Some((53, (4, 2))),
+        ScalarType::Bf16 | ScalarType::Bf16x2 => Some((90, (7, 8))),
+        _ => None,
+    };
+    if let Some((sm, v)) = need {
+        if (cx.m.sm != 0 && cx.m.sm < sm) || cx.m.version < v {
+            m.error(
+                format!(
+                    "`{}` on {ty} requires sm_{sm} and PTX ISA {}.{} or later",
+                    m.opcode(),
+                    v.0,
+                    v.1
+                ),
+                "not available on this target",
+            );
+        }
+    }
+}
+
+pub fn setp(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Setp> {
+    let (c, ftz) = compare_mods(m, "setp")?;
+    let ty = m.ty(COMPARE_TYPES)?;
+    check_compare(cx, m, &c, ftz, ty);
+    let n = if c.bool_op.is_some() { 4 } else { 3 };
     let ops = operands(cx, i, n)?;
     let (p, q) = pred_dsts(cx, &ops[0])?;
+    if q.is_none() && matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        m.error(
+            format!("`setp{ty}` writes one predicate per half: `p|q`"),
+            "write two destinations",
+        );
+    }
     let a = cx.src(&ops[1], ty, TypeRule::Strict);
     let b = cx.src(&ops[2], ty, TypeRule::Strict);
-    let combine = match bool_op {
+    let combine = match c.bool_op {
         Some(op) => Some((op, cx.src(&ops[3], ScalarType::Pred, TypeRule::Strict)?)),
         None => None,
     };
     Some(Setp {
-        cmp,
+        cmp: c.cmp,
         ty,
-        ftz,
+        ftz: c.ftz,
         combine,
         p,
         q,
         a: a?,
         b: b?,
+    })
+}
+
+/// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}`: the comparison as a number.
+#[derive(Clone, Debug)]
+pub struct Set {
+    pub cmp: CmpOp,
+    /// The destination type: `.u32 .s32 .f32`, or `.u16 .s16 .f16 .bf16 .f16x2 .bf16x2` with
+    /// half-precision sources.
+    pub dtype: ScalarType,
+    pub stype: ScalarType,
+    pub ftz: bool,
+    pub combine: Option<(BoolOp, Src)>,
+    pub d: Dst,
+    pub a: Src,
+    pub b: Src,
+}
+
+/// Which destination types `set` allows for a source type (ISA 8.7.4.1 and its half forms).
+fn set_dtypes(stype: ScalarType) -> &'static [ScalarType] {
+    use ScalarType::*;
+    match stype {
+        F16 => &[U16, S16, U32, S32, F16, Bf16],
+        Bf16 => &[U16, S16, U32, S32],
+        F16x2 => &[F16x2, U32, S32],
+        Bf16x2 => &[Bf16x2, U32, S32],
+        _ => &[U32, S32, F32, F16, Bf16],
+    }
+}
+
+pub fn set(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Set> {
+    use ScalarType::*;
+    let (c, ftz) = compare_mods(m, "set")?;
+    let Some(dtype) = m.next_type() else {
+        m.error(
+            "`set` needs a destination and a source type",
+            "add e.g. .u32.f32",
+        );
+        return None;
+    };
+    let stype = m.ty(COMPARE_TYPES)?;
+    check_compare(cx, m, &c, ftz, stype);
+    let allowed = set_dtypes(stype);
+    if !allowed.contains(&dtype.node) {
+        let names: Vec<String> = allowed.iter().map(|t| t.to_string()).collect();
+        m.error_at(
+            dtype.span,
+            format!("`set` with {stype} sources cannot write {}", dtype.node),
+            format!("expected one of {}", names.join(" ")),
+        );
+        return None;
+    }
+    // Half-precision destinations and integer results of half comparisons came later
+    // (ISA 9.7.7.1): .f16 destinations with PTX 4.2, integer ones from .f16/.f16x2 sources
+    // with PTX 6.5, anything .bf16 with PTX 7.8 and sm_90.
+    let need = if dtype.node == Bf16 || stype == Bf16x2 && dtype.node != Bf16x2 {
+        Some((90, (7, 8)))
+    } else if matches!(stype, F16 | F16x2) && matches!(dtype.node, U16 | S16 | U32 | S32) {
+        Some((53, (6, 5)))
+    } else if dtype.node == F16 {
+        Some((53, (4, 2)))
+    } else {
+        None
+    };
+    if let Some((sm, v)) = need {
+        if (cx.m.sm != 0 && cx.m.sm < sm) || cx.m.version < v {
+            m.error_at(
+                dtype.span,
+                format!(
+                    "`set{}{stype}` requires sm_{sm} and PTX ISA {}.{}",
+                    dtype.node, v.0, v.1
+                ),
+                "not available on this target",
+            );
+        }
+    }
+    let n = if c.bool_op.is_some() { 4 } else { 3 };
+    let ops = operands(cx, i, n)?;
+    let d = cx.dst(&ops[0], dtype.node, TypeRule::Strict);
+    let a = cx.src(&ops[1], stype, TypeRule::Strict);
+    let b = cx.src(&ops[2], stype, TypeRule::Strict);
+    let combine = match c.bool_op {
+        Some(op) => Some((op, cx.src(&ops[3], Pred, TypeRule::Strict)?)),
+        None => None,
+    };
+    Some(Set {
+        cmp: c.cmp,
+        dtype: dtype.node,
+        stype,
+        ftz: c.ftz,
+        combine,
+        d: d?,
+        a: a?,
+        b: b?,
+    })
+}
+
+/// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32`: `d = c >= 0 ? a : b`.
+#[derive(Clone, Debug)]
+pub struct Slct {
+    pub dtype: ScalarType,
+    /// `.s32` or `.f32`.
+    pub ctype: ScalarType,
+    pub ftz: bool,
+    pub d: Dst,
+    pub a: Src,
+    pub b: Src,
+    pub c: Src,
+}
+
+pub fn slct(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Slct> {
+    use ScalarType::*;
+    let ftz = m.flag_span("ftz");
+    let dtype = m.ty(SETP_TYPES)?;
+    let ctype = m.ty(&[S32, F32])?;
+    if let (Some(sp), S32) = (ftz, ctype) {
+        m.error_at(
+            sp,
+            "`.ftz` applies to `slct` with an .f32 operand `c` only",
+            "remove it",
+        );
+    }
+    let ops = operands(cx, i, 4)?;
+    // d, a and b are "treated as a bitsize type of the same width" as dtype (ISA 8.7.4.4).
+    let bits = ScalarType::bits_of(dtype.bits()).unwrap_or(dtype);
+    let d = cx.dst(&ops[0], bits, TypeRule::Strict);
+    let a = cx.src(&ops[1], bits, TypeRule::Strict);
+    let b = cx.src(&ops[2], bits, TypeRule::Strict);
+    let c = cx.src(&ops[3], ctype, TypeRule::Strict);
+    Some(Slct {
+        dtype: bits,
+        ctype,
+        ftz: ftz.is_some(),
+        d: d?,
+        a: a?,
+        b: b?,
+        c: c?,
     })
 }
 

@@ -1,13 +1,18 @@
-//! Data movement and conversion (ISA 8.7.6): syntax and type rules.
+//! Data movement (ISA 8.7.6): `mov`, `cvta`, `isspacep`, `prefetch`/`prefetchu`: syntax and type
+//! rules. Loads and stores are in `ldst.rs`, conversions in `convert.rs`.
 
-use super::{FLOAT_ROUNDING, INT_ROUNDING, Rounding, operands, space_modifier};
-use crate::ast::{self, OperandKind};
-use crate::check::FnCx;
+use super::convert::{mod_span, requires};
+use super::{operands, space_modifier};
+use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::mods::Mods;
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
-use crate::diag::Diagnostic;
+use crate::check::{FnCx, Symbol};
+use crate::diag::{Diagnostic, Span};
 use crate::types::{ScalarType, StateSpace, TypeKind};
+
+pub use super::convert::Cvt;
+pub use super::ldst::{Ld, St};
 
 use ScalarType::*;
 
@@ -37,29 +42,6 @@ pub enum Scope {
 }
 
 #[derive(Clone, Debug)]
-pub struct Ld {
-    pub space: StateSpace,
-    pub ty: ScalarType,
-    /// 1, 2, 4 or 8 elements.
-    pub vec: u32,
-    pub sem: MemSem,
-    /// `ld.global.nc`: through the non-coherent (read-only) path.
-    pub nc: bool,
-    pub dst: Dst,
-    pub addr: Address,
-}
-
-#[derive(Clone, Debug)]
-pub struct St {
-    pub space: StateSpace,
-    pub ty: ScalarType,
-    pub vec: u32,
-    pub sem: MemSem,
-    pub addr: Address,
-    pub src: Src,
-}
-
-#[derive(Clone, Debug)]
 pub struct Cvta {
     /// `cvta.space` (space -> generic) or `cvta.to.space` (generic -> space).
     pub to_generic: bool,
@@ -71,74 +53,148 @@ pub struct Cvta {
 }
 
 #[derive(Clone, Debug)]
-pub struct Cvt {
-    pub dst_ty: ScalarType,
-    pub src_ty: ScalarType,
-    pub rnd: Option<Rounding>,
-    pub ftz: bool,
-    pub sat: bool,
+pub struct Isspacep {
+    pub space: StateSpace,
+    /// `.u32` or `.u64`, the width of the address operand.
+    pub size: ScalarType,
     pub dst: Dst,
     pub src: Src,
 }
 
+/// The ISA's `mov` types, plus `.f16` (which compilers emit for half values in `.f16` registers).
 const MOV_TYPES: &[ScalarType] = &[
     Pred, B16, B32, B64, B128, U16, U32, U64, S16, S32, S64, F16, F32, F64,
 ];
 
-const MEM_TYPES: &[ScalarType] = &[
-    B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, Bf16, Bf16x2, F32,
-    F64,
-];
-
-fn vector_mod(m: &mut Mods<'_, '_>) -> u32 {
-    m.pick(&[("v2", 2u32), ("v4", 4u32), ("v8", 8u32)])
-        .unwrap_or(1)
+fn err(m: &mut Mods<'_, '_>, span: Span, msg: impl Into<String>, label: impl Into<String>) {
+    m.errors
+        .push(Diagnostic::error(span, msg).with_label(label));
 }
 
-/// `mov.type d, a`; `mov.bN d, {a, b}` packs and `mov.bN {a, b}, s` unpacks (ISA 8.7.6.3).
+/// The span of the state-space modifier, for errors about it.
+fn space_span(i: &ast::Instruction<'_>) -> Span {
+    i.modifiers
+        .iter()
+        .find(|x| {
+            let base = x.node.split("::").next().unwrap_or(x.node);
+            StateSpace::from_name(base).is_some()
+        })
+        .map_or(i.opcode.span, |x| x.span)
+}
+
+/// A name operand that is a function or a label: `mov` of their addresses is not translated
+/// (Vulkan has no function pointers or computed jumps to take them for).
+fn code_address(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> bool {
+    let OperandKind::Imm(ast::Expr {
+        kind: ExprKind::Name(n),
+        ..
+    }) = &op.kind
+    else {
+        return false;
+    };
+    if cx.lookup(n).is_some() || cx.m.global_names.contains_key(*n) {
+        return false;
+    }
+    let what = if cx.m.function_names.contains_key(*n) {
+        "the address of a function (for indirect calls)"
+    } else if cx.label_names.contains_key(*n) {
+        "the address of a label"
+    } else {
+        return false;
+    };
+    cx.error(
+        Diagnostic::error(op.span, format!("{what} is not supported by ptxvk yet"))
+            .with_label("taken here"),
+    );
+    true
+}
+
+/// `mov.type d, a` (register, immediate, special register, address of a variable with an
+/// optional offset or index); `mov.bN d, {a, b..}` packs and `mov.bN {a, b..}, s` unpacks
+/// (ISA 8.7.6.2-3).
 pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Mov> {
-    let vec = vector_mod(m);
+    let vec = m.pick(&[("v2", 2u32), ("v4", 4u32)]).unwrap_or(1);
     let ty = m.ty(MOV_TYPES)?;
     let ops = operands(cx, i, 2)?;
-    let elem = |n: usize| -> Option<ScalarType> {
-        (n > 1 && ty.kind() == TypeKind::Bits && ty.bits() as usize % n == 0)
-            .then(|| ScalarType::bits_of(ty.bits() / n as u32))
-            .flatten()
-    };
+    if code_address(cx, &ops[1]) {
+        return None;
+    }
     if vec > 1 {
         let dst = cx.dst(&ops[0], ty, TypeRule::Strict);
         let src = cx.src(&ops[1], ty, TypeRule::Strict);
-        return Some(Mov {
-            ty,
-            dst: dst?,
-            src: src?,
-        });
+        let (dst, src) = (dst?, src?);
+        let (nd, ns) = (count_dst(&dst), count_src(&src));
+        if nd != vec || ns != vec {
+            let (span, n) = if nd != vec {
+                (ops[0].span, nd)
+            } else {
+                (ops[1].span, ns)
+            };
+            cx.error(
+                Diagnostic::error(span, format!("expected {vec} elements, found {n}"))
+                    .with_label("vector size does not match the .vN modifier"),
+            );
+            return None;
+        }
+        return Some(Mov { ty, dst, src });
     }
-    let dst = match &ops[0].kind {
-        OperandKind::Vector(items) => match elem(items.len()) {
-            Some(e) => cx.dst(&ops[0], e, TypeRule::Strict),
-            None => {
-                m.error(
-                    format!("`mov{ty}` cannot unpack into {} elements", items.len()),
-                    "unpacking needs a .bN type divisible into the elements",
-                );
-                return None;
-            }
-        },
-        _ => cx.dst(&ops[0], ty, TypeRule::Strict),
+    let packed_d = matches!(ops[0].kind, OperandKind::Vector(_));
+    let packed_s = matches!(ops[1].kind, OperandKind::Vector(_));
+    if packed_d && packed_s {
+        cx.error(
+            Diagnostic::error(
+                ops[1].span,
+                "`mov` packs into or unpacks from a scalar, not both",
+            )
+            .with_label("expected a scalar register"),
+        );
+        return None;
+    }
+    let pack_elem = |m: &mut Mods<'_, '_>, op: &ast::Operand<'_>| -> Option<ScalarType> {
+        let OperandKind::Vector(items) = &op.kind else {
+            return None;
+        };
+        let n = items.len() as u32;
+        let elem = (ty.kind() == TypeKind::Bits && ty.bits() >= 16 && matches!(n, 2 | 4))
+            .then(|| ScalarType::bits_of(ty.bits() / n))
+            .flatten();
+        if elem.is_none() {
+            err(
+                m,
+                op.span,
+                format!("`mov{ty}` cannot pack or unpack {n} elements"),
+                "ISA 8.7.6.3: .b16 holds 2 bytes, .b32 2 or 4 elements, .b64 2 or 4, .b128 2 or 4",
+            );
+        }
+        elem
     };
-    let src = match &ops[1].kind {
-        OperandKind::Vector(items) => match elem(items.len()) {
-            Some(e) => cx.src(&ops[1], e, TypeRule::Strict),
-            None => {
-                m.error(
-                    format!("`mov{ty}` cannot pack {} elements", items.len()),
-                    "packing needs a .bN type divisible into the elements",
-                );
-                return None;
-            }
-        },
-        _ => cx.src(&ops[1], ty, TypeRule::Strict),
+    let dst = if packed_d {
+        let e = pack_elem(m, &ops[0])?;
+        cx.dst(&ops[0], e, TypeRule::Strict)
+    } else {
+        cx.dst(&ops[0], ty, TypeRule::Strict)
+    };
+    let src = if packed_s {
+        let e = pack_elem(m, &ops[1])?;
+        cx.src(&ops[1], e, TypeRule::Strict)
+    } else if let OperandKind::Index(name, idx) = &ops[1].kind {
+        // `mov.u32 ptr, A[5]`: the address of element 5.
+        let var = cx.var_ref(name.node, name.span)?;
+        let n = cx.const_int(idx)?;
+        let elem = cx.var(var).elem_bytes() as i64;
+        if ty.is_float() || ty.bits() < 32 || ty == Pred {
+            cx.error(
+                Diagnostic::error(
+                    ops[1].span,
+                    format!("the address of a variable is an integer; it cannot be used as {ty}"),
+                )
+                .with_label("an indexed variable here means the element's address"),
+            );
+            return None;
+        }
+        Some(Src::AddressOf(var, n * elem))
+    } else {
+        cx.src(&ops[1], ty, TypeRule::Strict)
     };
     Some(Mov {
         ty,
@@ -147,201 +203,127 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     })
 }
 
-fn scope(m: &mut Mods<'_, '_>) -> Option<Scope> {
-    m.pick(&[
-        ("cta", Scope::Cta),
-        ("cluster", Scope::Cluster),
-        ("gpu", Scope::Gpu),
-        ("sys", Scope::Sys),
-    ])
-}
-
-/// `.weak`, `.volatile`, `.relaxed.scope`, `.acquire.scope` / `.release.scope`.
-fn mem_sem(m: &mut Mods<'_, '_>, store: bool) -> MemSem {
-    let order = if store { "release" } else { "acquire" };
-    let kind = m.pick(&[("weak", 0u8), ("volatile", 1), ("relaxed", 2), (order, 3)]);
-    let sc = scope(m);
-    let sem = match kind {
-        None | Some(0) => MemSem::Weak,
-        Some(1) => MemSem::Volatile,
-        Some(k) => {
-            let Some(s) = sc else {
-                m.error(
-                    "`.relaxed`, `.acquire` and `.release` need a scope",
-                    "add .cta, .gpu or .sys",
-                );
-                return MemSem::Weak;
-            };
-            if k == 2 {
-                MemSem::Relaxed(s)
-            } else if store {
-                MemSem::Release(s)
-            } else {
-                MemSem::Acquire(s)
-            }
-        }
-    };
-    if sc.is_some() && matches!(sem, MemSem::Weak | MemSem::Volatile) {
-        m.error(
-            "a scope needs `.relaxed`, `.acquire` or `.release`",
-            "scope without ordering",
-        );
-    }
-    sem
-}
-
-/// Cache operators and eviction hints: accepted and ignored (they do not change results).
-fn cache_hints(m: &mut Mods<'_, '_>) {
-    for h in ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "unified", "mmio"] {
-        m.flag(h);
-    }
-    for h in [
-        "L1::evict_normal",
-        "L1::evict_unchanged",
-        "L1::evict_first",
-        "L1::evict_last",
-        "L1::no_allocate",
-        "L2::evict_normal",
-        "L2::evict_first",
-        "L2::evict_last",
-        "L2::cache_hint",
-        "L2::64B",
-        "L2::128B",
-        "L2::256B",
-    ] {
-        m.flag(h);
-    }
-}
-
-fn check_space(cx: &mut FnCx<'_, '_>, space: StateSpace, addr: &Address, span: crate::diag::Span) {
-    if let Some(vs) = cx.address_space(addr)
-        && space != StateSpace::Generic
-        && vs != space
-    {
-        cx.error(
-            Diagnostic::error(
-                span,
-                format!("the variable is in {vs}, but the instruction accesses {space}"),
-            )
-            .with_label("state spaces differ"),
-        );
-    }
-}
-
-/// `ld{.sem}{.space}{.cop}{.vec}.type d, [a]`.
-pub fn ld(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Ld> {
-    let sem = mem_sem(m, false);
-    let space = space_modifier(m).unwrap_or(StateSpace::Generic);
-    let nc = m.flag("nc");
-    cache_hints(m);
-    let vec = vector_mod(m);
-    let ty = m.ty(MEM_TYPES)?;
-    if nc && space != StateSpace::Global {
-        m.error("`.nc` applies to `ld.global` only", "remove .nc");
-    }
-    if i.operands.len() == 3 {
-        // The optional cache-policy operand of `.L2::cache_hint`.
-    } else {
-        operands(cx, i, 2)?;
-    }
-    let dst = cx.dst(&i.operands[0], ty, TypeRule::Relaxed)?;
-    if !vector_shape_ok(cx, &dst, vec, &i.operands[0]) {
-        return None;
-    }
-    let addr = cx.address(&i.operands[1])?;
-    check_space(cx, space, &addr, i.operands[1].span);
-    Some(Ld {
-        space,
-        ty,
-        vec,
-        sem,
-        nc,
-        dst,
-        addr,
-    })
-}
-
-fn vector_shape_ok(cx: &mut FnCx<'_, '_>, d: &Dst, vec: u32, op: &ast::Operand<'_>) -> bool {
-    let n = match d {
+fn count_dst(d: &Dst) -> u32 {
+    match d {
         Dst::Vector(v) => v.len() as u32,
         _ => 1,
-    };
-    if n != vec {
-        cx.error(
-            Diagnostic::error(
-                op.span,
-                format!(
-                    "expected {vec} element{}, found {n}",
-                    if vec == 1 { "" } else { "s" }
-                ),
-            )
-            .with_label("vector size does not match the .vN modifier"),
-        );
-        return false;
     }
-    true
 }
 
-/// `st{.sem}{.space}{.cop}{.vec}.type [a], b`.
-pub fn st(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<St> {
-    let sem = mem_sem(m, true);
-    let space = space_modifier(m).unwrap_or(StateSpace::Generic);
-    cache_hints(m);
-    let vec = vector_mod(m);
-    let ty = m.ty(MEM_TYPES)?;
-    if space == StateSpace::Const {
-        m.error(
-            "`st` cannot write to the .const space",
-            "constant memory is read-only",
-        );
-        return None;
-    }
-    if i.operands.len() != 3 {
-        operands(cx, i, 2)?;
-    }
-    let addr = cx.address(&i.operands[0])?;
-    check_space(cx, space, &addr, i.operands[0].span);
-    let src = cx.src(&i.operands[1], ty, TypeRule::Relaxed)?;
-    let n = match &src {
+fn count_src(s: &Src) -> u32 {
+    match s {
         Src::Vector(v) => v.len() as u32,
         _ => 1,
-    };
-    if n != vec {
-        cx.error(
-            Diagnostic::error(
-                i.operands[1].span,
-                format!("expected {vec} elements, found {n}"),
-            )
-            .with_label("vector size does not match the .vN modifier"),
+    }
+}
+
+/// The generic-address windows: `.const`, `.global`, `.local`, `.shared` and kernel `.param`
+/// (ISA 8.7.6.11-12 in their current editions).
+fn window_space(
+    cx: &FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+    what: &str,
+) -> Option<StateSpace> {
+    if i.modifiers.iter().any(|x| x.node == "shared::cluster") {
+        m.flag("shared::cluster");
+        err(
+            m,
+            mod_span(i, "shared::cluster"),
+            "`.shared::cluster` addresses are not supported by ptxvk yet",
+            "thread block clusters",
         );
         return None;
     }
-    Some(St {
-        space,
-        ty,
-        vec,
-        sem,
-        addr,
-        src,
-    })
-}
-
-/// `cvta.space.size p, a` and `cvta.to.space.size p, a`.
-pub fn cvta(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Cvta> {
-    let to = m.flag("to");
+    if i.modifiers.iter().any(|x| x.node == "param::func") {
+        m.flag("param::func");
+        err(
+            m,
+            mod_span(i, "param::func"),
+            format!("`{what}` takes kernel parameters (.param::entry), not .param::func"),
+            "ISA: .param{::entry}",
+        );
+        return None;
+    }
     let Some(space) = space_modifier(m) else {
         m.error(
-            "`cvta` needs a state space",
+            format!("`{what}` needs a state space"),
             "add .global, .shared, .local, .const or .param",
         );
         return None;
     };
+    if space == StateSpace::Param {
+        requires(cx, m, space_span(i), &format!("`{what}.param`"), 70, (7, 7));
+    }
+    Some(space)
+}
+
+/// The width of an address operand: a 32-bit register's, otherwise 64 bits.
+fn address_width(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> ScalarType {
+    if let OperandKind::Imm(ast::Expr {
+        kind: ExprKind::Name(n),
+        ..
+    }) = &op.kind
+        && let Some(Symbol::Reg(r)) = cx.lookup(n)
+        && cx.func.reg(r).ty.bits() == 32
+    {
+        return U32;
+    }
+    U64
+}
+
+/// `cvta.space.size p, a` / `p, var{+imm}` and `cvta.to.space.size p, a`.
+pub fn cvta(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Cvta> {
+    let to = m.flag("to");
+    let space = window_space(cx, i, m, "cvta")?;
     let size = m.ty(&[U32, U64])?;
     let ops = operands(cx, i, 2)?;
     let dst = cx.dst(&ops[0], size, TypeRule::Strict);
-    let src = cx.src(&ops[1], size, TypeRule::Strict);
+    let src = cx.src(&ops[1], size, TypeRule::Strict)?;
+    if let Src::AddressOf(v, _) = src {
+        let vs = cx.var(v).space;
+        if to {
+            cx.error(
+                Diagnostic::error(
+                    ops[1].span,
+                    "`cvta.to` converts a generic address in a register, not a variable",
+                )
+                .with_label("expected a register"),
+            );
+            return None;
+        }
+        if vs != space {
+            cx.error(
+                Diagnostic::error(
+                    ops[1].span,
+                    format!("the variable is in {vs}, but `cvta` converts {space} addresses"),
+                )
+                .with_label("state spaces differ"),
+            );
+            return None;
+        }
+    }
     Some(Cvta {
         to_generic: !to,
+        space,
+        size,
+        dst: dst?,
+        src,
+    })
+}
+
+/// `isspacep.space p, a` (a generic address in a `.u32` or `.u64` register).
+pub fn isspacep(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<Isspacep> {
+    let space = window_space(cx, i, m, "isspacep")?;
+    let ops = operands(cx, i, 2)?;
+    let size = address_width(cx, &ops[1]);
+    let dst = cx.dst(&ops[0], Pred, TypeRule::Strict);
+    let src = cx.src(&ops[1], size, TypeRule::Strict);
+    Some(Isspacep {
         space,
         size,
         dst: dst?,
@@ -349,113 +331,49 @@ pub fn cvta(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     })
 }
 
-#[derive(Clone, Debug)]
-pub struct Isspacep {
-    pub space: StateSpace,
-    pub dst: Dst,
-    pub src: Src,
-}
-
-/// `isspacep.space p, a` (a generic address, `.u32` or `.u64` register or variable).
-pub fn isspacep(
+/// `prefetch{.space}.level [a]` and `prefetchu.L1 [a]` (ISA 8.7.6.10): cache hints, checked and
+/// then dropped (nothing in Vulkan expresses them, and they change no value).
+pub fn prefetch(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
-) -> Option<Isspacep> {
-    let Some(space) = space_modifier(m) else {
-        m.error(
-            "`isspacep` needs a state space",
-            "add .global, .shared, .local, .const or .param",
-        );
-        return None;
-    };
-    let ops = operands(cx, i, 2)?;
-    let dst = cx.dst(&ops[0], Pred, TypeRule::Strict);
-    let src = cx.src(&ops[1], U64, TypeRule::Strict);
-    Some(Isspacep {
-        space,
-        dst: dst?,
-        src: src?,
-    })
-}
-
-const CVT_TYPES: &[ScalarType] = &[U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64];
-
-/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a` with ISA 8.7.6.13's rounding rules.
-pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Cvt> {
-    let irnd = m.pick(&INT_ROUNDING);
-    let frnd = m.pick(&FLOAT_ROUNDING);
-    let ftz = m.flag("ftz");
-    let sat = m.flag("sat");
-    let dst_ty = m.ty(CVT_TYPES)?;
-    let src_ty = m.ty(CVT_TYPES)?;
-    if irnd.is_some() && frnd.is_some() {
-        m.error(
-            "`cvt` takes one rounding modifier",
-            "conflicting rounding modifiers",
-        );
-    }
-    let rnd = irnd.or(frnd);
-    let (df, sf) = (dst_ty.is_float(), src_ty.is_float());
-    let rule = match (sf, df) {
-        (true, false) => {
-            if irnd.is_none() {
-                Some(
-                    "a float-to-integer `cvt` needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)",
+    uniform: bool,
+) -> Option<()> {
+    if uniform {
+        if !m.flag("L1") {
+            m.error("`prefetchu` needs `.L1`", "ISA: prefetchu.L1 [a]");
+        }
+    } else {
+        let space = m.pick(&[("global", StateSpace::Global), ("local", StateSpace::Local)]);
+        let level = m.pick(&[
+            ("L1", ()),
+            ("L2", ()),
+            ("L2::evict_last", ()),
+            ("L2::evict_normal", ()),
+        ]);
+        if level.is_none() {
+            m.error(
+                "`prefetch` needs a cache level",
+                "add .L1 or .L2 (ISA 8.7.6.10)",
+            );
+        }
+        let ops = operands(cx, i, 1)?;
+        let addr = cx.address(&ops[0])?;
+        if let (Some(s), Some(vs)) = (space, cx.address_space(&addr))
+            && s != vs
+        {
+            cx.error(
+                Diagnostic::error(
+                    ops[0].span,
+                    format!("the variable is in {vs}, but the prefetch names {s}"),
                 )
-            } else {
-                None
-            }
+                .with_label("state spaces differ"),
+            );
+            return None;
         }
-        (false, true) => {
-            if frnd.is_none() {
-                Some("an integer-to-float `cvt` needs a rounding modifier (.rn, .rz, .rm, .rp)")
-            } else {
-                None
-            }
-        }
-        (true, true) if dst_ty.bits() < src_ty.bits() => {
-            if frnd.is_none() {
-                Some("a narrowing float `cvt` needs a rounding modifier (.rn, .rz, .rm, .rp)")
-            } else {
-                None
-            }
-        }
-        (true, true) if dst_ty.bits() > src_ty.bits() => {
-            if rnd.is_some() {
-                Some("a widening float `cvt` is exact; it takes no rounding modifier")
-            } else {
-                None
-            }
-        }
-        (true, true) => {
-            if frnd.is_some() {
-                Some("a same-size float `cvt` takes only integer rounding (.rni, .rzi, .rmi, .rpi)")
-            } else {
-                None
-            }
-        }
-        (false, false) => {
-            if rnd.is_some() {
-                Some("an integer-to-integer `cvt` takes no rounding modifier")
-            } else {
-                None
-            }
-        }
-    };
-    if let Some(msg) = rule {
-        m.error(msg, "ISA 8.7.6.13");
+        return Some(());
     }
-    let ops = operands(cx, i, 2)?;
-    let dst = cx.dst(&ops[0], dst_ty, TypeRule::Relaxed);
-    let src = cx.src(&ops[1], src_ty, TypeRule::Relaxed);
-    Some(Cvt {
-        dst_ty,
-        src_ty,
-        rnd,
-        ftz,
-        sat,
-        dst: dst?,
-        src: src?,
-    })
+    let ops = operands(cx, i, 1)?;
+    cx.address(&ops[0])?;
+    Some(())
 }

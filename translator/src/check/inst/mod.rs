@@ -8,6 +8,10 @@ mod atom;
 mod cmp;
 mod control;
 mod data;
+// --- float ---
+mod float;
+mod float_rules;
+// --- end float ---
 mod logic;
 mod sync;
 mod warp;
@@ -24,9 +28,17 @@ pub use cmp::{BoolOp, CmpOp, Setp};
 pub use control::{Bra, Call, CallArg};
 pub use data::{Cvt, Cvta, Isspacep, Ld, MemSem, Mov, Scope, St};
 pub use sync::{Bar, BarKind, BarRed};
+// --- float ---
+pub use cmp::{SETP_TYPES, Set, Slct};
+pub use float::{Float, FloatOp, Precision, TestOp};
+// --- end float ---
 // --- warps and atomics ---
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+// --- data movement and conversion ---
+mod convert;
+mod ldst;
+pub use convert::{CvtPack, RoundMode};
 
 // --- integer, extended precision, logic/shift, prmt ---
 mod extended;
@@ -44,7 +56,6 @@ pub enum Op {
     Sub(Arith),
     Mul(Arith),
     Mad(Arith),
-    Fma(Arith),
     Div(Arith),
     Rem(Arith),
     Abs(Arith),
@@ -80,8 +91,23 @@ pub enum Op {
     WarpSync(Src),
     /// `atom` (with a destination) and `red` (without).
     Atom(Atom),
+    // --- data movement and conversion ---
+    /// `cvt.pack.sat`
+    CvtPack(CvtPack),
+    /// `prefetch`/`prefetchu`: a cache hint, checked and dropped.
+    Prefetch,
     Ret,
     Exit,
+    /// `trap` (and `brkpt`, which without a debugger ends the launch the same way).
+    Trap {
+        breakpoint: bool,
+    },
+    // --- float ---
+    /// Every floating-point instruction form (ISA 8.7.3 and the half-precision forms).
+    Float(Float),
+    Set(Set),
+    Slct(Slct),
+    // --- end float ---
     // --- integer, extended precision, logic/shift, prmt ---
     /// `add.cc addc sub.cc subc mad.cc madc`: arithmetic through the carry flag CC.CF.
     Carry(Carry),
@@ -149,6 +175,17 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
     };
     let mut m = Mods::new(i);
     let op = match i.opcode.node {
+        // --- float ---
+        "add" | "sub" | "mul" | "mad" | "div" | "abs" | "neg" | "min" | "max"
+            if float::has_float_type(i) =>
+        {
+            float::decode(cx, i, &mut m)
+        }
+        "fma" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2"
+        | "tanh" => float::decode(cx, i, &mut m),
+        "set" => cmp::set(cx, i, &mut m).map(Op::Set),
+        "slct" => cmp::slct(cx, i, &mut m).map(Op::Slct),
+        // --- end float ---
         // --- integer, extended precision, logic/shift, prmt ---
         "add" | "sub" | "mad" if int::has_modifier(i, "cc") => {
             extended::carry(cx, i, &mut m).map(Op::Carry)
@@ -177,7 +214,6 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
         "mad" => arith::mad(cx, i, &mut m).map(Op::Mad),
-        "fma" => arith::fma(cx, i, &mut m).map(Op::Fma),
         "div" => arith::div(cx, i, &mut m).map(Op::Div),
         "rem" => arith::rem(cx, i, &mut m).map(Op::Rem),
         "abs" => arith::abs_neg(cx, i, &mut m, false).map(Op::Abs),
@@ -193,10 +229,14 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shl" => logic::shift(cx, i, &mut m, false).map(Op::Shl),
         "shr" => logic::shift(cx, i, &mut m, true).map(Op::Shr),
         "mov" => data::mov(cx, i, &mut m).map(Op::Mov),
-        "ld" => data::ld(cx, i, &mut m).map(Op::Ld),
-        "st" => data::st(cx, i, &mut m).map(Op::St),
+        "ld" => ldst::ld(cx, i, &mut m).map(Op::Ld),
+        "st" => ldst::st(cx, i, &mut m).map(Op::St),
         "cvta" => data::cvta(cx, i, &mut m).map(Op::Cvta),
-        "cvt" => data::cvt(cx, i, &mut m).map(Op::Cvt),
+        // --- data movement and conversion ---
+        "cvt" if i.modifiers.iter().any(|m| m.node == "pack") => {
+            convert::cvt_pack(cx, i, &mut m).map(Op::CvtPack)
+        }
+        "cvt" => convert::cvt(cx, i, &mut m).map(Op::Cvt),
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
@@ -215,8 +255,14 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "atom" => atom::atom(cx, i, &mut m, false).map(Op::Atom),
         "red" => atom::atom(cx, i, &mut m, true).map(Op::Atom),
         "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
+        // --- data movement and conversion ---
+        "ldu" => ldst::ldu(cx, i, &mut m).map(Op::Ld),
+        "prefetch" => data::prefetch(cx, i, &mut m, false).map(|_| Op::Prefetch),
+        "prefetchu" => data::prefetch(cx, i, &mut m, true).map(|_| Op::Prefetch),
         "ret" => control::no_operands(cx, i, &mut m, &["uni"]).map(|_| Op::Ret),
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
+        "trap" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Trap { breakpoint: false }),
+        "brkpt" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Trap { breakpoint: true }),
         other => {
             cx.error(
                 Diagnostic::error(

@@ -1,0 +1,524 @@
+//! Reference models of `cvt` (ISA 8.7.6.13 and its current edition), written from the ISA text
+//! with exact arithmetic: a float or integer source is an exact rational `n * 2^e` (u128
+//! numerator), and rounding to a float format picks the multiple of the format's quantum at
+//! that magnitude that the rounding direction asks for. Float-to-integer rounding uses Rust's
+//! exact `f64` rounding functions (every source value is exactly an `f64`).
+
+use crate::Expect;
+use ptxvk_translator::ScalarType::{self, *};
+
+/// A rounding direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Nearest, ties to even (`.rn`, `.rni`).
+    Even,
+    /// Nearest, ties away from zero (`.rna`).
+    Away,
+    /// Toward zero (`.rz`, `.rzi`).
+    Zero,
+    /// Toward -inf (`.rm`, `.rmi`).
+    Down,
+    /// Toward +inf (`.rp`, `.rpi`).
+    Up,
+}
+
+/// A binary floating-point format: stored fraction bits and exponent bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub mant: u32,
+    pub exp: u32,
+}
+
+pub const HALF: Format = Format { mant: 10, exp: 5 };
+pub const BFLOAT: Format = Format { mant: 7, exp: 8 };
+pub const TENSOR: Format = Format { mant: 10, exp: 8 };
+pub const SINGLE: Format = Format { mant: 23, exp: 8 };
+pub const DOUBLE: Format = Format { mant: 52, exp: 11 };
+
+impl Format {
+    pub fn of(t: ScalarType) -> Format {
+        match t {
+            F16 | F16x2 => HALF,
+            Bf16 | Bf16x2 => BFLOAT,
+            Tf32 => TENSOR,
+            F64 => DOUBLE,
+            _ => SINGLE,
+        }
+    }
+    pub fn bias(self) -> i32 {
+        (1 << (self.exp - 1)) - 1
+    }
+    pub fn sign_bit(self) -> u64 {
+        1 << (self.mant + self.exp)
+    }
+    pub fn inf(self) -> u64 {
+        ((1u64 << self.exp) - 1) << self.mant
+    }
+    pub fn max(self) -> u64 {
+        self.inf() - 1
+    }
+    pub fn one(self) -> u64 {
+        (self.bias() as u64) << self.mant
+    }
+}
+
+/// A decoded value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    Nan,
+    Inf {
+        neg: bool,
+    },
+    /// `(-1)^neg * n * 2^e`; `n == 0` is a (signed) zero.
+    Num {
+        neg: bool,
+        n: u128,
+        e: i32,
+    },
+}
+
+/// Decodes float bits.
+pub fn decode(bits: u64, f: Format) -> Value {
+    let neg = bits & f.sign_bit() != 0;
+    let field = (bits >> f.mant) & ((1 << f.exp) - 1);
+    let frac = bits & ((1 << f.mant) - 1);
+    if field == (1 << f.exp) - 1 {
+        return if frac == 0 {
+            Value::Inf { neg }
+        } else {
+            Value::Nan
+        };
+    }
+    let lowest = 1 - f.bias() - f.mant as i32;
+    if field == 0 {
+        Value::Num {
+            neg,
+            n: u128::from(frac),
+            e: lowest,
+        }
+    } else {
+        Value::Num {
+            neg,
+            n: u128::from(frac | 1 << f.mant),
+            e: lowest + field as i32 - 1,
+        }
+    }
+}
+
+/// The value of an integer register of type `ty` holding `bits`.
+pub fn decode_int(bits: u64, ty: ScalarType) -> i128 {
+    let b = ty.bits();
+    let masked = if b >= 64 { bits } else { bits & ((1 << b) - 1) };
+    if ty.is_signed() {
+        let s = 64 - b;
+        i128::from(((masked << s) as i64) >> s)
+    } else {
+        i128::from(masked)
+    }
+}
+
+/// Rounds `(-1)^neg * n * 2^e` to format `f` in direction `mode`; returns the bits.
+pub fn round(neg: bool, n: u128, e: i32, f: Format, mode: Mode) -> u64 {
+    let sign = if neg { f.sign_bit() } else { 0 };
+    if n == 0 {
+        return sign;
+    }
+    let top = 127 - n.leading_zeros() as i32 + e; // |x| in [2^top, 2^(top+1))
+    let emin = 1 - f.bias();
+    let quantum = top.max(emin) - f.mant as i32;
+    // |x| / 2^quantum = int + rem / 2^drop
+    let (mut int, above_half, at_half, inexact) = if e >= quantum {
+        (n << (e - quantum) as u32, false, false, false)
+    } else {
+        let drop = (quantum - e) as u32;
+        if drop >= 128 {
+            (0, false, false, true)
+        } else {
+            let int = n >> drop;
+            let rem = n & ((1u128 << drop) - 1);
+            let half = 1u128 << (drop - 1);
+            (int, rem > half, rem == half, rem != 0)
+        }
+    };
+    let up = match mode {
+        Mode::Even => above_half || (at_half && int & 1 == 1),
+        Mode::Away => above_half || at_half,
+        Mode::Zero => false,
+        Mode::Down => neg && inexact,
+        Mode::Up => !neg && inexact,
+    };
+    let mut quantum = quantum;
+    if up {
+        int += 1;
+        if int == 1 << (f.mant + 1) {
+            int >>= 1;
+            quantum += 1;
+        }
+    }
+    if int < 1 << f.mant {
+        return sign | int as u64; // subnormal (or zero)
+    }
+    let field = i64::from(quantum) + i64::from(f.mant) + i64::from(f.bias());
+    if field >= (1 << f.exp) - 1 {
+        let to_inf = match mode {
+            Mode::Even | Mode::Away => true,
+            Mode::Zero => false,
+            Mode::Down => neg,
+            Mode::Up => !neg,
+        };
+        return sign | if to_inf { f.inf() } else { f.max() };
+    }
+    sign | (field as u64) << f.mant | (int as u64 - (1 << f.mant))
+}
+
+/// `x` (an `f64`) in format `f`: exact when `x` is representable.
+fn encode(x: f64, f: Format) -> u64 {
+    match decode(x.to_bits(), DOUBLE) {
+        Value::Num { neg, n, e } => round(neg, n, e, f, Mode::Even),
+        Value::Inf { neg } => (if neg { f.sign_bit() } else { 0 }) | f.inf(),
+        Value::Nan => f.inf() | 1 << (f.mant - 1),
+    }
+}
+
+/// A float register's value as an `f64` (exact for every PTX float type: the narrower formats
+/// widen exactly).
+pub fn to_f64(bits: u64, ty: ScalarType) -> f64 {
+    match ty {
+        F64 => f64::from_bits(bits),
+        F16 => half::f16::from_bits(bits as u16).to_f64(),
+        Bf16 => half::bf16::from_bits(bits as u16).to_f64(),
+        _ => f64::from(f32::from_bits(bits as u32)),
+    }
+}
+
+fn is_subnormal_f32(bits: u64) -> bool {
+    bits & 0x7f80_0000 == 0 && bits & 0x007f_ffff != 0
+}
+
+/// The modifiers of one `cvt`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Mods {
+    pub mode: Option<Mode>,
+    /// `.rni .rzi .rmi .rpi`
+    pub integer: bool,
+    pub ftz: bool,
+    pub sat: bool,
+    pub relu: bool,
+    pub satfinite: bool,
+}
+
+/// The expected result of `cvt.mods.dst.src` on register bits `a`.
+pub fn cvt(dst: ScalarType, src: ScalarType, m: Mods, a: u64) -> Expect {
+    let mode = m.mode.unwrap_or(Mode::Even);
+    match (src.is_float(), dst.is_float()) {
+        (false, false) => Expect::Bits(int_to_int(dst, src, m.sat, a) as u64),
+        (true, false) => Expect::Bits(float_to_int(dst, src, m, a)),
+        (false, true) => {
+            let x = decode_int(a, src);
+            let f = Format::of(dst);
+            let r = round(x < 0, x.unsigned_abs(), 0, f, mode);
+            float_result(dst, m, r)
+        }
+        (true, true) => float_to_float(dst, src, m, a),
+    }
+}
+
+/// Integer to integer: sign- or zero-extension, or truncation; `.sat` clamps to the destination
+/// range ("limits the result to MININT..MAXINT for the size of the operation").
+pub fn int_to_int(dst: ScalarType, src: ScalarType, sat: bool, a: u64) -> i128 {
+    let x = decode_int(a, src);
+    let b = dst.bits();
+    let (lo, hi) = if dst.is_signed() {
+        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+    } else {
+        (0, (1i128 << b) - 1)
+    };
+    let x = if sat { x.clamp(lo, hi) } else { x };
+    x & ((1i128 << b) - 1)
+}
+
+/// Float to integer: round as the modifier says, clamp to the destination range ("the result is
+/// clamped to the destination range by default"); NaN gives 0 unless the source is .f64 or the
+/// destination 64-bit, where it gives `1 << (bits - 1)` (current ISA, "Integer Notes").
+pub fn float_to_int(dst: ScalarType, src: ScalarType, m: Mods, a: u64) -> u64 {
+    let b = dst.bits();
+    let mut x = to_f64(a, src);
+    if x.is_nan() {
+        return if src == F64 || b == 64 {
+            1 << (b - 1)
+        } else {
+            0
+        };
+    }
+    if m.ftz && src == F32 && is_subnormal_f32(a) {
+        x = 0.0;
+    }
+    let r = match m.mode.unwrap_or(Mode::Even) {
+        Mode::Even => x.round_ties_even(),
+        Mode::Away => x.round(),
+        Mode::Zero => x.trunc(),
+        Mode::Down => x.floor(),
+        Mode::Up => x.ceil(),
+    };
+    let (lo, hi) = if dst.is_signed() {
+        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+    } else {
+        (0, (1i128 << b) - 1)
+    };
+    let v = if r >= 2f64.powi(100) {
+        hi
+    } else if r <= -(2f64.powi(100)) {
+        lo
+    } else {
+        (r as i128).clamp(lo, hi)
+    };
+    (v & ((1i128 << b) - 1)) as u64
+}
+
+fn float_to_float(dst: ScalarType, src: ScalarType, m: Mods, a: u64) -> Expect {
+    let f = Format::of(dst);
+    let mut x = decode(a, Format::of(src));
+    if m.ftz
+        && src == F32
+        && is_subnormal_f32(a)
+        && let Value::Num { neg, .. } = x
+    {
+        x = Value::Num { neg, n: 0, e: 0 };
+    }
+    let r = match x {
+        Value::Nan => {
+            return if m.sat {
+                Expect::Bits(0)
+            } else if m.relu {
+                Expect::Bits(f.sign_bit() - 1)
+            } else {
+                Expect::AnyNan
+            };
+        }
+        Value::Inf { neg } => (if neg { f.sign_bit() } else { 0 }) | f.inf(),
+        Value::Num { neg, n, .. } if m.integer => {
+            // Round to an integral value of the same format.
+            let v = if n == 0 {
+                if neg { -0.0 } else { 0.0 }
+            } else {
+                to_f64(a, src)
+            };
+            let r = match m.mode.unwrap_or(Mode::Even) {
+                Mode::Even => v.round_ties_even(),
+                Mode::Away => v.round(),
+                Mode::Zero => v.trunc(),
+                Mode::Down => v.floor(),
+                Mode::Up => v.ceil(),
+            };
+            encode(r, f)
+        }
+        Value::Num { neg, n, e } => round(neg, n, e, f, m.mode.unwrap_or(Mode::Even)),
+    };
+    float_result(dst, m, r)
+}
+
+/// `.ftz` on an f32 result, then `.sat`, `.relu`, `.satfinite` (ISA "Floating Point Notes").
+fn float_result(dst: ScalarType, m: Mods, r: u64) -> Expect {
+    let f = Format::of(dst);
+    let mut r = r;
+    if m.ftz && dst == F32 && is_subnormal_f32(r) {
+        r &= f.sign_bit();
+    }
+    let neg = r & f.sign_bit() != 0;
+    let mag = r & !f.sign_bit();
+    let nan = mag > f.inf();
+    if m.sat {
+        // "limits the result to the range [0.0, 1.0]. NaN results are flushed to positive
+        // zero." The ISA does not say which zero a negative result becomes: either is 0.0.
+        if nan {
+            return Expect::Bits(0);
+        }
+        if neg {
+            return Expect::Abs {
+                value: 0.0,
+                tol: 0.0,
+            };
+        }
+        return Expect::Bits(if mag > f.one() { f.one() } else { r });
+    }
+    if m.relu {
+        // "clamps the result to 0 if negative. NaN results are converted to canonical NaN."
+        if nan {
+            return Expect::Bits(f.sign_bit() - 1);
+        }
+        if neg {
+            return Expect::Abs {
+                value: 0.0,
+                tol: 0.0,
+            };
+        }
+    }
+    if m.satfinite && mag == f.inf() {
+        // "If the absolute value of input ... is greater than MAX_NORM ..., then the result is
+        // sign-preserved MAX_NORM."
+        r = (r & f.sign_bit()) | f.max();
+    }
+    if nan {
+        return Expect::AnyNan;
+    }
+    Expect::Bits(r)
+}
+
+/// `cvt.pack.sat`: both inputs saturated to a `bits`-bit integer, `a` above `b`, the rest of the
+/// 32 bits from the low bits of `c` (ISA "cvt.pack" Semantics).
+pub fn pack(bits: u32, signed: bool, a: u64, b: u64, c: Option<u64>) -> u64 {
+    let (lo, hi) = if signed {
+        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+    } else {
+        (0, (1i64 << bits) - 1)
+    };
+    let sat = |v: u64| ((v as u32 as i32 as i64).clamp(lo, hi) as u64) & ((1 << bits) - 1);
+    let mut d = sat(a) << bits | sat(b);
+    if let Some(c) = c {
+        d |= (c << (2 * bits)) & 0xffff_ffff;
+    }
+    d & 0xffff_ffff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_to_single_matches_rust_for_doubles() {
+        // Rust's `as f32` rounds to nearest even; the model must agree on nearest even.
+        for x in [
+            1.0f64,
+            1.0 + 2f64.powi(-24),
+            1.0 + 2f64.powi(-24) + 2f64.powi(-50),
+            3.0e38,
+            3.5e38,
+            1.0e-40,
+            1.0e-46,
+            -2.5e-45,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            let Value::Num { neg, n, e } = decode(x.to_bits(), DOUBLE) else {
+                panic!()
+            };
+            assert_eq!(
+                round(neg, n, e, SINGLE, Mode::Even),
+                u64::from((x as f32).to_bits()),
+                "{x:e}"
+            );
+        }
+    }
+
+    /// Nearest-even rounding agrees with Rust's own conversions (`as`, and `half`'s f32 -> f16)
+    /// on many random values.
+    #[test]
+    fn nearest_even_agrees_with_rust_conversions() {
+        let mut rng = crate::values::Rng::new(99);
+        for _ in 0..20_000 {
+            let x = rng.next_u64();
+            let shift = rng.below(64) as u32;
+            let u = x >> shift;
+            assert_eq!(
+                round(false, u128::from(u), 0, SINGLE, Mode::Even),
+                u64::from((u as f32).to_bits()),
+                "{u}"
+            );
+            assert_eq!(
+                round(false, u128::from(u), 0, DOUBLE, Mode::Even),
+                (u as f64).to_bits(),
+                "{u}"
+            );
+            let i = u as i64;
+            assert_eq!(
+                round(i < 0, u128::from(i.unsigned_abs()), 0, SINGLE, Mode::Even),
+                u64::from((i as f32).to_bits()),
+                "{i}"
+            );
+            let d = f64::from_bits(x);
+            if let Value::Num { neg, n, e } = decode(x, DOUBLE) {
+                assert_eq!(
+                    round(neg, n, e, SINGLE, Mode::Even),
+                    u64::from((d as f32).to_bits()),
+                    "{d:e}"
+                );
+            }
+            let f = x as u32;
+            if let Value::Num { neg, n, e } = decode(u64::from(f), SINGLE) {
+                assert_eq!(
+                    round(neg, n, e, HALF, Mode::Even),
+                    u64::from(half::f16::from_f32(f32::from_bits(f)).to_bits()),
+                    "{:e}",
+                    f32::from_bits(f)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn directed_rounding_brackets_the_value() {
+        // For an inexact value, .rm and .rp give neighbouring values around it.
+        let x = 1.0 + 2f64.powi(-30);
+        let Value::Num { neg, n, e } = decode(x.to_bits(), DOUBLE) else {
+            panic!()
+        };
+        let down = round(neg, n, e, SINGLE, Mode::Down);
+        let up = round(neg, n, e, SINGLE, Mode::Up);
+        assert_eq!(down, 0x3f80_0000);
+        assert_eq!(up, 0x3f80_0001);
+        assert_eq!(round(neg, n, e, SINGLE, Mode::Zero), down);
+        // Overflow: .rz gives the largest finite value, .rn infinity.
+        let Value::Num { neg, n, e } = decode(1e300f64.to_bits(), DOUBLE) else {
+            panic!()
+        };
+        assert_eq!(round(neg, n, e, HALF, Mode::Zero), 0x7bff);
+        assert_eq!(round(neg, n, e, HALF, Mode::Even), 0x7c00);
+        assert_eq!(round(true, n, e, HALF, Mode::Up), 0xfbff);
+    }
+
+    #[test]
+    fn integers_to_float() {
+        // 2^24 + 1 is halfway between two floats: ties to even goes down.
+        assert_eq!(
+            round(false, (1 << 24) + 1, 0, SINGLE, Mode::Even),
+            0x4b80_0000
+        );
+        assert_eq!(
+            round(false, (1 << 24) + 1, 0, SINGLE, Mode::Up),
+            0x4b80_0001
+        );
+        assert_eq!(
+            round(false, (1 << 24) + 3, 0, SINGLE, Mode::Even),
+            0x4b80_0002
+        );
+        assert_eq!(
+            round(false, u128::from(u64::MAX), 0, DOUBLE, Mode::Zero),
+            (u64::MAX as f64).to_bits() - 1
+        );
+    }
+
+    #[test]
+    fn float_to_int_saturates_and_nan() {
+        let m = Mods {
+            mode: Some(Mode::Zero),
+            integer: true,
+            ..Mods::default()
+        };
+        assert_eq!(float_to_int(S32, F32, m, 0x7fc0_0000), 0);
+        assert_eq!(float_to_int(S64, F32, m, 0x7fc0_0000), 1 << 63);
+        assert_eq!(float_to_int(S32, F64, m, f64::NAN.to_bits()), 0x8000_0000);
+        assert_eq!(float_to_int(U8, F32, m, 300f32.to_bits().into()), 255);
+        assert_eq!(float_to_int(U8, F32, m, (-3f32).to_bits().into()), 0);
+        assert_eq!(float_to_int(S8, F32, m, (-300f32).to_bits().into()), 0x80);
+    }
+
+    #[test]
+    fn pack_examples() {
+        assert_eq!(
+            pack(16, true, 70000, (-70000i32) as u32 as u64, None),
+            0x7fff_8000
+        );
+        assert_eq!(pack(8, false, 300, 5, Some(0xABCD)), 0xABCD_FF05);
+        assert_eq!(pack(4, true, (-9i32) as u32 as u64, 3, Some(0)), 0x83);
+    }
+}

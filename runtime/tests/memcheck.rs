@@ -1,0 +1,152 @@
+//! Memory checking (on by default on CPU devices, `PTXVK_MEMCHECK`): a kernel that reads or
+//! writes outside its memory fails with an error naming the instruction, and the process and
+//! the context carry on.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, Error, KernelArg, LaunchConfig};
+
+const PTX: &str = r#".version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry copy_n(.param .u64 dst, .param .u64 src, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [dst];
+	ld.param.u64 %rd2, [src];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra END;
+	mul.wide.u32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.u32 %r3, [%rd4];
+	add.s64 %rd5, %rd1, %rd3;
+	st.global.u32 [%rd5], %r3;
+END:
+	ret;
+}
+
+.visible .entry shared_index(.param .u64 out, .param .u32 i)
+{
+	.shared .align 4 .u32 cells[64];
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [i];
+	mov.u32 %r2, cells;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r2, %r2, %r3;
+	st.shared.u32 [%r2], 7;
+	ld.shared.u32 %r4, [%r2];
+	st.global.u32 [%rd1], %r4;
+	ret;
+}
+
+.visible .entry local_index(.param .u64 out, .param .u32 i)
+{
+	.local .align 4 .b8 scratch[32];
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [i];
+	mov.u64 %rd2, scratch;
+	cvta.local.u64 %rd2, %rd2;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd2, %rd2, %rd3;
+	st.u32 [%rd2], 5;
+	ld.u32 %r2, [%rd2];
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+"#;
+
+fn checked_context() -> Context {
+    let opts = ContextOptions {
+        memcheck: Some(true),
+        ..common::options()
+    };
+    Context::new(&opts).unwrap()
+}
+
+fn failure(e: Error) -> String {
+    match e {
+        Error::KernelFailed { reason, .. } => reason,
+        other => panic!("expected a kernel failure, got {other}"),
+    }
+}
+
+#[test]
+fn out_of_bounds_global_accesses_are_errors() {
+    let ctx = checked_context();
+    let m = ctx.load_ptx("oob.ptx", PTX).unwrap();
+    let k = m.kernel("copy_n").unwrap();
+    let src = DeviceBuffer::from_slice(&ctx, &(0..100u32).collect::<Vec<_>>()).unwrap();
+    let dst = DeviceBuffer::<u32>::zeroed(&ctx, 100).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 1], [128, 1, 1]);
+    // In bounds: fine, and checked.
+    k.launch(&cfg, &[(&dst).into(), (&src).into(), 100u32.into()])
+        .unwrap();
+    assert_eq!(dst.to_vec().unwrap(), (0..100u32).collect::<Vec<_>>());
+    // One element past the end of `src`.
+    let reason = failure(
+        k.launch(&cfg, &[(&dst).into(), (&src).into(), 101u32.into()])
+            .unwrap_err(),
+    );
+    assert!(
+        reason.contains("out-of-bounds global load of 4 bytes"),
+        "{reason}"
+    );
+    assert!(reason.contains("oob.ptx:18:"), "{reason}");
+    assert!(reason.contains("ld.global.u32 %r3, [%rd4]"), "{reason}");
+    // A wild pointer to store through.
+    let reason = failure(
+        k.launch(&cfg, &[KernelArg::Ptr(0x1000), (&src).into(), 10u32.into()])
+            .unwrap_err(),
+    );
+    assert!(
+        reason.contains("out-of-bounds global store of 4 bytes"),
+        "{reason}"
+    );
+    assert!(reason.contains("oob.ptx:20:"), "{reason}");
+    // The context is still usable.
+    k.launch(&cfg, &[(&dst).into(), (&src).into(), 50u32.into()])
+        .unwrap();
+}
+
+#[test]
+fn out_of_bounds_shared_and_local_accesses_are_errors() {
+    let ctx = checked_context();
+    let m = ctx.load_ptx("oob.ptx", PTX).unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(&ctx, 1).unwrap();
+    let one = LaunchConfig::new([1, 1, 1], [1, 1, 1]);
+    let shared = m.kernel("shared_index").unwrap();
+    shared.launch(&one, &[(&out).into(), 63u32.into()]).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [7]);
+    let reason = failure(
+        shared
+            .launch(&one, &[(&out).into(), 64u32.into()])
+            .unwrap_err(),
+    );
+    assert!(
+        reason.contains("out-of-bounds shared store of 4 bytes"),
+        "{reason}"
+    );
+    let local = m.kernel("local_index").unwrap();
+    local.launch(&one, &[(&out).into(), 7u32.into()]).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [5]);
+    let reason = failure(
+        local
+            .launch(&one, &[(&out).into(), 1000u32.into()])
+            .unwrap_err(),
+    );
+    assert!(
+        reason.contains("out-of-bounds local store of 4 bytes"),
+        "{reason}"
+    );
+}

@@ -1,0 +1,248 @@
+//! Checked memory accesses (`DeviceProfile::memcheck`).
+//!
+//! A wild pointer on a GPU faults the device (the runtime reports a lost device); on a CPU
+//! driver such as lavapipe it is a wild pointer in the host process. With checking on, every
+//! global access first looks its address up in the launch's table of live allocations (sorted
+//! `[start, end)` pairs, padded to a power of two, given by the runtime through push constants)
+//! and every shared or local access compares its offset with the arena's size. A failing access
+//! writes its site to the launch's status word (the runtime turns it into an error naming the
+//! instruction) and goes elsewhere instead: global accesses to the status buffer's scratch
+//! bytes, arena accesses to offset 0. The launch's results are then invalid, but nothing outside
+//! its memory is touched.
+//!
+//! The checks are two IR functions called at each access, so that the access stays in its block.
+
+use super::Cx;
+use super::memory::Where;
+use crate::ir::{
+    self, BinOp, Builtin, FuncId, Function, Op, Ordering, Ptr, Scope, Terminator, Ty, ValueId,
+};
+
+/// Bytes of scratch after the status word that failing global accesses use (a `.v8.b32`/`.v4.b64`
+/// access is the widest).
+pub const SINK_OFFSET: u64 = 16;
+
+/// The checking functions' ids in the kernel's IR module.
+#[derive(Clone, Copy, Debug)]
+pub struct Checkers {
+    pub global: FuncId,
+    pub arena: FuncId,
+}
+
+/// `check_global(addr: u64, bytes: u32, site: u32) -> u64`: `addr` if `[addr, addr + bytes)` lies
+/// in one allocation, else the scratch address (after recording `site`).
+pub fn global_checker() -> Function {
+    let mut f = Function::new("ptxvk.memcheck.global");
+    f.params = vec![Ty::I64, Ty::I32, Ty::I32];
+    f.returns = vec![Ty::I64];
+    let e = f.entry;
+    let addr = f.new_var(Ty::I64, "addr");
+    let bytes = f.new_var(Ty::I32, "bytes");
+    let site = f.new_var(Ty::I32, "site");
+    let lo = f.new_var(Ty::I32, "lo");
+    let step = f.new_var(Ty::I32, "step");
+    for (i, v) in [addr, bytes, site].into_iter().enumerate() {
+        let ty = f.vars[v.0 as usize].ty;
+        let p = f.push(e, ty, Op::Param(i as u32));
+        f.push_void(e, Op::StoreVar(v, p));
+    }
+    let zero = f.push(e, Ty::I32, Op::Const(0));
+    f.push_void(e, Op::StoreVar(lo, zero));
+    let count = f.push(e, Ty::I32, Op::Builtin(Builtin::MemCount));
+    let one = f.push(e, Ty::I32, Op::Const(1));
+    let half = bin(&mut f, e, Ty::I32, BinOp::LShr, count, one);
+    f.push_void(e, Op::StoreVar(step, half));
+    let (head, body, done, good, bad) = (
+        f.new_block(),
+        f.new_block(),
+        f.new_block(),
+        f.new_block(),
+        f.new_block(),
+    );
+    f.block_mut(e).term = Terminator::Jump(head);
+    // Binary search for the last start <= addr.
+    let s = f.push(head, Ty::I32, Op::LoadVar(step));
+    let zero = f.push(head, Ty::I32, Op::Const(0));
+    let more = bin(&mut f, head, Ty::Bool, BinOp::INe, s, zero);
+    f.block_mut(head).term = Terminator::Branch {
+        cond: more,
+        then: body,
+        else_: done,
+    };
+    let l = f.push(body, Ty::I32, Op::LoadVar(lo));
+    let s = f.push(body, Ty::I32, Op::LoadVar(step));
+    let mid = bin(&mut f, body, Ty::I32, BinOp::IAdd, l, s);
+    let start = entry_word(&mut f, body, mid, 0);
+    let a = f.push(body, Ty::I64, Op::LoadVar(addr));
+    let le = bin(&mut f, body, Ty::Bool, BinOp::ULe, start, a);
+    let l2 = f.push(body, Ty::I32, Op::Select(le, mid, l));
+    f.push_void(body, Op::StoreVar(lo, l2));
+    let one = f.push(body, Ty::I32, Op::Const(1));
+    let s2 = bin(&mut f, body, Ty::I32, BinOp::LShr, s, one);
+    f.push_void(body, Op::StoreVar(step, s2));
+    f.block_mut(body).term = Terminator::Jump(head);
+    // In that allocation: start <= addr and bytes <= end - addr.
+    let l = f.push(done, Ty::I32, Op::LoadVar(lo));
+    let start = entry_word(&mut f, done, l, 0);
+    let end = entry_word(&mut f, done, l, 8);
+    let a = f.push(done, Ty::I64, Op::LoadVar(addr));
+    let n = f.push(done, Ty::I32, Op::LoadVar(bytes));
+    let n = f.push(done, Ty::I64, Op::Conv(ir::ConvOp::ZExt, n));
+    let c1 = bin(&mut f, done, Ty::Bool, BinOp::ULe, start, a);
+    let c2 = bin(&mut f, done, Ty::Bool, BinOp::ULe, a, end);
+    let room = bin(&mut f, done, Ty::I64, BinOp::ISub, end, a);
+    let c3 = bin(&mut f, done, Ty::Bool, BinOp::ULe, n, room);
+    let ok = bin(&mut f, done, Ty::Bool, BinOp::And, c1, c2);
+    let ok = bin(&mut f, done, Ty::Bool, BinOp::And, ok, c3);
+    f.block_mut(done).term = Terminator::Branch {
+        cond: ok,
+        then: good,
+        else_: bad,
+    };
+    let a = f.push(good, Ty::I64, Op::LoadVar(addr));
+    f.block_mut(good).term = Terminator::Return(vec![a]);
+    let status = report(&mut f, bad, site);
+    let k = f.push(bad, Ty::I64, Op::Const(SINK_OFFSET));
+    let sink = bin(&mut f, bad, Ty::I64, BinOp::IAdd, status, k);
+    f.block_mut(bad).term = Terminator::Return(vec![sink]);
+    f
+}
+
+/// `check_arena(offset: u32, bytes: u32, size: u32, site: u32) -> u32`: `offset` if
+/// `[offset, offset + bytes)` lies within `size` bytes, else 0 (after recording `site`).
+pub fn arena_checker() -> Function {
+    let mut f = Function::new("ptxvk.memcheck.arena");
+    f.params = vec![Ty::I32, Ty::I32, Ty::I32, Ty::I32];
+    f.returns = vec![Ty::I32];
+    let e = f.entry;
+    let off = f.push(e, Ty::I32, Op::Param(0));
+    let n = f.push(e, Ty::I32, Op::Param(1));
+    let size = f.push(e, Ty::I32, Op::Param(2));
+    let site_v = f.push(e, Ty::I32, Op::Param(3));
+    let site = f.new_var(Ty::I32, "site");
+    f.push_void(e, Op::StoreVar(site, site_v));
+    let offv = f.new_var(Ty::I32, "offset");
+    f.push_void(e, Op::StoreVar(offv, off));
+    let c1 = bin(&mut f, e, Ty::Bool, BinOp::ULe, off, size);
+    let room = bin(&mut f, e, Ty::I32, BinOp::ISub, size, off);
+    let c2 = bin(&mut f, e, Ty::Bool, BinOp::ULe, n, room);
+    let ok = bin(&mut f, e, Ty::Bool, BinOp::And, c1, c2);
+    let (good, bad) = (f.new_block(), f.new_block());
+    f.block_mut(e).term = Terminator::Branch {
+        cond: ok,
+        then: good,
+        else_: bad,
+    };
+    let o = f.push(good, Ty::I32, Op::LoadVar(offv));
+    f.block_mut(good).term = Terminator::Return(vec![o]);
+    report(&mut f, bad, site);
+    let zero = f.push(bad, Ty::I32, Op::Const(0));
+    f.block_mut(bad).term = Terminator::Return(vec![zero]);
+    f
+}
+
+/// Records `site` in the status word unless another failure came first; returns the status
+/// word's address.
+fn report(f: &mut Function, b: ir::BlockId, site: ir::VarId) -> ValueId {
+    let status = f.push(b, Ty::I64, Op::Builtin(Builtin::StatusAddress));
+    let zero = f.push(b, Ty::I32, Op::Const(0));
+    let code = f.push(b, Ty::I32, Op::LoadVar(site));
+    f.push(
+        b,
+        Ty::I32,
+        Op::AtomicCas {
+            ptr: Ptr::Global(status),
+            compare: zero,
+            value: code,
+            scope: Scope::Device,
+            sem: Ordering::Relaxed,
+        },
+    );
+    status
+}
+
+/// Word `at` (0: start, 8: end) of table entry `i`.
+fn entry_word(f: &mut Function, b: ir::BlockId, i: ValueId, at: u64) -> ValueId {
+    let table = f.push(b, Ty::I64, Op::Builtin(Builtin::MemTable));
+    let i = f.push(b, Ty::I64, Op::Conv(ir::ConvOp::ZExt, i));
+    let sixteen = f.push(b, Ty::I64, Op::Const(16));
+    let off = bin(f, b, Ty::I64, BinOp::IMul, i, sixteen);
+    let k = f.push(b, Ty::I64, Op::Const(at));
+    let off = bin(f, b, Ty::I64, BinOp::IAdd, off, k);
+    let p = bin(f, b, Ty::I64, BinOp::IAdd, table, off);
+    f.push(
+        b,
+        Ty::I64,
+        Op::Load {
+            ptr: Ptr::Global(p),
+            align: 8,
+            order: Default::default(),
+        },
+    )
+}
+
+fn bin(f: &mut Function, b: ir::BlockId, ty: Ty, op: BinOp, x: ValueId, y: ValueId) -> ValueId {
+    f.push(b, ty, Op::Bin(op, x, y, Default::default()))
+}
+
+impl Cx<'_> {
+    /// `w` checked for an access of `bytes` bytes (unchanged when checking is off).
+    pub fn checked(&mut self, w: Where, bytes: u32, what: &str) -> Where {
+        let Some(c) = self.checkers else {
+            return w;
+        };
+        let (space, size) = match w {
+            Where::Global(_) => ("global", None),
+            Where::Shared(_) => ("shared", Some(self.shared_limit())),
+            Where::Local(_) => ("local", Some(self.local_limit())),
+            Where::Generic(_) | Where::ParamVar(..) => return w,
+        };
+        let span = self.span;
+        self.sites.push((
+            span,
+            format!("out-of-bounds {space} {what} of {bytes} bytes"),
+        ));
+        let site = self.konst(Ty::I32, u64::from(self.site_base + self.sites.len() as u32));
+        let n = self.konst(Ty::I32, u64::from(bytes));
+        match (w, size) {
+            (Where::Global(a), _) => {
+                let r = self.f.new_var(Ty::I64, "checked.addr");
+                self.emit_void(Op::Call {
+                    func: c.global,
+                    args: vec![a, n, site],
+                    results: vec![r],
+                });
+                Where::Global(self.emit(Ty::I64, Op::LoadVar(r)))
+            }
+            (Where::Shared(o) | Where::Local(o), Some(size)) => {
+                let r = self.f.new_var(Ty::I32, "checked.offset");
+                self.emit_void(Op::Call {
+                    func: c.arena,
+                    args: vec![o, n, size, site],
+                    results: vec![r],
+                });
+                let v = self.emit(Ty::I32, Op::LoadVar(r));
+                if matches!(w, Where::Shared(_)) {
+                    Where::Shared(v)
+                } else {
+                    Where::Local(v)
+                }
+            }
+            _ => w,
+        }
+    }
+
+    /// The shared bytes a kernel may use: its static variables and the launch's dynamic bytes.
+    fn shared_limit(&mut self) -> ValueId {
+        let Some(start) = self.layout.dynamic_shared else {
+            return self.konst(Ty::I32, u64::from(self.layout.shared_bytes));
+        };
+        let start = self.konst(Ty::I32, u64::from(start));
+        let dynamic = self.emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes));
+        self.bin(BinOp::IAdd, start, dynamic)
+    }
+
+    fn local_limit(&mut self) -> ValueId {
+        self.konst(Ty::I32, u64::from(self.layout.local_bytes))
+    }
+}

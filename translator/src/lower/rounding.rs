@@ -1,0 +1,638 @@
+//! IEEE-rounded `add sub mul fma div rcp sqrt`: the driver's operation where Vulkan promises
+//! the PTX result, otherwise an exact emulation, the cheapest the device allows (see
+//! docs/decisions.md, "Floating point").
+
+use super::Cx;
+use super::exact;
+use super::float::{
+    as_float, is_inf, is_nan, is_special, is_zero, magnitude, nan_result, native_ty, sign,
+};
+use super::half;
+use super::softfloat::{self as sf, Fmt, Ops, Unpacked};
+use crate::check::inst::{FloatOp, Rounding};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
+
+use BinOp::*;
+
+/// `add sub mul fma` with rounding `mode`; `explicit` says a rounding modifier was written
+/// (only then is the driver kept from contracting the operation).
+pub(super) fn arith(
+    cx: &mut Cx<'_>,
+    op: FloatOp,
+    mode: Rounding,
+    explicit: bool,
+    fmt: Fmt,
+    v: &[ValueId],
+) -> ValueId {
+    let flags = FpFlags { exact: explicit };
+    if let (Some(ty), Rounding::Rn) = (native_ty(fmt), mode) {
+        let fused = if ty == Ty::F64 {
+            cx.profile.fused_fma64
+        } else {
+            cx.profile.fused_fma32
+        };
+        let x: Vec<ValueId> = v.iter().map(|&b| as_float(cx, b, ty)).collect();
+        let r = match op {
+            FloatOp::Add => Some(cx.bin_flags(FAdd, x[0], x[1], flags)),
+            FloatOp::Sub => Some(cx.bin_flags(FSub, x[0], x[1], flags)),
+            FloatOp::Mul => Some(cx.bin_flags(FMul, x[0], x[1], flags)),
+            _ if fused => Some(cx.ext(ExtOp::Fma, x, FpFlags { exact: true })),
+            _ if ty == Ty::F32 && cx.profile.float64 => {
+                let r = fma_via_f64(cx, v, fmt, mode);
+                return r;
+            }
+            _ => None,
+        };
+        if let Some(r) = r {
+            return cx.bits_of(r);
+        }
+    }
+    if let (Some(ty), FloatOp::Add | FloatOp::Sub) = (native_ty(fmt), op) {
+        let b = if op == FloatOp::Sub {
+            negate(cx, v[1], fmt)
+        } else {
+            v[1]
+        };
+        return add_directed(cx, mode, ty, fmt, v[0], b);
+    }
+    // Formats narrower than f32 (and f32 fma) are exact through f64 with rounding to odd.
+    if fmt != sf::F64 && cx.profile.float64 {
+        return match op {
+            FloatOp::Fma => fma_via_f64(cx, v, fmt, mode),
+            _ => {
+                let b = if op == FloatOp::Sub {
+                    negate(cx, v[1], fmt)
+                } else {
+                    v[1]
+                };
+                via_f64(cx, op, mode, fmt, v[0], b)
+            }
+        };
+    }
+    if op == FloatOp::Fma && mode == Rounding::Rn && fmt == sf::F64 {
+        return fma_f64_rn(cx, v);
+    }
+    emulated(cx, op, mode, fmt, v)
+}
+
+/// `a + b` rounded toward zero, -inf or +inf in the format's own arithmetic: the rounded-to-
+/// nearest sum and its exact error (TwoSum, exact for any finite inputs, subnormal results
+/// included) say whether to step one unit toward the exact sum.
+fn add_directed(
+    cx: &mut Cx<'_>,
+    mode: Rounding,
+    ty: Ty,
+    fmt: Fmt,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
+    let exact = FpFlags { exact: true };
+    let x = as_float(cx, a, ty);
+    let y = as_float(cx, b, ty);
+    let s = cx.bin_flags(FAdd, x, y, exact);
+    let bb = cx.bin_flags(FSub, s, x, exact);
+    let s_bb = cx.bin_flags(FSub, s, bb, exact);
+    let dx = cx.bin_flags(FSub, x, s_bb, exact);
+    let dy = cx.bin_flags(FSub, y, bb, exact);
+    let e = cx.bin_flags(FAdd, dx, dy, exact);
+    let zero = cx.konst(ty, 0);
+    let e_pos = cx.bin(FOrdGt, e, zero);
+    let e_neg = cx.bin(FOrdLt, e, zero);
+    let sb = cx.bits_of(s);
+    let neg = sign(cx, sb, fmt);
+    let one = cx.konst(fmt.int_ty(), 1);
+    let bigger = cx.bop(IAdd, sb, one);
+    let smaller = cx.bop(ISub, sb, one);
+    // Toward zero is always `bits - 1`; up and down depend on the sign.
+    let (step, stepped) = match mode {
+        Rounding::Rz => {
+            let t = cx.sel(neg, e_pos, e_neg);
+            (t, smaller)
+        }
+        Rounding::Rm => (e_neg, cx.sel(neg, bigger, smaller)),
+        _ => (e_pos, cx.sel(neg, smaller, bigger)),
+    };
+    let mut r = cx.sel(step, stepped, sb);
+    // Overflow of the nearest sum: the directed result may be the largest finite value.
+    let s_inf = is_inf(cx, sb, fmt);
+    let a_fin = is_special(cx, a, fmt);
+    let b_fin = is_special(cx, b, fmt);
+    let any_special = cx.bop(Or, a_fin, b_fin);
+    let finite_in = cx.not(any_special);
+    let ovf = cx.bop(And, s_inf, finite_in);
+    let to_max = match mode {
+        Rounding::Rz => cx.cb(true),
+        Rounding::Rm => cx.not(neg),
+        _ => neg,
+    };
+    let clamp = cx.bop(And, ovf, to_max);
+    r = cx.sel(clamp, smaller, r);
+    if mode == Rounding::Rm {
+        // An exact zero sum is -0 when rounding down, unless both operands are +0.
+        let z = is_zero(cx, sb, fmt);
+        let sa = sign(cx, a, fmt);
+        let sbn = sign(cx, b, fmt);
+        let either = cx.bop(Or, sa, sbn);
+        let nz = sf::signed_zero(cx, either, fmt);
+        r = cx.sel(z, nz, r);
+    }
+    r
+}
+
+fn negate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    cx.bop(Xor, x, s)
+}
+
+/// Widens bits of a format of at most 32 bits to an f64, exactly.
+fn to_f64(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+    let f = half::to_f32(cx, x, fmt);
+    cx.conv(ConvOp::FConvert, f, Ty::F64)
+}
+
+/// The sign of an exact zero sum `u + v` (IEEE 754 6.3): negative only if both are -0, except
+/// when rounding toward -inf, where it is negative unless both are +0.
+fn zero_sum_sign(cx: &mut Cx<'_>, mode: Rounding, su: ValueId, sv: ValueId) -> ValueId {
+    if mode == Rounding::Rm {
+        cx.bop(Or, su, sv)
+    } else {
+        cx.bop(And, su, sv)
+    }
+}
+
+/// `a + b` / `a * b` of formats up to 32 bits through f64, where sums are rounded to odd and
+/// products are exact, then rounded once to `fmt`.
+fn via_f64(
+    cx: &mut Cx<'_>,
+    op: FloatOp,
+    mode: Rounding,
+    fmt: Fmt,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
+    let x = to_f64(cx, a, fmt);
+    let y = to_f64(cx, b, fmt);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b, fmt);
+    let (r, zs) = if op == FloatOp::Mul {
+        let r = cx.bin_flags(FMul, x, y, FpFlags { exact: true });
+        (r, cx.bop(Xor, sa, sb))
+    } else {
+        let r = sf::add_round_odd_f64(cx, x, y);
+        (r, zero_sum_sign(cx, mode, sa, sb))
+    };
+    sf::round_from_f64(cx, r, mode, fmt, zs)
+}
+
+/// `fma` of formats up to 32 bits through f64: the product is exact, the sum rounded to odd.
+fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> ValueId {
+    let a = to_f64(cx, v[0], fmt);
+    let b = to_f64(cx, v[1], fmt);
+    let c = to_f64(cx, v[2], fmt);
+    let p = cx.bin_flags(FMul, a, b, FpFlags { exact: true });
+    let s = sf::add_round_odd_f64(cx, p, c);
+    let pb = cx.bits_of(p);
+    let sp = cx.bit(pb, 63);
+    let sc = sign(cx, v[2], fmt);
+    let zs = zero_sum_sign(cx, mode, sp, sc);
+    if fmt == sf::F32 && mode == Rounding::Rn {
+        // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result.
+        let _ = zs;
+        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
+        return cx.bits_of(r);
+    }
+    sf::round_from_f64(cx, s, mode, fmt, zs)
+}
+
+/// The unpacked 1.0.
+fn one_unpacked(cx: &mut Cx<'_>) -> Unpacked {
+    Unpacked {
+        sign: cx.cb(false),
+        exp: cx.c32(0),
+        sig: cx.c64(1u64 << 63),
+    }
+}
+
+/// `add sub mul fma` in integer arithmetic (any format, any rounding).
+fn emulated(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[ValueId]) -> ValueId {
+    // As a*b + c: add is a*1 + b, mul is a*b + 0.
+    let (a, b, c) = match op {
+        FloatOp::Add => (v[0], None, Some(v[1])),
+        FloatOp::Sub => (v[0], None, Some(negate(cx, v[1], fmt))),
+        FloatOp::Mul => (v[0], Some(v[1]), None),
+        _ => (v[0], Some(v[1]), Some(v[2])),
+    };
+    let one_bits = cx.konst(fmt.int_ty(), fmt.one());
+    let b_bits = b.unwrap_or(one_bits);
+    let ua = sf::unpack(cx, a, fmt);
+    let ub = match b {
+        Some(b) => sf::unpack(cx, b, fmt),
+        None => one_unpacked(cx),
+    };
+    let (core, c_bits) = match c {
+        Some(c) => {
+            let uc = sf::unpack(cx, c, fmt);
+            let cz = is_zero(cx, c, fmt);
+            let (bits, exact_zero) = exact::fma_core(cx, &ua, &ub, &uc, cz, mode, fmt);
+            let neg = cx.cb(mode == Rounding::Rm);
+            let z = sf::signed_zero(cx, neg, fmt);
+            (cx.sel(exact_zero, z, bits), c)
+        }
+        None => {
+            // A product alone: a zero result has the product's sign, as if `+ 0` of that sign.
+            let sa = sign(cx, a, fmt);
+            let sb = sign(cx, b_bits, fmt);
+            let sp = cx.bop(Xor, sa, sb);
+            let zero = sf::signed_zero(cx, sp, fmt);
+            (exact::mul_core(cx, &ua, &ub, mode, fmt), zero)
+        }
+    };
+    // Special operands, decided on the bits.
+    let a_nan = is_nan(cx, a, fmt);
+    let b_nan = is_nan(cx, b_bits, fmt);
+    let c_nan = is_nan(cx, c_bits, fmt);
+    let a_inf = is_inf(cx, a, fmt);
+    let b_inf = is_inf(cx, b_bits, fmt);
+    let c_inf = is_inf(cx, c_bits, fmt);
+    let a_zero = is_zero(cx, a, fmt);
+    let b_zero = is_zero(cx, b_bits, fmt);
+    let c_zero = is_zero(cx, c_bits, fmt);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b_bits, fmt);
+    let sc = sign(cx, c_bits, fmt);
+    let sp = cx.bop(Xor, sa, sb);
+    let p_inf = cx.bop(Or, a_inf, b_inf);
+    let p_zero = cx.bop(Or, a_zero, b_zero);
+    let t1 = cx.bop(And, a_inf, b_zero);
+    let t2 = cx.bop(And, b_inf, a_zero);
+    let inf_times_zero = cx.bop(Or, t1, t2);
+    let opp = cx.bop(Xor, sp, sc);
+    let t3 = cx.bop(And, p_inf, c_inf);
+    let inf_minus_inf = cx.bop(And, t3, opp);
+    let any_nan = cx.bop(Or, a_nan, b_nan);
+    let any_nan = cx.bop(Or, any_nan, c_nan);
+    let invalid = cx.bop(Or, inf_times_zero, inf_minus_inf);
+    let nan_in = nan_result(cx, fmt, &[a, b_bits, c_bits]);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let zero = cx.konst(fmt.int_ty(), 0);
+    let ps = cx.sel(sp, sbit, zero);
+    let p_inf_bits = cx.bop(Or, inf, ps);
+    let zs = zero_sum_sign(cx, mode, sp, sc);
+    let zero_zero = sf::signed_zero(cx, zs, fmt);
+    // A zero product: c, or a signed zero if c is zero too.
+    let zero_product = cx.sel(c_zero, zero_zero, c_bits);
+    let mut r = core;
+    r = cx.sel(p_zero, zero_product, r);
+    r = cx.sel(c_inf, c_bits, r);
+    r = cx.sel(p_inf, p_inf_bits, r);
+    r = cx.sel(invalid, canonical, r);
+    cx.sel(any_nan, nan_in, r)
+}
+
+/// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded in integer arithmetic.
+fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+    let ua = sf::unpack(cx, a, fmt);
+    let ub = sf::unpack(cx, b, fmt);
+    let q = exact::div_core(cx, &ua, &ub, mode, fmt);
+    let a_nan = is_nan(cx, a, fmt);
+    let b_nan = is_nan(cx, b, fmt);
+    let a_inf = is_inf(cx, a, fmt);
+    let b_inf = is_inf(cx, b, fmt);
+    let a_zero = is_zero(cx, a, fmt);
+    let b_zero = is_zero(cx, b, fmt);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b, fmt);
+    let s = cx.bop(Xor, sa, sb);
+    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let zero = cx.konst(fmt.int_ty(), 0);
+    let sz = cx.sel(s, sbit, zero);
+    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let sinf = cx.bop(Or, inf, sz);
+    let both_inf = cx.bop(And, a_inf, b_inf);
+    let both_zero = cx.bop(And, a_zero, b_zero);
+    let invalid = cx.bop(Or, both_inf, both_zero);
+    let to_inf = cx.bop(Or, a_inf, b_zero);
+    let to_zero = cx.bop(Or, a_zero, b_inf);
+    let any_nan = cx.bop(Or, a_nan, b_nan);
+    let nan_in = nan_result(cx, fmt, &[a, b]);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let mut r = q;
+    r = cx.sel(to_zero, sz, r);
+    r = cx.sel(to_inf, sinf, r);
+    r = cx.sel(invalid, canonical, r);
+    cx.sel(any_nan, nan_in, r)
+}
+
+/// `sqrt.rnd`, correctly rounded in integer arithmetic.
+fn sqrt_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+    let ua = sf::unpack(cx, a, fmt);
+    let r = exact::sqrt_core(cx, &ua, mode, fmt);
+    let nan = is_nan(cx, a, fmt);
+    let zero = is_zero(cx, a, fmt);
+    let inf = is_inf(cx, a, fmt);
+    let neg = sign(cx, a, fmt);
+    let nz = cx.not(zero);
+    let invalid = cx.bop(And, neg, nz);
+    let nan_in = nan_result(cx, fmt, &[a]);
+    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let keep = cx.bop(Or, zero, inf);
+    let mut r = cx.sel(keep, a, r);
+    r = cx.sel(invalid, canonical, r);
+    cx.sel(nan, nan_in, r)
+}
+
+/// Uses `fast` where `ok` holds and computes `slow(inputs)` in a branch of its own otherwise, so
+/// that the exact emulation costs time only where the quick path cannot prove its result. IR
+/// values live in one block, so the inputs cross into the branch through variables.
+fn with_fallback(
+    cx: &mut Cx<'_>,
+    ok: ValueId,
+    fast: ValueId,
+    inputs: &[ValueId],
+    slow: impl FnOnce(&mut Cx<'_>, &[ValueId]) -> ValueId,
+) -> ValueId {
+    let ty = cx.f.ty(fast);
+    let result = cx.f.new_var(ty, "rounded");
+    cx.emit_void(Op::StoreVar(result, fast));
+    let vars: Vec<VarId> = inputs
+        .iter()
+        .map(|&v| {
+            let t = cx.f.ty(v);
+            let var = cx.f.new_var(t, "operand");
+            cx.emit_void(Op::StoreVar(var, v));
+            var
+        })
+        .collect();
+    let slow_block = cx.f.new_block();
+    let merge = cx.f.new_block();
+    let not_ok = cx.un(UnOp::Not, ok);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: not_ok,
+        then: slow_block,
+        else_: merge,
+    };
+    cx.cur = slow_block;
+    let vals: Vec<ValueId> = vars
+        .iter()
+        .map(|&var| {
+            let t = cx.f.vars[var.0 as usize].ty;
+            cx.emit(t, Op::LoadVar(var))
+        })
+        .collect();
+    let r = slow(cx, &vals);
+    cx.emit_void(Op::StoreVar(result, r));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(merge);
+    cx.cur = merge;
+    cx.emit(ty, Op::LoadVar(result))
+}
+
+/// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded. To nearest, the driver's quotient is
+/// used when an exact remainder test proves it correct (always, on a correctly rounding driver).
+pub(super) fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+    let fast = match (mode, fmt) {
+        (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => Some(div_f32_fast(cx, a, b)),
+        (Rounding::Rn, f) if f == sf::F64 => Some(div_f64_fast(cx, a, b)),
+        _ => None,
+    };
+    match fast {
+        Some((r, ok)) => with_fallback(cx, ok, r, &[a, b], |cx, v| {
+            div_exact(cx, mode, fmt, v[0], v[1])
+        }),
+        None => div_exact(cx, mode, fmt, a, b),
+    }
+}
+
+/// `sqrt.rnd`, correctly rounded; to nearest, the driver's root where a remainder test proves it.
+pub(super) fn sqrt(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+    let fast = match (mode, fmt) {
+        (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => Some(sqrt_f32_fast(cx, a)),
+        (Rounding::Rn, f) if f == sf::F64 => Some(sqrt_f64_fast(cx, a)),
+        _ => None,
+    };
+    match fast {
+        Some((r, ok)) => with_fallback(cx, ok, r, &[a], |cx, v| sqrt_exact(cx, mode, fmt, v[0])),
+        None => sqrt_exact(cx, mode, fmt, a),
+    }
+}
+
+/// f32 bits of a positive f32 value's neighbours, as f64: (below, above).
+fn neighbours_f32(cx: &mut Cx<'_>, cb: ValueId) -> (ValueId, ValueId) {
+    let one = cx.c32(1);
+    let dn = cx.bop(ISub, cb, one);
+    let up = cx.bop(IAdd, cb, one);
+    let dn = cx.float_of(dn, Ty::F32);
+    let up = cx.float_of(up, Ty::F32);
+    (
+        cx.conv(ConvOp::FConvert, dn, Ty::F64),
+        cx.conv(ConvOp::FConvert, up, Ty::F64),
+    )
+}
+
+/// The midpoints between the f32 `c` (as f64) and its neighbours, exact in f64.
+fn midpoints(cx: &mut Cx<'_>, c: ValueId, dn: ValueId, up: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let half = cx.konst(Ty::F64, 0.5f64.to_bits());
+    let lo = cx.bin_flags(FAdd, c, dn, x);
+    let lo = cx.bin_flags(FMul, lo, half, x);
+    let hi = cx.bin_flags(FAdd, c, up, x);
+    let hi = cx.bin_flags(FMul, hi, half, x);
+    (lo, hi)
+}
+
+/// Whether the f32 bits `cb` (positive) are a normal number below the largest finite one, so
+/// that both neighbours are finite.
+fn normal_f32(cx: &mut Cx<'_>, cb: ValueId) -> ValueId {
+    let lo = cx.c32(0x0080_0000);
+    let hi = cx.c32(0x7f7f_ffff);
+    let a = cx.bop(UGe, cb, lo);
+    let b = cx.bop(ULt, cb, hi);
+    cx.bop(And, a, b)
+}
+
+/// f32 division to nearest through f64: c = RN(|a| / |b|) is right iff the exact quotient lies
+/// strictly between the midpoints around c, which the exact remainders `|a| - m|b|` decide (m
+/// has 25 bits and |b| 24, so m|b| is exact in f64, and the subtraction is exact by Sterbenz).
+fn div_f32_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let fmt = sf::F32;
+    let ma = magnitude(cx, a, fmt);
+    let mb = magnitude(cx, b, fmt);
+    let af = cx.float_of(ma, Ty::F32);
+    let bf = cx.float_of(mb, Ty::F32);
+    let ad = cx.conv(ConvOp::FConvert, af, Ty::F64);
+    let bd = cx.conv(ConvOp::FConvert, bf, Ty::F64);
+    let q = cx.bin_flags(FDiv, ad, bd, x);
+    let c = cx.conv(ConvOp::FConvert, q, Ty::F32);
+    let cb = cx.bits_of(c);
+    let cd = cx.conv(ConvOp::FConvert, c, Ty::F64);
+    let (dn, up) = neighbours_f32(cx, cb);
+    let (m_lo, m_hi) = midpoints(cx, cd, dn, up);
+    let p_lo = cx.bin_flags(FMul, m_lo, bd, x);
+    let r_lo = cx.bin_flags(FSub, ad, p_lo, x);
+    let p_hi = cx.bin_flags(FMul, m_hi, bd, x);
+    let r_hi = cx.bin_flags(FSub, ad, p_hi, x);
+    let zero = cx.konst(Ty::F64, 0);
+    let above = cx.bin(FOrdGt, r_lo, zero);
+    let below = cx.bin(FOrdLt, r_hi, zero);
+    let fin_a = finite_nonzero(cx, a, fmt);
+    let fin_b = finite_nonzero(cx, b, fmt);
+    let ok = cx.bop(And, above, below);
+    let ok = cx.bop(And, ok, fin_a);
+    let ok = cx.bop(And, ok, fin_b);
+    let nrm = normal_f32(cx, cb);
+    let ok = cx.bop(And, ok, nrm);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b, fmt);
+    let s = cx.bop(Xor, sa, sb);
+    let sbit = cx.c32(0x8000_0000);
+    let z = cx.c32(0);
+    let sv = cx.sel(s, sbit, z);
+    (cx.bop(Or, cb, sv), ok)
+}
+
+/// f32 square root to nearest through f64, proven like [`div_f32_fast`] with `a - m^2`.
+fn sqrt_f32_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let fmt = sf::F32;
+    let af = cx.float_of(a, Ty::F32);
+    let ad = cx.conv(ConvOp::FConvert, af, Ty::F64);
+    let s = cx.ext(ExtOp::Sqrt, vec![ad], x);
+    let c = cx.conv(ConvOp::FConvert, s, Ty::F32);
+    let cb = cx.bits_of(c);
+    let cd = cx.conv(ConvOp::FConvert, c, Ty::F64);
+    let (dn, up) = neighbours_f32(cx, cb);
+    let (m_lo, m_hi) = midpoints(cx, cd, dn, up);
+    let p_lo = cx.bin_flags(FMul, m_lo, m_lo, x);
+    let r_lo = cx.bin_flags(FSub, ad, p_lo, x);
+    let p_hi = cx.bin_flags(FMul, m_hi, m_hi, x);
+    let r_hi = cx.bin_flags(FSub, ad, p_hi, x);
+    let zero = cx.konst(Ty::F64, 0);
+    let above = cx.bin(FOrdGt, r_lo, zero);
+    let below = cx.bin(FOrdLt, r_hi, zero);
+    let ok = cx.bop(And, above, below);
+    let pos = sign(cx, a, fmt);
+    let pos = cx.not(pos);
+    let fin = finite_nonzero(cx, a, fmt);
+    let ok = cx.bop(And, ok, pos);
+    let ok = cx.bop(And, ok, fin);
+    let nrm = normal_f32(cx, cb);
+    let ok = cx.bop(And, ok, nrm);
+    (cb, ok)
+}
+
+fn finite_nonzero(cx: &mut Cx<'_>, v: ValueId, fmt: Fmt) -> ValueId {
+    let sp = is_special(cx, v, fmt);
+    let z = is_zero(cx, v, fmt);
+    let bad = cx.bop(Or, sp, z);
+    cx.not(bad)
+}
+
+/// `2^k * y` for f64 bits `e` (a biased exponent field) shifted by `k`: builds 2^(e - 1023 + k).
+fn pow2_field(cx: &mut Cx<'_>, e: ValueId, k: i64) -> ValueId {
+    let kk = cx.c64(k as u64);
+    let be = cx.bop(IAdd, e, kk);
+    let sh = cx.c64(52);
+    let b = cx.bop(Shl, be, sh);
+    cx.float_of(b, Ty::F64)
+}
+
+/// A quarter or half of `ulp(q)` as f64 (a quarter when `q` is a power of two, where the
+/// rounding interval below is half as wide).
+fn half_ulp(cx: &mut Cx<'_>, qb: ValueId) -> ValueId {
+    let e = exact::exp_field64(cx, qb);
+    let half = pow2_field(cx, e, -53);
+    let quarter = pow2_field(cx, e, -54);
+    let fm = cx.c64(sf::F64.frac_mask());
+    let frac = cx.bop(And, qb, fm);
+    let pow2 = cx.is_zero(frac);
+    cx.sel(pow2, quarter, half)
+}
+
+/// f64 division to nearest: the driver's quotient q is right when the exact remainder
+/// `a - q b` (Dekker) is below half an ulp of q times |b|. Operands and quotient are kept
+/// far from under- and overflow so that every step is exact.
+fn div_f64_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let af = cx.float_of(a, Ty::F64);
+    let bf = cx.float_of(b, Ty::F64);
+    let q = cx.bin_flags(FDiv, af, bf, x);
+    let qb = cx.bits_of(q);
+    let (p, e) = exact::two_product_f64(cx, q, bf);
+    let t = cx.bin_flags(FSub, af, p, x);
+    let r = cx.bin_flags(FSub, t, e, x);
+    let r = cx.ext(ExtOp::FAbs, vec![r], FpFlags::default());
+    let ab = cx.ext(ExtOp::FAbs, vec![bf], FpFlags::default());
+    let h = half_ulp(cx, qb);
+    let lim = cx.bin_flags(FMul, h, ab, x);
+    let ok = cx.bin(FOrdLt, r, lim);
+    let ra = exact::exp_in64(cx, a, 200, 1800);
+    let rb = exact::exp_in64(cx, b, 200, 1800);
+    let rq = exact::exp_in64(cx, qb, 200, 1800);
+    let ok = cx.bop(And, ok, ra);
+    let ok = cx.bop(And, ok, rb);
+    let ok = cx.bop(And, ok, rq);
+    (qb, ok)
+}
+
+/// f64 square root to nearest: the driver's root s is right when `|a - s^2|` (Dekker) is
+/// below `(1 - 2^-10) ulp(s) s` (half that when s is a power of two), which bounds |sqrt(a) - s|
+/// by half an ulp.
+fn sqrt_f64_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let af = cx.float_of(a, Ty::F64);
+    let s = cx.ext(ExtOp::Sqrt, vec![af], x);
+    let sb = cx.bits_of(s);
+    let (p, e) = exact::two_product_f64(cx, s, s);
+    let t = cx.bin_flags(FSub, af, p, x);
+    let r = cx.bin_flags(FSub, t, e, x);
+    let r = cx.ext(ExtOp::FAbs, vec![r], FpFlags::default());
+    // ulp(s) * s * (1 - 2^-10) = 2 * half_ulp * s * (1 - 2^-10).
+    let h = half_ulp(cx, sb);
+    let two = cx.konst(Ty::F64, 2f64.to_bits());
+    let u = cx.bin_flags(FMul, h, two, x);
+    let us = cx.bin_flags(FMul, u, s, x);
+    let k = cx.konst(Ty::F64, (1.0 - 2f64.powi(-10)).to_bits());
+    let lim = cx.bin_flags(FMul, us, k, x);
+    let ok = cx.bin(FOrdLt, r, lim);
+    let neg = sign(cx, a, sf::F64);
+    let pos = cx.not(neg);
+    let ra = exact::exp_in64(cx, a, 200, 1800);
+    let ok = cx.bop(And, ok, ra);
+    let ok = cx.bop(And, ok, pos);
+    (sb, ok)
+}
+
+/// f64 fma to nearest on a driver that does not fuse: Boldo and Melquiond's emulation (exact
+/// product, TwoSum with c, the two tails added with rounding to odd, one rounding to nearest),
+/// used when operands and result are far from under- and overflow; the integer emulation
+/// otherwise.
+pub(super) fn fma_f64_rn(cx: &mut Cx<'_>, v: &[ValueId]) -> ValueId {
+    let x = FpFlags { exact: true };
+    let a = cx.float_of(v[0], Ty::F64);
+    let b = cx.float_of(v[1], Ty::F64);
+    let c = cx.float_of(v[2], Ty::F64);
+    let (uh, ul) = exact::two_product_f64(cx, a, b);
+    let th = cx.bin_flags(FAdd, c, uh, x);
+    let bb = cx.bin_flags(FSub, th, c, x);
+    let t1 = cx.bin_flags(FSub, th, bb, x);
+    let d1 = cx.bin_flags(FSub, c, t1, x);
+    let d2 = cx.bin_flags(FSub, uh, bb, x);
+    let tl = cx.bin_flags(FAdd, d1, d2, x);
+    let vv = sf::add_round_odd_f64(cx, tl, ul);
+    let r = cx.bin_flags(FAdd, th, vv, x);
+    let rb = cx.bits_of(r);
+    let ra = exact::exp_in64(cx, v[0], 600, 1450);
+    let rbb = exact::exp_in64(cx, v[1], 600, 1450);
+    let c_zero = is_zero(cx, v[2], sf::F64);
+    let rc = exact::exp_in64(cx, v[2], 150, 1900);
+    let rc = cx.bop(Or, rc, c_zero);
+    let rr = exact::exp_in64(cx, rb, 150, 1900);
+    let ok = cx.bop(And, ra, rbb);
+    let ok = cx.bop(And, ok, rc);
+    let ok = cx.bop(And, ok, rr);
+    with_fallback(cx, ok, rb, v, |cx, v| {
+        emulated(cx, FloatOp::Fma, Rounding::Rn, sf::F64, v)
+    })
+}

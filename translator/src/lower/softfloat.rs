@@ -1,0 +1,391 @@
+//! Exact floating-point arithmetic out of integer operations, for what Vulkan does not promise:
+//! directed rounding, correctly rounded division and square root, fused multiply-add on drivers
+//! that split it, and rounding to `.bf16`/`.f16` without relying on the driver's conversions.
+//!
+//! Values are unpacked into a sign, an exponent and a 64-bit significand whose top bit is set
+//! (`value = sig / 2^63 * 2^exp`); each operation computes its exact result, or enough of it
+//! plus a sticky bit, and [`round_pack`] rounds that once, in the requested direction, to the
+//! requested format, with subnormal results and overflow as IEEE 754 defines them. Division and
+//! square root start from the driver's floating-point estimate and make it exact with an integer
+//! remainder, so they rely only on that estimate being accurate to about 2^-40 (see
+//! docs/decisions.md).
+
+use super::Cx;
+use crate::check::inst::Rounding;
+use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, UnOp, ValueId};
+use crate::types::ScalarType;
+
+/// An IEEE binary interchange format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Fmt {
+    /// Stored fraction bits.
+    pub mant: u32,
+    /// Exponent bits.
+    pub exp: u32,
+}
+
+pub(super) const F16: Fmt = Fmt { mant: 10, exp: 5 };
+pub(super) const BF16: Fmt = Fmt { mant: 7, exp: 8 };
+pub(super) const F32: Fmt = Fmt { mant: 23, exp: 8 };
+pub(super) const F64: Fmt = Fmt { mant: 52, exp: 11 };
+
+impl Fmt {
+    pub fn of(ty: ScalarType) -> Fmt {
+        match ty {
+            ScalarType::F16 | ScalarType::F16x2 => F16,
+            ScalarType::Bf16 | ScalarType::Bf16x2 => BF16,
+            ScalarType::F64 => F64,
+            _ => F32,
+        }
+    }
+    pub fn width(self) -> u32 {
+        1 + self.exp + self.mant
+    }
+    pub fn bias(self) -> i64 {
+        (1i64 << (self.exp - 1)) - 1
+    }
+    /// Significand bits, the implicit one included.
+    pub fn precision(self) -> u32 {
+        self.mant + 1
+    }
+    pub fn sign_bit(self) -> u64 {
+        1u64 << (self.width() - 1)
+    }
+    pub fn exp_mask(self) -> u64 {
+        ((1u64 << self.exp) - 1) << self.mant
+    }
+    pub fn frac_mask(self) -> u64 {
+        (1u64 << self.mant) - 1
+    }
+    pub fn inf(self) -> u64 {
+        self.exp_mask()
+    }
+    pub fn max_finite(self) -> u64 {
+        self.exp_mask() - 1
+    }
+    /// The quiet NaN NVIDIA hardware produces (all bits but the sign set).
+    pub fn canonical_nan(self) -> u64 {
+        self.sign_bit() - 1
+    }
+    pub fn one(self) -> u64 {
+        (self.bias() as u64) << self.mant
+    }
+    /// The integer type holding the format's bits.
+    pub fn int_ty(self) -> Ty {
+        Ty::int(self.width())
+    }
+}
+
+/// Short names for the integer and float operations the emulations are made of.
+pub(super) trait Ops {
+    fn c64(&mut self, v: u64) -> ValueId;
+    fn c32(&mut self, v: u32) -> ValueId;
+    fn cb(&mut self, v: bool) -> ValueId;
+    fn bop(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId;
+    fn sel(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId;
+    fn not(&mut self, a: ValueId) -> ValueId;
+    fn zext(&mut self, v: ValueId, to: Ty) -> ValueId;
+    fn trunc(&mut self, v: ValueId, to: Ty) -> ValueId;
+    fn bits_of(&mut self, v: ValueId) -> ValueId;
+    fn float_of(&mut self, v: ValueId, to: Ty) -> ValueId;
+    fn is_zero(&mut self, v: ValueId) -> ValueId;
+    fn nonzero(&mut self, v: ValueId) -> ValueId;
+    fn bit(&mut self, v: ValueId, n: u32) -> ValueId;
+}
+
+impl Ops for Cx<'_> {
+    fn c64(&mut self, v: u64) -> ValueId {
+        self.konst(Ty::I64, v)
+    }
+    fn c32(&mut self, v: u32) -> ValueId {
+        self.konst(Ty::I32, u64::from(v))
+    }
+    fn cb(&mut self, v: bool) -> ValueId {
+        self.konst(Ty::Bool, u64::from(v))
+    }
+    fn bop(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
+        self.bin(op, a, b)
+    }
+    fn sel(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        self.select(c, a, b)
+    }
+    fn not(&mut self, a: ValueId) -> ValueId {
+        self.un(UnOp::Not, a)
+    }
+    fn zext(&mut self, v: ValueId, to: Ty) -> ValueId {
+        self.conv(ConvOp::ZExt, v, to)
+    }
+    fn trunc(&mut self, v: ValueId, to: Ty) -> ValueId {
+        self.conv(ConvOp::Trunc, v, to)
+    }
+    fn bits_of(&mut self, v: ValueId) -> ValueId {
+        self.as_int(v)
+    }
+    fn float_of(&mut self, v: ValueId, to: Ty) -> ValueId {
+        self.conv(ConvOp::Bitcast, v, to)
+    }
+    fn is_zero(&mut self, v: ValueId) -> ValueId {
+        let z = self.konst(self.f.ty(v), 0);
+        self.bin(BinOp::IEq, v, z)
+    }
+    fn nonzero(&mut self, v: ValueId) -> ValueId {
+        let z = self.konst(self.f.ty(v), 0);
+        self.bin(BinOp::INe, v, z)
+    }
+    /// Bit `n` of `v`, as a predicate.
+    fn bit(&mut self, v: ValueId, n: u32) -> ValueId {
+        let m = self.konst(self.f.ty(v), 1u64 << n);
+        let b = self.bin(BinOp::And, v, m);
+        self.nonzero(b)
+    }
+}
+
+use BinOp::*;
+
+/// A finite non-zero value: `sig / 2^63 * 2^exp`, `sig` (i64) with its top bit set, `exp` i32.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Unpacked {
+    pub sign: ValueId,
+    pub exp: ValueId,
+    pub sig: ValueId,
+}
+
+/// The index of the highest set bit of a non-zero i64 (binary search; no float conversions, so
+/// that formats without native support need nothing from the driver).
+pub(super) fn msb64(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
+    let mut x = x;
+    let mut n = cx.c64(0);
+    for k in [32u64, 16, 8, 4, 2, 1] {
+        let kk = cx.c64(k);
+        let t = cx.bop(LShr, x, kk);
+        let c = cx.nonzero(t);
+        let nk = cx.bop(IAdd, n, kk);
+        n = cx.sel(c, nk, n);
+        x = cx.sel(c, t, x);
+    }
+    cx.trunc(n, Ty::I32)
+}
+
+/// Splits the bits of a finite non-zero value of `fmt` (any integer type) into [`Unpacked`];
+/// subnormals are normalized.
+pub(super) fn unpack(cx: &mut Cx<'_>, bits: ValueId, fmt: Fmt) -> Unpacked {
+    let b = cx.zext(bits, Ty::I64);
+    let sign = cx.bit(b, fmt.width() - 1);
+    let sh = cx.c64(u64::from(fmt.mant));
+    let e = cx.bop(LShr, b, sh);
+    let emask = cx.c64((1u64 << fmt.exp) - 1);
+    let e = cx.bop(And, e, emask);
+    let fmask = cx.c64(fmt.frac_mask());
+    let frac = cx.bop(And, b, fmask);
+    let sub = cx.is_zero(e);
+    let implicit = cx.c64(1u64 << fmt.mant);
+    let with_one = cx.bop(Or, frac, implicit);
+    let m = cx.sel(sub, frac, with_one);
+    let msb_sub = msb64(cx, frac);
+    let mant = cx.c32(fmt.mant);
+    let msb = cx.sel(sub, msb_sub, mant);
+    let c63 = cx.c32(63);
+    let shift = cx.bop(ISub, c63, msb);
+    let shift = cx.zext(shift, Ty::I64);
+    let sig = cx.bop(Shl, m, shift);
+    // exp = max(e, 1) - bias - (mant - msb)
+    let e32 = cx.trunc(e, Ty::I32);
+    let one = cx.c32(1);
+    let e_eff = cx.sel(sub, one, e32);
+    let bias = cx.c32((fmt.bias() + i64::from(fmt.mant)) as u32);
+    let t = cx.bop(ISub, e_eff, bias);
+    let exp = cx.bop(IAdd, t, msb);
+    Unpacked { sign, exp, sig }
+}
+
+/// Whether the rounding `mode` moves a result of sign `sign` away from zero when inexact and
+/// not decided by nearness (overflow, directed rounding).
+fn rounds_away(cx: &mut Cx<'_>, mode: Rounding, sign: ValueId) -> ValueId {
+    match mode {
+        Rounding::Rz => cx.cb(false),
+        Rounding::Rm => sign,
+        Rounding::Rp => cx.not(sign),
+        _ => cx.cb(true),
+    }
+}
+
+/// Rounds `sig / 2^63 * 2^exp` (plus something below the last bit if `sticky`) to `fmt` in
+/// `mode`, with gradual underflow and overflow to infinity or the largest finite value as the
+/// mode says. `sig` must have its top bit set. Returns the bits (the format's integer type).
+pub(super) fn round_pack(
+    cx: &mut Cx<'_>,
+    sign: ValueId,
+    exp: ValueId,
+    sig: ValueId,
+    sticky: ValueId,
+    mode: Rounding,
+    fmt: Fmt,
+) -> ValueId {
+    let p = fmt.precision();
+    let bias = cx.c32(fmt.bias() as u32);
+    let be = cx.bop(IAdd, exp, bias);
+    let one = cx.c32(1);
+    let normal = cx.bop(SGe, be, one);
+    // Bits of `sig` below the result's last place: 64 - p, more for subnormal results.
+    let base = cx.c32(64 - p);
+    let extra = cx.bop(ISub, one, be);
+    let sub_shift = cx.bop(IAdd, base, extra);
+    let shift = cx.sel(normal, base, sub_shift);
+    let c64 = cx.c32(64);
+    let beyond = cx.bop(SGt, shift, c64);
+    let s = cx.sel(beyond, c64, shift);
+    let s_is_64 = cx.bop(IEq, s, c64);
+    let c63 = cx.c32(63);
+    let s_cl = cx.sel(s_is_64, c63, s);
+    let s64 = cx.zext(s_cl, Ty::I64);
+    let kept_sh = cx.bop(LShr, sig, s64);
+    let zero = cx.c64(0);
+    let kept = cx.sel(s_is_64, zero, kept_sh);
+    // The round bit is bit s-1; everything below it (and `sticky`) is the sticky bit.
+    let one64 = cx.c64(1);
+    let s_full = cx.zext(s, Ty::I64);
+    let sm1 = cx.bop(ISub, s_full, one64);
+    let rb_sh = cx.bop(LShr, sig, sm1);
+    let rb = cx.bop(And, rb_sh, one64);
+    let rb = cx.nonzero(rb);
+    let low_mask = cx.bop(Shl, one64, sm1);
+    let low_mask = cx.bop(ISub, low_mask, one64);
+    let low = cx.bop(And, sig, low_mask);
+    let low_nz = cx.nonzero(low);
+    let all_nz = cx.nonzero(sig);
+    let f = cx.cb(false);
+    let rb = cx.sel(beyond, f, rb);
+    let st_bits = cx.sel(beyond, all_nz, low_nz);
+    let st = cx.bop(Or, st_bits, sticky);
+    let inexact = cx.bop(Or, rb, st);
+    let inc = match mode {
+        Rounding::Rz => cx.cb(false),
+        Rounding::Rm => cx.bop(And, inexact, sign),
+        Rounding::Rp => {
+            let pos = cx.not(sign);
+            cx.bop(And, inexact, pos)
+        }
+        _ => {
+            let odd = cx.bit(kept, 0);
+            let t = cx.bop(Or, st, odd);
+            cx.bop(And, rb, t)
+        }
+    };
+    let inc64 = cx.conv(ConvOp::BoolToInt, inc, Ty::I64);
+    let kept = cx.bop(IAdd, kept, inc64);
+    // Pack: (biased exponent - 1) << mant, plus the significand with its implicit bit, which
+    // carries into the exponent (also from the largest subnormal to the smallest normal).
+    let top = cx.c32(1 << fmt.exp);
+    let be_c = cx.sel(normal, be, one);
+    let big = cx.bop(SGt, be_c, top);
+    let be_c = cx.sel(big, top, be_c);
+    let be_m1 = cx.bop(ISub, be_c, one);
+    let be64 = cx.zext(be_m1, Ty::I64);
+    let mant = cx.c64(u64::from(fmt.mant));
+    let e_bits = cx.bop(Shl, be64, mant);
+    let mag = cx.bop(IAdd, e_bits, kept);
+    let inf = cx.c64(fmt.inf());
+    let overflow = cx.bop(UGe, mag, inf);
+    let away = rounds_away(cx, mode, sign);
+    let maxf = cx.c64(fmt.max_finite());
+    let ovf = cx.sel(away, inf, maxf);
+    let mag = cx.sel(overflow, ovf, mag);
+    let sbit = cx.c64(fmt.sign_bit());
+    let sb = cx.sel(sign, sbit, zero);
+    let r = cx.bop(Or, mag, sb);
+    cx.trunc(r, fmt.int_ty())
+}
+
+/// The bits of a signed zero of `fmt`.
+pub(super) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: Fmt) -> ValueId {
+    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let z = cx.konst(fmt.int_ty(), 0);
+    cx.sel(sign, s, z)
+}
+
+/// Rounds an f64 that holds the exact result, or its rounding to odd (enough for any narrower
+/// format, Boldo and Melquiond 2008), to `fmt` in `mode`. Infinities and NaNs pass through
+/// (NaNs become the canonical NaN); `zero_sign` gives the sign of a zero result.
+pub(super) fn round_from_f64(
+    cx: &mut Cx<'_>,
+    x: ValueId,
+    mode: Rounding,
+    fmt: Fmt,
+    zero_sign: ValueId,
+) -> ValueId {
+    let xb = cx.bits_of(x);
+    round_bits(cx, xb, F64, mode, fmt, zero_sign)
+}
+
+/// Rounds the value with bits `xb` of format `from` to `fmt` (see [`round_from_f64`]).
+pub(super) fn round_bits(
+    cx: &mut Cx<'_>,
+    xb: ValueId,
+    from: Fmt,
+    mode: Rounding,
+    fmt: Fmt,
+    zero_sign: ValueId,
+) -> ValueId {
+    let xb = cx.zext(xb, Ty::I64);
+    let mag = cx.c64(!from.sign_bit() & (from.sign_bit() | (from.sign_bit() - 1)));
+    let m = cx.bop(And, xb, mag);
+    let is_zero = cx.is_zero(m);
+    let inf_bits = cx.c64(from.inf());
+    let nan = cx.bop(UGt, m, inf_bits);
+    let inf = cx.bop(IEq, m, inf_bits);
+    let u = unpack(cx, xb, from);
+    let f = cx.cb(false);
+    let r = round_pack(cx, u.sign, u.exp, u.sig, f, mode, fmt);
+    let ty = fmt.int_ty();
+    let z = signed_zero(cx, zero_sign, fmt);
+    let r = cx.sel(is_zero, z, r);
+    let infb = cx.konst(ty, fmt.inf());
+    let ninf = cx.konst(ty, fmt.inf() | fmt.sign_bit());
+    let sinf = cx.sel(u.sign, ninf, infb);
+    let r = cx.sel(inf, sinf, r);
+    let nanb = cx.konst(ty, fmt.canonical_nan());
+    cx.sel(nan, nanb, r)
+}
+
+/// The f64 nearest `a + b` rounded to odd: exact when representable, else the neighbour whose
+/// last bit is 1 (TwoSum gives the exact error).
+pub(super) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
+    let exact = FpFlags { exact: true };
+    let s = cx.bin_flags(FAdd, a, b, exact);
+    let bb = cx.bin_flags(FSub, s, a, exact);
+    let s_bb = cx.bin_flags(FSub, s, bb, exact);
+    let da = cx.bin_flags(FSub, a, s_bb, exact);
+    let db = cx.bin_flags(FSub, b, bb, exact);
+    let e = cx.bin_flags(FAdd, da, db, exact);
+    let zero = cx.konst(Ty::F64, 0);
+    let inexact = cx.bin(FOrdNe, e, zero);
+    let bits = cx.bits_of(s);
+    let even = cx.bit(bits, 0);
+    let even = cx.not(even);
+    let inf = cx.un(UnOp::IsInf, s);
+    let nan = cx.un(UnOp::IsNan, s);
+    let special = cx.bop(Or, inf, nan);
+    let finite = cx.not(special);
+    let adjust = cx.bop(And, inexact, even);
+    let adjust = cx.bop(And, adjust, finite);
+    // Same signs: away from zero (bits + 1); opposite: toward zero (bits - 1).
+    let s_neg = cx.bit(bits, 63);
+    let e_neg = cx.bin(FOrdLt, e, zero);
+    let same = cx.bop(IEq, s_neg, e_neg);
+    let one = cx.c64(1);
+    let up = cx.bop(IAdd, bits, one);
+    let down = cx.bop(ISub, bits, one);
+    let stepped = cx.sel(same, up, down);
+    let odd = cx.sel(adjust, stepped, bits);
+    cx.float_of(odd, Ty::F64)
+}
+
+/// Emits a constant float of type `ty` from an `f64` value.
+pub(super) fn fconst(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
+    let bits = match ty {
+        Ty::F64 => v.to_bits(),
+        Ty::F16 => u64::from(half::f16::from_f64(v).to_bits()),
+        _ => u64::from((v as f32).to_bits()),
+    };
+    cx.emit(ty, Op::Const(bits))
+}
