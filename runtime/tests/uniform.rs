@@ -36,17 +36,31 @@ fn data(n: usize, seed: u32) -> Vec<u32> {
 fn tree_sum_over_a_halving_stride() {
     let ctx = common::context();
     let k = module(&ctx).kernel("tree_sum").unwrap();
-    for (grid, block) in [(3u32, 64u32), (2, 128), (1, 256), (2, 32)] {
+    for (grid, block, blocks) in [(3u32, 64u32, 3u32), (2, 128, 2), (1, 256, 1), (4, 32, 2)] {
         let input = data((grid * block) as usize, block);
         let din = DeviceBuffer::from_slice(&ctx, &input).unwrap();
-        let out = DeviceBuffer::<u32>::zeroed(&ctx, grid as usize).unwrap();
-        k.launch(&launch(grid, block), &[(&din).into(), (&out).into()])
-            .unwrap();
+        let out = DeviceBuffer::from_slice(&ctx, &vec![7u32; grid as usize]).unwrap();
+        k.launch(
+            &launch(grid, block),
+            &[(&din).into(), (&out).into(), blocks.into()],
+        )
+        .unwrap();
         let want: Vec<u32> = input
             .chunks(block as usize)
-            .map(|c| c.iter().fold(0u32, |a, &x| a.wrapping_add(x)))
+            .enumerate()
+            .map(|(b, c)| {
+                if b as u32 >= blocks {
+                    7
+                } else {
+                    c.iter().fold(0u32, |a, &x| a.wrapping_add(x))
+                }
+            })
             .collect();
-        assert_eq!(out.to_vec().unwrap(), want, "grid {grid} block {block}");
+        assert_eq!(
+            out.to_vec().unwrap(),
+            want,
+            "grid {grid} block {block} blocks {blocks}"
+        );
     }
 }
 

@@ -196,3 +196,20 @@ fn the_emulation_votes_only_on_divergent_loops() {
     assert_eq!(votes(&counted_loop("mov.u32 %r5, %ntid.x;")), 0);
     assert_eq!(votes(&counted_loop("mov.u32 %r5, %r3;")), 1);
 }
+
+#[test]
+fn a_uniform_early_exit_keeps_later_loops_native() {
+    // Blocks past the end of the data leave at once: every thread of such a block does.
+    let loop_ = counted_loop("mov.u32 %r5, %ntid.x;");
+    for exit in ["@%p6 bra END;", "@%p6 ret;"] {
+        let body = format!(
+            "ld.param.u32 %r12, [n];\nmov.u32 %r13, %ctaid.x;\nsetp.ge.u32 %p6, %r13, %r12;\n{exit}\n\
+             {}\nEND:\nret;",
+            loop_.replace("ret;", "")
+        );
+        assert_eq!(votes(&body), 0, "{exit}");
+        // The same exit decided per thread must keep the vote.
+        let body = body.replace("%ctaid.x", "%tid.y");
+        assert_eq!(votes(&body), 1, "{exit} on %tid.y");
+    }
+}
