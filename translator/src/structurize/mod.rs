@@ -14,7 +14,6 @@
 
 mod cfg;
 mod irreducible;
-mod simplify;
 
 use cfg::{Cfg, Loops};
 
@@ -101,7 +100,7 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     let mut out = Vec::new();
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
-    simplify::simplify(out)
+    out
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
