@@ -111,6 +111,16 @@ pub fn capture<R>(
     (r, log.map(|c| c.log).unwrap_or_default())
 }
 
+/// The name of this thread's backend when it is not ptxvk: cases that use ptxvk's runtime
+/// directly (textures) cannot run there.
+pub fn other_backend() -> Option<String> {
+    CAPTURE.with(|c| {
+        c.borrow()
+            .as_ref()
+            .and_then(|c| c.backend.as_ref().map(|b| b.name()))
+    })
+}
+
 /// Runs `launch` on this thread's backend (ptxvk on `ctx` unless the runner chose another) and
 /// returns the final contents of its buffers.
 pub fn execute(ctx: &Context, launch: &Launch) -> Result<Vec<Vec<u8>>, LaunchError> {

@@ -419,7 +419,8 @@ fn create_device(
     let f10 = vk::PhysicalDeviceFeatures::default()
         .shader_int64(info.int64)
         .shader_int16(info.int16)
-        .shader_float64(info.float64);
+        .shader_float64(info.float64)
+        .image_cube_array(info.image_cube_array);
     let mut f11 =
         vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(info.storage16);
     // Timeline semaphores and host query reset are required by Vulkan 1.2.

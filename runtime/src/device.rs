@@ -85,6 +85,11 @@ pub struct DeviceInfo {
     /// A memory type is device-local, host-visible and coherent: buffers are then written and
     /// read with plain memory copies instead of staging.
     pub host_visible_device_memory: bool,
+    /// `imageCubeArray`: cubemap-array textures.
+    pub image_cube_array: bool,
+    /// Combined image samplers a kernel may bind: the smaller of
+    /// `maxPerStageDescriptorSamplers` and `maxPerStageDescriptorSampledImages`.
+    pub max_texture_bindings: u32,
     /// `timestampValidBits` of the compute queue family.
     #[serde(skip)]
     pub(crate) timestamp_bits: u32,
@@ -261,6 +266,11 @@ impl DeviceInfo {
                 && p.limits.timestamp_period > 0.0,
             timestamp_period_ns: p.limits.timestamp_period,
             host_visible_device_memory,
+            image_cube_array: f.image_cube_array == vk::TRUE,
+            max_texture_bindings: p
+                .limits
+                .max_per_stage_descriptor_samplers
+                .min(p.limits.max_per_stage_descriptor_sampled_images),
             timestamp_bits: family.map_or(0, |f| f.timestamp_valid_bits),
             physical: pd,
             queue_family,
@@ -315,7 +325,12 @@ impl DeviceInfo {
             subgroup_clustered: self.subgroup_clustered,
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
+            // The device is created without VK_KHR_shader_clock for now, so `%clock` and
+            // `%clock64` are refused with a missing-feature error.
+            shader_clock: false,
             memcheck: false,
+            image_cube_array: self.image_cube_array,
+            max_texture_bindings: self.max_texture_bindings,
         }
     }
 }
@@ -436,6 +451,8 @@ mod tests {
             timestamps: true,
             timestamp_period_ns: 1.0,
             host_visible_device_memory: true,
+            image_cube_array: true,
+            max_texture_bindings: 16,
             timestamp_bits: 64,
             physical: vk::PhysicalDevice::null(),
             queue_family: Some(0),

@@ -95,6 +95,49 @@ pub enum KernelArg {
     Buffer(BufferRef),
     /// Raw bytes for aggregate (`.b8 p[N]`) parameters.
     Bytes(Vec<u8>),
+    /// A texture object for a `.u64` (or `.param .texref`) parameter: its handle, with the
+    /// texture kept alive by the launch.
+    Texture(TextureRef),
+}
+
+/// A texture passed as a kernel argument (see [`KernelArg::Texture`]).
+#[derive(Clone)]
+pub struct TextureRef(crate::Texture);
+
+impl TextureRef {
+    /// The handle the kernel receives.
+    pub fn handle(&self) -> u64 {
+        self.0.handle()
+    }
+
+    /// The texture, if it belongs to `ctx`.
+    pub(crate) fn texture(&self, ctx: &crate::Context) -> Result<crate::Texture> {
+        if Arc::ptr_eq(self.0.context().vk(), ctx.vk()) {
+            Ok(self.0.clone())
+        } else {
+            Err(Error::InvalidArgument(
+                "a texture of another context was passed to a kernel".into(),
+            ))
+        }
+    }
+}
+
+impl std::fmt::Debug for TextureRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TextureRef({})", self.handle())
+    }
+}
+
+impl PartialEq for TextureRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.handle() == other.handle()
+    }
+}
+
+impl From<&crate::Texture> for KernelArg {
+    fn from(t: &crate::Texture) -> Self {
+        KernelArg::Texture(TextureRef(t.clone()))
+    }
 }
 
 /// A device address inside a buffer, holding the buffer (see [`KernelArg::Buffer`]).
@@ -183,6 +226,7 @@ impl KernelArg {
             KernelArg::Ptr(a) => format!("a pointer (0x{a:x})"),
             KernelArg::Buffer(b) => format!("a pointer (0x{:x})", b.address()),
             KernelArg::Bytes(b) => format!("{} bytes", b.len()),
+            KernelArg::Texture(t) => format!("texture {}", t.handle()),
         }
     }
 
@@ -217,6 +261,7 @@ impl KernelArg {
             KernelArg::U64(v) | KernelArg::Ptr(v) if int_ok(64) => Some(v.to_le_bytes().to_vec()),
             KernelArg::Buffer(b) if int_ok(64) => Some(b.address().to_le_bytes().to_vec()),
             KernelArg::I64(v) if int_ok(64) => Some(v.to_le_bytes().to_vec()),
+            KernelArg::Texture(t) if int_ok(64) => Some(t.handle().to_le_bytes().to_vec()),
             KernelArg::F16(v) if float_ok(F16) => Some(v.to_le_bytes().to_vec()),
             KernelArg::F32(v) if float_ok(F32) => Some(v.to_le_bytes().to_vec()),
             KernelArg::F64(v) if float_ok(F64) => Some(v.to_le_bytes().to_vec()),
@@ -370,7 +415,21 @@ impl Stream {
             ));
         }
         kernel.check_config(cfg)?;
-        let params = kernel.pack_args(args)?;
+        let mut params = kernel.pack_args(args)?;
+        // Texture records go after the parameters; the descriptor set is bound below.
+        let textures = crate::texture::bind::prepare(
+            &self.ctx,
+            kernel.name(),
+            &kernel.abi().textures,
+            kernel.state.textures.as_ref(),
+            args,
+            &kernel.texrefs,
+        )?;
+        let texture_set = textures.as_ref().and_then(|t| t.set.clone());
+        if let Some(t) = textures {
+            params.resize(t.records_offset, 0);
+            params.extend_from_slice(&t.records);
+        }
         let state = kernel.state.clone();
         let pipeline = state.pipeline(PipelineKey {
             block: cfg.block,
@@ -409,6 +468,16 @@ impl Stream {
             unsafe {
                 r.dev
                     .cmd_bind_pipeline(r.cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+                if let Some(set) = &texture_set {
+                    r.dev.cmd_bind_descriptor_sets(
+                        r.cb,
+                        vk::PipelineBindPoint::COMPUTE,
+                        state.layout,
+                        0,
+                        &[set.set],
+                        &[],
+                    );
+                }
                 // Grids beyond the device's workgroup-count limit run as several dispatches,
                 // each told its first block through push constants.
                 for z in (0..grid[2]).step_by(max[2] as usize) {
@@ -446,6 +515,9 @@ impl Stream {
             }
             r.keep(state.clone());
             r.keep(globals.clone());
+            if let Some(set) = &texture_set {
+                r.keep(set.clone());
+            }
             Ok(())
         })?;
         Ok(())

@@ -48,6 +48,8 @@ mod module;
 mod pipeline;
 mod probe;
 mod stream;
+// --- textures ---
+mod texture;
 
 pub use context::{Context, ContextOptions, Restrictions, devices};
 pub use device::{DeviceInfo, DeviceKind, select as select_device};
@@ -60,3 +62,9 @@ pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;
 pub(crate) use ptxvk_translator::types::TypeKind;
 pub use stream::{MAX_BATCH, Stream};
+// --- textures ---
+pub use launch::TextureRef;
+pub use ptxvk_translator::texture::{AddressMode, FilterMode};
+pub use texture::{
+    ChannelFormat, ChannelKind, CompareOp, ReadMode, Texture, TextureDesc, TextureShape,
+};

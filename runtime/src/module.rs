@@ -37,6 +37,8 @@ pub struct Module {
     /// The module's `.global`/`.const` variables (shared by its kernels).
     globals: Arc<RawBuffer>,
     cache: Arc<ModuleCache>,
+    /// Textures bound to the module's `.texref` variables.
+    texrefs: Arc<Mutex<HashMap<String, crate::Texture>>>,
 }
 
 /// A kernel's name and parameters, as declared in the PTX.
@@ -94,6 +96,7 @@ impl Context {
             kernels: Mutex::new(HashMap::new()),
             globals,
             cache,
+            texrefs: Arc::new(Mutex::new(HashMap::new())),
         })
     }
 }
@@ -210,6 +213,7 @@ impl Module {
                 ctx: self.ctx.clone(),
                 state: k.clone(),
                 globals: self.globals.clone(),
+                texrefs: self.texrefs.clone(),
             });
         }
         if !self.program.kernel_names().iter().any(|k| k == name) {
@@ -240,7 +244,35 @@ impl Module {
             ctx: self.ctx.clone(),
             state,
             globals: self.globals.clone(),
+            texrefs: self.texrefs.clone(),
         })
+    }
+
+    /// Binds `texture` to the module's `.texref` (or legacy `.tex`) variable `name`
+    /// (`cuTexRefSetArray`): launches after this read it there. The binding keeps the texture
+    /// alive; binding again replaces it.
+    pub fn bind_texref(&self, name: &str, texture: &crate::Texture) -> Result<()> {
+        let is_texref =
+            self.program.module().globals.iter().any(|g| {
+                g.name == name && g.opaque == Some(ptxvk_translator::texture::Opaque::TexRef)
+            });
+        if !is_texref {
+            return Err(Error::InvalidArgument(format!(
+                "the module has no .texref named `{name}`"
+            )));
+        }
+        if !Arc::ptr_eq(texture.context().vk(), self.ctx.vk()) {
+            return Err(Error::InvalidArgument(
+                "the texture belongs to another context".into(),
+            ));
+        }
+        // The variable holds the handle too, as `mov.u64 %rd, tex` + `ld` would read it.
+        self.write_global(name, 0, &texture.handle().to_le_bytes())?;
+        self.texrefs
+            .lock()
+            .map_err(|_| Error::DeviceLost)?
+            .insert(name.to_string(), texture.clone());
+        Ok(())
     }
 }
 
@@ -279,6 +311,8 @@ pub(crate) struct KernelState {
     shader: vk::ShaderModule,
     pub layout: vk::PipelineLayout,
     pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
+    /// Descriptor set 0 of kernels that sample textures.
+    pub textures: Option<crate::texture::bind::KernelTextures>,
 }
 
 impl KernelState {
@@ -294,7 +328,20 @@ impl KernelState {
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
             .size(abi::PUSH_CONSTANT_SIZE)];
-        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
+        let textures = match crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures)
+        {
+            Ok(t) => t,
+            Err(e) => {
+                // SAFETY: created above, unused.
+                unsafe { dev.destroy_shader_module(shader, None) };
+                return Err(e);
+            }
+        };
+        let set_layouts: Vec<vk::DescriptorSetLayout> =
+            textures.iter().map(|t| t.set_layout).collect();
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .push_constant_ranges(&ranges)
+            .set_layouts(&set_layouts);
         // SAFETY: valid device and create info.
         let layout = match unsafe { dev.create_pipeline_layout(&layout_info, None) } {
             Ok(l) => l,
@@ -312,6 +359,7 @@ impl KernelState {
             shader,
             layout,
             pipelines: Mutex::new(HashMap::new()),
+            textures,
         })
     }
 
@@ -365,6 +413,8 @@ pub struct Kernel {
     pub(crate) ctx: Context,
     pub(crate) state: Arc<KernelState>,
     pub(crate) globals: Arc<RawBuffer>,
+    /// The module's `.texref` bindings.
+    pub(crate) texrefs: Arc<Mutex<HashMap<String, crate::Texture>>>,
 }
 
 impl Kernel {

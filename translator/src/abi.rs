@@ -57,6 +57,10 @@ pub struct KernelAbi {
     /// What a non-zero status word after a launch means: `status_codes[status - 1]` (the first
     /// thread to fail writes it; the others leave it).
     pub status_codes: Vec<String>,
+    /// The textures the kernel reads: slots (with their records after the parameters) and
+    /// descriptor bindings (`crate::texture`).
+    #[serde(default)]
+    pub textures: crate::texture::TextureAbi,
 }
 
 /// One kernel parameter.

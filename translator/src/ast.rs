@@ -120,6 +120,9 @@ pub enum Initializer<'a> {
     Expr(Expr<'a>),
     /// `{ ... }`, possibly nested for multi-dimensional arrays and vectors.
     List(Vec<Initializer<'a>>, Span),
+    /// `member = value` inside the `{ ... }` of an opaque variable (ISA 5.3:
+    /// `.samplerref s = { filter_mode = nearest }`).
+    Member(Spanned<&'a str>, Expr<'a>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -129,14 +132,17 @@ pub enum Statement<'a> {
     Instruction(Instruction<'a>),
     /// A nested `{ ... }` scope.
     Block(Vec<Statement<'a>>, Span),
-    /// `.branchtargets L1, L2;` (follows a label naming the list).
-    BranchTargets(Vec<Spanned<&'a str>>, Span),
+    /// `.branchtargets L1, L2, N<3>;` (follows a label naming the list); `N<3>` stands for
+    /// `N0, N1, N2`.
+    BranchTargets(Vec<(Spanned<&'a str>, Option<Spanned<u32>>)>, Span),
     /// `.calltargets f, g;`
     CallTargets(Vec<Spanned<&'a str>>, Span),
     /// `.callprototype (.param .b32 _) _ (.param .b32 _);`
     CallPrototype {
         returns: Vec<VarDecl<'a>>,
         params: Vec<VarDecl<'a>>,
+        /// `.noreturn` after the parameter list.
+        noreturn: Option<Span>,
         span: Span,
     },
     /// `.pragma "nounroll";`

@@ -41,6 +41,7 @@ pub mod parse;
 pub mod profile;
 pub mod simt;
 pub mod structurize;
+pub mod texture;
 pub mod types;
 
 use std::sync::Arc;

@@ -42,11 +42,23 @@ pub struct DeviceProfile {
     /// on this driver, which is wrong in divergent code: give them queue-family scope instead
     /// (stronger, same meaning). Measured on lavapipe.
     pub widen_workgroup_fences: bool,
+    /// `VK_KHR_shader_clock` with `shaderSubgroupClock` is enabled: `%clock`, `%clock_hi` and
+    /// `%clock64` read the subgroup's cycle counter (`OpReadClockKHR`).
+    #[serde(default)]
+    pub shader_clock: bool,
     /// Check every memory access against the launch's allocations (`lower/memcheck.rs`). Not a
     /// device property: the runtime turns it on where a wild access would take the process down
     /// (CPU drivers) or when asked (`PTXVK_MEMCHECK=1`).
     #[serde(default)]
     pub memcheck: bool,
+    /// `imageCubeArray`: cubemap-array textures (`tex.acube`, `tld4.acube`).
+    #[serde(default)]
+    pub image_cube_array: bool,
+    /// Combined image samplers one kernel may bind (the smaller of
+    /// `maxPerStageDescriptorSamplers` and `maxPerStageDescriptorSampledImages`): each way a
+    /// kernel samples a texture takes one.
+    #[serde(default)]
+    pub max_texture_bindings: u32,
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -106,7 +118,12 @@ impl DeviceProfile {
             // Mesa 22.3 lavapipe: no clustered (nor quad) subgroup operations.
             subgroup_clustered: false,
             widen_workgroup_fences: true,
+            // vulkaninfo: VK_KHR_shader_clock with shaderSubgroupClock and shaderDeviceClock.
+            shader_clock: true,
             memcheck: false,
+            image_cube_array: true,
+            // maxPerStageDescriptorSamplers.
+            max_texture_bindings: 32,
         }
     }
 

@@ -7,16 +7,13 @@
 
 mod corpus_support;
 
-use corpus_support::{Known, Stage, known, run_corpus};
+use corpus_support::{Known, run_corpus};
 
 /// What ptxvk cannot do yet with the clang corpus. Each entry names instructions or features
 /// that are missing (being added on other branches) or a bug; remove an entry when it starts
 /// to work (the test says which).
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    // Function addresses in a global initializer and indirect calls (branch frontend).
-    known("funcptr.*", "", Stage::Check, "in initializer"),
-    known("funcptr.*", "", Stage::Check, "indirect calls are not supported yet"),
 ];
 
 fn corpus_files() -> Vec<(String, String, String)> {

@@ -24,8 +24,15 @@ fn kernel_with(sm: u32, version: &str, body: &str, f64: bool, f16: bool) -> Stri
     } else {
         ("", "", "")
     };
+    // `.address_size` exists from PTX ISA 2.3 (ISA 11.3.4); older modules omit it.
+    let v: Vec<u32> = version.split('.').filter_map(|p| p.parse().ok()).collect();
+    let address_size = if v >= vec![2, 3] {
+        ".address_size 64\n"
+    } else {
+        ""
+    };
     format!(
-        ".version {version}\n.target sm_{sm}\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n\
+        ".version {version}\n.target sm_{sm}\n{address_size}\n.visible .entry k(.param .u64 out)\n{{\n\
          \t.reg .pred %p<4>;\n\t.reg .f32 %f<8>;\n{decl}\t.reg {h} %h<8>;\n\
          \t.reg .b16 %rs<8>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .s32 %s<4>;\n\
          \t.reg .u32 %u<4>;\n\t.reg .u16 %us<4>;\n\
@@ -248,35 +255,41 @@ fn invalid_forms_are_rejected_at_the_offending_modifier() {
         70,
         "7.0",
         "tanh.approx.f32 %f4, %f1;",
-        "requires sm_75",
+        // The .version/.target table words it "requires PTX ISA a.b and sm_NN".
+        "sm_75",
         "tanh",
     );
     rejected(
         80,
         "7.0",
         "min.xorsign.abs.f32 %f4, %f1, %f2;",
-        "requires sm_86",
+        // The .version/.target table words it "requires PTX ISA a.b and sm_NN".
+        "sm_86",
         "xorsign",
     );
     rejected(
         80,
         "7.0",
         "add.bf16 %rs4, %rs1, %rs2;",
-        "requires sm_90",
-        "add",
+        // The .version/.target table words it "requires PTX ISA a.b and sm_NN".
+        "sm_90",
+        // It points at the modifier that needs the newer target.
+        "bf16",
     );
     rejected(
         90,
         "8.0",
         "min.f32 %f4, %f1, %f2, %f3;",
-        "requires sm_100",
+        // The .version/.target table words it "requires PTX ISA a.b and sm_NN".
+        "sm_100",
         "min",
     );
     rejected(
         75,
         "6.4",
         "min.NaN.f32 %f4, %f1, %f2;",
-        "requires sm_80",
+        // The .version/.target table words it "requires PTX ISA a.b and sm_NN".
+        "sm_80",
         "NaN",
     );
 }

@@ -14,7 +14,7 @@ mod corpus_support;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
-use corpus_support::{Known, Stage, known, run_corpus};
+use corpus_support::{Known, run_corpus};
 
 const INSTALL: &str = "apt-get install python3-venv && python3 -m venv /opt/ptxvk-nvrtc && \
                        /opt/ptxvk-nvrtc/bin/pip install nvidia-cuda-nvrtc-cu12";
@@ -25,27 +25,6 @@ const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
 /// half precision as our header's inline PTX, so its gaps differ from clang's.
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    // Floating-point instructions without a decoder yet, and the half-precision forms
-    // (branch float-family).
-    known("math.*", "", Stage::Check, "instruction `sqrt`"),
-    known("math.*", "", Stage::Check, "instruction `rcp`"),
-    known("math.*", "", Stage::Check, "instruction `rsqrt`"),
-    known("math.*", "", Stage::Check, "instruction `ex2`"),
-    known("math.*", "", Stage::Check, "instruction `lg2`"),
-    known("math.*", "", Stage::Check, "instruction `sin`"),
-    known("math.*", "", Stage::Check, "instruction `cos`"),
-    known("double.*", "", Stage::Check, "instruction `sqrt`"),
-    known("double.*", "", Stage::Check, "instruction `rcp`"),
-    known("fft.*", "", Stage::Check, "instruction `sin`"),
-    known("fft.*", "", Stage::Check, "instruction `cos`"),
-    known("half.*", "", Stage::Check, "`add` does not take type .f16x2"),
-    known("half.*", "", Stage::Check, "`sub` does not take type .f16"),
-    known("half.*", "", Stage::Check, "`mul` does not take type .f16"),
-    known("half.*", "", Stage::Check, "`fma` does not take type .f16"),
-    known("half.*", "", Stage::Check, "`setp` does not take type .f16"),
-    // Function addresses in a global initializer and indirect calls (branch frontend).
-    known("funcptr.*", "", Stage::Check, "in initializer"),
-    known("funcptr.*", "", Stage::Check, "indirect calls are not supported yet"),
 ];
 
 type Program = *mut c_void;

@@ -88,6 +88,7 @@ fn random_cfgs_emit_valid_spirv() {
         reqntid: None,
         maxntid: None,
         status_codes: Vec::new(),
+        textures: Default::default(),
     };
     for round in 0..300 {
         let mut f = random_function(&mut rng);

@@ -6,8 +6,10 @@
 //!                 with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
 //!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
+//!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
 //!   bench translate   translation throughput on a generated 100k-line module (optimised build)
 
+mod bench_parse;
 mod bench_translate;
 mod corpus;
 mod env;
@@ -20,6 +22,9 @@ use anyhow::{Context, Result, bail};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("bench") if args.get(1).is_some_and(|a| a == "parse") => {
+            bench_parse::bench_parse(&args[2..])
+        }
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
@@ -30,7 +35,7 @@ fn main() {
         Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|translate]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|parse|translate]>"
             );
             std::process::exit(2);
         }

@@ -38,6 +38,8 @@ struct Known {
     error: &'static str,
 }
 
+// Unused while every corpus kernel passes; kept for the next known gap.
+#[allow(dead_code)]
 const fn known(files: &'static str, kernel: &'static str, error: &'static str) -> Known {
     Known {
         files,
@@ -51,7 +53,6 @@ const fn known(files: &'static str, kernel: &'static str, error: &'static str) -
 /// the entry one of them. (No kernel that ptxvk translates fails its check today.)
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    known("funcptr.*", "*", "in initializer"),
 ];
 
 impl Known {

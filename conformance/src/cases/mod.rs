@@ -24,6 +24,8 @@ mod operands;
 mod spaces;
 // --- corpus ---
 mod corpus;
+// --- textures ---
+mod texture;
 
 use crate::Case;
 
@@ -49,5 +51,7 @@ pub fn all() -> Vec<Case> {
     v.extend(spaces::cases());
     // --- corpus ---
     v.extend(corpus::cases());
+    // --- textures ---
+    v.extend(texture::cases());
     v
 }

@@ -226,3 +226,6 @@ fn binary(op: BinaryOp, a: Const, b: Const, span: crate::diag::Span) -> Result<C
         LogicalOr => t(x != 0 || y != 0),
     })
 }
+
+#[cfg(test)]
+mod tests;

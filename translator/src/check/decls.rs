@@ -1,7 +1,5 @@
 //! Declarations: variables (ISA 5.4), function signatures (ISA 7.1), and their rules.
 
-use std::collections::HashMap;
-
 use super::consteval::{self, Const};
 use super::{FnCx, ModuleCx, RegRange, Symbol};
 use crate::ast::{self, ExprKind, FunctionDirective, FunctionKind, Initializer, VarType};
@@ -15,6 +13,9 @@ pub(super) fn variable(
     d: &ast::VarDecl<'_>,
     name: &ast::DeclName<'_>,
 ) -> Option<Variable> {
+    if let Some(kind) = super::opaque::kind_of(d) {
+        return super::opaque::variable(m, d, name, kind);
+    }
     let ty = scalar_type(m.diags, d)?;
     if ty == ScalarType::Pred {
         m.diags.push(
@@ -51,8 +52,22 @@ pub(super) fn variable(
     for (i, dim) in name.dims.iter().enumerate() {
         match dim {
             Some(e) => match consteval::eval(e) {
-                Ok(Const::S64(n)) if n >= 0 => count = count.map(|c| c * n as u64),
-                Ok(Const::U64(n)) => count = count.map(|c| c * n),
+                Ok(c @ (Const::S64(0..) | Const::U64(_))) => {
+                    // Sizes past 4 GiB exist in no state space (and would overflow offsets).
+                    let n = c.as_bits_u64();
+                    let total = count.and_then(|c| c.checked_mul(n)).filter(|t| {
+                        t.checked_mul(u64::from(elem))
+                            .is_some_and(|b| b <= u64::from(u32::MAX))
+                    });
+                    if total.is_none() {
+                        m.diags.push(
+                            Diagnostic::error(e.span, "array is larger than 4 GiB")
+                                .with_label("too large"),
+                        );
+                        return None;
+                    }
+                    count = total;
+                }
                 Ok(_) => {
                     m.diags.push(
                         Diagnostic::error(e.span, "array size must be a non-negative integer")
@@ -134,6 +149,8 @@ pub(super) fn variable(
         init,
         external,
         ptr_space,
+        opaque: None,
+        sampler_init: None,
         span: name.name.span,
     })
 }
@@ -145,9 +162,9 @@ fn scalar_type(diags: &mut Vec<Diagnostic>, d: &ast::VarDecl<'_>) -> Option<Scal
             diags.push(
                 Diagnostic::error(
                     d.ty.span,
-                    "texture, sampler and surface references are not supported yet",
+                    "texture, sampler and surface references cannot be registers",
                 )
-                .with_label("opaque type"),
+                .with_label("declare them at module scope or as kernel parameters"),
             );
             None
         }
@@ -171,6 +188,16 @@ fn flatten_init(
                 out.push(elem);
             }
         }
+        Initializer::Member(n, _) => m.diags.push(
+            Diagnostic::error(
+                n.span,
+                format!(
+                    "`{} = ...` initializes a member of an opaque variable",
+                    n.node
+                ),
+            )
+            .with_label("only .texref, .samplerref and .surfref variables have members"),
+        ),
     }
 }
 
@@ -194,7 +221,11 @@ fn init_elem(m: &mut ModuleCx<'_>, e: &ast::Expr<'_>, ty: ScalarType) -> Option<
                     let off = c.as_bits_u64() as i64;
                     (
                         Some((n, s)),
-                        if *op == ast::BinaryOp::Sub { -off } else { off },
+                        if *op == ast::BinaryOp::Sub {
+                            off.wrapping_neg()
+                        } else {
+                            off
+                        },
                         g,
                     )
                 }
@@ -204,6 +235,25 @@ fn init_elem(m: &mut ModuleCx<'_>, e: &ast::Expr<'_>, ty: ScalarType) -> Option<
         _ => (None, 0, false),
     };
     if let Some((n, span)) = name {
+        // Call tables: `.global .u64 tbl[2] = { f, g };` (ISA 8.7.9, `call`).
+        if let Some(&f) = m.function_names.get(n)
+            && !m.global_names.contains_key(n)
+        {
+            if offset != 0 || generic || !matches!(ty.bits(), 32 | 64) || ty.is_float() {
+                m.diags.push(
+                    Diagnostic::error(
+                        e.span,
+                        "a function name initializes a .u32 or .u64 element by itself",
+                    )
+                    .with_label("not a call-table entry"),
+                );
+                return None;
+            }
+            if !m.address_taken.contains(&f) {
+                m.address_taken.push(f);
+            }
+            return Some(InitElem::Function(f));
+        }
         let Some(&var) = m.global_names.get(n) else {
             m.diags.push(
                 Diagnostic::error(span, format!("unknown variable `{n}` in initializer"))
@@ -290,6 +340,51 @@ pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function
     func
 }
 
+/// The function type a `.callprototype` declares (ISA 9.7.13.5 directives), as a nameless
+/// declaration so calls check their operands against it as against a function.
+pub(super) fn prototype(
+    m: &mut ModuleCx<'_>,
+    name: &str,
+    returns: &[ast::VarDecl<'_>],
+    params: &[ast::VarDecl<'_>],
+    noreturn: bool,
+    span: Span,
+) -> Function {
+    let mut func = Function {
+        name: name.to_string(),
+        kind: FunctionKind::Func,
+        returns: Vec::new(),
+        params: Vec::new(),
+        regs: Vec::new(),
+        vars: Vec::new(),
+        labels: Vec::new(),
+        body: None,
+        reqntid: None,
+        maxntid: None,
+        noreturn,
+        global_uses: Vec::new(),
+        calls: Vec::new(),
+        span,
+    };
+    let mut ps = Vec::new();
+    for p in params {
+        ps.extend(param(m, &mut func, p, FunctionKind::Func));
+    }
+    let mut rs = Vec::new();
+    for p in returns {
+        rs.extend(param(m, &mut func, p, FunctionKind::Func));
+    }
+    if noreturn && !rs.is_empty() {
+        m.diags.push(Diagnostic::error(
+            span,
+            "a `.noreturn` prototype cannot have return parameters",
+        ));
+    }
+    func.params = ps;
+    func.returns = rs;
+    func
+}
+
 fn dims3(m: &mut ModuleCx<'_>, v: &[u32], span: Span) -> Option<[u32; 3]> {
     if v.contains(&0) {
         m.diags
@@ -343,6 +438,16 @@ fn param(
             return out;
         }
     }
+    if super::opaque::kind_of(d).is_some() && kind != FunctionKind::Entry {
+        m.diags.push(
+            Diagnostic::error(
+                d.ty.span,
+                "texture, sampler and surface parameters are allowed for kernels only",
+            )
+            .with_label("ISA 5.3: module scope or kernel parameter lists"),
+        );
+        return out;
+    }
     if d.ptr.is_some() && kind != FunctionKind::Entry {
         m.diags.push(Diagnostic::error(
             d.span,
@@ -387,7 +492,7 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
                         ty,
                         vector,
                         span: n.name.span,
-                        created: HashMap::new(),
+                        created: super::Map::default(),
                     });
                     Symbol::RegRange(idx)
                 }
@@ -423,6 +528,16 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
         ));
         return;
     }
+    if super::opaque::kind_of(d).is_some() {
+        cx.error(
+            Diagnostic::error(
+                d.ty.span,
+                "texture, sampler and surface variables cannot be declared inside a function",
+            )
+            .with_label("ISA 5.3: module scope or kernel parameter lists"),
+        );
+        return;
+    }
     for n in &d.names {
         if let Some(v) = variable(cx.m, d, n) {
             let id = LocalId(cx.func.vars.len() as u32);
@@ -432,9 +547,28 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
     }
 }
 
+/// The number of `base<N>`'s member `name` (`%r12` of `%r`), if `name` is one.
+fn member_index(name: &str, base: &str) -> Option<u32> {
+    let digits = name.strip_prefix(base)?;
+    if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 fn declare(cx: &mut FnCx<'_, '_>, name: &str, span: Span, sym: Symbol) {
     let scope = cx.scopes.len() - 1;
-    if cx.scopes[scope].contains_key(name) {
+    // `%r<4>` declares `%r0` .. `%r3` (ISA 5.4.5): those names clash with single declarations.
+    let clash = cx.scopes[scope].iter().any(|(other, s)| match (s, sym) {
+        (Symbol::RegRange(ri), _) => {
+            member_index(name, other).is_some_and(|n| n < cx.ranges[*ri as usize].count)
+        }
+        (_, Symbol::RegRange(ri)) => {
+            member_index(other, name).is_some_and(|n| n < cx.ranges[ri as usize].count)
+        }
+        _ => false,
+    });
+    if cx.scopes[scope].contains_key(name) || clash {
         cx.error(
             Diagnostic::error(span, format!("`{name}` is already declared in this scope"))
                 .with_label("redeclared here"),

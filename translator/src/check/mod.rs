@@ -3,12 +3,15 @@
 
 mod consteval;
 mod decls;
+pub mod gating;
 pub mod inst;
 mod mods;
+mod opaque;
 mod operands;
 pub mod typed;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ast::{self, FunctionKind};
 use crate::diag::{Diagnostic, Span};
@@ -22,14 +25,25 @@ pub use typed::*;
 pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Module> {
     let before = diags.iter().filter(|d| is_error(d)).count();
     let header = header(module, diags);
+    if header.version != (0, 0) {
+        let declared = gating::Declared {
+            version: header.version,
+            sm: header.sm,
+        };
+        gating::module_directives(module, declared, diags);
+    }
     let mut cx = ModuleCx {
         diags,
         globals: Vec::new(),
-        global_names: HashMap::new(),
+        global_names: Map::default(),
         functions: Vec::new(),
-        function_names: HashMap::new(),
+        function_names: Map::default(),
         sm: header.sm,
         version: header.version,
+        map_f64_to_f32: header.map_f64_to_f32,
+        address_taken: Vec::new(),
+        defined: Map::default(),
+        texmode_independent: header.texmode_independent,
     };
     for item in &module.items {
         match item {
@@ -43,6 +57,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         if let ast::Item::Function(f) = item
             && f.body.is_some()
             && let Some(&id) = cx.function_names.get(f.name.node)
+            && cx.defined.get(&id) == Some(&f.name.span)
         {
             bodies.push((id, &**f));
         }
@@ -51,11 +66,13 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         let checked = FnCx::check_body(&mut cx, id, f);
         cx.functions[id.0 as usize] = checked;
     }
+    inst::resolve_prototype_calls(&mut cx.functions, &cx.address_taken);
     let errors = cx.diags.iter().filter(|d| is_error(d)).count();
     (errors == before).then_some(Module {
         version: header.version,
         sm: header.sm,
         address_size: header.address_size,
+        texmode_independent: header.texmode_independent,
         globals: cx.globals,
         functions: cx.functions,
     })
@@ -69,73 +86,189 @@ struct Header {
     version: (u32, u32),
     sm: u32,
     address_size: u32,
+    /// `.target ..., map_f64_to_f32` on an sm_1x target: `.f64` instructions would have to be
+    /// computed in single precision, which ptxvk does not do.
+    map_f64_to_f32: bool,
+    texmode_independent: bool,
 }
 
-/// `.version`, `.target` and `.address_size` (ISA 11.1): the first two are required, in order.
+/// `.version`, `.target` and `.address_size` (ISA 11.1-11.3). `.version` comes first, `.target`
+/// right after; each target string must exist in the declared version.
 fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
     let mut h = Header {
         version: (0, 0),
         sm: 0,
         address_size: 64,
+        map_f64_to_f32: false,
+        texmode_independent: false,
     };
-    let mut seen_version = false;
+    let mut version_span = None;
     let mut seen_target = false;
+    let mut address_size = None;
+    let mut seen_code = false;
+    let mut options: Vec<&crate::diag::Spanned<&str>> = Vec::new();
+    let mut texmode: Option<&crate::diag::Spanned<&str>> = None;
+    let mut targets: Vec<&crate::diag::Spanned<&str>> = Vec::new();
     for item in &module.items {
         match item {
             ast::Item::Version { major, minor, span } => {
-                if seen_version {
+                if version_span.is_some() {
                     diags.push(Diagnostic::error(*span, "duplicate `.version` directive"));
+                    continue;
                 }
-                seen_version = true;
+                if seen_target || seen_code {
+                    diags.push(
+                        Diagnostic::error(*span, "`.version` must be the first directive")
+                            .with_note("ISA 11.1: each PTX module begins with `.version`"),
+                    );
+                }
+                version_span = Some(*span);
                 h.version = (*major, *minor);
-                if *major < 1 || *major > 9 {
+                if !gating::VERSIONS.contains(&h.version) {
                     diags.push(
                         Diagnostic::error(
                             *span,
                             format!("unknown PTX ISA version {major}.{minor}"),
                         )
-                        .with_label("ptxvk reads PTX ISA 1.0 to 9.x"),
+                        .with_label("ptxvk reads PTX ISA 1.0 to 9.1")
+                        .with_note(
+                            "the versions are 1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, 5.0, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0-9.1",
+                        ),
                     );
                 }
             }
             ast::Item::Target(names) => {
-                seen_target = true;
-                for n in names {
-                    let name = n.node;
-                    if let Some(num) = name.strip_prefix("sm_").or(name.strip_prefix("compute_")) {
-                        let digits: String =
-                            num.chars().take_while(|c| c.is_ascii_digit()).collect();
-                        match digits.parse::<u32>() {
-                            Ok(v) => h.sm = v,
-                            Err(_) => diags.push(Diagnostic::error(
-                                n.span,
-                                format!("unknown target `{name}`"),
-                            )),
-                        }
-                    } else if !matches!(
-                        name,
-                        "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
-                    ) {
+                if version_span.is_none() && !seen_target {
+                    if let Some(first) = names.first() {
                         diags.push(
-                            Diagnostic::error(n.span, format!("unknown target `{name}`"))
-                                .with_label("expected sm_XX, texmode_*, debug or map_f64_to_f32"),
+                            Diagnostic::error(first.span, "`.target` must follow `.version`")
+                                .with_note("ISA 11.1: `.version` first, then `.target`"),
                         );
                     }
                 }
-            }
-            ast::Item::AddressSize(a) => {
-                if a.node != 32 && a.node != 64 {
+                seen_target = true;
+                let mut arch = false;
+                for n in names {
+                    let name = n.node;
+                    if let Some(sm) = gating::sm_number(name) {
+                        arch = true;
+                        h.sm = h.sm.max(sm);
+                        targets.push(n);
+                    } else if matches!(name, "texmode_unified" | "texmode_independent") {
+                        if let Some(prev) = texmode
+                            && prev.node != name
+                        {
+                            diags.push(
+                                Diagnostic::error(n.span, "a module declares one texturing mode")
+                                    .with_secondary(prev.span, "the other one is declared here"),
+                            );
+                        }
+                        texmode = Some(n);
+                        h.texmode_independent = name == "texmode_independent";
+                        options.push(n);
+                    } else if matches!(name, "debug" | "map_f64_to_f32") {
+                        options.push(n);
+                    } else {
+                        diags.push(
+                            Diagnostic::error(n.span, format!("unknown target `{name}`"))
+                                .with_label("expected sm_XX, compute_XX, texmode_*, debug or map_f64_to_f32"),
+                        );
+                    }
+                }
+                if !arch {
+                    let span = names
+                        .first()
+                        .map_or(Span::default(), |f| f.span.to(names[names.len() - 1].span));
                     diags.push(
-                        Diagnostic::error(a.span, "`.address_size` must be 32 or 64")
-                            .with_label("here"),
+                        Diagnostic::error(span, "`.target` names no target architecture")
+                            .with_label("add one such as sm_70"),
                     );
                 }
-                h.address_size = a.node;
             }
-            _ => {}
+            ast::Item::AddressSize(a) => {
+                if address_size.is_some() {
+                    diags.push(Diagnostic::error(
+                        a.span,
+                        "duplicate `.address_size` directive",
+                    ));
+                }
+                if seen_code {
+                    diags.push(
+                        Diagnostic::error(a.span, "`.address_size` must follow `.target`")
+                            .with_label("after declarations"),
+                    );
+                }
+                address_size = Some(a);
+                match a.node {
+                    64 => h.address_size = 64,
+                    32 => diags.push(
+                        Diagnostic::error(a.span, "`.address_size 32` is not supported")
+                            .with_label("32-bit addresses")
+                            .with_note(
+                                "ptxvk's global and generic addresses are 64-bit Vulkan device addresses; compile for a 64-bit address size",
+                            ),
+                    ),
+                    _ => diags.push(
+                        Diagnostic::error(a.span, "`.address_size` must be 32 or 64")
+                            .with_label("here"),
+                    ),
+                }
+            }
+            ast::Item::Var(_) | ast::Item::Function(_) => seen_code = true,
+            ast::Item::Ignored(_) => {}
         }
     }
-    if !seen_version {
+    let declared = gating::Declared {
+        version: h.version,
+        sm: h.sm,
+    };
+    for t in &targets {
+        match gating::target_version(t.node) {
+            Some(v) if h.version < v && version_span.is_some() => diags.push(
+                Diagnostic::error(
+                    t.span,
+                    format!(
+                        "target `{}` requires PTX ISA {}.{}; this module declares .version {}.{}",
+                        t.node, v.0, v.1, h.version.0, h.version.1
+                    ),
+                )
+                .with_label("too new for this .version"),
+            ),
+            Some(_) => {}
+            None => diags.push(
+                Diagnostic::warning(t.span, format!("unknown target `{}`", t.node)).with_label(
+                    format!("read as sm_{}", gating::sm_number(t.node).unwrap_or(0)),
+                ),
+            ),
+        }
+    }
+    for o in &options {
+        if version_span.is_some()
+            && let Some(d) = gating::check_directive(declared, o.node, &[], o.span)
+        {
+            diags.push(d);
+        }
+        if o.node == "map_f64_to_f32" {
+            if h.sm >= 13 {
+                diags.push(
+                    Diagnostic::error(
+                        o.span,
+                        "`map_f64_to_f32` is not allowed for sm_13 and later",
+                    )
+                    .with_note("ISA `.target`: sm_13 \"disallows use of map_f64_to_f32\""),
+                );
+            } else {
+                h.map_f64_to_f32 = true;
+            }
+        }
+    }
+    if let Some(a) = address_size
+        && version_span.is_some()
+        && let Some(d) = gating::check_directive(declared, ".address_size", &[], a.span)
+    {
+        diags.push(d);
+    }
+    if version_span.is_none() {
         diags.push(
             Diagnostic::error(Span::new(0, 0), "missing `.version` directive")
                 .with_note("every PTX module starts with `.version X.Y` (ISA 11.1)"),
@@ -143,22 +276,68 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
     }
     if !seen_target {
         diags.push(
-            Diagnostic::error(Span::new(0, 0), "missing `.target` directive")
-                .with_note("a PTX module names its target after `.version`, e.g. `.target sm_70`"),
+            Diagnostic::error(
+                version_span.unwrap_or_default(),
+                "missing `.target` directive",
+            )
+            .with_note("a PTX module names its target after `.version`, e.g. `.target sm_70`"),
+        );
+    }
+    if address_size.is_none() && h.version >= (2, 3) {
+        diags.push(
+            Diagnostic::warning(
+                version_span.unwrap_or_default(),
+                "no `.address_size`: the ISA's default is 32-bit addresses; ptxvk translates with 64-bit addresses",
+            )
+            .with_note("add `.address_size 64` after `.target`"),
         );
     }
     h
 }
 
+/// FxHash, as in rustc: the checker's maps are keyed by short names, where SipHash's resistance to
+/// chosen keys buys nothing and its cost showed up in the parse benchmark.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 /// Module-wide state while checking.
 pub(crate) struct ModuleCx<'d> {
     pub diags: &'d mut Vec<Diagnostic>,
     pub globals: Vec<Variable>,
-    pub global_names: HashMap<String, GlobalId>,
+    pub global_names: Map<String, GlobalId>,
     pub functions: Vec<Function>,
-    pub function_names: HashMap<String, FuncId>,
+    pub function_names: Map<String, FuncId>,
     pub sm: u32,
     pub version: (u32, u32),
+    pub map_f64_to_f32: bool,
+    /// Functions whose address is taken (`mov`, call-table initializers): the possible targets
+    /// of calls through a `.callprototype`.
+    pub address_taken: Vec<FuncId>,
+    /// Functions with a body, and where it is.
+    pub defined: Map<FuncId, Span>,
+    /// `.target texmode_independent` (ISA 8.7.7.1).
+    pub texmode_independent: bool,
 }
 
 impl ModuleCx<'_> {
@@ -207,18 +386,32 @@ impl ModuleCx<'_> {
     fn declare_function(&mut self, f: &ast::Function<'_>) {
         let name = f.name.node;
         if let Some(&prev) = self.function_names.get(name) {
-            let p = &self.functions[prev.0 as usize];
-            if p.body.is_some() && f.body.is_some() {
-                let prev_span = p.span;
+            if f.body.is_some()
+                && let Some(&first) = self.defined.get(&prev)
+            {
                 self.diags.push(
                     Diagnostic::error(f.name.span, format!("function `{name}` is defined twice"))
-                        .with_secondary(prev_span, "first defined here"),
+                        .with_secondary(first, "first defined here"),
                 );
+                return;
+            }
+            let sig = decls::signature(self, f);
+            let old = &self.functions[prev.0 as usize];
+            if inst::Signature::of(&sig) != inst::Signature::of(old) || sig.kind != old.kind {
+                let prev_span = old.span;
+                self.diags.push(
+                    Diagnostic::error(
+                        f.name.span,
+                        format!("`{name}` is declared again with a different signature"),
+                    )
+                    .with_secondary(prev_span, "first declared here"),
+                );
+                return;
             }
             if f.body.is_some() {
-                // A definition after a declaration: the definition's signature is the one kept.
-                let sig = decls::signature(self, f);
+                // A definition after a declaration: the definition's names are the ones kept.
                 self.functions[prev.0 as usize] = sig;
+                self.defined.insert(prev, f.name.span);
             }
             return;
         }
@@ -233,6 +426,9 @@ impl ModuleCx<'_> {
         let id = FuncId(self.functions.len() as u32);
         self.function_names.insert(name.to_string(), id);
         self.functions.push(sig);
+        if f.body.is_some() {
+            self.defined.insert(id, f.name.span);
+        }
     }
 }
 
@@ -250,16 +446,20 @@ pub(crate) struct RegRange {
     pub ty: ScalarType,
     pub vector: u32,
     pub span: Span,
-    pub created: HashMap<u32, RegId>,
+    pub created: Map<u32, RegId>,
 }
 
 /// Per-function state while checking a body.
 pub(crate) struct FnCx<'m, 'd> {
     pub m: &'m mut ModuleCx<'d>,
     pub func: Function,
-    pub scopes: Vec<HashMap<String, Symbol>>,
+    pub scopes: Vec<Map<String, Symbol>>,
     pub ranges: Vec<RegRange>,
-    pub label_names: HashMap<String, LabelId>,
+    pub label_names: Map<String, LabelId>,
+    /// `L: .callprototype ...;` by label name.
+    pub prototypes: Map<String, Function>,
+    /// `L: .calltargets f, g;` by label name.
+    pub calltargets: Map<String, Vec<FuncId>>,
 }
 
 impl<'m, 'd> FnCx<'m, 'd> {
@@ -268,9 +468,11 @@ impl<'m, 'd> FnCx<'m, 'd> {
         let mut cx = FnCx {
             m,
             func,
-            scopes: vec![HashMap::new()],
+            scopes: vec![Map::default()],
             ranges: Vec::new(),
-            label_names: HashMap::new(),
+            label_names: Map::default(),
+            prototypes: Map::default(),
+            calltargets: Map::default(),
         };
         // Parameters are in the function's outermost scope.
         let params: Vec<FnParam> = cx
@@ -348,17 +550,36 @@ impl<'m, 'd> FnCx<'m, 'd> {
                 }
                 ast::Statement::Var(d) => decls::local(self, d),
                 ast::Statement::Instruction(i) => {
-                    if let Some(inst) = inst::decode(self, i) {
+                    // Version/target gating first: an instruction the module may not use is not
+                    // decoded further, so it gets one error.
+                    if self.gate(i)
+                        && let Some(inst) = inst::decode(self, i)
+                    {
                         out.push(Statement::Inst(inst));
                     }
                 }
                 ast::Statement::Block(inner, _) => {
-                    self.scopes.push(HashMap::new());
+                    self.scopes.push(Map::default());
                     self.statements(inner, out);
                     self.scopes.pop();
                 }
                 ast::Statement::BranchTargets(targets, span) => {
-                    let ids: Vec<LabelId> = targets.iter().filter_map(|t| self.label(t)).collect();
+                    self.gate_directive(".branchtargets", &[], *span);
+                    let mut ids = Vec::new();
+                    for (name, count) in targets {
+                        match count {
+                            None => ids.extend(self.label(name)),
+                            // `N<3>` is `N0, N1, N2` (ISA: the parameterized-name shorthand).
+                            Some(c) => {
+                                for k in 0..c.node.min(1 << 16) {
+                                    let n = format!("{}{k}", name.node);
+                                    ids.extend(
+                                        self.label(&crate::diag::Spanned::new(&n, name.span)),
+                                    );
+                                }
+                            }
+                        }
+                    }
                     match last_label {
                         Some(l) => self.func.labels[l.0 as usize].targets = Some(ids),
                         None => self.m.diags.push(Diagnostic::error(
@@ -367,9 +588,52 @@ impl<'m, 'd> FnCx<'m, 'd> {
                         )),
                     }
                 }
-                ast::Statement::CallPrototype { .. }
-                | ast::Statement::CallTargets(..)
-                | ast::Statement::Pragma(..)
+                ast::Statement::CallPrototype {
+                    returns,
+                    params,
+                    noreturn,
+                    span,
+                } => {
+                    self.gate_directive(".callprototype", &[], *span);
+                    if let Some(n) = noreturn {
+                        self.gate_directive(".callprototype", &["noreturn"], *n);
+                    }
+                    match last_label {
+                        Some(l) => {
+                            let name = self.func.labels[l.0 as usize].name.clone();
+                            let proto = decls::prototype(
+                                self.m,
+                                &name,
+                                returns,
+                                params,
+                                noreturn.is_some(),
+                                *span,
+                            );
+                            self.prototypes.insert(name, proto);
+                        }
+                        None => self.m.diags.push(Diagnostic::error(
+                            *span,
+                            "`.callprototype` must follow a label that names the prototype",
+                        )),
+                    }
+                }
+                ast::Statement::CallTargets(names, span) => {
+                    self.gate_directive(".calltargets", &[], *span);
+                    let funcs = self.call_targets(names);
+                    match last_label {
+                        Some(l) => {
+                            let name = self.func.labels[l.0 as usize].name.clone();
+                            if let Some(funcs) = funcs {
+                                self.calltargets.insert(name, funcs);
+                            }
+                        }
+                        None => self.m.diags.push(Diagnostic::error(
+                            *span,
+                            "`.calltargets` must follow a label that names the list",
+                        )),
+                    }
+                }
+                ast::Statement::Pragma(..)
                 | ast::Statement::Ignored(_)
                 | ast::Statement::Error(_) => {}
             }

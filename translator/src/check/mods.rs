@@ -8,7 +8,10 @@ pub struct Mods<'s, 'a> {
     opcode: &'a str,
     opcode_span: Span,
     items: &'s [Spanned<&'a str>],
-    used: Vec<bool>,
+    /// Which modifiers a decoder has consumed: a bit mask (instructions have a handful; the
+    /// rare longer list spills into `used_more`), so decoding allocates nothing.
+    used: u64,
+    used_more: Vec<bool>,
     pub errors: Vec<Diagnostic>,
 }
 
@@ -18,7 +21,8 @@ impl<'s, 'a> Mods<'s, 'a> {
             opcode: i.opcode.node,
             opcode_span: i.opcode.span,
             items: &i.modifiers,
-            used: vec![false; i.modifiers.len()],
+            used: 0,
+            used_more: vec![false; i.modifiers.len().saturating_sub(64)],
             errors: Vec::new(),
         }
     }
@@ -40,14 +44,30 @@ impl<'s, 'a> Mods<'s, 'a> {
     }
 
     fn find(&self, name: &str) -> Option<usize> {
-        (0..self.items.len()).find(|&i| !self.used[i] && self.items[i].node == name)
+        (0..self.items.len()).find(|&i| !self.is_used(i) && self.items[i].node == name)
+    }
+
+    fn is_used(&self, i: usize) -> bool {
+        if i < 64 {
+            self.used & (1 << i) != 0
+        } else {
+            self.used_more[i - 64]
+        }
+    }
+
+    fn set_used(&mut self, i: usize) {
+        if i < 64 {
+            self.used |= 1 << i;
+        } else {
+            self.used_more[i - 64] = true;
+        }
     }
 
     /// Whether `.name` is present (consumed if so).
     pub fn flag(&mut self, name: &str) -> bool {
         match self.find(name) {
             Some(i) => {
-                self.used[i] = true;
+                self.set_used(i);
                 true
             }
             None => false,
@@ -59,7 +79,7 @@ impl<'s, 'a> Mods<'s, 'a> {
         let mut found: Option<(usize, T)> = None;
         for (name, value) in table {
             if let Some(i) = self.find(name) {
-                self.used[i] = true;
+                self.set_used(i);
                 if let Some((prev, _)) = found {
                     let (a, b) = (self.items[prev].node, self.items[i].node);
                     self.errors.push(
@@ -83,11 +103,11 @@ impl<'s, 'a> Mods<'s, 'a> {
     /// The next type modifier, in written order, whatever the type.
     pub fn next_type(&mut self) -> Option<Spanned<ScalarType>> {
         for i in 0..self.items.len() {
-            if self.used[i] {
+            if self.is_used(i) {
                 continue;
             }
             if let Some(t) = ScalarType::from_name(self.items[i].node) {
-                self.used[i] = true;
+                self.set_used(i);
                 return Some(Spanned::new(t, self.items[i].span));
             }
         }
@@ -124,15 +144,15 @@ impl<'s, 'a> Mods<'s, 'a> {
     /// Like [`Mods::flag`], returning where the modifier was written (for errors about it).
     pub fn flag_span(&mut self, name: &str) -> Option<Span> {
         let i = self.find(name)?;
-        self.used[i] = true;
+        self.set_used(i);
         Some(self.items[i].span)
     }
 
     /// Like [`Mods::pick`], with the chosen modifier's span.
     pub fn pick_span<T: Copy>(&mut self, table: &[(&str, T)]) -> Option<(T, Span)> {
-        let before: Vec<bool> = self.used.clone();
+        let before: Vec<bool> = (0..self.items.len()).map(|i| self.is_used(i)).collect();
         let v = self.pick(table)?;
-        let i = (0..self.items.len()).find(|&i| self.used[i] && !before[i])?;
+        let i = (0..self.items.len()).find(|&i| self.is_used(i) && !before[i])?;
         Some((v, self.items[i].span))
     }
 
@@ -150,7 +170,7 @@ impl<'s, 'a> Mods<'s, 'a> {
     /// Errors for modifiers nobody consumed.
     pub fn finish(mut self) -> Vec<Diagnostic> {
         for i in 0..self.items.len() {
-            if !self.used[i] {
+            if !self.is_used(i) {
                 let m = self.items[i].node;
                 self.errors.push(
                     Diagnostic::error(

@@ -175,6 +175,7 @@ pub fn special_register(name: &str) -> Option<(SpecialReg, bool, ScalarType)> {
         "%lanemask_ge" => (LanemaskGe, false, U32),
         "%lanemask_gt" => (LanemaskGt, false, U32),
         "%clock" => (Clock, false, U32),
+        "%clock_hi" => (ClockHi, false, U32),
         "%clock64" => (Clock64, false, U64),
         "%globaltimer" => (GlobalTimer, false, U64),
         "%globaltimer_lo" => (GlobalTimerLo, false, U32),
@@ -186,6 +187,9 @@ pub fn special_register(name: &str) -> Option<(SpecialReg, bool, ScalarType)> {
             if let Some(n) = name.strip_prefix("%envreg") {
                 let n: u8 = n.parse().ok().filter(|n| *n < 32)?;
                 (EnvReg(n), false, B32)
+            } else if let Some(n) = name.strip_prefix("%pm").and_then(|n| n.strip_suffix("_64")) {
+                let n: u8 = n.parse().ok().filter(|n| *n < 8)?;
+                (Pm64(n), false, U64)
             } else if let Some(n) = name.strip_prefix("%pm") {
                 let n: u8 = n.parse().ok().filter(|n| *n < 8)?;
                 (Pm(n), false, U32)
@@ -214,7 +218,12 @@ impl FnCx<'_, '_> {
                 format!("`{name}` is a variable, not a register"),
                 "expected a register",
             ),
-            _ => self.err(span, format!("unknown register `{name}`"), "not declared"),
+            _ => {
+                let msg = self
+                    .range_miss(name)
+                    .unwrap_or_else(|| format!("unknown register `{name}`"));
+                self.err(span, msg, "not declared")
+            }
         }
     }
 
@@ -312,7 +321,11 @@ impl FnCx<'_, '_> {
                 };
                 let var = self.var_ref(n, a.span)?;
                 let off = self.const_int(b)?;
-                let off = if *op == BinaryOp::Sub { -off } else { off };
+                let off = if *op == BinaryOp::Sub {
+                    off.wrapping_neg()
+                } else {
+                    off
+                };
                 self.address_src(var, off, ty, e.span)
             }
             _ => self.src_const(e, ty),
@@ -383,11 +396,40 @@ impl FnCx<'_, '_> {
                     ty: reg.ty,
                 })
             }
+            None if self.m.function_names.contains_key(name) => {
+                self.function_address(name, span, ty)
+            }
             _ => {
                 let var = self.var_ref(name, span)?;
                 self.address_src(var, 0, ty, span)
             }
         }
+    }
+
+    /// `mov.u64 %rd, f;`: the address of function `f` (ISA 8.7.6.2).
+    fn function_address(&mut self, name: &str, span: Span, ty: ScalarType) -> Option<Src> {
+        let id = *self.m.function_names.get(name)?;
+        if self.m.functions[id.0 as usize].kind == crate::ast::FunctionKind::Entry {
+            return self.err(
+                span,
+                format!("the address of kernel `{name}` is only useful for CUDA dynamic parallelism, which ptxvk does not support"),
+                "a kernel",
+            );
+        }
+        if ty.is_float() || !matches!(ty.bits(), 32 | 64) {
+            return self.err(
+                span,
+                format!("a function address is a 32- or 64-bit integer; it cannot be used as {ty}"),
+                "a function name here means its address",
+            );
+        }
+        if !self.m.address_taken.contains(&id) {
+            self.m.address_taken.push(id);
+        }
+        if !self.func.calls.contains(&id) {
+            self.func.calls.push(id);
+        }
+        Some(Src::FuncAddr(id))
     }
 
     fn address_src(&mut self, var: VarRef, off: i64, ty: ScalarType, span: Span) -> Option<Src> {
@@ -436,7 +478,35 @@ impl FnCx<'_, '_> {
                 "here",
             );
         }
+        if let Some(msg) = self.range_miss(name) {
+            return self.err(span, msg, "not declared");
+        }
+        if name.starts_with('%') && crate::check::gating::is_gated_special(name) {
+            return self.err(
+                span,
+                format!("special register `{name}` is not supported by ptxvk yet"),
+                "not supported yet",
+            );
+        }
         self.err(span, format!("unknown name `{name}`"), "not declared")
+    }
+
+    /// "`%r9` is not one of the 4 registers `%r<4>` declares", when that is why `name` is unknown.
+    fn range_miss(&self, name: &str) -> Option<String> {
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        if base.len() == name.len() {
+            return None;
+        }
+        for scope in self.scopes.iter().rev() {
+            if let Some(Symbol::RegRange(ri)) = scope.get(base) {
+                let count = self.ranges[*ri as usize].count;
+                return Some(format!(
+                    "`{name}` is not one of the {count} registers `{base}<{count}>` declares ({base}0 to {base}{})",
+                    count.saturating_sub(1)
+                ));
+            }
+        }
+        None
     }
 
     pub fn var(&self, v: VarRef) -> &Variable {
@@ -529,9 +599,15 @@ impl FnCx<'_, '_> {
                 let var = self.var_ref(name.node, name.span)?;
                 let n = self.const_int(idx)?;
                 let elem = self.var(var).elem_bytes() as i64;
+                let Some(offset) = n
+                    .checked_mul(elem)
+                    .filter(|o| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(o))
+                else {
+                    return self.err(idx.span, "array index out of range", "ISA 6.4.2");
+                };
                 Some(Address {
                     base: AddrBase::Var(var),
-                    offset: n * elem,
+                    offset,
                 })
             }
             _ => self.err(
@@ -550,7 +626,11 @@ impl FnCx<'_, '_> {
                     let off = self.const_int(b)?;
                     (
                         Some((*n, a.span)),
-                        if *op == BinaryOp::Sub { -off } else { off },
+                        if *op == BinaryOp::Sub {
+                            off.wrapping_neg()
+                        } else {
+                            off
+                        },
                     )
                 }
                 _ => (None, self.const_int(e)?),

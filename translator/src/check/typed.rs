@@ -12,6 +12,14 @@ pub struct RegId(pub u32);
 pub struct LabelId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(pub u32);
+
+impl FuncId {
+    /// The value `mov.u64 %rd, f;` puts in a register: the function's index plus one (never 0,
+    /// so a null function pointer stays distinguishable). Indirect calls compare against it.
+    pub fn address(self) -> u64 {
+        u64::from(self.0) + 1
+    }
+}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GlobalId(pub u32);
 /// A variable declared inside a function (or a parameter), indexed in `Function::vars`.
@@ -24,6 +32,8 @@ pub struct Module {
     /// The `sm_XX` number of `.target`.
     pub sm: u32,
     pub address_size: u32,
+    /// `.target texmode_independent`: samplers are separate `.samplerref`s (ISA 8.7.7.1).
+    pub texmode_independent: bool,
     pub globals: Vec<Variable>,
     pub functions: Vec<Function>,
 }
@@ -61,6 +71,10 @@ pub struct Variable {
     pub external: bool,
     /// `.ptr .global .align N` on a kernel parameter.
     pub ptr_space: Option<StateSpace>,
+    /// `.texref`, `.samplerref`, `.surfref` (held as a 64-bit handle; see `crate::texture`).
+    pub opaque: Option<crate::texture::Opaque>,
+    /// The members a `.samplerref`'s initializer gives.
+    pub sampler_init: Option<crate::texture::SamplerState>,
     pub span: Span,
 }
 
@@ -85,6 +99,8 @@ pub enum InitElem {
         offset: i64,
         generic: bool,
     },
+    /// A function's address (call tables: `.global .u64 tbl[2] = {f, g};`).
+    Function(FuncId),
 }
 
 #[derive(Clone, Debug)]
@@ -193,12 +209,15 @@ pub enum SpecialReg {
     LanemaskGe,
     LanemaskGt,
     Clock,
+    ClockHi,
     Clock64,
     GlobalTimer,
     GlobalTimerLo,
     GlobalTimerHi,
     EnvReg(u8),
     Pm(u8),
+    /// `%pm0_64` .. `%pm7_64`
+    Pm64(u8),
     DynamicSmemSize,
     TotalSmemSize,
     WarpSize,
@@ -222,6 +241,8 @@ pub enum Src {
     AddressOf(VarRef, i64),
     /// `{a, b, ...}`
     Vector(Vec<Src>),
+    /// A function's address (`mov.u64 %rd, f;`): [`FuncId::address`].
+    FuncAddr(FuncId),
     /// A predicate source written `!p`.
     NotPred(Box<Src>),
 }

@@ -28,6 +28,7 @@ pub struct Builder {
     version: Word,
     capabilities: Vec<u32>,
     extensions: Vec<u32>,
+    extension_names: Vec<String>,
     ext_inst_imports: Vec<u32>,
     memory_model: Vec<u32>,
     entry_points: Vec<u32>,
@@ -154,9 +155,16 @@ impl Builder {
     }
 
     pub fn extension(&mut self, extension: impl Into<String>) {
+        let name = extension.into();
         let mut w = Vec::new();
-        string(&extension.into(), &mut w);
+        string(&name, &mut w);
         inst(&mut self.extensions, Op::Extension, &w);
+        self.extension_names.push(name);
+    }
+
+    /// Whether `OpExtension name` was emitted already.
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.extension_names.iter().any(|n| n == name)
     }
 
     pub fn ext_inst_import(&mut self, set: impl Into<String>) -> Word {
@@ -646,6 +654,136 @@ impl Builder {
         self.result(Op::PtrAccessChain, ty, id, &w)
     }
 
+    // ---- images (textures) ----
+
+    // rspirv's signature, kept so that emitter code reads the same.
+    #[allow(clippy::too_many_arguments)]
+    pub fn type_image(
+        &mut self,
+        sampled_type: Word,
+        dim: spirv::Dim,
+        depth: u32,
+        arrayed: u32,
+        ms: u32,
+        sampled: u32,
+        image_format: spirv::ImageFormat,
+        access_qualifier: Option<spirv::AccessQualifier>,
+    ) -> Word {
+        let mut w = vec![
+            sampled_type,
+            dim as u32,
+            depth,
+            arrayed,
+            ms,
+            sampled,
+            image_format as u32,
+        ];
+        w.extend(access_qualifier.map(|a| a as u32));
+        self.dedup_type(Op::TypeImage, &w)
+    }
+
+    pub fn type_sampled_image(&mut self, image_type: Word) -> Word {
+        self.dedup_type(Op::TypeSampledImage, &[image_type])
+    }
+
+    /// `OpConstantComposite` (not deduplicated, as in rspirv).
+    pub fn constant_composite(
+        &mut self,
+        ty: Word,
+        constituents: impl IntoIterator<Item = Word>,
+    ) -> Word {
+        let id = self.id();
+        let mut w = vec![ty, id];
+        w.extend(constituents);
+        self.global(Op::ConstantComposite, &w);
+        id
+    }
+
+    pub fn image(&mut self, ty: Word, id: Option<Word>, sampled_image: Word) -> BuildResult<Word> {
+        self.result(Op::Image, ty, id, &[sampled_image])
+    }
+
+    pub fn image_sample_explicit_lod(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        sampled_image: Word,
+        coordinate: Word,
+        image_operands: spirv::ImageOperands,
+        additional: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let words = [sampled_image, coordinate, image_operands.bits()];
+        self.result_with(Op::ImageSampleExplicitLod, ty, id, &words, additional)
+    }
+
+    // rspirv's signature, kept so that emitter code reads the same.
+    #[allow(clippy::too_many_arguments)]
+    pub fn image_sample_dref_explicit_lod(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        sampled_image: Word,
+        coordinate: Word,
+        dref: Word,
+        image_operands: spirv::ImageOperands,
+        additional: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let words = [sampled_image, coordinate, dref, image_operands.bits()];
+        self.result_with(Op::ImageSampleDrefExplicitLod, ty, id, &words, additional)
+    }
+
+    pub fn image_fetch(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        image: Word,
+        coordinate: Word,
+        image_operands: Option<spirv::ImageOperands>,
+        additional: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let mut words = vec![image, coordinate];
+        words.extend(image_operands.map(|m| m.bits()));
+        self.result_with(Op::ImageFetch, ty, id, &words, additional)
+    }
+
+    // rspirv's signature, kept so that emitter code reads the same.
+    #[allow(clippy::too_many_arguments)]
+    pub fn image_gather(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        sampled_image: Word,
+        coordinate: Word,
+        component: Word,
+        image_operands: Option<spirv::ImageOperands>,
+        additional: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let mut words = vec![sampled_image, coordinate, component];
+        words.extend(image_operands.map(|m| m.bits()));
+        self.result_with(Op::ImageGather, ty, id, &words, additional)
+    }
+
+    // rspirv's signature, kept so that emitter code reads the same.
+    #[allow(clippy::too_many_arguments)]
+    pub fn image_dref_gather(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        sampled_image: Word,
+        coordinate: Word,
+        dref: Word,
+        image_operands: Option<spirv::ImageOperands>,
+        additional: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let mut words = vec![sampled_image, coordinate, dref];
+        words.extend(image_operands.map(|m| m.bits()));
+        self.result_with(Op::ImageDrefGather, ty, id, &words, additional)
+    }
+
+    pub fn read_clock_khr(&mut self, ty: Word, id: Option<Word>, scope: Word) -> BuildResult<Word> {
+        self.result(Op::ReadClockKHR, ty, id, &[scope])
+    }
+
     pub fn composite_construct(
         &mut self,
         ty: Word,
@@ -1004,6 +1142,66 @@ mod tests {
             [Operand::IdRef(x), Operand::IdRef(y)]
         ))
         .unwrap();
+        // Images (textures) and the clock.
+        let f32t = both!(type_float(32, None));
+        let v4 = both!(type_vector(f32t, 4));
+        let v2 = both!(type_vector(u32t, 2));
+        let img = both!(type_image(
+            f32t,
+            spirv::Dim::Dim2D,
+            0,
+            1,
+            0,
+            1,
+            spirv::ImageFormat::Unknown,
+            None
+        ));
+        let si = both!(type_sampled_image(img));
+        let coord = both!(constant_composite(v2, [k, k]));
+        use spirv::ImageOperands as Io;
+        let _ = both!(image(img, None, si)).unwrap();
+        let lod = [Operand::IdRef(k)];
+        let _ = both!(image_sample_explicit_lod(
+            v4,
+            None,
+            si,
+            coord,
+            Io::LOD,
+            lod.clone()
+        ))
+        .unwrap();
+        let _ = both!(image_sample_dref_explicit_lod(
+            f32t,
+            None,
+            si,
+            coord,
+            k,
+            Io::LOD,
+            lod.clone()
+        ))
+        .unwrap();
+        let _ = both!(image_fetch(
+            v4,
+            None,
+            img,
+            coord,
+            Some(Io::LOD),
+            lod.clone()
+        ))
+        .unwrap();
+        let _ = both!(image_fetch(v4, None, img, coord, None, [])).unwrap();
+        let _ = both!(image_gather(v4, None, si, coord, k, None, [])).unwrap();
+        let _ = both!(image_dref_gather(
+            v4,
+            None,
+            si,
+            coord,
+            k,
+            Some(Io::CONST_OFFSET),
+            [Operand::IdRef(coord)]
+        ))
+        .unwrap();
+        let _ = both!(read_clock_khr(k64, None, k)).unwrap();
         both!(ret()).unwrap();
         both!(end_function()).unwrap();
         r.entry_point(spirv::ExecutionModel::GLCompute, f, "kernel_name", [v]);

@@ -293,6 +293,11 @@ impl FnEmitter<'_, '_> {
                 let (o, c) = (self.value(*offset), self.value(*count));
                 self.e.b.bit_field_insert(result_ty, None, b, i, o, c)?
             }
+            // --- textures ---
+            Op::Texture(t) => {
+                self.texture(t)?;
+                return Ok(());
+            }
         };
         if let Some(r) = inst.result {
             self.values[r.0 as usize] = id;

@@ -5,6 +5,8 @@ mod builder;
 mod func;
 mod inst;
 mod warp;
+// --- textures ---
+mod texture;
 
 use std::collections::BTreeSet;
 
@@ -42,6 +44,7 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     e.widen_workgroup_fences = module.widen_workgroup_fences;
     e.subgroup_clustered = module.subgroup_clustered;
     e.barrier_words = module.barrier_words;
+    e.textures = module.textures.clone();
     // The block size must be declared even when the kernel never reads %ntid.
     e.block_dims();
     let entry_fn = e.b.id();
@@ -102,6 +105,9 @@ pub(crate) struct Emitter {
     pub widen_workgroup_fences: bool,
     pub subgroup_clustered: bool,
     pub barrier_words: bool,
+    /// The texture bindings (set 0) and their variables once created (`texture.rs`).
+    textures: Vec<crate::texture::TextureBinding>,
+    tex_vars: HashMap<u32, texture::TexVar>,
 }
 
 impl Emitter {
@@ -137,6 +143,8 @@ impl Emitter {
             widen_workgroup_fences: false,
             subgroup_clustered: false,
             barrier_words: false,
+            textures: Vec::new(),
+            tex_vars: HashMap::default(),
         };
         for c in [
             Capability::Shader,
@@ -335,6 +343,16 @@ impl Emitter {
             Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
             Builtin::ScratchBase => Ok(self.scratch_base()),
             Builtin::SharedLock => Ok(self.lock_index()),
+            Builtin::Clock => {
+                self.cap(Capability::ShaderClockKHR);
+                let ext = "SPV_KHR_shader_clock";
+                if !self.b.has_extension(ext) {
+                    self.b.extension(ext);
+                }
+                let u64t = self.ty(Ty::I64);
+                let scope = self.u32_const(spirv::Scope::Subgroup as u32);
+                Ok(self.b.read_clock_khr(u64t, None, scope)?)
+            }
             Builtin::BarrierWords => {
                 let lock = self.lock_index();
                 let one = self.u32_const(1);

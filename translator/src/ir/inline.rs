@@ -359,5 +359,19 @@ pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(V
             *offset = v(*offset);
             *count = v(*count);
         }
+        Op::Texture(t) => {
+            match &mut t.kind {
+                super::TexOpKind::SampleLod(l) | super::TexOpKind::Fetch(l) => *l = v(*l),
+                super::TexOpKind::SampleGrad(dx, dy) => {
+                    dx.iter_mut().chain(dy.iter_mut()).for_each(|a| *a = v(*a));
+                }
+                super::TexOpKind::Gather(_) => {}
+            }
+            t.coords.iter_mut().for_each(|a| *a = v(*a));
+            if let Some(d) = &mut t.dref {
+                *d = v(*d);
+            }
+            t.results.iter_mut().for_each(|r| *r = var(*r));
+        }
     }
 }

@@ -97,6 +97,8 @@ pub struct Module {
     pub barrier_words: bool,
     /// What a non-zero launch status means: `status_sites[status - 1]` (where, and what).
     pub status_sites: Vec<(crate::diag::Span, String)>,
+    /// The combined image samplers of descriptor set 0, by binding number.
+    pub textures: Vec<crate::texture::TextureBinding>,
 }
 
 #[derive(Clone, Debug)]
@@ -436,6 +438,8 @@ pub enum Builtin {
     /// `SubgroupLocalInvocationId` and `SubgroupId` (native warp strategies).
     SubgroupLane,
     SubgroupId,
+    /// The subgroup's cycle counter, 64 bits (`OpReadClockKHR`, VK_KHR_shader_clock).
+    Clock,
 }
 
 /// How a memory access is ordered.
@@ -617,4 +621,36 @@ pub enum Op {
         offset: ValueId,
         count: ValueId,
     },
+    // --- textures ---
+    /// An image operation on a texture binding; its four components are stored into
+    /// `results` (see [`TexOp`]).
+    Texture(Box<TexOp>),
+}
+
+/// An image operation on binding `binding` of [`Module::textures`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TexOp {
+    pub binding: u32,
+    pub kind: TexOpKind,
+    /// Spatial coordinates, then the array layer: `F32` for samples and gathers, `I32` for
+    /// fetches.
+    pub coords: Vec<ValueId>,
+    /// The depth-compare reference (`Dref` forms).
+    pub dref: Option<ValueId>,
+    /// Constant texel offsets, one per spatial dimension (`ConstOffset`).
+    pub offset: Option<Vec<i32>>,
+    /// Four variables, `F32` or `I32` as the binding's sampled kind.
+    pub results: Vec<VarId>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TexOpKind {
+    /// `OpImageSampleExplicitLod` at a level (`F32`).
+    SampleLod(ValueId),
+    /// `OpImageSampleExplicitLod` with gradients (`F32`, one per spatial dimension).
+    SampleGrad(Vec<ValueId>, Vec<ValueId>),
+    /// `OpImageFetch` of one texel at an integer level (`I32`).
+    Fetch(ValueId),
+    /// `OpImageGather` of one component (0-3) of the bilinear footprint.
+    Gather(u32),
 }

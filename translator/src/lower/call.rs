@@ -6,9 +6,9 @@
 //! back as a struct). `.reg` parameters are passed as values of their type.
 
 use super::Cx;
-use crate::check::inst::{Call, CallArg};
+use crate::check::inst::{Call, CallArg, CallIndirect};
 use crate::check::{FnParam, LocalId};
-use crate::ir::{Op, Ty, ValueId, VarId};
+use crate::ir::{BinOp, ConvOp, Op, Terminator, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
 /// The word variables of `.param` variable `v` of the current function.
@@ -97,19 +97,23 @@ pub fn call(cx: &mut Cx<'_>, c: &Call) {
         cx.unsupported("this call");
         return;
     };
-    let mut args = Vec::new();
-    for a in &c.args {
+    emit_call(cx, func, &c.args, &c.rets);
+}
+
+fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &[CallArg]) {
+    let mut values = Vec::new();
+    for a in args {
         match a {
             CallArg::Param(v) => {
                 for w in param_words(cx, *v) {
-                    args.push(cx.emit(Ty::I32, Op::LoadVar(w)));
+                    values.push(cx.emit(Ty::I32, Op::LoadVar(w)));
                 }
             }
-            CallArg::Value(src, ty) => args.push(cx.read(src, *ty)),
+            CallArg::Value(src, ty) => values.push(cx.read(src, *ty)),
         }
     }
     let mut results = Vec::new();
-    for r in &c.rets {
+    for r in rets {
         match r {
             CallArg::Param(v) => results.extend(param_words(cx, *v)),
             CallArg::Value(crate::check::Src::Reg { reg, .. }, _) => {
@@ -123,7 +127,39 @@ pub fn call(cx: &mut Cx<'_>, c: &Call) {
     }
     cx.emit_void(Op::Call {
         func,
-        args,
+        args: values,
         results,
     });
+}
+
+/// A call through a function pointer: SPIR-V has none, so the pointer (a function's
+/// [`FuncId::address`](crate::check::FuncId::address)) is compared with each possible target
+/// and the matching one is called directly. A pointer to none of them calls nothing (PTX leaves
+/// calling a function of another signature undefined).
+pub fn call_indirect(cx: &mut Cx<'_>, c: &CallIndirect) {
+    let target = cx.read(&c.target, c.target_ty);
+    let target = cx.conv(ConvOp::ZExt, target, Ty::I64);
+    let var = cx.f.new_var(Ty::I64, "call.target");
+    cx.emit_void(Op::StoreVar(var, target));
+    let join = cx.f.new_block();
+    for f in &c.candidates {
+        let Some(&func) = cx.ids.get(f) else {
+            continue;
+        };
+        let t = cx.emit(Ty::I64, Op::LoadVar(var));
+        let tag = cx.konst(Ty::I64, f.address());
+        let hit = cx.bin(BinOp::IEq, t, tag);
+        let (then, next) = (cx.f.new_block(), cx.f.new_block());
+        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            cond: hit,
+            then,
+            else_: next,
+        };
+        cx.cur = then;
+        emit_call(cx, func, &c.args, &c.rets);
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+        cx.cur = next;
+    }
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+    cx.cur = join;
 }

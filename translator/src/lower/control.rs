@@ -1,8 +1,9 @@
-//! The meaning of control-flow instructions: `bra`, `ret`, `exit`, `trap`, `brkpt`.
+//! The meaning of control-flow instructions: `bra`, `brx.idx`, `ret`, `exit`, `trap`, `brkpt`.
 
 use super::Cx;
-use crate::check::inst::Bra;
+use crate::check::inst::{Bra, BrxIdx};
 use crate::ir::{Builtin, Op, Ordering, Ptr, Scope, Terminator, Ty};
+use crate::types::ScalarType;
 
 pub fn bra(cx: &mut Cx<'_>, b: &Bra) {
     let target = cx.label_block(b.target);
@@ -18,6 +19,20 @@ pub fn ret(cx: &mut Cx<'_>) {
 /// `ir::inline`).
 pub fn exit(cx: &mut Cx<'_>) {
     cx.terminate(Terminator::Exit);
+}
+
+/// `brx.idx`: a multi-way branch. An index past the list is undefined in PTX; here it falls
+/// through to the next instruction.
+pub fn brx_idx(cx: &mut Cx<'_>, b: &BrxIdx) {
+    let value = cx.read(&b.index, ScalarType::U32);
+    let targets = b.targets.iter().map(|l| cx.label_block(*l)).collect();
+    let next = cx.f.new_block();
+    cx.f.block_mut(cx.cur).term = Terminator::Switch {
+        value,
+        targets,
+        default: next,
+    };
+    cx.cur = next;
 }
 
 /// `trap` aborts the launch: CUDA reports the launch as failed. The thread records its site in the

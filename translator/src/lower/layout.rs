@@ -68,7 +68,15 @@ pub fn globals(
                 break;
             }
             match e {
-                InitElem::Bits(b) => layout.init[at..at + width].copy_from_slice(&b.to_le_bytes()[..width]),
+                InitElem::Bits(b) => {
+                    // Values wider than 64 bits (.b128) are zero-extended constants.
+                    let n = width.min(8);
+                    layout.init[at..at + n].copy_from_slice(&b.to_le_bytes()[..n]);
+                }
+                InitElem::Function(f) => {
+                    let n = width.min(8);
+                    layout.init[at..at + n].copy_from_slice(&f.address().to_le_bytes()[..n]);
+                }
                 InitElem::Address { var, offset, .. } => match offsets.get(var) {
                     Some(&target) => layout.relocations.push(Relocation {
                         at: at as u64,

@@ -33,6 +33,11 @@ mod permute;
 mod truth_table;
 // --- data movement and conversion ---
 mod convert;
+// --- front end: indirect branches and calls, async copies, misc ---
+mod async_copy;
+mod misc;
+// --- textures ---
+mod texture;
 
 use std::collections::HashMap;
 
@@ -64,6 +69,7 @@ pub fn lower_kernel(
     let mut functions = Vec::new();
     let mut diags = Vec::new();
     let (mut shared_lock, mut barrier_words) = (false, false);
+    let textures = texture::KernelTextures::new(abi.param_block_size);
     let checkers = profile.memcheck.then(|| memcheck::Checkers {
         global: ir::FuncId(graph.len() as u32),
         arena: ir::FuncId(graph.len() as u32 + 1),
@@ -81,6 +87,7 @@ pub fn lower_kernel(
             ids: &ids,
             checkers,
             site_base: status_sites.len() as u32,
+            textures: &textures,
         };
         match lower_function(module, f, profile, kernel_params, &places) {
             Ok((irf, uses)) => {
@@ -95,6 +102,12 @@ pub fn lower_kernel(
     if !diags.is_empty() {
         return Err(diags);
     }
+    // --- textures ---
+    let (texture_abi, texture_bindings) = match functions.first() {
+        Some(k) => textures.into_inner().finish(k)?,
+        None => Default::default(),
+    };
+    abi.textures = texture_abi;
     if (shared_lock || barrier_words)
         && let Some(k) = functions.first_mut()
     {
@@ -131,6 +144,7 @@ pub fn lower_kernel(
         subgroup_clustered: profile.subgroup_clustered,
         barrier_words,
         status_sites: Vec::new(),
+        textures: texture_bindings,
     };
     let arena = ir::recursion::LocalArena {
         stack_pointer: module.local_words,
@@ -175,6 +189,8 @@ struct Places<'a> {
     checkers: Option<memcheck::Checkers>,
     /// Status sites of the functions lowered before this one.
     site_base: u32,
+    /// The kernel's textures (shared by its functions).
+    textures: &'a std::cell::RefCell<texture::KernelTextures>,
 }
 
 /// What a function's lowering reports back: the words at the end of the shared arena it uses,
@@ -289,6 +305,7 @@ fn lower_function(
         sites: Vec::new(),
         site_base: places.site_base,
         carry_flag: None,
+        textures: places.textures,
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
@@ -362,6 +379,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         reqntid: func.reqntid,
         maxntid: func.maxntid,
         status_codes: Vec::new(),
+        textures: Default::default(),
     };
     (offsets, abi)
 }
@@ -399,6 +417,8 @@ pub(crate) struct Cx<'a> {
     pub site_base: u32,
     /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
     pub carry_flag: Option<VarId>,
+    /// The kernel's texture slots and bindings (`texture.rs`).
+    pub textures: &'a std::cell::RefCell<texture::KernelTextures>,
 }
 
 impl Cx<'_> {
@@ -528,6 +548,15 @@ impl Cx<'_> {
             PtxOp::Lop3(l) => logic::lop3(self, l),
             PtxOp::Shf(s) => logic::shf(self, s),
             PtxOp::Prmt(p) => permute::prmt(self, p),
+            // --- front end: indirect branches and calls, async copies, misc ---
+            PtxOp::BrxIdx(b) => control::brx_idx(self, b),
+            PtxOp::CallIndirect(c) => call::call_indirect(self, c),
+            PtxOp::AsyncCopy(a) => async_copy::async_copy(self, a),
+            PtxOp::Nanosleep(t) => misc::nanosleep(self, t),
+            // --- textures ---
+            PtxOp::Tex(t) => texture::tex(self, t),
+            PtxOp::Tld4(t) => texture::tld4(self, t),
+            PtxOp::Txq(q) => texture::txq(self, q),
         }
     }
 
@@ -745,6 +774,16 @@ impl Cx<'_> {
             Src::Vector(_) => {
                 self.unsupported("a vector operand here");
                 self.konst(want, 0)
+            }
+            // --- front end: function addresses ---
+            Src::FuncAddr(f) => {
+                let a = self.konst(Ty::I64, f.address());
+                let a = if want.bits() < 64 {
+                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                } else {
+                    a
+                };
+                self.reinterpret(a, want)
             }
         }
     }

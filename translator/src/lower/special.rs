@@ -1,4 +1,7 @@
-//! Special registers (ISA 10): how each is computed from what Vulkan provides.
+//! Special registers (ISA 10): how each is computed from what Vulkan provides. The ones Vulkan
+//! has no counterpart for are defined here (see `read`): `%smid` 0 of `%nsmid` 1, `%gridid` 0,
+//! `%envregN` and `%pmN` 0; `%globaltimer` is refused as a missing device feature, and the cycle
+//! counters need VK_KHR_shader_clock.
 //!
 //! A warp is always 32 consecutive linear thread ids (x fastest, then y, then z), as in CUDA.
 //! With native subgroups the linear id is built from the subgroup ids (so the warp/subgroup
@@ -8,7 +11,7 @@
 use super::Cx;
 use crate::ast::Component;
 use crate::check::SpecialReg;
-use crate::ir::{BinOp, Builtin, Op, Ty, ValueId};
+use crate::ir::{BinOp, Builtin, ConvOp, Op, Ty, ValueId};
 use crate::profile::WarpStrategy;
 
 fn builtin(cx: &mut Cx<'_>, b: Builtin) -> ValueId {
@@ -121,14 +124,53 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
             );
             cx.bin(BinOp::IAdd, d, s)
         }
-        // The ISA lets %smid be any value below %nsmid and change at any time; a Vulkan
-        // device does not say which compute unit runs a workgroup, so every workgroup
-        // reports the same one.
+        SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64 => clock(cx, s),
+        SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi => {
+            // VK_KHR_shader_clock's device clock counts in unspecified units; %globaltimer is
+            // defined in nanoseconds, which no Vulkan feature provides.
+            cx.missing_feature("a nanosecond global timer (%globaltimer); Vulkan has none");
+            let ty = if s == SpecialReg::GlobalTimer {
+                Ty::I64
+            } else {
+                Ty::I32
+            };
+            cx.konst(ty, 0)
+        }
+        // The ISA only promises 0 <= %smid < %nsmid (ids need not be contiguous, and a thread's
+        // %smid may change); Vulkan does not say which core runs a workgroup, so every thread
+        // reports SM 0 of 1.
         SpecialReg::SmId => cx.konst(Ty::I32, 0),
         SpecialReg::NSmId => cx.konst(Ty::I32, 1),
-        other => {
-            cx.unsupported(format!("special register {other:?}"));
-            cx.konst(Ty::I32, 0)
+        // "Temporal grid launch number" for debuggers: ptxvk does not number launches.
+        SpecialReg::GridId => cx.konst(Ty::I64, 0),
+        // Driver-defined environment values and performance counters: ptxvk defines none, so
+        // they read as zero.
+        SpecialReg::EnvReg(_) | SpecialReg::Pm(_) => cx.konst(Ty::I32, 0),
+        SpecialReg::Pm64(_) => cx.konst(Ty::I64, 0),
+    }
+}
+
+/// `%clock`, `%clock_hi`, `%clock64`: the subgroup's cycle counter (VK_KHR_shader_clock).
+fn clock(cx: &mut Cx<'_>, s: SpecialReg) -> ValueId {
+    if !cx.profile.shader_clock {
+        cx.missing_feature("VK_KHR_shader_clock (shaderSubgroupClock) for the cycle counters");
+        return cx.konst(
+            if s == SpecialReg::Clock64 {
+                Ty::I64
+            } else {
+                Ty::I32
+            },
+            0,
+        );
+    }
+    let c = cx.emit(Ty::I64, Op::Builtin(Builtin::Clock));
+    match s {
+        SpecialReg::Clock => cx.conv(ConvOp::Trunc, c, Ty::I32),
+        SpecialReg::ClockHi => {
+            let k = cx.konst(Ty::I64, 32);
+            let hi = cx.bin(BinOp::LShr, c, k);
+            cx.conv(ConvOp::Trunc, hi, Ty::I32)
         }
+        _ => c,
     }
 }

@@ -42,8 +42,11 @@ where
     I: ValueInput<'t, Token = Token<'a>, Span = SimpleSpan>,
 {
     select! { Token::Int { value, .. } => value }
-        .try_map(|v, span| {
-            u32::try_from(v).map_err(|_| Rich::custom(span, "value does not fit in 32 bits"))
+        .validate(|v, e, emitter| {
+            u32::try_from(v).unwrap_or_else(|_| {
+                emitter.emit(Rich::custom(e.span(), "value does not fit in 32 bits"));
+                u32::MAX
+            })
         })
         .map_with(|v, e| Spanned::new(v, sp(e.span())))
         .labelled("integer")
@@ -382,7 +385,14 @@ where
     I: ValueInput<'t, Token = Token<'a>, Span = SimpleSpan>,
 {
     let initializer = recursive(|init| {
-        init.separated_by(punct(","))
+        // `name = value` members of opaque variables, or ordinary initializers.
+        let member = ident()
+            .then_ignore(punct("="))
+            .then(expr())
+            .map(|(n, e)| Initializer::Member(n, e));
+        member
+            .or(init)
+            .separated_by(punct(","))
             .allow_trailing()
             .collect::<Vec<_>>()
             .delimited_by(punct("{"), punct("}"))
@@ -538,8 +548,13 @@ where
             .separated_by(punct(","))
             .at_least(1)
             .collect::<Vec<_>>();
+        let target_names = ident()
+            .then(uint().delimited_by(punct("<"), punct(">")).or_not())
+            .separated_by(punct(","))
+            .at_least(1)
+            .collect::<Vec<_>>();
         let branch_targets = dot("branchtargets")
-            .ignore_then(names.clone())
+            .ignore_then(target_names)
             .then_ignore(punct(";"))
             .map_with(|l, e| Statement::BranchTargets(l, sp(e.span())));
         let call_targets = dot("calltargets")
@@ -550,12 +565,16 @@ where
             .ignore_then(param_list().or_not())
             .then_ignore(just(Token::Ident("_")))
             .then(param_list().or_not())
+            .then(dot("noreturn").to_span().or_not())
             .then_ignore(punct(";"))
-            .map_with(|(returns, params), e| Statement::CallPrototype {
-                returns: returns.unwrap_or_default(),
-                params: params.unwrap_or_default(),
-                span: sp(e.span()),
-            });
+            .map_with(
+                |((returns, params), noreturn), e| Statement::CallPrototype {
+                    returns: returns.unwrap_or_default(),
+                    params: params.unwrap_or_default(),
+                    noreturn: noreturn.map(sp),
+                    span: sp(e.span()),
+                },
+            );
         let pragma = dot("pragma")
             .ignore_then(
                 string()
@@ -623,8 +642,19 @@ where
         Token::Dot("entry") => FunctionKind::Entry,
         Token::Dot("func") => FunctionKind::Func,
     };
-    let body = statements()
-        .delimited_by(punct("{"), punct("}"))
+    // A body cut off by the end of the file still counts as a body (its error is reported), so
+    // the statements before the cut are checked too.
+    let close = punct("}")
+        .ignored()
+        .or(end().rewind().validate(|(), e, emitter| {
+            emitter.emit(Rich::custom(
+                e.span(),
+                "the file ends inside a function body: expected `}`",
+            ))
+        }));
+    let body = punct("{")
+        .ignore_then(statements())
+        .then_ignore(close)
         .map(Some)
         .or(punct(";").to(None));
     linkage()
@@ -674,7 +704,8 @@ where
                 Token::Float(_) => (),
                 Token::Int { .. } => (),
             }
-            .to_span(),
+            .to_span()
+            .labelled("a version number such as 7.0"),
         )
         .try_map(move |num_span: SimpleSpan, span| {
             let text = &src[num_span.start..num_span.end];

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use chumsky::prelude::*;
+use chumsky::span::SimpleSpan;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Token<'a> {
@@ -40,131 +40,305 @@ impl fmt::Display for Token<'_> {
     }
 }
 
-pub type LexErr<'a> = extra::Err<Rich<'a, char, SimpleSpan>>;
-
 const PUNCT2: [&str; 8] = ["<<", ">>", "<=", ">=", "==", "!=", "&&", "||"];
-const PUNCT1: [&str; 23] = [
+const PUNCT1: [&str; 24] = [
     "{", "}", "(", ")", "[", "]", ",", ";", ":", "@", "!", "+", "-", "*", "/", "%", "~", "&", "|",
-    "^", "<", ">", "=",
+    "^", "<", ">", "=", "?",
 ];
 
-fn is_follow(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+fn is_follow(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
 
-pub fn lexer<'a>() -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, LexErr<'a>> {
-    let follow = any().filter(|c: &char| is_follow(*c));
+/// A lexical error: what is wrong and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LexError {
+    pub span: SimpleSpan,
+    pub message: String,
+}
 
-    // A name: [a-zA-Z]{followsym}* | [_$%]{followsym}+ ; the sink `_` alone is allowed too.
-    let ident = any()
-        .filter(|c: &char| c.is_ascii_alphabetic())
-        .then(follow.repeated())
-        .to_slice()
-        .or(one_of("_$%").then(follow.repeated().at_least(1)).to_slice())
-        .or(just("_").to_slice())
-        .map(Token::Ident);
+/// Splits `src` into tokens (ISA 4.1-4.6), all at once, with every lexical error.
+pub fn lex(src: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
+    let mut tokens = Vec::with_capacity(src.len() / 4 + 16);
+    let mut errors = Vec::new();
+    for t in Lexer::new(src) {
+        match t {
+            Ok(t) => tokens.push(t),
+            Err(e) => errors.push(e),
+        }
+    }
+    (tokens, errors)
+}
 
-    // `.name`, and the newer scoped forms `.shared::cta`, `.L2::128B`.
-    let dot = just('.')
-        .ignore_then(
-            any()
-                .filter(|c: &char| c.is_ascii_alphabetic() || *c == '_')
-                .then(follow.repeated())
-                .then(just("::").then(follow.repeated().at_least(1)).repeated())
-                .to_slice(),
-        )
-        .map(Token::Dot);
+/// The tokens of a source text, one at a time. Written by hand rather than with chumsky: the
+/// lexer touches every byte, and a combinator lexer ran at about 2 MB/s. A character that starts
+/// no token is reported and skipped, so everything after it is still read; a malformed number is
+/// reported and still yields a token.
+pub struct Lexer<'a> {
+    src: &'a str,
+    i: usize,
+    /// A token to hand out after the error reported for it.
+    pending: Option<(Token<'a>, SimpleSpan)>,
+}
 
-    let hex_bits = |n: usize| {
-        any()
-            .filter(|c: &char| c.is_ascii_hexdigit())
-            .repeated()
-            .exactly(n)
-            .to_slice()
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Lexer {
+            src,
+            i: 0,
+            pending: None,
+        }
+    }
+}
+
+impl<'a> Iterator for Lexer<'a> {
+    type Item = Result<(Token<'a>, SimpleSpan), LexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(t) = self.pending.take() {
+            return Some(Ok(t));
+        }
+        let src = self.src;
+        let bytes = src.as_bytes();
+        let span = |a: usize, b: usize| SimpleSpan::from(a..b);
+        let mut i = self.i;
+        let result = loop {
+            if i >= bytes.len() {
+                self.i = i;
+                return None;
+            }
+            let c = bytes[i];
+            // Whitespace and comments.
+            if c.is_ascii_whitespace() {
+                i += 1;
+                continue;
+            }
+            if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+                i = memchr_newline(bytes, i);
+                continue;
+            }
+            if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                match src[i + 2..].find("*/") {
+                    Some(k) => {
+                        i += 2 + k + 2;
+                        continue;
+                    }
+                    None => {
+                        let e = LexError {
+                            span: span(i, i + 2),
+                            message: "unterminated `/*` comment".into(),
+                        };
+                        i = bytes.len();
+                        break Err(e);
+                    }
+                }
+            }
+            let start = i;
+            if c.is_ascii_digit() {
+                let (tok, end, err) = number(src, i);
+                i = end;
+                match err {
+                    Some(message) => {
+                        self.pending = Some((tok, span(start, end)));
+                        break Err(LexError {
+                            span: span(start, end),
+                            message,
+                        });
+                    }
+                    None => break Ok((tok, span(start, end))),
+                }
+            }
+            // `.name`; also the texture geometries `.1d .2d .3d .2dms` (ISA 8.7.7.3), which
+            // start with a digit: a float never starts with a dot, so they are unambiguous.
+            if c == b'.'
+                && (bytes
+                    .get(i + 1)
+                    .is_some_and(|d| d.is_ascii_alphabetic() || *d == b'_')
+                    || (matches!(bytes.get(i + 1), Some(b'1'..=b'3'))
+                        && bytes.get(i + 2) == Some(&b'd')))
+            {
+                let mut j = i + 2;
+                while j < bytes.len() && is_follow(bytes[j]) {
+                    j += 1;
+                }
+                // `.shared::cta`, `.L2::cache_hint`, `.mbarrier::complete_tx::bytes`
+                while bytes.get(j) == Some(&b':')
+                    && bytes.get(j + 1) == Some(&b':')
+                    && bytes.get(j + 2).is_some_and(|d| is_follow(*d))
+                {
+                    j += 3;
+                    while j < bytes.len() && is_follow(bytes[j]) {
+                        j += 1;
+                    }
+                }
+                i = j;
+                break Ok((Token::Dot(&src[start + 1..j]), span(start, j)));
+            }
+            if c.is_ascii_alphabetic()
+                || ((c == b'_' || c == b'$' || c == b'%')
+                    && bytes.get(i + 1).is_some_and(|d| is_follow(*d)))
+                || (c == b'_')
+            {
+                let mut j = i + 1;
+                while j < bytes.len() && is_follow(bytes[j]) {
+                    j += 1;
+                }
+                i = j;
+                break Ok((Token::Ident(&src[start..j]), span(start, j)));
+            }
+            if c == b'"' {
+                let rest = &src[i + 1..];
+                match rest.find(['"', '\n']) {
+                    Some(k) if rest.as_bytes()[k] == b'"' => {
+                        i += k + 2;
+                        break Ok((Token::Str(&rest[..k]), span(start, i)));
+                    }
+                    _ => {
+                        let end = i + 1 + rest.find('\n').unwrap_or(rest.len());
+                        i = end;
+                        break Err(LexError {
+                            span: span(start, end),
+                            message: "unterminated string".into(),
+                        });
+                    }
+                }
+            }
+            if let Some(p) = punct(c, bytes.get(i + 1).copied()) {
+                i += p.len();
+                break Ok((Token::Punct(p), span(start, i)));
+            }
+            // Not ASCII whitespace nor any token: a Unicode space is skipped, anything else
+            // reported.
+            let ch = src[i..].chars().next().unwrap_or('?');
+            i += ch.len_utf8();
+            if !ch.is_whitespace() {
+                break Err(LexError {
+                    span: span(start, i),
+                    message: format!("unexpected character `{}`", ch.escape_debug()),
+                });
+            }
+        };
+        self.i = i;
+        Some(result)
+    }
+}
+
+/// The punctuation token starting with `c` (then `next`): two-character ones first.
+fn punct(c: u8, next: Option<u8>) -> Option<&'static str> {
+    let two = match (c, next) {
+        (b'<', Some(b'<')) => Some(PUNCT2[0]),
+        (b'>', Some(b'>')) => Some(PUNCT2[1]),
+        (b'<', Some(b'=')) => Some(PUNCT2[2]),
+        (b'>', Some(b'=')) => Some(PUNCT2[3]),
+        (b'=', Some(b'=')) => Some(PUNCT2[4]),
+        (b'!', Some(b'=')) => Some(PUNCT2[5]),
+        (b'&', Some(b'&')) => Some(PUNCT2[6]),
+        (b'|', Some(b'|')) => Some(PUNCT2[7]),
+        _ => None,
     };
-    let f32_bits = just('0')
-        .then(one_of("fF"))
-        .ignore_then(hex_bits(8))
-        .then_ignore(follow.not().rewind())
-        .try_map(|s: &str, span| {
-            u32::from_str_radix(s, 16)
-                .map(Token::F32Bits)
-                .map_err(|_| Rich::custom(span, "invalid .f32 hex constant"))
-        });
-    let f64_bits = just('0')
-        .then(one_of("dD"))
-        .ignore_then(hex_bits(16))
-        .then_ignore(follow.not().rewind())
-        .try_map(|s: &str, span| {
-            u64::from_str_radix(s, 16)
-                .map(Token::F64Bits)
-                .map_err(|_| Rich::custom(span, "invalid .f64 hex constant"))
-        });
+    two.or_else(|| PUNCT1.iter().copied().find(|p| p.as_bytes()[0] == c))
+}
 
-    let digits = any().filter(|c: &char| c.is_ascii_digit()).repeated();
-    let exponent = one_of("eE")
-        .then(one_of("+-").or_not())
-        .then(digits.at_least(1));
-    let float = digits
-        .at_least(1)
-        .then(just('.'))
-        .then(digits)
-        .then(exponent.or_not())
-        .ignored()
-        .or(digits.at_least(1).then(exponent).ignored())
-        .to_slice()
-        .then_ignore(follow.not().rewind())
-        .try_map(|s: &str, span| {
-            s.parse::<f64>()
-                .map(Token::Float)
-                .map_err(|_| Rich::custom(span, "invalid floating-point constant"))
-        });
+fn memchr_newline(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |k| from + k)
+}
 
-    // Integers: the digits and radix are validated here, the value after.
-    let int = any()
-        .filter(|c: &char| c.is_ascii_digit())
-        .then(follow.repeated())
-        .to_slice()
-        .try_map(|s: &str, span| int_literal(s).ok_or_else(|| Rich::custom(span, bad_int(s))));
-
-    let string = just('"')
-        .ignore_then(none_of("\"\n").repeated().to_slice())
-        .then_ignore(just('"'))
-        .map(Token::Str);
-
-    let punct2 = choice(PUNCT2.map(|p| just(p).to(Token::Punct(p))));
-    let punct1 = choice(PUNCT1.map(|p| just(p).to(Token::Punct(p))));
-
-    let token = choice((
-        f32_bits, f64_bits, float, int, dot, ident, string, punct2, punct1,
-    ));
-
-    let line_comment = just("//")
-        .then(any().and_is(just('\n').not()).repeated())
-        .ignored();
-    let block_comment = just("/*")
-        .then(any().and_is(just("*/").not()).repeated())
-        .then(just("*/"))
-        .ignored();
-    let space = any()
-        .filter(|c: &char| c.is_whitespace())
-        .ignored()
-        .or(line_comment)
-        .or(block_comment)
-        .repeated();
-
-    token
-        .map_with(|t, e| (t, e.span()))
-        .padded_by(space)
-        .recover_with(skip_then_retry_until(any().ignored(), end()))
-        .repeated()
-        .collect()
-        .then_ignore(space)
-        .then_ignore(end())
+/// A token starting with a digit: `0fXXXXXXXX`, `0dXXXXXXXXXXXXXXXX`, a decimal float, or an
+/// integer. Returns the token, its end, and an error for a malformed or oversized integer (the
+/// token is still produced, so parsing goes on with one clear error).
+fn number(src: &str, start: usize) -> (Token<'_>, usize, Option<String>) {
+    let bytes = src.as_bytes();
+    let follow_at = |k: usize| bytes.get(k).is_some_and(|c| is_follow(*c));
+    let hex_run = |from: usize, n: usize| {
+        bytes.len() >= from + n && bytes[from..from + n].iter().all(u8::is_ascii_hexdigit)
+    };
+    if bytes[start] == b'0' && bytes.len() > start + 1 {
+        let k = bytes[start + 1];
+        if (k == b'f' || k == b'F') && hex_run(start + 2, 8) && !follow_at(start + 10) {
+            let v = u32::from_str_radix(&src[start + 2..start + 10], 16).unwrap_or(0);
+            return (Token::F32Bits(v), start + 10, None);
+        }
+        if (k == b'd' || k == b'D') && hex_run(start + 2, 16) && !follow_at(start + 18) {
+            let v = u64::from_str_radix(&src[start + 2..start + 18], 16).unwrap_or(0);
+            return (Token::F64Bits(v), start + 18, None);
+        }
+    }
+    // Decimal float: digits '.' digits* exponent?, or digits exponent; not followed by a name
+    // character.
+    let digits_end = |from: usize| {
+        let mut j = from;
+        while j < bytes.len() && bytes[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let int_part = digits_end(start);
+    let exponent = |from: usize| -> Option<usize> {
+        if !matches!(bytes.get(from), Some(b'e' | b'E')) {
+            return None;
+        }
+        let mut j = from + 1;
+        if matches!(bytes.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let e = digits_end(j);
+        (e > j).then_some(e)
+    };
+    let float_end = if bytes.get(int_part) == Some(&b'.') {
+        let frac = digits_end(int_part + 1);
+        Some(exponent(frac).unwrap_or(frac))
+    } else {
+        exponent(int_part)
+    };
+    if let Some(end) = float_end
+        && !follow_at(end)
+    {
+        let v = src[start..end].parse::<f64>().unwrap_or(0.0);
+        return (Token::Float(v), end, None);
+    }
+    let mut end = start + 1;
+    while end < bytes.len() && is_follow(bytes[end]) {
+        end += 1;
+    }
+    let text = &src[start..end];
+    match int_literal(text) {
+        Some(t) => (t, end, None),
+        None => (
+            Token::Int {
+                value: 0,
+                unsigned: false,
+            },
+            end,
+            Some(bad_int(text)),
+        ),
+    }
 }
 
 fn bad_int(s: &str) -> String {
-    format!("invalid integer constant `{s}`")
+    let digits_ok = int_digits_ok(s);
+    if digits_ok {
+        format!("integer constant `{s}` does not fit in 64 bits")
+    } else {
+        format!("invalid integer constant `{s}`")
+    }
+}
+
+/// Whether `s` is written correctly as an integer literal (whatever its value).
+fn int_digits_ok(s: &str) -> bool {
+    let body = s.strip_suffix(['U', 'u']).unwrap_or(s);
+    let (digits, radix) = if let Some(h) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = body.strip_prefix("0b").or(body.strip_prefix("0B")) {
+        (b, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
 }
 
 /// Reads an integer literal per ISA 4.6: decimal, `0x` hex, `0b` binary, leading-`0` octal, `U`.
@@ -192,10 +366,25 @@ fn int_literal(s: &str) -> Option<Token<'static>> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn texture_geometries_are_modifiers() {
+        assert_eq!(
+            lex("tex.2d.v4 tex.2dms .3d"),
+            vec![
+                Token::Ident("tex"),
+                Token::Dot("2d"),
+                Token::Dot("v4"),
+                Token::Ident("tex"),
+                Token::Dot("2dms"),
+                Token::Dot("3d"),
+            ]
+        );
+    }
+
     fn lex(s: &str) -> Vec<Token<'_>> {
-        let (out, errs) = lexer().parse(s).into_output_errors();
+        let (out, errs) = super::lex(s);
         assert!(errs.is_empty(), "{errs:?}");
-        out.unwrap().into_iter().map(|(t, _)| t).collect()
+        out.into_iter().map(|(t, _)| t).collect()
     }
 
     #[test]
@@ -290,7 +479,53 @@ mod tests {
 
     #[test]
     fn bad_integer_is_an_error() {
-        let (_, errs) = lexer().parse("add 09x;").into_output_errors();
-        assert!(!errs.is_empty());
+        let (toks, errs) = super::lex("add 09x;");
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].message, "invalid integer constant `09x`");
+        assert_eq!(toks.len(), 3, "the bad literal is still a token");
+        let (_, errs) = super::lex("mov 99999999999999999999;");
+        assert_eq!(
+            errs[0].message,
+            "integer constant `99999999999999999999` does not fit in 64 bits"
+        );
+    }
+
+    #[test]
+    fn unexpected_characters_and_unterminated_pieces() {
+        let (toks, errs) = super::lex("add # 1 /* x");
+        let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            msgs,
+            ["unexpected character `#`", "unterminated `/*` comment"]
+        );
+        assert_eq!(errs[0].span, SimpleSpan::from(4..5));
+        assert_eq!(toks.len(), 2);
+        let (_, errs) = super::lex("\"abc\n");
+        assert_eq!(errs[0].message, "unterminated string");
+    }
+
+    #[test]
+    fn numbers_next_to_names() {
+        // `1.x` is the integer 1 and the modifier `.x`; `0f` needs exactly 8 hex digits.
+        assert_eq!(
+            lex("1.x"),
+            vec![
+                Token::Int {
+                    value: 1,
+                    unsigned: false
+                },
+                Token::Dot("x")
+            ]
+        );
+        assert_eq!(
+            lex("2e3 4.5E-1"),
+            vec![Token::Float(2000.0), Token::Float(0.45)]
+        );
+        let (_, errs) = super::lex("0f3F80");
+        assert_eq!(errs[0].message, "invalid integer constant `0f3F80`");
+        assert_eq!(
+            lex("%p|%q"),
+            vec![Token::Ident("%p"), Token::Punct("|"), Token::Ident("%q")]
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! PTX text to [`ast::Module`](crate::ast::Module): a chumsky lexer, then a chumsky parser over tokens.
 
+mod fast;
 mod grammar;
 mod lexer;
 
@@ -14,17 +15,53 @@ pub use lexer::Token;
 
 /// Parses a whole module. Errors come back as diagnostics; where the parser could recover, the
 /// module is returned too, with the unreadable statements marked.
+///
+/// A valid file is read by the hand-written parser (`fast.rs`); anything it does not accept is
+/// parsed again by the chumsky grammar, which reports every error it can recover from.
 pub fn parse(src: &str) -> (Option<Module<'_>>, Vec<Diagnostic>) {
-    let (tokens, lex_errs) = lexer::lexer().parse(src).into_output_errors();
-    let mut diags: Vec<Diagnostic> = lex_errs.into_iter().map(|e| to_diag(&e)).collect();
-    let Some(tokens) = tokens else {
-        return (None, diags);
-    };
+    if let Some(m) = fast::module(src) {
+        return (Some(m), Vec::new());
+    }
+    let (tokens, lex_errs) = lexer::lex(src);
+    with_grammar(src, &tokens, lex_errs)
+}
+
+/// Parses with the chumsky grammar alone (what [`parse`] falls back to). For tests that compare
+/// the two parsers.
+#[doc(hidden)]
+pub fn parse_with_grammar(src: &str) -> (Option<Module<'_>>, Vec<Diagnostic>) {
+    let (tokens, lex_errs) = lexer::lex(src);
+    with_grammar(src, &tokens, lex_errs)
+}
+
+/// Whether the hand-written parser alone accepts `src` (for tests: it must accept every valid
+/// file).
+#[doc(hidden)]
+pub fn fast_parser_accepts(src: &str) -> bool {
+    fast::module(src).is_some()
+}
+
+fn with_grammar<'a>(
+    src: &'a str,
+    tokens: &[(Token<'a>, SimpleSpan)],
+    lex_errs: Vec<lexer::LexError>,
+) -> (Option<Module<'a>>, Vec<Diagnostic>) {
+    let mut diags: Vec<Diagnostic> = lex_errs
+        .into_iter()
+        .map(|e| Diagnostic::error(Span::from(e.span), e.message).with_label("here"))
+        .collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
-    let input = tokens.as_slice().map(eoi, |(t, s)| (t, s));
+    let input = tokens.map(eoi, |(t, s)| (t, s));
     let (module, errs) = grammar::module(src).parse(input).into_output_errors();
     diags.extend(errs.into_iter().map(|e| to_diag(&e)));
     (module, diags)
+}
+
+/// The number of tokens in `src`, or `None` if it does not lex: the lexer alone, as a reference
+/// for the parser's speed (`cargo xtask bench parse`).
+pub fn token_count(src: &str) -> Option<usize> {
+    let (tokens, errs) = lexer::lex(src);
+    errs.is_empty().then_some(tokens.len())
 }
 
 fn to_diag<T: std::fmt::Display>(e: &Rich<'_, T, SimpleSpan>) -> Diagnostic {

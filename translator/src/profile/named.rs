@@ -49,6 +49,10 @@ fn desktop(name: &str) -> DeviceProfile {
         subgroup_clustered: true,
         widen_workgroup_fences: false,
         memcheck: false,
+        // VK_KHR_shader_clock with shaderSubgroupClock (NVIDIA, RADV, ANV).
+        shader_clock: true,
+        image_cube_array: true,
+        max_texture_bindings: 4096,
     }
 }
 
@@ -106,6 +110,10 @@ fn apple() -> DeviceProfile {
         max_push_constant_bytes: 4096,
         workgroup_memory_explicit_layout: false,
         subgroup_clustered: false,
+        // Not counted on through MoltenVK (the weaker answer, as for the other fields).
+        shader_clock: false,
+        // Metal's 16 samplers per stage (MoltenVK without argument buffers).
+        max_texture_bindings: 16,
         ..desktop("apple")
     }
 }

@@ -82,8 +82,9 @@ fn space_span(i: &ast::Instruction<'_>) -> Span {
         .map_or(i.opcode.span, |x| x.span)
 }
 
-/// A name operand that is a function or a label: `mov` of their addresses is not translated
-/// (Vulkan has no function pointers or computed jumps to take them for).
+/// A name operand that is a label: `mov` of its address is not translated (Vulkan has no
+/// computed jumps to take it for). A function's address is an ordinary operand
+/// (`check/operands.rs`, for indirect calls).
 fn code_address(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> bool {
     let OperandKind::Imm(ast::Expr {
         kind: ExprKind::Name(n),
@@ -95,16 +96,15 @@ fn code_address(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> bool {
     if cx.lookup(n).is_some() || cx.m.global_names.contains_key(*n) {
         return false;
     }
-    let what = if cx.m.function_names.contains_key(*n) {
-        "the address of a function (for indirect calls)"
-    } else if cx.label_names.contains_key(*n) {
-        "the address of a label"
-    } else {
+    if cx.m.function_names.contains_key(*n) || !cx.label_names.contains_key(*n) {
         return false;
-    };
+    }
     cx.error(
-        Diagnostic::error(op.span, format!("{what} is not supported by ptxvk yet"))
-            .with_label("taken here"),
+        Diagnostic::error(
+            op.span,
+            "the address of a label is not supported by ptxvk yet",
+        )
+        .with_label("taken here"),
     );
     true
 }

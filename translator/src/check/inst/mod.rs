@@ -48,6 +48,16 @@ pub use extended::{Carry, CarryOp};
 pub use int::{Bfind, BitMask, Dot, Simd, SimdOp};
 pub use logic::{Lop3, Lop3Pred, Shf};
 pub use permute::{Prmt, PrmtMode};
+// --- front end: indirect branches and calls, async copies, misc ---
+mod async_copy;
+mod misc;
+pub use async_copy::{AsyncCopy, CpAsync};
+pub(crate) use control::resolve_prototype_calls;
+pub use control::{BrxIdx, CallIndirect, ParamShape, Signature};
+
+// --- textures ---
+mod texture;
+pub use texture::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
 
 /// A decoded instruction.
 #[derive(Clone, Debug)]
@@ -130,6 +140,19 @@ pub enum Op {
     Lop3(Lop3),
     Shf(Shf),
     Prmt(Prmt),
+    // --- front end: indirect branches and calls, async copies, misc ---
+    /// `brx.idx`: a jump through a `.branchtargets` list.
+    BrxIdx(BrxIdx),
+    /// `call` through a function pointer.
+    CallIndirect(CallIndirect),
+    /// `cp.async` and its group operations.
+    AsyncCopy(AsyncCopy),
+    /// `nanosleep.u32 t`.
+    Nanosleep(Src),
+    // --- textures ---
+    Tex(Box<Tex>),
+    Tld4(Box<Tld4>),
+    Txq(Txq),
 }
 
 /// Rounding modifiers (ISA 6.5.2).
@@ -210,6 +233,11 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
         "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
         // --- end integer ---
+        // --- textures ---
+        "tex" => texture::tex(cx, i, &mut m).map(|t| Op::Tex(Box::new(t))),
+        "tld4" => texture::tld4(cx, i, &mut m).map(|t| Op::Tld4(Box::new(t))),
+        "txq" => texture::txq(cx, i, &mut m).map(Op::Txq),
+        // --- end textures ---
         "add" => arith::add(cx, i, &mut m).map(Op::Add),
         "sub" => arith::add(cx, i, &mut m).map(Op::Sub),
         "mul" => arith::mul(cx, i, &mut m).map(Op::Mul),
@@ -238,6 +266,14 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         }
         "cvt" => convert::cvt(cx, i, &mut m).map(Op::Cvt),
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
+        // --- front end: indirect branches and calls, async copies, misc ---
+        "call" if !control::is_direct_call(cx, i) => {
+            control::call_indirect(cx, i, &mut m).map(Op::CallIndirect)
+        }
+        "brx" => control::brx_idx(cx, i, &mut m).map(Op::BrxIdx),
+        "cp" => async_copy::cp(cx, i, &mut m).map(Op::AsyncCopy),
+        "nanosleep" => misc::nanosleep(cx, i, &mut m).map(Op::Nanosleep),
+        // --- end front end ---
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
         "bar" if i.modifiers.first().is_some_and(|m| m.node == "warp") => {

@@ -1,0 +1,258 @@
+use super::*;
+
+/// A name the table row `op` stands for (`%pm0..3` is `%pm0`, ...).
+fn sample_name(op: &str) -> &str {
+    match op {
+        "%pm0..3" => "%pm2",
+        "%pm4..7" => "%pm5",
+        "%pm_64" => "%pm3_64",
+        "%envreg" => "%envreg7",
+        "%cluster" => "%cluster_ctarank",
+        _ => op.split('|').next().unwrap_or(op),
+    }
+}
+
+/// The modifiers and operand facts of the smallest instruction a row applies to.
+fn sample(gate: &Gate) -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut mods = Vec::new();
+    let mut facts = Vec::new();
+    for cond in gate.when {
+        if cond.starts_with('!') {
+            continue;
+        }
+        let first = cond.split('|').next().unwrap_or(cond);
+        if first.starts_with('<') {
+            facts.push(first);
+        } else {
+            mods.push(first);
+        }
+    }
+    (mods, facts)
+}
+
+fn previous_version(v: Version) -> Option<Version> {
+    let i = VERSIONS.iter().position(|x| *x == v)?;
+    i.checked_sub(1).map(|i| VERSIONS[i])
+}
+
+/// The highest architecture number below `sm` that a `.target` can name.
+fn previous_sm(sm: u32) -> Option<u32> {
+    TARGETS
+        .iter()
+        .filter_map(|(t, _)| sm_number(t))
+        .filter(|n| *n < sm)
+        .max()
+}
+
+#[test]
+fn every_row_names_a_published_version_and_target() {
+    let sms: Vec<u32> = TARGETS.iter().filter_map(|(t, _)| sm_number(t)).collect();
+    for gate in GATES.iter().chain(REMOVED) {
+        assert!(VERSIONS.contains(&gate.ptx), "{gate:?}");
+        assert!(gate.sm == 0 || sms.contains(&gate.sm), "{gate:?}");
+    }
+    for (t, v) in TARGETS {
+        assert!(VERSIONS.contains(v), "{t}");
+        assert!(sm_number(t).is_some(), "{t}");
+    }
+}
+
+/// Generated from the table: every row's feature is accepted at exactly its minimum `.version`
+/// and `.target`, and rejected one published version below, and one target below.
+#[test]
+fn every_row_accepted_at_its_minimum_and_rejected_below() {
+    for gate in GATES {
+        let (mods, facts) = sample(gate);
+        let op = sample_name(gate.op);
+        let at_min = Declared {
+            version: gate.ptx,
+            sm: gate.sm,
+        };
+        assert_eq!(
+            first_failure(at_min, op, &mods, &facts),
+            None,
+            "{gate:?} must be accepted at its minimum"
+        );
+        if let Some(v) = previous_version(gate.ptx) {
+            let below = Declared {
+                version: v,
+                sm: gate.sm,
+            };
+            assert!(
+                first_failure(below, op, &mods, &facts).is_some(),
+                "{gate:?} must be rejected under .version {v:?}"
+            );
+        }
+        if let Some(sm) = previous_sm(gate.sm) {
+            let below = Declared {
+                version: gate.ptx,
+                sm,
+            };
+            assert!(
+                first_failure(below, op, &mods, &facts).is_some(),
+                "{gate:?} must be rejected under sm_{sm}"
+            );
+        }
+    }
+}
+
+#[test]
+fn removed_forms_are_rejected_from_their_version_and_target_on() {
+    for gate in REMOVED {
+        let op = gate.op;
+        let at = Declared {
+            version: gate.ptx,
+            sm: gate.sm,
+        };
+        assert!(removed(at, op, &[], &[]).is_some(), "{gate:?}");
+        let older = Declared {
+            version: previous_version(gate.ptx).unwrap_or((1, 0)),
+            sm: gate.sm,
+        };
+        assert!(removed(older, op, &[], &[]).is_none(), "{gate:?}");
+        let lower = Declared {
+            version: gate.ptx,
+            sm: previous_sm(gate.sm).unwrap_or(0),
+        };
+        assert!(removed(lower, op, &[], &[]).is_none(), "{gate:?}");
+        // The `.sync` forms stay.
+        assert!(removed(at, op, &["sync"], &[]).is_none(), "{gate:?}");
+    }
+}
+
+/// The minimum `.version` and `sm` the table demands of `op` with `mods` (and facts).
+fn need(op: &str, mods: &[&str], facts: &[&str]) -> (Version, u32) {
+    let name = table_name(op);
+    GATES
+        .iter()
+        .filter(|g| g.op.split('|').any(|o| o == name) && applies(g, mods, facts))
+        .fold(((1, 0), 0), |(v, s), g| (v.max(g.ptx), s.max(g.sm)))
+}
+
+/// Entries checked one by one against the PTX ISA text: the ISA 4.1 chapters in
+/// /work/shared/ptx-isa (popc, shf, fma.f32, div.rn.f64, ld.global.nc, prefetch) and NVIDIA's
+/// current pages for the later instructions (each comment quotes the "PTX ISA Notes" /
+/// "Target ISA Notes").
+#[test]
+fn entries_match_the_isa_text() {
+    // "popc: Introduced in PTX ISA version 2.0. popc requires sm_20 or higher."
+    assert_eq!(need("popc", &["b32"], &[]), ((2, 0), 20));
+    // "shf: Introduced in PTX ISA version 3.1. Requires sm_32 or higher."
+    assert_eq!(need("shf", &["l", "clamp", "b32"], &[]), ((3, 1), 32));
+    // "fma.f32 introduced in PTX ISA version 2.0. fma.f32 requires sm_20 or higher."
+    assert_eq!(need("fma", &["rn", "f32"], &[]), ((2, 0), 20));
+    // "div.rn.f64 requires sm_13 or higher"; explicit rounding from PTX ISA 1.4.
+    assert_eq!(need("div", &["rn", "f64"], &[]), ((1, 4), 13));
+    // "ld.global.nc ... Requires sm_32 or higher"; introduced with sm_32 in PTX ISA 3.1.
+    assert_eq!(need("ld", &["global", "nc", "u32"], &[]), ((3, 1), 32));
+    // "prefetch and prefetchu require sm_20 or higher"; "Introduced in PTX ISA version 2.0."
+    assert_eq!(need("prefetchu", &["L1"], &[]), ((2, 0), 20));
+    // shfl.sync: "Introduced in PTX ISA version 6.0. Requires sm_30 or higher."
+    assert_eq!(need("shfl", &["sync", "idx", "b32"], &[]), ((6, 0), 30));
+    // atom: ".scope qualifier introduced in PTX ISA 5.0 ... requires sm_60"; ".sem qualifier
+    // introduced in PTX ISA version 6.0 ... requires sm_70"; "atom.add.f64 introduced in PTX
+    // ISA 5.0 ... requires sm_60"; "atom.add.noftz.f16 ... 6.3 ... sm_70"; "64-bit
+    // atom.{and,or,xor,min,max} introduced in PTX ISA 3.1 ... require sm_32".
+    assert_eq!(
+        need("atom", &["global", "gpu", "add", "u32"], &[]),
+        ((5, 0), 60)
+    );
+    assert_eq!(
+        need("atom", &["acquire", "gpu", "global", "add", "u32"], &[]),
+        ((6, 0), 70)
+    );
+    assert_eq!(need("atom", &["global", "add", "f64"], &[]), ((5, 0), 60));
+    assert_eq!(
+        need("atom", &["global", "add", "noftz", "f16"], &[]),
+        ((6, 3), 70)
+    );
+    assert_eq!(need("atom", &["global", "and", "b64"], &[]), ((3, 1), 32));
+    // cp.async: "Introduced in PTX ISA version 7.0 ... Requires sm_80"; "Support for
+    // ignore-src operand introduced in PTX ISA version 7.5."
+    assert_eq!(
+        need("cp", &["async", "ca", "shared", "global"], &[]),
+        ((7, 0), 80)
+    );
+    assert_eq!(
+        need(
+            "cp",
+            &["async", "ca", "shared", "global"],
+            &["<ignore-src>"]
+        ),
+        ((7, 5), 80)
+    );
+    // brx.idx: "Introduced in PTX ISA version 6.0. Requires sm_30 or higher."
+    assert_eq!(need("brx", &["idx"], &[]), ((6, 0), 30));
+    // call: "Indirect call introduced in PTX ISA version 2.1 ... requires sm_20 or higher."
+    assert_eq!(need("call", &[], &["<indirect>"]), ((2, 1), 20));
+    assert_eq!(need("call", &[], &[]), ((1, 0), 0));
+    // .branchtargets: "Introduced in PTX ISA version 2.1. Requires sm_20 or higher."
+    assert_eq!(need(".branchtargets", &[], &[]), ((2, 1), 20));
+    // bmsk, szext: "Introduced in PTX ISA version 7.6 ... requires sm_70 or higher."
+    assert_eq!(need("bmsk", &["clamp", "b32"], &[]), ((7, 6), 70));
+    assert_eq!(need("szext", &["wrap", "u32"], &[]), ((7, 6), 70));
+    // tanh: "Introduced in PTX ISA version 7.0. Requires sm_75"; "tanh.approx.{bf16/bf16x2}
+    // introduced in PTX ISA version 7.8 ... requires sm_90".
+    assert_eq!(need("tanh", &["approx", "f32"], &[]), ((7, 0), 75));
+    assert_eq!(need("tanh", &["approx", "bf16"], &[]), ((7, 8), 90));
+    // abs (half precision): "Introduced in PTX ISA version 6.5 ... Requires sm_53";
+    // "abs.bf16 ... introduced in PTX ISA 7.0 ... requires architecture sm_80".
+    assert_eq!(need("abs", &["f16"], &[]), ((6, 5), 53));
+    assert_eq!(need("abs", &["bf16"], &[]), ((7, 0), 80));
+    // barrier: "barrier instruction introduced in PTX ISA version 6.0 ... requires sm_30";
+    // bar.warp.sync: "Introduced in PTX ISA version 6.0. Requires sm_30 or higher."
+    assert_eq!(need("barrier", &["sync", "aligned"], &[]), ((6, 0), 30));
+    assert_eq!(need("bar", &["warp", "sync"], &[]), ((6, 0), 30));
+    assert_eq!(need("bar", &["sync"], &[]), ((1, 0), 0));
+    // activemask: "Introduced in PTX ISA version 6.2. Requires sm_30 or higher."
+    assert_eq!(need("activemask", &["b32"], &[]), ((6, 2), 30));
+    // alloca: "Introduced in PTX ISA version 7.3 ... alloca requires sm_52 or higher."
+    assert_eq!(need("alloca", &["u64"], &[]), ((7, 3), 52));
+    // %clock64: "Introduced in PTX ISA version 2.0 ... requires sm_20"; "%clock_hi introduced
+    // in PTX ISA version 5.0 ... requires sm_20".
+    assert_eq!(need("%clock64", &[], &[]), ((2, 0), 20));
+    assert_eq!(need("%clock_hi", &[], &[]), ((5, 0), 20));
+    // The .target directive's notes: "Target string sm_70 introduced in PTX ISA version 6.0",
+    // "sm_80 ... 7.0", "sm_90a ... 8.0", "sm_35 ... 3.1", "sm_53 ... 4.2".
+    assert_eq!(target_version("sm_70"), Some((6, 0)));
+    assert_eq!(target_version("compute_80"), Some((7, 0)));
+    assert_eq!(target_version("sm_90a"), Some((8, 0)));
+    assert_eq!(target_version("sm_35"), Some((3, 1)));
+    assert_eq!(target_version("sm_53"), Some((4, 2)));
+    // "The debug option requires PTX ISA version 3.0 or later."
+    assert_eq!(need("debug", &[], &[]), ((3, 0), 0));
+}
+
+#[test]
+fn messages_name_the_feature_and_what_the_module_declares() {
+    let declared = Declared {
+        version: (5, 0),
+        sm: 30,
+    };
+    let mods = ["sync", "idx", "b32"];
+    let gate = first_failure(declared, "shfl", &mods, &[]).expect("shfl.sync needs 6.0");
+    assert_eq!(
+        message(gate, &mods, declared),
+        "`shfl.sync` requires PTX ISA 6.0 and sm_30; this module declares .version 5.0"
+    );
+    let declared = Declared {
+        version: (7, 0),
+        sm: 70,
+    };
+    let mods = ["async", "ca", "shared", "global"];
+    let gate = first_failure(declared, "cp", &mods, &[]).expect("cp.async needs sm_80");
+    assert_eq!(
+        message(gate, &mods, declared),
+        "`cp.async` requires PTX ISA 7.0 and sm_80; this module declares .target sm_70"
+    );
+}
+
+#[test]
+fn sm_numbers_and_compute_synonyms() {
+    assert_eq!(sm_number("sm_90a"), Some(90));
+    assert_eq!(sm_number("compute_75"), Some(75));
+    assert_eq!(sm_number("sm_100f"), Some(100));
+    assert_eq!(sm_number("sm_x"), None);
+    assert_eq!(sm_number("sm_70q"), None);
+    assert_eq!(sm_number("texmode_unified"), None);
+}

@@ -1,0 +1,156 @@
+//! Applying the gating table to the instructions of a function body.
+
+use super::{Declared, check_instruction, operand_facts};
+use crate::ast::{self, ExprKind, FunctionKind, OperandKind};
+use crate::check::{FnCx, Symbol};
+use crate::diag::Diagnostic;
+use crate::types::ScalarType;
+
+/// Whether `name` is a special register the gating table knows (supported by ptxvk or not).
+pub fn is_gated_special(name: &str) -> bool {
+    name.starts_with('%') && super::has_rows(name)
+}
+
+impl FnCx<'_, '_> {
+    /// The type of register `name` without creating it (`%r5` of `%r<10>` included).
+    pub(crate) fn peek_register_type(&self, name: &str) -> Option<ScalarType> {
+        for scope in self.scopes.iter().rev() {
+            match scope.get(name) {
+                Some(Symbol::Reg(r)) => return Some(self.func.reg(*r).ty),
+                Some(_) => return None,
+                None => {}
+            }
+        }
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let n: u32 = name[base.len()..].parse().ok()?;
+        for scope in self.scopes.iter().rev() {
+            if let Some(Symbol::RegRange(ri)) = scope.get(base) {
+                let range = &self.ranges[*ri as usize];
+                return (n < range.count).then_some(range.ty);
+            }
+        }
+        None
+    }
+
+    /// Applies the `.version`/`.target` rules to a directive inside a function.
+    pub(crate) fn gate_directive(&mut self, op: &str, modifiers: &[&str], span: crate::diag::Span) {
+        let declared = Declared {
+            version: self.m.version,
+            sm: self.m.sm,
+        };
+        if let Some(d) = super::check_directive(declared, op, modifiers, span) {
+            self.error(d);
+        }
+    }
+
+    /// Applies the `.version`/`.target` rules to `i`. False when `i` must not be decoded (its
+    /// errors have been reported).
+    pub(crate) fn gate(&mut self, i: &ast::Instruction<'_>) -> bool {
+        let declared = Declared {
+            version: self.m.version,
+            sm: self.m.sm,
+        };
+        let op_rows = super::has_rows(i.opcode.node);
+        let facts = if !op_rows {
+            Vec::new()
+        } else {
+            let names = &self.m.function_names;
+            let funcs = &self.m.functions;
+            let is_function = |n: &str| {
+                names
+                    .get(n)
+                    .map(|id| funcs[id.0 as usize].kind == FunctionKind::Entry)
+            };
+            let is_pred = |n: &str| self.peek_register_type(n) == Some(ScalarType::Pred);
+            operand_facts(i, &is_function, &is_pred)
+        };
+        let mut errors = check_instruction(declared, i, op_rows, &facts, &is_gated_special);
+        if self.m.map_f64_to_f32 && i.modifiers.iter().any(|m| m.node == "f64") {
+            let span = i
+                .modifiers
+                .iter()
+                .find(|m| m.node == "f64")
+                .map_or(i.opcode.span, |m| m.span);
+            errors.push(
+                Diagnostic::error(
+                    span,
+                    "`.f64` instructions under `.target map_f64_to_f32` are not supported by ptxvk",
+                )
+                .with_label("would be computed in single precision")
+                .with_note("the option maps .f64 arithmetic to .f32 on sm_1x targets; ptxvk computes in double precision only"),
+            );
+        }
+        // ISA 8.7.6.2 and 8.7.9: function names are operands of `mov` and `call` only.
+        if !matches!(i.opcode.node, "mov" | "call") {
+            for o in &i.operands {
+                if let OperandKind::Imm(ast::Expr {
+                    kind: ExprKind::Name(n),
+                    span,
+                }) = &o.kind
+                    && self.m.function_names.contains_key(*n)
+                    && self.lookup(n).is_none()
+                {
+                    errors.push(
+                        Diagnostic::error(
+                            *span,
+                            format!("`{n}` is a function; function names are operands of `call` and `mov` only"),
+                        )
+                        .with_label("here"),
+                    );
+                }
+            }
+        }
+        let ok = errors.is_empty();
+        for e in errors {
+            self.error(e);
+        }
+        ok
+    }
+}
+
+/// Applies the table to the module-level directives: linkage, variable attributes and the
+/// performance directives of functions.
+pub(crate) fn module_directives(
+    module: &ast::Module<'_>,
+    declared: Declared,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut check = |op: &str, mods: &[&str], span: crate::diag::Span| {
+        if let Some(d) = super::check_directive(declared, op, mods, span) {
+            diags.push(d);
+        }
+    };
+    let linkage = |l: &Option<crate::diag::Spanned<ast::Linkage>>| {
+        l.as_ref().and_then(|l| match l.node {
+            ast::Linkage::Weak => Some((".weak", l.span)),
+            ast::Linkage::Common => Some((".common", l.span)),
+            _ => None,
+        })
+    };
+    for item in &module.items {
+        match item {
+            ast::Item::Var(d) => {
+                if let Some((op, span)) = linkage(&d.linkage) {
+                    check(op, &[], span);
+                }
+                for a in &d.attributes {
+                    check(".attribute", &[a.node], a.span);
+                }
+            }
+            ast::Item::Function(f) => {
+                if let Some((op, span)) = linkage(&f.linkage) {
+                    check(op, &[], span);
+                }
+                for d in &f.directives {
+                    match d {
+                        ast::FunctionDirective::NoReturn(s) => check(".noreturn", &[], *s),
+                        ast::FunctionDirective::ReqNtid(_, s) => check(".reqntid", &[], *s),
+                        ast::FunctionDirective::MaxNreg(_, s) => check(".maxnreg", &[], *s),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

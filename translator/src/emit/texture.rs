@@ -1,0 +1,192 @@
+//! Texture operations: one `UniformConstant` combined-image-sampler variable per binding of
+//! descriptor set 0, and the explicit-LOD sample, fetch and gather instructions on them.
+
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Capability, Decoration, ImageOperands, StorageClass, Word};
+
+use super::func::FnEmitter;
+use super::{EmitError, Emitter, R};
+use crate::ir::{TexOp, TexOpKind, Ty};
+use crate::texture::{Geometry, SampledKind};
+
+/// A binding's variable and the types around it.
+#[derive(Clone, Copy)]
+pub(super) struct TexVar {
+    var: Word,
+    sampled_image: Word,
+    image: Word,
+    /// The scalar type of texels as sampled (`float`, signed or unsigned `int`).
+    texel: Word,
+}
+
+impl Emitter {
+    fn texture_var(&mut self, binding: u32) -> R<TexVar> {
+        if let Some(v) = self.tex_vars.get(&binding) {
+            self.interface.insert(v.var);
+            return Ok(*v);
+        }
+        let b = self
+            .textures
+            .get(binding as usize)
+            .cloned()
+            .ok_or_else(|| EmitError::Internal(format!("no texture binding {binding}")))?;
+        let texel = match b.kind {
+            SampledKind::Float => self.ty(Ty::F32),
+            // Vulkan wants the sampled type's signedness to match the format's.
+            SampledKind::Sint => self.b.type_int(32, 1),
+            SampledKind::Uint => self.ty(Ty::I32),
+        };
+        let dim = match b.geometry {
+            Geometry::D1 | Geometry::A1D => {
+                self.cap(Capability::Sampled1D);
+                spirv::Dim::Dim1D
+            }
+            Geometry::D2 | Geometry::A2D => spirv::Dim::Dim2D,
+            Geometry::D3 => spirv::Dim::Dim3D,
+            Geometry::Cube | Geometry::ACube => spirv::Dim::DimCube,
+        };
+        if b.geometry == Geometry::ACube {
+            self.cap(Capability::SampledCubeArray);
+        }
+        let image = self.b.type_image(
+            texel,
+            dim,
+            u32::from(b.compare),
+            u32::from(b.geometry.is_array()),
+            0,
+            1,
+            spirv::ImageFormat::Unknown,
+            None,
+        );
+        let sampled_image = self.b.type_sampled_image(image);
+        let pt = self.ptr(StorageClass::UniformConstant, sampled_image);
+        let var = self.global_variable(pt, StorageClass::UniformConstant);
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b
+            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
+        self.b.name(var, format!("ptxvk.texture{binding}"));
+        let v = TexVar {
+            var,
+            sampled_image,
+            image,
+            texel,
+        };
+        self.tex_vars.insert(binding, v);
+        self.interface.insert(var);
+        Ok(v)
+    }
+}
+
+impl FnEmitter<'_, '_> {
+    /// A scalar, or a vector of the values.
+    fn vector_of(&mut self, scalar: Ty, vals: &[Word]) -> R<Word> {
+        if vals.len() == 1 {
+            return Ok(vals[0]);
+        }
+        let t = self.e.ty(scalar);
+        let vt = self.e.b.type_vector(t, vals.len() as u32);
+        Ok(self
+            .e
+            .b
+            .composite_construct(vt, None, vals.iter().copied())?)
+    }
+
+    pub(super) fn texture(&mut self, t: &TexOp) -> R<()> {
+        let tv = self.e.texture_var(t.binding)?;
+        let si = self.e.load(tv.sampled_image, tv.var, None)?;
+        let coord_ty = if matches!(t.kind, TexOpKind::Fetch(_)) {
+            Ty::I32
+        } else {
+            Ty::F32
+        };
+        let coords: Vec<Word> = t.coords.iter().map(|c| self.value(*c)).collect();
+        let coord = self.vector_of(coord_ty, &coords)?;
+        let v4 = self.e.b.type_vector(tv.texel, 4);
+        let mut mask = ImageOperands::NONE;
+        let mut extra = Vec::new();
+        match &t.kind {
+            TexOpKind::SampleLod(l) | TexOpKind::Fetch(l) => {
+                mask |= ImageOperands::LOD;
+                extra.push(Operand::IdRef(self.value(*l)));
+            }
+            TexOpKind::SampleGrad(dx, dy) => {
+                mask |= ImageOperands::GRAD;
+                let dx: Vec<Word> = dx.iter().map(|v| self.value(*v)).collect();
+                let dy: Vec<Word> = dy.iter().map(|v| self.value(*v)).collect();
+                let gx = self.vector_of(Ty::F32, &dx)?;
+                let gy = self.vector_of(Ty::F32, &dy)?;
+                extra.push(Operand::IdRef(gx));
+                extra.push(Operand::IdRef(gy));
+            }
+            TexOpKind::Gather(_) => {}
+        }
+        if let Some(off) = &t.offset {
+            mask |= ImageOperands::CONST_OFFSET;
+            let i32t = self.e.b.type_int(32, 1);
+            let parts: Vec<Word> = off
+                .iter()
+                .map(|o| self.e.b.constant_bit32(i32t, *o as u32))
+                .collect();
+            let c = if parts.len() == 1 {
+                parts[0]
+            } else {
+                let vt = self.e.b.type_vector(i32t, parts.len() as u32);
+                self.e.b.constant_composite(vt, parts)
+            };
+            extra.push(Operand::IdRef(c));
+        }
+        let opt = |m: ImageOperands| (m != ImageOperands::NONE).then_some(m);
+        let dref = t.dref.map(|d| self.value(d));
+        let result = match (&t.kind, dref) {
+            (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), None) => self
+                .e
+                .b
+                .image_sample_explicit_lod(v4, None, si, coord, mask, extra)?,
+            (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), Some(d)) => {
+                // One filtered comparison result: (r, 0, 0, 1) as Vulkan reads depth.
+                let f = self.e.ty(Ty::F32);
+                let r = self
+                    .e
+                    .b
+                    .image_sample_dref_explicit_lod(f, None, si, coord, d, mask, extra)?;
+                let zero = self.e.konst(Ty::F32, 0);
+                let one = self.e.konst(Ty::F32, u64::from(1f32.to_bits()));
+                self.e
+                    .b
+                    .composite_construct(v4, None, [r, zero, zero, one])?
+            }
+            (TexOpKind::Fetch(_), _) => {
+                let img = self.e.b.image(tv.image, None, si)?;
+                self.e
+                    .b
+                    .image_fetch(v4, None, img, coord, opt(mask), extra)?
+            }
+            (TexOpKind::Gather(c), None) => {
+                let comp = self.e.u32_const(*c);
+                self.e
+                    .b
+                    .image_gather(v4, None, si, coord, comp, opt(mask), extra)?
+            }
+            (TexOpKind::Gather(_), Some(d)) => {
+                self.e
+                    .b
+                    .image_dref_gather(v4, None, si, coord, d, opt(mask), extra)?
+            }
+        };
+        for (k, r) in t.results.iter().enumerate() {
+            let ty = self.f.vars[r.0 as usize].ty;
+            let st = self.e.ty(ty);
+            let mut part = self
+                .e
+                .b
+                .composite_extract(tv.texel, None, result, [k as u32])?;
+            if st != tv.texel {
+                part = self.e.b.bitcast(st, None, part)?;
+            }
+            let var = self.vars[r.0 as usize];
+            self.e.b.store(var, part, None, [])?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,990 @@
+//! A recursive-descent parser for valid PTX: the same grammar as `grammar.rs`, producing the
+//! same syntax tree, written by hand for speed (the chumsky grammar parses a few MB/s; this one
+//! a hundred and more). It gives up (`None`) at the first thing it does not accept, and the
+//! chumsky grammar then parses the file again to report the errors with recovery. The fuzz test
+//! checks that both produce identical trees wherever this one succeeds.
+
+use chumsky::span::SimpleSpan;
+
+use super::lexer::{Lexer, Token};
+use crate::ast::*;
+use crate::diag::{Span, Spanned};
+use crate::types::{ScalarType, StateSpace};
+
+type Tok<'a> = (Token<'a>, SimpleSpan);
+
+/// `Err(())` means "not accepted here"; the caller gives up.
+type R<T> = Result<T, ()>;
+
+/// The parser reads tokens from the lexer as it goes, keeping only a small window of them: a
+/// token vector for a whole large module was a fifth of the parse time in page faults.
+struct P<'a> {
+    lexer: Lexer<'a>,
+    buf: Vec<Tok<'a>>,
+    /// The next token's index in `buf`.
+    pos: usize,
+    src: &'a str,
+    /// End of the last token consumed.
+    last_end: usize,
+    first_start: Option<usize>,
+    /// The lexer reported an error: this parser gives up.
+    failed: bool,
+}
+
+pub fn module(src: &str) -> Option<Module<'_>> {
+    let mut p = P {
+        lexer: Lexer::new(src),
+        buf: Vec::with_capacity(256),
+        pos: 0,
+        src,
+        last_end: 0,
+        first_start: None,
+        failed: false,
+    };
+    let mut items = Vec::new();
+    while p.peek().is_some() {
+        p.compact();
+        items.push(p.item().ok()?);
+    }
+    if p.failed {
+        return None;
+    }
+    let span = match p.first_start {
+        Some(a) => Span::new(a, p.last_end),
+        None => Span::new(src.len(), src.len()),
+    };
+    Some(Module { items, span })
+}
+
+impl<'a> P<'a> {
+    /// Makes sure `buf` holds the token `k` places ahead; false at the end or on a lexical
+    /// error.
+    fn fill(&mut self, k: usize) -> bool {
+        while self.buf.len() <= self.pos + k {
+            match self.lexer.next() {
+                Some(Ok(t)) => {
+                    if self.first_start.is_none() {
+                        self.first_start = Some(t.1.start);
+                    }
+                    self.buf.push(t);
+                }
+                Some(Err(_)) => {
+                    self.failed = true;
+                    return false;
+                }
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Drops consumed tokens; only between statements, where nothing rewinds.
+    fn compact(&mut self) {
+        if self.pos > 64 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+    }
+
+    fn cur(&mut self) -> Option<Tok<'a>> {
+        if self.fill(0) {
+            Some(self.buf[self.pos])
+        } else {
+            None
+        }
+    }
+
+    fn peek(&mut self) -> Option<Token<'a>> {
+        self.cur().map(|t| t.0)
+    }
+
+    fn peek_at(&mut self, k: usize) -> Option<Token<'a>> {
+        if self.fill(k) {
+            Some(self.buf[self.pos + k].0)
+        } else {
+            None
+        }
+    }
+
+    fn advance(&mut self) {
+        if self.fill(0) {
+            self.last_end = self.buf[self.pos].1.end;
+            self.pos += 1;
+        }
+    }
+
+    fn bump(&mut self) -> R<Tok<'a>> {
+        let t = self.cur().ok_or(())?;
+        self.advance();
+        Ok(t)
+    }
+
+    fn cur_span(&mut self) -> Span {
+        self.cur().map_or(Span::default(), |t| Span::from(t.1))
+    }
+
+    /// Where the next node starts: the next token's start.
+    fn mark(&mut self) -> usize {
+        self.cur().map_or(self.src.len(), |t| t.1.start)
+    }
+
+    /// The span from `mark` to the end of the last token consumed.
+    fn span_from(&self, mark: usize) -> Span {
+        Span::new(mark, self.last_end.max(mark))
+    }
+
+    fn eat(&mut self, t: Token<'_>) -> bool {
+        if self.peek() == Some(t) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: Token<'_>) -> R<()> {
+        if self.eat(t) { Ok(()) } else { Err(()) }
+    }
+
+    fn punct(&mut self, p: &'static str) -> R<()> {
+        self.expect(Token::Punct(p))
+    }
+
+    fn is_punct(&mut self, p: &str) -> bool {
+        matches!(self.peek(), Some(Token::Punct(q)) if q == p)
+    }
+
+    fn is_dot(&mut self, d: &str) -> bool {
+        matches!(self.peek(), Some(Token::Dot(q)) if q == d)
+    }
+
+    fn ident(&mut self) -> R<Spanned<&'a str>> {
+        match self.cur() {
+            Some((Token::Ident(s), span)) => {
+                self.advance();
+                Ok(Spanned::new(s, Span::from(span)))
+            }
+            _ => Err(()),
+        }
+    }
+
+    fn uint(&mut self) -> R<Spanned<u32>> {
+        match self.cur() {
+            Some((Token::Int { value, .. }, span)) => {
+                let v = u32::try_from(value).map_err(|_| ())?;
+                self.advance();
+                Ok(Spanned::new(v, Span::from(span)))
+            }
+            _ => Err(()),
+        }
+    }
+
+    fn string(&mut self) -> R<&'a str> {
+        match self.peek() {
+            Some(Token::Str(s)) => {
+                self.advance();
+                Ok(s)
+            }
+            _ => Err(()),
+        }
+    }
+
+    // ---- module items ----
+
+    fn item(&mut self) -> R<Item<'a>> {
+        let from = self.mark();
+        match self.peek() {
+            Some(Token::Dot("version")) => {
+                self.advance();
+                let (tok, span) = self.bump()?;
+                if !matches!(tok, Token::Float(_) | Token::Int { .. }) {
+                    return Err(());
+                }
+                let text = &self.src[span.start..span.end];
+                let (major, minor) = text.split_once('.').unwrap_or((text, "0"));
+                let (major, minor) = (
+                    major.parse::<u32>().map_err(|_| ())?,
+                    minor.parse::<u32>().map_err(|_| ())?,
+                );
+                Ok(Item::Version {
+                    major,
+                    minor,
+                    span: self.span_from(from),
+                })
+            }
+            Some(Token::Dot("target")) => {
+                self.advance();
+                let mut names = vec![self.ident()?];
+                while self.eat(Token::Punct(",")) {
+                    names.push(self.ident()?);
+                }
+                Ok(Item::Target(names))
+            }
+            Some(Token::Dot("address_size")) => {
+                self.advance();
+                Ok(Item::AddressSize(self.uint()?))
+            }
+            Some(Token::Dot("file")) => {
+                self.advance();
+                if !matches!(self.bump()?.0, Token::Int { .. }) {
+                    return Err(());
+                }
+                self.string()?;
+                while self.is_punct(",") && matches!(self.peek_at(1), Some(Token::Int { .. })) {
+                    self.advance();
+                    self.advance();
+                }
+                Ok(Item::Ignored(self.span_from(from)))
+            }
+            Some(Token::Dot("section")) => {
+                self.advance();
+                if !matches!(self.bump()?.0, Token::Dot(_)) {
+                    return Err(());
+                }
+                self.balanced()?;
+                Ok(Item::Ignored(self.span_from(from)))
+            }
+            Some(Token::Dot("pragma")) => {
+                self.advance();
+                self.string()?;
+                self.punct(";")?;
+                Ok(Item::Ignored(self.span_from(from)))
+            }
+            _ => {
+                let at = if self.linkage_at(0).is_some() { 1 } else { 0 };
+                if matches!(self.peek_at(at), Some(Token::Dot("entry" | "func"))) {
+                    Ok(Item::Function(Box::new(self.function()?)))
+                } else {
+                    let d = self.var_decl()?;
+                    self.punct(";")?;
+                    Ok(Item::Var(d))
+                }
+            }
+        }
+    }
+
+    /// A `{ ... }` group with balanced braces.
+    fn balanced(&mut self) -> R<()> {
+        self.punct("{")?;
+        let mut depth = 1;
+        while depth > 0 {
+            match self.bump()?.0 {
+                Token::Punct("{") => depth += 1,
+                Token::Punct("}") => depth -= 1,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn linkage_at(&mut self, k: usize) -> Option<Linkage> {
+        match self.peek_at(k)? {
+            Token::Dot("visible") => Some(Linkage::Visible),
+            Token::Dot("extern") => Some(Linkage::Extern),
+            Token::Dot("weak") => Some(Linkage::Weak),
+            Token::Dot("common") => Some(Linkage::Common),
+            _ => None,
+        }
+    }
+
+    fn linkage(&mut self) -> Option<Spanned<Linkage>> {
+        let l = self.linkage_at(0)?;
+        let span = self.cur_span();
+        self.advance();
+        Some(Spanned::new(l, span))
+    }
+
+    fn function(&mut self) -> R<Function<'a>> {
+        let from = self.mark();
+        let linkage = self.linkage();
+        let kind = match self.bump()?.0 {
+            Token::Dot("entry") => FunctionKind::Entry,
+            Token::Dot("func") => FunctionKind::Func,
+            _ => return Err(()),
+        };
+        let returns = if self.is_punct("(") {
+            self.param_list()?
+        } else {
+            Vec::new()
+        };
+        let name = self.ident()?;
+        let params = if self.is_punct("(") {
+            self.param_list()?
+        } else {
+            Vec::new()
+        };
+        let mut directives = Vec::new();
+        while let Some(d) = self.function_directive()? {
+            directives.push(d);
+        }
+        let body = if self.eat(Token::Punct(";")) {
+            None
+        } else {
+            self.punct("{")?;
+            let body = self.statements()?;
+            self.punct("}")?;
+            Some(body)
+        };
+        Ok(Function {
+            linkage,
+            kind,
+            name,
+            returns,
+            params,
+            directives,
+            body,
+            span: self.span_from(from),
+        })
+    }
+
+    fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
+        self.punct("(")?;
+        let mut out = Vec::new();
+        if !self.eat(Token::Punct(")")) {
+            out.push(self.var_decl()?);
+            while self.eat(Token::Punct(",")) {
+                out.push(self.var_decl()?);
+            }
+            self.punct(")")?;
+        }
+        Ok(out)
+    }
+
+    fn uint_list(&mut self) -> R<Vec<u32>> {
+        let mut out = vec![self.uint()?.node];
+        while out.len() < 3
+            && self.is_punct(",")
+            && matches!(self.peek_at(1), Some(Token::Int { .. }))
+        {
+            self.advance();
+            out.push(self.uint()?.node);
+        }
+        Ok(out)
+    }
+
+    /// `Ok(None)` when the next token starts no function directive.
+    fn function_directive(&mut self) -> R<Option<FunctionDirective>> {
+        let from = self.mark();
+        let Some(Token::Dot(d)) = self.peek() else {
+            return Ok(None);
+        };
+        let d = match d {
+            "maxntid" | "reqntid" => {
+                self.advance();
+                let v = self.uint_list()?;
+                let s = self.span_from(from);
+                if d == "maxntid" {
+                    FunctionDirective::MaxNtid(v, s)
+                } else {
+                    FunctionDirective::ReqNtid(v, s)
+                }
+            }
+            "minnctapersm" | "maxnctapersm" | "maxnreg" | "maxclusterrank" => {
+                self.advance();
+                let v = self.uint()?.node;
+                let s = self.span_from(from);
+                match d {
+                    "minnctapersm" => FunctionDirective::MinNctaPerSm(v, s),
+                    "maxnctapersm" => FunctionDirective::MaxNctaPerSm(v, s),
+                    "maxnreg" => FunctionDirective::MaxNreg(v, s),
+                    _ => FunctionDirective::Other(s),
+                }
+            }
+            "noreturn" => {
+                self.advance();
+                FunctionDirective::NoReturn(self.span_from(from))
+            }
+            "explicitcluster" | "reqnctapercluster" => {
+                self.advance();
+                if matches!(self.peek(), Some(Token::Int { .. })) {
+                    self.uint_list()?;
+                }
+                FunctionDirective::Other(self.span_from(from))
+            }
+            "pragma" => {
+                self.advance();
+                let s = self.string()?;
+                self.eat(Token::Punct(";"));
+                FunctionDirective::Pragma(s.to_string(), self.span_from(from))
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(d))
+    }
+
+    // ---- declarations ----
+
+    fn space(&mut self) -> R<Spanned<StateSpace>> {
+        match self.cur() {
+            Some((Token::Dot(s), span)) => {
+                let sp = StateSpace::from_name(s)
+                    .filter(|s| *s != StateSpace::Sreg)
+                    .ok_or(())?;
+                self.advance();
+                Ok(Spanned::new(sp, Span::from(span)))
+            }
+            _ => Err(()),
+        }
+    }
+
+    fn decl_mods(&mut self, d: &mut VarDecl<'a>) -> R<()> {
+        loop {
+            match self.peek() {
+                Some(Token::Dot("align")) => {
+                    self.advance();
+                    d.align = Some(self.uint()?);
+                }
+                Some(Token::Dot(v @ ("v2" | "v4" | "v8"))) => {
+                    let n = match v {
+                        "v2" => 2,
+                        "v4" => 4,
+                        _ => 8,
+                    };
+                    d.vector = Some(Spanned::new(n, self.cur_span()));
+                    self.advance();
+                }
+                Some(Token::Dot("attribute")) => {
+                    self.advance();
+                    self.punct("(")?;
+                    if !self.eat(Token::Punct(")")) {
+                        loop {
+                            match self.cur() {
+                                Some((Token::Dot(a), span)) => {
+                                    d.attributes.push(Spanned::new(a, Span::from(span)));
+                                    self.advance();
+                                }
+                                _ => return Err(()),
+                            }
+                            if !self.eat(Token::Punct(",")) {
+                                break;
+                            }
+                        }
+                        self.punct(")")?;
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn var_type(&mut self) -> R<Spanned<VarType>> {
+        match self.cur() {
+            Some((Token::Dot(s), span)) => {
+                let t = match s {
+                    "texref" => VarType::TexRef,
+                    "samplerref" => VarType::SamplerRef,
+                    "surfref" => VarType::SurfRef,
+                    _ => VarType::Scalar(ScalarType::from_name(s).ok_or(())?),
+                };
+                self.advance();
+                Ok(Spanned::new(t, Span::from(span)))
+            }
+            _ => Err(()),
+        }
+    }
+
+    /// `linkage? space mods type ptr? mods name, name...` (no `;`).
+    fn var_decl(&mut self) -> R<VarDecl<'a>> {
+        let from = self.mark();
+        let linkage = self.linkage();
+        let space = self.space()?;
+        let mut d = VarDecl {
+            linkage,
+            space,
+            align: None,
+            vector: None,
+            ty: Spanned::new(VarType::TexRef, Span::default()),
+            ptr: None,
+            attributes: Vec::new(),
+            names: Vec::new(),
+            span: Span::default(),
+        };
+        // The two modifier groups are read into one declaration, the later winning.
+        let mut first = d.clone();
+        self.decl_mods(&mut first)?;
+        d.ty = self.var_type()?;
+        if self.is_dot("ptr") {
+            let pfrom = self.mark();
+            self.advance();
+            let space = self.space().ok();
+            let align = if self.is_dot("align") {
+                self.advance();
+                Some(self.uint()?)
+            } else {
+                None
+            };
+            d.ptr = Some(PtrAttr {
+                space,
+                align,
+                span: self.span_from(pfrom),
+            });
+        }
+        let mut second = d.clone();
+        self.decl_mods(&mut second)?;
+        d.align = second.align.or(first.align);
+        d.vector = second.vector.or(first.vector);
+        d.attributes = first.attributes;
+        d.attributes.extend(second.attributes);
+        d.names.push(self.decl_name()?);
+        // In a parameter list the `,` may separate declarations instead of names.
+        while self.is_punct(",") && matches!(self.peek_at(1), Some(Token::Ident(_))) {
+            self.advance();
+            d.names.push(self.decl_name()?);
+        }
+        d.span = self.span_from(from);
+        Ok(d)
+    }
+
+    fn decl_name(&mut self) -> R<DeclName<'a>> {
+        let name = self.ident()?;
+        let count = if self.is_punct("<") {
+            self.advance();
+            let c = self.uint()?;
+            self.punct(">")?;
+            Some(c)
+        } else {
+            None
+        };
+        let mut dims = Vec::new();
+        while self.eat(Token::Punct("[")) {
+            if self.eat(Token::Punct("]")) {
+                dims.push(None);
+            } else {
+                dims.push(Some(self.expr(true)?));
+                self.punct("]")?;
+            }
+        }
+        let init = if self.eat(Token::Punct("=")) {
+            Some(self.initializer()?)
+        } else {
+            None
+        };
+        Ok(DeclName {
+            name,
+            count,
+            dims,
+            init,
+        })
+    }
+
+    fn initializer(&mut self) -> R<Initializer<'a>> {
+        if !self.is_punct("{") {
+            return Ok(Initializer::Expr(self.expr(true)?));
+        }
+        let from = self.mark();
+        self.advance();
+        let mut items = Vec::new();
+        while !self.eat(Token::Punct("}")) {
+            items.push(self.initializer()?);
+            if !self.eat(Token::Punct(",")) {
+                self.punct("}")?;
+                break;
+            }
+        }
+        Ok(Initializer::List(items, self.span_from(from)))
+    }
+
+    // ---- statements ----
+
+    fn statements(&mut self) -> R<Vec<Statement<'a>>> {
+        let mut out = Vec::with_capacity(32);
+        while !self.is_punct("}") {
+            if self.peek().is_none() {
+                return Err(());
+            }
+            out.push(self.statement()?);
+        }
+        Ok(out)
+    }
+
+    fn statement(&mut self) -> R<Statement<'a>> {
+        self.compact();
+        let from = self.mark();
+        match self.peek() {
+            Some(Token::Ident(_)) if self.peek_at(1) == Some(Token::Punct(":")) => {
+                let l = self.ident()?;
+                self.advance();
+                Ok(Statement::Label(l))
+            }
+            Some(Token::Punct("{")) => {
+                self.advance();
+                let body = self.statements()?;
+                self.punct("}")?;
+                Ok(Statement::Block(body, self.span_from(from)))
+            }
+            Some(Token::Dot("branchtargets")) => {
+                self.advance();
+                let mut list = Vec::new();
+                loop {
+                    let n = self.ident()?;
+                    let count = if self.is_punct("<") {
+                        self.advance();
+                        let c = self.uint()?;
+                        self.punct(">")?;
+                        Some(c)
+                    } else {
+                        None
+                    };
+                    list.push((n, count));
+                    if !self.eat(Token::Punct(",")) {
+                        break;
+                    }
+                }
+                self.punct(";")?;
+                Ok(Statement::BranchTargets(list, self.span_from(from)))
+            }
+            Some(Token::Dot("calltargets")) => {
+                self.advance();
+                let mut names = vec![self.ident()?];
+                while self.eat(Token::Punct(",")) {
+                    names.push(self.ident()?);
+                }
+                self.punct(";")?;
+                Ok(Statement::CallTargets(names, self.span_from(from)))
+            }
+            Some(Token::Dot("callprototype")) => {
+                self.advance();
+                let returns = if self.is_punct("(") {
+                    self.param_list()?
+                } else {
+                    Vec::new()
+                };
+                self.expect(Token::Ident("_"))?;
+                let params = if self.is_punct("(") {
+                    self.param_list()?
+                } else {
+                    Vec::new()
+                };
+                let noreturn = if self.is_dot("noreturn") {
+                    let s = self.cur_span();
+                    self.advance();
+                    Some(s)
+                } else {
+                    None
+                };
+                self.punct(";")?;
+                Ok(Statement::CallPrototype {
+                    returns,
+                    params,
+                    noreturn,
+                    span: self.span_from(from),
+                })
+            }
+            Some(Token::Dot("pragma")) => {
+                self.advance();
+                let mut strs = vec![self.string()?];
+                while self.eat(Token::Punct(",")) {
+                    strs.push(self.string()?);
+                }
+                self.punct(";")?;
+                Ok(Statement::Pragma(strs.join(","), self.span_from(from)))
+            }
+            Some(Token::Dot("loc")) => {
+                self.advance();
+                let mut ints = 0;
+                while ints < 3 && matches!(self.peek(), Some(Token::Int { .. })) {
+                    self.advance();
+                    ints += 1;
+                }
+                if ints < 2 {
+                    return Err(());
+                }
+                while self.is_punct(",") && matches!(self.peek_at(1), Some(Token::Ident(_))) {
+                    self.advance();
+                    self.advance();
+                    match self.peek() {
+                        Some(Token::Ident(_)) => self.advance(),
+                        Some(Token::Int { .. }) => {
+                            while matches!(self.peek(), Some(Token::Int { .. })) {
+                                self.advance();
+                            }
+                        }
+                        _ => return Err(()),
+                    }
+                }
+                Ok(Statement::Ignored(self.span_from(from)))
+            }
+            Some(Token::Dot(_)) => {
+                let d = self.var_decl()?;
+                self.punct(";")?;
+                Ok(Statement::Var(d))
+            }
+            Some(Token::Ident(_) | Token::Punct("@")) => self.instruction(),
+            _ => Err(()),
+        }
+    }
+
+    fn instruction(&mut self) -> R<Statement<'a>> {
+        let from = self.mark();
+        let guard = if self.eat(Token::Punct("@")) {
+            let negated = self.eat(Token::Punct("!"));
+            let pred = self.ident()?;
+            Some(Guard {
+                negated,
+                pred,
+                span: self.span_from(from),
+            })
+        } else {
+            None
+        };
+        let opcode = self.ident()?;
+        let mut modifiers = Vec::with_capacity(4);
+        while let Some((Token::Dot(m), span)) = self.cur() {
+            modifiers.push(Spanned::new(m, Span::from(span)));
+            self.advance();
+        }
+        let mut operands = Vec::with_capacity(4);
+        if !self.is_punct(";") {
+            operands.push(self.operand()?);
+            while self.eat(Token::Punct(",")) {
+                operands.push(self.operand()?);
+            }
+        }
+        self.punct(";")?;
+        Ok(Statement::Instruction(Instruction {
+            guard,
+            opcode,
+            modifiers,
+            operands,
+            span: self.span_from(from),
+        }))
+    }
+
+    // ---- operands ----
+
+    fn operand(&mut self) -> R<Operand<'a>> {
+        let a = self.single_operand()?;
+        if self.eat(Token::Punct("|")) {
+            let b = self.single_operand()?;
+            return Ok(Operand {
+                span: a.span.to(b.span),
+                kind: OperandKind::Pair(Box::new(a), Box::new(b)),
+            });
+        }
+        Ok(a)
+    }
+
+    fn operand_list(&mut self, close: &'static str) -> R<Vec<Operand<'a>>> {
+        let mut items = vec![self.operand()?];
+        while self.eat(Token::Punct(",")) {
+            items.push(self.operand()?);
+        }
+        self.punct(close)?;
+        Ok(items)
+    }
+
+    fn single_operand(&mut self) -> R<Operand<'a>> {
+        let from = self.mark();
+        let kind = match self.peek() {
+            Some(Token::Punct("{")) => {
+                self.advance();
+                OperandKind::Vector(self.operand_list("}")?)
+            }
+            Some(Token::Punct("[")) => {
+                self.advance();
+                let mut items = self.operand_list("]")?;
+                if items.len() == 1 {
+                    match items.pop() {
+                        Some(Operand {
+                            kind: OperandKind::Imm(e),
+                            ..
+                        }) => OperandKind::Address(e),
+                        Some(other) => OperandKind::Tuple(vec![other]),
+                        None => OperandKind::Tuple(Vec::new()),
+                    }
+                } else {
+                    OperandKind::Tuple(items)
+                }
+            }
+            Some(Token::Punct("(")) if self.peek_at(1) == Some(Token::Punct(")")) => {
+                self.advance();
+                self.advance();
+                OperandKind::List(Vec::new())
+            }
+            Some(Token::Punct("(")) => {
+                // `(a, b, ...)` is a list; `(a)` an expression (or the start of one).
+                let save = (self.pos, self.last_end);
+                self.advance();
+                let list = self.operand().ok().and_then(|first| {
+                    if self.is_punct(",") {
+                        let mut items = vec![first];
+                        while self.eat(Token::Punct(",")) {
+                            items.push(self.operand().ok()?);
+                        }
+                        self.eat(Token::Punct(")")).then_some(items)
+                    } else {
+                        None
+                    }
+                });
+                match list {
+                    Some(items) => OperandKind::List(items),
+                    None => {
+                        (self.pos, self.last_end) = save;
+                        OperandKind::Imm(self.expr(false)?)
+                    }
+                }
+            }
+            Some(Token::Ident(n)) => match self.peek_at(1) {
+                Some(Token::Dot(c)) if Component::from_name(c).is_some() => {
+                    self.advance();
+                    self.advance();
+                    OperandKind::Component(n, Component::from_name(c).ok_or(())?)
+                }
+                Some(Token::Punct("[")) => {
+                    let name = self.ident()?;
+                    self.advance();
+                    let e = self.expr(true)?;
+                    self.punct("]")?;
+                    OperandKind::Index(name, e)
+                }
+                _ if n == "_" => {
+                    self.advance();
+                    OperandKind::Sink
+                }
+                _ => OperandKind::Imm(self.expr(false)?),
+            },
+            _ => OperandKind::Imm(self.expr(false)?),
+        };
+        Ok(Operand {
+            kind,
+            span: self.span_from(from),
+        })
+    }
+
+    // ---- expressions (ISA 4.6.3, Table 4) ----
+
+    /// `allow_or: false` at the top of an operand, where `|` separates a pair.
+    fn expr(&mut self, allow_or: bool) -> R<Expr<'a>> {
+        let c = self.binary(0, allow_or)?;
+        if self.eat(Token::Punct("?")) {
+            let a = self.expr(true)?;
+            self.punct(":")?;
+            let b = self.expr(true)?;
+            return Ok(Expr {
+                span: c.span.to(b.span),
+                kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+            });
+        }
+        Ok(c)
+    }
+
+    /// Precedence climbing over Table 4's binary levels, all left-associative.
+    fn binary(&mut self, min_level: u8, allow_or: bool) -> R<Expr<'a>> {
+        let mut a = self.unary(allow_or)?;
+        loop {
+            let Some(Token::Punct(p)) = self.peek() else {
+                return Ok(a);
+            };
+            let Some((level, op)) = binary_op(p) else {
+                return Ok(a);
+            };
+            if level < min_level || (op == BinaryOp::BitOr && !allow_or) {
+                return Ok(a);
+            }
+            self.advance();
+            let b = self.binary(level + 1, allow_or)?;
+            a = Expr {
+                span: a.span.to(b.span),
+                kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            };
+        }
+    }
+
+    fn unary(&mut self, allow_or: bool) -> R<Expr<'a>> {
+        let from = self.mark();
+        let op = match self.peek() {
+            Some(Token::Punct("+")) => Some(UnaryOp::Plus),
+            Some(Token::Punct("-")) => Some(UnaryOp::Neg),
+            Some(Token::Punct("~")) => Some(UnaryOp::Not),
+            Some(Token::Punct("!")) => Some(UnaryOp::LogicalNot),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.advance();
+            let span = self.span_from(from);
+            let inner = self.unary(allow_or)?;
+            return Ok(Expr {
+                span: span.to(inner.span),
+                kind: ExprKind::Unary(op, Box::new(inner)),
+            });
+        }
+        if self.is_punct("(")
+            && matches!(self.peek_at(1), Some(Token::Dot("s64" | "u64")))
+            && self.peek_at(2) == Some(Token::Punct(")"))
+        {
+            let ty = match self.peek_at(1) {
+                Some(Token::Dot("s64")) => ScalarType::S64,
+                _ => ScalarType::U64,
+            };
+            self.advance();
+            self.advance();
+            self.advance();
+            let span = self.span_from(from);
+            let inner = self.unary(allow_or)?;
+            return Ok(Expr {
+                span: span.to(inner.span),
+                kind: ExprKind::Cast(ty, Box::new(inner)),
+            });
+        }
+        self.atom(allow_or)
+    }
+
+    fn atom(&mut self, allow_or: bool) -> R<Expr<'a>> {
+        let (tok, span) = self.cur().ok_or(())?;
+        let kind = match tok {
+            Token::Int { value, unsigned } => ExprKind::Int { value, unsigned },
+            Token::Float(v) => ExprKind::Float(v),
+            Token::F32Bits(b) => ExprKind::F32Bits(b),
+            Token::F64Bits(b) => ExprKind::F64Bits(b),
+            Token::Ident("generic") if allow_or && self.peek_at(1) == Some(Token::Punct("(")) => {
+                let from = self.mark();
+                self.advance();
+                self.advance();
+                let n = self.ident()?;
+                self.punct(")")?;
+                return Ok(Expr {
+                    kind: ExprKind::Generic(n),
+                    span: self.span_from(from),
+                });
+            }
+            Token::Ident(s) => ExprKind::Name(s),
+            Token::Punct("(") => {
+                self.advance();
+                let e = self.expr(true)?;
+                self.punct(")")?;
+                return Ok(e);
+            }
+            _ => return Err(()),
+        };
+        self.advance();
+        Ok(Expr {
+            kind,
+            span: Span::from(span),
+        })
+    }
+}
+
+/// A binary operator's precedence level (0 binds loosest) and meaning (ISA Table 4).
+fn binary_op(p: &str) -> Option<(u8, BinaryOp)> {
+    Some(match p {
+        "||" => (0, BinaryOp::LogicalOr),
+        "&&" => (1, BinaryOp::LogicalAnd),
+        "|" => (2, BinaryOp::BitOr),
+        "^" => (3, BinaryOp::BitXor),
+        "&" => (4, BinaryOp::BitAnd),
+        "==" => (5, BinaryOp::Eq),
+        "!=" => (5, BinaryOp::Ne),
+        "<" => (6, BinaryOp::Lt),
+        ">" => (6, BinaryOp::Gt),
+        "<=" => (6, BinaryOp::Le),
+        ">=" => (6, BinaryOp::Ge),
+        "<<" => (7, BinaryOp::Shl),
+        ">>" => (7, BinaryOp::Shr),
+        "+" => (8, BinaryOp::Add),
+        "-" => (8, BinaryOp::Sub),
+        "*" => (9, BinaryOp::Mul),
+        "/" => (9, BinaryOp::Div),
+        "%" => (9, BinaryOp::Rem),
+        _ => return None,
+    })
+}
