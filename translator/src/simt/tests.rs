@@ -98,6 +98,7 @@ fn loops_bounded_by_thread_values_are_divergent() {
     for setup in [
         "mov.u32 %r5, %r3;",                                     // %tid.x
         "mov.u32 %r5, %laneid;",                                 // the lane
+        "mov.u32 %r5, %clock;",                                  // a per-subgroup cycle counter
         "add.u32 %r5, %r1, %r3;",                                // parameter + %tid
         "ld.param.u64 %rd1, [out];\nld.global.u32 %r5, [%rd1];", // memory others may write
         // Written under a condition on %tid: differs between threads afterwards.

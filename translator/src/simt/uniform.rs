@@ -148,12 +148,24 @@ fn values(f: &Function, var: &[bool]) -> Vec<bool> {
                     offset,
                     count,
                 } => (all(&[*base, *insert, *offset, *count]), false),
-                Op::Builtin(b) => match b {
-                    Builtin::LocalId(_) | Builtin::SubgroupLane | Builtin::SubgroupId => {
-                        (false, false)
-                    }
-                    _ => (true, false),
-                },
+                // Listed one by one: a built-in added later is divergent until someone decides.
+                Op::Builtin(b) => (
+                    matches!(
+                        b,
+                        Builtin::WorkgroupId(_)
+                            | Builtin::BlockDim(_)
+                            | Builtin::GridDim(_)
+                            | Builtin::CtaBase(_)
+                            | Builtin::ParamBase
+                            | Builtin::GlobalsBase
+                            | Builtin::DynamicSharedBytes
+                            | Builtin::ScratchBase
+                            | Builtin::SharedLock
+                            | Builtin::StatusAddress
+                            | Builtin::BarrierWords
+                    ),
+                    false,
+                ),
                 // The kernel's parameters are read-only: the same address reads the same value.
                 Op::Load {
                     ptr: Ptr::Global(a),
