@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use ptxvk_translator::ast::{Item, Statement};
+use ptxvk_translator::ast::{Item, OperandKind, Statement};
 
 use crate::Case;
 
@@ -59,7 +59,12 @@ pub fn parse_list(text: &str) -> Vec<Entry> {
 pub struct Use {
     pub opcode: String,
     pub modifiers: Vec<String>,
+    /// A `{a, b}` operand: `mov` packing or unpacking a vector is ISA 8.7.6.3, not 8.7.6.2.
+    pub vector_operand: bool,
 }
+
+/// The section of `mov`'s pack/unpack form, which only its vector operand tells apart.
+const MOV_PACK: &str = "8.7.6.3";
 
 /// Every instruction in `ptx`, or `None` if it does not parse.
 pub fn uses(ptx: &str) -> Option<Vec<Use>> {
@@ -69,6 +74,10 @@ pub fn uses(ptx: &str) -> Option<Vec<Use>> {
                 Statement::Instruction(i) => out.push(Use {
                     opcode: i.opcode.node.to_string(),
                     modifiers: i.modifiers.iter().map(|m| m.node.to_string()).collect(),
+                    vector_operand: i
+                        .operands
+                        .iter()
+                        .any(|o| matches!(o.kind, OperandKind::Vector(_))),
                 }),
                 Statement::Block(b, _) => walk(b, out),
                 _ => {}
@@ -95,6 +104,7 @@ pub fn classify(list: &[Entry], u: &Use) -> Option<usize> {
     list.iter()
         .enumerate()
         .filter(|(_, e)| e.opcode == u.opcode && e.required.iter().all(|r| u.modifiers.contains(r)))
+        .filter(|(_, e)| e.opcode != "mov" || (e.section == MOV_PACK) == u.vector_operand)
         .max_by_key(|(_, e)| {
             let known = u
                 .modifiers
@@ -248,6 +258,7 @@ mod tests {
         let u = Use {
             opcode: parts.next().unwrap_or_default().to_string(),
             modifiers: parts.map(str::to_string).collect(),
+            vector_operand: false,
         };
         classify(&list, &u).map_or("none".into(), |i| list[i].section.clone())
     }
@@ -264,6 +275,16 @@ mod tests {
         assert_eq!(section("rcp.approx.ftz.f64"), "8.7.3.14");
         assert_eq!(section("rcp.rn.f32"), "8.7.3.13");
         assert_eq!(section("bar.sync"), "none");
+        let list = isa_list();
+        let pack = Use {
+            opcode: "mov".into(),
+            modifiers: vec!["b32".into()],
+            vector_operand: true,
+        };
+        assert_eq!(
+            classify(&list, &pack).map(|i| list[i].section.as_str()),
+            Some("8.7.6.3")
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! PTX text to [`ast::Module`](crate::ast::Module): a chumsky lexer, then a chumsky parser over tokens.
+//! PTX text to [`ast::Module`](crate::ast::Module): a hand-written lexer, then a hand-written parser
+//! for valid files and the chumsky grammar over the same tokens for everything else (diagnostics).
 
 mod fast;
 mod grammar;
