@@ -7,8 +7,10 @@
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
 //!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
 //!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
+//!   bench translate   translation throughput on a generated 100k-line module (optimised build)
 
 mod bench_parse;
+mod bench_translate;
 mod corpus;
 mod env;
 
@@ -27,10 +29,13 @@ fn main() {
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance(&args[1..]),
+        Some("bench") if args.get(1).is_some_and(|a| a == "translate") => {
+            bench_translate::bench_translate(&args[2..])
+        }
         Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|parse]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|parse|translate]>"
             );
             std::process::exit(2);
         }

@@ -21,6 +21,7 @@
 //! Where it is not valid: synchronization inside device functions (`.func`) is refused for now.
 
 mod expand;
+mod uniform;
 
 use std::collections::HashMap;
 
@@ -46,6 +47,8 @@ pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
     }
     let mut next_id = 0;
     let labelled = to_labelled(tree, &mut Vec::new(), &mut next_id);
+    let uni = uniform::analyze(f, &labelled);
+    let uniform_vars: Vec<VarId> = uni.uniform_vars().collect();
     let st = f.new_var(Ty::I32, "simt.state");
     let mut defs = HashMap::new();
     for (bi, b) in f.blocks.iter().enumerate() {
@@ -64,12 +67,22 @@ pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
         defs,
         exit_code: HashMap::new(),
         cont_code: HashMap::new(),
+        uni,
+        native_targets: Vec::new(),
+        failed: false,
     };
     let mut body = Vec::new();
-    // Every thread starts active.
+    // Every thread starts active. Registers the analysis found uniform start at zero: PTX leaves
+    // a register's value undefined before its first write, and a value that differed between
+    // threads would make a branch on it diverge.
     let init = t.code(|f, b| {
         let z = f.push(b, Ty::I32, Op::Const(ACTIVE));
         f.push_void(b, Op::StoreVar(st, z));
+        for v in uniform_vars {
+            let ty = f.vars[v.0 as usize].ty;
+            let z = f.push(b, ty, Op::Const(0));
+            f.push_void(b, Op::StoreVar(v, z));
+        }
     });
     body.push(init);
     t.seq(labelled, false, &mut body);
@@ -196,10 +209,22 @@ struct Uniformizer<'f> {
     defs: HashMap<ValueId, BlockId>,
     exit_code: HashMap<u32, u64>,
     cont_code: HashMap<u32, u64>,
+    uni: uniform::Uniformity,
+    /// Uniform loops being run natively (innermost last): branches to them stay branches.
+    native_targets: Vec<u32>,
+    /// A branch to a native loop was found where some threads may be inactive: the loop being
+    /// tried natively must be emulated after all.
+    failed: bool,
 }
 
 /// Whether any branch in `nodes` leaves them (or a return ends the thread).
 fn escapes(nodes: &[U]) -> bool {
+    escapes_except(nodes, &[])
+}
+
+/// Whether any branch in `nodes` leaves them for a construct other than `native` (or a return
+/// ends the thread).
+fn escapes_except(nodes: &[U], native: &[u32]) -> bool {
     fn walk(nodes: &[U], inside: &mut Vec<u32>) -> bool {
         nodes.iter().any(|n| match n {
             U::Branch(id) => !inside.contains(id),
@@ -217,7 +242,20 @@ fn escapes(nodes: &[U]) -> bool {
             U::Code(_) | U::Unreachable => false,
         })
     }
-    walk(nodes, &mut Vec::new())
+    walk(nodes, &mut native.to_vec())
+}
+
+/// Whether `nodes` hold a branch to one of `targets` (constructs that enclose them).
+fn branches_to(nodes: &[U], targets: &[u32]) -> bool {
+    nodes.iter().any(|n| match n {
+        U::Branch(id) => targets.contains(id),
+        U::If { then, else_, .. } => branches_to(then, targets) || branches_to(else_, targets),
+        U::Block(_, body) | U::Loop(_, body) => branches_to(body, targets),
+        U::Switch { cases, default, .. } => {
+            cases.iter().any(|c| branches_to(c, targets)) || branches_to(default, targets)
+        }
+        _ => false,
+    })
 }
 
 impl Uniformizer<'_> {
@@ -292,12 +330,16 @@ impl Uniformizer<'_> {
         if native.is_empty() {
             return guard;
         }
-        let leaves = escapes(&native);
+        let leaves = escapes_except(&native, &self.native_targets);
         if !leaves && !guard {
             out.extend(native);
             return false;
         }
         let wrapper = self.fresh_id();
+        if guard && branches_to(&native, &self.native_targets) {
+            // Only the active threads would take a branch to a native loop.
+            self.failed = true;
+        }
         let body = self.rewrite_exits(native, wrapper, &mut Vec::new());
         let block = U::Block(wrapper, body);
         if guard {
@@ -348,7 +390,7 @@ impl Uniformizer<'_> {
         let mut out = Vec::new();
         for n in nodes {
             match n {
-                U::Branch(id) if !inside.contains(&id) => {
+                U::Branch(id) if !inside.contains(&id) && !self.native_targets.contains(&id) => {
                     let code = self.target_code(id);
                     out.push(self.set_state(code));
                     out.push(U::Branch(wrapper));
@@ -421,6 +463,46 @@ impl Uniformizer<'_> {
                 out.push(U::Code(b));
                 guard
             }
+            // Every thread is active and takes the same arm: nothing to emulate at this level.
+            U::If { cond, then, else_ } if !guard && self.uni.value(cond) => {
+                let cv = self.spill(cond);
+                let read = self.code(move |f, b| {
+                    f.push(b, Ty::Bool, Op::LoadVar(cv));
+                });
+                let cond = self.last_value(&read);
+                out.push(read);
+                let (mut then_out, mut else_out) = (Vec::new(), Vec::new());
+                let g_then = self.seq(then, false, &mut then_out);
+                let g_else = self.seq(else_, false, &mut else_out);
+                out.push(U::If {
+                    cond,
+                    then: then_out,
+                    else_: else_out,
+                });
+                g_then || g_else
+            }
+            U::Loop(id, body)
+                if !guard
+                    && self.uni.uniform_construct(id)
+                    && !escapes_except(&[U::Loop(id, body.clone())], &self.native_targets) =>
+            {
+                match self.native_construct(id, body.clone()) {
+                    Some((inner, g)) => {
+                        out.push(U::Loop(id, inner));
+                        g
+                    }
+                    None => self.emulated_loop(id, body, guard, out),
+                }
+            }
+            U::Block(id, body) if !guard && self.uni.uniform_construct(id) => {
+                match self.native_construct(id, body.clone()) {
+                    Some((inner, g)) => {
+                        out.push(U::Block(id, inner));
+                        g
+                    }
+                    None => self.emulated_block(id, body, guard, out),
+                }
+            }
             U::If { cond, then, else_ } => {
                 let leaves = escapes(&then) || escapes(&else_);
                 let cv = self.spill(cond);
@@ -448,56 +530,8 @@ impl Uniformizer<'_> {
                 out.push(self.transition(&[(then_done, ACTIVE)]));
                 guard || leaves
             }
-            U::Block(id, body) => {
-                let exit = self.fresh_code();
-                self.exit_code.insert(id, exit);
-                let inner_guard = self.seq(body.clone(), guard, out);
-                out.push(self.transition(&[(exit, ACTIVE)]));
-                let _ = inner_guard;
-                guard || escapes(&[U::Block(id, body)])
-            }
-            U::Loop(id, body) => {
-                let (cont, exit) = (self.fresh_code(), self.fresh_code());
-                self.cont_code.insert(id, cont);
-                self.exit_code.insert(id, exit);
-                let native_loop = self.fresh_id();
-                let leaves = escapes(&[U::Loop(id, body.clone())]);
-                let mut inner = Vec::new();
-                self.seq(body, true, &mut inner);
-                // End of an iteration: falling off the end leaves the loop, `continue` comes back.
-                inner.push(self.transition(&[(ACTIVE, exit), (cont, ACTIVE)]));
-                let st = self.st;
-                let again = self.f.new_var(Ty::Bool, "simt.again");
-                let vote = self.f.new_block();
-                {
-                    let f = &mut *self.f;
-                    let s = f.push(vote, Ty::I32, Op::LoadVar(st));
-                    let z = f.push(vote, Ty::I32, Op::Const(ACTIVE));
-                    let active = f.push(
-                        vote,
-                        Ty::Bool,
-                        Op::Bin(BinOp::IEq, s, z, FpFlags::default()),
-                    );
-                    let any = f.push(vote, Ty::Bool, Op::Warp(WarpOp::WorkgroupAny, vec![active]));
-                    f.push_void(vote, Op::StoreVar(again, any));
-                    f.block_mut(vote).term = Terminator::Unreachable;
-                }
-                self.sync_blocks.push(true);
-                inner.push(U::Code(vote));
-                let read = self.code(move |f, b| {
-                    f.push(b, Ty::Bool, Op::LoadVar(again));
-                });
-                let cond = self.last_value(&read);
-                inner.push(read);
-                inner.push(U::If {
-                    cond,
-                    then: vec![U::Branch(native_loop)],
-                    else_: Vec::new(),
-                });
-                out.push(U::Loop(native_loop, inner));
-                out.push(self.transition(&[(exit, ACTIVE)]));
-                guard || leaves
-            }
+            U::Block(id, body) => self.emulated_block(id, body, guard, out),
+            U::Loop(id, body) => self.emulated_loop(id, body, guard, out),
             U::Switch {
                 value,
                 cases,
@@ -536,4 +570,74 @@ impl Uniformizer<'_> {
             }
         }
     }
+
+    /// A uniform loop or block entered by every thread: branches to it stay branches. Tried, and
+    /// `None` (emulate it) if such a branch turns out to be where some threads wait (their state
+    /// is not "active", e.g. after a uniform early exit from an inner construct).
+    fn native_construct(&mut self, id: u32, body: Vec<U>) -> Option<(Vec<U>, bool)> {
+        let failed_before = std::mem::replace(&mut self.failed, false);
+        self.native_targets.push(id);
+        let mut inner = Vec::new();
+        let g = self.seq(body, false, &mut inner);
+        self.native_targets.pop();
+        let failed = std::mem::replace(&mut self.failed, failed_before);
+        (!failed).then_some((inner, g))
+    }
+
+    /// A block that some threads may leave early: they wait at its end.
+    fn emulated_block(&mut self, id: u32, body: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+        let exit = self.fresh_code();
+        self.exit_code.insert(id, exit);
+        self.seq(body.clone(), guard, out);
+        out.push(self.transition(&[(exit, ACTIVE)]));
+        guard || escapes(&[U::Block(id, body)])
+    }
+
+    /// A loop that some threads may leave before others: it runs until a block-wide vote finds
+    /// no thread still iterating.
+    fn emulated_loop(&mut self, id: u32, body: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+        let (cont, exit) = (self.fresh_code(), self.fresh_code());
+        self.cont_code.insert(id, cont);
+        self.exit_code.insert(id, exit);
+        let native_loop = self.fresh_id();
+        let leaves = escapes(&[U::Loop(id, body.clone())]);
+        let mut inner = Vec::new();
+        self.seq(body, true, &mut inner);
+        // End of an iteration: falling off the end leaves the loop, `continue` comes back.
+        inner.push(self.transition(&[(ACTIVE, exit), (cont, ACTIVE)]));
+        let st = self.st;
+        let again = self.f.new_var(Ty::Bool, "simt.again");
+        let vote = self.f.new_block();
+        {
+            let f = &mut *self.f;
+            let s = f.push(vote, Ty::I32, Op::LoadVar(st));
+            let z = f.push(vote, Ty::I32, Op::Const(ACTIVE));
+            let active = f.push(
+                vote,
+                Ty::Bool,
+                Op::Bin(BinOp::IEq, s, z, FpFlags::default()),
+            );
+            let any = f.push(vote, Ty::Bool, Op::Warp(WarpOp::WorkgroupAny, vec![active]));
+            f.push_void(vote, Op::StoreVar(again, any));
+            f.block_mut(vote).term = Terminator::Unreachable;
+        }
+        self.sync_blocks.push(true);
+        inner.push(U::Code(vote));
+        let read = self.code(move |f, b| {
+            f.push(b, Ty::Bool, Op::LoadVar(again));
+        });
+        let cond = self.last_value(&read);
+        inner.push(read);
+        inner.push(U::If {
+            cond,
+            then: vec![U::Branch(native_loop)],
+            else_: Vec::new(),
+        });
+        out.push(U::Loop(native_loop, inner));
+        out.push(self.transition(&[(exit, ACTIVE)]));
+        guard || leaves
+    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,216 @@
+//! The uniformity analysis on small kernels, judged by the PTX meaning of the registers involved
+//! (`%tid` differs between the threads of a block; `%ntid`, `%ctaid` and kernel parameters do
+//! not), and the emulation's use of it.
+
+use super::uniform::{Uniformity, analyze};
+use super::{U, to_labelled};
+use crate::ir::{AtomicOp, Function, Op};
+use crate::structurize::Node;
+use crate::{DeviceProfile, Program, SourceFile, ir, lower, structurize};
+
+/// The kernel `k` of `body` (a kernel with parameters `out: u64, n: u32`) lowered for lavapipe,
+/// with synchronizing functions inlined and structurized, as the emulation sees it.
+fn kernel(body: &str) -> (Function, Vec<Node>) {
+    let text = format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .entry k(.param .u64 out, .param .u32 n)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n{body}\n}}\n"
+    );
+    let program = match Program::parse(SourceFile::new("t.ptx", text)) {
+        Ok(p) => p,
+        Err(d) => panic!("{d}"),
+    };
+    let profile = DeviceProfile::named("lavapipe").expect("the lavapipe profile");
+    let (id, _) = program.module.kernels().next().expect("one kernel");
+    let (mut m, _) = lower::lower_kernel(&program.module, id, &profile, &program.global_offsets)
+        .expect("the kernel lowers");
+    ir::inline::inline_where(&mut m, |g| {
+        g.blocks
+            .iter()
+            .any(|b| b.term == ir::Terminator::Exit || b.insts.iter().any(|i| i.op.is_sync()))
+    });
+    let entry = m.entry.0 as usize;
+    let mut f = m.functions.swap_remove(entry);
+    let tree = structurize::structurize(&mut f);
+    (f, tree)
+}
+
+/// The analysis, and in tree order the uniformity of each `if` condition and of each loop.
+fn analyzed(body: &str) -> (Vec<bool>, Vec<bool>) {
+    let (f, tree) = kernel(body);
+    let labelled = to_labelled(tree, &mut Vec::new(), &mut 0);
+    let uni = analyze(&f, &labelled);
+    let (mut ifs, mut loops) = (Vec::new(), Vec::new());
+    collect(&labelled, &uni, &mut ifs, &mut loops);
+    (ifs, loops)
+}
+
+fn collect(nodes: &[U], uni: &Uniformity, ifs: &mut Vec<bool>, loops: &mut Vec<bool>) {
+    for n in nodes {
+        match n {
+            U::If { cond, then, else_ } => {
+                ifs.push(uni.value(*cond));
+                collect(then, uni, ifs, loops);
+                collect(else_, uni, ifs, loops);
+            }
+            U::Loop(id, body) => {
+                loops.push(uni.uniform_construct(*id));
+                collect(body, uni, ifs, loops);
+            }
+            U::Block(_, body) => collect(body, uni, ifs, loops),
+            U::Switch { cases, default, .. } => {
+                for c in cases {
+                    collect(c, uni, ifs, loops);
+                }
+                collect(default, uni, ifs, loops);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A loop around `bar.sync` whose exit test compares the counter with `bound` (a register
+/// prepared by `setup`).
+fn counted_loop(setup: &str) -> String {
+    format!(
+        "mov.u32 %r3, %tid.x;\nld.param.u32 %r1, [n];\n{setup}\nmov.u32 %r2, 0;\n\
+         LOOP:\nbar.sync 0;\nadd.u32 %r2, %r2, 1;\nsetp.lt.u32 %p1, %r2, %r5;\n@%p1 bra LOOP;\nret;"
+    )
+}
+
+#[test]
+fn loops_bounded_by_block_constants_are_uniform() {
+    for setup in [
+        "mov.u32 %r5, %r1;",                             // a kernel parameter
+        "mov.u32 %r5, %ntid.x;",                         // the block size
+        "mov.u32 %r5, %ctaid.x;\nadd.u32 %r5, %r5, 3;",  // the block's index, computed on
+        "mov.u32 %r5, %nctaid.y;\nshl.b32 %r5, %r5, 1;", // the grid size
+        "mov.u32 %r5, 7;",                               // a constant
+    ] {
+        let (ifs, loops) = analyzed(&counted_loop(setup));
+        assert_eq!(loops, [true], "{setup}");
+        assert!(ifs.iter().all(|&u| u), "{setup}: {ifs:?}");
+    }
+}
+
+#[test]
+fn loops_bounded_by_thread_values_are_divergent() {
+    for setup in [
+        "mov.u32 %r5, %r3;",                                     // %tid.x
+        "mov.u32 %r5, %laneid;",                                 // the lane
+        "mov.u32 %r5, %clock;",                                  // a per-subgroup cycle counter
+        "add.u32 %r5, %r1, %r3;",                                // parameter + %tid
+        "ld.param.u64 %rd1, [out];\nld.global.u32 %r5, [%rd1];", // memory others may write
+        // Written under a condition on %tid: differs between threads afterwards.
+        "mov.u32 %r5, 4;\nsetp.eq.u32 %p2, %r3, 0;\n@%p2 bra SKIP;\nmov.u32 %r5, 9;\nSKIP:",
+    ] {
+        let (_, loops) = analyzed(&counted_loop(setup));
+        assert_eq!(loops, [false], "{setup}");
+    }
+}
+
+#[test]
+fn a_divergent_break_makes_the_loop_and_its_counter_divergent() {
+    // The back edge is uniform, but threads with %tid == 0 leave early: afterwards the counter
+    // differs between threads, so the second loop (bounded by it) is divergent too.
+    let body = "mov.u32 %r3, %tid.x;\nmov.u32 %r2, 0;\n\
+                A:\nbar.sync 0;\nadd.u32 %r2, %r2, 1;\nsetp.eq.u32 %p2, %r3, 0;\n@%p2 bra OUT;\n\
+                setp.lt.u32 %p1, %r2, 8;\n@%p1 bra A;\n\
+                OUT:\nmov.u32 %r4, 0;\n\
+                B:\nbar.sync 0;\nadd.u32 %r4, %r4, 1;\nsetp.lt.u32 %p3, %r4, %r2;\n@%p3 bra B;\nret;";
+    let (_, loops) = analyzed(body);
+    assert_eq!(loops, [false, false]);
+    // Without the early exit both are uniform.
+    let body = body.replace("@%p2 bra OUT;", "");
+    let (_, loops) = analyzed(&body);
+    assert_eq!(loops, [true, true]);
+}
+
+#[test]
+fn a_uniform_loop_may_hold_divergent_ifs() {
+    // The reduction tree's shape: `if (tid < stride)` inside a loop over the stride.
+    let body = "mov.u32 %r3, %tid.x;\nmov.u32 %r2, %ntid.x;\n\
+                L:\nshr.u32 %r2, %r2, 1;\nsetp.ge.u32 %p2, %r3, %r2;\n@%p2 bra SKIP;\n\
+                add.u32 %r6, %r6, 1;\nSKIP:\nbar.sync 0;\nsetp.gt.u32 %p1, %r2, 1;\n@%p1 bra L;\nret;";
+    let (ifs, loops) = analyzed(body);
+    assert_eq!(loops, [true]);
+    assert!(ifs.contains(&false), "the test on %tid: {ifs:?}");
+    assert!(ifs.contains(&true), "the loop's exit test: {ifs:?}");
+}
+
+#[test]
+fn a_divergent_loop_makes_everything_in_it_divergent() {
+    // The inner loop's bound is uniform, but it runs inside a loop that threads leave at
+    // different times, so it is divergent as well.
+    let body = "mov.u32 %r3, %tid.x;\nmov.u32 %r2, 0;\n\
+                O:\nmov.u32 %r4, 0;\n\
+                I:\nbar.sync 0;\nadd.u32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 4;\n@%p1 bra I;\n\
+                add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p2, %r2, %r3;\n@%p2 bra O;\nret;";
+    let (_, loops) = analyzed(body);
+    assert_eq!(loops, [false, false]);
+}
+
+/// The blocks a tree runs.
+fn tree_blocks(nodes: &[Node], out: &mut Vec<ir::BlockId>) {
+    for n in nodes {
+        match n {
+            Node::Code(b) => out.push(*b),
+            Node::If { then, else_, .. } => {
+                tree_blocks(then, out);
+                tree_blocks(else_, out);
+            }
+            Node::Block(body) | Node::Loop(body) => tree_blocks(body, out),
+            Node::Switch { cases, default, .. } => {
+                for c in cases {
+                    tree_blocks(c, out);
+                }
+                tree_blocks(default, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How many block-wide votes (the emulation's loop test) the emulated kernel runs.
+fn votes(body: &str) -> usize {
+    let (mut f, tree) = kernel(body);
+    let (tree, _) = super::emulate(&mut f, tree).expect("the kernel synchronizes");
+    let mut blocks = Vec::new();
+    tree_blocks(&tree, &mut blocks);
+    blocks
+        .iter()
+        .flat_map(|b| &f.block(*b).insts)
+        .filter(|i| {
+            matches!(
+                i.op,
+                Op::Atomic {
+                    op: AtomicOp::Or,
+                    ..
+                }
+            )
+        })
+        .count()
+}
+
+#[test]
+fn the_emulation_votes_only_on_divergent_loops() {
+    assert_eq!(votes(&counted_loop("mov.u32 %r5, %ntid.x;")), 0);
+    assert_eq!(votes(&counted_loop("mov.u32 %r5, %r3;")), 1);
+}
+
+#[test]
+fn a_uniform_early_exit_keeps_later_loops_native() {
+    // Blocks past the end of the data leave at once: every thread of such a block does.
+    let loop_ = counted_loop("mov.u32 %r5, %ntid.x;");
+    for exit in ["@%p6 bra END;", "@%p6 ret;"] {
+        let body = format!(
+            "ld.param.u32 %r12, [n];\nmov.u32 %r13, %ctaid.x;\nsetp.ge.u32 %p6, %r13, %r12;\n{exit}\n\
+             {}\nEND:\nret;",
+            loop_.replace("ret;", "")
+        );
+        assert_eq!(votes(&body), 0, "{exit}");
+        // The same exit decided per thread must keep the vote.
+        let body = body.replace("%ctaid.x", "%tid.y");
+        assert_eq!(votes(&body), 1, "{exit} on %tid.y");
+    }
+}
