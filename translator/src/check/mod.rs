@@ -44,6 +44,10 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         address_taken: Vec::new(),
         defined: Map::default(),
         texmode_independent: header.texmode_independent,
+        gating: gating::Relevant::new(gating::Declared {
+            version: header.version,
+            sm: header.sm,
+        }),
     };
     for item in &module.items {
         match item {
@@ -338,6 +342,8 @@ pub(crate) struct ModuleCx<'d> {
     pub defined: Map<FuncId, Span>,
     /// `.target texmode_independent` (ISA 8.7.7.1).
     pub texmode_independent: bool,
+    /// The gating rows that can fail under this module's `.version`/`.target`.
+    pub gating: gating::Relevant,
 }
 
 impl ModuleCx<'_> {
