@@ -128,7 +128,9 @@ pub enum Initializer<'a> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement<'a> {
     Label(Spanned<&'a str>),
-    Var(VarDecl<'a>),
+    /// Boxed: declarations are rare in bodies, and unboxed they would make every statement
+    /// their size.
+    Var(Box<VarDecl<'a>>),
     Instruction(Instruction<'a>),
     /// A nested `{ ... }` scope.
     Block(Vec<Statement<'a>>, Span),
@@ -164,11 +166,14 @@ pub struct Guard<'a> {
 pub struct Instruction<'a> {
     pub guard: Option<Guard<'a>>,
     pub opcode: Spanned<&'a str>,
-    /// Modifiers without their dot: `add.rn.f32` has `["rn", "f32"]`.
-    pub modifiers: Vec<Spanned<&'a str>>,
+    /// Modifiers without their dot: `add.rn.f32` has `["rn", "f32"]`. Inline up to four (nearly
+    /// every instruction): one allocation less per instruction to make and to free.
+    pub modifiers: Modifiers<'a>,
     pub operands: Vec<Operand<'a>>,
     pub span: Span,
 }
+
+pub type Modifiers<'a> = smallvec::SmallVec<[Spanned<&'a str>; 4]>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operand<'a> {

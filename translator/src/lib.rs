@@ -74,17 +74,20 @@ pub struct KernelModule {
 impl Program {
     /// Parses and checks `file`. All errors found come back together.
     pub fn parse(file: Arc<SourceFile>) -> Result<Program, Diagnostics> {
-        let (ast, mut diags) = parse::parse(&file.text);
-        let module = match ast {
-            Some(ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
-                check::check(&ast, &mut diags)
-            }
-            Some(ast) => {
-                // Check what did parse, to report its errors as well.
-                check::check(&ast, &mut diags);
-                None
-            }
-            None => None,
+        let (module, mut diags) = {
+            let (ast, mut diags) = parse::parse(&file.text);
+            let module = match ast {
+                Some(ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
+                    check::check(&ast, &mut diags)
+                }
+                Some(ast) => {
+                    // Check what did parse, to report its errors as well.
+                    check::check(&ast, &mut diags);
+                    None
+                }
+                None => None,
+            };
+            (module, diags)
         };
         diags.sort_by_key(|d| d.span.start);
         let has_errors = diags.iter().any(|d| d.severity == diag::Severity::Error);
@@ -243,4 +246,23 @@ pub fn disassemble(words: &[u32]) -> String {
         Ok(m) => m.disassemble(),
         Err(e) => format!("; cannot disassemble: {e}"),
     }
+}
+#[cfg(test)]
+#[test]
+fn tmp_sizes() {
+    use std::mem::size_of;
+    eprintln!(
+        "stmt {} inst {} operand {} expr {} vardecl {} tstmt {} op {} src {} dst {} irinst {} irop {}",
+        size_of::<ast::Statement>(),
+        size_of::<ast::Instruction>(),
+        size_of::<ast::Operand>(),
+        size_of::<ast::Expr>(),
+        size_of::<ast::VarDecl>(),
+        size_of::<check::Statement>(),
+        size_of::<check::inst::Op>(),
+        size_of::<check::Src>(),
+        size_of::<check::Dst>(),
+        size_of::<ir::Inst>(),
+        size_of::<ir::Op>(),
+    );
 }
