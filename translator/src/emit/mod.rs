@@ -7,7 +7,10 @@ mod warp;
 // --- textures ---
 mod texture;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+// FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
+use crate::check::Map as HashMap;
 
 use rspirv::dr::{Builder, Operand};
 
@@ -119,13 +122,13 @@ impl Emitter {
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
-            types: HashMap::new(),
-            ptr_types: HashMap::new(),
-            consts: HashMap::new(),
+            types: HashMap::default(),
+            ptr_types: HashMap::default(),
+            consts: HashMap::default(),
             glsl,
             caps: Vec::new(),
             interface: BTreeSet::new(),
-            builtin_vars: HashMap::new(),
+            builtin_vars: HashMap::default(),
             push_constants: None,
             block_dims: None,
             dynamic_shared_bytes: None,
@@ -142,7 +145,7 @@ impl Emitter {
             subgroup_clustered: false,
             barrier_words: false,
             textures: Vec::new(),
-            tex_vars: HashMap::new(),
+            tex_vars: HashMap::default(),
         };
         for c in [
             Capability::Shader,
