@@ -3,7 +3,8 @@
 //! The module repeats every kernel of `shaders/` (the corpus under `shaders/corpus` too, when it
 //! exists) with its module-scope names renamed per copy, until it has at least 100,000 lines.
 //! It is timed in an optimised build (the xtask re-runs itself with `--release` and the
-//! `parse-bench` feature, without SPIRV-Tools) on one thread: `Program::parse` (lex, parse,
+//! `parse-bench` feature, without SPIRV-Tools) on one thread, in thread CPU time where the OS
+//! reports it (a shared machine's other work does not count): `Program::parse` (lex, parse,
 //! check, global layout). References measured in the same run on the same text: the lexer alone,
 //! and `str::lines().count()`.
 
@@ -138,14 +139,25 @@ mod measure {
         (times[0], times[times.len() / 2])
     }
 
+    /// CPU time of this thread so far (Linux), so that other work on a shared machine does not
+    /// count; elsewhere (`None`) wall-clock time is used. The same clock as `bench translate`.
+    fn thread_cpu() -> Option<Duration> {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+        Some(Duration::from_nanos(ns))
+    }
+
     /// Times `f` `runs` times. Its result is dropped after the clock stops: a caller keeps what
     /// it parsed, so freeing it is not part of parsing.
     fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration) {
         let times = (0..runs)
             .map(|_| {
-                let t = Instant::now();
+                let (t, c) = (Instant::now(), thread_cpu());
                 let out = std::hint::black_box(f());
-                let elapsed = t.elapsed();
+                let elapsed = match (c, thread_cpu()) {
+                    (Some(a), Some(b)) => b.saturating_sub(a),
+                    _ => t.elapsed(),
+                };
                 drop(out);
                 elapsed
             })
@@ -188,8 +200,13 @@ mod measure {
         if let Err(d) = Program::parse(file.clone()) {
             bail!("the generated module does not check:\n{}", d.short());
         }
+        let clock = if thread_cpu().is_some() {
+            "thread CPU time"
+        } else {
+            "wall-clock time"
+        };
         println!(
-            "module: {} source files x {copies} copies = {lines} lines, {mb:.2} MB",
+            "module: {} source files x {copies} copies = {lines} lines, {mb:.2} MB; {clock}",
             pieces.len()
         );
         let (parse_best, parse_median) = time(runs, || Program::parse(file.clone()));

@@ -85,6 +85,7 @@ pub(crate) struct Emitter {
     types: HashMap<Ty, Word>,
     ptr_types: HashMap<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
+    uvec3: Option<Word>,
     pub glsl: Word,
     caps: Vec<Capability>,
     pub interface: BTreeSet<Word>,
@@ -125,6 +126,7 @@ impl Emitter {
             types: HashMap::default(),
             ptr_types: HashMap::default(),
             consts: HashMap::default(),
+            uvec3: None,
             glsl,
             caps: Vec::new(),
             interface: BTreeSet::new(),
@@ -194,6 +196,18 @@ impl Emitter {
         id
     }
 
+    /// `uvec3`, cached: rspirv's `type_vector` searches every type and constant declared so
+    /// far, and built-in reads ask for it on every use.
+    fn uvec3(&mut self) -> Word {
+        if let Some(id) = self.uvec3 {
+            return id;
+        }
+        let u32t = self.ty(Ty::I32);
+        let id = self.b.type_vector(u32t, 3);
+        self.uvec3 = Some(id);
+        id
+    }
+
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
         if let Some(&id) = self.ptr_types.get(&(sc, pointee)) {
             return id;
@@ -248,8 +262,7 @@ impl Emitter {
         if let Some(&v) = self.builtin_vars.get(&which) {
             return v;
         }
-        let u32t = self.ty(Ty::I32);
-        let v3 = self.b.type_vector(u32t, 3);
+        let v3 = self.uvec3();
         let pt = self.ptr(StorageClass::Input, v3);
         let var = self.global_variable(pt, StorageClass::Input);
         self.b
@@ -310,7 +323,7 @@ impl Emitter {
                 .decorate(c, Decoration::SpecId, [Operand::LiteralBit32(spec_id)]);
             c
         });
-        let v3 = self.b.type_vector(u32t, 3);
+        let v3 = self.uvec3();
         let size = self.b.spec_constant_composite(v3, dims);
         self.b.decorate(
             size,
@@ -333,7 +346,7 @@ impl Emitter {
                 };
                 let var = self.builtin_var(bi);
                 self.interface.insert(var);
-                let v3 = self.b.type_vector(u32t, 3);
+                let v3 = self.uvec3();
                 let all = self.load(v3, var, None)?;
                 Ok(self
                     .b
