@@ -169,11 +169,14 @@ pub struct Instruction<'a> {
     /// Modifiers without their dot: `add.rn.f32` has `["rn", "f32"]`. Inline up to four (nearly
     /// every instruction): one allocation less per instruction to make and to free.
     pub modifiers: Modifiers<'a>,
-    pub operands: Vec<Operand<'a>>,
+    /// Inline up to three (nearly every instruction); the vector of four a parser would
+    /// otherwise allocate per instruction is bigger than the operands themselves.
+    pub operands: Operands<'a>,
     pub span: Span,
 }
 
 pub type Modifiers<'a> = smallvec::SmallVec<[Spanned<&'a str>; 4]>;
+pub type Operands<'a> = smallvec::SmallVec<[Operand<'a>; 3]>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operand<'a> {

@@ -733,7 +733,7 @@ impl<'a> P<'a> {
             modifiers.push(Spanned::new(m, Span::from(span)));
             self.advance();
         }
-        let mut operands = Vec::with_capacity(4);
+        let mut operands = Operands::new();
         if !self.is_punct(";") {
             operands.push(self.operand()?);
             while self.eat(Token::Punct(",")) {

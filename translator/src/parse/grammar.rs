@@ -529,7 +529,7 @@ where
             .or_not()
             .then(ident())
             .then(modifier.repeated().collect::<Modifiers<'_>>())
-            .then(operand().separated_by(punct(",")).collect::<Vec<_>>())
+            .then(operand().separated_by(punct(",")).collect::<Operands<'_>>())
             .then_ignore(punct(";"))
             .map_with(|(((guard, opcode), modifiers), operands), e| {
                 Statement::Instruction(Instruction {
