@@ -256,22 +256,3 @@ pub fn disassemble(words: &[u32]) -> String {
         Err(e) => format!("; cannot disassemble: {e}"),
     }
 }
-#[cfg(test)]
-#[test]
-fn tmp_sizes() {
-    use std::mem::size_of;
-    eprintln!(
-        "stmt {} inst {} operand {} expr {} vardecl {} tstmt {} op {} src {} dst {} irinst {} irop {}",
-        size_of::<ast::Statement>(),
-        size_of::<ast::Instruction>(),
-        size_of::<ast::Operand>(),
-        size_of::<ast::Expr>(),
-        size_of::<ast::VarDecl>(),
-        size_of::<check::Statement>(),
-        size_of::<check::inst::Op>(),
-        size_of::<check::Src>(),
-        size_of::<check::Dst>(),
-        size_of::<ir::Inst>(),
-        size_of::<ir::Op>(),
-    );
-}
