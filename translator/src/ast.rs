@@ -125,6 +125,10 @@ pub enum Initializer<'a> {
     Member(Spanned<&'a str>, Expr<'a>),
 }
 
+#[expect(
+    clippy::large_enum_variant,
+    reason = "instructions are nearly every statement; boxing them measured slower"
+)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement<'a> {
     Label(Spanned<&'a str>),
