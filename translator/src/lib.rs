@@ -67,24 +67,25 @@ pub struct KernelModule {
     pub abi: KernelAbi,
     /// SPIR-V 1.5 words for Vulkan 1.2.
     pub spirv: Vec<u32>,
-    /// The IR it came from (for `--emit ir` and tests).
-    pub ir: ir::Module,
 }
 
 impl Program {
     /// Parses and checks `file`. All errors found come back together.
     pub fn parse(file: Arc<SourceFile>) -> Result<Program, Diagnostics> {
-        let (ast, mut diags) = parse::parse(&file.text);
-        let module = match ast {
-            Some(ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
-                check::check(&ast, &mut diags)
-            }
-            Some(ast) => {
-                // Check what did parse, to report its errors as well.
-                check::check(&ast, &mut diags);
-                None
-            }
-            None => None,
+        let (module, mut diags) = {
+            let (ast, mut diags) = parse::parse(&file.text);
+            let module = match ast {
+                Some(ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
+                    check::check(&ast, &mut diags)
+                }
+                Some(ast) => {
+                    // Check what did parse, to report its errors as well.
+                    check::check(&ast, &mut diags);
+                    None
+                }
+                None => None,
+            };
+            (module, diags)
         };
         diags.sort_by_key(|d| d.span.start);
         let has_errors = diags.iter().any(|d| d.severity == diag::Severity::Error);
@@ -137,6 +138,17 @@ impl Program {
         name: &str,
         profile: &DeviceProfile,
     ) -> Result<KernelModule, Diagnostics> {
+        self.translate_kernel_with_ir(name, profile).map(|(k, _)| k)
+    }
+
+    /// [`Program::translate_kernel`], also returning the IR the SPIR-V was emitted from (for
+    /// `--emit ir`). Kernel modules do not keep it: nothing but that option reads it, and a
+    /// caller holding many kernels would hold every IR too.
+    pub fn translate_kernel_with_ir(
+        &self,
+        name: &str,
+        profile: &DeviceProfile,
+    ) -> Result<(KernelModule, ir::Module), Diagnostics> {
         let err = |d: Vec<Diagnostic>| Diagnostics::new(self.file.clone(), d);
         let Some((id, f)) = self.module.kernels().find(|(_, f)| f.name == name) else {
             let known = self.kernel_names().join(", ");
@@ -191,7 +203,7 @@ impl Program {
                 format!("internal error while emitting SPIR-V: {e}"),
             )])
         })?;
-        Ok(KernelModule { abi, spirv, ir })
+        Ok((KernelModule { abi, spirv }, ir))
     }
 
     /// `what` with where it happened: `file:line:col` and the instruction's text.

@@ -64,9 +64,34 @@ impl ScalarType {
         ScalarType::F64,
     ];
 
-    /// The type named by a modifier such as `s32` (without the dot).
+    /// The type named by a modifier such as `s32` (without the dot). A `match` rather than a
+    /// search of [`ScalarType::ALL`]: the checker asks this of nearly every modifier.
     pub fn from_name(name: &str) -> Option<ScalarType> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
+        use ScalarType::*;
+        Some(match name {
+            "pred" => Pred,
+            "b8" => B8,
+            "b16" => B16,
+            "b32" => B32,
+            "b64" => B64,
+            "b128" => B128,
+            "u8" => U8,
+            "u16" => U16,
+            "u32" => U32,
+            "u64" => U64,
+            "s8" => S8,
+            "s16" => S16,
+            "s32" => S32,
+            "s64" => S64,
+            "f16" => F16,
+            "f16x2" => F16x2,
+            "bf16" => Bf16,
+            "bf16x2" => Bf16x2,
+            "tf32" => Tf32,
+            "f32" => F32,
+            "f64" => F64,
+            _ => return None,
+        })
     }
 
     pub fn name(self) -> &'static str {
@@ -225,5 +250,20 @@ impl StateSpace {
 impl fmt::Display for StateSpace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ".{}", self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScalarType;
+
+    #[test]
+    fn scalar_type_names_round_trip() {
+        for t in ScalarType::ALL {
+            assert_eq!(ScalarType::from_name(t.name()), Some(t), "{t:?}");
+        }
+        for not_a_type in ["", "f", "s33", "global", "F32", "b256", "pred "] {
+            assert_eq!(ScalarType::from_name(not_a_type), None, "{not_a_type:?}");
+        }
     }
 }

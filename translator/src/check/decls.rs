@@ -492,7 +492,7 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
                         ty,
                         vector,
                         span: n.name.span,
-                        created: super::Map::default(),
+                        created: super::Created::default(),
                     });
                     Symbol::RegRange(idx)
                 }

@@ -161,6 +161,52 @@ fn index() -> &'static Map<&'static str, Vec<&'static Gate>> {
     })
 }
 
+/// The rows that can fail in one module: those its `.version`/`.target` does not meet, and the
+/// removed forms it does meet. Built once per module, so that instructions without such rows
+/// (nearly all of them) skip the table, their operand facts and their `%`-names.
+pub(crate) struct Relevant {
+    unmet: Map<&'static str, ()>,
+    removed: Map<&'static str, ()>,
+    /// Some unmet row gates a special register.
+    specials: bool,
+}
+
+impl Relevant {
+    pub(crate) fn new(declared: Declared) -> Relevant {
+        let mut unmet: Map<&'static str, ()> = Map::default();
+        for (op, rows) in index() {
+            if rows.iter().any(|g| !declared.meets(g.ptx, g.sm)) {
+                unmet.insert(op, ());
+            }
+        }
+        let removed = REMOVED
+            .iter()
+            .filter(|g| declared.meets(g.ptx, g.sm))
+            .map(|g| (g.op, ()))
+            .collect();
+        let specials = unmet.keys().any(|op| op.starts_with('%'));
+        Relevant {
+            unmet,
+            removed,
+            specials,
+        }
+    }
+
+    /// Whether instruction `op` may fail the table under this module's declaration.
+    pub(crate) fn op_may_fail(&self, op: &str) -> bool {
+        self.unmet.contains_key(table_name(op).as_ref()) || self.removed.contains_key(op)
+    }
+
+    /// Whether `name` may be a special register this module may not use.
+    pub(crate) fn special_may_fail(&self, name: &str) -> bool {
+        self.specials && name.starts_with('%') && self.unmet.contains_key(table_name(name).as_ref())
+    }
+
+    pub(crate) fn any_special(&self) -> bool {
+        self.specials
+    }
+}
+
 /// Whether the table has rows for `name` (an opcode, special register or directive).
 pub fn has_rows(name: &str) -> bool {
     index().contains_key(table_name(name).as_ref())

@@ -44,6 +44,10 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         address_taken: Vec::new(),
         defined: Map::default(),
         texmode_independent: header.texmode_independent,
+        gating: gating::Relevant::new(gating::Declared {
+            version: header.version,
+            sm: header.sm,
+        }),
     };
     for item in &module.items {
         match item {
@@ -338,6 +342,8 @@ pub(crate) struct ModuleCx<'d> {
     pub defined: Map<FuncId, Span>,
     /// `.target texmode_independent` (ISA 8.7.7.1).
     pub texmode_independent: bool,
+    /// The gating rows that can fail under this module's `.version`/`.target`.
+    pub gating: gating::Relevant,
 }
 
 impl ModuleCx<'_> {
@@ -446,7 +452,43 @@ pub(crate) struct RegRange {
     pub ty: ScalarType,
     pub vector: u32,
     pub span: Span,
-    pub created: Map<u32, RegId>,
+    pub created: Created,
+}
+
+/// The registers of a `%r<N>` range made so far, by index. Compilers number them densely from
+/// 0, so small indices are a vector lookup instead of a hash; a huge `N` cannot make it large.
+#[derive(Default)]
+pub(crate) struct Created {
+    /// `RegId + 1`, 0 where not created yet.
+    dense: Vec<u32>,
+    sparse: Map<u32, RegId>,
+}
+
+impl Created {
+    const DENSE: u32 = 1 << 16;
+
+    fn get(&self, n: u32) -> Option<RegId> {
+        if n < Self::DENSE {
+            match self.dense.get(n as usize) {
+                Some(&id) if id != 0 => Some(RegId(id - 1)),
+                _ => None,
+            }
+        } else {
+            self.sparse.get(&n).copied()
+        }
+    }
+
+    fn insert(&mut self, n: u32, r: RegId) {
+        if n < Self::DENSE {
+            let i = n as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, 0);
+            }
+            self.dense[i] = r.0 + 1;
+        } else {
+            self.sparse.insert(n, r);
+        }
+    }
 }
 
 /// Per-function state while checking a body.
@@ -672,7 +714,7 @@ impl<'m, 'd> FnCx<'m, 'd> {
                 if n >= range.count {
                     return None;
                 }
-                if let Some(&r) = range.created.get(&n) {
+                if let Some(r) = range.created.get(n) {
                     return Some(Symbol::Reg(r));
                 }
                 let reg = Register {

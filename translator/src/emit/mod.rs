@@ -7,7 +7,10 @@ mod warp;
 // --- textures ---
 mod texture;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+// FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
+use crate::check::Map as HashMap;
 
 use rspirv::dr::{Builder, Operand};
 
@@ -82,6 +85,7 @@ pub(crate) struct Emitter {
     types: HashMap<Ty, Word>,
     ptr_types: HashMap<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
+    uvec3: Option<Word>,
     pub glsl: Word,
     caps: Vec<Capability>,
     pub interface: BTreeSet<Word>,
@@ -119,13 +123,14 @@ impl Emitter {
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
-            types: HashMap::new(),
-            ptr_types: HashMap::new(),
-            consts: HashMap::new(),
+            types: HashMap::default(),
+            ptr_types: HashMap::default(),
+            consts: HashMap::default(),
+            uvec3: None,
             glsl,
             caps: Vec::new(),
             interface: BTreeSet::new(),
-            builtin_vars: HashMap::new(),
+            builtin_vars: HashMap::default(),
             push_constants: None,
             block_dims: None,
             dynamic_shared_bytes: None,
@@ -142,7 +147,7 @@ impl Emitter {
             subgroup_clustered: false,
             barrier_words: false,
             textures: Vec::new(),
-            tex_vars: HashMap::new(),
+            tex_vars: HashMap::default(),
         };
         for c in [
             Capability::Shader,
@@ -188,6 +193,18 @@ impl Emitter {
             }
         };
         self.types.insert(t, id);
+        id
+    }
+
+    /// `uvec3`, cached: rspirv's `type_vector` searches every type and constant declared so
+    /// far, and built-in reads ask for it on every use.
+    fn uvec3(&mut self) -> Word {
+        if let Some(id) = self.uvec3 {
+            return id;
+        }
+        let u32t = self.ty(Ty::I32);
+        let id = self.b.type_vector(u32t, 3);
+        self.uvec3 = Some(id);
         id
     }
 
@@ -245,8 +262,7 @@ impl Emitter {
         if let Some(&v) = self.builtin_vars.get(&which) {
             return v;
         }
-        let u32t = self.ty(Ty::I32);
-        let v3 = self.b.type_vector(u32t, 3);
+        let v3 = self.uvec3();
         let pt = self.ptr(StorageClass::Input, v3);
         let var = self.global_variable(pt, StorageClass::Input);
         self.b
@@ -307,7 +323,7 @@ impl Emitter {
                 .decorate(c, Decoration::SpecId, [Operand::LiteralBit32(spec_id)]);
             c
         });
-        let v3 = self.b.type_vector(u32t, 3);
+        let v3 = self.uvec3();
         let size = self.b.spec_constant_composite(v3, dims);
         self.b.decorate(
             size,
@@ -330,7 +346,7 @@ impl Emitter {
                 };
                 let var = self.builtin_var(bi);
                 self.interface.insert(var);
-                let v3 = self.b.type_vector(u32t, 3);
+                let v3 = self.uvec3();
                 let all = self.load(v3, var, None)?;
                 Ok(self
                     .b

@@ -16,10 +16,11 @@ pub enum VarKey {
 }
 
 /// Offsets of every variable a kernel can reach.
-#[derive(Clone, Debug, Default)]
-pub struct Layout {
-    /// Byte offsets in the globals buffer (`.global`, `.const`).
-    pub globals: HashMap<GlobalId, u64>,
+#[derive(Clone, Debug)]
+pub struct Layout<'g> {
+    /// Byte offsets in the globals buffer (`.global`, `.const`): the module's, borrowed (a
+    /// copy per kernel made translating a module quadratic in its size).
+    pub globals: &'g HashMap<GlobalId, u64>,
     /// Byte offsets in the shared arena.
     pub shared: HashMap<VarKey, u32>,
     pub shared_bytes: u32,
@@ -121,21 +122,25 @@ pub fn call_graph(module: &check::Module, kernel: FuncId) -> Vec<FuncId> {
 }
 
 /// The shared and local layout for a kernel and the functions it calls.
-pub fn for_kernel(
+pub fn for_kernel<'g>(
     module: &check::Module,
     kernel: FuncId,
-    globals: HashMap<GlobalId, u64>,
-) -> Layout {
+    globals: &'g HashMap<GlobalId, u64>,
+) -> Layout<'g> {
     let funcs = call_graph(module, kernel);
     let mut l = Layout {
         globals,
-        ..Layout::default()
+        shared: HashMap::new(),
+        shared_bytes: 0,
+        dynamic_shared: None,
+        local: HashMap::new(),
+        local_bytes: 0,
     };
     let mut shared_end = 0u64;
     let mut local_end = 0u64;
     let mut extern_align = 1u32;
     let mut has_extern = false;
-    let mut place = |key: VarKey, v: &Variable, l: &mut Layout| match v.space {
+    let mut place = |key: VarKey, v: &Variable, l: &mut Layout<'_>| match v.space {
         StateSpace::Shared if v.external || v.count.is_none() => {
             has_extern = true;
             extern_align = extern_align.max(v.align);

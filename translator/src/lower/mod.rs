@@ -59,7 +59,7 @@ pub fn lower_kernel(
 ) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
     let func = module.function(kernel);
     let (params, mut abi) = param_layout(func);
-    let layout = layout::for_kernel(module, kernel, globals.clone());
+    let layout = layout::for_kernel(module, kernel, globals);
     let graph = layout::call_graph(module, kernel);
     let ids: HashMap<check::FuncId, ir::FuncId> = graph
         .iter()
@@ -167,7 +167,11 @@ pub fn lower_kernel(
 }
 
 /// The words of the local arena that function `f`'s own `.local` variables occupy.
-fn local_frame(l: &layout::Layout, m: &check::Module, f: check::FuncId) -> std::ops::Range<u32> {
+fn local_frame(
+    l: &layout::Layout<'_>,
+    m: &check::Module,
+    f: check::FuncId,
+) -> std::ops::Range<u32> {
     let mut lo = u32::MAX;
     let mut hi = 0;
     for (key, off) in &l.local {
@@ -184,7 +188,7 @@ fn local_frame(l: &layout::Layout, m: &check::Module, f: check::FuncId) -> std::
 
 /// What a function's lowering needs to know about the kernel around it.
 struct Places<'a> {
-    layout: &'a layout::Layout,
+    layout: &'a layout::Layout<'a>,
     ids: &'a HashMap<check::FuncId, ir::FuncId>,
     checkers: Option<memcheck::Checkers>,
     /// Status sites of the functions lowered before this one.
@@ -293,7 +297,7 @@ fn lower_function(
         ids: places.ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
-        regs: HashMap::new(),
+        regs: crate::check::Map::default(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
         uses_barrier_words: false,
@@ -390,14 +394,15 @@ pub(crate) struct Cx<'a> {
     pub func: &'a check::Function,
     pub func_id: check::FuncId,
     pub profile: &'a DeviceProfile,
-    pub layout: &'a layout::Layout,
+    pub layout: &'a layout::Layout<'a>,
     /// IR function of each PTX function in the call graph.
     pub ids: &'a HashMap<check::FuncId, ir::FuncId>,
     /// Offsets of kernel parameters in the parameter block.
     pub params: HashMap<check::LocalId, u32>,
     pub f: ir::Function,
     pub cur: BlockId,
-    regs: HashMap<(RegId, u8), VarId>,
+    /// FxHash: looked up for every register operand.
+    regs: crate::check::Map<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.

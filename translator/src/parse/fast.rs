@@ -707,7 +707,7 @@ impl<'a> P<'a> {
             Some(Token::Dot(_)) => {
                 let d = self.var_decl()?;
                 self.punct(";")?;
-                Ok(Statement::Var(d))
+                Ok(Statement::Var(Box::new(d)))
             }
             Some(Token::Ident(_) | Token::Punct("@")) => self.instruction(),
             _ => Err(()),
@@ -728,12 +728,12 @@ impl<'a> P<'a> {
             None
         };
         let opcode = self.ident()?;
-        let mut modifiers = Vec::with_capacity(4);
+        let mut modifiers = Modifiers::new();
         while let Some((Token::Dot(m), span)) = self.cur() {
             modifiers.push(Spanned::new(m, Span::from(span)));
             self.advance();
         }
-        let mut operands = Vec::with_capacity(4);
+        let mut operands = Operands::new();
         if !self.is_punct(";") {
             operands.push(self.operand()?);
             while self.eat(Token::Punct(",")) {

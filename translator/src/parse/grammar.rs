@@ -528,8 +528,8 @@ where
         let instruction = guard
             .or_not()
             .then(ident())
-            .then(modifier.repeated().collect::<Vec<_>>())
-            .then(operand().separated_by(punct(",")).collect::<Vec<_>>())
+            .then(modifier.repeated().collect::<Modifiers<'_>>())
+            .then(operand().separated_by(punct(",")).collect::<Operands<'_>>())
             .then_ignore(punct(";"))
             .map_with(|(((guard, opcode), modifiers), operands), e| {
                 Statement::Instruction(Instruction {
@@ -540,7 +540,9 @@ where
                     span: sp(e.span()),
                 })
             });
-        let var = var_decl().then_ignore(punct(";")).map(Statement::Var);
+        let var = var_decl()
+            .then_ignore(punct(";"))
+            .map(|d| Statement::Var(Box::new(d)));
         let block = stmts
             .delimited_by(punct("{"), punct("}"))
             .map_with(|body, e| Statement::Block(body, sp(e.span())));

@@ -46,8 +46,32 @@ const PUNCT1: [&str; 24] = [
     "^", "<", ">", "=", "?",
 ];
 
+/// Which bytes continue a name (ISA 4.4: letters, digits, `_`, `$`), as a table: the lexer asks
+/// this of nearly every byte of a module.
+const FOLLOW: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        c += 1;
+    }
+    t
+};
+
+/// `PUNCT1`'s index of each byte, `u8::MAX` for none.
+const PUNCT1_INDEX: [u8; 256] = {
+    let mut t = [u8::MAX; 256];
+    let mut i = 0;
+    while i < PUNCT1.len() {
+        t[PUNCT1[i].as_bytes()[0] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn is_follow(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+    FOLLOW[c as usize]
 }
 
 /// A lexical error: what is wrong and where.
@@ -236,7 +260,10 @@ fn punct(c: u8, next: Option<u8>) -> Option<&'static str> {
         (b'|', Some(b'|')) => Some(PUNCT2[7]),
         _ => None,
     };
-    two.or_else(|| PUNCT1.iter().copied().find(|p| p.as_bytes()[0] == c))
+    two.or_else(|| {
+        let i = PUNCT1_INDEX[c as usize];
+        (i != u8::MAX).then(|| PUNCT1[i as usize])
+    })
 }
 
 fn memchr_newline(bytes: &[u8], from: usize) -> usize {

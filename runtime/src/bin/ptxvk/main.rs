@@ -286,7 +286,7 @@ fn translate(
     };
     let mut text = String::new();
     for name in &names {
-        let k = match program.translate_kernel(name, &profile) {
+        let (k, ir) = match program.translate_kernel_with_ir(name, &profile) {
             Ok(k) => k,
             Err(d) => {
                 print_diagnostics(&d);
@@ -306,7 +306,7 @@ fn translate(
                 eprintln!("wrote {} ({} words)", path.display(), k.spirv.len());
             }
             Emit::Spvasm => text.push_str(&ptxvk_runtime::translator::disassemble(&k.spirv)),
-            Emit::Ir => text.push_str(&k.ir.to_string()),
+            Emit::Ir => text.push_str(&ir.to_string()),
             Emit::Abi => {
                 text.push_str(&serde_json::to_string_pretty(&k.abi)?);
                 text.push('\n');

@@ -50,7 +50,8 @@ impl FnCx<'_, '_> {
             version: self.m.version,
             sm: self.m.sm,
         };
-        let op_rows = super::has_rows(i.opcode.node);
+        let relevant = &self.m.gating;
+        let op_rows = relevant.op_may_fail(i.opcode.node);
         let facts = if !op_rows {
             Vec::new()
         } else {
@@ -64,7 +65,13 @@ impl FnCx<'_, '_> {
             let is_pred = |n: &str| self.peek_register_type(n) == Some(ScalarType::Pred);
             operand_facts(i, &is_function, &is_pred)
         };
-        let mut errors = check_instruction(declared, i, op_rows, &facts, &is_gated_special);
+        let mut errors = if op_rows || relevant.any_special() {
+            check_instruction(declared, i, op_rows, &facts, &|n| {
+                relevant.special_may_fail(n)
+            })
+        } else {
+            Vec::new()
+        };
         if self.m.map_f64_to_f32 && i.modifiers.iter().any(|m| m.node == "f64") {
             let span = i
                 .modifiers
