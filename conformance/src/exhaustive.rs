@@ -59,35 +59,58 @@ fn run(
     ctx: &Context,
     count: u64,
 ) -> Result<Outcome, LaunchError> {
+    // Each chunk is checked on a second thread while the next one runs on the device: the
+    // reference models cost about as much as lavapipe's dispatch.
+    std::thread::scope(|s| {
+        let mut pending: Option<std::thread::ScopedJoinHandle<'_, Option<String>>> = None;
+        let mut base = 0u64;
+        while base < count {
+            let n = CHUNK.min(count - base);
+            let out = launch::execute(ctx, &chunk_launch(spec, ptx, base, n))?;
+            if let Some(why) = pending.take().and_then(join) {
+                return Ok(Outcome::Fail(why));
+            }
+            pending = Some(s.spawn(move || check_chunk(spec, base, n, &out)));
+            base += n;
+        }
+        Ok(match pending.and_then(join) {
+            Some(why) => Outcome::Fail(why),
+            None => Outcome::Pass,
+        })
+    })
+}
+
+fn join(h: std::thread::ScopedJoinHandle<'_, Option<String>>) -> Option<String> {
+    h.join()
+        .unwrap_or_else(|_| Some("the reference model panicked".into()))
+}
+
+/// The first input of `base..base + n` whose outputs (`out`, one buffer per output) differ from
+/// the reference, described.
+fn check_chunk(spec: &Elementwise, base: u64, n: u64, out: &[Vec<u8>]) -> Option<String> {
     let sizes: Vec<usize> = spec
         .outputs
         .iter()
         .map(|t| storage_bytes(*t) as usize)
         .collect();
-    let mut base = 0u64;
-    while base < count {
-        let n = CHUNK.min(count - base);
-        let out = launch::execute(ctx, &chunk_launch(spec, ptx, base, n))?;
-        let mut got = vec![None; sizes.len()];
-        for j in 0..n as usize {
-            for (k, size) in sizes.iter().enumerate() {
-                got[k] = out
-                    .get(k)
-                    .and_then(|b| b.get(j * size..(j + 1) * size))
-                    .map(|c| {
-                        let mut w = [0u8; 8];
-                        w[..c.len()].copy_from_slice(c);
-                        u64::from_le_bytes(w)
-                    });
-            }
-            let x = base + j as u64;
-            if let Some(why) = spec.check_row(&[x], &got) {
-                return Ok(Outcome::Fail(format!("input {x:#010x}: {why}")));
-            }
+    let mut got = vec![None; sizes.len()];
+    for j in 0..n as usize {
+        for (k, size) in sizes.iter().enumerate() {
+            got[k] = out
+                .get(k)
+                .and_then(|b| b.get(j * size..(j + 1) * size))
+                .map(|c| {
+                    let mut w = [0u8; 8];
+                    w[..c.len()].copy_from_slice(c);
+                    u64::from_le_bytes(w)
+                });
         }
-        base += n;
+        let x = base + j as u64;
+        if let Some(why) = spec.check_row(&[x], &got) {
+            return Some(format!("input {x:#010x}: {why}"));
+        }
     }
-    Ok(Outcome::Pass)
+    None
 }
 
 /// One launch: inputs `base..base + n`; the buffers are the outputs, pre-filled so that an
