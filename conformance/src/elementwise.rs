@@ -2,6 +2,8 @@
 //! the instruction under test (which writes `%d`, and `%e` if it has a second result), and stores
 //! the outputs; each row of inputs is checked against a reference model.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -25,7 +27,11 @@ pub struct Elementwise {
     pub inputs: Vec<ScalarType>,
     /// Register types of `%d`, `%e`.
     pub outputs: Vec<ScalarType>,
+    /// Input rows; ignored when `every_input` is set.
     pub rows: Vec<Vec<u64>>,
+    /// Run every value of the single input instead of `rows` (generated when the case runs,
+    /// so that the suite's hundreds of 16-bit cases do not hold 65,536 rows each).
+    pub every_input: bool,
     pub reference: Reference,
     /// `.target sm_XX` and `.version X.Y` of the generated module.
     pub sm: u32,
@@ -34,6 +40,31 @@ pub struct Elementwise {
 
 const IN_NAMES: [&str; 3] = ["%a", "%b", "%c"];
 const OUT_NAMES: [&str; 2] = ["%d", "%e"];
+
+thread_local! {
+    /// Where [`Elementwise::case`] leaves its specification while [`collecting`] runs.
+    static SPECS: RefCell<Option<Vec<Arc<Elementwise>>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (which builds cases) and returns, with its result, the specification of every
+/// element-wise case it built on this thread: the exhaustive 32-bit cases (`crate::exhaustive`)
+/// are the single-input ones again, over every input, without each family listing them twice.
+pub fn collecting<R>(f: impl FnOnce() -> R) -> (R, Vec<Arc<Elementwise>>) {
+    let previous = SPECS.with(|s| s.borrow_mut().replace(Vec::new()));
+    let r = f();
+    let specs = SPECS.with(|s| std::mem::replace(&mut *s.borrow_mut(), previous));
+    (r, specs.unwrap_or_default())
+}
+
+/// How the generated kernel gets `%a`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InputSource {
+    /// Every input from its buffer.
+    Buffers,
+    /// A single 32-bit input `base + i` (parameter `base`), so that a launch covers a range of
+    /// inputs without uploading them.
+    Counted,
+}
 
 impl Elementwise {
     pub fn new(
@@ -52,6 +83,7 @@ impl Elementwise {
             inputs: inputs.to_vec(),
             outputs: outputs.to_vec(),
             rows,
+            every_input: false,
             reference: Arc::new(reference),
             sm: 90,
             version: (8, 0),
@@ -60,6 +92,16 @@ impl Elementwise {
 
     /// The kernel: `elementwise(in0.., out0.., n)`.
     pub fn ptx(&self) -> String {
+        self.kernel_text(InputSource::Buffers)
+    }
+
+    /// The kernel for a single 32-bit input counted from a base: `elementwise(base, out0..,
+    /// n)` computes row `i` for the input `base + i`.
+    pub fn counted_ptx(&self) -> String {
+        self.kernel_text(InputSource::Counted)
+    }
+
+    fn kernel_text(&self, source: InputSource) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -67,8 +109,12 @@ impl Elementwise {
             self.version.0, self.version.1, self.sm
         );
         let mut params: Vec<String> = Vec::new();
-        for i in 0..self.inputs.len() {
-            params.push(format!(".param .u64 in{i}"));
+        if source == InputSource::Counted {
+            params.push(".param .u32 base".into());
+        } else {
+            for i in 0..self.inputs.len() {
+                params.push(format!(".param .u64 in{i}"));
+            }
         }
         for i in 0..self.outputs.len() {
             params.push(format!(".param .u64 out{i}"));
@@ -94,7 +140,18 @@ impl Elementwise {
             s,
             "\tld.param.u32 %n, [n];\n\tsetp.ge.u32 %guard, %i, %n;\n\t@%guard bra DONE;"
         );
-        for (k, ty) in self.inputs.iter().enumerate() {
+        if source == InputSource::Counted {
+            let _ = writeln!(
+                s,
+                "\tld.param.u32 %t32, [base];\n\tadd.u32 %t32, %t32, %i;\n\tmov.b32 %a, %t32;"
+            );
+        }
+        let loaded = if source == InputSource::Counted {
+            &[][..]
+        } else {
+            &self.inputs[..]
+        };
+        for (k, ty) in loaded.iter().enumerate() {
             let size = storage_bytes(*ty);
             let _ = writeln!(
                 s,
@@ -133,11 +190,24 @@ impl Elementwise {
         s
     }
 
-    pub fn case(self) -> Case {
+    pub fn case(mut self) -> Case {
+        if let [ty] = self.inputs[..]
+            && ty != ScalarType::Pred
+            && ty.bits() <= 16
+        {
+            // Issue 4: every input of a single-input instruction on an 8- or 16-bit type.
+            self.every_input = true;
+            self.rows = Vec::new();
+        }
         let ptx = self.ptx();
         let name = self.name.clone();
         let family = self.family;
         let spec = Arc::new(self);
+        SPECS.with(|s| {
+            if let Some(v) = s.borrow_mut().as_mut() {
+                v.push(spec.clone());
+            }
+        });
         let text: Arc<str> = ptx.clone().into();
         Case {
             name,
@@ -150,12 +220,13 @@ impl Elementwise {
     /// The launch that runs every row: inputs, then outputs (pre-filled with a recognizable
     /// pattern, so that an output never written is reported as such), then `n`.
     pub fn launch(&self, ptx: Arc<str>) -> Launch {
-        let n = self.rows.len();
+        let rows = self.input_rows();
+        let n = rows.len();
         let mut buffers = Vec::new();
         for (k, ty) in self.inputs.iter().enumerate() {
             let size = storage_bytes(*ty) as usize;
             let mut bytes = Vec::with_capacity(n * size);
-            for row in &self.rows {
+            for row in rows.iter() {
                 bytes.extend_from_slice(&row.get(k).copied().unwrap_or(0).to_le_bytes()[..size]);
             }
             buffers.push(bytes);
@@ -178,8 +249,19 @@ impl Elementwise {
         }
     }
 
+    /// The rows a run checks.
+    pub fn input_rows(&self) -> Cow<'_, [Vec<u64>]> {
+        match self.inputs[..] {
+            [ty] if self.every_input => {
+                Cow::Owned((0..1u64 << ty.bits().min(32)).map(|x| vec![x]).collect())
+            }
+            _ => Cow::Borrowed(&self.rows),
+        }
+    }
+
     fn run(&self, ctx: &Context, ptx: &Arc<str>) -> Result<Outcome, LaunchError> {
-        let n = self.rows.len();
+        let rows = self.input_rows();
+        let n = rows.len();
         let out = launch::execute(ctx, &self.launch(ptx.clone()))?;
         let got: Vec<Vec<u64>> = self
             .outputs
@@ -201,40 +283,50 @@ impl Elementwise {
                     .collect()
             })
             .collect();
-        for (r, row) in self.rows.iter().enumerate() {
-            let want = (self.reference)(row);
-            for (k, ty) in self.outputs.iter().enumerate() {
-                let Some(&g) = got[k].get(r) else {
-                    return Ok(Outcome::Fail(format!("output {} is missing", OUT_NAMES[k])));
-                };
-                let ok = want.get(k).is_some_and(|w| matches(*ty, g, *w));
-                if !ok {
-                    let inputs: Vec<String> = row
-                        .iter()
-                        .zip(&self.inputs)
-                        .enumerate()
-                        .map(|(i, (v, t))| format!("{}={}", IN_NAMES[i], show(*t, *v)))
-                        .collect();
-                    let expected = match want.get(k) {
-                        Some(Expect::Bits(b)) => show(*ty, *b),
-                        Some(other) => format!("{other:?}"),
-                        None => "nothing (the reference gave too few outputs)".into(),
-                    };
-                    return Ok(Outcome::Fail(format!(
-                        "row {r}: {}: {}: expected {expected}, got {}",
-                        inputs.join(", "),
-                        OUT_NAMES[k],
-                        show(*ty, g)
-                    )));
-                }
+        for (r, row) in rows.iter().enumerate() {
+            let got_row: Vec<Option<u64>> = got.iter().map(|o| o.get(r).copied()).collect();
+            if let Some(why) = self.check_row(row, &got_row) {
+                return Ok(Outcome::Fail(format!("row {r}: {why}")));
             }
         }
         Ok(Outcome::Pass)
     }
+
+    /// Checks one row's outputs (`None`: missing) against the reference; describes the first
+    /// mismatch.
+    pub fn check_row(&self, row: &[u64], got: &[Option<u64>]) -> Option<String> {
+        let want = (self.reference)(row);
+        for (k, ty) in self.outputs.iter().enumerate() {
+            let Some(g) = got.get(k).copied().flatten() else {
+                return Some(format!("output {} is missing", OUT_NAMES[k]));
+            };
+            let ok = want.get(k).is_some_and(|w| matches(*ty, g, *w));
+            if !ok {
+                let inputs: Vec<String> = row
+                    .iter()
+                    .zip(&self.inputs)
+                    .enumerate()
+                    .map(|(i, (v, t))| format!("{}={}", IN_NAMES[i], show(*t, *v)))
+                    .collect();
+                let expected = match want.get(k) {
+                    Some(Expect::Bits(b)) => show(*ty, *b),
+                    Some(other) => format!("{other:?}"),
+                    None => "nothing (the reference gave too few outputs)".into(),
+                };
+                return Some(format!(
+                    "{}: {}: expected {expected}, got {}",
+                    inputs.join(", "),
+                    OUT_NAMES[k],
+                    show(*ty, g)
+                ));
+            }
+        }
+        None
+    }
 }
 
 /// Bytes a register of `ty` takes in a buffer (predicates as `.u32`).
-fn storage_bytes(ty: ScalarType) -> u32 {
+pub fn storage_bytes(ty: ScalarType) -> u32 {
     if ty == ScalarType::Pred {
         4
     } else {

@@ -9,7 +9,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxvk_conformance::record::{self, Record};
 use ptxvk_conformance::runner::{self, Target};
-use ptxvk_conformance::{Case, cases, coverage, cuda};
+use ptxvk_conformance::{Case, cases, coverage, cuda, exhaustive};
 use ptxvk_runtime::{Context, ContextOptions};
 use regex::Regex;
 
@@ -33,6 +33,10 @@ struct Args {
     /// A fast subset for CI: every fourth case of each family (at least one per family).
     #[arg(long)]
     quick: bool,
+    /// Also run every single-input case of ISA 8.7.1-8.7.5 and `cvt` with a 32-bit input over
+    /// all 2^32 inputs (hours on lavapipe; the 8- and 16-bit ones are always exhaustive).
+    #[arg(long)]
+    exhaustive: bool,
     /// Report which instructions and modifiers of ISA 8.7.1-8.7.7 the selected cases exercise.
     #[arg(long)]
     coverage: bool,
@@ -66,6 +70,9 @@ fn run(args: &Args) -> Result<bool> {
     let mut cases = cases::all();
     if args.quick {
         cases = runner::quick_subset(cases, 4);
+    }
+    if args.exhaustive {
+        cases.extend(exhaustive::cases());
     }
     if let Some(f) = &args.filter {
         let re = Regex::new(f).with_context(|| format!("--filter `{f}` is not a valid regex"))?;

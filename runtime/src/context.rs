@@ -44,6 +44,9 @@ pub struct ContextOptions {
 pub struct Restrictions {
     /// Do not use `shaderFloat64`.
     pub no_float64: bool,
+    /// Do not use `shaderBufferInt64Atomics` (as on some Apple GPUs): 64-bit atomics on global
+    /// memory are refused, those on shared memory take the lock path they always take.
+    pub no_int64_atomics: bool,
     /// Do not read and write device memory from the host directly, even where it is
     /// host-visible: every copy goes through staging buffers, as on a discrete GPU.
     pub no_host_visible_device_memory: bool,
@@ -216,6 +219,9 @@ impl Context {
         }
         if opts.restrict.no_float64 {
             info.float64 = false;
+        }
+        if opts.restrict.no_int64_atomics {
+            info.int64_atomics = false;
         }
         let family = info.queue_family.unwrap_or(0);
         let n_queues = info

@@ -128,7 +128,7 @@ pub(crate) fn fill(
             }
             _ => {
                 let (src, src_offset) = r.alloc(len)?;
-                let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
+                let bytes = super::repeat_pattern(pattern, len as usize);
                 src.write_mapped(src_offset, &bytes)?;
                 let region = vk::BufferCopy::default()
                     .src_offset(src_offset)

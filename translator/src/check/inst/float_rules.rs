@@ -191,7 +191,9 @@ pub(super) fn rules(
             if let Some(sp) = s.oob {
                 m.error_at(
                     sp,
-                    "`fma.oob` (out-of-bounds tensor NaNs) is not supported by ptxvk yet",
+                    "`fma.oob` is not supported by ptxvk: the ISA does not give the encoding of \
+                     the OOB-NaN it tests for (5.5.3.3), and no NVIDIA measurement of it is \
+                     recorded yet",
                     "not supported",
                 );
             }
