@@ -191,6 +191,25 @@ impl Function {
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
         self.block(b).term.successors()
     }
+
+    /// Records `code` (non-zero) in the launch's status word unless an earlier failure did
+    /// (compare-and-swap with 0: the first one wins). Returns the status word's address.
+    pub fn report_status(&mut self, b: BlockId, code: ValueId) -> ValueId {
+        let status = self.push(b, Ty::I64, Op::Builtin(Builtin::StatusAddress));
+        let zero = self.push(b, Ty::I32, Op::Const(0));
+        self.push(
+            b,
+            Ty::I32,
+            Op::AtomicCas {
+                ptr: Ptr::Global(status),
+                compare: zero,
+                value: code,
+                scope: Scope::Device,
+                sem: Ordering::Relaxed,
+            },
+        );
+        status
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -17,8 +17,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::inline::{CutCall, calls, copy_body, cut_call, prune};
 use super::{
-    BinOp, BlockId, Builtin, ConvOp, FuncId, Function, Inst, Module, Op, Ordering, Ptr, Scope,
-    Terminator, Ty, ValueId, VarId,
+    BinOp, BlockId, ConvOp, FuncId, Function, Inst, Module, Op, Ptr, Terminator, Ty, ValueId, VarId,
 };
 
 /// Words of per-thread stack for recursive calls: 4 KiB (CUDA's default stack is 1 KiB, but it
@@ -334,20 +333,8 @@ fn call_member(
         then: overflow,
         else_: push,
     };
-    let status = g.push(overflow, Ty::I64, Op::Builtin(Builtin::StatusAddress));
-    let zero = g.push(overflow, Ty::I32, Op::Const(0));
     let code = g.push(overflow, Ty::I32, Op::Const(arena.overflow_status.into()));
-    g.push(
-        overflow,
-        Ty::I32,
-        Op::AtomicCas {
-            ptr: Ptr::Global(status),
-            compare: zero,
-            value: code,
-            scope: Scope::Device,
-            sem: Ordering::Relaxed,
-        },
-    );
+    g.report_status(overflow, code);
     g.block_mut(overflow).term = Terminator::Exit;
     // Push the frame: variables, local words, then the return site.
     let stack0 = arena.stack_pointer + 1;

@@ -2,7 +2,7 @@
 
 use super::Cx;
 use crate::check::inst::{Bra, BrxIdx};
-use crate::ir::{Builtin, Op, Ordering, Ptr, Scope, Terminator, Ty};
+use crate::ir::{Terminator, Ty};
 use crate::types::ScalarType;
 
 pub fn bra(cx: &mut Cx<'_>, b: &Bra) {
@@ -48,17 +48,7 @@ pub fn trap(cx: &mut Cx<'_>, breakpoint: bool) {
     };
     cx.sites.push((cx.span, what.to_string()));
     let code = cx.konst(Ty::I32, u64::from(cx.site_base + cx.sites.len() as u32));
-    let status = cx.emit(Ty::I64, Op::Builtin(Builtin::StatusAddress));
-    let zero = cx.konst(Ty::I32, 0);
-    cx.emit(
-        Ty::I32,
-        Op::AtomicCas {
-            ptr: Ptr::Global(status),
-            compare: zero,
-            value: code,
-            scope: Scope::Device,
-            sem: Ordering::Relaxed,
-        },
-    );
+    let cur = cx.cur;
+    cx.f.report_status(cur, code);
     cx.terminate(Terminator::Exit);
 }

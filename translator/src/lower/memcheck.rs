@@ -14,9 +14,7 @@
 
 use super::Cx;
 use super::memory::Where;
-use crate::ir::{
-    self, BinOp, Builtin, FuncId, Function, Op, Ordering, Ptr, Scope, Terminator, Ty, ValueId,
-};
+use crate::ir::{self, BinOp, Builtin, FuncId, Function, Op, Ptr, Terminator, Ty, ValueId};
 
 /// Bytes of scratch after the status word that failing global accesses use (a `.v8.b32`/`.v4.b64`
 /// access is the widest).
@@ -144,21 +142,8 @@ pub fn arena_checker() -> Function {
 /// Records `site` in the status word unless another failure came first; returns the status
 /// word's address.
 fn report(f: &mut Function, b: ir::BlockId, site: ir::VarId) -> ValueId {
-    let status = f.push(b, Ty::I64, Op::Builtin(Builtin::StatusAddress));
-    let zero = f.push(b, Ty::I32, Op::Const(0));
     let code = f.push(b, Ty::I32, Op::LoadVar(site));
-    f.push(
-        b,
-        Ty::I32,
-        Op::AtomicCas {
-            ptr: Ptr::Global(status),
-            compare: zero,
-            value: code,
-            scope: Scope::Device,
-            sem: Ordering::Relaxed,
-        },
-    );
-    status
+    f.report_status(b, code)
 }
 
 /// Word `at` (0: start, 8: end) of table entry `i`.
