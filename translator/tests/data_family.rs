@@ -5,7 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+mod family_support;
+
+use family_support::{Stage, rejected_in, translate_valid};
 
 const DECLS: &str = "\t.reg .pred %p<4>;\n\t.reg .b8 %c<4>;\n\t.reg .b16 %h<8>;\n\t.reg .b32 %r<8>;\n\
     \t.reg .b64 %rd<8>;\n\t.reg .f16 %hf<4>;\n\t.reg .f32 %f<4>;\n\t.reg .f64 %fd<4>;\n\
@@ -22,43 +24,17 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
 
 /// Translates `body` (in an sm_100, PTX 8.8 kernel) and validates the SPIR-V.
 fn translates(body: &str) {
-    let src = kernel("8.8", "sm_100", body);
-    let program =
-        Program::parse(SourceFile::new("ok.ptx", src.clone())).unwrap_or_else(|d| panic!("{d}"));
-    let k = program
-        .translate_kernel("k", &DeviceProfile::lavapipe())
-        .unwrap_or_else(|d| panic!("{d}"));
-    if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-        panic!("{e}\n{}", ptxvk_translator::disassemble(&k.spirv));
-    }
+    translate_valid(&kernel("8.8", "sm_100", body), body);
 }
 
-/// Checks that `line` is rejected, with every error on that line and one whose span is exactly
-/// `at` (a modifier without its dot, an operand, or the instruction); returns its message.
+/// Checks that the checker rejects `line` with an error whose span is exactly `at`.
 fn rejected_with(version: &str, target: &str, line: &str, at: &str) -> String {
-    let src = kernel(version, target, &format!("\t{line}"));
-    let err = match Program::parse(SourceFile::new("bad.ptx", src.clone())) {
-        Ok(_) => panic!("`{line}` was accepted"),
-        Err(d) => d,
-    };
-    let start = src.find(line).expect("line in source");
-    for d in &err.items {
-        assert!(
-            d.span.start as usize >= start && (d.span.end as usize) <= start + line.len(),
-            "`{line}`: an error is not on the instruction: {err}"
-        );
-    }
-    let Some(found) = err
-        .items
-        .iter()
-        .find(|d| src[d.span.range()].trim_start_matches('.') == at)
-    else {
-        panic!("`{line}`: no error points at `{at}`\n{err}");
-    };
-    let rendered = err.to_string();
-    assert!(rendered.contains("bad.ptx:"), "{rendered}");
-    assert!(rendered.contains('^'), "{rendered}");
-    found.message.clone()
+    rejected_in(
+        &kernel(version, target, &format!("\t{line}")),
+        line,
+        at,
+        Stage::Check,
+    )
 }
 
 fn rejected(line: &str, at: &str) -> String {

@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod family_support;
+
+use family_support::{Stage, rejected_in, translate_valid};
 use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 
 /// A kernel around `body`, with registers of every integer width.
@@ -20,44 +23,17 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
 
 /// Translates `body` (in a sm_90, PTX 8.2 kernel) and validates the SPIR-V.
 fn translates(body: &str) {
-    let src = kernel("8.2", "sm_90", body);
-    let program = Program::parse(SourceFile::new("ok.ptx", src.clone()))
-        .unwrap_or_else(|d| panic!("{body}\n{d}"));
-    let k = program
-        .translate_kernel("k", &DeviceProfile::lavapipe())
-        .unwrap_or_else(|d| panic!("{body}\n{d}"));
-    if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-        panic!("{body}: {e}\n{}", ptxvk_translator::disassemble(&k.spirv));
-    }
+    translate_valid(&kernel("8.2", "sm_90", body), body);
 }
 
-/// Checks that `line` is rejected, with every error on that line and one whose span is exactly
-/// `at` (a modifier without its dot, an operand, the opcode, or the whole instruction).
+/// Checks that the checker rejects `line` with an error whose span is exactly `at`.
 fn rejected_at_with(version: &str, target: &str, line: &str, at: &str) -> String {
-    let src = kernel(version, target, &format!("\t{line}"));
-    let err = match Program::parse(SourceFile::new("bad.ptx", src.clone())) {
-        Ok(_) => panic!("`{line}` was accepted"),
-        Err(d) => d,
-    };
-    let line_start = src.find(line).expect("line in source");
-    for d in &err.items {
-        assert!(
-            d.span.start as usize >= line_start && (d.span.end as usize) <= line_start + line.len(),
-            "`{line}`: an error is not on the instruction: {err}"
-        );
-    }
-    let Some(found) = err
-        .items
-        .iter()
-        .find(|d| src[d.span.range()].trim_start_matches('.') == at)
-    else {
-        panic!("`{line}`: no error points at `{at}`\n{err}");
-    };
-    // The rendered form names the file, line and column and draws a caret.
-    let rendered = err.to_string();
-    assert!(rendered.contains("bad.ptx:"), "{rendered}");
-    assert!(rendered.contains('^'), "{rendered}");
-    found.message.clone()
+    rejected_in(
+        &kernel(version, target, &format!("\t{line}")),
+        line,
+        at,
+        Stage::Check,
+    )
 }
 
 fn rejected_at(line: &str, at: &str) -> String {

@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod family_support;
+
+use family_support::{Stage, rejected_in, translate_valid};
 use ptxvk_translator::texture::{
     AddressMode, FilterMode, Geometry, SampledKind, SamplerSource, TextureSource,
 };
@@ -23,42 +26,18 @@ fn module(target: &str, decls: &str, body: &str) -> String {
 }
 
 fn translate_src(src: &str) -> KernelModule {
-    let program = Program::parse(SourceFile::new("ok.ptx", src.to_string()))
-        .unwrap_or_else(|d| panic!("{src}\n{d}"));
-    let k = program
-        .translate_kernel("k", &DeviceProfile::lavapipe())
-        .unwrap_or_else(|d| panic!("{src}\n{d}"));
-    if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-        panic!("{src}: {e}\n{}", ptxvk_translator::disassemble(&k.spirv));
-    }
-    k
+    translate_valid(src, src)
 }
 
 fn translates(body: &str) -> KernelModule {
     translate_src(&module("sm_90", "", body))
 }
 
-/// `line` is rejected, with an error whose span is exactly `at`; returns its message.
+/// `line` is rejected (by the checker or the translator) with an error whose span is exactly
+/// `at`; returns its message.
 fn rejected_at(target: &str, decls: &str, line: &str, at: &str) -> String {
     let src = module(target, decls, &format!("\t{line}"));
-    let err = match Program::parse(SourceFile::new("bad.ptx", src.clone())) {
-        Ok(p) => match p.translate_kernel("k", &DeviceProfile::lavapipe()) {
-            Ok(_) => panic!("`{line}` was accepted"),
-            Err(d) => d,
-        },
-        Err(d) => d,
-    };
-    let Some(found) = err
-        .items
-        .iter()
-        .find(|d| src[d.span.range()].trim_start_matches('.') == at)
-    else {
-        panic!("`{line}`: no error points at `{at}`\n{err}");
-    };
-    let rendered = err.to_string();
-    assert!(rendered.contains("bad.ptx:"), "{rendered}");
-    assert!(rendered.contains('^'), "{rendered}");
-    found.message.clone()
+    rejected_in(&src, line, at, Stage::CheckOrTranslate)
 }
 
 #[test]

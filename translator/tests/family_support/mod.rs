@@ -1,0 +1,63 @@
+//! Helpers shared by the instruction-family tests (`data_family`, `int_family`, `textures`):
+//! translate a kernel `k` and validate its SPIR-V, or find the diagnostic that rejects a line.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use ptxvk_translator::{DeviceProfile, Diagnostics, KernelModule, Program, SourceFile};
+
+/// Parses `src`, translates its kernel `k` for lavapipe and validates the SPIR-V; `what` heads
+/// any failure message.
+pub fn translate_valid(src: &str, what: &str) -> KernelModule {
+    let program = Program::parse(SourceFile::new("ok.ptx", src.to_string()))
+        .unwrap_or_else(|d| panic!("{what}\n{d}"));
+    let k = program
+        .translate_kernel("k", &DeviceProfile::lavapipe())
+        .unwrap_or_else(|d| panic!("{what}\n{d}"));
+    if let Err(e) = ptxvk_translator::validate(&k.spirv) {
+        panic!("{what}: {e}\n{}", ptxvk_translator::disassemble(&k.spirv));
+    }
+    k
+}
+
+/// Where a rejection must come from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The checker (`Program::parse`), and every error lies on the line.
+    Check,
+    /// The checker or, failing that, translating kernel `k`.
+    CheckOrTranslate,
+}
+
+/// Checks that `line` of `src` is rejected with one error whose span is exactly `at` (a
+/// modifier without its dot, an operand, the opcode, or the whole instruction), rendered with
+/// the file name and a caret; returns that error's message.
+pub fn rejected_in(src: &str, line: &str, at: &str, stage: Stage) -> String {
+    let err: Diagnostics = match Program::parse(SourceFile::new("bad.ptx", src.to_string())) {
+        Err(d) => d,
+        Ok(_) if stage == Stage::Check => panic!("`{line}` was accepted"),
+        Ok(p) => match p.translate_kernel("k", &DeviceProfile::lavapipe()) {
+            Ok(_) => panic!("`{line}` was accepted"),
+            Err(d) => d,
+        },
+    };
+    if stage == Stage::Check {
+        let start = src.find(line).expect("line in source");
+        for d in &err.items {
+            assert!(
+                d.span.start as usize >= start && (d.span.end as usize) <= start + line.len(),
+                "`{line}`: an error is not on the instruction: {err}"
+            );
+        }
+    }
+    let Some(found) = err
+        .items
+        .iter()
+        .find(|d| src[d.span.range()].trim_start_matches('.') == at)
+    else {
+        panic!("`{line}`: no error points at `{at}`\n{err}");
+    };
+    let rendered = err.to_string();
+    assert!(rendered.contains("bad.ptx:"), "{rendered}");
+    assert!(rendered.contains('^'), "{rendered}");
+    found.message.clone()
+}
