@@ -722,27 +722,21 @@ mod tests {
     use super::*;
     use ScalarType::*;
 
-    /// ISA Table 27, transcribed: rows are instruction types, columns source operand types
-    /// (b8 b16 b32 b64 b128 s8 s16 s32 s64 u8 u16 u32 u64 f16 f32 f64); `-` = no conversion,
-    /// `c` = chop, `x` = invalid.
-    const TABLE_27: [(ScalarType, &str); 16] = [
-        (B8, "-cccc-ccc-cccccc"),
-        (B16, "x-cccx-ccx-cc-cc"),
-        (B32, "xx-ccxx-cxx-cx-c"),
-        (B64, "xxx-cxxx-xxx-xx-"),
-        (B128, "xxxx-xxxxxxxxxxx"),
-        (S8, "-cccc-ccc-cccxxx"),
-        (S16, "x-cccx-ccx-ccxxx"),
-        (S32, "xx-ccxx-cxx-cxxx"),
-        (S64, "xxx-cxxx-xxx-xxx"),
-        (U8, "-cccc-ccc-cccxxx"),
-        (U16, "x-cccx-ccx-ccxxx"),
-        (U32, "xx-ccxx-cxx-cxxx"),
-        (U64, "xxx-cxxx-xxx-xxx"),
-        (F16, "x-cccxxxxxxxx-xx"),
-        (F32, "xx-ccxxxxxxxxx-x"),
-        (F64, "xxx-cxxxxxxxxxx-"),
-    ];
+    /// ISA Tables 27 and 28, transcribed once for this test and the conformance suite: rows
+    /// are instruction types, columns source (27) or destination (28) operand types in the
+    /// order of `COLS`; `-` no conversion, `c` chop, `z`/`s` zero/sign extension, `x` invalid.
+    fn table(n: &str) -> Vec<(ScalarType, &'static str)> {
+        include_str!("../../../conformance/data/isa-9.4.1-tables-27-28.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next()? == n).then_some(())?;
+                Some((ScalarType::from_name(w.next()?)?, w.next()?))
+            })
+            .collect()
+    }
+
     const COLS: [ScalarType; 16] = [
         B8, B16, B32, B64, B128, S8, S16, S32, S64, U8, U16, U32, U64, F16, F32, F64,
     ];
@@ -753,7 +747,9 @@ mod tests {
 
     #[test]
     fn table_27_every_cell() {
-        for (inst, cells) in TABLE_27 {
+        let rows = table("27");
+        assert_eq!(rows.len(), 16);
+        for (inst, cells) in rows {
             let cells = row(cells);
             assert_eq!(cells.len(), 16, "{inst}");
             for (col, want) in COLS.iter().zip(cells) {
@@ -770,29 +766,11 @@ mod tests {
         }
     }
 
-    /// ISA Table 28: like Table 27 with `s` = sign-extend, `z` = zero-extend.
-    const TABLE_28: [(ScalarType, &str); 16] = [
-        (B8, "-zzzz-zzz-zzzzzz"),
-        (B16, "x-zzzx-zzx-zz-zz"),
-        (B32, "xx-zzxx-zxx-zx-z"),
-        (B64, "xxx-zxxx-xxx-xx-"),
-        (B128, "xxxx-xxxxxxxxxxx"),
-        (S8, "-ssss-sss-sssxxx"),
-        (S16, "x-sssx-ssx-ssxxx"),
-        (S32, "xx-ssxx-sxx-sxxx"),
-        (S64, "xxx-sxxx-xxx-xxx"),
-        (U8, "-zzzz-zzz-zzzxxx"),
-        (U16, "x-zzzx-zzx-zzxxx"),
-        (U32, "xx-zzxx-zxx-zxxx"),
-        (U64, "xxx-zxxx-xxx-xxx"),
-        (F16, "x-zzzxxxxxxxx-xx"),
-        (F32, "xx-zzxxxxxxxxx-x"),
-        (F64, "xxx-zxxxxxxxxxx-"),
-    ];
-
     #[test]
     fn table_28_every_cell() {
-        for (inst, cells) in TABLE_28 {
+        let rows = table("28");
+        assert_eq!(rows.len(), 16);
+        for (inst, cells) in rows {
             let cells = row(cells);
             assert_eq!(cells.len(), 16, "{inst}");
             for (col, want) in COLS.iter().zip(cells) {

@@ -24,46 +24,23 @@ const COLS: [ScalarType; 16] = [
     B8, B16, B32, B64, B128, S8, S16, S32, S64, U8, U16, U32, U64, F16, F32, F64,
 ];
 
-/// ISA Table 27 (source operands), transcribed: `-` allowed without conversion, `c` chop,
-/// `x` invalid.
-const TABLE_27: [(ScalarType, &str); 16] = [
-    (B8, "-cccc-ccc-cccccc"),
-    (B16, "x-cccx-ccx-cc-cc"),
-    (B32, "xx-ccxx-cxx-cx-c"),
-    (B64, "xxx-cxxx-xxx-xx-"),
-    (B128, "xxxx-xxxxxxxxxxx"),
-    (S8, "-cccc-ccc-cccxxx"),
-    (S16, "x-cccx-ccx-ccxxx"),
-    (S32, "xx-ccxx-cxx-cxxx"),
-    (S64, "xxx-cxxx-xxx-xxx"),
-    (U8, "-cccc-ccc-cccxxx"),
-    (U16, "x-cccx-ccx-ccxxx"),
-    (U32, "xx-ccxx-cxx-cxxx"),
-    (U64, "xxx-cxxx-xxx-xxx"),
-    (F16, "x-cccxxxxxxxx-xx"),
-    (F32, "xx-ccxxxxxxxxx-x"),
-    (F64, "xxx-cxxxxxxxxxx-"),
-];
+/// ISA Tables 27 and 28, transcribed in one file shared with the checker's unit tests.
+const TABLES_27_28: &str = include_str!("../../../data/isa-9.4.1-tables-27-28.txt");
 
-/// ISA Table 28 (destination operands): `z` zero-extend, `s` sign-extend.
-const TABLE_28: [(ScalarType, &str); 16] = [
-    (B8, "-zzzz-zzz-zzzzzz"),
-    (B16, "x-zzzx-zzx-zz-zz"),
-    (B32, "xx-zzxx-zxx-zx-z"),
-    (B64, "xxx-zxxx-xxx-xx-"),
-    (B128, "xxxx-xxxxxxxxxxx"),
-    (S8, "-ssss-sss-sssxxx"),
-    (S16, "x-sssx-ssx-ssxxx"),
-    (S32, "xx-ssxx-sxx-sxxx"),
-    (S64, "xxx-sxxx-xxx-xxx"),
-    (U8, "-zzzz-zzz-zzzxxx"),
-    (U16, "x-zzzx-zzx-zzxxx"),
-    (U32, "xx-zzxx-zxx-zxxx"),
-    (U64, "xxx-zxxx-xxx-xxx"),
-    (F16, "x-zzzxxxxxxxx-xx"),
-    (F32, "xx-zzxxxxxxxxx-x"),
-    (F64, "xxx-zxxxxxxxxxx-"),
-];
+/// The rows of Table `n` (27 or 28): instruction type and one cell per column of `COLS`
+/// (`-` no conversion, `c` chop, `z`/`s` zero/sign extension, `x` invalid).
+fn table(n: &str) -> Vec<(ScalarType, &'static str)> {
+    TABLES_27_28
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next()? == n).then_some(())?;
+            let inst = ScalarType::from_name(w.next()?)?;
+            Some((inst, w.next()?))
+        })
+        .collect()
+}
 
 /// Elements per case: every edge value of the instruction type, then random ones.
 const ROWS: usize = 48;
@@ -230,7 +207,7 @@ fn reject(
 /// Table 27: `st.I [a], %r` and `cvt.D.I %x, %r` with `%r` of each column's type.
 fn table_27() -> Vec<Case> {
     let mut v = Vec::new();
-    for (inst, row) in TABLE_27 {
+    for (inst, row) in table("27") {
         for (reg, cell) in COLS.iter().copied().zip(row.chars()) {
             let load = format!("ld.global{} %r, [%ia];", b(reg));
             let (d, rnd) = cvt_partner(inst, true);
@@ -313,7 +290,7 @@ fn table_27() -> Vec<Case> {
 /// Table 28: `ld.I %r, [a]` and `cvt.I.S %r, %x` with `%r` of each column's type.
 fn table_28() -> Vec<Case> {
     let mut v = Vec::new();
-    for (inst, row) in TABLE_28 {
+    for (inst, row) in table("28") {
         for (reg, cell) in COLS.iter().copied().zip(row.chars()) {
             let store = format!("st.global{} [%oa], %r;", b(reg));
             let (s, rnd) = cvt_partner(inst, false);
@@ -398,4 +375,20 @@ pub fn cases() -> Vec<Case> {
     v.extend(table_27());
     v.extend(table_28());
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_tables_have_a_row_per_type_and_a_cell_per_column() {
+        for n in ["27", "28"] {
+            let rows = table(n);
+            assert_eq!(rows.len(), COLS.len(), "Table {n}");
+            for (inst, row) in rows {
+                assert_eq!(row.chars().count(), COLS.len(), "Table {n}, {inst}");
+            }
+        }
+    }
 }
