@@ -111,7 +111,8 @@ fn word_count(module: &rspirv::dr::Module) -> usize {
 /// Module-wide emission state: types, constants, and the globals the entry point uses.
 pub(crate) struct Emitter {
     pub b: Builder,
-    types: HashMap<Ty, Word>,
+    /// Scalar types by `Ty as usize` (0: not declared yet).
+    types: [Word; 8],
     ptr_types: HashMap<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
     uvec3: Option<Word>,
@@ -157,7 +158,7 @@ impl Emitter {
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
-            types: HashMap::default(),
+            types: [0; 8],
             ptr_types: HashMap::default(),
             consts: HashMap::default(),
             uvec3: None,
@@ -204,8 +205,9 @@ impl Emitter {
     }
 
     pub fn ty(&mut self, t: Ty) -> Word {
-        if let Some(&id) = self.types.get(&t) {
-            return id;
+        let cached = self.types[t as usize];
+        if cached != 0 {
+            return cached;
         }
         let id = match t {
             Ty::Bool => self.b.type_bool(),
@@ -229,7 +231,7 @@ impl Emitter {
                 self.b.type_float(64, None)
             }
         };
-        self.types.insert(t, id);
+        self.types[t as usize] = id;
         id
     }
 
