@@ -46,17 +46,17 @@ pub(super) fn emit_function(
     id: Word,
     fn_ids: &[Word],
 ) -> R<()> {
-    let void = e.b.type_void();
+    let void = e.void();
     let param_tys: Vec<Word> = f.params.iter().map(|t| e.ty(*t)).collect();
     let ret_ty = match f.returns.len() {
         0 => void,
         1 => e.ty(f.returns[0]),
         _ => {
             let members: Vec<Word> = f.returns.iter().map(|t| e.ty(*t)).collect();
-            e.b.type_struct(members)
+            e.struct_of(&members)
         }
     };
-    let fn_ty = e.b.type_function(ret_ty, param_tys.clone());
+    let fn_ty = e.fn_type(ret_ty, &param_tys);
     e.b.begin_function(ret_ty, Some(id), spirv::FunctionControl::NONE, fn_ty)?;
     let mut params = Vec::new();
     for t in &param_tys {
@@ -121,7 +121,10 @@ impl FnEmitter<'_, '_> {
     fn node(&mut self, n: &Node) -> R<()> {
         match n {
             Node::Code(b) => {
-                for inst in &self.f.block(*b).insts {
+                let insts = &self.f.block(*b).insts;
+                // Most IR instructions become one SPIR-V instruction: grow the block once.
+                self.e.reserve(insts.len());
+                for inst in insts {
                     self.inst(inst)?;
                 }
                 Ok(())
@@ -171,7 +174,7 @@ impl FnEmitter<'_, '_> {
 
     fn struct_of_returns(&mut self) -> Word {
         let members: Vec<Word> = self.f.returns.iter().map(|t| self.e.ty(*t)).collect();
-        self.e.b.type_struct(members)
+        self.e.struct_of(&members)
     }
 
     /// `if (c) { then } else { else_ }` as a selection construct.
@@ -297,7 +300,7 @@ impl FnEmitter<'_, '_> {
         }
         let var = self.pending_var();
         let code = self.e.u32_const(target as u32 + 1);
-        self.e.b.store(var, code, None, [])?;
+        self.e.store(var, code, None)?;
         for f in &mut self.frames[target + 1..] {
             f.forwards = true;
         }
@@ -329,7 +332,7 @@ impl FnEmitter<'_, '_> {
                 fe.selection(
                     here,
                     |fe| {
-                        fe.e.b.store(var, zero, None, [])?;
+                        fe.e.store(var, zero, None)?;
                         fe.branch(if kind == Kind::Block { merge } else { cont })
                     },
                     |fe| {

@@ -5,8 +5,8 @@ use rspirv::spirv::{
     self, Capability, Decoration, GlslStd450Op, MemoryAccess, MemorySemantics, StorageClass, Word,
 };
 
-use super::R;
 use super::func::FnEmitter;
+use super::{Access, R};
 use crate::ir::{
     AtomicOp, BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ordering, Ptr, Scope, Ty, UnOp,
 };
@@ -30,7 +30,7 @@ impl FnEmitter<'_, '_> {
             Op::StoreVar(v, val) => {
                 let var = self.vars[v.0 as usize];
                 let val = self.value(*val);
-                self.e.b.store(var, val, None, [])?;
+                self.e.store(var, val, None)?;
                 return Ok(());
             }
             Op::Un(op, a) => {
@@ -90,15 +90,11 @@ impl FnEmitter<'_, '_> {
                 }
             }
             Op::Ext(op, args, flags) => {
-                let args: Vec<Operand> = args
-                    .iter()
-                    .map(|a| Operand::IdRef(self.value(*a)))
-                    .collect();
-                let glsl = self.e.glsl;
-                let id = self
-                    .e
-                    .b
-                    .ext_inst(result_ty, None, glsl, ext_opcode(*op) as u32, args)?;
+                let mut ops = Vec::with_capacity(2 + args.len());
+                ops.push(Operand::IdRef(self.e.glsl));
+                ops.push(Operand::LiteralExtInstInteger(ext_opcode(*op) as u32));
+                ops.extend(args.iter().map(|a| Operand::IdRef(self.value(*a))));
+                let id = self.e.append(spirv::Op::ExtInst, Some(result_ty), ops)?;
                 if flags.exact {
                     self.e.b.decorate(id, Decoration::NoContraction, []);
                 }
@@ -123,10 +119,7 @@ impl FnEmitter<'_, '_> {
                 let vt = self.e.ty(vty);
                 let p = self.pointer(ptr, vt)?;
                 let v = self.value(*value);
-                match memory_access(ptr, *align, *order) {
-                    Some((mask, extra)) => self.e.b.store(p, v, Some(mask), extra)?,
-                    None => self.e.b.store(p, v, None, [])?,
-                }
+                self.e.store(p, v, memory_access(ptr, *align, *order))?;
                 return Ok(());
             }
             Op::Atomic {
@@ -243,29 +236,31 @@ impl FnEmitter<'_, '_> {
                 results,
             } => {
                 let callee = self.fn_ids[func.0 as usize];
-                let args: Vec<Word> = args.iter().map(|a| self.value(*a)).collect();
-                let ret_tys: Vec<Ty> = results
-                    .iter()
-                    .map(|v| self.f.vars[v.0 as usize].ty)
-                    .collect();
-                let ret = match ret_tys.len() {
-                    0 => self.e.b.type_void(),
-                    1 => self.e.ty(ret_tys[0]),
+                let mut ops = Vec::with_capacity(1 + args.len());
+                ops.push(Operand::IdRef(callee));
+                ops.extend(args.iter().map(|a| Operand::IdRef(self.value(*a))));
+                let ret_ty = |fe: &mut Self, v: &crate::ir::VarId| {
+                    let t = fe.f.vars[v.0 as usize].ty;
+                    fe.e.ty(t)
+                };
+                let ret = match results.as_slice() {
+                    [] => self.e.void(),
+                    [v] => ret_ty(self, v),
                     _ => {
-                        let m: Vec<Word> = ret_tys.iter().map(|t| self.e.ty(*t)).collect();
-                        self.e.b.type_struct(m)
+                        let m: Vec<Word> = results.iter().map(|v| ret_ty(self, v)).collect();
+                        self.e.struct_of(&m)
                     }
                 };
-                let r = self.e.b.function_call(ret, None, callee, args)?;
-                if ret_tys.len() == 1 {
+                let r = self.e.append(spirv::Op::FunctionCall, Some(ret), ops)?;
+                if results.len() == 1 {
                     let var = self.vars[results[0].0 as usize];
-                    self.e.b.store(var, r, None, [])?;
+                    self.e.store(var, r, None)?;
                 } else {
                     for (i, v) in results.iter().enumerate() {
-                        let t = self.e.ty(ret_tys[i]);
-                        let part = self.e.b.composite_extract(t, None, r, [i as u32])?;
+                        let t = ret_ty(self, v);
+                        let part = self.e.extract(t, r, i as u32)?;
                         let var = self.vars[v.0 as usize];
-                        self.e.b.store(var, part, None, [])?;
+                        self.e.store(var, part, None)?;
                     }
                 }
                 return Ok(());
@@ -333,7 +328,7 @@ impl FnEmitter<'_, '_> {
                 };
                 let pt = self.e.ptr(sc, pointee);
                 let i = self.value(*idx);
-                Ok(self.e.b.access_chain(pt, None, arena, [i])?)
+                self.e.access_chain(pt, arena, i)
             }
         }
     }
@@ -378,13 +373,14 @@ impl FnEmitter<'_, '_> {
             BinOp::Or => bl.bitwise_or(rt, None, a, b)?,
             BinOp::Xor => bl.bitwise_xor(rt, None, a, b)?,
             BinOp::UMulHi | BinOp::SMulHi => {
-                let st = bl.type_struct([rt, rt]);
+                let st = self.e.struct_of(&[rt, rt]);
+                let bl = &mut self.e.b;
                 let both = if op == BinOp::UMulHi {
                     bl.u_mul_extended(st, None, a, b)?
                 } else {
                     bl.s_mul_extended(st, None, a, b)?
                 };
-                bl.composite_extract(rt, None, both, [1])?
+                self.e.extract(rt, both, 1)?
             }
             BinOp::FAdd => bl.f_add(rt, None, a, b)?,
             BinOp::FSub => bl.f_sub(rt, None, a, b)?,
@@ -425,18 +421,21 @@ impl FnEmitter<'_, '_> {
 /// Memory operands: device-address accesses need `Aligned`; device and shared memory accesses are
 /// `NonPrivatePointer` so that barriers and fences order them (Vulkan memory model). Local memory
 /// is private to the invocation.
-fn memory_access(ptr: &Ptr, align: u32, order: MemOrder) -> Option<(MemoryAccess, Vec<Operand>)> {
+fn memory_access(ptr: &Ptr, align: u32, order: MemOrder) -> Option<Access> {
     let volatile = if order == MemOrder::Volatile {
         MemoryAccess::VOLATILE
     } else {
         MemoryAccess::NONE
     };
     match ptr {
-        Ptr::Global(_) => Some((
-            MemoryAccess::ALIGNED | MemoryAccess::NON_PRIVATE_POINTER | volatile,
-            vec![Operand::LiteralBit32(align.max(1))],
-        )),
-        Ptr::Shared(_) => Some((MemoryAccess::NON_PRIVATE_POINTER | volatile, Vec::new())),
+        Ptr::Global(_) => Some(Access {
+            mask: MemoryAccess::ALIGNED | MemoryAccess::NON_PRIVATE_POINTER | volatile,
+            align: Some(align.max(1)),
+        }),
+        Ptr::Shared(_) => Some(Access {
+            mask: MemoryAccess::NON_PRIVATE_POINTER | volatile,
+            align: None,
+        }),
         Ptr::Local(_) => None,
     }
 }

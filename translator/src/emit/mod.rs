@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 // FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
 use crate::check::Map as HashMap;
 
-use rspirv::dr::{Builder, Operand};
+use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 
 /// Emission errors are internal errors (builder misuse, an IR the emitter cannot express).
 #[derive(Debug, thiserror::Error)]
@@ -76,16 +76,51 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
         e.b.capability(cap);
     }
     use rspirv::binary::Assemble;
-    Ok(e.b.module().assemble())
+    let module = e.b.module();
+    let count = word_count(&module);
+    let mut words = Vec::with_capacity(count);
+    module.assemble_into(&mut words);
+    debug_assert_eq!(words.len(), count);
+    Ok(words)
+}
+
+/// The length of `module` in words, so that the words are collected into one allocation.
+fn word_count(module: &rspirv::dr::Module) -> usize {
+    let inst = |i: &Instruction| {
+        let operands: usize = i
+            .operands
+            .iter()
+            .map(|o| match o {
+                Operand::LiteralBit64(_) => 2,
+                Operand::LiteralString(s) => s.len() / 4 + 1,
+                _ => 1,
+            })
+            .sum();
+        1 + usize::from(i.result_type.is_some()) + usize::from(i.result_id.is_some()) + operands
+    };
+    let globals: usize = module.global_inst_iter().map(inst).sum();
+    let functions: usize = module
+        .functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .map(inst)
+        .sum();
+    5 + globals + functions
 }
 
 /// Module-wide emission state: types, constants, and the globals the entry point uses.
 pub(crate) struct Emitter {
     pub b: Builder,
-    types: HashMap<Ty, Word>,
+    /// Scalar types by `Ty as usize` (0: not declared yet).
+    types: [Word; 8],
     ptr_types: HashMap<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
     uvec3: Option<Word>,
+    /// `void`, function types and structs, cached for the same reason as `uvec3`: calls and
+    /// `mul.hi` ask for them on every use.
+    void: Option<Word>,
+    fn_types: HashMap<(Word, Vec<Word>), Word>,
+    structs: HashMap<Vec<Word>, Word>,
     pub glsl: Word,
     caps: Vec<Capability>,
     pub interface: BTreeSet<Word>,
@@ -123,10 +158,13 @@ impl Emitter {
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
-            types: HashMap::default(),
+            types: [0; 8],
             ptr_types: HashMap::default(),
             consts: HashMap::default(),
             uvec3: None,
+            void: None,
+            fn_types: HashMap::default(),
+            structs: HashMap::default(),
             glsl,
             caps: Vec::new(),
             interface: BTreeSet::new(),
@@ -167,8 +205,9 @@ impl Emitter {
     }
 
     pub fn ty(&mut self, t: Ty) -> Word {
-        if let Some(&id) = self.types.get(&t) {
-            return id;
+        let cached = self.types[t as usize];
+        if cached != 0 {
+            return cached;
         }
         let id = match t {
             Ty::Bool => self.b.type_bool(),
@@ -192,7 +231,7 @@ impl Emitter {
                 self.b.type_float(64, None)
             }
         };
-        self.types.insert(t, id);
+        self.types[t as usize] = id;
         id
     }
 
@@ -206,6 +245,88 @@ impl Emitter {
         let id = self.b.type_vector(u32t, 3);
         self.uvec3 = Some(id);
         id
+    }
+
+    pub fn void(&mut self) -> Word {
+        if let Some(id) = self.void {
+            return id;
+        }
+        let id = self.b.type_void();
+        self.void = Some(id);
+        id
+    }
+
+    /// A struct type of `members`; rspirv's `type_struct` would return an identical earlier
+    /// one too (it searches), so caching every request gives the same ids.
+    pub fn struct_of(&mut self, members: &[Word]) -> Word {
+        if let Some(&id) = self.structs.get(members) {
+            return id;
+        }
+        let id = self.b.type_struct(members.iter().copied());
+        self.structs.insert(members.to_vec(), id);
+        id
+    }
+
+    pub fn fn_type(&mut self, ret: Word, params: &[Word]) -> Word {
+        let key = (ret, params.to_vec());
+        if let Some(&id) = self.fn_types.get(&key) {
+            return id;
+        }
+        let id = self.b.type_function(ret, params.iter().copied());
+        self.fn_types.insert(key, id);
+        id
+    }
+
+    /// Appends an instruction to the current block, its operands in one vector built by the
+    /// caller at its final size (rspirv's methods push optional and variable operands onto
+    /// a vector allocated for the fixed ones, which reallocates it).
+    pub fn append(
+        &mut self,
+        op: spirv::Op,
+        result_type: Option<Word>,
+        operands: Vec<Operand>,
+    ) -> R<Word> {
+        let id = result_type.map_or(0, |_| self.b.id());
+        let result_id = result_type.map(|_| id);
+        self.b.insert_into_block(
+            InsertPoint::End,
+            Instruction::new(op, result_type, result_id, operands),
+        )?;
+        Ok(id)
+    }
+
+    /// Makes room for `n` more instructions in the current block.
+    pub fn reserve(&mut self, n: usize) {
+        let (Some(f), Some(b)) = (self.b.selected_function(), self.b.selected_block()) else {
+            return;
+        };
+        if let Some(block) = self
+            .b
+            .module_mut()
+            .functions
+            .get_mut(f)
+            .and_then(|f| f.blocks.get_mut(b))
+        {
+            block.instructions.reserve(n);
+        }
+    }
+
+    /// `OpAccessChain` with one index.
+    pub fn access_chain(&mut self, ptr_ty: Word, base: Word, index: Word) -> R<Word> {
+        self.append(
+            spirv::Op::AccessChain,
+            Some(ptr_ty),
+            vec![Operand::IdRef(base), Operand::IdRef(index)],
+        )
+    }
+
+    /// `OpCompositeExtract` of one member.
+    pub fn extract(&mut self, ty: Word, composite: Word, index: u32) -> R<Word> {
+        self.append(
+            spirv::Op::CompositeExtract,
+            Some(ty),
+            vec![Operand::IdRef(composite), Operand::LiteralBit32(index)],
+        )
     }
 
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
@@ -348,9 +469,7 @@ impl Emitter {
                 self.interface.insert(var);
                 let v3 = self.uvec3();
                 let all = self.load(v3, var, None)?;
-                Ok(self
-                    .b
-                    .composite_extract(u32t, None, all, [u32::from(axis)])?)
+                self.extract(u32t, all, u32::from(axis))
             }
             Builtin::BlockDim(axis) => {
                 // The workgroup size takes part in the `WorkgroupSize` builtin, which makes the
@@ -535,21 +654,49 @@ impl Emitter {
         let ty = self.ty(t);
         let pt = self.ptr(StorageClass::PushConstant, ty);
         let idx = self.u32_const(member);
-        let p = self.b.access_chain(pt, None, var, [idx])?;
+        let p = self.access_chain(pt, var, idx)?;
         self.load(ty, p, None)
     }
 
     /// `OpLoad` with optional memory operands.
-    pub fn load(
-        &mut self,
-        ty: Word,
-        ptr: Word,
-        access: Option<(spirv::MemoryAccess, Vec<Operand>)>,
-    ) -> R<Word> {
-        let (mask, extra) = match access {
-            Some((m, ops)) => (Some(m), ops),
-            None => (None, Vec::new()),
-        };
-        Ok(self.b.load(ty, None, ptr, mask, extra)?)
+    pub fn load(&mut self, ty: Word, ptr: Word, access: Option<Access>) -> R<Word> {
+        let mut ops = Vec::with_capacity(1 + access.map_or(0, Access::operands));
+        ops.push(Operand::IdRef(ptr));
+        if let Some(a) = access {
+            a.push_to(&mut ops);
+        }
+        self.append(spirv::Op::Load, Some(ty), ops)
+    }
+
+    /// `OpStore` with optional memory operands.
+    pub fn store(&mut self, ptr: Word, value: Word, access: Option<Access>) -> R<()> {
+        let mut ops = Vec::with_capacity(2 + access.map_or(0, Access::operands));
+        ops.push(Operand::IdRef(ptr));
+        ops.push(Operand::IdRef(value));
+        if let Some(a) = access {
+            a.push_to(&mut ops);
+        }
+        self.append(spirv::Op::Store, None, ops)?;
+        Ok(())
+    }
+}
+
+/// The memory operands of a load or store: the mask and, with `Aligned`, the alignment.
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    pub mask: spirv::MemoryAccess,
+    pub align: Option<u32>,
+}
+
+impl Access {
+    fn operands(self) -> usize {
+        1 + usize::from(self.align.is_some())
+    }
+
+    fn push_to(self, ops: &mut Vec<Operand>) {
+        ops.push(Operand::MemoryAccess(self.mask));
+        if let Some(a) = self.align {
+            ops.push(Operand::LiteralBit32(a));
+        }
     }
 }

@@ -177,15 +177,12 @@ impl FnEmitter<'_, '_> {
         for (k, r) in t.results.iter().enumerate() {
             let ty = self.f.vars[r.0 as usize].ty;
             let st = self.e.ty(ty);
-            let mut part = self
-                .e
-                .b
-                .composite_extract(tv.texel, None, result, [k as u32])?;
+            let mut part = self.e.extract(tv.texel, result, k as u32)?;
             if st != tv.texel {
                 part = self.e.b.bitcast(st, None, part)?;
             }
             let var = self.vars[r.0 as usize];
-            self.e.b.store(var, part, None, [])?;
+            self.e.store(var, part, None)?;
         }
         Ok(())
     }

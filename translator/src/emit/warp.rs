@@ -34,7 +34,7 @@ impl FnEmitter<'_, '_> {
                 let idx = self.e.b.shift_right_logical(u32t, None, lane, five)?;
                 Ok(self.e.b.vector_extract_dynamic(u32t, None, ballot, idx)?)
             }
-            _ => Ok(self.e.b.composite_extract(u32t, None, ballot, [0])?),
+            _ => self.e.extract(u32t, ballot, 0),
         }
     }
 

@@ -109,16 +109,28 @@ pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall
         term: block.term,
     };
     let defined: Vec<ValueId> = f.block(b).insts.iter().filter_map(|i| i.result).collect();
+    // What the continuation reads, in one pass over it (not one per value defined before).
+    let mut used = vec![false; f.values.len()];
+    {
+        let c = f.block(cont);
+        let mut mark = |v: ValueId| {
+            if let Some(u) = used.get_mut(v.0 as usize) {
+                *u = true;
+            }
+            v
+        };
+        for i in &c.insts {
+            let mut op = i.op.clone();
+            map_op(&mut op, &mut mark, |x| x);
+        }
+        let mut t = c.term.clone();
+        map_term(&mut t, &mut mark);
+    }
     let mut carried = Vec::new();
     let mut map = HashMap::new();
     let mut loads = Vec::new();
     for v in defined {
-        let used = {
-            let c = f.block(cont);
-            c.insts.iter().any(|i| op_values(&i.op).contains(&v))
-                || term_values(&c.term).contains(&v)
-        };
-        if used {
+        if used[v.0 as usize] {
             let var = f.new_var(f.ty(v), "carry");
             f.push_void(b, Op::StoreVar(var, v));
             carried.push(var);
@@ -284,15 +296,6 @@ pub fn op_values(op: &Op) -> Vec<ValueId> {
         |x| x,
     );
     out
-}
-
-pub(super) fn term_values(t: &Terminator) -> Vec<ValueId> {
-    match t {
-        Terminator::Branch { cond, .. } => vec![*cond],
-        Terminator::Switch { value, .. } => vec![*value],
-        Terminator::Return(v) => v.clone(),
-        Terminator::Jump(_) | Terminator::Exit | Terminator::Unreachable => Vec::new(),
-    }
 }
 
 pub(super) fn map_term(t: &mut Terminator, mut v: impl FnMut(ValueId) -> ValueId) {

@@ -245,6 +245,19 @@ pub enum Terminator {
 }
 
 impl Terminator {
+    /// The successors in the order of [`Terminator::successors`], without collecting them.
+    pub fn targets(&self) -> impl Iterator<Item = BlockId> + '_ {
+        let (first, last): (&[BlockId], Option<BlockId>) = match self {
+            Terminator::Jump(b) => (std::slice::from_ref(b), None),
+            Terminator::Branch { then, else_, .. } => (std::slice::from_ref(then), Some(*else_)),
+            Terminator::Switch {
+                targets, default, ..
+            } => (targets, Some(*default)),
+            _ => (&[], None),
+        };
+        first.iter().copied().chain(last)
+    }
+
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             Terminator::Jump(b) => vec![*b],

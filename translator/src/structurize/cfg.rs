@@ -3,9 +3,10 @@
 use crate::ir::{BlockId, Function};
 
 pub struct Cfg {
-    /// Successors and predecessors of reachable blocks (unreachable ones have none).
-    pub succs: Vec<Vec<BlockId>>,
-    pub preds: Vec<Vec<BlockId>>,
+    /// Successors and predecessors of reachable blocks (unreachable ones have none), block `b`'s
+    /// at `edges[starts[b]..starts[b + 1]]`: one vector for all of them.
+    succs: Edges,
+    preds: Edges,
     /// Reachable blocks in reverse postorder.
     pub order: Vec<BlockId>,
     /// Position in `order`; `usize::MAX` for unreachable blocks.
@@ -14,28 +15,40 @@ pub struct Cfg {
     pub idom: Vec<Option<BlockId>>,
 }
 
+/// Adjacency lists in one vector.
+struct Edges {
+    starts: Vec<u32>,
+    edges: Vec<BlockId>,
+}
+
+impl Edges {
+    fn of(&self, b: BlockId) -> &[BlockId] {
+        let i = b.0 as usize;
+        &self.edges[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
 impl Cfg {
     pub fn new(f: &Function) -> Cfg {
         let n = f.blocks.len();
-        let mut succs: Vec<Vec<BlockId>> = vec![Vec::new(); n];
-        let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); n];
         // Iterative DFS for the postorder.
         let mut visited = vec![false; n];
         let mut post = Vec::with_capacity(n);
         let mut stack: Vec<(BlockId, usize)> = vec![(f.entry, 0)];
         visited[f.entry.0 as usize] = true;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            let s = f.successors(b);
-            if *i < s.len() {
-                let next = s[*i];
-                *i += 1;
-                if !visited[next.0 as usize] {
-                    visited[next.0 as usize] = true;
-                    stack.push((next, 0));
+            match f.block(b).term.targets().nth(*i) {
+                Some(next) => {
+                    *i += 1;
+                    if !visited[next.0 as usize] {
+                        visited[next.0 as usize] = true;
+                        stack.push((next, 0));
+                    }
                 }
-            } else {
-                post.push(b);
-                stack.pop();
+                None => {
+                    post.push(b);
+                    stack.pop();
+                }
             }
         }
         let order: Vec<BlockId> = post.into_iter().rev().collect();
@@ -43,14 +56,46 @@ impl Cfg {
         for (i, b) in order.iter().enumerate() {
             rpo[b.0 as usize] = i;
         }
-        for &b in &order {
-            for s in f.successors(b) {
-                if !succs[b.0 as usize].contains(&s) {
-                    succs[b.0 as usize].push(s);
-                    preds[s.0 as usize].push(b);
+        // Distinct successors of reachable blocks; predecessors in the order they are found
+        // (reverse postorder of the predecessor, then successor order).
+        let mut succ_starts = vec![0u32; n + 1];
+        let mut succ_edges = Vec::with_capacity(order.len() * 2);
+        let mut pred_count = vec![0u32; n + 1];
+        for b in 0..n {
+            succ_starts[b] = succ_edges.len() as u32;
+            if rpo[b] == usize::MAX {
+                continue;
+            }
+            let first = succ_edges.len();
+            for s in f.blocks[b].term.targets() {
+                if !succ_edges[first..].contains(&s) {
+                    succ_edges.push(s);
+                    pred_count[s.0 as usize] += 1;
                 }
             }
         }
+        succ_starts[n] = succ_edges.len() as u32;
+        let succs = Edges {
+            starts: succ_starts,
+            edges: succ_edges,
+        };
+        let mut pred_starts = vec![0u32; n + 1];
+        for b in 0..n {
+            pred_starts[b + 1] = pred_starts[b] + pred_count[b];
+        }
+        let mut fill = pred_starts.clone();
+        let mut pred_edges = vec![BlockId(0); succs.edges.len()];
+        for &b in &order {
+            for &s in succs.of(b) {
+                let at = &mut fill[s.0 as usize];
+                pred_edges[*at as usize] = b;
+                *at += 1;
+            }
+        }
+        let preds = Edges {
+            starts: pred_starts,
+            edges: pred_edges,
+        };
         let idom = dominators(&order, &rpo, &preds, f.entry);
         Cfg {
             succs,
@@ -59,6 +104,26 @@ impl Cfg {
             rpo,
             idom,
         }
+    }
+
+    /// The distinct successors of `b`.
+    pub fn succs(&self, b: BlockId) -> &[BlockId] {
+        self.succs.of(b)
+    }
+
+    /// The predecessors of `b` (each once), in reverse postorder.
+    pub fn preds(&self, b: BlockId) -> &[BlockId] {
+        self.preds.of(b)
+    }
+
+    /// Every retreating edge goes to a block that dominates its source (Hecht and Ullman):
+    /// then no loop has a second entry.
+    pub fn is_reducible(&self) -> bool {
+        self.order.iter().all(|&b| {
+            self.succs(b)
+                .iter()
+                .all(|&s| !self.is_retreating(b, s) || self.dominates(s, b))
+        })
     }
 
     pub fn rpo(&self, b: BlockId) -> usize {
@@ -87,7 +152,7 @@ impl Cfg {
 fn dominators(
     order: &[BlockId],
     rpo: &[usize],
-    preds: &[Vec<BlockId>],
+    preds: &Edges,
     entry: BlockId,
 ) -> Vec<Option<BlockId>> {
     let n = rpo.len();
@@ -109,7 +174,7 @@ fn dominators(
         changed = false;
         for &b in order.iter().skip(1) {
             let mut new: Option<BlockId> = None;
-            for &p in &preds[b.0 as usize] {
+            for &p in preds.of(b) {
                 if idom[p.0 as usize].is_none() {
                     continue;
                 }
@@ -140,7 +205,8 @@ impl Loops {
         let mut is_header = vec![false; n];
         let mut bodies: Vec<(BlockId, Vec<bool>)> = Vec::new();
         for &h in &cfg.order {
-            let back: Vec<BlockId> = cfg.preds[h.0 as usize]
+            let back: Vec<BlockId> = cfg
+                .preds(h)
                 .iter()
                 .copied()
                 .filter(|&p| cfg.dominates(h, p))
@@ -157,7 +223,7 @@ impl Loops {
                     continue;
                 }
                 body[b.0 as usize] = true;
-                work.extend(cfg.preds[b.0 as usize].iter().copied());
+                work.extend(cfg.preds(b).iter().copied());
             }
             bodies.push((h, body));
         }

@@ -8,25 +8,29 @@
 use super::cfg::Cfg;
 use crate::ir::{BlockId, Function, Op, Terminator, Ty, VarId};
 
-pub fn make_reducible(f: &mut Function) {
+/// Returns the analyses of the reducible result.
+pub fn make_reducible(f: &mut Function) -> Cfg {
     let mut var: Option<VarId> = None;
     // Each round removes one multi-entry region; a CFG of n blocks has fewer than n of them.
     for _ in 0..f.blocks.len() + 1 {
         let cfg = Cfg::new(f);
-        let all: Vec<BlockId> = cfg.order.clone();
-        match find_multi_entry(&cfg, &all, None) {
+        if cfg.is_reducible() {
+            return cfg;
+        }
+        match find_multi_entry(&cfg, &cfg.order, None) {
             Some((region, entries)) => {
                 let v = *var.get_or_insert_with(|| f.new_var(Ty::I32, "irreducible.entry"));
                 dispatch(f, &cfg, &region, &entries, v);
             }
-            None => return,
+            None => return cfg,
         }
     }
+    Cfg::new(f)
 }
 
 /// Finds a strongly connected region (within `nodes`, ignoring edges into `header`) that has more
 /// than one entry. Recurses into single-entry regions without their header.
-fn find_multi_entry(
+pub(super) fn find_multi_entry(
     cfg: &Cfg,
     nodes: &[BlockId],
     header: Option<BlockId>,
@@ -38,7 +42,8 @@ fn find_multi_entry(
     }
     for scc in sccs(cfg, nodes, &inside, header) {
         let cyclic = scc.len() > 1
-            || cfg.succs[scc[0].0 as usize]
+            || cfg
+                .succs(scc[0])
                 .iter()
                 .any(|&s| s == scc[0] && Some(s) != header);
         if !cyclic {
@@ -52,10 +57,7 @@ fn find_multi_entry(
             .iter()
             .copied()
             .filter(|&b| {
-                cfg.order.first() == Some(&b)
-                    || cfg.preds[b.0 as usize]
-                        .iter()
-                        .any(|p| !in_scc[p.0 as usize])
+                cfg.order.first() == Some(&b) || cfg.preds(b).iter().any(|p| !in_scc[p.0 as usize])
             })
             .collect();
         entries.sort_by_key(|&b| cfg.rpo(b));
@@ -89,7 +91,7 @@ fn sccs(
         seen[start.0 as usize] = true;
         let mut stack = vec![(start, 0usize)];
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            let s = &cfg.succs[b.0 as usize];
+            let s = cfg.succs(b);
             if *i < s.len() {
                 let next = s[*i];
                 *i += 1;
@@ -118,7 +120,7 @@ fn sccs(
             if Some(b) == header {
                 continue;
             }
-            for &p in &cfg.preds[b.0 as usize] {
+            for &p in cfg.preds(b) {
                 if inside[p.0 as usize] && comp[p.0 as usize] == usize::MAX && edge_ok(b) {
                     comp[p.0 as usize] = id;
                     work.push(p);
@@ -141,8 +143,7 @@ fn dispatch(f: &mut Function, cfg: &Cfg, region: &[BlockId], entries: &[BlockId]
     };
     let _ = region;
     for (k, &e) in entries.iter().enumerate() {
-        let preds = cfg.preds[e.0 as usize].clone();
-        for p in preds {
+        for &p in cfg.preds(e) {
             let tramp = f.new_block();
             let c = f.push(tramp, Ty::I32, Op::Const(k as u64));
             f.push_void(tramp, Op::StoreVar(var, c));

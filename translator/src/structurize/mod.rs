@@ -48,8 +48,7 @@ pub enum Node {
 
 /// Structurizes `f` (which may gain blocks and a variable if it had irreducible loops).
 pub fn structurize(f: &mut Function) -> Vec<Node> {
-    irreducible::make_reducible(f);
-    let cfg = Cfg::new(f);
+    let cfg = irreducible::make_reducible(f);
     let loops = Loops::new(&cfg);
     let n = f.blocks.len();
 
@@ -60,7 +59,7 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     // Count edges with multiplicity: `Branch` to the same block twice makes a merge too.
     let mut forward = vec![0usize; n];
     for &p in &cfg.order {
-        for s in f.successors(p) {
+        for s in f.block(p).term.targets() {
             if !cfg.is_retreating(p, s) {
                 forward[s.0 as usize] += 1;
             }

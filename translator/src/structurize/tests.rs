@@ -178,6 +178,14 @@ impl TreeRun<'_> {
 
 fn check(succs: &[Vec<u32>]) {
     let original = build(succs);
+    // The dominance test for reducibility (the structurizer's fast path) agrees with the
+    // search for loops with several entries that makes the CFG reducible.
+    let first = Cfg::new(&original);
+    assert_eq!(
+        first.is_reducible(),
+        irreducible::find_multi_entry(&first, &first.order, None).is_none(),
+        "cfg {succs:?}"
+    );
     let mut f = original.clone();
     let tree = structurize(&mut f);
     // Every reachable block of the final CFG appears exactly once.
