@@ -169,6 +169,49 @@ fn translate_emits_valid_spirv() {
 }
 
 #[test]
+fn translate_to_stdout_with_dash() {
+    let o = ptxvk(&[
+        "translate",
+        "shaders/saxpy.ptx",
+        "--device-profile",
+        "lavapipe",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let words: Vec<u32> = o
+        .stdout
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(words.first(), Some(&0x0723_0203), "SPIR-V magic number");
+    ptxvk_runtime::translator::validate(&words).unwrap();
+    let o = ptxvk(&[
+        "translate",
+        "shaders/saxpy.ptx",
+        "--device-profile",
+        "nvidia",
+        "--emit",
+        "spvasm",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("OpEntryPoint GLCompute"));
+    assert!(!std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../-")).exists());
+    // Several kernels cannot share one binary stream.
+    let o = ptxvk(&[
+        "translate",
+        "shaders/warps_clang.ptx",
+        "--device-profile",
+        "nvidia",
+        "-o",
+        "-",
+    ]);
+    assert_fails(&o, "--kernel");
+}
+
+#[test]
 fn time_reports_device_time() {
     let mut args: Vec<&str> = SAXPY_ARGS.to_vec();
     args.extend(["--time", "--json"]);

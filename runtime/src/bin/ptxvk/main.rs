@@ -46,7 +46,8 @@ enum Command {
         /// Only this kernel (default: every kernel).
         #[arg(long, short)]
         kernel: Option<String>,
-        /// Output file (default: FILE.KERNEL.spv next to the input, or stdout for text forms).
+        /// Output file, `-` for stdout (default: FILE.KERNEL.spv next to the input, or stdout
+        /// for text forms).
         #[arg(long, short)]
         output: Option<PathBuf>,
         /// What to write.
@@ -62,7 +63,7 @@ enum Command {
     Bench(run::BenchArgs),
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Emit {
     /// SPIR-V binary.
     Spirv,
@@ -284,6 +285,14 @@ fn translate(
         Some(k) => vec![k.to_string()],
         None => program.kernel_names(),
     };
+    let stdout = output.is_some_and(|p| p == Path::new("-"));
+    if stdout && emit == Emit::Spirv && names.len() > 1 {
+        anyhow::bail!(
+            "`-o -` writes one SPIR-V binary; `{}` has {} kernels: pick one with --kernel",
+            file.display(),
+            names.len()
+        );
+    }
     let mut text = String::new();
     for name in &names {
         let (k, ir) = match program.translate_kernel_with_ir(name, &profile) {
@@ -294,6 +303,11 @@ fn translate(
             }
         };
         match emit {
+            Emit::Spirv if stdout => {
+                let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                std::io::Write::write_all(&mut std::io::stdout().lock(), &bytes)
+                    .context("cannot write to stdout")?;
+            }
             Emit::Spirv => {
                 let path = match output {
                     Some(p) if names.len() == 1 => p.to_path_buf(),
@@ -315,9 +329,9 @@ fn translate(
     }
     if !text.is_empty() {
         match output {
-            Some(p) => std::fs::write(p, text)
+            Some(p) if !stdout => std::fs::write(p, text)
                 .with_context(|| format!("cannot write `{}`", p.display()))?,
-            None => print!("{text}"),
+            _ => print!("{text}"),
         }
     }
     Ok(ExitCode::SUCCESS)
