@@ -184,7 +184,7 @@ fn random_function(rng: &mut Rng, blocks: usize) -> Function {
                 7 => {
                     let t = [Ty::I32, Ty::I64][rng.pick(2)];
                     let c = of(&f, &have, t);
-                    if c.len() >= 1 {
+                    if !c.is_empty() {
                         let (x, y) = (c[rng.pick(c.len())], c[rng.pick(c.len())]);
                         let op = [
                             BinOp::IAdd,
