@@ -22,7 +22,7 @@
 //! them and relies on their shape (operands and results passed through variables).
 
 use super::inline::{map_op, map_term};
-use super::{BinOp, Builtin, ConvOp, Function, Inst, MemOrder, Module, Op, Ty, ValueId, VarId};
+use super::{BinOp, Builtin, ConvOp, Function, MemOrder, Module, Op, Ty, ValueId, VarId};
 
 /// Runs the pass on every function of `m`.
 pub fn module(m: &mut Module) {
@@ -47,28 +47,41 @@ pub fn run(f: &mut Function) {
     let n = f.values.len();
     let mut subst: Vec<ValueId> = (0..n as u32).map(ValueId).collect();
     let mut def = vec![Def::Other; n];
+    // Uses of each value so far, and whether each variable is loaded anywhere.
+    let mut uses = vec![0u32; n];
+    let mut loaded = vec![false; f.vars.len()];
+    // A value was replaced after a use of it in an earlier block: the counts must be redone.
+    let mut stale = false;
     // Per variable: the block (its index + 1) where the entry was made, and the value it holds /
     // the position of its last store in that block.
     let mut held: Vec<(u32, ValueId)> = vec![(0, ValueId(0)); f.vars.len()];
     let mut stored: Vec<(u32, usize)> = vec![(0, 0); f.vars.len()];
     let mut builtins: Vec<(Builtin, ValueId)> = Vec::new();
     let mut dead_stores: Vec<usize> = Vec::new();
-    for bi in 0..f.blocks.len() {
+    let Function { blocks, values, .. } = f;
+    for (bi, block) in blocks.iter_mut().enumerate() {
         let stamp = bi as u32 + 1;
-        let insts = std::mem::take(&mut f.blocks[bi].insts);
+        let count = |uses: &mut Vec<u32>, v: ValueId, subst: &[ValueId]| {
+            let v = resolve(subst, v);
+            uses[v.0 as usize] += 1;
+            v
+        };
+        let insts = &mut block.insts;
         if insts.iter().any(|i| i.op.is_sync()) {
-            let mut insts = insts;
-            for i in &mut insts {
-                map_op(&mut i.op, |v| resolve(&subst, v), |x| x);
+            for i in insts.iter_mut() {
+                if let Op::LoadVar(v) = i.op {
+                    loaded[v.0 as usize] = true;
+                }
+                map_op(&mut i.op, |v| count(&mut uses, v, &subst), |x| x);
             }
-            f.blocks[bi].insts = insts;
-            map_term(&mut f.blocks[bi].term, |v| resolve(&subst, v));
+            map_term(&mut block.term, |v| count(&mut uses, v, &subst));
             continue;
         }
         builtins.clear();
         dead_stores.clear();
-        let mut out: Vec<Inst> = Vec::with_capacity(insts.len());
-        for mut inst in insts {
+        let mut w = 0;
+        for k in 0..insts.len() {
+            let inst = &mut insts[k];
             map_op(&mut inst.op, |v| resolve(&subst, v), |x| x);
             let result = inst.result;
             let replace = match (&mut inst.op, result) {
@@ -78,6 +91,7 @@ pub fn run(f: &mut Function) {
                         Some(h.1)
                     } else {
                         *h = (stamp, r);
+                        loaded[v.0 as usize] = true;
                         None
                     }
                 }
@@ -90,7 +104,7 @@ pub fn run(f: &mut Function) {
                     if stored[vi].0 == stamp {
                         dead_stores.push(stored[vi].1);
                     }
-                    stored[vi] = (stamp, out.len());
+                    stored[vi] = (stamp, w);
                     None
                 }
                 (Op::Call { results, .. }, _) => {
@@ -108,7 +122,7 @@ pub fn run(f: &mut Function) {
                     None
                 }
                 (Op::Const(bits), Some(r)) => {
-                    def[r.0 as usize] = Def::Const(low_bits(*bits, f.values[r.0 as usize]));
+                    def[r.0 as usize] = Def::Const(low_bits(*bits, values[r.0 as usize]));
                     None
                 }
                 (Op::Builtin(b), Some(r)) if *b != Builtin::Clock => {
@@ -121,8 +135,8 @@ pub fn run(f: &mut Function) {
                     }
                 }
                 (Op::Conv(op, a), Some(r)) => {
-                    let (to, from) = (f.values[r.0 as usize], f.values[a.0 as usize]);
-                    match fold_conv(*op, *a, from, to, &def, &f.values) {
+                    let (to, from) = (values[r.0 as usize], values[a.0 as usize]);
+                    match fold_conv(*op, *a, from, to, &def, values) {
                         Fold::Value(v) => Some(v),
                         Fold::Const(c) => {
                             inst.op = Op::Const(c);
@@ -145,44 +159,82 @@ pub fn run(f: &mut Function) {
                     }
                 }
                 (Op::Bin(op, a, b, _), Some(r)) => {
-                    let ty = f.values[r.0 as usize];
-                    match (def[a.0 as usize], def[b.0 as usize]) {
-                        (Def::Const(x), Def::Const(y)) if !ty.is_float() && ty != Ty::Bool => {
-                            if let Some(c) = fold_bin(*op, x, y, ty) {
-                                inst.op = Op::Const(c);
-                                def[r.0 as usize] = Def::Const(c);
-                            }
-                        }
-                        _ => {}
+                    let ty = values[r.0 as usize];
+                    if let (Def::Const(x), Def::Const(y)) = (def[a.0 as usize], def[b.0 as usize])
+                        && !ty.is_float()
+                        && ty != Ty::Bool
+                        && let Some(c) = fold_bin(*op, x, y, ty)
+                    {
+                        inst.op = Op::Const(c);
+                        def[r.0 as usize] = Def::Const(c);
                     }
                     None
                 }
                 _ => None,
             };
-            match (replace, result) {
-                (Some(v), Some(r)) => {
-                    subst[r.0 as usize] = v;
-                }
-                _ => out.push(inst),
+            if let (Some(v), Some(r)) = (replace, result) {
+                stale |= uses[r.0 as usize] > 0;
+                subst[r.0 as usize] = v;
+                continue;
             }
+            map_op(
+                &mut inst.op,
+                |v| {
+                    uses[v.0 as usize] += 1;
+                    v
+                },
+                |x| x,
+            );
+            insts.swap(w, k);
+            w += 1;
         }
+        insts.truncate(w);
         if !dead_stores.is_empty() {
             dead_stores.sort_unstable();
-            let mut k = 0;
+            let mut d = 0;
             let mut i = 0;
-            out.retain(|_| {
-                let keep = dead_stores.get(k) != Some(&i);
-                if !keep {
-                    k += 1;
-                }
+            insts.retain_mut(|inst| {
+                let dead = dead_stores.get(d) == Some(&i);
                 i += 1;
-                keep
+                if dead {
+                    d += 1;
+                    if let Op::StoreVar(_, x) = inst.op {
+                        uses[x.0 as usize] -= 1;
+                    }
+                }
+                !dead
             });
         }
-        f.blocks[bi].insts = out;
-        map_term(&mut f.blocks[bi].term, |v| resolve(&subst, v));
+        map_term(&mut block.term, |v| count(&mut uses, v, &subst));
     }
-    remove_unused(f, &subst);
+    if stale {
+        recount(f, &subst, &mut uses);
+    }
+    remove_unused(f, &mut uses, &loaded);
+}
+
+/// Counts uses again, applying `subst` everywhere (a value used outside its block, before the
+/// walk reached its definition, was replaced).
+fn recount(f: &mut Function, subst: &[ValueId], uses: &mut [u32]) {
+    uses.iter_mut().for_each(|u| *u = 0);
+    for b in &mut f.blocks {
+        for i in &mut b.insts {
+            map_op(
+                &mut i.op,
+                |v| {
+                    let v = resolve(subst, v);
+                    uses[v.0 as usize] += 1;
+                    v
+                },
+                |x| x,
+            );
+        }
+        map_term(&mut b.term, |v| {
+            let v = resolve(subst, v);
+            uses[v.0 as usize] += 1;
+            v
+        });
+    }
 }
 
 /// The value `v` stands for now. Values are replaced only by values defined before them, so
@@ -273,32 +325,8 @@ fn pure(op: &Op) -> bool {
 }
 
 /// Deletes pure operations whose results are unused and stores to variables that are never
-/// loaded, then the variables nothing mentions any more. Applies `subst` everywhere on the way
-/// (a value may be used outside its block before this pass's walk reached its definition).
-fn remove_unused(f: &mut Function, subst: &[ValueId]) {
-    let mut uses = vec![0u32; f.values.len()];
-    let mut loaded = vec![false; f.vars.len()];
-    for b in &mut f.blocks {
-        for i in &mut b.insts {
-            if let Op::LoadVar(v) = i.op {
-                loaded[v.0 as usize] = true;
-            }
-            map_op(
-                &mut i.op,
-                |v| {
-                    let v = resolve(subst, v);
-                    uses[v.0 as usize] += 1;
-                    v
-                },
-                |x| x,
-            );
-        }
-        map_term(&mut b.term, |v| {
-            let v = resolve(subst, v);
-            uses[v.0 as usize] += 1;
-            v
-        });
-    }
+/// loaded, then the variables nothing mentions any more.
+fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
     let mut mentioned = vec![false; f.vars.len()];
     let mut keep = Vec::new();
     for b in &mut f.blocks {
