@@ -171,6 +171,7 @@ impl Program {
                     || (emulated && b.insts.iter().any(|i| i.op.is_sync()))
             })
         });
+        ir::forward::module(&mut ir);
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()

@@ -18,8 +18,38 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
     format!(
         ".version {version}\n.target {target}\n.address_size 64\n\
          .global .align 16 .b8 gv[64];\n.const .align 16 .b8 cv[64] = {{1, 2, 3}};\n\
-         .visible .entry k(.param .u64 out, .param .align 16 .b8 kp[32])\n{{\n{DECLS}{body}\n\tret;\n}}\n"
+         .visible .entry k(.param .u64 out, .param .align 16 .b8 kp[32])\n{{\n{DECLS}{body}\n{keep}\tret;\n}}\n",
+        keep = keep_live(&[
+            ("%p", "pred", 4, 4),
+            ("%c", "b8", 4, 1),
+            ("%h", "b16", 8, 2),
+            ("%hf", "b16", 4, 2),
+            ("%r", "b32", 8, 4),
+            ("%f", "b32", 4, 4),
+            ("%rd", "b64", 8, 8),
+            ("%fd", "b64", 4, 8),
+        ])
     )
+}
+
+/// Stores every register of the kernel to `out` at the end, so that what the body computes is
+/// used (the translator removes computations whose results nobody reads).
+fn keep_live(regs: &[(&str, &str, u32, u32)]) -> String {
+    let mut s = String::from(
+        "\t.reg .b64 %keep;\n\t.reg .b32 %keepp;\n\tld.param.u64 %keep, [out];\n\tmov.b32 %keepp, 1;\n",
+    );
+    let mut at = 0;
+    for &(name, ty, count, size) in regs {
+        for i in 0..count {
+            if ty == "pred" {
+                s += &format!("\t@{name}{i} st.global.b32 [%keep+{at}], %keepp;\n");
+            } else {
+                s += &format!("\tst.global.{ty} [%keep+{at}], {name}{i};\n");
+            }
+            at += size;
+        }
+    }
+    s
 }
 
 /// Translates `body` (in an sm_100, PTX 8.8 kernel) and validates the SPIR-V.

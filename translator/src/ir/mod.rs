@@ -7,6 +7,7 @@
 //! semantics left here, only operations that map one-to-one (or nearly) onto SPIR-V.
 
 mod display;
+pub mod forward;
 pub mod inline;
 pub mod recursion;
 

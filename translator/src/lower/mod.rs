@@ -638,13 +638,40 @@ impl Cx<'_> {
     }
 
     pub fn conv(&mut self, op: ConvOp, v: ValueId, to: Ty) -> ValueId {
-        if self.f.ty(v) == to
+        let from = self.f.ty(v);
+        if from == to
             && matches!(
                 op,
                 ConvOp::Bitcast | ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc
             )
         {
             return v;
+        }
+        // The short form straight away where `v` was just made (a float operand read as bits
+        // and back, an immediate widened); `ir::forward` catches the rest after lowering.
+        let last = self.f.block(self.cur).insts.last();
+        match last.filter(|i| i.result == Some(v)).map(|i| &i.op) {
+            Some(&Op::Conv(ConvOp::Bitcast, src))
+                if op == ConvOp::Bitcast && self.f.ty(src) == to =>
+            {
+                return src;
+            }
+            Some(&Op::Const(bits))
+                if matches!(op, ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc)
+                    && !from.is_float()
+                    && !to.is_float()
+                    && from != Ty::Bool =>
+            {
+                // A constant holds the low bits of `bits`: the rest is not its value.
+                let shift = 64 - from.bits();
+                let bits = if op == ConvOp::SExt {
+                    (((bits << shift) as i64) >> shift) as u64
+                } else {
+                    (bits << shift) >> shift
+                };
+                return self.konst(to, bits);
+            }
+            _ => {}
         }
         self.emit(to, Op::Conv(op, v))
     }

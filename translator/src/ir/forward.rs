@@ -1,0 +1,405 @@
+//! Block-local forwarding and cleanup, run on each function after inlining.
+//!
+//! Lowering reads every register operand with a `LoadVar` and writes every result with a
+//! `StoreVar`, and handles floats as bits, so a PTX line becomes loads, bitcasts and stores that
+//! the driver's SSA construction would remove again, after we paid for building and emitting
+//! them. Within one basic block (IR values never outlive theirs, see the module docs) this pass:
+//!
+//! - forwards the value stored to a register variable to later loads of it, and reuses the
+//!   first load of a variable not yet stored;
+//! - drops a store of the value the variable already holds, and a store overwritten later in the
+//!   block with no read in between;
+//! - reads each built-in once per block (every one but the clock is fixed for the invocation);
+//! - folds bitcasts of bitcasts, identity bitcasts, and conversions and simple integer
+//!   arithmetic of constants;
+//! - finally deletes operations without side effects whose results nobody uses, stores to
+//!   variables that are never loaded, and variables nothing mentions any more.
+//!
+//! Only register variables are forwarded, never memory: function variables are private to the
+//! invocation and nothing but `LoadVar`, `StoreVar` and the result variables of calls and texture
+//! operations touches them, so atomics, barriers and stores through pointers cannot change them.
+//! Blocks holding a synchronization operation are left as they are: the SIMT emulation expands
+//! them and relies on their shape (operands and results passed through variables).
+
+use super::inline::{map_op, map_term};
+use super::{BinOp, Builtin, ConvOp, Function, MemOrder, Module, Op, Ty, ValueId, VarId};
+
+/// Runs the pass on every function of `m`.
+pub fn module(m: &mut Module) {
+    for f in &mut m.functions {
+        run(f);
+    }
+}
+
+/// What is known about a value inside its block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Def {
+    Other,
+    Const(u64),
+    /// `Conv(Bitcast, source)`.
+    Bitcast(ValueId),
+    /// `Conv(ZExt | SExt, source)`.
+    Extend(ValueId),
+}
+
+/// Runs the pass on one function.
+pub fn run(f: &mut Function) {
+    let n = f.values.len();
+    let mut subst: Vec<ValueId> = (0..n as u32).map(ValueId).collect();
+    let mut def = vec![Def::Other; n];
+    // Uses of each value so far, and whether each variable is loaded anywhere.
+    let mut uses = vec![0u32; n];
+    let mut loaded = vec![false; f.vars.len()];
+    // A value was replaced after a use of it in an earlier block: the counts must be redone.
+    let mut stale = false;
+    // Per variable: the block (its index + 1) where the entry was made, and the value it holds /
+    // the position of its last store in that block.
+    let mut held: Vec<(u32, ValueId)> = vec![(0, ValueId(0)); f.vars.len()];
+    let mut stored: Vec<(u32, usize)> = vec![(0, 0); f.vars.len()];
+    let mut builtins: Vec<(Builtin, ValueId)> = Vec::new();
+    let mut dead_stores: Vec<usize> = Vec::new();
+    let Function { blocks, values, .. } = f;
+    for (bi, block) in blocks.iter_mut().enumerate() {
+        let stamp = bi as u32 + 1;
+        let count = |uses: &mut Vec<u32>, v: ValueId, subst: &[ValueId]| {
+            let v = resolve(subst, v);
+            uses[v.0 as usize] += 1;
+            v
+        };
+        let insts = &mut block.insts;
+        if insts.iter().any(|i| i.op.is_sync()) {
+            for i in insts.iter_mut() {
+                if let Op::LoadVar(v) = i.op {
+                    loaded[v.0 as usize] = true;
+                }
+                map_op(&mut i.op, |v| count(&mut uses, v, &subst), |x| x);
+            }
+            map_term(&mut block.term, |v| count(&mut uses, v, &subst));
+            continue;
+        }
+        builtins.clear();
+        dead_stores.clear();
+        let mut w = 0;
+        for k in 0..insts.len() {
+            let inst = &mut insts[k];
+            map_op(&mut inst.op, |v| resolve(&subst, v), |x| x);
+            let result = inst.result;
+            let replace = match (&mut inst.op, result) {
+                (Op::LoadVar(v), Some(r)) => {
+                    let h = &mut held[v.0 as usize];
+                    if h.0 == stamp {
+                        Some(h.1)
+                    } else {
+                        *h = (stamp, r);
+                        loaded[v.0 as usize] = true;
+                        None
+                    }
+                }
+                (Op::StoreVar(v, x), _) => {
+                    let vi = v.0 as usize;
+                    if held[vi] == (stamp, *x) {
+                        continue;
+                    }
+                    held[vi] = (stamp, *x);
+                    if stored[vi].0 == stamp {
+                        dead_stores.push(stored[vi].1);
+                    }
+                    stored[vi] = (stamp, w);
+                    None
+                }
+                (Op::Call { results, .. }, _) => {
+                    for r in results.iter() {
+                        held[r.0 as usize].0 = 0;
+                        stored[r.0 as usize].0 = 0;
+                    }
+                    None
+                }
+                (Op::Texture(t), _) => {
+                    for r in &t.results {
+                        held[r.0 as usize].0 = 0;
+                        stored[r.0 as usize].0 = 0;
+                    }
+                    None
+                }
+                (Op::Const(bits), Some(r)) => {
+                    def[r.0 as usize] = Def::Const(low_bits(*bits, values[r.0 as usize]));
+                    None
+                }
+                (Op::Builtin(b), Some(r)) if *b != Builtin::Clock => {
+                    match builtins.iter().find(|(k, _)| k == b) {
+                        Some(&(_, v)) => Some(v),
+                        None => {
+                            builtins.push((*b, r));
+                            None
+                        }
+                    }
+                }
+                (Op::Conv(op, a), Some(r)) => {
+                    let (to, from) = (values[r.0 as usize], values[a.0 as usize]);
+                    match fold_conv(*op, *a, from, to, &def, values) {
+                        Fold::Value(v) => Some(v),
+                        Fold::Const(c) => {
+                            inst.op = Op::Const(c);
+                            def[r.0 as usize] = Def::Const(c);
+                            None
+                        }
+                        Fold::Bitcast(src) => {
+                            *a = src;
+                            def[r.0 as usize] = Def::Bitcast(src);
+                            None
+                        }
+                        Fold::Keep => {
+                            def[r.0 as usize] = match op {
+                                ConvOp::Bitcast => Def::Bitcast(*a),
+                                ConvOp::ZExt | ConvOp::SExt => Def::Extend(*a),
+                                _ => Def::Other,
+                            };
+                            None
+                        }
+                    }
+                }
+                (Op::Bin(op, a, b, _), Some(r)) => {
+                    let ty = values[r.0 as usize];
+                    if let (Def::Const(x), Def::Const(y)) = (def[a.0 as usize], def[b.0 as usize])
+                        && !ty.is_float()
+                        && ty != Ty::Bool
+                        && let Some(c) = fold_bin(*op, x, y, ty)
+                    {
+                        inst.op = Op::Const(c);
+                        def[r.0 as usize] = Def::Const(c);
+                    }
+                    None
+                }
+                _ => None,
+            };
+            if let (Some(v), Some(r)) = (replace, result) {
+                stale |= uses[r.0 as usize] > 0;
+                subst[r.0 as usize] = v;
+                continue;
+            }
+            map_op(
+                &mut inst.op,
+                |v| {
+                    uses[v.0 as usize] += 1;
+                    v
+                },
+                |x| x,
+            );
+            insts.swap(w, k);
+            w += 1;
+        }
+        insts.truncate(w);
+        if !dead_stores.is_empty() {
+            dead_stores.sort_unstable();
+            let mut d = 0;
+            let mut i = 0;
+            insts.retain_mut(|inst| {
+                let dead = dead_stores.get(d) == Some(&i);
+                i += 1;
+                if dead {
+                    d += 1;
+                    if let Op::StoreVar(_, x) = inst.op {
+                        uses[x.0 as usize] -= 1;
+                    }
+                }
+                !dead
+            });
+        }
+        map_term(&mut block.term, |v| count(&mut uses, v, &subst));
+    }
+    if stale {
+        recount(f, &subst, &mut uses);
+    }
+    remove_unused(f, &mut uses, &loaded);
+}
+
+/// Counts uses again, applying `subst` everywhere (a value used outside its block, before the
+/// walk reached its definition, was replaced).
+fn recount(f: &mut Function, subst: &[ValueId], uses: &mut [u32]) {
+    uses.iter_mut().for_each(|u| *u = 0);
+    for b in &mut f.blocks {
+        for i in &mut b.insts {
+            map_op(
+                &mut i.op,
+                |v| {
+                    let v = resolve(subst, v);
+                    uses[v.0 as usize] += 1;
+                    v
+                },
+                |x| x,
+            );
+        }
+        map_term(&mut b.term, |v| {
+            let v = resolve(subst, v);
+            uses[v.0 as usize] += 1;
+            v
+        });
+    }
+}
+
+/// The value `v` stands for now. Values are replaced only by values defined before them, so
+/// the chain ends; it is usually one step long.
+fn resolve(subst: &[ValueId], mut v: ValueId) -> ValueId {
+    while let Some(&s) = subst.get(v.0 as usize) {
+        if s == v {
+            break;
+        }
+        v = s;
+    }
+    v
+}
+
+fn low_bits(bits: u64, ty: Ty) -> u64 {
+    if ty.bits() >= 64 {
+        bits
+    } else {
+        bits & ((1u64 << ty.bits()) - 1)
+    }
+}
+
+enum Fold {
+    /// The conversion is this existing value.
+    Value(ValueId),
+    Const(u64),
+    /// A bitcast of this value instead (a bitcast of a bitcast).
+    Bitcast(ValueId),
+    Keep,
+}
+
+fn fold_conv(op: ConvOp, a: ValueId, from: Ty, to: Ty, def: &[Def], values: &[Ty]) -> Fold {
+    let ints = !from.is_float() && !to.is_float() && from != Ty::Bool && to != Ty::Bool;
+    match (op, def[a.0 as usize]) {
+        (ConvOp::Bitcast | ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc, _) if from == to => {
+            Fold::Value(a)
+        }
+        (ConvOp::Bitcast, Def::Bitcast(src)) if values[src.0 as usize] == to => Fold::Value(src),
+        (ConvOp::Bitcast, Def::Bitcast(src)) => Fold::Bitcast(src),
+        // A constant's bits may become an integer; float constants stay as the driver sees them
+        // written (a NaN's payload or a subnormal in `OpConstant` is the driver's to handle).
+        (ConvOp::Bitcast, Def::Const(c)) if !to.is_float() && to != Ty::Bool => Fold::Const(c),
+        (ConvOp::ZExt, Def::Const(c)) if ints => Fold::Const(c),
+        (ConvOp::SExt, Def::Const(c)) if ints => Fold::Const(low_bits(sign_extend(c, from), to)),
+        (ConvOp::Trunc, Def::Const(c)) if ints => Fold::Const(low_bits(c, to)),
+        // Truncating an extension back to the width it came from.
+        (ConvOp::Trunc, Def::Extend(src)) if values[src.0 as usize] == to => Fold::Value(src),
+        _ => Fold::Keep,
+    }
+}
+
+fn sign_extend(c: u64, from: Ty) -> u64 {
+    let shift = 64 - from.bits();
+    (((c << shift) as i64) >> shift) as u64
+}
+
+fn fold_bin(op: BinOp, x: u64, y: u64, ty: Ty) -> Option<u64> {
+    let r = match op {
+        BinOp::IAdd => x.wrapping_add(y),
+        BinOp::ISub => x.wrapping_sub(y),
+        BinOp::IMul => x.wrapping_mul(y),
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        _ => return None,
+    };
+    Some(low_bits(r, ty))
+}
+
+/// Operations that only compute their result.
+fn pure(op: &Op) -> bool {
+    match op {
+        Op::Const(_)
+        | Op::LoadVar(_)
+        | Op::Un(..)
+        | Op::Bin(..)
+        | Op::Select(..)
+        | Op::Conv(..)
+        | Op::Ext(..)
+        | Op::Param(_)
+        | Op::BitExtract { .. }
+        | Op::BitInsert { .. } => true,
+        Op::Load { order, .. } => *order == MemOrder::Plain,
+        // Each clock read is a sample taken at its place in the program.
+        Op::Builtin(b) => *b != Builtin::Clock,
+        _ => false,
+    }
+}
+
+/// Deletes pure operations whose results are unused and stores to variables that are never
+/// loaded, then the variables nothing mentions any more.
+fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
+    let mut mentioned = vec![false; f.vars.len()];
+    let mut keep = Vec::new();
+    for b in &mut f.blocks {
+        keep.clear();
+        keep.resize(b.insts.len(), true);
+        for (k, i) in b.insts.iter_mut().enumerate().rev() {
+            let dead = match (&i.op, i.result) {
+                (Op::StoreVar(v, _), _) => !loaded[v.0 as usize],
+                (op, Some(r)) => uses[r.0 as usize] == 0 && pure(op),
+                _ => false,
+            };
+            if dead {
+                keep[k] = false;
+                map_op(
+                    &mut i.op,
+                    |v| {
+                        uses[v.0 as usize] -= 1;
+                        v
+                    },
+                    |x| x,
+                );
+                continue;
+            }
+            match &i.op {
+                Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
+                Op::Call { results, .. } => {
+                    results.iter().for_each(|v| mentioned[v.0 as usize] = true)
+                }
+                Op::Texture(t) => t
+                    .results
+                    .iter()
+                    .for_each(|v| mentioned[v.0 as usize] = true),
+                _ => {}
+            }
+        }
+        let mut k = 0;
+        b.insts.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+    }
+    compact_vars(f, &mentioned);
+}
+
+/// Removes the variables not `mentioned` (each would be an `OpVariable` of its own).
+fn compact_vars(f: &mut Function, mentioned: &[bool]) {
+    if mentioned.iter().all(|&m| m) {
+        return;
+    }
+    let mut new_id = vec![VarId(0); f.vars.len()];
+    let mut next = 0u32;
+    for (i, &m) in mentioned.iter().enumerate() {
+        if m {
+            new_id[i] = VarId(next);
+            next += 1;
+        }
+    }
+    let mut i = 0;
+    f.vars.retain(|_| {
+        i += 1;
+        mentioned[i - 1]
+    });
+    for b in &mut f.blocks {
+        for inst in &mut b.insts {
+            if matches!(
+                inst.op,
+                Op::LoadVar(_) | Op::StoreVar(..) | Op::Call { .. } | Op::Texture(_)
+            ) {
+                map_op(&mut inst.op, |v| v, |x| new_id[x.0 as usize]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,490 @@
+//! The pass against an interpreter of the IR it rewrites: random straight-line blocks (register
+//! variables, constants, conversions, built-ins including the clock, plain and volatile memory)
+//! must leave the same variables, memory and observable accesses before and after.
+
+use std::collections::HashMap;
+
+use super::run;
+use crate::ir::{
+    BinOp, BlockId, Builtin, ConvOp, FpFlags, FuncId, Function, MemOrder, Op, Ptr, Terminator, Ty,
+    ValueId, VarId, WarpOp,
+};
+
+fn mask(bits: u64, ty: Ty) -> u64 {
+    if ty.bits() >= 64 {
+        bits
+    } else {
+        bits & ((1u64 << ty.bits()) - 1)
+    }
+}
+
+/// What running a function did: memory, and the accesses that were observed (stores, volatile
+/// loads) in order.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    memory: Vec<(u64, u64)>,
+    log: Vec<(&'static str, u64, u64)>,
+}
+
+/// Runs blocks from the entry along `Jump`s until a `Return`. Values hold bits; a bitcast keeps
+/// them. Variables start as `seed`-derived values (by name: the pass may drop some), memory reads
+/// `address * 7` until written.
+fn interpret(f: &Function, seed: u64) -> Outcome {
+    let mut vars: Vec<u64> = f
+        .vars
+        .iter()
+        .map(|v| {
+            let i = v.name[1..].parse::<u64>().unwrap_or(0);
+            mask(seed.wrapping_mul(i + 3).rotate_left(i as u32 * 7), v.ty)
+        })
+        .collect();
+    let mut val: HashMap<ValueId, u64> = HashMap::new();
+    let mut memory: HashMap<u64, u64> = HashMap::new();
+    let mut log = Vec::new();
+    let mut clock = 1000u64;
+    let mut b = f.entry;
+    loop {
+        for inst in &f.block(b).insts {
+            let get = |v: &ValueId| *val.get(v).expect("operand defined before use");
+            let ty = inst.result.map(|r| f.ty(r));
+            let r = match &inst.op {
+                Op::Const(bits) => Some(*bits),
+                Op::LoadVar(v) => Some(vars[v.0 as usize]),
+                Op::StoreVar(v, x) => {
+                    vars[v.0 as usize] = get(x);
+                    None
+                }
+                Op::Bin(op, a, c, _) => {
+                    let (x, y) = (get(a), get(c));
+                    Some(match op {
+                        BinOp::IAdd => x.wrapping_add(y),
+                        BinOp::ISub => x.wrapping_sub(y),
+                        BinOp::IMul => x.wrapping_mul(y),
+                        BinOp::Xor => x ^ y,
+                        BinOp::And => x & y,
+                        other => panic!("not interpreted: {other:?}"),
+                    })
+                }
+                Op::Conv(op, a) => {
+                    let x = get(a);
+                    let from = f.ty(*a);
+                    Some(match op {
+                        ConvOp::Bitcast | ConvOp::ZExt | ConvOp::Trunc => x,
+                        ConvOp::SExt => {
+                            let s = 64 - from.bits();
+                            (((x << s) as i64) >> s) as u64
+                        }
+                        other => panic!("not interpreted: {other:?}"),
+                    })
+                }
+                Op::Builtin(Builtin::Clock) => {
+                    clock += 1;
+                    Some(clock)
+                }
+                Op::Builtin(Builtin::LocalId(a)) => Some(40 + u64::from(*a)),
+                Op::Load {
+                    ptr: Ptr::Global(a),
+                    order,
+                    ..
+                } => {
+                    let addr = get(a);
+                    if *order == MemOrder::Volatile {
+                        log.push(("volatile load", addr, 0));
+                    }
+                    Some(*memory.get(&addr).unwrap_or(&(addr * 7)))
+                }
+                Op::Store {
+                    ptr: Ptr::Global(a),
+                    value,
+                    ..
+                } => {
+                    let (addr, x) = (get(a), get(value));
+                    memory.insert(addr, mask(x, f.ty(*value)));
+                    log.push(("store", addr, mask(x, f.ty(*value))));
+                    None
+                }
+                other => panic!("not interpreted: {other:?}"),
+            };
+            if let (Some(res), Some(x), Some(t)) = (inst.result, r, ty) {
+                val.insert(res, mask(x, t));
+            }
+        }
+        match &f.block(b).term {
+            Terminator::Jump(n) => b = *n,
+            Terminator::Return(_) => break,
+            other => panic!("not interpreted: {other:?}"),
+        }
+    }
+    let mut memory: Vec<(u64, u64)> = memory.into_iter().collect();
+    memory.sort_unstable();
+    Outcome { memory, log }
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn pick(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// A function of `blocks` blocks in a row, each of random straight-line code over eight
+/// register variables.
+fn random_function(rng: &mut Rng, blocks: usize) -> Function {
+    let mut f = Function::new("random");
+    let var_tys = [
+        Ty::I32,
+        Ty::I32,
+        Ty::I32,
+        Ty::F32,
+        Ty::F32,
+        Ty::I64,
+        Ty::I64,
+        Ty::F64,
+    ];
+    let vars: Vec<VarId> = var_tys
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| f.new_var(t, format!("r{i}")))
+        .collect();
+    let mut b = f.entry;
+    for _ in 0..blocks {
+        let mut have: Vec<ValueId> = Vec::new();
+        let of = |f: &Function, have: &[ValueId], t: Ty| -> Vec<ValueId> {
+            have.iter().copied().filter(|&v| f.ty(v) == t).collect()
+        };
+        for _ in 0..30 {
+            let choice = rng.pick(12);
+            match choice {
+                0..=2 => {
+                    let v = vars[rng.pick(vars.len())];
+                    let t = f.vars[v.0 as usize].ty;
+                    have.push(f.push(b, t, Op::LoadVar(v)));
+                }
+                3..=5 => {
+                    let v = vars[rng.pick(vars.len())];
+                    let t = f.vars[v.0 as usize].ty;
+                    let c = of(&f, &have, t);
+                    let x = if c.is_empty() {
+                        f.push(b, t, Op::Const(rng.pick(1 << 20) as u64 * 0x9E37))
+                    } else {
+                        c[rng.pick(c.len())]
+                    };
+                    f.push_void(b, Op::StoreVar(v, x));
+                }
+                6 => {
+                    let t = [Ty::I32, Ty::I64][rng.pick(2)];
+                    let bits = [0u64, 1, 5, u64::MAX, 0x8000_0000, 0xFFFF_FFFB][rng.pick(6)];
+                    have.push(f.push(b, t, Op::Const(bits)));
+                }
+                7 => {
+                    let t = [Ty::I32, Ty::I64][rng.pick(2)];
+                    let c = of(&f, &have, t);
+                    if !c.is_empty() {
+                        let (x, y) = (c[rng.pick(c.len())], c[rng.pick(c.len())]);
+                        let op = [
+                            BinOp::IAdd,
+                            BinOp::ISub,
+                            BinOp::IMul,
+                            BinOp::Xor,
+                            BinOp::And,
+                        ][rng.pick(5)];
+                        have.push(f.push(b, t, Op::Bin(op, x, y, FpFlags::default())));
+                    }
+                }
+                8 => {
+                    // Bitcasts between same-width types, conversions between widths.
+                    let (from, to, op) = [
+                        (Ty::I32, Ty::F32, ConvOp::Bitcast),
+                        (Ty::F32, Ty::I32, ConvOp::Bitcast),
+                        (Ty::I64, Ty::F64, ConvOp::Bitcast),
+                        (Ty::F64, Ty::I64, ConvOp::Bitcast),
+                        (Ty::I32, Ty::I64, ConvOp::ZExt),
+                        (Ty::I32, Ty::I64, ConvOp::SExt),
+                        (Ty::I64, Ty::I32, ConvOp::Trunc),
+                        (Ty::I32, Ty::I32, ConvOp::Bitcast),
+                    ][rng.pick(8)];
+                    let c = of(&f, &have, from);
+                    if !c.is_empty() {
+                        let x = c[rng.pick(c.len())];
+                        have.push(f.push(b, to, Op::Conv(op, x)));
+                    }
+                }
+                9 => {
+                    let which =
+                        [Builtin::Clock, Builtin::LocalId(0), Builtin::LocalId(1)][rng.pick(3)];
+                    let t = if which == Builtin::Clock {
+                        Ty::I64
+                    } else {
+                        Ty::I32
+                    };
+                    have.push(f.push(b, t, Op::Builtin(which)));
+                }
+                10 => {
+                    let a = f.push(b, Ty::I64, Op::Const(rng.pick(4) as u64 * 8));
+                    let order = [MemOrder::Plain, MemOrder::Volatile][rng.pick(2)];
+                    have.push(f.push(
+                        b,
+                        Ty::I32,
+                        Op::Load {
+                            ptr: Ptr::Global(a),
+                            align: 4,
+                            order,
+                        },
+                    ));
+                }
+                _ => {
+                    let c = of(&f, &have, Ty::I32);
+                    if !c.is_empty() {
+                        let a = f.push(b, Ty::I64, Op::Const(rng.pick(4) as u64 * 8));
+                        let value = c[rng.pick(c.len())];
+                        f.push_void(
+                            b,
+                            Op::Store {
+                                ptr: Ptr::Global(a),
+                                value,
+                                align: 4,
+                                order: MemOrder::Plain,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        let next = f.new_block();
+        f.block_mut(b).term = Terminator::Jump(next);
+        b = next;
+    }
+    // The registers live at the end are written to memory; the last three are dead (their
+    // stores, and then they themselves, may go).
+    for (i, &v) in vars.iter().take(5).enumerate() {
+        let t = f.vars[v.0 as usize].ty;
+        let x = f.push(b, t, Op::LoadVar(v));
+        let x = match t {
+            Ty::F32 => f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, x)),
+            _ => x,
+        };
+        let a = f.push(b, Ty::I64, Op::Const(1000 + 8 * i as u64));
+        f.push_void(
+            b,
+            Op::Store {
+                ptr: Ptr::Global(a),
+                value: x,
+                align: 4,
+                order: MemOrder::Plain,
+            },
+        );
+    }
+    f.block_mut(b).term = Terminator::Return(Vec::new());
+    f
+}
+
+/// Every operand is defined earlier in the same block (the IR's rule, which the pass keeps).
+fn check_block_local(f: &Function) {
+    for b in &f.blocks {
+        let mut defined = Vec::new();
+        for i in &b.insts {
+            for v in crate::ir::inline::op_values(&i.op) {
+                assert!(defined.contains(&v), "{v:?} used before its definition");
+            }
+            defined.extend(i.result);
+        }
+    }
+}
+
+/// Ends block `b` with a jump to a block that returns `vars` (they are live at the end).
+fn live_out(f: &mut Function, b: BlockId, vars: &[VarId]) {
+    let next = f.new_block();
+    f.block_mut(b).term = Terminator::Jump(next);
+    let vals = vars
+        .iter()
+        .map(|&v| f.push(next, f.vars[v.0 as usize].ty, Op::LoadVar(v)))
+        .collect();
+    f.block_mut(next).term = Terminator::Return(vals);
+}
+
+fn count(f: &Function, pred: impl Fn(&Op) -> bool) -> usize {
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| pred(&i.op))
+        .count()
+}
+
+#[test]
+fn random_blocks_keep_their_meaning() {
+    let mut rng = Rng(7);
+    let (mut before_insts, mut after_insts) = (0, 0);
+    for case in 0..400 {
+        let f = random_function(&mut rng, 1 + case % 3);
+        let mut g = f.clone();
+        run(&mut g);
+        check_block_local(&g);
+        for seed in [1u64, 0xDEAD_BEEF] {
+            assert_eq!(
+                interpret(&f, seed),
+                interpret(&g, seed),
+                "case {case}\n{f:#?}"
+            );
+        }
+        before_insts += count(&f, |_| true);
+        after_insts += count(&g, |_| true);
+    }
+    // The random code is full of reloads and stores; a pass that removed nothing is broken.
+    assert!(
+        after_insts * 4 < before_insts * 3,
+        "{before_insts} -> {after_insts}"
+    );
+}
+
+/// `r1 = a; r2 = float(r1) ...`: what lowering makes of `mov` followed by a use as `.f32`.
+#[test]
+fn a_store_forwards_to_later_loads_and_bitcasts_cancel() {
+    let mut f = Function::new("k");
+    let b = f.entry;
+    let (r1, r2) = (f.new_var(Ty::F32, "%f1"), f.new_var(Ty::F32, "%f2"));
+    let a = f.push(b, Ty::F32, Op::LoadVar(r1));
+    let bits = f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, a));
+    let back = f.push(b, Ty::F32, Op::Conv(ConvOp::Bitcast, bits));
+    f.push_void(b, Op::StoreVar(r2, back));
+    let again = f.push(b, Ty::F32, Op::LoadVar(r2));
+    let once_more = f.push(b, Ty::F32, Op::LoadVar(r1));
+    let sum = f.push(
+        b,
+        Ty::F32,
+        Op::Bin(BinOp::FAdd, again, once_more, FpFlags::default()),
+    );
+    f.push_void(b, Op::StoreVar(r2, sum));
+    live_out(&mut f, b, &[r1, r2]);
+    run(&mut f);
+    let ops: Vec<&Op> = f.blocks[0].insts.iter().map(|i| &i.op).collect();
+    // One load of r1; its value added to itself; only the last store to r2 is left.
+    assert_eq!(
+        ops,
+        vec![
+            &Op::LoadVar(r1),
+            &Op::Bin(BinOp::FAdd, a, a, FpFlags::default()),
+            &Op::StoreVar(r2, sum),
+        ]
+    );
+}
+
+#[test]
+fn constants_fold_through_conversions() {
+    let mut f = Function::new("k");
+    let b = f.entry;
+    let out = f.new_var(Ty::I64, "%rd1");
+    let c = f.push(b, Ty::I32, Op::Const(0xFFFF_FFFC)); // -4
+    let s = f.push(b, Ty::I64, Op::Conv(ConvOp::SExt, c));
+    let z = f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, c));
+    let sum = f.push(b, Ty::I64, Op::Bin(BinOp::IAdd, s, z, FpFlags::default()));
+    f.push_void(b, Op::StoreVar(out, sum));
+    // A float constant is not made from integer bits (it stays a bitcast for the driver).
+    let fv = f.new_var(Ty::F32, "%f1");
+    let nan = f.push(b, Ty::I32, Op::Const(0x7FC0_0001));
+    let nf = f.push(b, Ty::F32, Op::Conv(ConvOp::Bitcast, nan));
+    f.push_void(b, Op::StoreVar(fv, nf));
+    live_out(&mut f, b, &[out, fv]);
+    run(&mut f);
+    let ops: Vec<&Op> = f.blocks[0].insts.iter().map(|i| &i.op).collect();
+    // sext(-4) + zext(0xFFFFFFFC) = 0xFFFFFFFFFFFFFFFC + 0xFFFFFFFC, modulo 2^64.
+    let expect = 0xFFFF_FFFF_FFFF_FFFCu64.wrapping_add(0xFFFF_FFFC);
+    assert_eq!(
+        ops,
+        vec![
+            &Op::Const(expect),
+            &Op::StoreVar(out, sum),
+            &Op::Const(0x7FC0_0001),
+            &Op::Conv(ConvOp::Bitcast, nan),
+            &Op::StoreVar(fv, nf),
+        ]
+    );
+}
+
+/// A block with a warp operation keeps its loads and stores (the SIMT emulation expands it and
+/// rewrites the store of the result).
+#[test]
+fn blocks_with_synchronization_are_left_alone() {
+    let mut f = Function::new("k");
+    let b = f.entry;
+    let (arg, res) = (
+        f.new_var(Ty::I32, "sync.arg"),
+        f.new_var(Ty::I32, "sync.result"),
+    );
+    let x = f.push(b, Ty::I32, Op::LoadVar(arg));
+    let y = f.push(b, Ty::I32, Op::LoadVar(arg));
+    let w = f.push(
+        b,
+        Ty::I32,
+        Op::Warp(WarpOp::Reduce(crate::ir::ReduceOp::Add), vec![x]),
+    );
+    f.push_void(b, Op::StoreVar(res, w));
+    f.push_void(b, Op::StoreVar(arg, y));
+    live_out(&mut f, b, &[arg, res]);
+    let before = f.clone();
+    run(&mut f);
+    // In another block the second load would be the first one's value and the store of it
+    // would go.
+    assert_eq!(f.blocks[0].insts.len(), before.blocks[0].insts.len());
+    for (a, b) in f.blocks[0].insts.iter().zip(&before.blocks[0].insts) {
+        assert_eq!((a.result, &a.op), (b.result, &b.op));
+    }
+}
+
+/// A call writes its result variables: loads after it read them again.
+#[test]
+fn calls_end_forwarding_of_their_results() {
+    let mut f = Function::new("k");
+    let b = f.entry;
+    let r = f.new_var(Ty::I32, "%r1");
+    let c = f.push(b, Ty::I32, Op::Const(3));
+    f.push_void(b, Op::StoreVar(r, c));
+    f.push_void(
+        b,
+        Op::Call {
+            func: FuncId(1),
+            args: vec![c],
+            results: vec![r],
+        },
+    );
+    let l = f.push(b, Ty::I32, Op::LoadVar(r));
+    let a = f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, l));
+    f.push_void(
+        b,
+        Op::Store {
+            ptr: Ptr::Global(a),
+            value: l,
+            align: 4,
+            order: MemOrder::Plain,
+        },
+    );
+    f.block_mut(b).term = Terminator::Return(Vec::new());
+    run(&mut f);
+    assert_eq!(count(&f, |o| *o == Op::LoadVar(r)), 1);
+    assert_eq!(count(&f, |o| matches!(o, Op::StoreVar(..))), 1);
+    assert_eq!(f.block(BlockId(0)).insts.len(), 6);
+}
+
+/// A register that is only written is removed with its stores; the others are renumbered.
+#[test]
+fn registers_never_read_disappear() {
+    let mut f = Function::new("k");
+    let b = f.entry;
+    let (dead, live) = (f.new_var(Ty::I32, "r0"), f.new_var(Ty::I32, "r1"));
+    let c = f.push(b, Ty::I32, Op::Const(3));
+    f.push_void(b, Op::StoreVar(dead, c));
+    f.push_void(b, Op::StoreVar(live, c));
+    let next = f.new_block();
+    f.block_mut(b).term = Terminator::Jump(next);
+    let l = f.push(next, Ty::I32, Op::LoadVar(live));
+    f.block_mut(next).term = Terminator::Return(vec![l]);
+    run(&mut f);
+    assert_eq!(f.vars.len(), 1);
+    assert_eq!(f.vars[0].name, "r1");
+    assert_eq!(f.blocks[0].insts[1].op, Op::StoreVar(VarId(0), c));
+    assert_eq!(f.blocks[1].insts[0].op, Op::LoadVar(VarId(0)));
+}
