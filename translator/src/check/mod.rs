@@ -536,8 +536,9 @@ impl<'m, 'd> FnCx<'m, 'd> {
             cx.scopes[0].insert(name, sym);
         }
         let body = f.body.as_deref().unwrap_or_default();
-        cx.collect_labels(body);
-        let mut out = Vec::new();
+        cx.collect_labels(&f.labels);
+        // Nearly every statement becomes one typed statement.
+        let mut out = Vec::with_capacity(body.len());
         cx.statements(body, &mut out);
         cx.func.body = Some(out);
         if f.kind == FunctionKind::Entry && !cx.func.returns.is_empty() {
@@ -550,32 +551,23 @@ impl<'m, 'd> FnCx<'m, 'd> {
     }
 
     /// Labels are visible in the whole function, before their definition too.
-    fn collect_labels(&mut self, body: &[ast::Statement<'_>]) {
-        for s in body {
-            match s {
-                ast::Statement::Label(l) => {
-                    if let Some(&prev) = self.label_names.get(l.node) {
-                        let prev_span = self.func.labels[prev.0 as usize].span;
-                        self.m.diags.push(
-                            Diagnostic::error(
-                                l.span,
-                                format!("label `{}` is defined twice", l.node),
-                            )
-                            .with_secondary(prev_span, "first defined here"),
-                        );
-                        continue;
-                    }
-                    let id = LabelId(self.func.labels.len() as u32);
-                    self.func.labels.push(Label {
-                        name: l.node.to_string(),
-                        span: l.span,
-                        targets: None,
-                    });
-                    self.label_names.insert(l.node.to_string(), id);
-                }
-                ast::Statement::Block(inner, _) => self.collect_labels(inner),
-                _ => {}
+    fn collect_labels(&mut self, labels: &[crate::diag::Spanned<&str>]) {
+        for l in labels {
+            if let Some(&prev) = self.label_names.get(l.node) {
+                let prev_span = self.func.labels[prev.0 as usize].span;
+                self.m.diags.push(
+                    Diagnostic::error(l.span, format!("label `{}` is defined twice", l.node))
+                        .with_secondary(prev_span, "first defined here"),
+                );
+                continue;
             }
+            let id = LabelId(self.func.labels.len() as u32);
+            self.func.labels.push(Label {
+                name: l.node.to_string(),
+                span: l.span,
+                targets: None,
+            });
+            self.label_names.insert(l.node.to_string(), id);
         }
     }
 

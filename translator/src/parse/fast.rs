@@ -29,6 +29,8 @@ struct P<'a> {
     first_start: Option<usize>,
     /// The lexer reported an error: this parser gives up.
     failed: bool,
+    /// The labels of the function body being read ([`Function::labels`]).
+    labels: Vec<Spanned<&'a str>>,
 }
 
 pub fn module(src: &str) -> Option<Module<'_>> {
@@ -40,6 +42,7 @@ pub fn module(src: &str) -> Option<Module<'_>> {
         last_end: 0,
         first_start: None,
         failed: false,
+        labels: Vec::new(),
     };
     let mut items = Vec::new();
     while p.peek().is_some() {
@@ -321,7 +324,9 @@ impl<'a> P<'a> {
             None
         } else {
             self.punct("{")?;
-            let body = self.statements()?;
+            self.labels.clear();
+            let estimate = self.body_estimate();
+            let body = self.statements(estimate)?;
             self.punct("}")?;
             Some(body)
         };
@@ -333,8 +338,19 @@ impl<'a> P<'a> {
             params,
             directives,
             body,
+            labels: std::mem::take(&mut self.labels),
             span: self.span_from(from),
         })
+    }
+
+    /// About how many statements the function body starting here has: its lines, up to the
+    /// `}` that compilers put in column 0 at the end of a function. The statement vector is
+    /// allocated once at that size instead of growing by copies of its large elements (an
+    /// overestimate costs address space that is never touched).
+    fn body_estimate(&mut self) -> usize {
+        let from = self.mark();
+        let rest = self.src.get(from..).unwrap_or_default();
+        rest.split('\n').take_while(|l| !l.starts_with('}')).count()
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
@@ -586,8 +602,8 @@ impl<'a> P<'a> {
 
     // ---- statements ----
 
-    fn statements(&mut self) -> R<Vec<Statement<'a>>> {
-        let mut out = Vec::with_capacity(32);
+    fn statements(&mut self, capacity: usize) -> R<Vec<Statement<'a>>> {
+        let mut out = Vec::with_capacity(capacity);
         while !self.is_punct("}") {
             if self.peek().is_none() {
                 return Err(());
@@ -604,11 +620,12 @@ impl<'a> P<'a> {
             Some(Token::Ident(_)) if self.peek_at(1) == Some(Token::Punct(":")) => {
                 let l = self.ident()?;
                 self.advance();
+                self.labels.push(l.clone());
                 Ok(Statement::Label(l))
             }
             Some(Token::Punct("{")) => {
                 self.advance();
-                let body = self.statements()?;
+                let body = self.statements(32)?;
                 self.punct("}")?;
                 Ok(Statement::Block(body, self.span_from(from)))
             }
@@ -835,7 +852,7 @@ impl<'a> P<'a> {
                     self.advance();
                     let e = self.expr(true)?;
                     self.punct("]")?;
-                    OperandKind::Index(name, e)
+                    OperandKind::Index(name, Box::new(e))
                 }
                 _ if n == "_" => {
                     self.advance();
