@@ -51,7 +51,21 @@ impl<'s, 'a> Mods<'s, 'a> {
     }
 
     fn find(&self, name: &str) -> Option<usize> {
-        (0..self.items.len()).find(|&i| !self.is_used(i) && same(self.items[i].node, name))
+        let n = self.items.len();
+        if n > 64 {
+            return (0..n).find(|&i| !self.is_used(i) && same(self.items[i].node, name));
+        }
+        // Only the modifiers not consumed yet; none, once a decoder has read them all.
+        let all = if n == 0 { 0 } else { u64::MAX >> (64 - n) };
+        let mut free = !self.used & all;
+        while free != 0 {
+            let i = free.trailing_zeros() as usize;
+            if same(self.items[i].node, name) {
+                return Some(i);
+            }
+            free &= free - 1;
+        }
+        None
     }
 
     fn is_used(&self, i: usize) -> bool {

@@ -61,8 +61,15 @@ pub fn module(src: &str) -> Option<Module<'_>> {
 
 impl<'a> P<'a> {
     /// Makes sure `buf` holds the token `k` places ahead; false at the end or on a lexical
-    /// error.
+    /// error. Every look at a token asks this, nearly always of a token already read: that
+    /// answer is inlined, the lexing is not.
+    #[inline]
     fn fill(&mut self, k: usize) -> bool {
+        self.pos + k < self.buf.len() || self.lex_until(k)
+    }
+
+    #[inline(never)]
+    fn lex_until(&mut self, k: usize) -> bool {
         while self.buf.len() <= self.pos + k {
             match self.lexer.next() {
                 Some(Ok(t)) => {
@@ -89,6 +96,7 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn cur(&mut self) -> Option<Tok<'a>> {
         if self.fill(0) {
             Some(self.buf[self.pos])
@@ -97,10 +105,12 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn peek(&mut self) -> Option<Token<'a>> {
         self.cur().map(|t| t.0)
     }
 
+    #[inline]
     fn peek_at(&mut self, k: usize) -> Option<Token<'a>> {
         if self.fill(k) {
             Some(self.buf[self.pos + k].0)
@@ -109,6 +119,7 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn advance(&mut self) {
         if self.fill(0) {
             self.last_end = self.buf[self.pos].1.end;
@@ -136,6 +147,7 @@ impl<'a> P<'a> {
         Span::new(mark, self.last_end.max(mark))
     }
 
+    #[inline]
     fn eat(&mut self, t: Token<'_>) -> bool {
         if self.peek() == Some(t) {
             self.advance();
@@ -145,18 +157,22 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn expect(&mut self, t: Token<'_>) -> R<()> {
         if self.eat(t) { Ok(()) } else { Err(()) }
     }
 
+    #[inline]
     fn punct(&mut self, p: &'static str) -> R<()> {
         self.expect(Token::Punct(p))
     }
 
+    #[inline]
     fn is_punct(&mut self, p: &str) -> bool {
         matches!(self.peek(), Some(Token::Punct(q)) if q == p)
     }
 
+    #[inline]
     fn is_dot(&mut self, d: &str) -> bool {
         matches!(self.peek(), Some(Token::Dot(q)) if q == d)
     }
