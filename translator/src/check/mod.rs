@@ -693,8 +693,11 @@ impl<'m, 'd> FnCx<'m, 'd> {
             }
         }
         // `%r12` from `.reg .b32 %r<20>;`
-        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-        let digits = &name[base.len()..];
+        let digits_at = name
+            .bytes()
+            .rposition(|c| !c.is_ascii_digit())
+            .map_or(0, |k| k + 1);
+        let (base, digits) = name.split_at(digits_at);
         if base.is_empty() || digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
             return None;
         }

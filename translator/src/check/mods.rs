@@ -12,7 +12,14 @@ pub struct Mods<'s, 'a> {
     /// rare longer list spills into `used_more`), so decoding allocates nothing.
     used: u64,
     used_more: Vec<bool>,
+    /// One bit per first byte (mod 64) of the modifiers written: most names a decoder asks
+    /// about are absent, and this answers that without looking at the modifiers.
+    firsts: u64,
     pub errors: Vec<Diagnostic>,
+}
+
+fn first_bit(name: &str) -> u64 {
+    name.as_bytes().first().map_or(0, |&c| 1 << (c & 63))
 }
 
 /// Whether modifier `m` is `name`. Decoders look modifiers up by name many times per
@@ -30,6 +37,7 @@ impl<'s, 'a> Mods<'s, 'a> {
             items: &i.modifiers,
             used: 0,
             used_more: vec![false; i.modifiers.len().saturating_sub(64)],
+            firsts: i.modifiers.iter().fold(0, |b, m| b | first_bit(m.node)),
             errors: Vec::new(),
         }
     }
@@ -52,6 +60,9 @@ impl<'s, 'a> Mods<'s, 'a> {
 
     fn find(&self, name: &str) -> Option<usize> {
         let n = self.items.len();
+        if self.firsts & first_bit(name) == 0 {
+            return None;
+        }
         if n > 64 {
             return (0..n).find(|&i| !self.is_used(i) && same(self.items[i].node, name));
         }

@@ -366,7 +366,19 @@ impl<'a> P<'a> {
     fn body_estimate(&mut self) -> usize {
         let from = self.mark();
         let rest = self.src.get(from..).unwrap_or_default();
-        rest.split('\n').take_while(|l| !l.starts_with('}')).count()
+        // Braces are rarer than newlines: look for the closing one by `}` (memchr), then count
+        // the lines before it in one pass that vectorizes.
+        let mut end = rest.len();
+        let mut at = 0;
+        while let Some(k) = rest[at..].find('}') {
+            let k = at + k;
+            if k > 0 && rest.as_bytes()[k - 1] == b'\n' {
+                end = k;
+                break;
+            }
+            at = k + 1;
+        }
+        rest.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
