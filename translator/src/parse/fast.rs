@@ -29,6 +29,8 @@ struct P<'a> {
     first_start: Option<usize>,
     /// The lexer reported an error: this parser gives up.
     failed: bool,
+    /// The lexer has reached the end of the text or an error.
+    lexed_all: bool,
     /// The labels of the function body being read ([`Function::labels`]).
     labels: Vec<Spanned<&'a str>>,
 }
@@ -36,12 +38,13 @@ struct P<'a> {
 pub fn module(src: &str) -> Option<Module<'_>> {
     let mut p = P {
         lexer: Lexer::new(src),
-        buf: Vec::with_capacity(256),
+        buf: Vec::with_capacity(2048),
         pos: 0,
         src,
         last_end: 0,
         first_start: None,
         failed: false,
+        lexed_all: false,
         labels: Vec::new(),
     };
     let mut items = Vec::new();
@@ -68,9 +71,13 @@ impl<'a> P<'a> {
         self.pos + k < self.buf.len() || self.lex_until(k)
     }
 
+    /// Lexes a batch of tokens past the one asked for: the lexer runs in longer stretches
+    /// (its code and the text stay in cache), and the parser's look-ahead rarely comes here.
     #[inline(never)]
     fn lex_until(&mut self, k: usize) -> bool {
-        while self.buf.len() <= self.pos + k {
+        const BATCH: usize = 64;
+        let want = self.pos + k + 1;
+        while !self.lexed_all && self.buf.len() < want + BATCH {
             match self.lexer.next() {
                 Some(Ok(t)) => {
                     if self.first_start.is_none() {
@@ -78,19 +85,22 @@ impl<'a> P<'a> {
                     }
                     self.buf.push(t);
                 }
+                // A lexical error anywhere makes this parser give up (`module` checks
+                // `failed`), so nothing after it is needed.
                 Some(Err(_)) => {
                     self.failed = true;
-                    return false;
+                    self.lexed_all = true;
                 }
-                None => return false,
+                None => self.lexed_all = true,
             }
         }
-        true
+        self.buf.len() >= want
     }
 
-    /// Drops consumed tokens; only between statements, where nothing rewinds.
+    /// Drops consumed tokens; only between statements, where nothing rewinds. Rarely, so that
+    /// the look-ahead batch moves seldom.
     fn compact(&mut self) {
-        if self.pos > 64 {
+        if self.pos > 1024 {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
@@ -149,7 +159,7 @@ impl<'a> P<'a> {
 
     #[inline]
     fn eat(&mut self, t: Token<'_>) -> bool {
-        if self.peek() == Some(t) {
+        if self.peek().is_some_and(|c| same_token(c, t)) {
             self.advance();
             true
         } else {
@@ -168,8 +178,8 @@ impl<'a> P<'a> {
     }
 
     #[inline]
-    fn is_punct(&mut self, p: &str) -> bool {
-        matches!(self.peek(), Some(Token::Punct(q)) if q == p)
+    fn is_punct(&mut self, p: &'static str) -> bool {
+        self.peek().is_some_and(|c| same_token(c, Token::Punct(p)))
     }
 
     #[inline]
@@ -378,7 +388,11 @@ impl<'a> P<'a> {
             }
             at = k + 1;
         }
-        rest.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+        rest.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
@@ -645,7 +659,11 @@ impl<'a> P<'a> {
         self.compact();
         let from = self.mark();
         match self.peek() {
-            Some(Token::Ident(_)) if self.peek_at(1) == Some(Token::Punct(":")) => {
+            Some(Token::Ident(_))
+                if self
+                    .peek_at(1)
+                    .is_some_and(|t| same_token(t, Token::Punct(":"))) =>
+            {
                 let l = self.ident()?;
                 self.advance();
                 self.labels.push(l.clone());
@@ -1006,6 +1024,19 @@ impl<'a> P<'a> {
             kind,
             span: Span::from(span),
         })
+    }
+}
+
+/// `a == b`, without a call to `memcmp` for punctuation (at most two bytes: the first and
+/// last byte and the length say it all), which the parser compares at nearly every token.
+fn same_token(a: Token<'_>, b: Token<'_>) -> bool {
+    match (a, b) {
+        (Token::Punct(x), Token::Punct(y)) if x.len() <= 2 => {
+            x.len() == y.len()
+                && x.as_bytes().first() == y.as_bytes().first()
+                && x.as_bytes().last() == y.as_bytes().last()
+        }
+        _ => a == b,
     }
 }
 
