@@ -48,6 +48,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
             version: header.version,
             sm: header.sm,
         }),
+        prototype_calls: false,
     };
     for item in &module.items {
         match item {
@@ -70,7 +71,9 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         let checked = FnCx::check_body(&mut cx, id, f);
         cx.functions[id.0 as usize] = checked;
     }
-    inst::resolve_prototype_calls(&mut cx.functions, &cx.address_taken);
+    if cx.prototype_calls {
+        inst::resolve_prototype_calls(&mut cx.functions, &cx.address_taken);
+    }
     let errors = cx.diags.iter().filter(|d| is_error(d)).count();
     (errors == before).then_some(Module {
         version: header.version,
@@ -344,6 +347,9 @@ pub(crate) struct ModuleCx<'d> {
     pub texmode_independent: bool,
     /// The gating rows that can fail under this module's `.version`/`.target`.
     pub gating: gating::Relevant,
+    /// Some call goes through a `.callprototype`: its candidates are found once every body is
+    /// checked (modules without such calls skip that walk over every statement).
+    pub prototype_calls: bool,
 }
 
 impl ModuleCx<'_> {

@@ -413,6 +413,9 @@ pub fn call_indirect(
             cx.func.calls.push(*f);
         }
     }
+    if candidates.is_empty() {
+        cx.m.prototype_calls = true;
+    }
     Some(CallIndirect {
         target,
         target_ty,
