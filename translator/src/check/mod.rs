@@ -21,8 +21,9 @@ pub use consteval::Const;
 pub use typed::*;
 
 /// Checks a parsed module. Diagnostics go to `diags`; the typed module comes back when there
-/// were no errors.
-pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Module> {
+/// were no errors. Each function body is freed once checked, while it is still in cache (a
+/// walk over the whole tree afterwards cost as much again as reading it).
+pub fn check(module: &mut ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Module> {
     let before = diags.iter().filter(|d| is_error(d)).count();
     let header = header(module, diags);
     if header.version != (0, 0) {
@@ -58,21 +59,30 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         }
     }
     let mut bodies = Vec::new();
-    for item in &module.items {
+    for (k, item) in module.items.iter().enumerate() {
         if let ast::Item::Function(f) = item
             && f.body.is_some()
             && let Some(&id) = cx.function_names.get(f.name.node)
             && cx.defined.get(&id) == Some(&f.name.span)
         {
-            bodies.push((id, &**f));
+            bodies.push((id, k));
         }
     }
-    for (id, f) in bodies {
+    let mut with_prototype_calls = Vec::new();
+    for (id, k) in bodies {
+        let ast::Item::Function(f) = &mut module.items[k] else {
+            continue;
+        };
+        cx.prototype_calls = false;
         let checked = FnCx::check_body(&mut cx, id, f);
+        f.body = None;
         cx.functions[id.0 as usize] = checked;
+        if cx.prototype_calls {
+            with_prototype_calls.push(id);
+        }
     }
-    if cx.prototype_calls {
-        inst::resolve_prototype_calls(&mut cx.functions, &cx.address_taken);
+    if !with_prototype_calls.is_empty() {
+        inst::resolve_prototype_calls(&mut cx.functions, &with_prototype_calls, &cx.address_taken);
     }
     let errors = cx.diags.iter().filter(|d| is_error(d)).count();
     (errors == before).then_some(Module {
@@ -347,8 +357,8 @@ pub(crate) struct ModuleCx<'d> {
     pub texmode_independent: bool,
     /// The gating rows that can fail under this module's `.version`/`.target`.
     pub gating: gating::Relevant,
-    /// Some call goes through a `.callprototype`: its candidates are found once every body is
-    /// checked (modules without such calls skip that walk over every statement).
+    /// The body being checked calls through a `.callprototype`: such calls' candidates are
+    /// found once every body is checked, walking only the bodies that have them.
     pub prototype_calls: bool,
 }
 
