@@ -13,6 +13,9 @@ use crate::types::{ScalarType, StateSpace};
 
 type Tok<'a> = (Token<'a>, SimpleSpan);
 
+/// The initial capacity of a body's statement vector when there is no estimate.
+const DEFAULT_BODY: usize = 32;
+
 /// `Err(())` means "not accepted here"; the caller gives up.
 type R<T> = Result<T, ()>;
 
@@ -31,6 +34,8 @@ struct P<'a> {
     failed: bool,
     /// The lexer has reached the end of the text or an error.
     lexed_all: bool,
+    /// Function bodies do not end with a `}` in column 0 ([`P::body_estimate`]).
+    no_estimate: bool,
     /// The labels of the function body being read ([`Function::labels`]).
     labels: Vec<Spanned<&'a str>>,
 }
@@ -45,6 +50,7 @@ pub fn module(src: &str) -> Option<Module<'_>> {
         first_start: None,
         failed: false,
         lexed_all: false,
+        no_estimate: false,
         labels: Vec::new(),
     };
     let mut items = Vec::new();
@@ -351,8 +357,15 @@ impl<'a> P<'a> {
         } else {
             self.punct("{")?;
             self.labels.clear();
-            let estimate = self.body_estimate();
-            let body = self.statements(estimate)?;
+            let (estimate, end) = self.body_estimate();
+            let mut body = self.statements(estimate)?;
+            if end != Some(self.mark()) {
+                // Not where the estimate expected the body to end: it may be far too large.
+                self.no_estimate = true;
+                if body.capacity() > 2 * body.len() + DEFAULT_BODY {
+                    body.shrink_to_fit();
+                }
+            }
             self.punct("}")?;
             Some(body)
         };
@@ -369,30 +382,31 @@ impl<'a> P<'a> {
         })
     }
 
-    /// About how many statements the function body starting here has: its lines, up to the
-    /// `}` that compilers put in column 0 at the end of a function. The statement vector is
-    /// allocated once at that size instead of growing by copies of its large elements (an
-    /// overestimate costs address space that is never touched).
-    fn body_estimate(&mut self) -> usize {
+    /// About how many statements the function body starting here has, and where it should
+    /// end: its lines, up to the `}` that compilers put in column 0 at the end of a function.
+    /// The statement vector is allocated once at that size instead of growing by copies of its
+    /// large elements (an overestimate costs address space that is never touched). A file whose
+    /// bodies do not end that way turns the estimate off after the first body, so that the
+    /// search never runs over the rest of the file more than once.
+    fn body_estimate(&mut self) -> (usize, Option<usize>) {
+        if self.no_estimate {
+            return (DEFAULT_BODY, None);
+        }
         let from = self.mark();
         let rest = self.src.get(from..).unwrap_or_default();
         // Braces are rarer than newlines: look for the closing one by `}` (memchr), then count
         // the lines before it in one pass that vectorizes.
-        let mut end = rest.len();
         let mut at = 0;
         while let Some(k) = rest[at..].find('}') {
             let k = at + k;
             if k > 0 && rest.as_bytes()[k - 1] == b'\n' {
-                end = k;
-                break;
+                let lines = rest.as_bytes()[..k].iter().filter(|&&b| b == b'\n').count();
+                return (lines + 1, Some(from + k));
             }
             at = k + 1;
         }
-        rest.as_bytes()[..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
+        self.no_estimate = true;
+        (DEFAULT_BODY, None)
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
@@ -671,7 +685,7 @@ impl<'a> P<'a> {
             }
             Some(Token::Punct("{")) => {
                 self.advance();
-                let body = self.statements(32)?;
+                let body = self.statements(DEFAULT_BODY)?;
                 self.punct("}")?;
                 Ok(Statement::Block(body, self.span_from(from)))
             }
