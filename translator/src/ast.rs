@@ -57,7 +57,24 @@ pub struct Function<'a> {
     pub directives: Vec<FunctionDirective>,
     /// `None` for a declaration (`.extern .func f(...);`).
     pub body: Option<Vec<Statement<'a>>>,
+    /// Every label of the body, nested blocks included, in source order: labels are visible
+    /// in the whole function, and the parser collecting them spares the checker a walk over
+    /// the (large) body before it checks it.
+    pub labels: Vec<Spanned<&'a str>>,
     pub span: Span,
+}
+
+impl<'a> Function<'a> {
+    /// The labels of `body` in source order (what [`Function::labels`] holds).
+    pub fn collect_labels(body: &[Statement<'a>], out: &mut Vec<Spanned<&'a str>>) {
+        for s in body {
+            match s {
+                Statement::Label(l) => out.push(l.clone()),
+                Statement::Block(inner, _) => Self::collect_labels(inner, out),
+                _ => {}
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -198,8 +215,9 @@ pub enum OperandKind<'a> {
     Vector(Vec<Operand<'a>>),
     /// `[addr]` in any of the forms of ISA 6.4.1.
     Address(Expr<'a>),
-    /// `var[imm]`: an array element (ISA 6.4.2).
-    Index(Spanned<&'a str>, Expr<'a>),
+    /// `var[imm]`: an array element (ISA 6.4.2). The index is boxed: this form is rare, and
+    /// inline it would make every operand half as large again.
+    Index(Spanned<&'a str>, Box<Expr<'a>>),
     /// `%p|%q`: the two destinations of `setp` and similar.
     Pair(Box<Operand<'a>>, Box<Operand<'a>>),
     /// `[a, b, ...]`: the bracketed tuples of texture and surface instructions.

@@ -75,12 +75,12 @@ impl Program {
         let (module, mut diags) = {
             let (ast, mut diags) = parse::parse(&file.text);
             let module = match ast {
-                Some(ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
-                    check::check(&ast, &mut diags)
+                Some(mut ast) if diags.iter().all(|d| d.severity != diag::Severity::Error) => {
+                    check::check(&mut ast, &mut diags)
                 }
-                Some(ast) => {
+                Some(mut ast) => {
                     // Check what did parse, to report its errors as well.
-                    check::check(&ast, &mut diags);
+                    check::check(&mut ast, &mut diags);
                     None
                 }
                 None => None,

@@ -21,8 +21,9 @@ pub use consteval::Const;
 pub use typed::*;
 
 /// Checks a parsed module. Diagnostics go to `diags`; the typed module comes back when there
-/// were no errors.
-pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Module> {
+/// were no errors. Each function body is freed once checked, while it is still in cache (a
+/// walk over the whole tree afterwards cost as much again as reading it).
+pub fn check(module: &mut ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Module> {
     let before = diags.iter().filter(|d| is_error(d)).count();
     let header = header(module, diags);
     if header.version != (0, 0) {
@@ -48,6 +49,7 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
             version: header.version,
             sm: header.sm,
         }),
+        prototype_calls: false,
     };
     for item in &module.items {
         match item {
@@ -57,20 +59,31 @@ pub fn check(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Option<Mo
         }
     }
     let mut bodies = Vec::new();
-    for item in &module.items {
+    for (k, item) in module.items.iter().enumerate() {
         if let ast::Item::Function(f) = item
             && f.body.is_some()
             && let Some(&id) = cx.function_names.get(f.name.node)
             && cx.defined.get(&id) == Some(&f.name.span)
         {
-            bodies.push((id, &**f));
+            bodies.push((id, k));
         }
     }
-    for (id, f) in bodies {
+    let mut with_prototype_calls = Vec::new();
+    for (id, k) in bodies {
+        let ast::Item::Function(f) = &mut module.items[k] else {
+            continue;
+        };
+        cx.prototype_calls = false;
         let checked = FnCx::check_body(&mut cx, id, f);
+        f.body = None;
         cx.functions[id.0 as usize] = checked;
+        if cx.prototype_calls {
+            with_prototype_calls.push(id);
+        }
     }
-    inst::resolve_prototype_calls(&mut cx.functions, &cx.address_taken);
+    if !with_prototype_calls.is_empty() {
+        inst::resolve_prototype_calls(&mut cx.functions, &with_prototype_calls, &cx.address_taken);
+    }
     let errors = cx.diags.iter().filter(|d| is_error(d)).count();
     (errors == before).then_some(Module {
         version: header.version,
@@ -344,6 +357,9 @@ pub(crate) struct ModuleCx<'d> {
     pub texmode_independent: bool,
     /// The gating rows that can fail under this module's `.version`/`.target`.
     pub gating: gating::Relevant,
+    /// The body being checked calls through a `.callprototype`: such calls' candidates are
+    /// found once every body is checked, walking only the bodies that have them.
+    pub prototype_calls: bool,
 }
 
 impl ModuleCx<'_> {
@@ -536,8 +552,9 @@ impl<'m, 'd> FnCx<'m, 'd> {
             cx.scopes[0].insert(name, sym);
         }
         let body = f.body.as_deref().unwrap_or_default();
-        cx.collect_labels(body);
-        let mut out = Vec::new();
+        cx.collect_labels(&f.labels);
+        // Nearly every statement becomes one typed statement.
+        let mut out = Vec::with_capacity(body.len());
         cx.statements(body, &mut out);
         cx.func.body = Some(out);
         if f.kind == FunctionKind::Entry && !cx.func.returns.is_empty() {
@@ -550,32 +567,23 @@ impl<'m, 'd> FnCx<'m, 'd> {
     }
 
     /// Labels are visible in the whole function, before their definition too.
-    fn collect_labels(&mut self, body: &[ast::Statement<'_>]) {
-        for s in body {
-            match s {
-                ast::Statement::Label(l) => {
-                    if let Some(&prev) = self.label_names.get(l.node) {
-                        let prev_span = self.func.labels[prev.0 as usize].span;
-                        self.m.diags.push(
-                            Diagnostic::error(
-                                l.span,
-                                format!("label `{}` is defined twice", l.node),
-                            )
-                            .with_secondary(prev_span, "first defined here"),
-                        );
-                        continue;
-                    }
-                    let id = LabelId(self.func.labels.len() as u32);
-                    self.func.labels.push(Label {
-                        name: l.node.to_string(),
-                        span: l.span,
-                        targets: None,
-                    });
-                    self.label_names.insert(l.node.to_string(), id);
-                }
-                ast::Statement::Block(inner, _) => self.collect_labels(inner),
-                _ => {}
+    fn collect_labels(&mut self, labels: &[crate::diag::Spanned<&str>]) {
+        for l in labels {
+            if let Some(&prev) = self.label_names.get(l.node) {
+                let prev_span = self.func.labels[prev.0 as usize].span;
+                self.m.diags.push(
+                    Diagnostic::error(l.span, format!("label `{}` is defined twice", l.node))
+                        .with_secondary(prev_span, "first defined here"),
+                );
+                continue;
             }
+            let id = LabelId(self.func.labels.len() as u32);
+            self.func.labels.push(Label {
+                name: l.node.to_string(),
+                span: l.span,
+                targets: None,
+            });
+            self.label_names.insert(l.node.to_string(), id);
         }
     }
 
@@ -701,8 +709,11 @@ impl<'m, 'd> FnCx<'m, 'd> {
             }
         }
         // `%r12` from `.reg .b32 %r<20>;`
-        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-        let digits = &name[base.len()..];
+        let digits_at = name
+            .bytes()
+            .rposition(|c| !c.is_ascii_digit())
+            .map_or(0, |k| k + 1);
+        let (base, digits) = name.split_at(digits_at);
         if base.is_empty() || digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
             return None;
         }

@@ -12,7 +12,21 @@ pub struct Mods<'s, 'a> {
     /// rare longer list spills into `used_more`), so decoding allocates nothing.
     used: u64,
     used_more: Vec<bool>,
+    /// One bit per first byte (mod 64) of the modifiers written: most names a decoder asks
+    /// about are absent, and this answers that without looking at the modifiers.
+    firsts: u64,
     pub errors: Vec<Diagnostic>,
+}
+
+fn first_bit(name: &str) -> u64 {
+    name.as_bytes().first().map_or(0, |&c| 1 << (c & 63))
+}
+
+/// Whether modifier `m` is `name`. Decoders look modifiers up by name many times per
+/// instruction (a group such as the comparison operators is a dozen lookups), nearly all
+/// misses: the length and first byte reject those without a call to `memcmp`.
+fn same(m: &str, name: &str) -> bool {
+    m.len() == name.len() && m.as_bytes().first() == name.as_bytes().first() && m == name
 }
 
 impl<'s, 'a> Mods<'s, 'a> {
@@ -23,6 +37,7 @@ impl<'s, 'a> Mods<'s, 'a> {
             items: &i.modifiers,
             used: 0,
             used_more: vec![false; i.modifiers.len().saturating_sub(64)],
+            firsts: i.modifiers.iter().fold(0, |b, m| b | first_bit(m.node)),
             errors: Vec::new(),
         }
     }
@@ -43,8 +58,31 @@ impl<'s, 'a> Mods<'s, 'a> {
             .map_or(self.opcode_span, |m| self.opcode_span.to(m.span))
     }
 
+    /// Inlined: most look-ups end at the first-byte test, which is cheaper than a call.
+    #[inline]
     fn find(&self, name: &str) -> Option<usize> {
-        (0..self.items.len()).find(|&i| !self.is_used(i) && self.items[i].node == name)
+        if self.firsts & first_bit(name) == 0 {
+            return None;
+        }
+        self.find_written(name)
+    }
+
+    fn find_written(&self, name: &str) -> Option<usize> {
+        let n = self.items.len();
+        if n > 64 {
+            return (0..n).find(|&i| !self.is_used(i) && same(self.items[i].node, name));
+        }
+        // Only the modifiers not consumed yet; none, once a decoder has read them all.
+        let all = if n == 0 { 0 } else { u64::MAX >> (64 - n) };
+        let mut free = !self.used & all;
+        while free != 0 {
+            let i = free.trailing_zeros() as usize;
+            if same(self.items[i].node, name) {
+                return Some(i);
+            }
+            free &= free - 1;
+        }
+        None
     }
 
     fn is_used(&self, i: usize) -> bool {

@@ -13,6 +13,9 @@ use crate::types::{ScalarType, StateSpace};
 
 type Tok<'a> = (Token<'a>, SimpleSpan);
 
+/// The initial capacity of a body's statement vector when there is no estimate.
+const DEFAULT_BODY: usize = 32;
+
 /// `Err(())` means "not accepted here"; the caller gives up.
 type R<T> = Result<T, ()>;
 
@@ -29,17 +32,26 @@ struct P<'a> {
     first_start: Option<usize>,
     /// The lexer reported an error: this parser gives up.
     failed: bool,
+    /// The lexer has reached the end of the text or an error.
+    lexed_all: bool,
+    /// Function bodies do not end with a `}` in column 0 ([`P::body_estimate`]).
+    no_estimate: bool,
+    /// The labels of the function body being read ([`Function::labels`]).
+    labels: Vec<Spanned<&'a str>>,
 }
 
 pub fn module(src: &str) -> Option<Module<'_>> {
     let mut p = P {
         lexer: Lexer::new(src),
-        buf: Vec::with_capacity(256),
+        buf: Vec::with_capacity(2048),
         pos: 0,
         src,
         last_end: 0,
         first_start: None,
         failed: false,
+        lexed_all: false,
+        no_estimate: false,
+        labels: Vec::new(),
     };
     let mut items = Vec::new();
     while p.peek().is_some() {
@@ -58,9 +70,20 @@ pub fn module(src: &str) -> Option<Module<'_>> {
 
 impl<'a> P<'a> {
     /// Makes sure `buf` holds the token `k` places ahead; false at the end or on a lexical
-    /// error.
+    /// error. Every look at a token asks this, nearly always of a token already read: that
+    /// answer is inlined, the lexing is not.
+    #[inline]
     fn fill(&mut self, k: usize) -> bool {
-        while self.buf.len() <= self.pos + k {
+        self.pos + k < self.buf.len() || self.lex_until(k)
+    }
+
+    /// Lexes a batch of tokens past the one asked for: the lexer runs in longer stretches
+    /// (its code and the text stay in cache), and the parser's look-ahead rarely comes here.
+    #[inline(never)]
+    fn lex_until(&mut self, k: usize) -> bool {
+        const BATCH: usize = 64;
+        let want = self.pos + k + 1;
+        while !self.lexed_all && self.buf.len() < want + BATCH {
             match self.lexer.next() {
                 Some(Ok(t)) => {
                     if self.first_start.is_none() {
@@ -68,24 +91,28 @@ impl<'a> P<'a> {
                     }
                     self.buf.push(t);
                 }
+                // A lexical error anywhere makes this parser give up (`module` checks
+                // `failed`), so nothing after it is needed.
                 Some(Err(_)) => {
                     self.failed = true;
-                    return false;
+                    self.lexed_all = true;
                 }
-                None => return false,
+                None => self.lexed_all = true,
             }
         }
-        true
+        self.buf.len() >= want
     }
 
-    /// Drops consumed tokens; only between statements, where nothing rewinds.
+    /// Drops consumed tokens; only between statements, where nothing rewinds. Rarely, so that
+    /// the look-ahead batch moves seldom.
     fn compact(&mut self) {
-        if self.pos > 64 {
+        if self.pos > 1024 {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
     }
 
+    #[inline]
     fn cur(&mut self) -> Option<Tok<'a>> {
         if self.fill(0) {
             Some(self.buf[self.pos])
@@ -94,10 +121,12 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn peek(&mut self) -> Option<Token<'a>> {
         self.cur().map(|t| t.0)
     }
 
+    #[inline]
     fn peek_at(&mut self, k: usize) -> Option<Token<'a>> {
         if self.fill(k) {
             Some(self.buf[self.pos + k].0)
@@ -106,6 +135,7 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn advance(&mut self) {
         if self.fill(0) {
             self.last_end = self.buf[self.pos].1.end;
@@ -133,8 +163,9 @@ impl<'a> P<'a> {
         Span::new(mark, self.last_end.max(mark))
     }
 
+    #[inline]
     fn eat(&mut self, t: Token<'_>) -> bool {
-        if self.peek() == Some(t) {
+        if self.peek().is_some_and(|c| same_token(c, t)) {
             self.advance();
             true
         } else {
@@ -142,18 +173,22 @@ impl<'a> P<'a> {
         }
     }
 
+    #[inline]
     fn expect(&mut self, t: Token<'_>) -> R<()> {
         if self.eat(t) { Ok(()) } else { Err(()) }
     }
 
+    #[inline]
     fn punct(&mut self, p: &'static str) -> R<()> {
         self.expect(Token::Punct(p))
     }
 
-    fn is_punct(&mut self, p: &str) -> bool {
-        matches!(self.peek(), Some(Token::Punct(q)) if q == p)
+    #[inline]
+    fn is_punct(&mut self, p: &'static str) -> bool {
+        self.peek().is_some_and(|c| same_token(c, Token::Punct(p)))
     }
 
+    #[inline]
     fn is_dot(&mut self, d: &str) -> bool {
         matches!(self.peek(), Some(Token::Dot(q)) if q == d)
     }
@@ -321,7 +356,16 @@ impl<'a> P<'a> {
             None
         } else {
             self.punct("{")?;
-            let body = self.statements()?;
+            self.labels.clear();
+            let (estimate, end) = self.body_estimate();
+            let mut body = self.statements(estimate)?;
+            if end != Some(self.mark()) {
+                // Not where the estimate expected the body to end: it may be far too large.
+                self.no_estimate = true;
+                if body.capacity() > 2 * body.len() + DEFAULT_BODY {
+                    body.shrink_to_fit();
+                }
+            }
             self.punct("}")?;
             Some(body)
         };
@@ -333,8 +377,36 @@ impl<'a> P<'a> {
             params,
             directives,
             body,
+            labels: std::mem::take(&mut self.labels),
             span: self.span_from(from),
         })
+    }
+
+    /// About how many statements the function body starting here has, and where it should
+    /// end: its lines, up to the `}` that compilers put in column 0 at the end of a function.
+    /// The statement vector is allocated once at that size instead of growing by copies of its
+    /// large elements (an overestimate costs address space that is never touched). A file whose
+    /// bodies do not end that way turns the estimate off after the first body, so that the
+    /// search never runs over the rest of the file more than once.
+    fn body_estimate(&mut self) -> (usize, Option<usize>) {
+        if self.no_estimate {
+            return (DEFAULT_BODY, None);
+        }
+        let from = self.mark();
+        let rest = self.src.get(from..).unwrap_or_default();
+        // Braces are rarer than newlines: look for the closing one by `}` (memchr), then count
+        // the lines before it in one pass that vectorizes.
+        let mut at = 0;
+        while let Some(k) = rest[at..].find('}') {
+            let k = at + k;
+            if k > 0 && rest.as_bytes()[k - 1] == b'\n' {
+                let lines = rest.as_bytes()[..k].iter().filter(|&&b| b == b'\n').count();
+                return (lines + 1, Some(from + k));
+            }
+            at = k + 1;
+        }
+        self.no_estimate = true;
+        (DEFAULT_BODY, None)
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
@@ -586,8 +658,8 @@ impl<'a> P<'a> {
 
     // ---- statements ----
 
-    fn statements(&mut self) -> R<Vec<Statement<'a>>> {
-        let mut out = Vec::with_capacity(32);
+    fn statements(&mut self, capacity: usize) -> R<Vec<Statement<'a>>> {
+        let mut out = Vec::with_capacity(capacity);
         while !self.is_punct("}") {
             if self.peek().is_none() {
                 return Err(());
@@ -601,14 +673,19 @@ impl<'a> P<'a> {
         self.compact();
         let from = self.mark();
         match self.peek() {
-            Some(Token::Ident(_)) if self.peek_at(1) == Some(Token::Punct(":")) => {
+            Some(Token::Ident(_))
+                if self
+                    .peek_at(1)
+                    .is_some_and(|t| same_token(t, Token::Punct(":"))) =>
+            {
                 let l = self.ident()?;
                 self.advance();
+                self.labels.push(l.clone());
                 Ok(Statement::Label(l))
             }
             Some(Token::Punct("{")) => {
                 self.advance();
-                let body = self.statements()?;
+                let body = self.statements(DEFAULT_BODY)?;
                 self.punct("}")?;
                 Ok(Statement::Block(body, self.span_from(from)))
             }
@@ -835,7 +912,7 @@ impl<'a> P<'a> {
                     self.advance();
                     let e = self.expr(true)?;
                     self.punct("]")?;
-                    OperandKind::Index(name, e)
+                    OperandKind::Index(name, Box::new(e))
                 }
                 _ if n == "_" => {
                     self.advance();
@@ -961,6 +1038,19 @@ impl<'a> P<'a> {
             kind,
             span: Span::from(span),
         })
+    }
+}
+
+/// `a == b`, without a call to `memcmp` for punctuation (at most two bytes: the first and
+/// last byte and the length say it all), which the parser compares at nearly every token.
+fn same_token(a: Token<'_>, b: Token<'_>) -> bool {
+    match (a, b) {
+        (Token::Punct(x), Token::Punct(y)) if x.len() <= 2 => {
+            x.len() == y.len()
+                && x.as_bytes().first() == y.as_bytes().first()
+                && x.as_bytes().last() == y.as_bytes().last()
+        }
+        _ => a == b,
     }
 }
 

@@ -264,7 +264,7 @@ where
             .map(|(n, c)| OperandKind::Component(n, c));
         let index = ident()
             .then(expr().delimited_by(punct("["), punct("]")))
-            .map(|(n, e)| OperandKind::Index(n, e));
+            .map(|(n, e)| OperandKind::Index(n, Box::new(e)));
         let sink = just(Token::Ident("_")).to(OperandKind::Sink);
         let single = choice((
             vector,
@@ -668,15 +668,22 @@ where
         .then(function_directive().repeated().collect::<Vec<_>>())
         .then(body)
         .map_with(
-            |((((((linkage, kind), returns), name), params), directives), body), e| Function {
-                linkage,
-                kind,
-                name,
-                returns: returns.unwrap_or_default(),
-                params: params.unwrap_or_default(),
-                directives,
-                body,
-                span: sp(e.span()),
+            |((((((linkage, kind), returns), name), params), directives), body), e| {
+                let mut labels = Vec::new();
+                if let Some(b) = &body {
+                    Function::collect_labels(b, &mut labels);
+                }
+                Function {
+                    linkage,
+                    kind,
+                    name,
+                    returns: returns.unwrap_or_default(),
+                    params: params.unwrap_or_default(),
+                    directives,
+                    body,
+                    labels,
+                    span: sp(e.span()),
+                }
             },
         )
 }

@@ -413,6 +413,9 @@ pub fn call_indirect(
             cx.func.calls.push(*f);
         }
     }
+    if candidates.is_empty() {
+        cx.m.prototype_calls = true;
+    }
     Some(CallIndirect {
         target,
         target_ty,
@@ -458,9 +461,14 @@ fn call_table(cx: &mut FnCx<'_, '_>, name: &str, span: crate::diag::Span) -> Opt
 
 /// Once every body is checked: the candidates of calls through a `.callprototype` are the
 /// functions whose address the module takes and whose signature matches the prototype.
-pub(crate) fn resolve_prototype_calls(functions: &mut [Function], address_taken: &[FuncId]) {
+pub(crate) fn resolve_prototype_calls(
+    functions: &mut [Function],
+    callers: &[FuncId],
+    address_taken: &[FuncId],
+) {
     let signatures: Vec<Signature> = functions.iter().map(Signature::of).collect();
-    for f in functions.iter_mut() {
+    for id in callers {
+        let f = &mut functions[id.0 as usize];
         let Some(body) = f.body.as_mut() else {
             continue;
         };
