@@ -372,3 +372,35 @@ fn mutated_and_random_ptx_never_panics() {
     std::panic::set_hook(hook);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The hand-written parser sizes a body from the lines up to the next `}` in column 0; bodies
+/// closed elsewhere (indented, on the last statement's line, many on one line) turn that off and
+/// must parse exactly as the grammar parses them, and translate.
+#[test]
+fn bodies_closed_anywhere_parse_the_same() {
+    let head = ".version 7.0\n.target sm_70\n.address_size 64\n";
+    let k = |n: usize, close: &str| {
+        format!(
+            ".visible .entry k{n}(.param .u64 out)\n{{\n\t.reg .b64 %rd<2>;\n\
+             \tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], {n};\n\tret;{close}"
+        )
+    };
+    let texts = [
+        format!("{head}{}{}{}", k(0, "\n  }\n"), k(1, " }\n"), k(2, "\n}\n")),
+        format!("{head}{}{}", k(0, "\n}\n"), k(1, "\n\t}\n")),
+        format!("{head}{}{}{}", k(0, "}"), k(1, "}"), k(2, "}")),
+    ];
+    for text in texts {
+        parsers_agree(&text);
+        let program = Program::parse(SourceFile::new("closed.ptx", text.clone()))
+            .unwrap_or_else(|d| panic!("{text}\n{d}"));
+        let names = program.kernel_names();
+        assert!(names.len() >= 2, "{names:?}");
+        for name in names {
+            let m = program
+                .translate_kernel(&name, &DeviceProfile::lavapipe())
+                .unwrap_or_else(|d| panic!("{name}: {d}"));
+            ptxvk_translator::validate(&m.spirv).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

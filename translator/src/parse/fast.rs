@@ -13,6 +13,10 @@ use crate::types::{ScalarType, StateSpace};
 
 type Tok<'a> = (Token<'a>, SimpleSpan);
 
+/// The largest estimate taken: a file whose first `}` in column 0 is far away (bodies closed
+/// elsewhere) must not reserve a vector the size of the whole file.
+const MAX_BODY_ESTIMATE: usize = 1 << 16;
+
 /// The initial capacity of a body's statement vector when there is no estimate.
 const DEFAULT_BODY: usize = 32;
 
@@ -401,7 +405,7 @@ impl<'a> P<'a> {
             let k = at + k;
             if k > 0 && rest.as_bytes()[k - 1] == b'\n' {
                 let lines = rest.as_bytes()[..k].iter().filter(|&&b| b == b'\n').count();
-                return (lines + 1, Some(from + k));
+                return ((lines + 1).min(MAX_BODY_ESTIMATE), Some(from + k));
             }
             at = k + 1;
         }
