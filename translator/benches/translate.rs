@@ -20,6 +20,12 @@
 //! `cargo bench` passes `--bench`, which selects the full size; under `cargo test --all-targets`
 //! this runs once on a small module as a smoke test.
 
+// The allocator of the `ptxvk` binary (runtime/Cargo.toml, feature `mimalloc`), unless
+// `--system-allocator` asks for the platform's.
+#[cfg(not(feature = "system-allocator"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -28,6 +34,12 @@ use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 const PROFILES: [&str; 3] = ["lavapipe", "nvidia", "amd-rdna"];
+
+const ALLOCATOR_NAME: &str = if cfg!(feature = "system-allocator") {
+    "system allocator"
+} else {
+    "mimalloc (as the ptxvk binary)"
+};
 
 fn full() -> bool {
     std::env::args().any(|a| a == "--bench")
@@ -196,7 +208,7 @@ fn main() -> Res<()> {
         "wall-clock time"
     };
     println!(
-        "translate: {} files x {copies} copies = {lines} lines, {mb:.2} MB, {kernels} kernels; {clock}, best of {runs}",
+        "translate: {} files x {copies} copies = {lines} lines, {mb:.2} MB, {kernels} kernels; {clock}, best of {runs}; {ALLOCATOR_NAME}",
         pieces.len()
     );
     let names: Vec<&str> = pieces

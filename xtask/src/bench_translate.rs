@@ -6,17 +6,16 @@ use anyhow::Result;
 
 use crate::{cargo, run};
 
-/// Arguments go to the benchmark: `--lines N` (module size, default 100,000), `--runs N`.
+/// Arguments go to the benchmark: `--lines N` (module size, default 100,000), `--runs N`;
+/// `--system-allocator` measures with the platform's allocator instead of mimalloc (the `ptxvk`
+/// binary's).
 pub fn bench_translate(args: &[String]) -> Result<()> {
-    run(cargo()
-        .args([
-            "bench",
-            "-p",
-            "ptxvk-translator",
-            "--no-default-features",
-            "--bench",
-            "translate",
-            "--",
-        ])
-        .args(args))
+    let system = args.iter().any(|a| a == "--system-allocator");
+    let mut c = cargo();
+    c.args(["bench", "-p", "ptxvk-translator", "--no-default-features"]);
+    if system {
+        c.args(["--features", "system-allocator"]);
+    }
+    c.args(["--bench", "translate", "--"]);
+    run(c.args(args.iter().filter(|a| *a != "--system-allocator")))
 }
