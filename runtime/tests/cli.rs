@@ -146,6 +146,15 @@ fn wrong_argument_count_and_type() {
     assert_fails(&o, "cannot take a pointer");
 }
 
+/// A SPIR-V binary's words (little-endian, as `ptxvk translate` writes them).
+fn spirv_words(bytes: &[u8]) -> Vec<u32> {
+    assert_eq!(bytes.len() % 4, 0, "not a whole number of words");
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 #[test]
 fn translate_emits_valid_spirv() {
     let dir = std::env::temp_dir().join(format!("ptxvk-cli-tr-{}", std::process::id()));
@@ -160,11 +169,7 @@ fn translate_emits_valid_spirv() {
         &out.display().to_string(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let bytes = std::fs::read(&out).unwrap();
-    let words: Vec<u32> = bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let words = spirv_words(&std::fs::read(&out).unwrap());
     ptxvk_runtime::translator::validate(&words).unwrap();
 }
 
@@ -179,11 +184,7 @@ fn translate_to_stdout_with_dash() {
         "-",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let words: Vec<u32> = o
-        .stdout
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let words = spirv_words(&o.stdout);
     assert_eq!(words.first(), Some(&0x0723_0203), "SPIR-V magic number");
     ptxvk_runtime::translator::validate(&words).unwrap();
     let o = ptxvk(&[

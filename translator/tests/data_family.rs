@@ -7,7 +7,7 @@
 
 mod family_support;
 
-use family_support::{Stage, rejected_in, translate_valid};
+use family_support::{Stage, keep_live, rejected_in, translate_valid};
 
 const DECLS: &str = "\t.reg .pred %p<4>;\n\t.reg .b8 %c<4>;\n\t.reg .b16 %h<8>;\n\t.reg .b32 %r<8>;\n\
     \t.reg .b64 %rd<8>;\n\t.reg .f16 %hf<4>;\n\t.reg .f32 %f<4>;\n\t.reg .f64 %fd<4>;\n\
@@ -30,26 +30,6 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
             ("%fd", "b64", 4, 8),
         ])
     )
-}
-
-/// Stores every register of the kernel to `out` at the end, so that what the body computes is
-/// used (the translator removes computations whose results nobody reads).
-fn keep_live(regs: &[(&str, &str, u32, u32)]) -> String {
-    let mut s = String::from(
-        "\t.reg .b64 %keep;\n\t.reg .b32 %keepp;\n\tld.param.u64 %keep, [out];\n\tmov.b32 %keepp, 1;\n",
-    );
-    let mut at = 0;
-    for &(name, ty, count, size) in regs {
-        for i in 0..count {
-            if ty == "pred" {
-                s += &format!("\t@{name}{i} st.global.b32 [%keep+{at}], %keepp;\n");
-            } else {
-                s += &format!("\tst.global.{ty} [%keep+{at}], {name}{i};\n");
-            }
-            at += size;
-        }
-    }
-    s
 }
 
 /// Translates `body` (in an sm_100, PTX 8.8 kernel) and validates the SPIR-V.

@@ -7,7 +7,7 @@
 
 mod family_support;
 
-use family_support::{Stage, rejected_in, translate_valid};
+use family_support::{Stage, keep_live, rejected_in, translate_valid};
 use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 
 /// A kernel around `body`, with registers of every integer width.
@@ -26,26 +26,6 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
             ("%f", "b32", 4, 4),
         ])
     )
-}
-
-/// Stores every register of the kernel to `out` at the end, so that what the body computes is
-/// used (the translator removes computations whose results nobody reads).
-fn keep_live(regs: &[(&str, &str, u32, u32)]) -> String {
-    let mut s = String::from(
-        "\t.reg .b64 %keep;\n\t.reg .b32 %keepp;\n\tld.param.u64 %keep, [out];\n\tmov.b32 %keepp, 1;\n",
-    );
-    let mut at = 0;
-    for &(name, ty, count, size) in regs {
-        for i in 0..count {
-            if ty == "pred" {
-                s += &format!("\t@{name}{i} st.global.b32 [%keep+{at}], %keepp;\n");
-            } else {
-                s += &format!("\tst.global.{ty} [%keep+{at}], {name}{i};\n");
-            }
-            at += size;
-        }
-    }
-    s
 }
 
 /// Translates `body` (in a sm_90, PTX 8.2 kernel) and validates the SPIR-V.

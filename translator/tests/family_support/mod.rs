@@ -61,3 +61,23 @@ pub fn rejected_in(src: &str, line: &str, at: &str, stage: Stage) -> String {
     assert!(rendered.contains('^'), "{rendered}");
     found.message.clone()
 }
+
+/// Stores every register of the kernel to `out` at the end, so that what the body computes is
+/// used (the translator removes computations whose results nobody reads).
+pub fn keep_live(regs: &[(&str, &str, u32, u32)]) -> String {
+    let mut s = String::from(
+        "\t.reg .b64 %keep;\n\t.reg .b32 %keepp;\n\tld.param.u64 %keep, [out];\n\tmov.b32 %keepp, 1;\n",
+    );
+    let mut at = 0;
+    for &(name, ty, count, size) in regs {
+        for i in 0..count {
+            if ty == "pred" {
+                s += &format!("\t@{name}{i} st.global.b32 [%keep+{at}], %keepp;\n");
+            } else {
+                s += &format!("\tst.global.{ty} [%keep+{at}], {name}{i};\n");
+            }
+            at += size;
+        }
+    }
+    s
+}
