@@ -384,6 +384,17 @@ fn rejected_forms() {
         "tld4.r.a2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%r5, %f1, %f2, %f3}];",
         "tld4",
     );
+    // `tld4` itself: sm_20 (the gating table's row, ISA 8.7.7 "Target ISA Notes").
+    let msg = rejected_at(
+        "sm_13",
+        "",
+        "tld4.r.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];",
+        "tld4",
+    );
+    assert!(
+        msg.contains("`tld4` requires PTX ISA 2.2 and sm_20"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -30,8 +30,9 @@ pub type Version = (u32, u32);
 /// every condition in `when` need PTX ISA `ptx` and target `sm_<sm>` or later.
 ///
 /// Conditions: `"sync"` — the modifier `.sync` is present; `"a|b"` — one of them is; `"!sync"` —
-/// `.sync` is absent. Names in angle brackets are facts about the operands that modifiers cannot
-/// express (see [`operand_facts`]).
+/// `.sync` is absent; `"~u64|s64"` — one of them is, but the error points at the opcode rather
+/// than at it (where the whole instruction form is what is new). Names in angle brackets are
+/// facts about the operands that modifiers cannot express (see [`operand_facts`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gate {
     pub op: &'static str,
@@ -117,6 +118,7 @@ pub fn applies(gate: &Gate, modifiers: &[&str], facts: &[&str]) -> bool {
         if let Some(absent) = cond.strip_prefix('!') {
             !modifiers.contains(&absent)
         } else {
+            let cond = cond.strip_prefix('~').unwrap_or(cond);
             cond.split('|')
                 .any(|alt| modifiers.contains(&alt) || facts.contains(&alt))
         }
@@ -252,6 +254,7 @@ pub fn describe(gate: &Gate, modifiers: &[&str]) -> String {
         if cond.starts_with('!') || cond.starts_with('<') {
             continue;
         }
+        let cond = cond.strip_prefix('~').unwrap_or(cond);
         if let Some(m) = cond.split('|').find(|alt| modifiers.contains(alt)) {
             s.push('.');
             s.push_str(m);
@@ -345,6 +348,7 @@ pub fn operand_facts<'a>(
                 facts.push("<bar-operands>");
             }
         }
+        "min" | "max" if i.operands.len() == 4 => facts.push("<three-inputs>"),
         "cp" if i.operands.get(3).and_then(name_of).is_some_and(is_pred_reg) => {
             facts.push("<ignore-src>");
         }
@@ -440,7 +444,7 @@ pub fn check_instruction(
 /// Where to point: the first modifier a positive condition matched, else the opcode.
 fn gate_span(gate: &Gate, i: &ast::Instruction<'_>) -> Span {
     for cond in gate.when {
-        if cond.starts_with('!') || cond.starts_with('<') {
+        if cond.starts_with('!') || cond.starts_with('<') || cond.starts_with('~') {
             continue;
         }
         for alt in cond.split('|') {

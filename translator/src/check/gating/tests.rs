@@ -20,6 +20,7 @@ fn sample(gate: &Gate) -> (Vec<&'static str>, Vec<&'static str>) {
         if cond.starts_with('!') {
             continue;
         }
+        let cond = cond.strip_prefix('~').unwrap_or(cond);
         let first = cond.split('|').next().unwrap_or(cond);
         if first.starts_with('<') {
             facts.push(first);

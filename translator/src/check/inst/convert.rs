@@ -316,9 +316,7 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
                 "unexpected modifier",
             );
         }
-        if name == "relu" {
-            requires(cx, m, span, "`.relu`", 80, (7, 0));
-        } else {
+        if name == "satfinite" {
             requires(cx, m, span, "`.satfinite`", 80, (8, 1));
         }
     }
@@ -331,13 +329,14 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
     }
 
-    // Target requirements (ISA "PTX ISA Notes" / "Target ISA Notes" of cvt).
-    if packed {
-        requires(cx, m, types_span, &format!("`cvt{dst_ty}.f32`"), 80, (7, 0));
+    // Target requirements (ISA "PTX ISA Notes" / "Target ISA Notes" of cvt). The gating table
+    // covers packed, `.rna.tf32` and `.bf16.f32` conversions; the forms below depend on which
+    // type is the destination, which the table's conditions cannot tell.
+    let table_gated = packed || (dst_ty == Tf32 && rna) || (dst_ty == Bf16 && src_ty == F32);
+    if table_gated {
+        // Already accepted by the gating table before decoding.
     } else if dst_ty == Tf32 {
-        if rna {
-            requires(cx, m, types_span, "`cvt.rna.tf32.f32`", 80, (7, 0));
-        } else if satfinite {
+        if satfinite {
             requires(
                 cx,
                 m,
@@ -349,8 +348,6 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         } else {
             requires(cx, m, types_span, "`cvt.rn/.rz.tf32.f32`", 90, (7, 8));
         }
-    } else if dst_ty == Bf16 && src_ty == F32 {
-        requires(cx, m, types_span, "`cvt.bf16.f32`", 80, (7, 0));
     } else if dst_ty == F32 && src_ty == Bf16 {
         requires(cx, m, types_span, "`cvt.f32.bf16`", 80, (7, 1));
         if ftz {
@@ -483,11 +480,6 @@ pub fn cvt_pack(
         };
         m.error(msg, "ISA: cvt.pack.sat.convertType.abType{.cType}");
         return None;
-    }
-    let span = mod_span(i, "pack");
-    requires(cx, m, span, "`cvt.pack`", 72, (6, 5));
-    if bits < 8 {
-        requires(cx, m, span, "`cvt.pack` to 4- and 2-bit values", 75, (6, 5));
     }
     let ops = operands(cx, i, if has_c { 4 } else { 3 })?;
     let dst = cx.dst(&ops[0], U32, TypeRule::Strict);

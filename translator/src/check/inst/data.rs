@@ -1,7 +1,7 @@
 //! Data movement (ISA 8.7.6): `mov`, `cvta`, `isspacep`, `prefetch`/`prefetchu`: syntax and type
 //! rules. Loads and stores are in `ldst.rs`, conversions in `convert.rs`.
 
-use super::convert::{mod_span, requires};
+use super::convert::mod_span;
 use super::{operands, space_modifier};
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::mods::Mods;
@@ -69,17 +69,6 @@ const MOV_TYPES: &[ScalarType] = &[
 fn err(m: &mut Mods<'_, '_>, span: Span, msg: impl Into<String>, label: impl Into<String>) {
     m.errors
         .push(Diagnostic::error(span, msg).with_label(label));
-}
-
-/// The span of the state-space modifier, for errors about it.
-fn space_span(i: &ast::Instruction<'_>) -> Span {
-    i.modifiers
-        .iter()
-        .find(|x| {
-            let base = x.node.split("::").next().unwrap_or(x.node);
-            StateSpace::from_name(base).is_some()
-        })
-        .map_or(i.opcode.span, |x| x.span)
 }
 
 /// A name operand that is a label: `mov` of its address is not translated (Vulkan has no
@@ -219,12 +208,7 @@ fn count_src(s: &Src) -> u32 {
 
 /// The generic-address windows: `.const`, `.global`, `.local`, `.shared` and kernel `.param`
 /// (ISA 8.7.6.11-12 in their current editions).
-fn window_space(
-    cx: &FnCx<'_, '_>,
-    i: &ast::Instruction<'_>,
-    m: &mut Mods<'_, '_>,
-    what: &str,
-) -> Option<StateSpace> {
+fn window_space(i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>, what: &str) -> Option<StateSpace> {
     if i.modifiers.iter().any(|x| x.node == "shared::cluster") {
         m.flag("shared::cluster");
         err(
@@ -252,9 +236,6 @@ fn window_space(
         );
         return None;
     };
-    if space == StateSpace::Param {
-        requires(cx, m, space_span(i), &format!("`{what}.param`"), 70, (7, 7));
-    }
     Some(space)
 }
 
@@ -275,7 +256,7 @@ fn address_width(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> ScalarType {
 /// `cvta.space.size p, a` / `p, var{+imm}` and `cvta.to.space.size p, a`.
 pub fn cvta(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Cvta> {
     let to = m.flag("to");
-    let space = window_space(cx, i, m, "cvta")?;
+    let space = window_space(i, m, "cvta")?;
     let size = m.ty(&[U32, U64])?;
     let ops = operands(cx, i, 2)?;
     let dst = cx.dst(&ops[0], size, TypeRule::Strict);
@@ -318,7 +299,7 @@ pub fn isspacep(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<Isspacep> {
-    let space = window_space(cx, i, m, "isspacep")?;
+    let space = window_space(i, m, "isspacep")?;
     let ops = operands(cx, i, 2)?;
     let size = address_width(cx, &ops[1]);
     let dst = cx.dst(&ops[0], Pred, TypeRule::Strict);

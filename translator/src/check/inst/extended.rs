@@ -1,7 +1,7 @@
 //! Extended-precision integer arithmetic (ISA 8.7.2): syntax and type rules of `add.cc addc
 //! sub.cc subc mad.cc madc`, the instructions that read or write the carry flag CC.CF.
 
-use super::int::{requires, typed_operands};
+use super::int::typed_operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
@@ -52,13 +52,6 @@ pub fn carry(
         })
     });
     let ty = m.ty(&[U32, S32, U64, S64])?;
-    let what = format!("`{name}`");
-    if hi.is_some() {
-        requires(cx, m, &what, 20, (3, 0));
-    }
-    if ty.bits() == 64 {
-        requires(cx, m, &format!("64-bit `{name}`"), 20, (4, 3));
-    }
     let op = match (name, hi) {
         ("add" | "addc", _) => CarryOp::Add,
         ("sub" | "subc", _) => CarryOp::Sub,

@@ -1,44 +1,13 @@
 //! The ISA's rules for each floating-point instruction, type and modifier (ISA 8.7.3 and the
-//! half-precision forms), with the target and PTX version each form needs.
+//! half-precision forms). The target and PTX version each form needs are in the gating table
+//! (`check/gating/table.rs`), applied before these rules run.
 
 use super::Rounding;
 use super::float::{Float, FloatOp, Precision, Rules, Seen};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::diag::Span;
 use crate::types::ScalarType::*;
-
-/// The target and PTX version an instruction form needs.
-fn require(
-    cx: &mut FnCx<'_, '_>,
-    m: &mut Mods<'_, '_>,
-    span: Span,
-    sm: u32,
-    ptx: (u32, u32),
-    what: &str,
-) {
-    if cx.m.sm != 0 && cx.m.sm < sm {
-        m.error_at(
-            span,
-            format!(
-                "{what} requires sm_{sm} or higher (the module targets sm_{})",
-                cx.m.sm
-            ),
-            "not available on this target",
-        );
-    }
-    if cx.m.version < ptx {
-        m.error_at(
-            span,
-            format!(
-                "{what} requires PTX ISA {}.{} or later (the module is {}.{})",
-                ptx.0, ptx.1, cx.m.version.0, cx.m.version.1
-            ),
-            "not available in this PTX version",
-        );
-    }
-}
 
 /// The ISA's rules for each instruction and type; fills `f.precision`. Returns whether the
 /// form is valid (errors are on `m`).
@@ -141,11 +110,6 @@ pub(super) fn rules(
     match f.op {
         FloatOp::Add | FloatOp::Sub | FloatOp::Mul => {
             f.precision = rnd.map_or(Precision::Default, Precision::Round);
-            if matches!(rnd, Some(Rounding::Rm | Rounding::Rp)) && ty == F32 {
-                if let Some((_, sp)) = s.rnd {
-                    require(cx, m, sp, 20, (1, 0), &format!("`{name}.rm/.rp.f32`"));
-                }
-            }
         }
         FloatOp::Fma => {
             let is_mad = name == "mad";
@@ -197,17 +161,6 @@ pub(super) fn rules(
                     "not supported",
                 );
             }
-            if half {
-                require(cx, m, whole, 53, (4, 2), "half-precision `fma`");
-                if let Some(sp) = s.relu {
-                    require(cx, m, sp, 80, (7, 0), "`fma.relu`");
-                }
-                if bf {
-                    require(cx, m, whole, 80, (7, 0), "`fma.bf16`");
-                }
-            } else if ty == F32 && !is_mad {
-                require(cx, m, whole, 20, (2, 0), "`fma.f32`");
-            }
         }
         FloatOp::Div => {
             let modes = usize::from(s.approx.is_some())
@@ -235,11 +188,6 @@ pub(super) fn rules(
             } else if s.full.is_some() {
                 Precision::Full
             } else if let Some(r) = rnd {
-                if ty == F32 {
-                    if let Some((_, sp)) = s.rnd {
-                        require(cx, m, sp, 20, (1, 4), "`div.rnd.f32`");
-                    }
-                }
                 Precision::Round(r)
             } else if version >= (1, 4) {
                 m.error_at(
@@ -270,9 +218,6 @@ pub(super) fn rules(
                         "`rcp.approx.f64` exists only as `rcp.approx.ftz.f64`",
                         "add .ftz",
                     );
-                }
-                if ty == F64 {
-                    require(cx, m, whole, 20, (2, 1), "`rcp.approx.ftz.f64`");
                 }
                 Precision::Approx
             } else if let Some(r) = rnd {
@@ -325,18 +270,6 @@ pub(super) fn rules(
                     "add .ftz",
                 );
             }
-            if f.op == FloatOp::Rsqrt && ty == F64 && s.ftz.is_some() {
-                require(cx, m, whole, 20, (4, 0), "`rsqrt.approx.ftz.f64`");
-            }
-            if f.op == FloatOp::Tanh {
-                require(cx, m, whole, 75, (7, 0), "`tanh`");
-            }
-            if f.op == FloatOp::Ex2 && half {
-                require(cx, m, whole, 75, (7, 0), "half-precision `ex2`");
-            }
-            if bf && matches!(f.op, FloatOp::Ex2 | FloatOp::Tanh) {
-                require(cx, m, whole, 90, (7, 8), &format!("`{name}.bf16`"));
-            }
         }
         FloatOp::Min | FloatOp::Max => {
             if let (Some(x), None) = (s.xorsign, s.abs) {
@@ -361,7 +294,6 @@ pub(super) fn rules(
                         "remove it",
                     );
                 }
-                require(cx, m, whole, 100, (8, 8), &format!("three-input `{name}`"));
             } else if let (Some(a), None) = (s.abs, s.xorsign) {
                 m.error_at(
                     a,
@@ -381,53 +313,8 @@ pub(super) fn rules(
                     rules.forbid(s.abs, "abs", "double precision has no `.abs` form");
                 }
             }
-            if let Some(sp) = s.nan {
-                require(cx, m, sp, 80, (7, 0), &format!("`{name}.NaN`"));
-            }
-            if let Some(sp) = s.xorsign {
-                require(cx, m, sp, 86, (7, 2), &format!("`{name}.xorsign.abs`"));
-            }
-            if half {
-                require(
-                    cx,
-                    m,
-                    whole,
-                    80,
-                    (7, 0),
-                    &format!("half-precision `{name}`"),
-                );
-            }
         }
-        FloatOp::Abs | FloatOp::Neg => {
-            if half {
-                let need = if bf { (80, (7, 0)) } else { (53, (4, 2)) };
-                require(
-                    cx,
-                    m,
-                    whole,
-                    need.0,
-                    need.1,
-                    &format!("half-precision `{name}`"),
-                );
-            }
-        }
-        FloatOp::Copysign | FloatOp::Testp(_) => {
-            require(cx, m, whole, 20, (2, 0), &format!("`{name}`"));
-        }
-    }
-    if half && matches!(f.op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul) {
-        if bf {
-            require(cx, m, whole, 90, (7, 8), &format!("`{name}.bf16`"));
-        } else {
-            require(
-                cx,
-                m,
-                whole,
-                53,
-                (4, 2),
-                &format!("half-precision `{name}`"),
-            );
-        }
+        FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign | FloatOp::Testp(_) => {}
     }
     m.errors.len() == before
 }

@@ -2,8 +2,8 @@
 //! syntax and type rules of `mul24 mad24 sad popc clz bfind brev bfe bfi bmsk szext dp4a dp2a`,
 //! and the packed (`.u16x2/.s16x2`) and `.relu` forms of `add/min/max`.
 //!
-//! The PTX ISA versions and targets that introduced each form are checked here too, from the
-//! "PTX ISA Notes" and "Target ISA Notes" of each instruction.
+//! The PTX ISA versions and targets that introduced each form are in the gating table
+//! (`check/gating/table.rs`); `requires` remains for texture forms the table cannot express.
 
 use super::arith::{Arith, MulMode};
 use super::operands;
@@ -129,13 +129,6 @@ pub fn simd(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
             "unsigned values are never negative",
         );
     }
-    requires(
-        cx,
-        m,
-        &format!("`{}` on packed 16-bit values or with .relu", i.opcode.node),
-        90,
-        (8, 0),
-    );
     // The packed forms read and write `.b32` registers.
     let reg = if elem == S32 { S32 } else { B32 };
     let (dst, src) = typed_operands(cx, i, &[reg, reg, reg])?;
@@ -197,7 +190,6 @@ pub fn count_bits(
     m: &mut Mods<'_, '_>,
 ) -> Option<Arith> {
     let ty = m.ty(&[B32, B64])?;
-    requires(cx, m, &format!("`{}`", i.opcode.node), 20, (2, 0));
     let (dst, src) = typed_operands(cx, i, &[U32, ty])?;
     Some(Arith::new(ty, dst, src))
 }
@@ -209,7 +201,6 @@ pub fn brev(
     m: &mut Mods<'_, '_>,
 ) -> Option<Arith> {
     let ty = m.ty(&[B32, B64])?;
-    requires(cx, m, "`brev`", 20, (2, 0));
     let (dst, src) = typed_operands(cx, i, &[ty, ty])?;
     Some(Arith::new(ty, dst, src))
 }
@@ -231,7 +222,6 @@ pub fn bfind(
 ) -> Option<Bfind> {
     let shiftamt = m.flag("shiftamt");
     let ty = m.ty(&[U32, U64, S32, S64])?;
-    requires(cx, m, "`bfind`", 20, (2, 0));
     let (dst, src) = typed_operands(cx, i, &[U32, ty])?;
     let [a]: [Src; 1] = src.try_into().ok()?;
     Some(Bfind {
@@ -245,7 +235,6 @@ pub fn bfind(
 /// `bfe.{u32,u64,s32,s64} d, a, b, c`: `b` and `c` are `.u32` (sm_20).
 pub fn bfe(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
     let ty = m.ty(&[U32, U64, S32, S64])?;
-    requires(cx, m, "`bfe`", 20, (2, 0));
     let (dst, src) = typed_operands(cx, i, &[ty, ty, U32, U32])?;
     Some(Arith::new(ty, dst, src))
 }
@@ -253,7 +242,6 @@ pub fn bfe(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
 /// `bfi.{b32,b64} f, a, b, c, d`: `c` and `d` are `.u32` (sm_20).
 pub fn bfi(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
     let ty = m.ty(&[B32, B64])?;
-    requires(cx, m, "`bfi`", 20, (2, 0));
     let (dst, src) = typed_operands(cx, i, &[ty, ty, ty, U32, U32])?;
     Some(Arith::new(ty, dst, src))
 }
@@ -289,7 +277,6 @@ pub fn bmsk(
 ) -> Option<BitMask> {
     let wrap = wrap_mode(m);
     let ty = m.ty(&[B32])?;
-    requires(cx, m, "`bmsk`", 70, (7, 6));
     let (dst, src) = typed_operands(cx, i, &[ty, U32, U32])?;
     let [a, b]: [Src; 2] = src.try_into().ok()?;
     Some(BitMask {
@@ -309,7 +296,6 @@ pub fn szext(
 ) -> Option<BitMask> {
     let wrap = wrap_mode(m);
     let ty = m.ty(&[U32, S32])?;
-    requires(cx, m, "`szext`", 70, (7, 6));
     let (dst, src) = typed_operands(cx, i, &[ty, ty, U32])?;
     let [a, b]: [Src; 2] = src.try_into().ok()?;
     Some(BitMask {
@@ -351,7 +337,6 @@ pub fn dot(
     });
     let at = m.ty(&[U32, S32])?;
     let bt = m.ty(&[U32, S32])?;
-    requires(cx, m, &format!("`{}`", i.opcode.node), 61, (5, 0));
     let acc = if at == U32 && bt == U32 { U32 } else { S32 };
     let (dst, src) = typed_operands(cx, i, &[acc, at, bt, acc])?;
     let [a, b, c]: [Src; 3] = src.try_into().ok()?;

@@ -74,12 +74,7 @@ fn scope(m: &mut Mods<'_, '_>) -> Option<Scope> {
 
 /// `.weak`, `.volatile`, `.relaxed.scope`, `.acquire.scope` / `.release.scope`,
 /// `.mmio.relaxed.sys`.
-fn mem_sem(
-    cx: &FnCx<'_, '_>,
-    i: &ast::Instruction<'_>,
-    m: &mut Mods<'_, '_>,
-    store: bool,
-) -> MemSem {
+fn mem_sem(i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>, store: bool) -> MemSem {
     let order = if store { "release" } else { "acquire" };
     let wrong = if store { "acquire" } else { "release" };
     if m.flag(wrong) {
@@ -107,8 +102,6 @@ fn mem_sem(
                 );
                 return MemSem::Weak;
             };
-            let span = mod_span(i, if k == 2 { "relaxed" } else { order });
-            requires(cx, m, span, "`.relaxed`/`.acquire`/`.release`", 70, (6, 0));
             if k == 2 {
                 MemSem::Relaxed(s)
             } else if store {
@@ -367,7 +360,7 @@ fn cache_policy(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, hint: bool) -> 
 
 /// `ld{.sem}{.space}{.cop}{.nc}{.hints}{.vec}.type d, [a]{, policy}`.
 pub fn ld(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Ld> {
-    let sem = mem_sem(cx, i, m, false);
+    let sem = mem_sem(i, m, false);
     let space = space_modifier(m).unwrap_or(StateSpace::Generic);
     let nc = m.flag("nc");
     let hint = cache_hints(i, m, false, sem);
@@ -396,7 +389,6 @@ pub fn ld(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>)
                 );
             }
         }
-        requires(cx, m, span, "`ld.global.nc`", 32, (3, 1));
     }
     vector_ok(cx, m, vspan, vec, ty, space);
     cache_policy(cx, i, hint)?;
@@ -476,7 +468,7 @@ fn is_kernel_param(cx: &FnCx<'_, '_>, v: VarRef) -> bool {
 
 /// `st{.sem}{.space}{.cop}{.hints}{.vec}.type [a], b{, policy}`.
 pub fn st(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<St> {
-    let sem = mem_sem(cx, i, m, true);
+    let sem = mem_sem(i, m, true);
     let space = space_modifier(m).unwrap_or(StateSpace::Generic);
     let hint = cache_hints(i, m, true, sem);
     let (vec, vspan) = vector_mod(i, m);

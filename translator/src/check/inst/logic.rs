@@ -2,7 +2,7 @@
 
 use super::arith::Arith;
 use super::cmp::BoolOp;
-use super::int::{requires, typed_operands};
+use super::int::typed_operands;
 use super::operands;
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
@@ -87,10 +87,6 @@ pub struct Lop3Pred {
 pub fn lop3(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Lop3> {
     let op = m.pick(&[("or", BoolOp::Or), ("and", BoolOp::And)]);
     m.ty(&[B32])?;
-    requires(cx, m, "`lop3`", 50, (4, 3));
-    if op.is_some() {
-        requires(cx, m, "`lop3` with a predicate result", 50, (8, 2));
-    }
     let n = if op.is_some() { 6 } else { 5 };
     let ops = operands(cx, i, n)?;
     let (dst, p) = match (&ops[0].kind, op) {
@@ -176,7 +172,6 @@ pub fn shf(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let left = m.pick(&[("l", true), ("r", false)]);
     let wrap = m.pick(&[("clamp", false), ("wrap", true)]);
     m.ty(&[B32])?;
-    requires(cx, m, "`shf`", 32, (3, 1));
     // Missing modes are reported and decoding goes on, so that other errors show too.
     let left = left.unwrap_or_else(|| {
         m.error_on_opcode("`shf` needs a direction, `.l` or `.r`", "add .l or .r");

@@ -1,6 +1,6 @@
 //! `prmt` (ISA 8.7.6.5): syntax and type rules.
 
-use super::int::{requires, typed_operands};
+use super::int::typed_operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
@@ -45,7 +45,6 @@ pub fn prmt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         ("ecr", PrmtMode::Ecr),
         ("rc16", PrmtMode::Rc16),
     ]);
-    requires(cx, m, "`prmt`", 20, (2, 0));
     let (dst, src) = typed_operands(cx, i, &[B32, B32, B32, B32])?;
     let [a, b, c]: [Src; 3] = src.try_into().ok()?;
     Some(Prmt { mode, dst, a, b, c })

@@ -248,7 +248,6 @@ pub fn tld4(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     }
     let dtype = m.ty(&[U32, S32, F32])?;
     m.ty(&[F32])?;
-    requires(cx, m, "`tld4`", 20, (2, 2));
     if geom != Geometry::D2 {
         requires(cx, m, &format!("`tld4.{}`", geom.name()), 30, (4, 3));
     }
