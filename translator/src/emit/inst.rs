@@ -230,11 +230,12 @@ impl FnEmitter<'_, '_> {
                 self.e.b.memory_barrier(sc, sem)?;
                 return Ok(());
             }
-            Op::Call {
-                func,
-                args,
-                results,
-            } => {
+            Op::Call(c) => {
+                let crate::ir::Call {
+                    func,
+                    args,
+                    results,
+                } = &**c;
                 let callee = self.fn_ids[func.0 as usize];
                 let mut ops = Vec::with_capacity(1 + args.len());
                 ops.push(Operand::IdRef(callee));

@@ -107,8 +107,8 @@ pub fn run(f: &mut Function) {
                     stored[vi] = (stamp, w);
                     None
                 }
-                (Op::Call { results, .. }, _) => {
-                    for r in results.iter() {
+                (Op::Call(c), _) => {
+                    for r in c.results.iter() {
                         held[r.0 as usize].0 = 0;
                         stored[r.0 as usize].0 = 0;
                     }
@@ -352,9 +352,10 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
             }
             match &i.op {
                 Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
-                Op::Call { results, .. } => {
-                    results.iter().for_each(|v| mentioned[v.0 as usize] = true)
-                }
+                Op::Call(c) => c
+                    .results
+                    .iter()
+                    .for_each(|v| mentioned[v.0 as usize] = true),
                 Op::Texture(t) => t
                     .results
                     .iter()
@@ -393,7 +394,7 @@ fn compact_vars(f: &mut Function, mentioned: &[bool]) {
         for inst in &mut b.insts {
             if matches!(
                 inst.op,
-                Op::LoadVar(_) | Op::StoreVar(..) | Op::Call { .. } | Op::Texture(_)
+                Op::LoadVar(_) | Op::StoreVar(..) | Op::Call(_) | Op::Texture(_)
             ) {
                 map_op(&mut inst.op, |v| v, |x| new_id[x.0 as usize]);
             }

@@ -53,7 +53,7 @@ pub fn inline_where(module: &mut Module, holds: impl Fn(&Function) -> bool) {
 pub(super) fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
     f.blocks.iter().flat_map(|b| {
         b.insts.iter().filter_map(|i| match &i.op {
-            Op::Call { func, .. } => Some(*func),
+            Op::Call(c) => Some(c.func),
             _ => None,
         })
     })
@@ -62,10 +62,10 @@ pub(super) fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
 fn find_call(f: &Function, wanted: impl Fn(FuncId) -> bool) -> Option<(BlockId, usize, FuncId)> {
     for (bi, b) in f.blocks.iter().enumerate() {
         for (k, i) in b.insts.iter().enumerate() {
-            if let Op::Call { func, .. } = &i.op
-                && wanted(*func)
+            if let Op::Call(c) = &i.op
+                && wanted(c.func)
             {
-                return Some((BlockId(bi as u32), k, *func));
+                return Some((BlockId(bi as u32), k, c.func));
             }
         }
     }
@@ -96,12 +96,12 @@ pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall
     let mut insts = block.insts;
     let rest = insts.split_off(k + 1);
     let Some(Inst {
-        op: Op::Call { args, results, .. },
-        ..
+        op: Op::Call(call), ..
     }) = insts.pop()
     else {
         return None;
     };
+    let super::Call { args, results, .. } = *call;
     f.block_mut(b).insts = insts;
     let cont = f.new_block();
     *f.block_mut(cont) = Block {
@@ -271,10 +271,10 @@ pub(super) fn prune(module: &mut Module) {
     for f in &mut kept {
         for b in &mut f.blocks {
             for i in &mut b.insts {
-                if let Op::Call { func, .. } = &mut i.op
-                    && let Some(id) = new_id[func.0 as usize]
+                if let Op::Call(c) = &mut i.op
+                    && let Some(id) = new_id[c.func.0 as usize]
                 {
-                    *func = id;
+                    c.func = id;
                 }
             }
         }
@@ -350,9 +350,9 @@ pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(V
             *compare = v(*compare);
             *value = v(*value);
         }
-        Op::Call { args, results, .. } => {
-            args.iter_mut().for_each(|a| *a = v(*a));
-            results.iter_mut().for_each(|r| *r = var(*r));
+        Op::Call(c) => {
+            c.args.iter_mut().for_each(|a| *a = v(*a));
+            c.results.iter_mut().for_each(|r| *r = var(*r));
         }
         Op::BitExtract {
             base,

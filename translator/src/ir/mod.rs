@@ -572,6 +572,14 @@ impl Scope {
     }
 }
 
+/// Calls `func`; its return values are stored into `results`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub func: FuncId,
+    pub args: Vec<ValueId>,
+    pub results: Vec<VarId>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
     /// A constant of the result type; the low bits of `bits`.
@@ -631,12 +639,8 @@ pub enum Op {
     Fence(Scope),
     /// A warp-wide operation (see [`WarpOp`]); a synchronization point like `Barrier`.
     Warp(WarpOp, Vec<ValueId>),
-    /// Calls `func`; its return values are stored into `results`.
-    Call {
-        func: FuncId,
-        args: Vec<ValueId>,
-        results: Vec<VarId>,
-    },
+    /// Calls a function (boxed: the other variants fit in 32 bytes).
+    Call(Box<Call>),
     // --- integer bit fields (32-bit operands in Vulkan) ---
     /// `OpBitFieldUExtract`/`OpBitFieldSExtract`: `count` bits of `base` from bit `offset`, zero-
     /// or sign-extended. Undefined when `offset + count` exceeds the width; 0 when `count` is 0.
@@ -686,4 +690,18 @@ pub enum TexOpKind {
     Fetch(ValueId),
     /// `OpImageGather` of one component (0-3) of the bilinear footprint.
     Gather(u32),
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// Every IR instruction is one `Op`; lowering pushes and passes move millions of them, so a
+    /// variant that needs more room goes behind a `Box` (as `Call` does).
+    #[test]
+    fn an_op_fits_in_32_bytes() {
+        assert!(
+            std::mem::size_of::<super::Op>() <= 32,
+            "{}",
+            std::mem::size_of::<super::Op>()
+        );
+    }
 }

@@ -286,8 +286,8 @@ fn find_member_call(
 ) -> Option<(BlockId, usize, usize)> {
     for (bi, b) in g.blocks.iter().enumerate() {
         for (k, i) in b.insts.iter().enumerate() {
-            if let Op::Call { func, .. } = &i.op
-                && let Some(callee) = member_of(*func)
+            if let Op::Call(c) = &i.op
+                && let Some(callee) = member_of(c.func)
             {
                 return Some((BlockId(bi as u32), k, callee));
             }
@@ -447,7 +447,7 @@ fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> HashSet<VarId> {
                     Op::StoreVar(v, _) => {
                         defs.insert(*v);
                     }
-                    Op::Call { results, .. } => defs.extend(results.iter().copied()),
+                    Op::Call(c) => defs.extend(c.results.iter().copied()),
                     _ => {}
                 }
             }
@@ -489,15 +489,15 @@ fn redirect_calls(
     for bi in 0..f.blocks.len() {
         let mut k = 0;
         while k < f.blocks[bi].insts.len() {
-            let Op::Call {
-                func,
-                args,
-                results,
-            } = f.blocks[bi].insts[k].op.clone()
-            else {
+            let Op::Call(call) = f.blocks[bi].insts[k].op.clone() else {
                 k += 1;
                 continue;
             };
+            let super::Call {
+                func,
+                args,
+                results,
+            } = *call;
             let Some(m) = member_of(func) else {
                 k += 1;
                 continue;
@@ -537,11 +537,11 @@ fn redirect_calls(
                 })
                 .collect();
             let n = before.len();
-            f.blocks[bi].insts[k].op = Op::Call {
+            f.blocks[bi].insts[k].op = Op::Call(Box::new(super::Call {
                 func: gid,
                 args: full_args,
                 results: full_results,
-            };
+            }));
             f.blocks[bi].insts.splice(k..k, before);
             k += n + 1;
         }

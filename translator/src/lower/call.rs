@@ -125,11 +125,11 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
             }
         }
     }
-    cx.emit_void(Op::Call {
+    cx.emit_void(Op::Call(Box::new(crate::ir::Call {
         func,
         args: values,
         results,
-    });
+    })));
 }
 
 /// A call through a function pointer: SPIR-V has none, so the pointer (a function's

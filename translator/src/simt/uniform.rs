@@ -87,8 +87,8 @@ pub fn analyze(f: &Function, tree: &[U]) -> Uniformity {
                             changed = true;
                         }
                     }
-                    Op::Call { results, .. } => {
-                        for r in results {
+                    Op::Call(c) => {
+                        for r in &c.results {
                             if var[r.0 as usize] {
                                 var[r.0 as usize] = false;
                                 changed = true;

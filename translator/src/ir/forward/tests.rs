@@ -445,11 +445,11 @@ fn calls_end_forwarding_of_their_results() {
     f.push_void(b, Op::StoreVar(r, c));
     f.push_void(
         b,
-        Op::Call {
+        Op::Call(Box::new(crate::ir::Call {
             func: FuncId(1),
             args: vec![c],
             results: vec![r],
-        },
+        })),
     );
     let l = f.push(b, Ty::I32, Op::LoadVar(r));
     let a = f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, l));
