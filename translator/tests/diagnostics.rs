@@ -224,6 +224,32 @@ fn duplicate_labels_and_declarations() {
     );
 }
 
+/// `%r<N>` declares `%r0` .. `%r(N-1)` (ISA 5.4.5): a single name clashes with a range that
+/// covers it, whichever comes first, and only then; `%r1<5>` covers `%r10` .. `%r14`.
+#[test]
+fn register_ranges_clash_with_the_names_they_declare() {
+    let src = kernel(
+        "  .reg .b32 %r<4>;\n  .reg .b32 %r12;\n  .reg .b32 %r3;\n  .reg .b32 %r03;\n  .reg .b32 %q1<5>;\n  .reg .b32 %q13;\n  .reg .b32 %q15;\n  .reg .b32 %q2;\n  .reg .b32 %a7;\n  .reg .b32 %a8;\n  .reg .b32 %a<8>;\n  .reg .b32 %b7;\n  .reg .b32 %b<7>;\n  ret;\n",
+    );
+    check(
+        &src,
+        &[
+            want("`%r3` is already declared in this scope", "%r3;"),
+            want("`%q13` is already declared in this scope", "%q13;"),
+            want("`%a` is already declared in this scope", "%a<8>"),
+        ],
+    );
+    // Many single declarations in one scope (the clash test used to walk the scope for each).
+    let decls: String = (0..20_000)
+        .map(|i| format!("  .reg .b32 %v{i};\n"))
+        .collect();
+    let src = kernel(&format!("{decls}  .reg .b32 %v<3>;\n  ret;\n"));
+    check(
+        &src,
+        &[want("`%v` is already declared in this scope", "%v<3>")],
+    );
+}
+
 #[test]
 fn out_of_range_constants() {
     let src = kernel(

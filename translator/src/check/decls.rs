@@ -559,15 +559,23 @@ fn member_index(name: &str, base: &str) -> Option<u32> {
 fn declare(cx: &mut FnCx<'_, '_>, name: &str, span: Span, sym: Symbol) {
     let scope = cx.scopes.len() - 1;
     // `%r<4>` declares `%r0` .. `%r3` (ISA 5.4.5): those names clash with single declarations.
-    let clash = cx.scopes[scope].iter().any(|(other, s)| match (s, sym) {
-        (Symbol::RegRange(ri), _) => {
-            member_index(name, other).is_some_and(|n| n < cx.ranges[*ri as usize].count)
-        }
-        (_, Symbol::RegRange(ri)) => {
-            member_index(other, name).is_some_and(|n| n < cx.ranges[ri as usize].count)
-        }
-        _ => false,
+    // A range whose members include `name` has a base that is `name` without some of its
+    // trailing digits: a lookup per digit, not a walk over the scope per declaration.
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let in_range = (name.len() - digits..name.len()).any(|at| {
+        let base = &name[..at];
+        matches!(cx.scopes[scope].get(base), Some(Symbol::RegRange(ri))
+            if member_index(name, base).is_some_and(|n| n < cx.ranges[*ri as usize].count))
     });
+    // A new range against the single names already declared (ranges are few: a walk is fine).
+    let covers = match sym {
+        Symbol::RegRange(ri) => cx.scopes[scope].iter().any(|(other, s)| {
+            !matches!(s, Symbol::RegRange(_))
+                && member_index(other, name).is_some_and(|n| n < cx.ranges[ri as usize].count)
+        }),
+        _ => false,
+    };
+    let clash = in_range || covers;
     if cx.scopes[scope].contains_key(name) || clash {
         cx.error(
             Diagnostic::error(span, format!("`{name}` is already declared in this scope"))
