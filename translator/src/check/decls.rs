@@ -291,22 +291,7 @@ fn init_elem(m: &mut ModuleCx<'_>, e: &ast::Expr<'_>, ty: ScalarType) -> Option<
 
 /// A function's signature; the body is checked later.
 pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function {
-    let mut func = Function {
-        name: f.name.node.to_string(),
-        kind: f.kind,
-        returns: Vec::new(),
-        params: Vec::new(),
-        regs: Vec::new(),
-        vars: Vec::new(),
-        labels: Vec::new(),
-        body: None,
-        reqntid: None,
-        maxntid: None,
-        noreturn: false,
-        global_uses: Vec::new(),
-        calls: Vec::new(),
-        span: f.span,
-    };
+    let mut func = Function::declared(f.name.node, f.kind, false, f.span);
     if f.kind == FunctionKind::Entry && !f.returns.is_empty() {
         m.diags.push(Diagnostic::error(
             f.name.span,
@@ -350,22 +335,7 @@ pub(super) fn prototype(
     noreturn: bool,
     span: Span,
 ) -> Function {
-    let mut func = Function {
-        name: name.to_string(),
-        kind: FunctionKind::Func,
-        returns: Vec::new(),
-        params: Vec::new(),
-        regs: Vec::new(),
-        vars: Vec::new(),
-        labels: Vec::new(),
-        body: None,
-        reqntid: None,
-        maxntid: None,
-        noreturn,
-        global_uses: Vec::new(),
-        calls: Vec::new(),
-        span,
-    };
+    let mut func = Function::declared(name, FunctionKind::Func, noreturn, span);
     let mut ps = Vec::new();
     for p in params {
         ps.extend(param(m, &mut func, p, FunctionKind::Func));

@@ -49,13 +49,7 @@ pub(crate) const fn g(
     ptx: Version,
     sm: u32,
 ) -> Gate {
-    Gate {
-        op,
-        when,
-        ptx,
-        sm,
-        what: "",
-    }
+    gw(op, when, ptx, sm, "")
 }
 
 pub(crate) const fn gw(

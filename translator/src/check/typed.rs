@@ -134,6 +134,26 @@ pub struct Function {
 }
 
 impl Function {
+    /// A declared function with nothing in it yet: no parameters, registers, body or uses.
+    pub fn declared(name: &str, kind: FunctionKind, noreturn: bool, span: Span) -> Function {
+        Function {
+            name: name.to_string(),
+            kind,
+            returns: Vec::new(),
+            params: Vec::new(),
+            regs: Vec::new(),
+            vars: Vec::new(),
+            labels: Vec::new(),
+            body: None,
+            reqntid: None,
+            maxntid: None,
+            noreturn,
+            global_uses: Vec::new(),
+            calls: Vec::new(),
+            span,
+        }
+    }
+
     pub fn reg(&self, r: RegId) -> &Register {
         &self.regs[r.0 as usize]
     }

@@ -277,12 +277,27 @@ fn fold_conv(op: ConvOp, a: ValueId, from: Ty, to: Ty, def: &[Def], values: &[Ty
         // A constant's bits may become an integer; float constants stay as the driver sees them
         // written (a NaN's payload or a subnormal in `OpConstant` is the driver's to handle).
         (ConvOp::Bitcast, Def::Const(c)) if !to.is_float() && to != Ty::Bool => Fold::Const(c),
-        (ConvOp::ZExt, Def::Const(c)) if ints => Fold::Const(c),
-        (ConvOp::SExt, Def::Const(c)) if ints => Fold::Const(low_bits(sign_extend(c, from), to)),
-        (ConvOp::Trunc, Def::Const(c)) if ints => Fold::Const(low_bits(c, to)),
+        (ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc, Def::Const(c)) if ints => {
+            conv_const(op, c, from, to).map_or(Fold::Keep, Fold::Const)
+        }
         // Truncating an extension back to the width it came from.
         (ConvOp::Trunc, Def::Extend(src)) if values[src.0 as usize] == to => Fold::Value(src),
         _ => Fold::Keep,
+    }
+}
+
+/// The bits of an integer conversion of the constant `c` of type `from` (only its low bits
+/// are its value), or `None` for other conversions and types. Lowering folds with it too.
+pub(crate) fn conv_const(op: ConvOp, c: u64, from: Ty, to: Ty) -> Option<u64> {
+    if from.is_float() || to.is_float() || from == Ty::Bool || to == Ty::Bool {
+        return None;
+    }
+    let c = low_bits(c, from);
+    match op {
+        ConvOp::ZExt => Some(c),
+        ConvOp::SExt => Some(low_bits(sign_extend(c, from), to)),
+        ConvOp::Trunc => Some(low_bits(c, to)),
+        _ => None,
     }
 }
 

@@ -656,20 +656,10 @@ impl Cx<'_> {
             {
                 return src;
             }
-            Some(&Op::Const(bits))
-                if matches!(op, ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc)
-                    && !from.is_float()
-                    && !to.is_float()
-                    && from != Ty::Bool =>
-            {
-                // A constant holds the low bits of `bits`: the rest is not its value.
-                let shift = 64 - from.bits();
-                let bits = if op == ConvOp::SExt {
-                    (((bits << shift) as i64) >> shift) as u64
-                } else {
-                    (bits << shift) >> shift
-                };
-                return self.konst(to, bits);
+            Some(&Op::Const(bits)) => {
+                if let Some(bits) = crate::ir::forward::conv_const(op, bits, from, to) {
+                    return self.konst(to, bits);
+                }
             }
             _ => {}
         }

@@ -253,11 +253,7 @@ impl<'a> P<'a> {
             }
             Some(Token::Dot("target")) => {
                 self.advance();
-                let mut names = vec![self.ident()?];
-                while self.eat(Token::Punct(",")) {
-                    names.push(self.ident()?);
-                }
-                Ok(Item::Target(names))
+                Ok(Item::Target(self.comma_list(Self::ident)?))
             }
             Some(Token::Dot("address_size")) => {
                 self.advance();
@@ -415,14 +411,11 @@ impl<'a> P<'a> {
 
     fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
         self.punct("(")?;
-        let mut out = Vec::new();
-        if !self.eat(Token::Punct(")")) {
-            out.push(self.var_decl()?);
-            while self.eat(Token::Punct(",")) {
-                out.push(self.var_decl()?);
-            }
-            self.punct(")")?;
+        if self.eat(Token::Punct(")")) {
+            return Ok(Vec::new());
         }
+        let out = self.comma_list(Self::var_decl)?;
+        self.punct(")")?;
         Ok(out)
     }
 
@@ -716,10 +709,7 @@ impl<'a> P<'a> {
             }
             Some(Token::Dot("calltargets")) => {
                 self.advance();
-                let mut names = vec![self.ident()?];
-                while self.eat(Token::Punct(",")) {
-                    names.push(self.ident()?);
-                }
+                let names = self.comma_list(Self::ident)?;
                 self.punct(";")?;
                 Ok(Statement::CallTargets(names, self.span_from(from)))
             }
@@ -753,10 +743,7 @@ impl<'a> P<'a> {
             }
             Some(Token::Dot("pragma")) => {
                 self.advance();
-                let mut strs = vec![self.string()?];
-                while self.eat(Token::Punct(",")) {
-                    strs.push(self.string()?);
-                }
+                let strs = self.comma_list(Self::string)?;
                 self.punct(";")?;
                 Ok(Statement::Pragma(strs.join(","), self.span_from(from)))
             }
@@ -845,11 +832,17 @@ impl<'a> P<'a> {
         Ok(a)
     }
 
-    fn operand_list(&mut self, close: &'static str) -> R<Vec<Operand<'a>>> {
-        let mut items = vec![self.operand()?];
+    /// One or more `item`s separated by commas.
+    fn comma_list<T>(&mut self, mut item: impl FnMut(&mut Self) -> R<T>) -> R<Vec<T>> {
+        let mut out = vec![item(self)?];
         while self.eat(Token::Punct(",")) {
-            items.push(self.operand()?);
+            out.push(item(self)?);
         }
+        Ok(out)
+    }
+
+    fn operand_list(&mut self, close: &'static str) -> R<Vec<Operand<'a>>> {
+        let items = self.comma_list(Self::operand)?;
         self.punct(close)?;
         Ok(items)
     }
