@@ -5,7 +5,7 @@
 //! leaves several constructs at once stores its target in a variable, breaks out of the innermost
 //! construct, and the code after each construct's merge forwards it outward.
 
-use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
+use rspirv::spirv::{self, LoopControl, Op, SelectionControl, StorageClass, Word};
 
 use super::{Emitter, R};
 use crate::ir::{Function, Ty, ValueId};
@@ -57,17 +57,24 @@ pub(super) fn emit_function(
         }
     };
     let fn_ty = e.fn_type(ret_ty, &param_tys);
-    e.b.begin_function(ret_ty, Some(id), spirv::FunctionControl::NONE, fn_ty)?;
-    let mut params = Vec::new();
+    let control = spirv::FunctionControl::NONE.bits();
+    e.body
+        .head(Op::Function, Some(ret_ty), Some(id), &[control, fn_ty]);
+    let mut params = Vec::with_capacity(param_tys.len());
     for t in &param_tys {
-        params.push(e.b.function_parameter(*t)?);
+        let p = e.b.id();
+        e.body.head(Op::FunctionParameter, Some(*t), Some(p), &[]);
+        params.push(p);
     }
-    e.b.begin_block(None)?;
-    let mut vars = Vec::new();
+    let entry = e.b.id();
+    e.body.head(Op::Label, None, Some(entry), &[]);
+    let mut vars = Vec::with_capacity(f.vars.len());
     for v in &f.vars {
         let t = e.ty(v.ty);
         let pt = e.ptr(StorageClass::Function, t);
-        let var = e.b.variable(pt, None, StorageClass::Function, None);
+        let var = e.b.id();
+        e.body
+            .var(pt, var, &[StorageClass::Function as Word], false);
         e.b.name(var, v.name.clone());
         vars.push(var);
     }
@@ -84,9 +91,9 @@ pub(super) fn emit_function(
     };
     fe.seq(tree)?;
     if !fe.done {
-        fe.e.b.ret()?;
+        fe.e.op_void(Op::Return, &[]);
     }
-    fe.e.b.end_function()?;
+    fe.e.body.end_function();
     Ok(())
 }
 
@@ -106,16 +113,14 @@ impl FnEmitter<'_, '_> {
         Ok(())
     }
 
-    fn begin(&mut self, label: Word) -> R<()> {
-        self.e.b.begin_block(Some(label))?;
+    fn begin(&mut self, label: Word) {
+        self.e.body.inst(Op::Label, None, Some(label), &[]);
         self.done = false;
-        Ok(())
     }
 
-    fn branch(&mut self, target: Word) -> R<()> {
-        self.e.b.branch(target)?;
+    fn branch(&mut self, target: Word) {
+        self.e.op_void(Op::Branch, &[target]);
         self.done = true;
-        Ok(())
     }
 
     fn node(&mut self, n: &Node) -> R<()> {
@@ -123,7 +128,7 @@ impl FnEmitter<'_, '_> {
             Node::Code(b) => {
                 let insts = &self.f.block(*b).insts;
                 // Most IR instructions become one SPIR-V instruction: grow the block once.
-                self.e.reserve(insts.len());
+                self.e.body.reserve(insts.len());
                 for inst in insts {
                     self.inst(inst)?;
                 }
@@ -143,16 +148,16 @@ impl FnEmitter<'_, '_> {
             Node::Branch(d) => self.tree_branch(*d),
             Node::Return(vals) => {
                 match vals.len() {
-                    0 => self.e.b.ret()?,
+                    0 => self.e.op_void(Op::Return, &[]),
                     1 => {
                         let v = self.value(vals[0]);
-                        self.e.b.ret_value(v)?
+                        self.e.op_void(Op::ReturnValue, &[v]);
                     }
                     _ => {
                         let ret_ty = self.struct_of_returns();
                         let parts: Vec<Word> = vals.iter().map(|v| self.value(*v)).collect();
-                        let s = self.e.b.composite_construct(ret_ty, None, parts)?;
-                        self.e.b.ret_value(s)?
+                        let s = self.e.op(Op::CompositeConstruct, ret_ty, &parts);
+                        self.e.op_void(Op::ReturnValue, &[s]);
                     }
                 }
                 self.done = true;
@@ -160,12 +165,12 @@ impl FnEmitter<'_, '_> {
             }
             Node::Exit => {
                 // In the kernel's own body `exit` ends the invocation like `ret`.
-                self.e.b.ret()?;
+                self.e.op_void(Op::Return, &[]);
                 self.done = true;
                 Ok(())
             }
             Node::Unreachable => {
-                self.e.b.unreachable()?;
+                self.e.op_void(Op::Unreachable, &[]);
                 self.done = true;
                 Ok(())
             }
@@ -185,24 +190,25 @@ impl FnEmitter<'_, '_> {
         else_: impl FnOnce(&mut Self) -> R<()>,
     ) -> R<()> {
         let (t, e, m) = (self.e.b.id(), self.e.b.id(), self.e.b.id());
-        self.e.b.selection_merge(m, SelectionControl::NONE)?;
-        self.e.b.branch_conditional(c, t, e, [])?;
-        self.begin(t)?;
+        self.e
+            .op_void(Op::SelectionMerge, &[m, SelectionControl::NONE.bits()]);
+        self.e.op_void(Op::BranchConditional, &[c, t, e]);
+        self.begin(t);
         then(self)?;
         let then_done = self.done;
         if !self.done {
-            self.branch(m)?;
+            self.branch(m);
         }
-        self.begin(e)?;
+        self.begin(e);
         else_(self)?;
         let else_done = self.done;
         if !self.done {
-            self.branch(m)?;
+            self.branch(m);
         }
-        self.begin(m)?;
+        self.begin(m);
         if then_done && else_done {
             // Nothing reaches the merge block.
-            self.e.b.unreachable()?;
+            self.e.op_void(Op::Unreachable, &[]);
             self.done = true;
         }
         Ok(())
@@ -217,7 +223,7 @@ impl FnEmitter<'_, '_> {
         let ty = self.f.ty(value);
         let kc = self.e.konst(ty, k as u64);
         let bool_t = self.e.ty(Ty::Bool);
-        let c = self.e.b.i_equal(bool_t, None, v, kc)?;
+        let c = self.e.op(Op::IEqual, bool_t, &[v, kc]);
         self.selection(
             c,
             |fe| fe.seq(&cases[k]),
@@ -230,11 +236,12 @@ impl FnEmitter<'_, '_> {
         let start = self.e.b.id();
         let merge = self.e.b.id();
         let cont = self.e.b.id();
-        self.branch(header)?;
-        self.begin(header)?;
-        self.e.b.loop_merge(merge, cont, LoopControl::NONE, [])?;
-        self.branch(start)?;
-        self.begin(start)?;
+        self.branch(header);
+        self.begin(header);
+        self.e
+            .op_void(Op::LoopMerge, &[merge, cont, LoopControl::NONE.bits()]);
+        self.branch(start);
+        self.begin(start);
         self.frames.push(Frame {
             kind,
             merge,
@@ -244,12 +251,12 @@ impl FnEmitter<'_, '_> {
         self.seq(body)?;
         // Falling off the end leaves either kind of construct.
         if !self.done {
-            self.branch(merge)?;
+            self.branch(merge);
         }
         let frame = self.frames.pop();
-        self.begin(cont)?;
-        self.branch(header)?;
-        self.begin(merge)?;
+        self.begin(cont);
+        self.branch(header);
+        self.begin(merge);
         if frame.is_some_and(|f| f.forwards) {
             self.forward_pending()?;
         }
@@ -265,21 +272,9 @@ impl FnEmitter<'_, '_> {
         let pt = self.e.ptr(StorageClass::Function, t);
         let zero = self.e.u32_const(0);
         let var = self.e.b.id();
-        let inst = rspirv::dr::Instruction::new(
-            spirv::Op::Variable,
-            Some(pt),
-            Some(var),
-            vec![
-                rspirv::dr::Operand::StorageClass(StorageClass::Function),
-                rspirv::dr::Operand::IdRef(zero),
-            ],
-        );
-        let func = self.e.b.selected_function().unwrap_or(0);
-        if let Some(f) = self.e.b.module_mut().functions.get_mut(func)
-            && let Some(first) = f.blocks.first_mut()
-        {
-            first.instructions.insert(0, inst);
-        }
+        self.e
+            .body
+            .var(pt, var, &[StorageClass::Function as Word, zero], true);
         self.e.b.name(var, "ptxvk.branch_target");
         self.pending = Some(var);
         var
@@ -296,16 +291,18 @@ impl FnEmitter<'_, '_> {
             } else {
                 f.cont
             };
-            return self.branch(to);
+            self.branch(to);
+            return Ok(());
         }
         let var = self.pending_var();
         let code = self.e.u32_const(target as u32 + 1);
-        self.e.store(var, code, None)?;
+        self.e.store(var, code, None);
         for f in &mut self.frames[target + 1..] {
             f.forwards = true;
         }
         let merge = self.frames[n - 1].merge;
-        self.branch(merge)
+        self.branch(merge);
+        Ok(())
     }
 
     /// After a construct's merge: if a multi-level branch is in flight, take it here when this is
@@ -317,9 +314,9 @@ impl FnEmitter<'_, '_> {
         let var = self.pending_var();
         let u32t = self.e.ty(Ty::I32);
         let bool_t = self.e.ty(Ty::Bool);
-        let p = self.e.load(u32t, var, None)?;
+        let p = self.e.load(u32t, var, None);
         let zero = self.e.u32_const(0);
-        let active = self.e.b.i_not_equal(bool_t, None, p, zero)?;
+        let active = self.e.op(Op::INotEqual, bool_t, &[p, zero]);
         let here_code = self.e.u32_const(parent as u32 + 1);
         let (kind, merge, cont) = {
             let f = &self.frames[parent];
@@ -328,16 +325,18 @@ impl FnEmitter<'_, '_> {
         self.selection(
             active,
             |fe| {
-                let here = fe.e.b.i_equal(bool_t, None, p, here_code)?;
+                let here = fe.e.op(Op::IEqual, bool_t, &[p, here_code]);
                 fe.selection(
                     here,
                     |fe| {
-                        fe.e.store(var, zero, None)?;
-                        fe.branch(if kind == Kind::Block { merge } else { cont })
+                        fe.e.store(var, zero, None);
+                        fe.branch(if kind == Kind::Block { merge } else { cont });
+                        Ok(())
                     },
                     |fe| {
                         fe.frames[parent].forwards = true;
-                        fe.branch(merge)
+                        fe.branch(merge);
+                        Ok(())
                     },
                 )
             },

@@ -1,8 +1,8 @@
 //! IR instructions to SPIR-V instructions.
 
-use rspirv::dr::Operand;
 use rspirv::spirv::{
-    self, Capability, Decoration, GlslStd450Op, MemoryAccess, MemorySemantics, StorageClass, Word,
+    self, Capability, Decoration, GlslStd450Op, MemoryAccess, MemorySemantics, Op as S,
+    StorageClass, Word,
 };
 
 use super::func::FnEmitter;
@@ -25,88 +25,90 @@ impl FnEmitter<'_, '_> {
             }
             Op::LoadVar(v) => {
                 let var = self.vars[v.0 as usize];
-                self.e.load(result_ty, var, None)?
+                self.e.load(result_ty, var, None)
             }
             Op::StoreVar(v, val) => {
                 let var = self.vars[v.0 as usize];
                 let val = self.value(*val);
-                self.e.store(var, val, None)?;
+                self.e.store(var, val, None);
                 return Ok(());
             }
             Op::Un(op, a) => {
                 let a = self.value(*a);
-                let b = &mut self.e.b;
-                match op {
-                    UnOp::INeg => b.s_negate(result_ty, None, a)?,
-                    UnOp::Not if rty == Some(Ty::Bool) => b.logical_not(result_ty, None, a)?,
-                    UnOp::Not => b.not(result_ty, None, a)?,
-                    UnOp::FNeg => b.f_negate(result_ty, None, a)?,
-                    UnOp::IsNan => b.is_nan(result_ty, None, a)?,
-                    UnOp::IsInf => b.is_inf(result_ty, None, a)?,
-                    UnOp::BitCount => b.bit_count(result_ty, None, a)?,
-                    UnOp::BitReverse => b.bit_reverse(result_ty, None, a)?,
-                }
+                let code = match op {
+                    UnOp::INeg => S::SNegate,
+                    UnOp::Not if rty == Some(Ty::Bool) => S::LogicalNot,
+                    UnOp::Not => S::Not,
+                    UnOp::FNeg => S::FNegate,
+                    UnOp::IsNan => S::IsNan,
+                    UnOp::IsInf => S::IsInf,
+                    UnOp::BitCount => S::BitCount,
+                    UnOp::BitReverse => S::BitReverse,
+                };
+                self.e.op(code, result_ty, &[a])
             }
             Op::Bin(op, a, b, flags) => {
                 let operand_ty = self.f.ty(*a);
                 let (a, b) = (self.value(*a), self.value(*b));
-                self.binary(*op, result_ty, operand_ty, a, b, *flags)?
+                self.binary(*op, result_ty, operand_ty, a, b, *flags)
             }
             Op::Select(c, a, b) => {
                 let (c, a, b) = (self.value(*c), self.value(*a), self.value(*b));
-                self.e.b.select(result_ty, None, c, a, b)?
+                self.e.op(S::Select, result_ty, &[c, a, b])
             }
             Op::Conv(op, v) => {
                 let from = self.f.ty(*v);
                 let v = self.value(*v);
-                let b = &mut self.e.b;
-                match op {
-                    ConvOp::Bitcast => b.bitcast(result_ty, None, v)?,
-                    ConvOp::ZExt | ConvOp::Trunc => b.u_convert(result_ty, None, v)?,
+                let code = match op {
+                    ConvOp::Bitcast => S::Bitcast,
+                    ConvOp::ZExt | ConvOp::Trunc => S::UConvert,
                     // Sign extension as a shift pair: Mesa 22.3 (lavapipe) narrows a comparison
                     // of an `OpSConvert` result with a constant into an unsigned comparison of
                     // the narrow value (`sext(-5) < 5` is false), see docs/decisions.md.
                     ConvOp::SExt if rty.is_some_and(|t| t.bits() > from.bits()) => {
                         let to = rty.unwrap_or(Ty::I64);
-                        let wide = b.u_convert(result_ty, None, v)?;
+                        let wide = self.e.op(S::UConvert, result_ty, &[v]);
                         let s = self.e.konst(to, u64::from(to.bits() - from.bits()));
-                        let b = &mut self.e.b;
-                        let up = b.shift_left_logical(result_ty, None, wide, s)?;
-                        b.shift_right_arithmetic(result_ty, None, up, s)?
+                        let up = self.e.op(S::ShiftLeftLogical, result_ty, &[wide, s]);
+                        let r = self.e.op(S::ShiftRightArithmetic, result_ty, &[up, s]);
+                        self.set(inst, r);
+                        return Ok(());
                     }
-                    ConvOp::SExt => b.s_convert(result_ty, None, v)?,
-                    ConvOp::FToU => b.convert_f_to_u(result_ty, None, v)?,
-                    ConvOp::FToS => b.convert_f_to_s(result_ty, None, v)?,
-                    ConvOp::UToF => b.convert_u_to_f(result_ty, None, v)?,
-                    ConvOp::SToF => b.convert_s_to_f(result_ty, None, v)?,
-                    ConvOp::FConvert => b.f_convert(result_ty, None, v)?,
+                    ConvOp::SExt => S::SConvert,
+                    ConvOp::FToU => S::ConvertFToU,
+                    ConvOp::FToS => S::ConvertFToS,
+                    ConvOp::UToF => S::ConvertUToF,
+                    ConvOp::SToF => S::ConvertSToF,
+                    ConvOp::FConvert => S::FConvert,
                     ConvOp::BoolToInt => {
-                        let _ = from;
                         let t = rty.unwrap_or(Ty::I32);
                         let one = self.e.konst(t, 1);
                         let zero = self.e.konst(t, 0);
-                        self.e.b.select(result_ty, None, v, one, zero)?
+                        let r = self.e.op(S::Select, result_ty, &[v, one, zero]);
+                        self.set(inst, r);
+                        return Ok(());
                     }
-                }
+                };
+                self.e.op(code, result_ty, &[v])
             }
             Op::Ext(op, args, flags) => {
                 let mut ops = Vec::with_capacity(2 + args.len());
-                ops.push(Operand::IdRef(self.e.glsl));
-                ops.push(Operand::LiteralExtInstInteger(ext_opcode(*op) as u32));
-                ops.extend(args.iter().map(|a| Operand::IdRef(self.value(*a))));
-                let id = self.e.append(spirv::Op::ExtInst, Some(result_ty), ops)?;
+                ops.push(self.e.glsl);
+                ops.push(ext_opcode(*op) as u32);
+                ops.extend(args.iter().map(|a| self.value(*a)));
+                let id = self.e.op(S::ExtInst, result_ty, &ops);
                 if flags.exact {
                     self.e.b.decorate(id, Decoration::NoContraction, []);
                 }
                 id
             }
-            Op::Builtin(which) => self.e.builtin(*which)?,
+            Op::Builtin(which) => self.e.builtin(*which),
             Op::Param(n) => self.params[*n as usize],
             Op::Load { ptr, align, order } => {
                 self.storage_caps(ptr, rty.unwrap_or(Ty::I32));
-                let p = self.pointer(ptr, result_ty)?;
+                let p = self.pointer(ptr, result_ty);
                 let access = memory_access(ptr, *align, *order);
-                self.e.load(result_ty, p, access)?
+                self.e.load(result_ty, p, access)
             }
             Op::Store {
                 ptr,
@@ -117,9 +119,9 @@ impl FnEmitter<'_, '_> {
                 let vty = self.f.ty(*value);
                 self.storage_caps(ptr, vty);
                 let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt)?;
+                let p = self.pointer(ptr, vt);
                 let v = self.value(*value);
-                self.e.store(p, v, memory_access(ptr, *align, *order))?;
+                self.e.store(p, v, memory_access(ptr, *align, *order));
                 return Ok(());
             }
             Op::Atomic {
@@ -134,27 +136,27 @@ impl FnEmitter<'_, '_> {
                     self.e.cap(Capability::Int64Atomics);
                 }
                 let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt)?;
+                let p = self.pointer(ptr, vt);
                 let v = self.value(*value);
                 let sc = self.ordered_scope(*scope, *sem);
                 let sem = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
-                let b = &mut self.e.b;
-                match op {
-                    AtomicOp::Add => b.atomic_i_add(vt, None, p, sc, sem, v)?,
-                    AtomicOp::And => b.atomic_and(vt, None, p, sc, sem, v)?,
-                    AtomicOp::Or => b.atomic_or(vt, None, p, sc, sem, v)?,
-                    AtomicOp::Xor => b.atomic_xor(vt, None, p, sc, sem, v)?,
-                    AtomicOp::Exchange => b.atomic_exchange(vt, None, p, sc, sem, v)?,
-                    AtomicOp::UMin => b.atomic_u_min(vt, None, p, sc, sem, v)?,
-                    AtomicOp::UMax => b.atomic_u_max(vt, None, p, sc, sem, v)?,
-                    AtomicOp::SMin => b.atomic_s_min(vt, None, p, sc, sem, v)?,
-                    AtomicOp::SMax => b.atomic_s_max(vt, None, p, sc, sem, v)?,
+                let code = match op {
+                    AtomicOp::Add => S::AtomicIAdd,
+                    AtomicOp::And => S::AtomicAnd,
+                    AtomicOp::Or => S::AtomicOr,
+                    AtomicOp::Xor => S::AtomicXor,
+                    AtomicOp::Exchange => S::AtomicExchange,
+                    AtomicOp::UMin => S::AtomicUMin,
+                    AtomicOp::UMax => S::AtomicUMax,
+                    AtomicOp::SMin => S::AtomicSMin,
+                    AtomicOp::SMax => S::AtomicSMax,
                     AtomicOp::FAdd => {
                         self.e.cap(Capability::AtomicFloat32AddEXT);
                         self.e.b.extension("SPV_EXT_shader_atomic_float_add");
-                        self.e.b.atomic_f_add_ext(vt, None, p, sc, sem, v)?
+                        S::AtomicFAddEXT
                     }
-                }
+                };
+                self.e.op(code, vt, &[p, sc, sem, v])
             }
             Op::AtomicCas {
                 ptr,
@@ -168,7 +170,7 @@ impl FnEmitter<'_, '_> {
                     self.e.cap(Capability::Int64Atomics);
                 }
                 let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt)?;
+                let p = self.pointer(ptr, vt);
                 let (c, v) = (self.value(*compare), self.value(*value));
                 let sc = self.ordered_scope(*scope, *sem);
                 let eq = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
@@ -179,18 +181,17 @@ impl FnEmitter<'_, '_> {
                 };
                 let ne = self.e.u32_const(atomic_semantics(ptr, fail_sem).bits());
                 self.e
-                    .b
-                    .atomic_compare_exchange(vt, None, p, sc, eq, ne, v, c)?
+                    .op(S::AtomicCompareExchange, vt, &[p, sc, eq, ne, v, c])
             }
             Op::AtomicLoad { ptr, scope, sem } => {
                 let t = rty.unwrap_or(Ty::I32);
                 if t.bits() == 64 {
                     self.e.cap(Capability::Int64Atomics);
                 }
-                let p = self.pointer(ptr, result_ty)?;
+                let p = self.pointer(ptr, result_ty);
                 let sc = self.ordered_scope(*scope, *sem);
                 let s = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
-                self.e.b.atomic_load(result_ty, None, p, sc, s)?
+                self.e.op(S::AtomicLoad, result_ty, &[p, sc, s])
             }
             Op::AtomicStore {
                 ptr,
@@ -203,11 +204,11 @@ impl FnEmitter<'_, '_> {
                     self.e.cap(Capability::Int64Atomics);
                 }
                 let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt)?;
+                let p = self.pointer(ptr, vt);
                 let sc = self.ordered_scope(*scope, *sem);
                 let s = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
                 let v = self.value(*value);
-                self.e.b.atomic_store(p, sc, s, v)?;
+                self.e.op_void(S::AtomicStore, &[p, sc, s, v]);
                 return Ok(());
             }
             Op::Warp(op, args) => {
@@ -221,13 +222,13 @@ impl FnEmitter<'_, '_> {
             Op::Barrier => {
                 let wg = self.e.u32_const(spirv::Scope::Workgroup as u32);
                 let sem = self.e.u32_const(barrier_semantics().bits());
-                self.e.b.control_barrier(wg, wg, sem)?;
+                self.e.op_void(S::ControlBarrier, &[wg, wg, sem]);
                 return Ok(());
             }
             Op::Fence(scope) => {
                 let sc = self.ordered_scope(*scope, Ordering::AcqRel);
                 let sem = self.e.u32_const(barrier_semantics().bits());
-                self.e.b.memory_barrier(sc, sem)?;
+                self.e.op_void(S::MemoryBarrier, &[sc, sem]);
                 return Ok(());
             }
             Op::Call(c) => {
@@ -238,8 +239,8 @@ impl FnEmitter<'_, '_> {
                 } = &**c;
                 let callee = self.fn_ids[func.0 as usize];
                 let mut ops = Vec::with_capacity(1 + args.len());
-                ops.push(Operand::IdRef(callee));
-                ops.extend(args.iter().map(|a| Operand::IdRef(self.value(*a))));
+                ops.push(callee);
+                ops.extend(args.iter().map(|a| self.value(*a)));
                 let ret_ty = |fe: &mut Self, v: &crate::ir::VarId| {
                     let t = fe.f.vars[v.0 as usize].ty;
                     fe.e.ty(t)
@@ -252,16 +253,16 @@ impl FnEmitter<'_, '_> {
                         self.e.struct_of(&m)
                     }
                 };
-                let r = self.e.append(spirv::Op::FunctionCall, Some(ret), ops)?;
+                let r = self.e.op(S::FunctionCall, ret, &ops);
                 if results.len() == 1 {
                     let var = self.vars[results[0].0 as usize];
-                    self.e.store(var, r, None)?;
+                    self.e.store(var, r, None);
                 } else {
                     for (i, v) in results.iter().enumerate() {
                         let t = ret_ty(self, v);
-                        let part = self.e.extract(t, r, i as u32)?;
+                        let part = self.e.extract(t, r, i as u32);
                         let var = self.vars[v.0 as usize];
-                        self.e.store(var, part, None)?;
+                        self.e.store(var, part, None);
                     }
                 }
                 return Ok(());
@@ -273,11 +274,12 @@ impl FnEmitter<'_, '_> {
                 count,
             } => {
                 let (b, o, c) = (self.value(*base), self.value(*offset), self.value(*count));
-                if *signed {
-                    self.e.b.bit_field_s_extract(result_ty, None, b, o, c)?
+                let code = if *signed {
+                    S::BitFieldSExtract
                 } else {
-                    self.e.b.bit_field_u_extract(result_ty, None, b, o, c)?
-                }
+                    S::BitFieldUExtract
+                };
+                self.e.op(code, result_ty, &[b, o, c])
             }
             Op::BitInsert {
                 base,
@@ -287,7 +289,7 @@ impl FnEmitter<'_, '_> {
             } => {
                 let (b, i) = (self.value(*base), self.value(*insert));
                 let (o, c) = (self.value(*offset), self.value(*count));
-                self.e.b.bit_field_insert(result_ty, None, b, i, o, c)?
+                self.e.op(S::BitFieldInsert, result_ty, &[b, i, o, c])
             }
             // --- textures ---
             Op::Texture(t) => {
@@ -295,10 +297,14 @@ impl FnEmitter<'_, '_> {
                 return Ok(());
             }
         };
+        self.set(inst, id);
+        Ok(())
+    }
+
+    fn set(&mut self, inst: &Inst, id: Word) {
         if let Some(r) = inst.result {
             self.values[r.0 as usize] = id;
         }
-        Ok(())
     }
 
     /// The scope operand of an ordered memory operation (see `widen_workgroup_fences`).
@@ -314,12 +320,12 @@ impl FnEmitter<'_, '_> {
         self.e.u32_const(scope_id(scope) as u32)
     }
 
-    fn pointer(&mut self, ptr: &Ptr, pointee: Word) -> R<Word> {
+    fn pointer(&mut self, ptr: &Ptr, pointee: Word) -> Word {
         match ptr {
             Ptr::Global(addr) => {
                 let pt = self.e.ptr(StorageClass::PhysicalStorageBuffer, pointee);
                 let a = self.value(*addr);
-                Ok(self.e.b.convert_u_to_ptr(pt, None, a)?)
+                self.e.op(S::ConvertUToPtr, pt, &[a])
             }
             Ptr::Shared(idx) | Ptr::Local(idx) => {
                 let (arena, sc) = if matches!(ptr, Ptr::Shared(_)) {
@@ -353,69 +359,69 @@ impl FnEmitter<'_, '_> {
         a: Word,
         b: Word,
         flags: FpFlags,
-    ) -> R<Word> {
-        let bl = &mut self.e.b;
+    ) -> Word {
         let boolean = operand_ty == Ty::Bool;
-        let id = match op {
-            BinOp::IAdd => bl.i_add(rt, None, a, b)?,
-            BinOp::ISub => bl.i_sub(rt, None, a, b)?,
-            BinOp::IMul => bl.i_mul(rt, None, a, b)?,
-            BinOp::UDiv => bl.u_div(rt, None, a, b)?,
-            BinOp::SDiv => bl.s_div(rt, None, a, b)?,
-            BinOp::UMod => bl.u_mod(rt, None, a, b)?,
-            BinOp::SRem => bl.s_rem(rt, None, a, b)?,
-            BinOp::Shl => bl.shift_left_logical(rt, None, a, b)?,
-            BinOp::LShr => bl.shift_right_logical(rt, None, a, b)?,
-            BinOp::AShr => bl.shift_right_arithmetic(rt, None, a, b)?,
-            BinOp::And if boolean => bl.logical_and(rt, None, a, b)?,
-            BinOp::Or if boolean => bl.logical_or(rt, None, a, b)?,
-            BinOp::Xor if boolean => bl.logical_not_equal(rt, None, a, b)?,
-            BinOp::And => bl.bitwise_and(rt, None, a, b)?,
-            BinOp::Or => bl.bitwise_or(rt, None, a, b)?,
-            BinOp::Xor => bl.bitwise_xor(rt, None, a, b)?,
+        let code = match op {
+            BinOp::IAdd => S::IAdd,
+            BinOp::ISub => S::ISub,
+            BinOp::IMul => S::IMul,
+            BinOp::UDiv => S::UDiv,
+            BinOp::SDiv => S::SDiv,
+            BinOp::UMod => S::UMod,
+            BinOp::SRem => S::SRem,
+            BinOp::Shl => S::ShiftLeftLogical,
+            BinOp::LShr => S::ShiftRightLogical,
+            BinOp::AShr => S::ShiftRightArithmetic,
+            BinOp::And if boolean => S::LogicalAnd,
+            BinOp::Or if boolean => S::LogicalOr,
+            BinOp::Xor if boolean => S::LogicalNotEqual,
+            BinOp::And => S::BitwiseAnd,
+            BinOp::Or => S::BitwiseOr,
+            BinOp::Xor => S::BitwiseXor,
             BinOp::UMulHi | BinOp::SMulHi => {
                 let st = self.e.struct_of(&[rt, rt]);
-                let bl = &mut self.e.b;
-                let both = if op == BinOp::UMulHi {
-                    bl.u_mul_extended(st, None, a, b)?
+                let code = if op == BinOp::UMulHi {
+                    S::UMulExtended
                 } else {
-                    bl.s_mul_extended(st, None, a, b)?
+                    S::SMulExtended
                 };
-                self.e.extract(rt, both, 1)?
+                let both = self.e.op(code, st, &[a, b]);
+                return self.e.extract(rt, both, 1);
             }
-            BinOp::FAdd => bl.f_add(rt, None, a, b)?,
-            BinOp::FSub => bl.f_sub(rt, None, a, b)?,
-            BinOp::FMul => bl.f_mul(rt, None, a, b)?,
-            BinOp::FDiv => bl.f_div(rt, None, a, b)?,
-            BinOp::IEq if boolean => bl.logical_equal(rt, None, a, b)?,
-            BinOp::INe if boolean => bl.logical_not_equal(rt, None, a, b)?,
-            BinOp::IEq => bl.i_equal(rt, None, a, b)?,
-            BinOp::INe => bl.i_not_equal(rt, None, a, b)?,
-            BinOp::ULt => bl.u_less_than(rt, None, a, b)?,
-            BinOp::ULe => bl.u_less_than_equal(rt, None, a, b)?,
-            BinOp::UGt => bl.u_greater_than(rt, None, a, b)?,
-            BinOp::UGe => bl.u_greater_than_equal(rt, None, a, b)?,
-            BinOp::SLt => bl.s_less_than(rt, None, a, b)?,
-            BinOp::SLe => bl.s_less_than_equal(rt, None, a, b)?,
-            BinOp::SGt => bl.s_greater_than(rt, None, a, b)?,
-            BinOp::SGe => bl.s_greater_than_equal(rt, None, a, b)?,
-            BinOp::FOrdEq => bl.f_ord_equal(rt, None, a, b)?,
-            BinOp::FOrdNe => bl.f_ord_not_equal(rt, None, a, b)?,
-            BinOp::FOrdLt => bl.f_ord_less_than(rt, None, a, b)?,
-            BinOp::FOrdLe => bl.f_ord_less_than_equal(rt, None, a, b)?,
-            BinOp::FOrdGt => bl.f_ord_greater_than(rt, None, a, b)?,
-            BinOp::FOrdGe => bl.f_ord_greater_than_equal(rt, None, a, b)?,
-            BinOp::FUnordEq => bl.f_unord_equal(rt, None, a, b)?,
-            BinOp::FUnordNe => bl.f_unord_not_equal(rt, None, a, b)?,
-            BinOp::FUnordLt => bl.f_unord_less_than(rt, None, a, b)?,
-            BinOp::FUnordLe => bl.f_unord_less_than_equal(rt, None, a, b)?,
-            BinOp::FUnordGt => bl.f_unord_greater_than(rt, None, a, b)?,
-            BinOp::FUnordGe => bl.f_unord_greater_than_equal(rt, None, a, b)?,
+            BinOp::FAdd => S::FAdd,
+            BinOp::FSub => S::FSub,
+            BinOp::FMul => S::FMul,
+            BinOp::FDiv => S::FDiv,
+            BinOp::IEq if boolean => S::LogicalEqual,
+            BinOp::INe if boolean => S::LogicalNotEqual,
+            BinOp::IEq => S::IEqual,
+            BinOp::INe => S::INotEqual,
+            BinOp::ULt => S::ULessThan,
+            BinOp::ULe => S::ULessThanEqual,
+            BinOp::UGt => S::UGreaterThan,
+            BinOp::UGe => S::UGreaterThanEqual,
+            BinOp::SLt => S::SLessThan,
+            BinOp::SLe => S::SLessThanEqual,
+            BinOp::SGt => S::SGreaterThan,
+            BinOp::SGe => S::SGreaterThanEqual,
+            BinOp::FOrdEq => S::FOrdEqual,
+            BinOp::FOrdNe => S::FOrdNotEqual,
+            BinOp::FOrdLt => S::FOrdLessThan,
+            BinOp::FOrdLe => S::FOrdLessThanEqual,
+            BinOp::FOrdGt => S::FOrdGreaterThan,
+            BinOp::FOrdGe => S::FOrdGreaterThanEqual,
+            BinOp::FUnordEq => S::FUnordEqual,
+            BinOp::FUnordNe => S::FUnordNotEqual,
+            BinOp::FUnordLt => S::FUnordLessThan,
+            BinOp::FUnordLe => S::FUnordLessThanEqual,
+            BinOp::FUnordGt => S::FUnordGreaterThan,
+            BinOp::FUnordGe => S::FUnordGreaterThanEqual,
         };
+        let id = self.e.op(code, rt, &[a, b]);
         if flags.exact && matches!(op, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
             self.e.b.decorate(id, Decoration::NoContraction, []);
         }
-        Ok(id)
+        id
     }
 }
 

@@ -1,6 +1,7 @@
 //! Emission: the IR and its structured tree to Vulkan SPIR-V (1.5, `GLCompute`, Vulkan memory model,
 //! physical storage buffer addressing) with rspirv.
 
+mod body;
 mod func;
 mod inst;
 mod warp;
@@ -12,13 +13,11 @@ use std::collections::BTreeSet;
 // FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
 use crate::check::Map as HashMap;
 
-use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
+use rspirv::dr::{Builder, Instruction, Operand};
 
-/// Emission errors are internal errors (builder misuse, an IR the emitter cannot express).
+/// Emission errors are internal errors (an IR the emitter cannot express).
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
-    #[error(transparent)]
-    Builder(#[from] rspirv::dr::Error),
     #[error("{0}")]
     Internal(String),
 }
@@ -77,14 +76,16 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     }
     use rspirv::binary::Assemble;
     let module = e.b.module();
-    let count = word_count(&module);
+    let count = word_count(&module) + e.body.len();
     let mut words = Vec::with_capacity(count);
     module.assemble_into(&mut words);
+    e.body.write_to(&mut words);
     debug_assert_eq!(words.len(), count);
     Ok(words)
 }
 
-/// The length of `module` in words, so that the words are collected into one allocation.
+/// The length of `module` (its declarations: functions are in `Body`) in words, so that the
+/// words are collected into one allocation.
 fn word_count(module: &rspirv::dr::Module) -> usize {
     let inst = |i: &Instruction| {
         let operands: usize = i
@@ -98,25 +99,23 @@ fn word_count(module: &rspirv::dr::Module) -> usize {
             .sum();
         1 + usize::from(i.result_type.is_some()) + usize::from(i.result_id.is_some()) + operands
     };
-    let globals: usize = module.global_inst_iter().map(inst).sum();
-    let functions: usize = module
-        .functions
-        .iter()
-        .flat_map(|f| f.all_inst_iter())
-        .map(inst)
-        .sum();
-    5 + globals + functions
+    5 + module.global_inst_iter().map(inst).sum::<usize>()
 }
 
 /// Module-wide emission state: types, constants, and the globals the entry point uses.
 pub(crate) struct Emitter {
+    /// Declarations.
     pub b: Builder,
+    /// Function bodies.
+    pub body: body::Body,
     /// Scalar types by `Ty as usize` (0: not declared yet).
     types: [Word; 8],
     ptr_types: HashMap<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
-    uvec3: Option<Word>,
-    /// `void`, function types and structs, cached for the same reason as `uvec3`: calls and
+    /// Vector types by component type and count: rspirv's `type_vector` searches every type
+    /// and constant declared so far, and built-in reads and ballots ask on every use.
+    vectors: HashMap<(Word, u32), Word>,
+    /// `void`, function types and structs, cached for the same reason as vectors: calls and
     /// `mul.hi` ask for them on every use.
     void: Option<Word>,
     fn_types: HashMap<(Word, Vec<Word>), Word>,
@@ -158,10 +157,11 @@ impl Emitter {
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
+            body: body::Body::default(),
             types: [0; 8],
             ptr_types: HashMap::default(),
             consts: HashMap::default(),
-            uvec3: None,
+            vectors: HashMap::default(),
             void: None,
             fn_types: HashMap::default(),
             structs: HashMap::default(),
@@ -235,16 +235,20 @@ impl Emitter {
         id
     }
 
-    /// `uvec3`, cached: rspirv's `type_vector` searches every type and constant declared so
-    /// far, and built-in reads ask for it on every use.
-    fn uvec3(&mut self) -> Word {
-        if let Some(id) = self.uvec3 {
+    /// A vector type (declared once: the cache replaces rspirv's search).
+    pub fn vector(&mut self, component: Word, n: u32) -> Word {
+        if let Some(&id) = self.vectors.get(&(component, n)) {
             return id;
         }
-        let u32t = self.ty(Ty::I32);
-        let id = self.b.type_vector(u32t, 3);
-        self.uvec3 = Some(id);
+        let id = self.b.id();
+        self.b.type_vector_id(Some(id), component, n);
+        self.vectors.insert((component, n), id);
         id
+    }
+
+    fn uvec3(&mut self) -> Word {
+        let u32t = self.ty(Ty::I32);
+        self.vector(u32t, 3)
     }
 
     pub fn void(&mut self) -> Word {
@@ -277,63 +281,35 @@ impl Emitter {
         id
     }
 
-    /// Appends an instruction to the current block, its operands in one vector built by the
-    /// caller at its final size (rspirv's methods push optional and variable operands onto
-    /// a vector allocated for the fixed ones, which reallocates it).
-    pub fn append(
-        &mut self,
-        op: spirv::Op,
-        result_type: Option<Word>,
-        operands: Vec<Operand>,
-    ) -> R<Word> {
-        let id = result_type.map_or(0, |_| self.b.id());
-        let result_id = result_type.map(|_| id);
-        self.b.insert_into_block(
-            InsertPoint::End,
-            Instruction::new(op, result_type, result_id, operands),
-        )?;
-        Ok(id)
+    /// An instruction with a result, appended to the current block.
+    pub fn op(&mut self, op: spirv::Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.b.id();
+        self.body.inst(op, Some(ty), Some(id), operands);
+        id
     }
 
-    /// Makes room for `n` more instructions in the current block.
-    pub fn reserve(&mut self, n: usize) {
-        let (Some(f), Some(b)) = (self.b.selected_function(), self.b.selected_block()) else {
-            return;
-        };
-        if let Some(block) = self
-            .b
-            .module_mut()
-            .functions
-            .get_mut(f)
-            .and_then(|f| f.blocks.get_mut(b))
-        {
-            block.instructions.reserve(n);
-        }
+    /// An instruction without a result, appended to the current block.
+    pub fn op_void(&mut self, op: spirv::Op, operands: &[Word]) {
+        self.body.inst(op, None, None, operands);
     }
 
     /// `OpAccessChain` with one index.
-    pub fn access_chain(&mut self, ptr_ty: Word, base: Word, index: Word) -> R<Word> {
-        self.append(
-            spirv::Op::AccessChain,
-            Some(ptr_ty),
-            vec![Operand::IdRef(base), Operand::IdRef(index)],
-        )
+    pub fn access_chain(&mut self, ptr_ty: Word, base: Word, index: Word) -> Word {
+        self.op(spirv::Op::AccessChain, ptr_ty, &[base, index])
     }
 
     /// `OpCompositeExtract` of one member.
-    pub fn extract(&mut self, ty: Word, composite: Word, index: u32) -> R<Word> {
-        self.append(
-            spirv::Op::CompositeExtract,
-            Some(ty),
-            vec![Operand::IdRef(composite), Operand::LiteralBit32(index)],
-        )
+    pub fn extract(&mut self, ty: Word, composite: Word, index: u32) -> Word {
+        self.op(spirv::Op::CompositeExtract, ty, &[composite, index])
     }
 
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
         if let Some(&id) = self.ptr_types.get(&(sc, pointee)) {
             return id;
         }
-        let id = self.b.type_pointer(None, sc, pointee);
+        // Declared once (the cache replaces rspirv's search of every declared type).
+        let id = self.b.id();
+        self.b.type_pointer(Some(id), sc, pointee);
         self.ptr_types.insert((sc, pointee), id);
         id
     }
@@ -456,7 +432,7 @@ impl Emitter {
     }
 
     /// Reads a runtime-supplied value in the current block.
-    pub fn builtin(&mut self, which: Builtin) -> R<Word> {
+    pub fn builtin(&mut self, which: Builtin) -> Word {
         let u32t = self.ty(Ty::I32);
         match which {
             Builtin::LocalId(axis) | Builtin::WorkgroupId(axis) => {
@@ -468,13 +444,13 @@ impl Emitter {
                 let var = self.builtin_var(bi);
                 self.interface.insert(var);
                 let v3 = self.uvec3();
-                let all = self.load(v3, var, None)?;
+                let all = self.load(v3, var, None);
                 self.extract(u32t, all, u32::from(axis))
             }
             Builtin::BlockDim(axis) => {
                 // The workgroup size takes part in the `WorkgroupSize` builtin, which makes the
                 // block-size specialization constants part of the interface implicitly.
-                Ok(self.block_dims()[axis as usize])
+                self.block_dims()[axis as usize]
             }
             Builtin::GridDim(axis) => self.push_field(4 + u32::from(axis), Ty::I32),
             Builtin::CtaBase(axis) => self.push_field(1 + u32::from(axis), Ty::I32),
@@ -483,9 +459,9 @@ impl Emitter {
             Builtin::StatusAddress => self.push_field(8, Ty::I64),
             Builtin::MemTable => self.push_field(9, Ty::I64),
             Builtin::MemCount => self.push_field(10, Ty::I32),
-            Builtin::DynamicSharedBytes => Ok(self.dynamic_shared_bytes()),
-            Builtin::ScratchBase => Ok(self.scratch_base()),
-            Builtin::SharedLock => Ok(self.lock_index()),
+            Builtin::DynamicSharedBytes => self.dynamic_shared_bytes(),
+            Builtin::ScratchBase => self.scratch_base(),
+            Builtin::SharedLock => self.lock_index(),
             Builtin::Clock => {
                 self.cap(Capability::ShaderClockKHR);
                 let ext = "SPV_KHR_shader_clock";
@@ -497,12 +473,12 @@ impl Emitter {
                 }
                 let u64t = self.ty(Ty::I64);
                 let scope = self.u32_const(spirv::Scope::Subgroup as u32);
-                Ok(self.b.read_clock_khr(u64t, None, scope)?)
+                self.op(spirv::Op::ReadClockKHR, u64t, &[scope])
             }
             Builtin::BarrierWords => {
                 let lock = self.lock_index();
                 let one = self.u32_const(1);
-                Ok(self.spec_op(spirv::Op::IAdd, lock, one))
+                self.spec_op(spirv::Op::IAdd, lock, one)
             }
             Builtin::SubgroupLane | Builtin::SubgroupId => {
                 self.cap(Capability::GroupNonUniform);
@@ -648,36 +624,40 @@ impl Emitter {
         v
     }
 
-    fn push_field(&mut self, member: u32, t: Ty) -> R<Word> {
+    fn push_field(&mut self, member: u32, t: Ty) -> Word {
         let var = self.push_constant_var();
         self.interface.insert(var);
         let ty = self.ty(t);
         let pt = self.ptr(StorageClass::PushConstant, ty);
         let idx = self.u32_const(member);
-        let p = self.access_chain(pt, var, idx)?;
+        let p = self.access_chain(pt, var, idx);
         self.load(ty, p, None)
     }
 
     /// `OpLoad` with optional memory operands.
-    pub fn load(&mut self, ty: Word, ptr: Word, access: Option<Access>) -> R<Word> {
-        let mut ops = Vec::with_capacity(1 + access.map_or(0, Access::operands));
-        ops.push(Operand::IdRef(ptr));
-        if let Some(a) = access {
-            a.push_to(&mut ops);
+    pub fn load(&mut self, ty: Word, ptr: Word, access: Option<Access>) -> Word {
+        match access {
+            None => self.op(spirv::Op::Load, ty, &[ptr]),
+            Some(Access { mask, align: None }) => self.op(spirv::Op::Load, ty, &[ptr, mask.bits()]),
+            Some(Access {
+                mask,
+                align: Some(a),
+            }) => self.op(spirv::Op::Load, ty, &[ptr, mask.bits(), a]),
         }
-        self.append(spirv::Op::Load, Some(ty), ops)
     }
 
     /// `OpStore` with optional memory operands.
-    pub fn store(&mut self, ptr: Word, value: Word, access: Option<Access>) -> R<()> {
-        let mut ops = Vec::with_capacity(2 + access.map_or(0, Access::operands));
-        ops.push(Operand::IdRef(ptr));
-        ops.push(Operand::IdRef(value));
-        if let Some(a) = access {
-            a.push_to(&mut ops);
+    pub fn store(&mut self, ptr: Word, value: Word, access: Option<Access>) {
+        match access {
+            None => self.op_void(spirv::Op::Store, &[ptr, value]),
+            Some(Access { mask, align: None }) => {
+                self.op_void(spirv::Op::Store, &[ptr, value, mask.bits()])
+            }
+            Some(Access {
+                mask,
+                align: Some(a),
+            }) => self.op_void(spirv::Op::Store, &[ptr, value, mask.bits(), a]),
         }
-        self.append(spirv::Op::Store, None, ops)?;
-        Ok(())
     }
 }
 
@@ -686,17 +666,4 @@ impl Emitter {
 pub struct Access {
     pub mask: spirv::MemoryAccess,
     pub align: Option<u32>,
-}
-
-impl Access {
-    fn operands(self) -> usize {
-        1 + usize::from(self.align.is_some())
-    }
-
-    fn push_to(self, ops: &mut Vec<Operand>) {
-        ops.push(Operand::MemoryAccess(self.mask));
-        if let Some(a) = self.align {
-            ops.push(Operand::LiteralBit32(a));
-        }
-    }
 }

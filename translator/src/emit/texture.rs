@@ -2,7 +2,7 @@
 //! descriptor set 0, and the explicit-LOD sample, fetch and gather instructions on them.
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{self, Capability, Decoration, ImageOperands, StorageClass, Word};
+use rspirv::spirv::{self, Capability, Decoration, ImageOperands, Op as S, StorageClass, Word};
 
 use super::func::FnEmitter;
 use super::{EmitError, Emitter, R};
@@ -85,16 +85,13 @@ impl FnEmitter<'_, '_> {
             return Ok(vals[0]);
         }
         let t = self.e.ty(scalar);
-        let vt = self.e.b.type_vector(t, vals.len() as u32);
-        Ok(self
-            .e
-            .b
-            .composite_construct(vt, None, vals.iter().copied())?)
+        let vt = self.e.vector(t, vals.len() as u32);
+        Ok(self.e.op(S::CompositeConstruct, vt, vals))
     }
 
     pub(super) fn texture(&mut self, t: &TexOp) -> R<()> {
         let tv = self.e.texture_var(t.binding)?;
-        let si = self.e.load(tv.sampled_image, tv.var, None)?;
+        let si = self.e.load(tv.sampled_image, tv.var, None);
         let coord_ty = if matches!(t.kind, TexOpKind::Fetch(_)) {
             Ty::I32
         } else {
@@ -102,13 +99,13 @@ impl FnEmitter<'_, '_> {
         };
         let coords: Vec<Word> = t.coords.iter().map(|c| self.value(*c)).collect();
         let coord = self.vector_of(coord_ty, &coords)?;
-        let v4 = self.e.b.type_vector(tv.texel, 4);
+        let v4 = self.e.vector(tv.texel, 4);
         let mut mask = ImageOperands::NONE;
         let mut extra = Vec::new();
         match &t.kind {
             TexOpKind::SampleLod(l) | TexOpKind::Fetch(l) => {
                 mask |= ImageOperands::LOD;
-                extra.push(Operand::IdRef(self.value(*l)));
+                extra.push(self.value(*l));
             }
             TexOpKind::SampleGrad(dx, dy) => {
                 mask |= ImageOperands::GRAD;
@@ -116,8 +113,8 @@ impl FnEmitter<'_, '_> {
                 let dy: Vec<Word> = dy.iter().map(|v| self.value(*v)).collect();
                 let gx = self.vector_of(Ty::F32, &dx)?;
                 let gy = self.vector_of(Ty::F32, &dy)?;
-                extra.push(Operand::IdRef(gx));
-                extra.push(Operand::IdRef(gy));
+                extra.push(gx);
+                extra.push(gy);
             }
             TexOpKind::Gather(_) => {}
         }
@@ -131,58 +128,64 @@ impl FnEmitter<'_, '_> {
             let c = if parts.len() == 1 {
                 parts[0]
             } else {
-                let vt = self.e.b.type_vector(i32t, parts.len() as u32);
+                let vt = self.e.vector(i32t, parts.len() as u32);
                 self.e.b.constant_composite(vt, parts)
             };
-            extra.push(Operand::IdRef(c));
+            extra.push(c);
         }
-        let opt = |m: ImageOperands| (m != ImageOperands::NONE).then_some(m);
+        // Image operands: the mask, then its operands (none at all when the mask is empty and
+        // the instruction takes them optionally).
+        let mut ops = Vec::with_capacity(4 + extra.len());
+        let tail = |ops: &mut Vec<Word>, always: bool| {
+            if always || mask != ImageOperands::NONE {
+                ops.push(mask.bits());
+                ops.extend_from_slice(&extra);
+            }
+        };
         let dref = t.dref.map(|d| self.value(d));
         let result = match (&t.kind, dref) {
-            (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), None) => self
-                .e
-                .b
-                .image_sample_explicit_lod(v4, None, si, coord, mask, extra)?,
+            (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), None) => {
+                ops.extend([si, coord]);
+                tail(&mut ops, true);
+                self.e.op(S::ImageSampleExplicitLod, v4, &ops)
+            }
             (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), Some(d)) => {
                 // One filtered comparison result: (r, 0, 0, 1) as Vulkan reads depth.
                 let f = self.e.ty(Ty::F32);
-                let r = self
-                    .e
-                    .b
-                    .image_sample_dref_explicit_lod(f, None, si, coord, d, mask, extra)?;
+                ops.extend([si, coord, d]);
+                tail(&mut ops, true);
+                let r = self.e.op(S::ImageSampleDrefExplicitLod, f, &ops);
                 let zero = self.e.konst(Ty::F32, 0);
                 let one = self.e.konst(Ty::F32, u64::from(1f32.to_bits()));
-                self.e
-                    .b
-                    .composite_construct(v4, None, [r, zero, zero, one])?
+                self.e.op(S::CompositeConstruct, v4, &[r, zero, zero, one])
             }
             (TexOpKind::Fetch(_), _) => {
-                let img = self.e.b.image(tv.image, None, si)?;
-                self.e
-                    .b
-                    .image_fetch(v4, None, img, coord, opt(mask), extra)?
+                let img = self.e.op(S::Image, tv.image, &[si]);
+                ops.extend([img, coord]);
+                tail(&mut ops, false);
+                self.e.op(S::ImageFetch, v4, &ops)
             }
             (TexOpKind::Gather(c), None) => {
                 let comp = self.e.u32_const(*c);
-                self.e
-                    .b
-                    .image_gather(v4, None, si, coord, comp, opt(mask), extra)?
+                ops.extend([si, coord, comp]);
+                tail(&mut ops, false);
+                self.e.op(S::ImageGather, v4, &ops)
             }
             (TexOpKind::Gather(_), Some(d)) => {
-                self.e
-                    .b
-                    .image_dref_gather(v4, None, si, coord, d, opt(mask), extra)?
+                ops.extend([si, coord, d]);
+                tail(&mut ops, false);
+                self.e.op(S::ImageDrefGather, v4, &ops)
             }
         };
         for (k, r) in t.results.iter().enumerate() {
             let ty = self.f.vars[r.0 as usize].ty;
             let st = self.e.ty(ty);
-            let mut part = self.e.extract(tv.texel, result, k as u32)?;
+            let mut part = self.e.extract(tv.texel, result, k as u32);
             if st != tv.texel {
-                part = self.e.b.bitcast(st, None, part)?;
+                part = self.e.op(S::Bitcast, st, &[part]);
             }
             let var = self.vars[r.0 as usize];
-            self.e.store(var, part, None)?;
+            self.e.store(var, part, None);
         }
         Ok(())
     }
