@@ -29,6 +29,9 @@ use crate::abi::{self, KernelAbi};
 use crate::ir::{self, Builtin, Ty};
 use crate::structurize::Node;
 
+/// Constants below this value are cached in arrays rather than a hash map.
+const SMALL: usize = 64;
+
 /// The SPIR-V version we emit: 1.5 is core in Vulkan 1.2.
 pub const SPIRV_VERSION: (u8, u8) = (1, 5);
 
@@ -112,6 +115,9 @@ pub(crate) struct Emitter {
     types: [Word; 8],
     ptr_types: HashMap<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
+    /// Constants below `SMALL` by `Ty as usize` (0: not declared yet): most constants are
+    /// small (indices, shifts, scopes, semantics), and this spares them the hash map.
+    small: [[Word; SMALL]; 8],
     /// Vector types by component type and count: rspirv's `type_vector` searches every type
     /// and constant declared so far, and built-in reads and ballots ask on every use.
     vectors: HashMap<(Word, u32), Word>,
@@ -161,6 +167,7 @@ impl Emitter {
             types: [0; 8],
             ptr_types: HashMap::default(),
             consts: HashMap::default(),
+            small: [[0; SMALL]; 8],
             vectors: HashMap::default(),
             void: None,
             fn_types: HashMap::default(),
@@ -321,8 +328,14 @@ impl Emitter {
         } else {
             bits & ((1u64 << t.bits()) - 1)
         };
-        if let Some(&id) = self.consts.get(&(t, bits)) {
-            return id;
+        let small = bits < SMALL as u64;
+        let cached = if small {
+            self.small[t as usize][bits as usize]
+        } else {
+            self.consts.get(&(t, bits)).copied().unwrap_or(0)
+        };
+        if cached != 0 {
+            return cached;
         }
         let ty = self.ty(t);
         let id = match t {
@@ -331,7 +344,11 @@ impl Emitter {
             Ty::I64 | Ty::F64 => self.b.constant_bit64(ty, bits),
             _ => self.b.constant_bit32(ty, bits as u32),
         };
-        self.consts.insert((t, bits), id);
+        if small {
+            self.small[t as usize][bits as usize] = id;
+        } else {
+            self.consts.insert((t, bits), id);
+        }
         id
     }
 
