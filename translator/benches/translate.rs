@@ -15,8 +15,10 @@
 //!   assembling them again: the cost of merely building and serializing modules of that size
 //!   with the library our emitter uses, so emission can be judged against it.
 //!
-//! Options: `--lines N`, `--runs N`, `--translate-only` (for profilers: nothing but
-//! translate_all) and `--dump DIR` (every kernel's SPIR-V per profile, to compare builds).
+//! Options: `--lines N`, `--runs N` (samples, default 5), `--reps N` (calls per sample, default
+//! 3: the thread clock advances in ticks of a few ms), `--translate-only` (for profilers:
+//! nothing but translate_all) and `--dump DIR` (every kernel's SPIR-V per profile, to compare
+//! builds).
 //! `cargo bench` passes `--bench`, which selects the full size; under `cargo test --all-targets`
 //! this runs once on a small module as a smoke test.
 
@@ -145,26 +147,39 @@ fn thread_cpu() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-fn best<T>(runs: usize, mut f: impl FnMut() -> Res<T>) -> Res<(Duration, T)> {
-    let mut best: Option<(Duration, T)> = None;
+/// Times `f`: `runs` samples of `reps` calls each (the thread clock advances in scheduler
+/// ticks of a few ms, so a sample must be long against a tick). Returns the best and the mean
+/// time per call, and the last result.
+fn measure<T>(
+    runs: usize,
+    reps: usize,
+    mut f: impl FnMut() -> Res<T>,
+) -> Res<(Duration, Duration, T)> {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
     for _ in 0..runs {
         let (t, c) = (Instant::now(), thread_cpu());
-        let r = f()?;
+        for _ in 0..reps {
+            last = Some(f()?);
+        }
         let d = match (c, thread_cpu()) {
             (Some(a), Some(b)) => b.saturating_sub(a),
             _ => t.elapsed(),
         };
-        if best.as_ref().is_none_or(|b| d < b.0) {
-            best = Some((d, r));
-        }
+        times.push(d / reps as u32);
     }
-    best.ok_or_else(|| "no runs".into())
+    let best = times.iter().min().copied().ok_or("no runs")?;
+    let mean = times.iter().sum::<Duration>() / times.len() as u32;
+    Ok((best, mean, last.ok_or("no runs")?))
 }
 
 fn main() -> Res<()> {
     let min_lines = option("--lines").unwrap_or(if full() { 100_000 } else { 2_000 });
     let runs = option("--runs")
         .unwrap_or(if full() { 5 } else { 1 })
+        .max(1);
+    let reps = option("--reps")
+        .unwrap_or(if full() { 3 } else { 1 })
         .max(1);
     let profiles: Vec<DeviceProfile> = PROFILES
         .iter()
@@ -208,7 +223,7 @@ fn main() -> Res<()> {
         "wall-clock time"
     };
     println!(
-        "translate: {} files x {copies} copies = {lines} lines, {mb:.2} MB, {kernels} kernels; {clock}, best of {runs}; {ALLOCATOR_NAME}",
+        "translate: {} files x {copies} copies = {lines} lines, {mb:.2} MB, {kernels} kernels; {clock} per call, best and mean of {runs} samples of {reps} calls; {ALLOCATOR_NAME}",
         pieces.len()
     );
     let names: Vec<&str> = pieces
@@ -252,24 +267,25 @@ fn main() -> Res<()> {
         }
         return Ok(());
     }
-    let (parse, program) = best(runs, || {
+    let (parse, parse_mean, program) = measure(runs, reps, || {
         Program::parse(file.clone()).map_err(|d| -> Box<dyn std::error::Error> {
             let d = d.to_string();
             let head: Vec<&str> = d.lines().take(20).collect();
             format!("the generated module does not check:\n{}", head.join("\n")).into()
         })
     })?;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let rate = |d: Duration| mb / d.as_secs_f64();
     let kps = |d: Duration| kernels as f64 / d.as_secs_f64();
     for profile in &profiles {
-        let (translate, out) = best(runs, || Ok(program.translate_all(profile)?))?;
+        let (translate, mean, out) = measure(runs, reps, || Ok(program.translate_all(profile)?))?;
         let words: usize = out.iter().map(|k| k.spirv.len()).sum();
-        let (both, ()) = best(runs, || {
+        let (both, both_mean, ()) = measure(runs, reps, || {
             let p = Program::parse(file.clone())?;
             std::hint::black_box(p.translate_all(profile)?);
             Ok(())
         })?;
-        let (round_trip, ()) = best(runs, || {
+        let (round_trip, _, ()) = measure(runs, reps, || {
             for k in &out {
                 use rspirv::binary::Assemble;
                 let m = rspirv::dr::load_words(&k.spirv).map_err(|e| e.to_string())?;
@@ -278,30 +294,33 @@ fn main() -> Res<()> {
             Ok(())
         })?;
         println!(
-            "  {:<9} translate_all {:8.1} ms  {:7.1} MB/s  {:8.0} kernels/s   ({:.1} M SPIR-V words)",
+            "  {:<9} translate_all {:7.1} ms (mean {:5.1})  {:6.1} MB/s  {:8.0} kernels/s   ({:.1} M SPIR-V words)",
             profile.name,
-            translate.as_secs_f64() * 1e3,
+            ms(translate),
+            ms(mean),
             rate(translate),
             kps(translate),
             words as f64 / 1e6
         );
         println!(
-            "  {:<9} parse+translate {:6.1} ms  {:7.1} MB/s  {:8.0} kernels/s",
+            "  {:<9} parse+translate {:5.1} ms (mean {:5.1})  {:6.1} MB/s  {:8.0} kernels/s",
             "",
-            both.as_secs_f64() * 1e3,
+            ms(both),
+            ms(both_mean),
             rate(both),
             kps(both)
         );
         println!(
             "  {:<9} reference: rspirv load+assemble of the output {:6.1} ms ({:.2} x translate_all)",
             "",
-            round_trip.as_secs_f64() * 1e3,
+            ms(round_trip),
             round_trip.as_secs_f64() / translate.as_secs_f64()
         );
     }
     println!(
-        "  reference: parse+check alone   {:8.1} ms  {:7.1} MB/s",
-        parse.as_secs_f64() * 1e3,
+        "  reference: parse+check alone  {:7.1} ms (mean {:5.1})  {:6.1} MB/s",
+        ms(parse),
+        ms(parse_mean),
         rate(parse)
     );
     Ok(())

@@ -28,7 +28,10 @@ fn encode(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, opera
     out.push(((len as Word) << 16) | op as Word);
     out.extend(ty);
     out.extend(id);
-    out.extend_from_slice(operands);
+    // Word by word: operand lists are short, and a slice copy calls `memcpy`.
+    for &w in operands {
+        out.push(w);
+    }
 }
 
 const FUNCTION_END: Word = (1 << 16) | Op::FunctionEnd as Word;
