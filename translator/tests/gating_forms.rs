@@ -586,17 +586,17 @@ fn memory_and_conversion_forms() {
         ),
         form(
             "cvt.pack.sat.u16.s32 %r1, %s1, %s2;",
-            ("6.5", 72),
-            "`cvt.pack` requires PTX ISA 7.1",
+            ("6.4", 72),
+            "`cvt.pack` requires PTX ISA 6.5",
             "pack",
-            Some(("7.1", 72)),
+            Some(("6.5", 72)),
         ),
         form(
             "cvt.pack.sat.u4.s32.b32 %r1, %s1, %s2, %r2;",
-            ("7.1", 72),
-            "`cvt.pack.u4` requires PTX ISA 7.1 and sm_75",
+            ("6.5", 72),
+            "`cvt.pack.u4` requires PTX ISA 6.5 and sm_75",
             "pack",
-            Some(("7.1", 75)),
+            Some(("6.5", 75)),
         ),
     ]);
 }
