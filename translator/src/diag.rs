@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFile;
@@ -67,28 +67,49 @@ impl<T> Spanned<T> {
 }
 
 /// A PTX source file: its name (as the user gave it) and its text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     pub name: String,
     pub text: String,
+    /// Byte offsets of line starts after the first, computed on the first `line_col`: a
+    /// module can report thousands of sites (trap and fault messages), and counting lines
+    /// from the start for each made that quadratic in the file's size.
+    lines: OnceLock<Vec<u32>>,
 }
+
+impl PartialEq for SourceFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.text == other.text
+    }
+}
+
+impl Eq for SourceFile {}
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<Self> {
         Arc::new(SourceFile {
             name: name.into(),
             text: text.into(),
+            lines: OnceLock::new(),
         })
     }
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: u32) -> (usize, usize) {
-        let offset = (offset as usize).min(self.text.len());
-        let before = &self.text[..floor_char_boundary(&self.text, offset)];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[line_start..].chars().count() + 1;
-        (line, col)
+        let offset = floor_char_boundary(&self.text, (offset as usize).min(self.text.len()));
+        let starts = self.lines.get_or_init(|| {
+            let nl = self.text.bytes().enumerate().filter(|(_, b)| *b == b'\n');
+            nl.map(|(i, _)| i as u32 + 1).collect()
+        });
+        // Line starts at or before `offset`.
+        let line = starts.partition_point(|&s| s as usize <= offset);
+        let line_start = if line == 0 {
+            0
+        } else {
+            starts[line - 1] as usize
+        };
+        let col = self.text[line_start..offset].chars().count() + 1;
+        (line + 1, col)
     }
 }
 
@@ -252,6 +273,12 @@ mod tests {
         assert_eq!(f.line_col(0), (1, 1));
         assert_eq!(f.line_col(3), (2, 1));
         assert_eq!(f.line_col(8), (3, 3));
+        // Past the end, on a newline, and inside a multi-byte character.
+        assert_eq!(f.line_col(99), (3, 5));
+        assert_eq!(f.line_col(2), (1, 3));
+        let g = SourceFile::new("b.ptx", "é\nx");
+        assert_eq!(g.line_col(1), (1, 1));
+        assert_eq!(g.line_col(3), (2, 1));
     }
 
     #[test]
