@@ -131,15 +131,9 @@ impl FnEmitter<'_, '_> {
                 scope,
                 sem,
             } => {
-                let vty = self.f.ty(*value);
-                if vty.bits() == 64 {
-                    self.e.cap(Capability::Int64Atomics);
-                }
-                let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt);
+                let (vt, p) = self.atomic_target(ptr, self.f.ty(*value));
                 let v = self.value(*value);
-                let sc = self.ordered_scope(*scope, *sem);
-                let sem = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
+                let (sc, sem) = self.atomic_order(ptr, *scope, *sem);
                 let code = match op {
                     AtomicOp::Add => S::AtomicIAdd,
                     AtomicOp::And => S::AtomicAnd,
@@ -165,15 +159,9 @@ impl FnEmitter<'_, '_> {
                 scope,
                 sem,
             } => {
-                let vty = self.f.ty(*value);
-                if vty.bits() == 64 {
-                    self.e.cap(Capability::Int64Atomics);
-                }
-                let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt);
+                let (vt, p) = self.atomic_target(ptr, self.f.ty(*value));
                 let (c, v) = (self.value(*compare), self.value(*value));
-                let sc = self.ordered_scope(*scope, *sem);
-                let eq = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
+                let (sc, eq) = self.atomic_order(ptr, *scope, *sem);
                 // The failure ordering may not include release.
                 let fail_sem = match sem {
                     Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
@@ -184,14 +172,9 @@ impl FnEmitter<'_, '_> {
                     .op(S::AtomicCompareExchange, vt, &[p, sc, eq, ne, v, c])
             }
             Op::AtomicLoad { ptr, scope, sem } => {
-                let t = rty.unwrap_or(Ty::I32);
-                if t.bits() == 64 {
-                    self.e.cap(Capability::Int64Atomics);
-                }
-                let p = self.pointer(ptr, result_ty);
-                let sc = self.ordered_scope(*scope, *sem);
-                let s = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
-                self.e.op(S::AtomicLoad, result_ty, &[p, sc, s])
+                let (t, p) = self.atomic_target(ptr, rty.unwrap_or(Ty::I32));
+                let (sc, s) = self.atomic_order(ptr, *scope, *sem);
+                self.e.op(S::AtomicLoad, t, &[p, sc, s])
             }
             Op::AtomicStore {
                 ptr,
@@ -199,14 +182,8 @@ impl FnEmitter<'_, '_> {
                 scope,
                 sem,
             } => {
-                let vty = self.f.ty(*value);
-                if vty.bits() == 64 {
-                    self.e.cap(Capability::Int64Atomics);
-                }
-                let vt = self.e.ty(vty);
-                let p = self.pointer(ptr, vt);
-                let sc = self.ordered_scope(*scope, *sem);
-                let s = self.e.u32_const(atomic_semantics(ptr, *sem).bits());
+                let (_, p) = self.atomic_target(ptr, self.f.ty(*value));
+                let (sc, s) = self.atomic_order(ptr, *scope, *sem);
                 let v = self.value(*value);
                 self.e.op_void(S::AtomicStore, &[p, sc, s, v]);
                 return Ok(());
@@ -305,6 +282,21 @@ impl FnEmitter<'_, '_> {
         if let Some(r) = inst.result {
             self.values[r.0 as usize] = id;
         }
+    }
+
+    /// An atomic operation's value type and pointer.
+    fn atomic_target(&mut self, ptr: &Ptr, t: Ty) -> (Word, Word) {
+        if t.bits() == 64 {
+            self.e.cap(Capability::Int64Atomics);
+        }
+        let ty = self.e.ty(t);
+        (ty, self.pointer(ptr, ty))
+    }
+
+    /// An atomic operation's scope and semantics operands.
+    fn atomic_order(&mut self, ptr: &Ptr, scope: Scope, sem: Ordering) -> (Word, Word) {
+        let sc = self.ordered_scope(scope, sem);
+        (sc, self.e.u32_const(atomic_semantics(ptr, sem).bits()))
     }
 
     /// The scope operand of an ordered memory operation (see `widen_workgroup_fences`).
