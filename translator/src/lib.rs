@@ -149,14 +149,27 @@ impl Program {
         name: &str,
         profile: &DeviceProfile,
     ) -> Result<(KernelModule, ir::Module), Diagnostics> {
-        let err = |d: Vec<Diagnostic>| Diagnostics::new(self.file.clone(), d);
         let Some((id, f)) = self.module.kernels().find(|(_, f)| f.name == name) else {
             let known = self.kernel_names().join(", ");
-            return Err(err(vec![Diagnostic::error(
-                Span::default(),
-                format!("no kernel named `{name}` in this module (kernels: {known})"),
-            )]));
+            return Err(Diagnostics::new(
+                self.file.clone(),
+                vec![Diagnostic::error(
+                    Span::default(),
+                    format!("no kernel named `{name}` in this module (kernels: {known})"),
+                )],
+            ));
         };
+        self.translate(id, f, profile)
+    }
+
+    /// Translates the kernel `f` (function `id` of the module).
+    fn translate(
+        &self,
+        id: check::FuncId,
+        f: &check::Function,
+        profile: &DeviceProfile,
+    ) -> Result<(KernelModule, ir::Module), Diagnostics> {
+        let err = |d: Vec<Diagnostic>| Diagnostics::new(self.file.clone(), d);
         let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
         abi.status_codes = ir
@@ -180,16 +193,12 @@ impl Program {
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
                 let entry = ir.entry.0 as usize;
-                let tree = std::mem::take(&mut trees[entry]);
-                match simt::emulate(&mut ir.functions[entry], tree.clone()) {
-                    Some((t, scratch)) => {
-                        trees[entry] = t;
-                        ir.warp_scratch = scratch;
-                        if scratch {
-                            abi.warp_scratch_bytes_per_thread = 12;
-                        }
+                if let Some(scratch) = simt::emulate(&mut ir.functions[entry], &mut trees[entry])
+                {
+                    ir.warp_scratch = scratch;
+                    if scratch {
+                        abi.warp_scratch_bytes_per_thread = 12;
                     }
-                    None => trees[entry] = tree,
                 }
             }
             profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
@@ -221,9 +230,11 @@ impl Program {
     pub fn translate_all(&self, profile: &DeviceProfile) -> Result<Vec<KernelModule>, Diagnostics> {
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        for name in self.kernel_names() {
-            match self.translate_kernel(&name, profile) {
-                Ok(k) => out.push(k),
+        // By id: looking each kernel up by name made a module's translation quadratic in its
+        // number of kernels.
+        for (id, f) in self.module.kernels() {
+            match self.translate(id, f, profile) {
+                Ok((k, _)) => out.push(k),
                 Err(d) => errors.extend(d.items),
             }
         }

@@ -128,10 +128,10 @@ pub fn lower_kernel(
         functions.push(memcheck::global_checker());
         functions.push(memcheck::arena_checker());
     }
-    let frames: Vec<_> = graph
-        .iter()
-        .map(|f| local_frame(&layout, module, *f))
-        .collect();
+    // A cycle of calls needs a PTX function that calls one (memory checking's functions call
+    // nothing); most kernels call nothing, and the search walks every instruction.
+    let ptx_calls = graph.iter().any(|&f| !module.function(f).calls.is_empty());
+    let source = module;
     let mut module = ir::Module {
         functions,
         entry: ir::FuncId(0),
@@ -146,12 +146,17 @@ pub fn lower_kernel(
         status_sites: Vec::new(),
         textures: texture_bindings,
     };
-    let arena = ir::recursion::LocalArena {
+    let arena = ptx_calls.then(|| ir::recursion::LocalArena {
         stack_pointer: module.local_words,
-        frames,
+        frames: graph
+            .iter()
+            .map(|&f| local_frame(&layout, source, f))
+            .collect(),
         overflow_status: status_sites.len() as u32 + 1,
-    };
-    if ir::recursion::eliminate(&mut module, &arena) {
+    });
+    if let Some(arena) = arena
+        && ir::recursion::eliminate(&mut module, &arena)
+    {
         module.local_words += 1 + ir::recursion::STACK_WORDS;
         status_sites.push((
             Span::default(),

@@ -34,9 +34,10 @@ const ACTIVE: u64 = 0;
 const RETURNED: u64 = 0xFFFF_FFFF;
 
 /// Rewrites a kernel's tree so that its synchronization points are block-uniform, then expands
-/// the warp operations into shared-memory code. Returns the new tree and whether the warp scratch
-/// memory is used; `None` when the function has no synchronization (nothing to do).
-pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
+/// the warp operations into shared-memory code. Replaces `tree` with the new tree and returns
+/// whether the warp scratch memory is used; `None` (and `tree` as it was) when the function has
+/// no synchronization (nothing to do).
+pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     let sync_blocks: Vec<bool> = f
         .blocks
         .iter()
@@ -46,7 +47,7 @@ pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
         return None;
     }
     let mut next_id = 0;
-    let labelled = to_labelled(tree, &mut Vec::new(), &mut next_id);
+    let labelled = to_labelled(std::mem::take(tree), &mut Vec::new(), &mut next_id);
     let uni = uniform::analyze(f, &labelled);
     let uniform_vars: Vec<VarId> = uni.uniform_vars().collect();
     let st = f.new_var(Ty::I32, "simt.state");
@@ -88,7 +89,8 @@ pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
     t.seq(labelled, false, &mut body);
     body.push(U::Return(Vec::new()));
     let uses_scratch = expand::expand(t.f, st, &t.sync_blocks);
-    Some((from_labelled(body, &mut Vec::new()), uses_scratch))
+    *tree = from_labelled(body, &mut Vec::new());
+    Some(uses_scratch)
 }
 
 /// The tree with construct ids instead of branch depths.
