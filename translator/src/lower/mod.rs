@@ -302,7 +302,8 @@ fn lower_function(
         ids: places.ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
-        regs: crate::check::Map::default(),
+        regs: vec![0; func.regs.len() * 4],
+        regs_high: crate::check::Map::default(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
         uses_barrier_words: false,
@@ -406,8 +407,11 @@ pub(crate) struct Cx<'a> {
     pub params: HashMap<check::LocalId, u32>,
     pub f: ir::Function,
     pub cur: BlockId,
-    /// FxHash: looked up for every register operand.
-    regs: crate::check::Map<(RegId, u8), VarId>,
+    /// The variable of each register component (`4 * register + component`), plus one; 0
+    /// before its first use. Looked up for every register operand, so indexed, not hashed.
+    regs: Vec<u32>,
+    /// The high halves of `.b128` registers (`wide.rs`).
+    regs_high: crate::check::Map<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
@@ -722,9 +726,11 @@ impl Cx<'_> {
     // ---- PTX operands ----
 
     pub fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
-        let c = comp.map_or(0, |c| c.index() as u8);
-        if let Some(v) = self.regs.get(&(reg, c)) {
-            return *v;
+        let slot = reg.0 as usize * 4 + comp.map_or(0, |c| c.index());
+        if let Some(&v) = self.regs.get(slot)
+            && v != 0
+        {
+            return VarId(v - 1);
         }
         let r = self.func.reg(reg);
         let name = match comp {
@@ -733,7 +739,9 @@ impl Cx<'_> {
         };
         self.need_ty(Ty::of(r.ty));
         let v = self.f.new_var(Ty::of(r.ty), name);
-        self.regs.insert((reg, c), v);
+        if let Some(s) = self.regs.get_mut(slot) {
+            *s = v.0 + 1;
+        }
         v
     }
 
