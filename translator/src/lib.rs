@@ -193,8 +193,7 @@ impl Program {
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
                 let entry = ir.entry.0 as usize;
-                if let Some(scratch) = simt::emulate(&mut ir.functions[entry], &mut trees[entry])
-                {
+                if let Some(scratch) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
                     ir.warp_scratch = scratch;
                     if scratch {
                         abi.warp_scratch_bytes_per_thread = 12;

@@ -58,7 +58,7 @@ pub fn lower_kernel(
     globals: &HashMap<check::GlobalId, u64>,
 ) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
     let func = module.function(kernel);
-    let (params, mut abi) = param_layout(func);
+    let (mut params, mut abi) = param_layout(func);
     let layout = layout::for_kernel(module, kernel, globals);
     let graph = layout::call_graph(module, kernel);
     let ids: HashMap<check::FuncId, ir::FuncId> = graph
@@ -78,7 +78,7 @@ pub fn lower_kernel(
     let mut status_sites: Vec<(Span, String)> = Vec::new();
     for &f in &graph {
         let kernel_params = if f == kernel {
-            params.clone()
+            std::mem::take(&mut params)
         } else {
             HashMap::new()
         };

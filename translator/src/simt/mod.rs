@@ -51,11 +51,11 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     let uni = uniform::analyze(f, &labelled);
     let uniform_vars: Vec<VarId> = uni.uniform_vars().collect();
     let st = f.new_var(Ty::I32, "simt.state");
-    let mut defs = HashMap::new();
+    let mut defs = vec![None; f.values.len()];
     for (bi, b) in f.blocks.iter().enumerate() {
         for inst in &b.insts {
             if let Some(r) = inst.result {
-                defs.insert(r, BlockId(bi as u32));
+                defs[r.0 as usize] = Some(BlockId(bi as u32));
             }
         }
     }
@@ -208,7 +208,8 @@ struct Uniformizer<'f> {
     next_code: u64,
     sync_blocks: Vec<bool>,
     /// The block defining each value.
-    defs: HashMap<ValueId, BlockId>,
+    /// The block defining each value (indexed by value; values made later may be missing).
+    defs: Vec<Option<BlockId>>,
     exit_code: HashMap<u32, u64>,
     cont_code: HashMap<u32, u64>,
     uni: uniform::Uniformity,
@@ -452,7 +453,7 @@ impl Uniformizer<'_> {
     fn spill(&mut self, v: ValueId) -> VarId {
         let ty = self.f.ty(v);
         let var = self.f.new_var(ty, "simt.spill");
-        if let Some(&b) = self.defs.get(&v) {
+        if let Some(&Some(b)) = self.defs.get(v.0 as usize) {
             self.f.push_void(b, Op::StoreVar(var, v));
         }
         var
@@ -553,7 +554,11 @@ impl Uniformizer<'_> {
                         U::Code(b) => *b,
                         _ => BlockId(0),
                     };
-                    self.defs.insert(cond, b);
+                    let at = cond.0 as usize;
+                    if self.defs.len() <= at {
+                        self.defs.resize(at + 1, None);
+                    }
+                    self.defs[at] = Some(b);
                     chain = vec![
                         test,
                         U::If {
