@@ -159,11 +159,11 @@ impl Program {
                 )],
             ));
         };
-        self.translate_entry(id, f, profile)
+        self.translate(id, f, profile)
     }
 
-    /// Translates the kernel `id` (whose definition is `f`).
-    fn translate_entry(
+    /// Translates the kernel `f` (function `id` of the module).
+    fn translate(
         &self,
         id: check::FuncId,
         f: &check::Function,
@@ -193,16 +193,11 @@ impl Program {
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
                 let entry = ir.entry.0 as usize;
-                let tree = std::mem::take(&mut trees[entry]);
-                match simt::emulate(&mut ir.functions[entry], tree.clone()) {
-                    Some((t, scratch)) => {
-                        trees[entry] = t;
-                        ir.warp_scratch = scratch;
-                        if scratch {
-                            abi.warp_scratch_bytes_per_thread = 12;
-                        }
+                if let Some(scratch) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
+                    ir.warp_scratch = scratch;
+                    if scratch {
+                        abi.warp_scratch_bytes_per_thread = 12;
                     }
-                    None => trees[entry] = tree,
                 }
             }
             profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
@@ -234,10 +229,10 @@ impl Program {
     pub fn translate_all(&self, profile: &DeviceProfile) -> Result<Vec<KernelModule>, Diagnostics> {
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        // By id: looking each kernel up by name would make a module's translation quadratic
-        // in its number of kernels.
+        // By id: looking each kernel up by name made a module's translation quadratic in its
+        // number of kernels.
         for (id, f) in self.module.kernels() {
-            match self.translate_entry(id, f, profile) {
+            match self.translate(id, f, profile) {
                 Ok((k, _)) => out.push(k),
                 Err(d) => errors.extend(d.items),
             }

@@ -82,7 +82,9 @@ pub fn run(f: &mut Function) {
         let mut w = 0;
         for k in 0..insts.len() {
             let inst = &mut insts[k];
-            map_op(&mut inst.op, |v| resolve(&subst, v), |x| x);
+            // Operands are counted as they are resolved; whatever below drops or replaces an
+            // operand takes its count back.
+            map_op(&mut inst.op, |v| count(&mut uses, v, &subst), |x| x);
             let result = inst.result;
             let replace = match (&mut inst.op, result) {
                 (Op::LoadVar(v), Some(r)) => {
@@ -98,6 +100,7 @@ pub fn run(f: &mut Function) {
                 (Op::StoreVar(v, x), _) => {
                     let vi = v.0 as usize;
                     if held[vi] == (stamp, *x) {
+                        uses[x.0 as usize] -= 1;
                         continue;
                     }
                     held[vi] = (stamp, *x);
@@ -137,13 +140,19 @@ pub fn run(f: &mut Function) {
                 (Op::Conv(op, a), Some(r)) => {
                     let (to, from) = (values[r.0 as usize], values[a.0 as usize]);
                     match fold_conv(*op, *a, from, to, &def, values) {
-                        Fold::Value(v) => Some(v),
+                        Fold::Value(v) => {
+                            uses[a.0 as usize] -= 1;
+                            Some(v)
+                        }
                         Fold::Const(c) => {
+                            uses[a.0 as usize] -= 1;
                             inst.op = Op::Const(c);
                             def[r.0 as usize] = Def::Const(c);
                             None
                         }
                         Fold::Bitcast(src) => {
+                            uses[a.0 as usize] -= 1;
+                            uses[src.0 as usize] += 1;
                             *a = src;
                             def[r.0 as usize] = Def::Bitcast(src);
                             None
@@ -165,6 +174,8 @@ pub fn run(f: &mut Function) {
                         && ty != Ty::Bool
                         && let Some(c) = fold_bin(*op, x, y, ty)
                     {
+                        uses[a.0 as usize] -= 1;
+                        uses[b.0 as usize] -= 1;
                         inst.op = Op::Const(c);
                         def[r.0 as usize] = Def::Const(c);
                     }
@@ -177,15 +188,9 @@ pub fn run(f: &mut Function) {
                 subst[r.0 as usize] = v;
                 continue;
             }
-            map_op(
-                &mut inst.op,
-                |v| {
-                    uses[v.0 as usize] += 1;
-                    v
-                },
-                |x| x,
-            );
-            insts.swap(w, k);
+            if w != k {
+                insts.swap(w, k);
+            }
             w += 1;
         }
         insts.truncate(w);

@@ -172,6 +172,7 @@ impl Function {
     }
 
     /// Appends an instruction with a result of type `ty` to block `b`.
+    #[inline]
     pub fn push(&mut self, b: BlockId, ty: Ty, op: Op) -> ValueId {
         let id = ValueId(self.values.len() as u32);
         self.values.push(ty);
@@ -183,6 +184,7 @@ impl Function {
     }
 
     /// Appends an instruction without a result.
+    #[inline]
     pub fn push_void(&mut self, b: BlockId, op: Op) {
         self.blocks[b.0 as usize]
             .insts

@@ -122,9 +122,20 @@ struct Member {
 }
 
 fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
+    // The members are taken out of the module, not copied: once calls from outside go to the
+    // merged function, nothing reaches them and `prune` drops what is left in their place.
+    // (The entry stays: nothing may call a kernel, but it is the entry all the same.)
+    let entry = module.entry;
     let members_src: Vec<Function> = scc
         .iter()
-        .map(|f| module.functions[f.0 as usize].clone())
+        .map(|&f| {
+            let m = &mut module.functions[f.0 as usize];
+            if f == entry {
+                m.clone()
+            } else {
+                std::mem::replace(m, Function::new(""))
+            }
+        })
         .collect();
     let names: Vec<&str> = members_src.iter().map(|f| f.name.as_str()).collect();
     let mut g = Function::new(format!("ptxvk.recursive.{}", names.join(".")));
@@ -217,7 +228,11 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
     let mut sites = Vec::new();
     // Blocks whose successors liveness does not follow: past them, a frame is on the stack.
     let mut stops = vec![dispatch, back];
-    while let Some((b, k, callee)) = find_member_call(&g, &member_of) {
+    // Blocks before the last call found hold no more calls to members: the search resumes
+    // there (the rest of a cut block and the new blocks come after it).
+    let mut from = 0;
+    while let Some((b, k, callee)) = find_member_call(&g, from, &member_of) {
+        from = b.0 as usize;
         let Some(caller) = owner.get(b.0 as usize).copied().flatten() else {
             break;
         };
@@ -279,12 +294,13 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
     }
 }
 
-/// The first call in `g` to a member.
+/// The first call in `g` to a member, in block `from` or later.
 fn find_member_call(
     g: &Function,
+    from: usize,
     member_of: &impl Fn(FuncId) -> Option<usize>,
 ) -> Option<(BlockId, usize, usize)> {
-    for (bi, b) in g.blocks.iter().enumerate() {
+    for (bi, b) in g.blocks.iter().enumerate().skip(from) {
         for (k, i) in b.insts.iter().enumerate() {
             if let Op::Call(c) = &i.op
                 && let Some(callee) = member_of(c.func)
@@ -489,19 +505,21 @@ fn redirect_calls(
     for bi in 0..f.blocks.len() {
         let mut k = 0;
         while k < f.blocks[bi].insts.len() {
-            let Op::Call(call) = f.blocks[bi].insts[k].op.clone() else {
+            // Only calls to members are rewritten (and taken apart), nothing else is copied.
+            let m = match &f.blocks[bi].insts[k].op {
+                Op::Call(c) => member_of(c.func),
+                _ => None,
+            };
+            let Some(m) = m else {
                 k += 1;
                 continue;
             };
-            let super::Call {
-                func,
-                args,
-                results,
-            } = *call;
-            let Some(m) = member_of(func) else {
+            let Op::Call(call) = std::mem::replace(&mut f.blocks[bi].insts[k].op, Op::Barrier)
+            else {
                 k += 1;
                 continue;
             };
+            let super::Call { args, results, .. } = *call;
             let (p0, r0) = offsets[m];
             // Zeros for the other members' parameters, made just before the call.
             let mut before = Vec::new();

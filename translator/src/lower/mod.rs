@@ -58,7 +58,7 @@ pub fn lower_kernel(
     globals: &HashMap<check::GlobalId, u64>,
 ) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
     let func = module.function(kernel);
-    let (params, mut abi) = param_layout(func);
+    let (mut params, mut abi) = param_layout(func);
     let layout = layout::for_kernel(module, kernel, globals);
     let graph = layout::call_graph(module, kernel);
     let ids: HashMap<check::FuncId, ir::FuncId> = graph
@@ -78,7 +78,7 @@ pub fn lower_kernel(
     let mut status_sites: Vec<(Span, String)> = Vec::new();
     for &f in &graph {
         let kernel_params = if f == kernel {
-            params.clone()
+            std::mem::take(&mut params)
         } else {
             HashMap::new()
         };
@@ -128,10 +128,10 @@ pub fn lower_kernel(
         functions.push(memcheck::global_checker());
         functions.push(memcheck::arena_checker());
     }
-    let frames: Vec<_> = graph
-        .iter()
-        .map(|f| local_frame(&layout, module, *f))
-        .collect();
+    // A cycle of calls needs a PTX function that calls one (memory checking's functions call
+    // nothing); most kernels call nothing, and the search walks every instruction.
+    let ptx_calls = graph.iter().any(|&f| !module.function(f).calls.is_empty());
+    let source = module;
     let mut module = ir::Module {
         functions,
         entry: ir::FuncId(0),
@@ -146,12 +146,17 @@ pub fn lower_kernel(
         status_sites: Vec::new(),
         textures: texture_bindings,
     };
-    let arena = ir::recursion::LocalArena {
+    let arena = ptx_calls.then(|| ir::recursion::LocalArena {
         stack_pointer: module.local_words,
-        frames,
+        frames: graph
+            .iter()
+            .map(|&f| local_frame(&layout, source, f))
+            .collect(),
         overflow_status: status_sites.len() as u32 + 1,
-    };
-    if ir::recursion::eliminate(&mut module, &arena) {
+    });
+    if let Some(arena) = arena
+        && ir::recursion::eliminate(&mut module, &arena)
+    {
         module.local_words += 1 + ir::recursion::STACK_WORDS;
         status_sites.push((
             Span::default(),
@@ -297,7 +302,8 @@ fn lower_function(
         ids: places.ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
-        regs: crate::check::Map::default(),
+        regs: vec![0; func.regs.len() * 4],
+        regs_high: crate::check::Map::default(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
         uses_barrier_words: false,
@@ -401,8 +407,11 @@ pub(crate) struct Cx<'a> {
     pub params: HashMap<check::LocalId, u32>,
     pub f: ir::Function,
     pub cur: BlockId,
-    /// FxHash: looked up for every register operand.
-    regs: crate::check::Map<(RegId, u8), VarId>,
+    /// The variable of each register component (`4 * register + component`), plus one; 0
+    /// before its first use. Looked up for every register operand, so indexed, not hashed.
+    regs: Vec<u32>,
+    /// The high halves of `.b128` registers (`wide.rs`).
+    regs_high: crate::check::Map<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
     pub param_words: HashMap<check::LocalId, Vec<VarId>>,
     /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
@@ -717,9 +726,11 @@ impl Cx<'_> {
     // ---- PTX operands ----
 
     pub fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
-        let c = comp.map_or(0, |c| c.index() as u8);
-        if let Some(v) = self.regs.get(&(reg, c)) {
-            return *v;
+        let slot = reg.0 as usize * 4 + comp.map_or(0, |c| c.index());
+        if let Some(&v) = self.regs.get(slot)
+            && v != 0
+        {
+            return VarId(v - 1);
         }
         let r = self.func.reg(reg);
         let name = match comp {
@@ -728,7 +739,9 @@ impl Cx<'_> {
         };
         self.need_ty(Ty::of(r.ty));
         let v = self.f.new_var(Ty::of(r.ty), name);
-        self.regs.insert((reg, c), v);
+        if let Some(s) = self.regs.get_mut(slot) {
+            *s = v.0 + 1;
+        }
         v
     }
 

@@ -14,12 +14,12 @@ const HIGH: u8 = 0x80;
 impl Cx<'_> {
     fn reg_var_high(&mut self, reg: RegId, comp: Option<Component>) -> VarId {
         let key = (reg, HIGH | comp.map_or(0, |c| c.index() as u8));
-        if let Some(v) = self.regs.get(&key) {
+        if let Some(v) = self.regs_high.get(&key) {
             return *v;
         }
         let name = format!("{}.hi", self.func.reg(reg).name);
         let v = self.f.new_var(Ty::I64, name);
-        self.regs.insert(key, v);
+        self.regs_high.insert(key, v);
         v
     }
 

@@ -34,9 +34,10 @@ const ACTIVE: u64 = 0;
 const RETURNED: u64 = 0xFFFF_FFFF;
 
 /// Rewrites a kernel's tree so that its synchronization points are block-uniform, then expands
-/// the warp operations into shared-memory code. Returns the new tree and whether the warp scratch
-/// memory is used; `None` when the function has no synchronization (nothing to do).
-pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
+/// the warp operations into shared-memory code. Replaces `tree` with the new tree and returns
+/// whether the warp scratch memory is used; `None` (and `tree` as it was) when the function has
+/// no synchronization (nothing to do).
+pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     let sync_blocks: Vec<bool> = f
         .blocks
         .iter()
@@ -46,15 +47,15 @@ pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
         return None;
     }
     let mut next_id = 0;
-    let labelled = to_labelled(tree, &mut Vec::new(), &mut next_id);
+    let labelled = to_labelled(std::mem::take(tree), &mut Vec::new(), &mut next_id);
     let uni = uniform::analyze(f, &labelled);
     let uniform_vars: Vec<VarId> = uni.uniform_vars().collect();
     let st = f.new_var(Ty::I32, "simt.state");
-    let mut defs = HashMap::new();
+    let mut defs = vec![None; f.values.len()];
     for (bi, b) in f.blocks.iter().enumerate() {
         for inst in &b.insts {
             if let Some(r) = inst.result {
-                defs.insert(r, BlockId(bi as u32));
+                defs[r.0 as usize] = Some(BlockId(bi as u32));
             }
         }
     }
@@ -88,7 +89,8 @@ pub fn emulate(f: &mut Function, tree: Vec<Node>) -> Option<(Vec<Node>, bool)> {
     t.seq(labelled, false, &mut body);
     body.push(U::Return(Vec::new()));
     let uses_scratch = expand::expand(t.f, st, &t.sync_blocks);
-    Some((from_labelled(body, &mut Vec::new()), uses_scratch))
+    *tree = from_labelled(body, &mut Vec::new());
+    Some(uses_scratch)
 }
 
 /// The tree with construct ids instead of branch depths.
@@ -206,7 +208,8 @@ struct Uniformizer<'f> {
     next_code: u64,
     sync_blocks: Vec<bool>,
     /// The block defining each value.
-    defs: HashMap<ValueId, BlockId>,
+    /// The block defining each value (indexed by value; values made later may be missing).
+    defs: Vec<Option<BlockId>>,
     exit_code: HashMap<u32, u64>,
     cont_code: HashMap<u32, u64>,
     uni: uniform::Uniformity,
@@ -450,7 +453,7 @@ impl Uniformizer<'_> {
     fn spill(&mut self, v: ValueId) -> VarId {
         let ty = self.f.ty(v);
         let var = self.f.new_var(ty, "simt.spill");
-        if let Some(&b) = self.defs.get(&v) {
+        if let Some(&Some(b)) = self.defs.get(v.0 as usize) {
             self.f.push_void(b, Op::StoreVar(var, v));
         }
         var
@@ -551,7 +554,11 @@ impl Uniformizer<'_> {
                         U::Code(b) => *b,
                         _ => BlockId(0),
                     };
-                    self.defs.insert(cond, b);
+                    let at = cond.0 as usize;
+                    if self.defs.len() <= at {
+                        self.defs.resize(at + 1, None);
+                    }
+                    self.defs[at] = Some(b);
                     chain = vec![
                         test,
                         U::If {

@@ -173,8 +173,8 @@ fn tree_blocks(nodes: &[Node], out: &mut Vec<ir::BlockId>) {
 
 /// How many block-wide votes (the emulation's loop test) the emulated kernel runs.
 fn votes(body: &str) -> usize {
-    let (mut f, tree) = kernel(body);
-    let (tree, _) = super::emulate(&mut f, tree).expect("the kernel synchronizes");
+    let (mut f, mut tree) = kernel(body);
+    super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
     let mut blocks = Vec::new();
     tree_blocks(&tree, &mut blocks);
     blocks

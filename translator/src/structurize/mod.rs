@@ -122,11 +122,13 @@ impl Structurizer<'_> {
     /// chains of blocks do not grow the stack.
     fn do_tree(&mut self, mut x: BlockId, out: &mut Vec<Node>) {
         loop {
+            // Each block is placed once (the walk follows the dominator tree), so its lists
+            // are taken, not copied.
             let next = if self.loops.is_header[x.0 as usize] {
-                let follows = self.follows[x.0 as usize].clone();
+                let follows = std::mem::take(&mut self.follows[x.0 as usize]);
                 self.wrap_follows(x, &follows, out)
             } else {
-                let merges = self.merges[x.0 as usize].clone();
+                let merges = std::mem::take(&mut self.merges[x.0 as usize]);
                 self.node_within(x, &merges, out)
             };
             match next {
@@ -146,7 +148,7 @@ impl Structurizer<'_> {
         match follows.split_first() {
             None => {
                 self.ctx.push(Ctx::LoopHeadedBy(x));
-                let merges = self.merges[x.0 as usize].clone();
+                let merges = std::mem::take(&mut self.merges[x.0 as usize]);
                 let mut body = Vec::new();
                 if let Some(t) = self.node_within(x, &merges, &mut body) {
                     self.do_tree(t, &mut body);
@@ -187,17 +189,18 @@ impl Structurizer<'_> {
             return Some(y);
         }
         out.push(Node::Code(x));
-        match self.f.block(x).term.clone() {
-            Terminator::Jump(t) => self.do_branch(x, t, out),
-            Terminator::Branch { cond, then, else_ } => {
+        let f = self.f;
+        match &f.block(x).term {
+            &Terminator::Jump(t) => self.do_branch(x, t, out),
+            &Terminator::Branch { cond, then, else_ } => {
                 let then = self.branch_seq(x, then);
                 let else_ = self.branch_seq(x, else_);
                 out.push(Node::If { cond, then, else_ });
                 None
             }
-            Terminator::Switch {
+            &Terminator::Switch {
                 value,
-                targets,
+                ref targets,
                 default,
             } => {
                 let cases = targets.iter().map(|&t| self.branch_seq(x, t)).collect();
@@ -210,7 +213,7 @@ impl Structurizer<'_> {
                 None
             }
             Terminator::Return(v) => {
-                out.push(Node::Return(v));
+                out.push(Node::Return(v.clone()));
                 None
             }
             Terminator::Exit => {
