@@ -22,23 +22,33 @@ pub(crate) struct Body {
     ends: Vec<[usize; 3]>,
 }
 
+#[inline(always)]
 fn encode(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
     let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
     out.reserve(len);
     out.push(((len as Word) << 16) | op as Word);
     out.extend(ty);
     out.extend(id);
-    // Word by word: operand lists are short, and a slice copy calls `memcpy`.
-    for &w in operands {
-        out.push(w);
-    }
+    out.extend_from_slice(operands);
 }
 
 const FUNCTION_END: Word = (1 << 16) | Op::FunctionEnd as Word;
 
 impl Body {
     /// An instruction of the current block.
-    pub fn inst(&mut self, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
+    pub fn inst<const N: usize>(
+        &mut self,
+        op: Op,
+        ty: Option<Word>,
+        id: Option<Word>,
+        operands: [Word; N],
+    ) {
+        // A fixed operand count: the copy below compiles to a few stores.
+        encode(&mut self.code, op, ty, id, &operands);
+    }
+
+    /// [`Body::inst`] with a number of operands known only at run time.
+    pub fn inst_n(&mut self, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
         encode(&mut self.code, op, ty, id, operands);
     }
 
@@ -105,14 +115,14 @@ mod tests {
         b.head(Op::Function, Some(2), Some(3), &[0, 4]);
         b.head(Op::Label, None, Some(5), &[]);
         b.var(6, 7, &[7], false);
-        b.inst(Op::IAdd, Some(8), Some(9), &[10, 11]);
+        b.inst(Op::IAdd, Some(8), Some(9), [10, 11]);
         b.var(6, 12, &[7, 13], true);
-        b.inst(Op::Return, None, None, &[]);
+        b.inst(Op::Return, None, None, []);
         b.end_function();
         b.head(Op::Function, Some(2), Some(14), &[0, 4]);
         b.head(Op::Label, None, Some(15), &[]);
         b.var(6, 16, &[7], true);
-        b.inst(Op::Return, None, None, &[]);
+        b.inst(Op::Return, None, None, []);
         b.end_function();
         let want: Vec<Word> = vec![
             (5 << 16) | 54,

@@ -91,7 +91,7 @@ pub(super) fn emit_function(
     };
     fe.seq(tree)?;
     if !fe.done {
-        fe.e.op_void(Op::Return, &[]);
+        fe.e.op_void(Op::Return, []);
     }
     fe.e.body.end_function();
     Ok(())
@@ -114,12 +114,12 @@ impl FnEmitter<'_, '_> {
     }
 
     fn begin(&mut self, label: Word) {
-        self.e.body.inst(Op::Label, None, Some(label), &[]);
+        self.e.body.inst(Op::Label, None, Some(label), []);
         self.done = false;
     }
 
     fn branch(&mut self, target: Word) {
-        self.e.op_void(Op::Branch, &[target]);
+        self.e.op_void(Op::Branch, [target]);
         self.done = true;
     }
 
@@ -148,16 +148,16 @@ impl FnEmitter<'_, '_> {
             Node::Branch(d) => self.tree_branch(*d),
             Node::Return(vals) => {
                 match vals.len() {
-                    0 => self.e.op_void(Op::Return, &[]),
+                    0 => self.e.op_void(Op::Return, []),
                     1 => {
                         let v = self.value(vals[0]);
-                        self.e.op_void(Op::ReturnValue, &[v]);
+                        self.e.op_void(Op::ReturnValue, [v]);
                     }
                     _ => {
                         let ret_ty = self.struct_of_returns();
                         let parts: Vec<Word> = vals.iter().map(|v| self.value(*v)).collect();
-                        let s = self.e.op(Op::CompositeConstruct, ret_ty, &parts);
-                        self.e.op_void(Op::ReturnValue, &[s]);
+                        let s = self.e.op_n(Op::CompositeConstruct, ret_ty, &parts);
+                        self.e.op_void(Op::ReturnValue, [s]);
                     }
                 }
                 self.done = true;
@@ -165,12 +165,12 @@ impl FnEmitter<'_, '_> {
             }
             Node::Exit => {
                 // In the kernel's own body `exit` ends the invocation like `ret`.
-                self.e.op_void(Op::Return, &[]);
+                self.e.op_void(Op::Return, []);
                 self.done = true;
                 Ok(())
             }
             Node::Unreachable => {
-                self.e.op_void(Op::Unreachable, &[]);
+                self.e.op_void(Op::Unreachable, []);
                 self.done = true;
                 Ok(())
             }
@@ -191,8 +191,8 @@ impl FnEmitter<'_, '_> {
     ) -> R<()> {
         let (t, e, m) = (self.e.b.id(), self.e.b.id(), self.e.b.id());
         self.e
-            .op_void(Op::SelectionMerge, &[m, SelectionControl::NONE.bits()]);
-        self.e.op_void(Op::BranchConditional, &[c, t, e]);
+            .op_void(Op::SelectionMerge, [m, SelectionControl::NONE.bits()]);
+        self.e.op_void(Op::BranchConditional, [c, t, e]);
         self.begin(t);
         then(self)?;
         let then_done = self.done;
@@ -208,7 +208,7 @@ impl FnEmitter<'_, '_> {
         self.begin(m);
         if then_done && else_done {
             // Nothing reaches the merge block.
-            self.e.op_void(Op::Unreachable, &[]);
+            self.e.op_void(Op::Unreachable, []);
             self.done = true;
         }
         Ok(())
@@ -223,7 +223,7 @@ impl FnEmitter<'_, '_> {
         let ty = self.f.ty(value);
         let kc = self.e.konst(ty, k as u64);
         let bool_t = self.e.ty(Ty::Bool);
-        let c = self.e.op(Op::IEqual, bool_t, &[v, kc]);
+        let c = self.e.op(Op::IEqual, bool_t, [v, kc]);
         self.selection(
             c,
             |fe| fe.seq(&cases[k]),
@@ -239,7 +239,7 @@ impl FnEmitter<'_, '_> {
         self.branch(header);
         self.begin(header);
         self.e
-            .op_void(Op::LoopMerge, &[merge, cont, LoopControl::NONE.bits()]);
+            .op_void(Op::LoopMerge, [merge, cont, LoopControl::NONE.bits()]);
         self.branch(start);
         self.begin(start);
         self.frames.push(Frame {
@@ -316,7 +316,7 @@ impl FnEmitter<'_, '_> {
         let bool_t = self.e.ty(Ty::Bool);
         let p = self.e.load(u32t, var, None);
         let zero = self.e.u32_const(0);
-        let active = self.e.op(Op::INotEqual, bool_t, &[p, zero]);
+        let active = self.e.op(Op::INotEqual, bool_t, [p, zero]);
         let here_code = self.e.u32_const(parent as u32 + 1);
         let (kind, merge, cont) = {
             let f = &self.frames[parent];
@@ -325,7 +325,7 @@ impl FnEmitter<'_, '_> {
         self.selection(
             active,
             |fe| {
-                let here = fe.e.op(Op::IEqual, bool_t, &[p, here_code]);
+                let here = fe.e.op(Op::IEqual, bool_t, [p, here_code]);
                 fe.selection(
                     here,
                     |fe| {

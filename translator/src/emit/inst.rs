@@ -45,7 +45,7 @@ impl FnEmitter<'_, '_> {
                     UnOp::BitCount => S::BitCount,
                     UnOp::BitReverse => S::BitReverse,
                 };
-                self.e.op(code, result_ty, &[a])
+                self.e.op(code, result_ty, [a])
             }
             Op::Bin(op, a, b, flags) => {
                 let operand_ty = self.f.ty(*a);
@@ -54,7 +54,7 @@ impl FnEmitter<'_, '_> {
             }
             Op::Select(c, a, b) => {
                 let (c, a, b) = (self.value(*c), self.value(*a), self.value(*b));
-                self.e.op(S::Select, result_ty, &[c, a, b])
+                self.e.op(S::Select, result_ty, [c, a, b])
             }
             Op::Conv(op, v) => {
                 let from = self.f.ty(*v);
@@ -67,10 +67,10 @@ impl FnEmitter<'_, '_> {
                     // the narrow value (`sext(-5) < 5` is false), see docs/decisions.md.
                     ConvOp::SExt if rty.is_some_and(|t| t.bits() > from.bits()) => {
                         let to = rty.unwrap_or(Ty::I64);
-                        let wide = self.e.op(S::UConvert, result_ty, &[v]);
+                        let wide = self.e.op(S::UConvert, result_ty, [v]);
                         let s = self.e.konst(to, u64::from(to.bits() - from.bits()));
-                        let up = self.e.op(S::ShiftLeftLogical, result_ty, &[wide, s]);
-                        let r = self.e.op(S::ShiftRightArithmetic, result_ty, &[up, s]);
+                        let up = self.e.op(S::ShiftLeftLogical, result_ty, [wide, s]);
+                        let r = self.e.op(S::ShiftRightArithmetic, result_ty, [up, s]);
                         self.set(inst, r);
                         return Ok(());
                     }
@@ -84,19 +84,19 @@ impl FnEmitter<'_, '_> {
                         let t = rty.unwrap_or(Ty::I32);
                         let one = self.e.konst(t, 1);
                         let zero = self.e.konst(t, 0);
-                        let r = self.e.op(S::Select, result_ty, &[v, one, zero]);
+                        let r = self.e.op(S::Select, result_ty, [v, one, zero]);
                         self.set(inst, r);
                         return Ok(());
                     }
                 };
-                self.e.op(code, result_ty, &[v])
+                self.e.op(code, result_ty, [v])
             }
             Op::Ext(op, args, flags) => {
                 let mut ops = Vec::with_capacity(2 + args.len());
                 ops.push(self.e.glsl);
                 ops.push(ext_opcode(*op) as u32);
                 ops.extend(args.iter().map(|a| self.value(*a)));
-                let id = self.e.op(S::ExtInst, result_ty, &ops);
+                let id = self.e.op_n(S::ExtInst, result_ty, &ops);
                 if flags.exact {
                     self.e.b.decorate(id, Decoration::NoContraction, []);
                 }
@@ -150,7 +150,7 @@ impl FnEmitter<'_, '_> {
                         S::AtomicFAddEXT
                     }
                 };
-                self.e.op(code, vt, &[p, sc, sem, v])
+                self.e.op(code, vt, [p, sc, sem, v])
             }
             Op::AtomicCas {
                 ptr,
@@ -169,12 +169,12 @@ impl FnEmitter<'_, '_> {
                 };
                 let ne = self.e.u32_const(atomic_semantics(ptr, fail_sem).bits());
                 self.e
-                    .op(S::AtomicCompareExchange, vt, &[p, sc, eq, ne, v, c])
+                    .op(S::AtomicCompareExchange, vt, [p, sc, eq, ne, v, c])
             }
             Op::AtomicLoad { ptr, scope, sem } => {
                 let (t, p) = self.atomic_target(ptr, rty.unwrap_or(Ty::I32));
                 let (sc, s) = self.atomic_order(ptr, *scope, *sem);
-                self.e.op(S::AtomicLoad, t, &[p, sc, s])
+                self.e.op(S::AtomicLoad, t, [p, sc, s])
             }
             Op::AtomicStore {
                 ptr,
@@ -185,7 +185,7 @@ impl FnEmitter<'_, '_> {
                 let (_, p) = self.atomic_target(ptr, self.f.ty(*value));
                 let (sc, s) = self.atomic_order(ptr, *scope, *sem);
                 let v = self.value(*value);
-                self.e.op_void(S::AtomicStore, &[p, sc, s, v]);
+                self.e.op_void(S::AtomicStore, [p, sc, s, v]);
                 return Ok(());
             }
             Op::Warp(op, args) => {
@@ -199,13 +199,13 @@ impl FnEmitter<'_, '_> {
             Op::Barrier => {
                 let wg = self.e.u32_const(spirv::Scope::Workgroup as u32);
                 let sem = self.e.u32_const(barrier_semantics().bits());
-                self.e.op_void(S::ControlBarrier, &[wg, wg, sem]);
+                self.e.op_void(S::ControlBarrier, [wg, wg, sem]);
                 return Ok(());
             }
             Op::Fence(scope) => {
                 let sc = self.ordered_scope(*scope, Ordering::AcqRel);
                 let sem = self.e.u32_const(barrier_semantics().bits());
-                self.e.op_void(S::MemoryBarrier, &[sc, sem]);
+                self.e.op_void(S::MemoryBarrier, [sc, sem]);
                 return Ok(());
             }
             Op::Call(c) => {
@@ -230,7 +230,7 @@ impl FnEmitter<'_, '_> {
                         self.e.struct_of(&m)
                     }
                 };
-                let r = self.e.op(S::FunctionCall, ret, &ops);
+                let r = self.e.op_n(S::FunctionCall, ret, &ops);
                 if results.len() == 1 {
                     let var = self.vars[results[0].0 as usize];
                     self.e.store(var, r, None);
@@ -256,7 +256,7 @@ impl FnEmitter<'_, '_> {
                 } else {
                     S::BitFieldUExtract
                 };
-                self.e.op(code, result_ty, &[b, o, c])
+                self.e.op(code, result_ty, [b, o, c])
             }
             Op::BitInsert {
                 base,
@@ -266,7 +266,7 @@ impl FnEmitter<'_, '_> {
             } => {
                 let (b, i) = (self.value(*base), self.value(*insert));
                 let (o, c) = (self.value(*offset), self.value(*count));
-                self.e.op(S::BitFieldInsert, result_ty, &[b, i, o, c])
+                self.e.op(S::BitFieldInsert, result_ty, [b, i, o, c])
             }
             // --- textures ---
             Op::Texture(t) => {
@@ -317,7 +317,7 @@ impl FnEmitter<'_, '_> {
             Ptr::Global(addr) => {
                 let pt = self.e.ptr(StorageClass::PhysicalStorageBuffer, pointee);
                 let a = self.value(*addr);
-                self.e.op(S::ConvertUToPtr, pt, &[a])
+                self.e.op(S::ConvertUToPtr, pt, [a])
             }
             Ptr::Shared(idx) | Ptr::Local(idx) => {
                 let (arena, sc) = if matches!(ptr, Ptr::Shared(_)) {
@@ -377,7 +377,7 @@ impl FnEmitter<'_, '_> {
                 } else {
                     S::SMulExtended
                 };
-                let both = self.e.op(code, st, &[a, b]);
+                let both = self.e.op(code, st, [a, b]);
                 return self.e.extract(rt, both, 1);
             }
             BinOp::FAdd => S::FAdd,
@@ -409,7 +409,7 @@ impl FnEmitter<'_, '_> {
             BinOp::FUnordGt => S::FUnordGreaterThan,
             BinOp::FUnordGe => S::FUnordGreaterThanEqual,
         };
-        let id = self.e.op(code, rt, &[a, b]);
+        let id = self.e.op(code, rt, [a, b]);
         if flags.exact && matches!(op, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
             self.e.b.decorate(id, Decoration::NoContraction, []);
         }

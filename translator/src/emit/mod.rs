@@ -289,25 +289,32 @@ impl Emitter {
     }
 
     /// An instruction with a result, appended to the current block.
-    pub fn op(&mut self, op: spirv::Op, ty: Word, operands: &[Word]) -> Word {
+    pub fn op<const N: usize>(&mut self, op: spirv::Op, ty: Word, operands: [Word; N]) -> Word {
         let id = self.b.id();
         self.body.inst(op, Some(ty), Some(id), operands);
         id
     }
 
+    /// [`Emitter::op`] with a number of operands known only at run time.
+    pub fn op_n(&mut self, op: spirv::Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.b.id();
+        self.body.inst_n(op, Some(ty), Some(id), operands);
+        id
+    }
+
     /// An instruction without a result, appended to the current block.
-    pub fn op_void(&mut self, op: spirv::Op, operands: &[Word]) {
+    pub fn op_void<const N: usize>(&mut self, op: spirv::Op, operands: [Word; N]) {
         self.body.inst(op, None, None, operands);
     }
 
     /// `OpAccessChain` with one index.
     pub fn access_chain(&mut self, ptr_ty: Word, base: Word, index: Word) -> Word {
-        self.op(spirv::Op::AccessChain, ptr_ty, &[base, index])
+        self.op(spirv::Op::AccessChain, ptr_ty, [base, index])
     }
 
     /// `OpCompositeExtract` of one member.
     pub fn extract(&mut self, ty: Word, composite: Word, index: u32) -> Word {
-        self.op(spirv::Op::CompositeExtract, ty, &[composite, index])
+        self.op(spirv::Op::CompositeExtract, ty, [composite, index])
     }
 
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
@@ -490,7 +497,7 @@ impl Emitter {
                 }
                 let u64t = self.ty(Ty::I64);
                 let scope = self.u32_const(spirv::Scope::Subgroup as u32);
-                self.op(spirv::Op::ReadClockKHR, u64t, &[scope])
+                self.op(spirv::Op::ReadClockKHR, u64t, [scope])
             }
             Builtin::BarrierWords => {
                 let lock = self.lock_index();
@@ -654,26 +661,26 @@ impl Emitter {
     /// `OpLoad` with optional memory operands.
     pub fn load(&mut self, ty: Word, ptr: Word, access: Option<Access>) -> Word {
         match access {
-            None => self.op(spirv::Op::Load, ty, &[ptr]),
-            Some(Access { mask, align: None }) => self.op(spirv::Op::Load, ty, &[ptr, mask.bits()]),
+            None => self.op(spirv::Op::Load, ty, [ptr]),
+            Some(Access { mask, align: None }) => self.op(spirv::Op::Load, ty, [ptr, mask.bits()]),
             Some(Access {
                 mask,
                 align: Some(a),
-            }) => self.op(spirv::Op::Load, ty, &[ptr, mask.bits(), a]),
+            }) => self.op(spirv::Op::Load, ty, [ptr, mask.bits(), a]),
         }
     }
 
     /// `OpStore` with optional memory operands.
     pub fn store(&mut self, ptr: Word, value: Word, access: Option<Access>) {
         match access {
-            None => self.op_void(spirv::Op::Store, &[ptr, value]),
+            None => self.op_void(spirv::Op::Store, [ptr, value]),
             Some(Access { mask, align: None }) => {
-                self.op_void(spirv::Op::Store, &[ptr, value, mask.bits()])
+                self.op_void(spirv::Op::Store, [ptr, value, mask.bits()])
             }
             Some(Access {
                 mask,
                 align: Some(a),
-            }) => self.op_void(spirv::Op::Store, &[ptr, value, mask.bits(), a]),
+            }) => self.op_void(spirv::Op::Store, [ptr, value, mask.bits(), a]),
         }
     }
 }

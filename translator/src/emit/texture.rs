@@ -86,7 +86,7 @@ impl FnEmitter<'_, '_> {
         }
         let t = self.e.ty(scalar);
         let vt = self.e.vector(t, vals.len() as u32);
-        Ok(self.e.op(S::CompositeConstruct, vt, vals))
+        Ok(self.e.op_n(S::CompositeConstruct, vt, vals))
     }
 
     pub(super) fn texture(&mut self, t: &TexOp) -> R<()> {
@@ -147,34 +147,34 @@ impl FnEmitter<'_, '_> {
             (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), None) => {
                 ops.extend([si, coord]);
                 tail(&mut ops, true);
-                self.e.op(S::ImageSampleExplicitLod, v4, &ops)
+                self.e.op_n(S::ImageSampleExplicitLod, v4, &ops)
             }
             (TexOpKind::SampleLod(_) | TexOpKind::SampleGrad(..), Some(d)) => {
                 // One filtered comparison result: (r, 0, 0, 1) as Vulkan reads depth.
                 let f = self.e.ty(Ty::F32);
                 ops.extend([si, coord, d]);
                 tail(&mut ops, true);
-                let r = self.e.op(S::ImageSampleDrefExplicitLod, f, &ops);
+                let r = self.e.op_n(S::ImageSampleDrefExplicitLod, f, &ops);
                 let zero = self.e.konst(Ty::F32, 0);
                 let one = self.e.konst(Ty::F32, u64::from(1f32.to_bits()));
-                self.e.op(S::CompositeConstruct, v4, &[r, zero, zero, one])
+                self.e.op(S::CompositeConstruct, v4, [r, zero, zero, one])
             }
             (TexOpKind::Fetch(_), _) => {
-                let img = self.e.op(S::Image, tv.image, &[si]);
+                let img = self.e.op(S::Image, tv.image, [si]);
                 ops.extend([img, coord]);
                 tail(&mut ops, false);
-                self.e.op(S::ImageFetch, v4, &ops)
+                self.e.op_n(S::ImageFetch, v4, &ops)
             }
             (TexOpKind::Gather(c), None) => {
                 let comp = self.e.u32_const(*c);
                 ops.extend([si, coord, comp]);
                 tail(&mut ops, false);
-                self.e.op(S::ImageGather, v4, &ops)
+                self.e.op_n(S::ImageGather, v4, &ops)
             }
             (TexOpKind::Gather(_), Some(d)) => {
                 ops.extend([si, coord, d]);
                 tail(&mut ops, false);
-                self.e.op(S::ImageDrefGather, v4, &ops)
+                self.e.op_n(S::ImageDrefGather, v4, &ops)
             }
         };
         for (k, r) in t.results.iter().enumerate() {
@@ -182,7 +182,7 @@ impl FnEmitter<'_, '_> {
             let st = self.e.ty(ty);
             let mut part = self.e.extract(tv.texel, result, k as u32);
             if st != tv.texel {
-                part = self.e.op(S::Bitcast, st, &[part]);
+                part = self.e.op(S::Bitcast, st, [part]);
             }
             let var = self.vars[r.0 as usize];
             self.e.store(var, part, None);

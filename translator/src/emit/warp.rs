@@ -19,7 +19,7 @@ impl FnEmitter<'_, '_> {
             let lane = self.e.builtin(crate::ir::Builtin::SubgroupLane);
             let u32t = self.e.ty(Ty::I32);
             let mask = self.e.u32_const(!31);
-            return Ok(Some(self.e.op(S::BitwiseAnd, u32t, &[lane, mask])));
+            return Ok(Some(self.e.op(S::BitwiseAnd, u32t, [lane, mask])));
         }
         Ok(None)
     }
@@ -31,8 +31,8 @@ impl FnEmitter<'_, '_> {
             WarpStrategy::Partitioned(_) => {
                 let lane = self.e.builtin(crate::ir::Builtin::SubgroupLane);
                 let five = self.e.u32_const(5);
-                let idx = self.e.op(S::ShiftRightLogical, u32t, &[lane, five]);
-                Ok(self.e.op(S::VectorExtractDynamic, u32t, &[ballot, idx]))
+                let idx = self.e.op(S::ShiftRightLogical, u32t, [lane, five]);
+                Ok(self.e.op(S::VectorExtractDynamic, u32t, [ballot, idx]))
             }
             _ => Ok(self.e.extract(u32t, ballot, 0)),
         }
@@ -43,7 +43,7 @@ impl FnEmitter<'_, '_> {
         let u32t = self.e.ty(Ty::I32);
         let v4 = self.e.vector(u32t, 4);
         let sg = self.subgroup();
-        let b = self.e.op(S::GroupNonUniformBallot, v4, &[sg, pred]);
+        let b = self.e.op(S::GroupNonUniformBallot, v4, [sg, pred]);
         self.warp_slice(b)
     }
 
@@ -51,11 +51,11 @@ impl FnEmitter<'_, '_> {
         self.e.cap(Capability::GroupNonUniformShuffle);
         let u32t = self.e.ty(Ty::I32);
         let src = match self.partition_base()? {
-            Some(base) => self.e.op(S::IAdd, u32t, &[base, lane]),
+            Some(base) => self.e.op(S::IAdd, u32t, [base, lane]),
             None => lane,
         };
         let sg = self.subgroup();
-        Ok(self.e.op(S::GroupNonUniformShuffle, ty, &[sg, v, src]))
+        Ok(self.e.op(S::GroupNonUniformShuffle, ty, [sg, v, src]))
     }
 
     /// Emits a warp primitive; `None` for the ones without a result.
@@ -77,33 +77,33 @@ impl FnEmitter<'_, '_> {
                 let got = self.shuffle(rt, args[0], args[1])?;
                 // An inactive source lane gives the caller's own value.
                 let active = self.ballot_of(tru)?;
-                let bit = self.e.op(S::ShiftRightLogical, u32t, &[active, args[1]]);
-                let bit = self.e.op(S::BitwiseAnd, u32t, &[bit, one]);
-                let on = self.e.op(S::INotEqual, bool_t, &[bit, zero]);
-                self.e.op(S::Select, rt, &[on, got, args[0]])
+                let bit = self.e.op(S::ShiftRightLogical, u32t, [active, args[1]]);
+                let bit = self.e.op(S::BitwiseAnd, u32t, [bit, one]);
+                let on = self.e.op(S::INotEqual, bool_t, [bit, zero]);
+                self.e.op(S::Select, rt, [on, got, args[0]])
             }
             WarpOp::Ballot => self.ballot_of(args[0])?,
             WarpOp::ActiveMask => self.ballot_of(tru)?,
             WarpOp::MatchAny => {
                 // Compare with every lane in turn (Vulkan has no portable match operation).
                 let active = self.ballot_of(tru)?;
-                let inc_u = self.e.op(S::Select, u32t, &[args[1], one, zero]);
+                let inc_u = self.e.op(S::Select, u32t, [args[1], one, zero]);
                 let vty = self.e.ty(arg_tys[0]);
                 let mut acc = zero;
                 for l in 0..32u32 {
                     let lc = self.e.u32_const(l);
                     let other = self.shuffle(vty, args[0], lc)?;
                     let other_inc = self.shuffle(u32t, inc_u, lc)?;
-                    let same = self.e.op(S::IEqual, bool_t, &[other, args[0]]);
-                    let inc = self.e.op(S::INotEqual, bool_t, &[other_inc, zero]);
-                    let bit = self.e.op(S::ShiftRightLogical, u32t, &[active, lc]);
-                    let bit = self.e.op(S::BitwiseAnd, u32t, &[bit, one]);
-                    let act = self.e.op(S::INotEqual, bool_t, &[bit, zero]);
-                    let both = self.e.op(S::LogicalAnd, bool_t, &[same, inc]);
-                    let all = self.e.op(S::LogicalAnd, bool_t, &[both, act]);
+                    let same = self.e.op(S::IEqual, bool_t, [other, args[0]]);
+                    let inc = self.e.op(S::INotEqual, bool_t, [other_inc, zero]);
+                    let bit = self.e.op(S::ShiftRightLogical, u32t, [active, lc]);
+                    let bit = self.e.op(S::BitwiseAnd, u32t, [bit, one]);
+                    let act = self.e.op(S::INotEqual, bool_t, [bit, zero]);
+                    let both = self.e.op(S::LogicalAnd, bool_t, [same, inc]);
+                    let all = self.e.op(S::LogicalAnd, bool_t, [both, act]);
                     let m = self.e.u32_const(1 << l);
-                    let add = self.e.op(S::Select, u32t, &[all, m, zero]);
-                    acc = self.e.op(S::BitwiseOr, u32t, &[acc, add]);
+                    let add = self.e.op(S::Select, u32t, [all, m, zero]);
+                    acc = self.e.op(S::BitwiseOr, u32t, [acc, add]);
                 }
                 acc
             }
@@ -116,7 +116,7 @@ impl FnEmitter<'_, '_> {
                     | MemorySemantics::MAKE_AVAILABLE
                     | MemorySemantics::MAKE_VISIBLE;
                 let sem = self.e.u32_const(sem.bits());
-                self.e.op_void(S::ControlBarrier, &[sg, sg, sem]);
+                self.e.op_void(S::ControlBarrier, [sg, sg, sem]);
                 return Ok(None);
             }
             WarpOp::WorkgroupAny | WarpOp::WorkgroupCount => {
@@ -143,7 +143,7 @@ impl FnEmitter<'_, '_> {
         let bool_t = self.e.ty(Ty::Bool);
         let lane = self.e.builtin(crate::ir::Builtin::SubgroupLane);
         let five = self.e.u32_const(5);
-        let mine = self.e.op(S::ShiftRightLogical, u32t, &[lane, five]);
+        let mine = self.e.op(S::ShiftRightLogical, u32t, [lane, five]);
         let identity = self.e.u32_const(match r {
             ReduceOp::Add | ReduceOp::UMax | ReduceOp::Or | ReduceOp::Xor => 0,
             ReduceOp::UMin | ReduceOp::And => u32::MAX,
@@ -153,10 +153,10 @@ impl FnEmitter<'_, '_> {
         let mut result = identity;
         for p in 0..size / 32 {
             let pc = self.e.u32_const(p);
-            let here = self.e.op(S::IEqual, bool_t, &[mine, pc]);
-            let contrib = self.e.op(S::Select, rt, &[here, v, identity]);
+            let here = self.e.op(S::IEqual, bool_t, [mine, pc]);
+            let contrib = self.e.op(S::Select, rt, [here, v, identity]);
             let red = self.group_reduce(r, GroupOperation::Reduce, None, contrib, rt)?;
-            result = self.e.op(S::Select, rt, &[here, red, result]);
+            result = self.e.op(S::Select, rt, [here, red, result]);
         }
         Ok(result)
     }
@@ -182,8 +182,8 @@ impl FnEmitter<'_, '_> {
         };
         let op = group_op as Word;
         Ok(match extra {
-            Some(c) => self.e.op(code, rt, &[sg, op, v, c]),
-            None => self.e.op(code, rt, &[sg, op, v]),
+            Some(c) => self.e.op(code, rt, [sg, op, v, c]),
+            None => self.e.op(code, rt, [sg, op, v]),
         })
     }
 }
