@@ -216,28 +216,21 @@ impl Emitter {
         if cached != 0 {
             return cached;
         }
-        let id = match t {
-            Ty::Bool => self.b.type_bool(),
-            Ty::I8 => {
-                self.cap(Capability::Int8);
-                self.b.type_int(8, 0)
-            }
-            Ty::I16 => {
-                self.cap(Capability::Int16);
-                self.b.type_int(16, 0)
-            }
-            Ty::I32 => self.b.type_int(32, 0),
-            Ty::I64 => self.b.type_int(64, 0),
-            Ty::F16 => {
-                self.cap(Capability::Float16);
-                self.b.type_float(16, None)
-            }
-            Ty::F32 => self.b.type_float(32, None),
-            Ty::F64 => {
-                self.cap(Capability::Float64);
-                self.b.type_float(64, None)
-            }
+        // Declared once, with its id given: the cache replaces rspirv's search.
+        let id = self.b.id();
+        let b = &mut self.b;
+        match t {
+            Ty::Bool => b.type_bool_id(Some(id)),
+            Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 => b.type_int_id(Some(id), t.bits(), 0),
+            Ty::F16 | Ty::F32 | Ty::F64 => b.type_float_id(Some(id), t.bits(), None),
         };
+        match t {
+            Ty::I8 => self.cap(Capability::Int8),
+            Ty::I16 => self.cap(Capability::Int16),
+            Ty::F16 => self.cap(Capability::Float16),
+            Ty::F64 => self.cap(Capability::Float64),
+            _ => {}
+        }
         self.types[t as usize] = id;
         id
     }
@@ -262,18 +255,20 @@ impl Emitter {
         if let Some(id) = self.void {
             return id;
         }
-        let id = self.b.type_void();
+        let id = self.b.id();
+        self.b.type_void_id(Some(id));
         self.void = Some(id);
         id
     }
 
-    /// A struct type of `members`; rspirv's `type_struct` would return an identical earlier
-    /// one too (it searches), so caching every request gives the same ids.
+    /// A struct type of `members`, declared once (every struct goes through here, so the cache
+    /// replaces rspirv's search).
     pub fn struct_of(&mut self, members: &[Word]) -> Word {
         if let Some(&id) = self.structs.get(members) {
             return id;
         }
-        let id = self.b.type_struct(members.iter().copied());
+        let id = self.b.id();
+        self.b.type_struct_id(Some(id), members.iter().copied());
         self.structs.insert(members.to_vec(), id);
         id
     }
@@ -283,7 +278,9 @@ impl Emitter {
         if let Some(&id) = self.fn_types.get(&key) {
             return id;
         }
-        let id = self.b.type_function(ret, params.iter().copied());
+        let id = self.b.id();
+        self.b
+            .type_function_id(Some(id), ret, params.iter().copied());
         self.fn_types.insert(key, id);
         id
     }
@@ -399,7 +396,7 @@ impl Emitter {
         }
         let u32t = self.ty(Ty::I32);
         let u64t = self.ty(Ty::I64);
-        let st = self.b.type_struct([
+        let st = self.struct_of(&[
             u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t, u64t, u32t,
         ]);
         self.b.decorate(st, Decoration::Block, []);
