@@ -227,7 +227,7 @@ impl Program {
 
     /// Translates every kernel.
     pub fn translate_all(&self, profile: &DeviceProfile) -> Result<Vec<KernelModule>, Diagnostics> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.module.kernels().count());
         let mut errors = Vec::new();
         // By id: looking each kernel up by name made a module's translation quadratic in its
         // number of kernels.

@@ -348,10 +348,10 @@ fn pure(op: &Op) -> bool {
 /// loaded, then the variables nothing mentions any more.
 fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
     let mut mentioned = vec![false; f.vars.len()];
-    let mut keep = Vec::new();
+    // Positions of the block's dead instructions, last first.
+    let mut dead_at = Vec::new();
     for b in &mut f.blocks {
-        keep.clear();
-        keep.resize(b.insts.len(), true);
+        dead_at.clear();
         for (k, i) in b.insts.iter_mut().enumerate().rev() {
             let dead = match (&i.op, i.result) {
                 (Op::StoreVar(v, _), _) => !loaded[v.0 as usize],
@@ -359,7 +359,7 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
                 _ => false,
             };
             if dead {
-                keep[k] = false;
+                dead_at.push(k);
                 map_op(
                     &mut i.op,
                     |v| {
@@ -383,11 +383,18 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
                 _ => {}
             }
         }
-        let mut k = 0;
-        b.insts.retain(|_| {
-            k += 1;
-            keep[k - 1]
-        });
+        // Most blocks lose nothing here: no pass over them then.
+        if !dead_at.is_empty() {
+            let mut k = 0;
+            b.insts.retain(|_| {
+                let dead = dead_at.last() == Some(&k);
+                if dead {
+                    dead_at.pop();
+                }
+                k += 1;
+                !dead
+            });
+        }
     }
     compact_vars(f, &mentioned);
 }
