@@ -80,8 +80,9 @@ pub fn run(f: &mut Function) {
         builtins.clear();
         dead_stores.clear();
         let mut w = 0;
-        for k in 0..insts.len() {
-            let inst = &mut insts[k];
+        // Dropped instructions leave the block as the walk goes (one move per kept
+        // instruction after the first drop).
+        insts.retain_mut(|inst| {
             // Operands are counted as they are resolved; whatever below drops or replaces an
             // operand takes its count back.
             map_op(&mut inst.op, |v| count(&mut uses, v, &subst), |x| x);
@@ -101,7 +102,7 @@ pub fn run(f: &mut Function) {
                     let vi = v.0 as usize;
                     if held[vi] == (stamp, *x) {
                         uses[x.0 as usize] -= 1;
-                        continue;
+                        return false;
                     }
                     held[vi] = (stamp, *x);
                     if stored[vi].0 == stamp {
@@ -186,14 +187,11 @@ pub fn run(f: &mut Function) {
             if let (Some(v), Some(r)) = (replace, result) {
                 stale |= uses[r.0 as usize] > 0;
                 subst[r.0 as usize] = v;
-                continue;
-            }
-            if w != k {
-                insts.swap(w, k);
+                return false;
             }
             w += 1;
-        }
-        insts.truncate(w);
+            true
+        });
         if !dead_stores.is_empty() {
             dead_stores.sort_unstable();
             let mut d = 0;
