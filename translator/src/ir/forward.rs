@@ -80,8 +80,9 @@ pub fn run(f: &mut Function) {
         builtins.clear();
         dead_stores.clear();
         let mut w = 0;
-        for k in 0..insts.len() {
-            let inst = &mut insts[k];
+        // Dropped instructions leave the block as the walk goes (one move per kept
+        // instruction after the first drop).
+        insts.retain_mut(|inst| {
             // Operands are counted as they are resolved; whatever below drops or replaces an
             // operand takes its count back.
             map_op(&mut inst.op, |v| count(&mut uses, v, &subst), |x| x);
@@ -101,7 +102,7 @@ pub fn run(f: &mut Function) {
                     let vi = v.0 as usize;
                     if held[vi] == (stamp, *x) {
                         uses[x.0 as usize] -= 1;
-                        continue;
+                        return false;
                     }
                     held[vi] = (stamp, *x);
                     if stored[vi].0 == stamp {
@@ -186,14 +187,11 @@ pub fn run(f: &mut Function) {
             if let (Some(v), Some(r)) = (replace, result) {
                 stale |= uses[r.0 as usize] > 0;
                 subst[r.0 as usize] = v;
-                continue;
-            }
-            if w != k {
-                insts.swap(w, k);
+                return false;
             }
             w += 1;
-        }
-        insts.truncate(w);
+            true
+        });
         if !dead_stores.is_empty() {
             dead_stores.sort_unstable();
             let mut d = 0;
@@ -348,10 +346,10 @@ fn pure(op: &Op) -> bool {
 /// loaded, then the variables nothing mentions any more.
 fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
     let mut mentioned = vec![false; f.vars.len()];
-    let mut keep = Vec::new();
+    // Positions of the block's dead instructions, last first.
+    let mut dead_at = Vec::new();
     for b in &mut f.blocks {
-        keep.clear();
-        keep.resize(b.insts.len(), true);
+        dead_at.clear();
         for (k, i) in b.insts.iter_mut().enumerate().rev() {
             let dead = match (&i.op, i.result) {
                 (Op::StoreVar(v, _), _) => !loaded[v.0 as usize],
@@ -359,7 +357,7 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
                 _ => false,
             };
             if dead {
-                keep[k] = false;
+                dead_at.push(k);
                 map_op(
                     &mut i.op,
                     |v| {
@@ -383,11 +381,18 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
                 _ => {}
             }
         }
-        let mut k = 0;
-        b.insts.retain(|_| {
-            k += 1;
-            keep[k - 1]
-        });
+        // Most blocks lose nothing here: no pass over them then.
+        if !dead_at.is_empty() {
+            let mut k = 0;
+            b.insts.retain(|_| {
+                let dead = dead_at.last() == Some(&k);
+                if dead {
+                    dead_at.pop();
+                }
+                k += 1;
+                !dead
+            });
+        }
     }
     compact_vars(f, &mentioned);
 }

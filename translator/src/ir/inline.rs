@@ -35,7 +35,13 @@ pub fn inline_where(module: &mut Module, holds: impl Fn(&Function) -> bool) {
     let entry = module.entry.0 as usize;
     // Only the entry function changes, so callees are read in place (copying every function
     // for each kernel was a tenth of the translation time).
-    while let Some((b, k, callee)) = find_call(&module.functions[entry], |c| wanted[c.0 as usize]) {
+    // Blocks before the last call inlined hold no more wanted calls (the rest of its block and
+    // the copied body are appended), so the search resumes there.
+    let mut from = 0;
+    while let Some((b, k, callee)) =
+        find_call(&module.functions[entry], from, |c| wanted[c.0 as usize])
+    {
+        from = b.0 as usize;
         let c = callee.0 as usize;
         if c == entry {
             let copy = module.functions[c].clone();
@@ -63,8 +69,13 @@ pub(super) fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
     })
 }
 
-fn find_call(f: &Function, wanted: impl Fn(FuncId) -> bool) -> Option<(BlockId, usize, FuncId)> {
-    for (bi, b) in f.blocks.iter().enumerate() {
+/// The first call to a `wanted` function in block `from` or later.
+fn find_call(
+    f: &Function,
+    from: usize,
+    wanted: impl Fn(FuncId) -> bool,
+) -> Option<(BlockId, usize, FuncId)> {
+    for (bi, b) in f.blocks.iter().enumerate().skip(from) {
         for (k, i) in b.insts.iter().enumerate() {
             if let Op::Call(c) = &i.op
                 && wanted(c.func)

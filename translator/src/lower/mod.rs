@@ -603,6 +603,7 @@ impl Cx<'_> {
     }
 
     /// Refuses a type the device cannot hold, once per instruction and feature.
+    #[inline]
     fn need_ty(&mut self, ty: Ty) {
         let (have, feature) = match ty {
             Ty::F64 => (self.profile.float64, "float64 (shaderFloat64)"),

@@ -203,38 +203,42 @@ impl Loops {
     pub fn new(cfg: &Cfg) -> Loops {
         let n = cfg.rpo.len();
         let mut is_header = vec![false; n];
-        let mut bodies: Vec<(BlockId, Vec<bool>)> = Vec::new();
+        // Each loop's blocks as a list (the work is the loops' sizes, not the function's size
+        // per loop); `seen[b] == k + 1` marks `b` as found for the `k`th loop.
+        let mut bodies: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
+        let mut seen = vec![0u32; n];
+        let mut work = Vec::new();
         for &h in &cfg.order {
-            let back: Vec<BlockId> = cfg
-                .preds(h)
-                .iter()
-                .copied()
-                .filter(|&p| cfg.dominates(h, p))
-                .collect();
-            if back.is_empty() {
+            work.clear();
+            work.extend(
+                cfg.preds(h)
+                    .iter()
+                    .copied()
+                    .filter(|&p| cfg.dominates(h, p)),
+            );
+            if work.is_empty() {
                 continue;
             }
             is_header[h.0 as usize] = true;
-            let mut body = vec![false; n];
-            body[h.0 as usize] = true;
-            let mut work = back;
+            let mark = bodies.len() as u32 + 1;
+            seen[h.0 as usize] = mark;
+            let mut body = vec![h];
             while let Some(b) = work.pop() {
-                if body[b.0 as usize] {
+                if seen[b.0 as usize] == mark {
                     continue;
                 }
-                body[b.0 as usize] = true;
+                seen[b.0 as usize] = mark;
+                body.push(b);
                 work.extend(cfg.preds(b).iter().copied());
             }
             bodies.push((h, body));
         }
         // Innermost first: smaller loops are nested in larger ones.
-        bodies.sort_by_key(|(_, body)| body.iter().filter(|&&x| x).count());
+        bodies.sort_by_key(|(_, body)| body.len());
         let mut containing = vec![Vec::new(); n];
         for (h, body) in &bodies {
-            for (b, inside) in body.iter().enumerate() {
-                if *inside {
-                    containing[b].push(*h);
-                }
+            for b in body {
+                containing[b.0 as usize].push(*h);
             }
         }
         Loops {

@@ -73,12 +73,13 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
         let Some(d) = cfg.idom[b.0 as usize] else {
             continue;
         };
-        let left: Vec<BlockId> = loops.containing[d.0 as usize]
+        // The outermost loop around `d` that does not contain `b`, if any.
+        let left = loops.containing[d.0 as usize]
             .iter()
             .copied()
             .take_while(|&h| !loops.contains(h, b))
-            .collect();
-        if let Some(&outer) = left.last() {
+            .last();
+        if let Some(outer) = left {
             follows[outer.0 as usize].push(b);
             lifted[b.0 as usize] = true;
         } else if is_merge[b.0 as usize] {
