@@ -281,6 +281,22 @@ mod tests {
         assert_eq!(g.line_col(3), (2, 1));
     }
 
+    /// At every offset of a text with empty lines, multi-byte characters, `\r\n` and no final
+    /// newline: the same line and column as counting from the start of the text.
+    #[test]
+    fn line_col_agrees_with_counting_from_the_start() {
+        let text = "ab\n\nç€d\n  x\r\n\t€\nlast";
+        let file = SourceFile::new("t.ptx", text);
+        for offset in 0..=text.len() as u32 + 2 {
+            let end = floor_char_boundary(text, (offset as usize).min(text.len()));
+            let before = &text[..end];
+            let line = before.matches('\n').count() + 1;
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            let col = before[start..].chars().count() + 1;
+            assert_eq!(file.line_col(offset), (line, col), "offset {offset}");
+        }
+    }
+
     #[test]
     fn render_shows_location_line_and_caret() {
         let f = SourceFile::new("k.ptx", ".version 7.0\n  add.s32 %r1, ;\n");

@@ -59,10 +59,6 @@ pub struct Program {
     globals: abi::GlobalsLayout,
     global_offsets: std::collections::HashMap<check::GlobalId, u64>,
     warnings: Vec<Diagnostic>,
-    /// Where each line of the source starts, built when a status site first needs a line
-    /// number (counting lines from the file's start for each site made translating a module of
-    /// many trapping kernels quadratic in its size).
-    line_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// One translated kernel.
@@ -105,7 +101,6 @@ impl Program {
             globals,
             global_offsets,
             warnings: diags,
-            line_starts: std::sync::OnceLock::new(),
         })
     }
 
@@ -225,10 +220,7 @@ impl Program {
         if span == Span::default() {
             return what.to_string();
         }
-        let starts = self
-            .line_starts
-            .get_or_init(|| line_starts(&self.file.text));
-        let (line, col) = line_col(&self.file.text, starts, span.start);
+        let (line, col) = self.file.line_col(span.start);
         let text = self.file.text.get(span.range()).unwrap_or("").trim();
         format!("{what} at {}:{line}:{col} (`{text}`)", self.file.name)
     }
@@ -249,49 +241,6 @@ impl Program {
             Ok(out)
         } else {
             Err(Diagnostics::new(self.file.clone(), errors))
-        }
-    }
-}
-
-/// The byte offset where each line of `text` starts.
-fn line_starts(text: &str) -> Vec<u32> {
-    std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
-        .collect()
-}
-
-/// [`SourceFile::line_col`] (1-based line and column in characters) by a search in the line
-/// starts of `text`.
-fn line_col(text: &str, starts: &[u32], offset: u32) -> (usize, usize) {
-    let mut end = (offset as usize).min(text.len());
-    while end > 0 && !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    // Every start up to `end` begins a line at or before it (the first start is 0).
-    let line = starts.partition_point(|&s| s as usize <= end);
-    let start = line
-        .checked_sub(1)
-        .and_then(|i| starts.get(i))
-        .map_or(0, |&s| s as usize);
-    let col = text.get(start..end).map_or(0, |s| s.chars().count()) + 1;
-    (line.max(1), col)
-}
-
-#[cfg(test)]
-mod line_tests {
-    /// The same line and column as `SourceFile::line_col`, at every offset of a text with
-    /// empty lines, multi-byte characters and no final newline.
-    #[test]
-    fn line_col_by_search_agrees_with_the_source_file() {
-        let text = "ab\n\nç€d\n  x\r\n\t€\nlast";
-        let file = super::SourceFile::new("t.ptx", text);
-        let starts = super::line_starts(text);
-        for offset in 0..=text.len() as u32 + 2 {
-            assert_eq!(
-                super::line_col(text, &starts, offset),
-                file.line_col(offset),
-                "offset {offset}"
-            );
         }
     }
 }
