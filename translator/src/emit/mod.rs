@@ -1,5 +1,6 @@
 //! Emission: the IR and its structured tree to Vulkan SPIR-V (1.5, `GLCompute`, Vulkan memory model,
-//! physical storage buffer addressing) with rspirv.
+//! physical storage buffer addressing). Declarations go through rspirv's `dr::Builder`, function bodies
+//! are written as words (`body.rs`).
 
 mod body;
 mod func;
