@@ -505,21 +505,25 @@ fn redirect_calls(
     for bi in 0..f.blocks.len() {
         let mut k = 0;
         while k < f.blocks[bi].insts.len() {
-            // Only calls to members are rewritten (and taken apart), nothing else is copied.
-            let m = match &f.blocks[bi].insts[k].op {
-                Op::Call(c) => member_of(c.func),
-                _ => None,
+            // Only calls to members are rewritten: their operands are taken, nothing is copied
+            // (the call is replaced below).
+            let (m, args, results) = match &mut f.blocks[bi].insts[k].op {
+                Op::Call(c) => match member_of(c.func) {
+                    Some(m) => (
+                        m,
+                        std::mem::take(&mut c.args),
+                        std::mem::take(&mut c.results),
+                    ),
+                    None => {
+                        k += 1;
+                        continue;
+                    }
+                },
+                _ => {
+                    k += 1;
+                    continue;
+                }
             };
-            let Some(m) = m else {
-                k += 1;
-                continue;
-            };
-            let Op::Call(call) = std::mem::replace(&mut f.blocks[bi].insts[k].op, Op::Barrier)
-            else {
-                k += 1;
-                continue;
-            };
-            let super::Call { args, results, .. } = *call;
             let (p0, r0) = offsets[m];
             // Zeros for the other members' parameters, made just before the call.
             let mut before = Vec::new();

@@ -207,7 +207,6 @@ struct Uniformizer<'f> {
     next_id: u32,
     next_code: u64,
     sync_blocks: Vec<bool>,
-    /// The block defining each value.
     /// The block defining each value (indexed by value; values made later may be missing).
     defs: Vec<Option<BlockId>>,
     exit_code: HashMap<u32, u64>,
