@@ -75,7 +75,7 @@ pub(super) fn emit_function(
         let var = e.b.id();
         e.body
             .var(pt, var, &[StorageClass::Function as Word], false);
-        e.b.name(var, v.name.clone());
+        e.b.name(var, &v.name);
         vars.push(var);
     }
     let mut fe = FnEmitter {
@@ -135,8 +135,11 @@ impl FnEmitter<'_, '_> {
                 Ok(())
             }
             Node::If { cond, then, else_ } => {
+                if then.is_empty() && else_.is_empty() {
+                    return Ok(());
+                }
                 let c = self.value(*cond);
-                self.selection(c, |fe| fe.seq(then), |fe| fe.seq(else_))
+                self.if_(c, then, else_)
             }
             Node::Switch {
                 value,
@@ -211,6 +214,29 @@ impl FnEmitter<'_, '_> {
             self.e.op_void(Op::Unreachable, []);
             self.done = true;
         }
+        Ok(())
+    }
+
+    /// `if`, with an empty arm branching to the merge block directly.
+    fn if_(&mut self, c: Word, then: &[Node], else_: &[Node]) -> R<()> {
+        if !then.is_empty() && !else_.is_empty() {
+            return self.selection(c, |fe| fe.seq(then), |fe| fe.seq(else_));
+        }
+        let (arm, m) = (self.e.b.id(), self.e.b.id());
+        let (t, e, body) = if else_.is_empty() {
+            (arm, m, then)
+        } else {
+            (m, arm, else_)
+        };
+        self.e
+            .op_void(Op::SelectionMerge, [m, SelectionControl::NONE.bits()]);
+        self.e.op_void(Op::BranchConditional, [c, t, e]);
+        self.begin(arm);
+        self.seq(body)?;
+        if !self.done {
+            self.branch(m);
+        }
+        self.begin(m);
         Ok(())
     }
 

@@ -14,6 +14,7 @@
 
 mod cfg;
 mod irreducible;
+mod simplify;
 
 use cfg::{Cfg, Loops};
 
@@ -100,6 +101,7 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     let mut out = Vec::new();
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
+    simplify::drop_blocks(&mut out);
     out
 }
 

@@ -339,3 +339,39 @@ fn random_cfgs() {
         check(&succs);
     }
 }
+
+/// Counts the `Block`s and `Loop`s of a tree.
+fn constructs(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Block(b) | Node::Loop(b) => 1 + constructs(b),
+            Node::If { then, else_, .. } => constructs(then) + constructs(else_),
+            Node::Switch { cases, default, .. } => {
+                cases.iter().map(|c| constructs(c)).sum::<usize>() + constructs(default)
+            }
+            _ => 0,
+        })
+        .sum()
+}
+
+#[test]
+fn merges_reached_by_falling_through_need_no_block() {
+    // if-then and if-then-else: the arms end where the merge begins.
+    for succs in [
+        vec![v(&[1, 2]), v(&[2]), v(&[])],
+        vec![v(&[1, 2]), v(&[3]), v(&[3]), v(&[])],
+    ] {
+        let mut f = build(&succs);
+        let tree = structurize(&mut f);
+        assert_eq!(constructs(&tree), 0, "{tree:#?}");
+        check(&succs);
+    }
+    // 1 skips block 2 (1 -> 3) while the other paths run it first: that branch to the merge 3
+    // is followed by block 2's code, so one block stays (the one of merge 3).
+    let succs = [v(&[1, 2]), v(&[2, 3]), v(&[3]), v(&[])];
+    let mut f = build(&succs);
+    let tree = structurize(&mut f);
+    assert_eq!(constructs(&tree), 1, "{tree:#?}");
+    check(&succs);
+}

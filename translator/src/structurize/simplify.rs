@@ -1,0 +1,87 @@
+//! Drops the `Block`s that falling through already expresses.
+//!
+//! The structurizer puts a `Block` before every merge node, so an `if` whose arms meet again
+//! becomes `Block { ..; If { .., Branch(0) } }`. When every branch to a `Block` is the last thing
+//! its path does before the block's end, removing the branches and the `Block` changes nothing
+//! but saves a SPIR-V loop construct (four blocks) per merge. Nodes do not move, so
+//! synchronization keeps its place in the tree.
+
+use super::Node;
+
+/// Drops, innermost first, every `Block` of `nodes` whose branches are all in tail position.
+pub(super) fn drop_blocks(nodes: &mut Vec<Node>) {
+    let mut any = false;
+    for n in nodes.iter_mut() {
+        match n {
+            Node::Block(body) => {
+                drop_blocks(body);
+                any |= tail_only(body, 0, true);
+            }
+            Node::Loop(body) => drop_blocks(body),
+            Node::If { then, else_, .. } => {
+                drop_blocks(then);
+                drop_blocks(else_);
+            }
+            Node::Switch { cases, default, .. } => {
+                cases.iter_mut().for_each(drop_blocks);
+                drop_blocks(default);
+            }
+            _ => {}
+        }
+    }
+    // Most sequences keep their blocks: rebuilt only when one goes.
+    if !any {
+        return;
+    }
+    let old = std::mem::take(nodes);
+    nodes.reserve(old.len());
+    for n in old {
+        match n {
+            Node::Block(mut body) if tail_only(&body, 0, true) => {
+                strip(&mut body, 0);
+                nodes.append(&mut body);
+            }
+            other => nodes.push(other),
+        }
+    }
+}
+
+/// Whether every `Branch` of `nodes` to the construct `depth` levels out is in tail position:
+/// reached at the end of `nodes` (when `tail`), where falling off would leave that construct
+/// just the same. Falling off a nested `Block` or `Loop` leaves it, so their ends are tails too.
+fn tail_only(nodes: &[Node], depth: u32, tail: bool) -> bool {
+    let last = nodes.len().saturating_sub(1);
+    nodes.iter().enumerate().all(|(i, n)| {
+        let t = tail && i == last;
+        match n {
+            Node::Branch(d) => *d != depth || t,
+            Node::If { then, else_, .. } => tail_only(then, depth, t) && tail_only(else_, depth, t),
+            Node::Switch { cases, default, .. } => {
+                cases.iter().all(|c| tail_only(c, depth, t)) && tail_only(default, depth, t)
+            }
+            Node::Block(body) | Node::Loop(body) => tail_only(body, depth + 1, t),
+            Node::Code(_) | Node::Return(_) | Node::Exit | Node::Unreachable => true,
+        }
+    })
+}
+
+/// Removes the branches to the construct `depth` levels out (all in tail position) and
+/// renumbers the branches that cross it, which no longer exists.
+fn strip(nodes: &mut Vec<Node>, depth: u32) {
+    nodes.retain(|n| !matches!(n, Node::Branch(d) if *d == depth));
+    for n in nodes {
+        match n {
+            Node::Branch(d) if *d > depth => *d -= 1,
+            Node::If { then, else_, .. } => {
+                strip(then, depth);
+                strip(else_, depth);
+            }
+            Node::Switch { cases, default, .. } => {
+                cases.iter_mut().for_each(|c| strip(c, depth));
+                strip(default, depth);
+            }
+            Node::Block(body) | Node::Loop(body) => strip(body, depth + 1),
+            _ => {}
+        }
+    }
+}
