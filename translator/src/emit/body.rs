@@ -1,11 +1,9 @@
 //! Function bodies, written as SPIR-V words while they are emitted.
 //!
-//! Module-level declarations (capabilities, types, constants, globals, decorations, names, the
-//! entry point) go through rspirv's `dr::Builder`, which keeps them in their sections; bodies are
-//! nearly all of a module's instructions and are only ever appended to, so they skip rspirv's
-//! `dr::Instruction` (an operand vector allocated, assembled and dropped per instruction: half of
-//! the translation time). Opcodes and operand enums are still rspirv's (`rspirv::spirv`).
-//! See docs/decisions.md, "Emission".
+//! Bodies are nearly all of a module's instructions and are only ever appended to, so they are
+//! encoded as they are emitted rather than built as rspirv `dr::Instruction`s (an operand vector
+//! allocated, assembled and dropped per instruction: half of the translation time). Opcodes and
+//! operand enums are rspirv's (`rspirv::spirv`). See docs/decisions.md, "Emission".
 
 use rspirv::spirv::{Op, Word};
 
@@ -23,7 +21,13 @@ pub(crate) struct Body {
 }
 
 #[inline(always)]
-fn encode(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
+pub(super) fn encode(
+    out: &mut Vec<Word>,
+    op: Op,
+    ty: Option<Word>,
+    id: Option<Word>,
+    operands: &[Word],
+) {
     let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
     out.reserve(len);
     out.push(((len as Word) << 16) | op as Word);

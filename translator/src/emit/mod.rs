@@ -1,8 +1,9 @@
 //! Emission: the IR and its structured tree to Vulkan SPIR-V (1.5, `GLCompute`, Vulkan memory model,
-//! physical storage buffer addressing). Declarations go through rspirv's `dr::Builder`, function bodies
-//! are written as words (`body.rs`).
+//! physical storage buffer addressing), written as words: declarations in their sections
+//! (`decls.rs`), function bodies as they are emitted (`body.rs`).
 
 mod body;
+mod decls;
 mod func;
 mod inst;
 mod warp;
@@ -13,8 +14,6 @@ use std::collections::BTreeSet;
 
 // FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
 use crate::check::Map as HashMap;
-
-use rspirv::dr::{Builder, Instruction, Operand};
 
 /// Emission errors are internal errors (an IR the emitter cannot express).
 #[derive(Debug, thiserror::Error)]
@@ -67,49 +66,24 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
         func::emit_function(&mut e, f, &trees[i], fn_ids[i], &fn_ids)?;
     }
     let interface: Vec<Word> = e.interface.iter().copied().collect();
-    e.b.entry_point(
-        spirv::ExecutionModel::GLCompute,
-        entry_fn,
-        kernel.name.clone(),
-        interface,
-    );
-    e.b.execution_mode(entry_fn, spirv::ExecutionMode::LocalSize, [1, 1, 1]);
-    e.b.name(entry_fn, kernel.name.clone());
-    for cap in e.caps.clone() {
-        e.b.capability(cap);
-    }
-    use rspirv::binary::Assemble;
-    let module = e.b.module();
-    let count = word_count(&module) + e.body.len();
-    let mut words = Vec::with_capacity(count);
-    module.assemble_into(&mut words);
-    e.body.write_to(&mut words);
-    debug_assert_eq!(words.len(), count);
-    Ok(words)
-}
-
-/// The length of `module` (its declarations: functions are in `Body`) in words, so that the
-/// words are collected into one allocation.
-fn word_count(module: &rspirv::dr::Module) -> usize {
-    let inst = |i: &Instruction| {
-        let operands: usize = i
-            .operands
-            .iter()
-            .map(|o| match o {
-                Operand::LiteralBit64(_) => 2,
-                Operand::LiteralString(s) => s.len() / 4 + 1,
-                _ => 1,
-            })
-            .sum();
-        1 + usize::from(i.result_type.is_some()) + usize::from(i.result_id.is_some()) + operands
+    e.b.name(entry_fn, &kernel.name);
+    let header = decls::Header {
+        caps: &e.caps,
+        addressing: spirv::AddressingModel::PhysicalStorageBuffer64,
+        memory: spirv::MemoryModel::Vulkan,
+        model: spirv::ExecutionModel::GLCompute,
+        entry: entry_fn,
+        name: &kernel.name,
+        interface: &interface,
+        mode: (spirv::ExecutionMode::LocalSize, &[1, 1, 1]),
     };
-    5 + module.global_inst_iter().map(inst).sum::<usize>()
+    Ok(e.b.finish(&header, SPIRV_VERSION, &e.body))
 }
 
 /// Module-wide emission state: types, constants, and the globals the entry point uses.
 pub(crate) struct Emitter {
-    /// Declarations.
-    pub b: Builder,
+    /// Declarations (and the id counter).
+    pub b: decls::Decls,
     /// Function bodies.
     pub body: body::Body,
     /// Scalar types by `Ty as usize` (0: not declared yet).
@@ -126,6 +100,9 @@ pub(crate) struct Emitter {
     /// `mul.hi` ask for them on every use.
     void: Option<Word>,
     fn_types: HashMap<(Word, Vec<Word>), Word>,
+    /// Other types (arrays, images, signed integers) by opcode and operands: two declarations
+    /// of one non-aggregate type are invalid.
+    other_types: HashMap<(u32, Vec<Word>), Word>,
     structs: HashMap<Vec<Word>, Word>,
     pub glsl: Word,
     caps: Vec<Capability>,
@@ -155,12 +132,7 @@ pub(crate) struct Emitter {
 
 impl Emitter {
     fn new() -> Self {
-        let mut b = Builder::new();
-        b.set_version(SPIRV_VERSION.0, SPIRV_VERSION.1);
-        b.memory_model(
-            spirv::AddressingModel::PhysicalStorageBuffer64,
-            spirv::MemoryModel::Vulkan,
-        );
+        let mut b = decls::Decls::new();
         let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
             b,
@@ -172,6 +144,7 @@ impl Emitter {
             vectors: HashMap::default(),
             void: None,
             fn_types: HashMap::default(),
+            other_types: HashMap::default(),
             structs: HashMap::default(),
             glsl,
             caps: Vec::new(),
@@ -221,9 +194,11 @@ impl Emitter {
         let id = self.b.id();
         let b = &mut self.b;
         match t {
-            Ty::Bool => b.type_bool_id(Some(id)),
-            Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 => b.type_int_id(Some(id), t.bits(), 0),
-            Ty::F16 | Ty::F32 | Ty::F64 => b.type_float_id(Some(id), t.bits(), None),
+            Ty::Bool => b.global(spirv::Op::TypeBool, None, id, &[]),
+            Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 => {
+                b.global(spirv::Op::TypeInt, None, id, &[t.bits(), 0])
+            }
+            Ty::F16 | Ty::F32 | Ty::F64 => b.global(spirv::Op::TypeFloat, None, id, &[t.bits()]),
         };
         match t {
             Ty::I8 => self.cap(Capability::Int8),
@@ -242,7 +217,8 @@ impl Emitter {
             return id;
         }
         let id = self.b.id();
-        self.b.type_vector_id(Some(id), component, n);
+        self.b
+            .global(spirv::Op::TypeVector, None, id, &[component, n]);
         self.vectors.insert((component, n), id);
         id
     }
@@ -257,7 +233,7 @@ impl Emitter {
             return id;
         }
         let id = self.b.id();
-        self.b.type_void_id(Some(id));
+        self.b.global(spirv::Op::TypeVoid, None, id, &[]);
         self.void = Some(id);
         id
     }
@@ -269,9 +245,25 @@ impl Emitter {
             return id;
         }
         let id = self.b.id();
-        self.b.type_struct_id(Some(id), members.iter().copied());
+        self.b.global(spirv::Op::TypeStruct, None, id, members);
         self.structs.insert(members.to_vec(), id);
         id
+    }
+
+    /// A type other than the ones cached above, declared once.
+    pub fn type_once(&mut self, op: spirv::Op, operands: &[Word]) -> Word {
+        let key = (op as u32, operands.to_vec());
+        if let Some(&id) = self.other_types.get(&key) {
+            return id;
+        }
+        let id = self.b.id();
+        self.b.global(op, None, id, operands);
+        self.other_types.insert(key, id);
+        id
+    }
+
+    fn array(&mut self, element: Word, len: Word) -> Word {
+        self.type_once(spirv::Op::TypeArray, &[element, len])
     }
 
     pub fn fn_type(&mut self, ret: Word, params: &[Word]) -> Word {
@@ -280,8 +272,10 @@ impl Emitter {
             return id;
         }
         let id = self.b.id();
-        self.b
-            .type_function_id(Some(id), ret, params.iter().copied());
+        let mut ops = Vec::with_capacity(1 + params.len());
+        ops.push(ret);
+        ops.extend_from_slice(params);
+        self.b.global(spirv::Op::TypeFunction, None, id, &ops);
         self.fn_types.insert(key, id);
         id
     }
@@ -321,7 +315,8 @@ impl Emitter {
         }
         // Declared once (the cache replaces rspirv's search of every declared type).
         let id = self.b.id();
-        self.b.type_pointer(Some(id), sc, pointee);
+        self.b
+            .global(spirv::Op::TypePointer, None, id, &[sc as Word, pointee]);
         self.ptr_types.insert((sc, pointee), id);
         id
     }
@@ -343,11 +338,18 @@ impl Emitter {
             return cached;
         }
         let ty = self.ty(t);
-        let id = match t {
-            Ty::Bool if bits != 0 => self.b.constant_true(ty),
-            Ty::Bool => self.b.constant_false(ty),
-            Ty::I64 | Ty::F64 => self.b.constant_bit64(ty, bits),
-            _ => self.b.constant_bit32(ty, bits as u32),
+        let id = self.b.id();
+        match t {
+            Ty::Bool if bits != 0 => self.b.global(spirv::Op::ConstantTrue, Some(ty), id, &[]),
+            Ty::Bool => self.b.global(spirv::Op::ConstantFalse, Some(ty), id, &[]),
+            // Wide literals: low-order word first (SPIR-V 1.6 section 2.2.1).
+            Ty::I64 | Ty::F64 => {
+                let words = [bits as u32, (bits >> 32) as u32];
+                self.b.global(spirv::Op::Constant, Some(ty), id, &words)
+            }
+            _ => self
+                .b
+                .global(spirv::Op::Constant, Some(ty), id, &[bits as u32]),
         };
         if small {
             self.small[t as usize][bits as usize] = id;
@@ -365,14 +367,7 @@ impl Emitter {
     fn global_variable(&mut self, ptr_ty: Word, sc: StorageClass) -> Word {
         let id = self.b.id();
         self.b
-            .module_mut()
-            .types_global_values
-            .push(rspirv::dr::Instruction::new(
-                spirv::Op::Variable,
-                Some(ptr_ty),
-                Some(id),
-                vec![Operand::StorageClass(sc)],
-            ));
+            .global(spirv::Op::Variable, Some(ptr_ty), id, &[sc as Word]);
         id
     }
 
@@ -384,8 +379,7 @@ impl Emitter {
         let v3 = self.uvec3();
         let pt = self.ptr(StorageClass::Input, v3);
         let var = self.global_variable(pt, StorageClass::Input);
-        self.b
-            .decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(which)]);
+        self.b.decorate(var, Decoration::BuiltIn, [which as Word]);
         self.builtin_vars.insert(which, var);
         var
     }
@@ -415,12 +409,8 @@ impl Emitter {
             abi::PUSH_MEM_COUNT,
         ];
         for (i, off) in offsets.iter().enumerate() {
-            self.b.member_decorate(
-                st,
-                i as u32,
-                Decoration::Offset,
-                [Operand::LiteralBit32(*off)],
-            );
+            self.b
+                .member_decorate(st, i as u32, Decoration::Offset, *off);
         }
         let pt = self.ptr(StorageClass::PushConstant, st);
         let var = self.global_variable(pt, StorageClass::PushConstant);
@@ -437,18 +427,17 @@ impl Emitter {
         let u32t = self.ty(Ty::I32);
         let ids = [abi::SPEC_BLOCK_X, abi::SPEC_BLOCK_Y, abi::SPEC_BLOCK_Z];
         let dims = ids.map(|spec_id| {
-            let c = self.b.spec_constant_bit32(u32t, 1);
-            self.b
-                .decorate(c, Decoration::SpecId, [Operand::LiteralBit32(spec_id)]);
+            let c = self.b.id();
+            self.b.global(spirv::Op::SpecConstant, Some(u32t), c, &[1]);
+            self.b.decorate(c, Decoration::SpecId, [spec_id]);
             c
         });
         let v3 = self.uvec3();
-        let size = self.b.spec_constant_composite(v3, dims);
-        self.b.decorate(
-            size,
-            Decoration::BuiltIn,
-            [Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)],
-        );
+        let size = self.b.id();
+        self.b
+            .global(spirv::Op::SpecConstantComposite, Some(v3), size, &dims);
+        let wgs = spirv::BuiltIn::WorkgroupSize as Word;
+        self.b.decorate(size, Decoration::BuiltIn, [wgs]);
         self.block_dims = Some(dims);
         dims
     }
@@ -486,13 +475,7 @@ impl Emitter {
             Builtin::SharedLock => self.lock_index(),
             Builtin::Clock => {
                 self.cap(Capability::ShaderClockKHR);
-                let ext = "SPV_KHR_shader_clock";
-                let has = self.b.module_ref().extensions.iter().any(|i| {
-                    matches!(i.operands.first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ext)
-                });
-                if !has {
-                    self.b.extension(ext);
-                }
+                self.b.extension("SPV_KHR_shader_clock");
                 let u64t = self.ty(Ty::I64);
                 let scope = self.u32_const(spirv::Scope::Subgroup as u32);
                 self.op(spirv::Op::ReadClockKHR, u64t, [scope])
@@ -514,8 +497,7 @@ impl Emitter {
                     None => {
                         let pt = self.ptr(StorageClass::Input, u32t);
                         let v = self.global_variable(pt, StorageClass::Input);
-                        self.b
-                            .decorate(v, Decoration::BuiltIn, [Operand::BuiltIn(bi)]);
+                        self.b.decorate(v, Decoration::BuiltIn, [bi as Word]);
                         self.builtin_vars.insert(bi, v);
                         v
                     }
@@ -532,12 +514,10 @@ impl Emitter {
             return c;
         }
         let u32t = self.ty(Ty::I32);
-        let c = self.b.spec_constant_bit32(u32t, 0);
-        self.b.decorate(
-            c,
-            Decoration::SpecId,
-            [Operand::LiteralBit32(abi::SPEC_DYNAMIC_SHARED_BYTES)],
-        );
+        let c = self.b.id();
+        self.b.global(spirv::Op::SpecConstant, Some(u32t), c, &[0]);
+        let spec_id = abi::SPEC_DYNAMIC_SHARED_BYTES;
+        self.b.decorate(c, Decoration::SpecId, [spec_id]);
         self.b.name(c, "ptxvk.dynamic_shared_bytes");
         self.dynamic_shared_bytes = Some(c);
         c
@@ -546,19 +526,12 @@ impl Emitter {
     fn spec_op(&mut self, op: spirv::Op, a: Word, b: Word) -> Word {
         let u32t = self.ty(Ty::I32);
         let id = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(rspirv::dr::Instruction::new(
-                spirv::Op::SpecConstantOp,
-                Some(u32t),
-                Some(id),
-                vec![
-                    Operand::LiteralSpecConstantOpInteger(op),
-                    Operand::IdRef(a),
-                    Operand::IdRef(b),
-                ],
-            ));
+        self.b.global(
+            spirv::Op::SpecConstantOp,
+            Some(u32t),
+            id,
+            &[op as Word, a, b],
+        );
         id
     }
 
@@ -639,7 +612,7 @@ impl Emitter {
 
     fn arena(&mut self, sc: StorageClass, len: Word, name: &str) -> Word {
         let u32t = self.ty(Ty::I32);
-        let arr = self.b.type_array(u32t, len);
+        let arr = self.array(u32t, len);
         let pt = self.ptr(sc, arr);
         let v = self.global_variable(pt, sc);
         self.b.name(v, name);

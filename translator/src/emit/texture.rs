@@ -1,7 +1,6 @@
 //! Texture operations: one `UniformConstant` combined-image-sampler variable per binding of
 //! descriptor set 0, and the explicit-LOD sample, fetch and gather instructions on them.
 
-use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, ImageOperands, Op as S, StorageClass, Word};
 
 use super::func::FnEmitter;
@@ -33,7 +32,7 @@ impl Emitter {
         let texel = match b.kind {
             SampledKind::Float => self.ty(Ty::F32),
             // Vulkan wants the sampled type's signedness to match the format's.
-            SampledKind::Sint => self.b.type_int(32, 1),
+            SampledKind::Sint => self.type_once(S::TypeInt, &[32, 1]),
             SampledKind::Uint => self.ty(Ty::I32),
         };
         let dim = match b.geometry {
@@ -48,24 +47,25 @@ impl Emitter {
         if b.geometry == Geometry::ACube {
             self.cap(Capability::SampledCubeArray);
         }
-        let image = self.b.type_image(
-            texel,
-            dim,
-            u32::from(b.compare),
-            u32::from(b.geometry.is_array()),
-            0,
-            1,
-            spirv::ImageFormat::Unknown,
-            None,
+        // Not multisampled, used with a sampler.
+        let image = self.type_once(
+            S::TypeImage,
+            &[
+                texel,
+                dim as Word,
+                u32::from(b.compare),
+                u32::from(b.geometry.is_array()),
+                0,
+                1,
+                spirv::ImageFormat::Unknown as Word,
+            ],
         );
-        let sampled_image = self.b.type_sampled_image(image);
+        let sampled_image = self.type_once(S::TypeSampledImage, &[image]);
         let pt = self.ptr(StorageClass::UniformConstant, sampled_image);
         let var = self.global_variable(pt, StorageClass::UniformConstant);
-        self.b
-            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-        self.b
-            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
-        self.b.name(var, format!("ptxvk.texture{binding}"));
+        self.b.decorate(var, Decoration::DescriptorSet, [0]);
+        self.b.decorate(var, Decoration::Binding, [binding]);
+        self.b.name(var, &format!("ptxvk.texture{binding}"));
         let v = TexVar {
             var,
             sampled_image,
@@ -120,16 +120,22 @@ impl FnEmitter<'_, '_> {
         }
         if let Some(off) = &t.offset {
             mask |= ImageOperands::CONST_OFFSET;
-            let i32t = self.e.b.type_int(32, 1);
+            let i32t = self.e.type_once(S::TypeInt, &[32, 1]);
             let parts: Vec<Word> = off
                 .iter()
-                .map(|o| self.e.b.constant_bit32(i32t, *o as u32))
+                .map(|o| {
+                    let id = self.e.b.id();
+                    self.e.b.global(S::Constant, Some(i32t), id, &[*o as u32]);
+                    id
+                })
                 .collect();
             let c = if parts.len() == 1 {
                 parts[0]
             } else {
                 let vt = self.e.vector(i32t, parts.len() as u32);
-                self.e.b.constant_composite(vt, parts)
+                let id = self.e.b.id();
+                self.e.b.global(S::ConstantComposite, Some(vt), id, &parts);
+                id
             };
             extra.push(c);
         }
