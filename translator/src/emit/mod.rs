@@ -10,8 +10,6 @@ mod warp;
 // --- textures ---
 mod texture;
 
-use std::collections::BTreeSet;
-
 // FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
 use crate::check::Map as HashMap;
 
@@ -65,7 +63,6 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     for (i, f) in module.functions.iter().enumerate() {
         func::emit_function(&mut e, f, &trees[i], fn_ids[i], &fn_ids)?;
     }
-    let interface: Vec<Word> = e.interface.iter().copied().collect();
     e.b.name(entry_fn, &kernel.name);
     let header = decls::Header {
         caps: &e.caps,
@@ -74,7 +71,7 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
         model: spirv::ExecutionModel::GLCompute,
         entry: entry_fn,
         name: &kernel.name,
-        interface: &interface,
+        interface: &e.interface,
         mode: (spirv::ExecutionMode::LocalSize, &[1, 1, 1]),
     };
     Ok(e.b.finish(&header, SPIRV_VERSION, &e.body))
@@ -106,7 +103,9 @@ pub(crate) struct Emitter {
     structs: HashMap<Vec<Word>, Word>,
     pub glsl: Word,
     caps: Vec<Capability>,
-    pub interface: BTreeSet<Word>,
+    /// Every module-scope variable, in the order created (each is created on its first use, and
+    /// the entry point's interface lists all it uses).
+    interface: Vec<Word>,
     builtin_vars: HashMap<spirv::BuiltIn, Word>,
     push_constants: Option<Word>,
     block_dims: Option<[Word; 3]>,
@@ -148,7 +147,7 @@ impl Emitter {
             structs: HashMap::default(),
             glsl,
             caps: Vec::new(),
-            interface: BTreeSet::new(),
+            interface: Vec::new(),
             builtin_vars: HashMap::default(),
             push_constants: None,
             block_dims: None,
@@ -185,11 +184,17 @@ impl Emitter {
         }
     }
 
+    /// Nearly every instruction asks for its result type: the cached case is inlined.
+    #[inline]
     pub fn ty(&mut self, t: Ty) -> Word {
-        let cached = self.types[t as usize];
-        if cached != 0 {
-            return cached;
+        match self.types[t as usize] {
+            0 => self.declare_ty(t),
+            cached => cached,
         }
+    }
+
+    #[cold]
+    fn declare_ty(&mut self, t: Ty) -> Word {
         // Declared once, with its id given: the cache replaces rspirv's search.
         let id = self.b.id();
         let b = &mut self.b;
@@ -322,7 +327,18 @@ impl Emitter {
     }
 
     /// A constant of type `t` holding the low bits of `bits`.
+    #[inline]
     pub fn konst(&mut self, t: Ty, bits: u64) -> Word {
+        if bits < SMALL as u64 {
+            let cached = self.small[t as usize][bits as usize];
+            if cached != 0 {
+                return cached;
+            }
+        }
+        self.konst_slow(t, bits)
+    }
+
+    fn konst_slow(&mut self, t: Ty, bits: u64) -> Word {
         let bits = if t.bits() >= 64 {
             bits
         } else {
@@ -368,6 +384,7 @@ impl Emitter {
         let id = self.b.id();
         self.b
             .global(spirv::Op::Variable, Some(ptr_ty), id, &[sc as Word]);
+        self.interface.push(id);
         id
     }
 
@@ -453,7 +470,6 @@ impl Emitter {
                     spirv::BuiltIn::WorkgroupId
                 };
                 let var = self.builtin_var(bi);
-                self.interface.insert(var);
                 let v3 = self.uvec3();
                 let all = self.load(v3, var, None);
                 self.extract(u32t, all, u32::from(axis))
@@ -502,7 +518,6 @@ impl Emitter {
                         v
                     }
                 };
-                self.interface.insert(var);
                 self.load(u32t, var, None)
             }
         }
@@ -580,7 +595,6 @@ impl Emitter {
     /// counted barriers' words when used.
     pub fn shared_arena(&mut self) -> Word {
         if let Some(v) = self.shared_arena {
-            self.interface.insert(v);
             return v;
         }
         let last = self.lock_index();
@@ -593,20 +607,17 @@ impl Emitter {
         };
         let v = self.arena(StorageClass::Workgroup, len, "ptxvk.shared");
         self.shared_arena = Some(v);
-        self.interface.insert(v);
         v
     }
 
     /// The invocation's local arena.
     pub fn local_arena(&mut self) -> Word {
         if let Some(v) = self.local_arena {
-            self.interface.insert(v);
             return v;
         }
         let len = self.u32_const(self.local_words.max(1));
         let v = self.arena(StorageClass::Private, len, "ptxvk.local");
         self.local_arena = Some(v);
-        self.interface.insert(v);
         v
     }
 
@@ -621,7 +632,6 @@ impl Emitter {
 
     fn push_field(&mut self, member: u32, t: Ty) -> Word {
         let var = self.push_constant_var();
-        self.interface.insert(var);
         let ty = self.ty(t);
         let pt = self.ptr(StorageClass::PushConstant, ty);
         let idx = self.u32_const(member);

@@ -21,7 +21,6 @@ pub(super) struct TexVar {
 impl Emitter {
     fn texture_var(&mut self, binding: u32) -> R<TexVar> {
         if let Some(v) = self.tex_vars.get(&binding) {
-            self.interface.insert(v.var);
             return Ok(*v);
         }
         let b = self
@@ -73,7 +72,6 @@ impl Emitter {
             texel,
         };
         self.tex_vars.insert(binding, v);
-        self.interface.insert(var);
         Ok(v)
     }
 }
