@@ -47,6 +47,14 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     e.textures = module.textures.clone();
     // The block size must be declared even when the kernel never reads %ntid.
     e.block_dims();
+    // An IR instruction is about one SPIR-V instruction of four words: the code grows once.
+    let insts: usize = module
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .map(|b| b.insts.len() + 2)
+        .sum();
+    e.body.reserve(insts);
     let entry_fn = e.b.id();
     let fn_ids: Vec<Word> = module
         .functions
