@@ -79,13 +79,15 @@ pub fn run(f: &mut Function) {
         }
         builtins.clear();
         dead_stores.clear();
+        // Dropped instructions leave the block as the walk goes: kept ones move down to `w`
+        // (a loop of its own rather than `retain_mut`, whose closure call per instruction cost
+        // a tenth of this pass).
         let mut w = 0;
-        // Dropped instructions leave the block as the walk goes (one move per kept
-        // instruction after the first drop).
-        insts.retain_mut(|inst| {
+        for k in 0..insts.len() {
+            let inst = &mut insts[k];
             // Operands are counted as they are resolved; whatever below drops or replaces an
-            // operand takes its count back.
-            map_op(&mut inst.op, |v| count(&mut uses, v, &subst), |x| x);
+            // operand takes its count back. The common operations resolve theirs in their own
+            // arm (a call to the generic `map_op` per instruction was a fifth of this pass).
             let result = inst.result;
             let replace = match (&mut inst.op, result) {
                 (Op::LoadVar(v), Some(r)) => {
@@ -99,30 +101,17 @@ pub fn run(f: &mut Function) {
                     }
                 }
                 (Op::StoreVar(v, x), _) => {
+                    *x = count(&mut uses, *x, &subst);
                     let vi = v.0 as usize;
                     if held[vi] == (stamp, *x) {
                         uses[x.0 as usize] -= 1;
-                        return false;
+                        continue;
                     }
                     held[vi] = (stamp, *x);
                     if stored[vi].0 == stamp {
                         dead_stores.push(stored[vi].1);
                     }
                     stored[vi] = (stamp, w);
-                    None
-                }
-                (Op::Call(c), _) => {
-                    for r in c.results.iter() {
-                        held[r.0 as usize].0 = 0;
-                        stored[r.0 as usize].0 = 0;
-                    }
-                    None
-                }
-                (Op::Texture(t), _) => {
-                    for r in &t.results {
-                        held[r.0 as usize].0 = 0;
-                        stored[r.0 as usize].0 = 0;
-                    }
                     None
                 }
                 (Op::Const(bits), Some(r)) => {
@@ -139,6 +128,7 @@ pub fn run(f: &mut Function) {
                     }
                 }
                 (Op::Conv(op, a), Some(r)) => {
+                    *a = count(&mut uses, *a, &subst);
                     let (to, from) = (values[r.0 as usize], values[a.0 as usize]);
                     match fold_conv(*op, *a, from, to, &def, values) {
                         Fold::Value(v) => {
@@ -169,6 +159,8 @@ pub fn run(f: &mut Function) {
                     }
                 }
                 (Op::Bin(op, a, b, _), Some(r)) => {
+                    *a = count(&mut uses, *a, &subst);
+                    *b = count(&mut uses, *b, &subst);
                     let ty = values[r.0 as usize];
                     if let (Def::Const(x), Def::Const(y)) = (def[a.0 as usize], def[b.0 as usize])
                         && !ty.is_float()
@@ -182,16 +174,32 @@ pub fn run(f: &mut Function) {
                     }
                     None
                 }
-                _ => None,
+                (op, _) => {
+                    map_op(op, |v| count(&mut uses, v, &subst), |x| x);
+                    // Calls and texture operations write their result variables.
+                    let written: &[VarId] = match op {
+                        Op::Call(c) => &c.results,
+                        Op::Texture(t) => &t.results,
+                        _ => &[],
+                    };
+                    for r in written {
+                        held[r.0 as usize].0 = 0;
+                        stored[r.0 as usize].0 = 0;
+                    }
+                    None
+                }
             };
             if let (Some(v), Some(r)) = (replace, result) {
                 stale |= uses[r.0 as usize] > 0;
                 subst[r.0 as usize] = v;
-                return false;
+                continue;
+            }
+            if w != k {
+                insts.swap(w, k);
             }
             w += 1;
-            true
-        });
+        }
+        insts.truncate(w);
         if !dead_stores.is_empty() {
             dead_stores.sort_unstable();
             let mut d = 0;

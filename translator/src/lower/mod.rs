@@ -302,6 +302,7 @@ fn lower_function(
         ids: places.ids,
         f: ir::Function::new(func.name.clone()),
         cur: BlockId(0),
+        room: 0,
         regs: vec![0; func.regs.len() * 4],
         regs_high: crate::check::Map::default(),
         param_words: HashMap::new(),
@@ -319,13 +320,29 @@ fn lower_function(
     };
     cx.cur = cx.f.entry;
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
+    let body = func.body.as_deref().unwrap_or_default();
+    // Instructions left before the next label (each run of them is counted once).
+    let run = |from: usize| {
+        body[from..]
+            .iter()
+            .take_while(|s| matches!(s, Statement::Inst(_)))
+            .count()
+    };
+    let mut left = run(0);
+    cx.room = room_for(left);
+    cx.f.values.reserve(body.len() * 8);
     if func.kind == crate::ast::FunctionKind::Func {
         call::prologue(&mut cx);
     }
-    for s in func.body.as_deref().unwrap_or_default() {
+    for (k, s) in body.iter().enumerate() {
         match s {
-            Statement::Label(l) => cx.start_label(*l),
+            Statement::Label(l) => {
+                cx.start_label(*l);
+                left = run(k + 1);
+            }
             Statement::Inst(i) => {
+                cx.room = room_for(left);
+                left = left.saturating_sub(1);
                 cx.span = i.span;
                 cx.instruction(i);
             }
@@ -345,6 +362,13 @@ fn lower_function(
     } else {
         Err(cx.diags)
     }
+}
+
+/// The instructions to make room for in a block opened with `stmts` PTX instructions to go
+/// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
+/// push at a time was reallocated 3 or 4 times. Long runs are capped: guards split them.
+fn room_for(stmts: usize) -> usize {
+    stmts.clamp(1, 32) * 8
 }
 
 /// The launch interface of a kernel.
@@ -407,6 +431,8 @@ pub(crate) struct Cx<'a> {
     pub params: HashMap<check::LocalId, u32>,
     pub f: ir::Function,
     pub cur: BlockId,
+    /// The capacity a block gets at its first instruction (see [`room_for`]).
+    room: usize,
     /// The variable of each register component (`4 * register + component`), plus one; 0
     /// before its first use. Looked up for every register operand, so indexed, not hashed.
     regs: Vec<u32>,
@@ -488,7 +514,10 @@ impl Cx<'_> {
             else_: next,
         };
         self.cur = then;
+        // The guarded block holds this instruction alone; the rest of the run goes to `next`.
+        let room = std::mem::replace(&mut self.room, room_for(1));
         self.op(&i.op);
+        self.room = room;
         if self.f.block(self.cur).term == Terminator::Unreachable {
             self.f.block_mut(self.cur).term = Terminator::Jump(next);
         }
@@ -599,7 +628,19 @@ impl Cx<'_> {
 
     pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
         self.need_ty(ty);
+        self.make_room();
         self.f.push(self.cur, ty, op)
+    }
+
+    /// Gives a block its expected capacity at its first instruction.
+    #[inline]
+    fn make_room(&mut self) {
+        let insts = &mut self.f.blocks[self.cur.0 as usize].insts;
+        if insts.capacity() == 0 {
+            insts.reserve_exact(self.room);
+            // Further blocks of this PTX instruction are its own branches: short.
+            self.room = room_for(1);
+        }
     }
 
     /// Refuses a type the device cannot hold, once per instruction and feature.
@@ -619,6 +660,7 @@ impl Cx<'_> {
     }
 
     pub fn emit_void(&mut self, op: Op) {
+        self.make_room();
         self.f.push_void(self.cur, op);
     }
 

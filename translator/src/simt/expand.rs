@@ -20,7 +20,16 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool]) -> bool {
         }
         let b = BlockId(bi as u32);
         let insts = std::mem::take(&mut f.block_mut(b).insts);
-        let mut out = Vec::with_capacity(insts.len());
+        // Room for the expansions up front: growing the block one push at a time copied it
+        // over and over.
+        let room: usize = insts
+            .iter()
+            .map(|i| match i.op {
+                Op::Warp(op, _) => expansion(op),
+                _ => 1,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(room);
         let mut renamed: Vec<(ValueId, ValueId)> = Vec::new();
         for inst in insts {
             match (&inst.op, inst.result) {
@@ -44,6 +53,14 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool]) -> bool {
         f.block_mut(b).insts = out;
     }
     used
+}
+
+/// About how many instructions `op` expands to (a hint: lanes are unrolled).
+fn expansion(op: WarpOp) -> usize {
+    match op {
+        WarpOp::Ballot | WarpOp::ActiveMask | WarpOp::MatchAny | WarpOp::Reduce(_) => 32 * 26,
+        WarpOp::ReadLane | WarpOp::Sync | WarpOp::WorkgroupAny | WarpOp::WorkgroupCount => 48,
+    }
 }
 
 /// Uses of `old` in `inst` become `new` (only the stores that follow a warp operation in its
