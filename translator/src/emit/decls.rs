@@ -6,7 +6,9 @@
 //! few dozen instructions per kernel. The emitter caches every type and constant it declares,
 //! so nothing here searches; see docs/decisions.md, "Emission".
 
-use rspirv::spirv::{Capability, Decoration, Op, Word};
+use rspirv::spirv::{
+    AddressingModel, Capability, Decoration, ExecutionMode, ExecutionModel, MemoryModel, Op, Word,
+};
 
 use super::body::{Body, encode};
 
@@ -59,14 +61,14 @@ fn with_string(out: &mut Vec<Word>, op: Op, before: &[Word], s: &str, after: &[W
 /// point.
 pub(crate) struct Header<'a> {
     pub caps: &'a [Capability],
-    pub addressing: rspirv::spirv::AddressingModel,
-    pub memory: rspirv::spirv::MemoryModel,
-    pub model: rspirv::spirv::ExecutionModel,
+    pub addressing: AddressingModel,
+    pub memory: MemoryModel,
+    pub model: ExecutionModel,
     pub entry: Word,
     pub name: &'a str,
     pub interface: &'a [Word],
     /// `OpExecutionMode` of the entry point: the mode and its literals.
-    pub mode: (rspirv::spirv::ExecutionMode, &'a [Word]),
+    pub mode: (ExecutionMode, &'a [Word]),
 }
 
 impl Decls {
@@ -94,17 +96,10 @@ impl Decls {
     }
 
     pub fn decorate<const N: usize>(&mut self, target: Word, d: Decoration, extra: [Word; N]) {
-        let mut ops = [0; 8];
-        ops[0] = target;
-        ops[1] = d as Word;
-        ops[2..2 + N].copy_from_slice(&extra);
-        encode(
-            &mut self.annotations,
-            Op::Decorate,
-            None,
-            None,
-            &ops[..2 + N],
-        );
+        let a = &mut self.annotations;
+        a.push((((3 + N) as Word) << 16) | Op::Decorate as Word);
+        a.extend_from_slice(&[target, d as Word]);
+        a.extend_from_slice(&extra);
     }
 
     pub fn member_decorate(&mut self, target: Word, member: u32, d: Decoration, extra: Word) {
