@@ -114,11 +114,11 @@ impl Decls {
 
     /// `OpExtension`, once per name.
     pub fn extension(&mut self, name: &str) {
+        let mut s = Vec::with_capacity(string_len(name));
+        push_string(&mut s, name);
         let mut at = 0;
         while at < self.extensions.len() {
             let len = (self.extensions[at] >> 16) as usize;
-            let mut s = Vec::with_capacity(len);
-            push_string(&mut s, name);
             if self.extensions[at + 1..at + len] == s[..] {
                 return;
             }

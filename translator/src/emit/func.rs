@@ -139,7 +139,8 @@ impl FnEmitter<'_, '_> {
                     return Ok(());
                 }
                 let c = self.value(*cond);
-                self.if_(c, then, else_)
+                let empty = [then.is_empty(), else_.is_empty()];
+                self.selection_of(c, empty, |fe| fe.seq(then), |fe| fe.seq(else_))
             }
             Node::Switch {
                 value,
@@ -192,51 +193,49 @@ impl FnEmitter<'_, '_> {
         then: impl FnOnce(&mut Self) -> R<()>,
         else_: impl FnOnce(&mut Self) -> R<()>,
     ) -> R<()> {
-        let (t, e, m) = (self.e.b.id(), self.e.b.id(), self.e.b.id());
+        self.selection_of(c, [false; 2], then, else_)
+    }
+
+    /// [`FnEmitter::selection`] where an arm known to be `empty` branches to the merge block
+    /// directly instead of through a block of its own.
+    fn selection_of(
+        &mut self,
+        c: Word,
+        empty: [bool; 2],
+        then: impl FnOnce(&mut Self) -> R<()>,
+        else_: impl FnOnce(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let t = (!empty[0]).then(|| self.e.b.id());
+        let e = (!empty[1]).then(|| self.e.b.id());
+        let m = self.e.b.id();
         self.e
             .op_void(Op::SelectionMerge, [m, SelectionControl::NONE.bits()]);
-        self.e.op_void(Op::BranchConditional, [c, t, e]);
-        self.begin(t);
-        then(self)?;
-        let then_done = self.done;
-        if !self.done {
-            self.branch(m);
+        let (tl, el) = (t.unwrap_or(m), e.unwrap_or(m));
+        self.e.op_void(Op::BranchConditional, [c, tl, el]);
+        // An empty arm reaches the merge.
+        let mut reached = t.is_none() || e.is_none();
+        if let Some(t) = t {
+            self.begin(t);
+            then(self)?;
+            if !self.done {
+                self.branch(m);
+                reached = true;
+            }
         }
-        self.begin(e);
-        else_(self)?;
-        let else_done = self.done;
-        if !self.done {
-            self.branch(m);
+        if let Some(e) = e {
+            self.begin(e);
+            else_(self)?;
+            if !self.done {
+                self.branch(m);
+                reached = true;
+            }
         }
         self.begin(m);
-        if then_done && else_done {
+        if !reached {
             // Nothing reaches the merge block.
             self.e.op_void(Op::Unreachable, []);
             self.done = true;
         }
-        Ok(())
-    }
-
-    /// `if`, with an empty arm branching to the merge block directly.
-    fn if_(&mut self, c: Word, then: &[Node], else_: &[Node]) -> R<()> {
-        if !then.is_empty() && !else_.is_empty() {
-            return self.selection(c, |fe| fe.seq(then), |fe| fe.seq(else_));
-        }
-        let (arm, m) = (self.e.b.id(), self.e.b.id());
-        let (t, e, body) = if else_.is_empty() {
-            (arm, m, then)
-        } else {
-            (m, arm, else_)
-        };
-        self.e
-            .op_void(Op::SelectionMerge, [m, SelectionControl::NONE.bits()]);
-        self.e.op_void(Op::BranchConditional, [c, t, e]);
-        self.begin(arm);
-        self.seq(body)?;
-        if !self.done {
-            self.branch(m);
-        }
-        self.begin(m);
         Ok(())
     }
 
