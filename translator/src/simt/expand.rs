@@ -4,7 +4,9 @@
 //! value word, a high word (64-bit values) and a flag word, plus one word for block-wide votes.
 //! An operation is: barrier (the previous operation's readers are done), every thread writes its
 //! slot (inactive threads write "inactive"), barrier, every thread reads its warp's slots. Lanes
-//! past the end of a partial last warp do not exist and read as inactive.
+//! past the end of a partial last warp do not exist and read as inactive. Ballots and reductions
+//! instead combine into one word per warp with a shared-memory atomic (`combine`): a few
+//! instructions where reading 32 slots unrolled made hundreds per operation.
 
 use crate::ir::{
     AtomicOp, BinOp, BlockId, Builtin, ConvOp, FpFlags, Function, Inst, MemOrder, Op, Ordering,
@@ -58,8 +60,8 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool]) -> bool {
 /// About how many instructions `op` expands to (a hint: lanes are unrolled).
 fn expansion(op: WarpOp) -> usize {
     match op {
-        WarpOp::Ballot | WarpOp::ActiveMask | WarpOp::MatchAny | WarpOp::Reduce(_) => 32 * 26,
-        WarpOp::ReadLane | WarpOp::Sync | WarpOp::WorkgroupAny | WarpOp::WorkgroupCount => 48,
+        WarpOp::MatchAny => 32 * 26,
+        _ => 48,
     }
 }
 
@@ -270,6 +272,31 @@ impl Emit<'_> {
         acc
     }
 
+    /// `x` of every thread of the warp combined by the atomic `op` (whose identity is
+    /// `identity`) in one word, lane 0's flag slot: each thread first sets its own slot to the
+    /// identity, so lane 0 (present in every warp) initializes its warp's word, and no lane loop
+    /// is unrolled.
+    fn combine(&mut self, fr: &Frame, op: AtomicOp, identity: u64, x: ValueId) -> ValueId {
+        self.barrier();
+        let id = self.k(identity);
+        let own = self.bin(BinOp::IAdd, fr.flag, fr.t);
+        self.store(own, id);
+        self.barrier();
+        let word = self.bin(BinOp::IAdd, fr.flag, fr.warp);
+        self.push(
+            Ty::I32,
+            Op::Atomic {
+                op,
+                ptr: Ptr::Shared(word),
+                value: x,
+                scope: Scope::Workgroup,
+                sem: Ordering::Relaxed,
+            },
+        );
+        self.barrier();
+        self.load(word)
+    }
+
     fn warp(&mut self, op: WarpOp, args: &[ValueId], st: VarId) -> Option<ValueId> {
         if op == WarpOp::Sync {
             self.barrier();
@@ -291,8 +318,13 @@ impl Emit<'_> {
                 } else {
                     fr.active
                 };
-                self.publish(&fr, on, None);
-                self.mask_over(&fr, |_, on, _| on)
+                let k31 = self.k(31);
+                let lane = self.bin(BinOp::And, fr.t, k31);
+                let one = self.k(1);
+                let own = self.bin(BinOp::Shl, one, lane);
+                let zero = self.k(0);
+                let bit = self.select(on, own, zero);
+                self.combine(&fr, AtomicOp::Or, 0, bit)
             }
             WarpOp::MatchAny => {
                 let (v, include) = (args[0], args[1]);
@@ -306,39 +338,19 @@ impl Emit<'_> {
                 })
             }
             WarpOp::Reduce(r) => {
-                let v = args[0];
-                self.publish(&fr, fr.active, Some(v));
-                let identity = match r {
-                    ReduceOp::Add | ReduceOp::Or | ReduceOp::Xor | ReduceOp::UMax => 0,
-                    ReduceOp::UMin | ReduceOp::And => 0xFFFF_FFFF,
-                    ReduceOp::SMin => 0x7FFF_FFFF,
-                    ReduceOp::SMax => 0x8000_0000,
+                let (atomic, identity) = match r {
+                    ReduceOp::Add => (AtomicOp::Add, 0),
+                    ReduceOp::Or => (AtomicOp::Or, 0),
+                    ReduceOp::Xor => (AtomicOp::Xor, 0),
+                    ReduceOp::UMax => (AtomicOp::UMax, 0),
+                    ReduceOp::UMin => (AtomicOp::UMin, 0xFFFF_FFFF),
+                    ReduceOp::And => (AtomicOp::And, 0xFFFF_FFFF),
+                    ReduceOp::SMin => (AtomicOp::SMin, 0x7FFF_FFFF),
+                    ReduceOp::SMax => (AtomicOp::SMax, 0x8000_0000),
                 };
                 let id = self.k(identity);
-                let mut acc = id;
-                for l in 0..32u64 {
-                    let lc = self.k(l);
-                    let (on, slot) = self.lane(&fr, lc);
-                    let x = self.read_value(&fr, slot, Ty::I32);
-                    let x = self.select(on, x, id);
-                    acc = match r {
-                        ReduceOp::Add => self.bin(BinOp::IAdd, acc, x),
-                        ReduceOp::And => self.bin(BinOp::And, acc, x),
-                        ReduceOp::Or => self.bin(BinOp::Or, acc, x),
-                        ReduceOp::Xor => self.bin(BinOp::Xor, acc, x),
-                        ReduceOp::UMin | ReduceOp::UMax | ReduceOp::SMin | ReduceOp::SMax => {
-                            let cmp = match r {
-                                ReduceOp::UMin => BinOp::ULt,
-                                ReduceOp::UMax => BinOp::UGt,
-                                ReduceOp::SMin => BinOp::SLt,
-                                _ => BinOp::SGt,
-                            };
-                            let keep = self.bin(cmp, acc, x);
-                            self.select(keep, acc, x)
-                        }
-                    };
-                }
-                acc
+                let x = self.select(fr.active, args[0], id);
+                self.combine(&fr, atomic, identity, x)
             }
             WarpOp::WorkgroupCount => {
                 // Thread 0 clears the vote word, active threads with the predicate add one.
