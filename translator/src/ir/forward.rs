@@ -22,7 +22,7 @@
 //! them and relies on their shape (operands and results passed through variables).
 
 use super::inline::{map_op, map_term};
-use super::{BinOp, Builtin, ConvOp, Function, MemOrder, Module, Op, Ty, ValueId, VarId};
+use super::{BinOp, Builtin, ConvOp, ExtOp, Function, MemOrder, Module, Op, Ty, ValueId, VarId};
 
 /// Runs the pass on every function of `m`.
 pub fn module(m: &mut Module) {
@@ -161,11 +161,50 @@ pub fn run(f: &mut Function) {
                 (Op::Bin(op, a, b, _), Some(r)) => {
                     *a = count(&mut uses, *a, &subst);
                     *b = count(&mut uses, *b, &subst);
-                    let ty = values[r.0 as usize];
-                    if let (Def::Const(x), Def::Const(y)) = (def[a.0 as usize], def[b.0 as usize])
-                        && !ty.is_float()
-                        && ty != Ty::Bool
+                    let ty = values[a.0 as usize];
+                    let (da, db) = (def[a.0 as usize], def[b.0 as usize]);
+                    if ty.is_float() {
+                        None
+                    } else if let (Def::Const(x), Def::Const(y)) = (da, db)
                         && let Some(c) = fold_bin(*op, x, y, ty)
+                    {
+                        uses[a.0 as usize] -= 1;
+                        uses[b.0 as usize] -= 1;
+                        inst.op = Op::Const(c);
+                        def[r.0 as usize] = Def::Const(c);
+                        None
+                    } else if let Some(first) = identity(*op, da, db, ty) {
+                        uses[a.0 as usize] -= 1;
+                        uses[b.0 as usize] -= 1;
+                        Some(if first { *a } else { *b })
+                    } else {
+                        None
+                    }
+                }
+                (Op::Select(c, a, b), Some(_)) => {
+                    *c = count(&mut uses, *c, &subst);
+                    *a = count(&mut uses, *a, &subst);
+                    *b = count(&mut uses, *b, &subst);
+                    let pick = match def[c.0 as usize] {
+                        Def::Const(k) => Some(if k != 0 { *a } else { *b }),
+                        _ if a == b => Some(*a),
+                        _ => None,
+                    };
+                    if pick.is_some() {
+                        uses[c.0 as usize] -= 1;
+                        uses[a.0 as usize] -= 1;
+                        uses[b.0 as usize] -= 1;
+                    }
+                    pick
+                }
+                (Op::Ext(e, args, _), Some(r)) => {
+                    for a in args.iter_mut() {
+                        *a = count(&mut uses, *a, &subst);
+                    }
+                    if let [a, b] = args[..]
+                        && let (Def::Const(x), Def::Const(y)) =
+                            (def[a.0 as usize], def[b.0 as usize])
+                        && let Some(c) = fold_min_max(*e, x, y, values[a.0 as usize])
                     {
                         uses[a.0 as usize] -= 1;
                         uses[b.0 as usize] -= 1;
@@ -317,7 +356,10 @@ fn sign_extend(c: u64, from: Ty) -> u64 {
     (((c << shift) as i64) >> shift) as u64
 }
 
+/// `x op y` for integer (or `Bool`) operands of type `ty`, whose low bits are their values;
+/// a comparison gives 0 or 1. Shifts by the width or more are SPIR-V's undefined: not folded.
 fn fold_bin(op: BinOp, x: u64, y: u64, ty: Ty) -> Option<u64> {
+    let (sx, sy) = (sign_extend(x, ty) as i64, sign_extend(y, ty) as i64);
     let r = match op {
         BinOp::IAdd => x.wrapping_add(y),
         BinOp::ISub => x.wrapping_sub(y),
@@ -325,6 +367,52 @@ fn fold_bin(op: BinOp, x: u64, y: u64, ty: Ty) -> Option<u64> {
         BinOp::And => x & y,
         BinOp::Or => x | y,
         BinOp::Xor => x ^ y,
+        BinOp::Shl if y < u64::from(ty.bits()) => x << y,
+        BinOp::LShr if y < u64::from(ty.bits()) => x >> y,
+        BinOp::AShr if y < u64::from(ty.bits()) => (sx >> y) as u64,
+        BinOp::IEq => u64::from(x == y),
+        BinOp::INe => u64::from(x != y),
+        BinOp::ULt => u64::from(x < y),
+        BinOp::ULe => u64::from(x <= y),
+        BinOp::UGt => u64::from(x > y),
+        BinOp::UGe => u64::from(x >= y),
+        BinOp::SLt => u64::from(sx < sy),
+        BinOp::SLe => u64::from(sx <= sy),
+        BinOp::SGt => u64::from(sx > sy),
+        BinOp::SGe => u64::from(sx >= sy),
+        _ => return None,
+    };
+    Some(if op.is_compare() { r } else { low_bits(r, ty) })
+}
+
+/// Whether `x op y` is its first operand (`Some(true)`) or its second (`Some(false)`) because
+/// the other is the operation's identity: `x + 0`, `x * 1`, `x & ~0`, `x << 0`...
+fn identity(op: BinOp, x: Def, y: Def, ty: Ty) -> Option<bool> {
+    let ones = low_bits(u64::MAX, ty);
+    let is = |d: Def, k: u64| d == Def::Const(k);
+    match op {
+        BinOp::IAdd | BinOp::Or | BinOp::Xor if is(y, 0) => Some(true),
+        BinOp::IAdd | BinOp::Or | BinOp::Xor if is(x, 0) => Some(false),
+        BinOp::ISub | BinOp::Shl | BinOp::LShr | BinOp::AShr if is(y, 0) => Some(true),
+        BinOp::IMul | BinOp::UDiv | BinOp::SDiv if is(y, 1) => Some(true),
+        BinOp::IMul if is(x, 1) => Some(false),
+        BinOp::And if is(y, ones) => Some(true),
+        BinOp::And if is(x, ones) => Some(false),
+        _ => None,
+    }
+}
+
+/// Integer `UMin`/`UMax`/`SMin`/`SMax` of two constants of type `ty`.
+fn fold_min_max(op: ExtOp, x: u64, y: u64, ty: Ty) -> Option<u64> {
+    if ty.is_float() || ty == Ty::Bool {
+        return None;
+    }
+    let (sx, sy) = (sign_extend(x, ty) as i64, sign_extend(y, ty) as i64);
+    let r = match op {
+        ExtOp::UMin => x.min(y),
+        ExtOp::UMax => x.max(y),
+        ExtOp::SMin => sx.min(sy) as u64,
+        ExtOp::SMax => sx.max(sy) as u64,
         _ => return None,
     };
     Some(low_bits(r, ty))

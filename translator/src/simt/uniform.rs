@@ -164,7 +164,8 @@ fn values(f: &Function, var: &[bool]) -> Vec<bool> {
                             | Builtin::StatusAddress
                             | Builtin::BarrierWords
                     ),
-                    false,
+                    // The first parameter's address (forwarding folds `ParamBase + 0`).
+                    *b == Builtin::ParamBase,
                 ),
                 // The kernel's parameters are read-only: the same address reads the same value.
                 Op::Load {
