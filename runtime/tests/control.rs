@@ -191,3 +191,100 @@ fn sync_in_functions(ctx: &Context, m: &Module) {
 fn control_at_every_subgroup_size() {
     common::at_every_subgroup_size("control_flow_cases");
 }
+
+/// Registers written in some paths and read after them: an `if` arm, a loop body, a loop left
+/// by a branch, nested `if`s. The emitter reuses a register's value in the blocks after its
+/// store instead of reloading it (translator/src/emit/carry.rs) only where no path in between
+/// may store it again; these are the cases where reusing it anyway would be wrong.
+const CARRIED: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry carried(.param .u64 out, .param .u32 n)
+{
+    .reg .pred %p<8>;
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.u32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    mul.lo.u32 %r6, %r5, 3;
+    and.b32 %r7, %r5, 1;
+    setp.eq.u32 %p2, %r7, 0;
+    @%p2 bra EVEN;
+    add.u32 %r6, %r6, 100;
+EVEN:
+    add.u32 %r8, %r6, %r5;
+    mov.u32 %r9, 0;
+    add.u32 %r10, %r5, 7;
+    rem.u32 %r11, %r5, 5;
+    mov.u32 %r12, 0;
+LOOP:
+    setp.ge.u32 %p3, %r12, %r11;
+    @%p3 bra LOOPEND;
+    add.u32 %r13, %r10, %r12;
+    add.u32 %r9, %r9, %r13;
+    add.u32 %r12, %r12, 1;
+    bra LOOP;
+LOOPEND:
+    add.u32 %r14, %r9, %r10;
+    mov.u32 %r15, %r5;
+GROW:
+    setp.gt.u32 %p4, %r15, 50;
+    @%p4 bra GROWN;
+    shl.b32 %r15, %r15, 1;
+    add.u32 %r15, %r15, 1;
+    bra GROW;
+GROWN:
+    mov.u32 %r16, 5;
+    rem.u32 %r17, %r5, 3;
+    setp.ne.u32 %p5, %r17, 0;
+    @%p5 bra SKIP;
+    and.b32 %r18, %r5, 2;
+    setp.ne.u32 %p6, %r18, 0;
+    @%p6 bra SKIP;
+    mov.u32 %r16, 9;
+SKIP:
+    add.u32 %r19, %r16, %r6;
+    mul.wide.u32 %rd2, %r5, 16;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r8;
+    st.global.u32 [%rd3+4], %r14;
+    st.global.u32 [%rd3+8], %r15;
+    st.global.u32 [%rd3+12], %r19;
+DONE:
+    ret;
+}
+"#;
+
+fn carried_model(i: u32) -> [u32; 4] {
+    let a = 3 * i + if i % 2 == 1 { 100 } else { 0 };
+    let d = i + 7;
+    let c: u32 = (0..i % 5).map(|k| d + k).sum();
+    let mut e = i;
+    while e <= 50 {
+        e = 2 * e + 1;
+    }
+    let f = if i % 3 == 0 && i & 2 == 0 { 9 } else { 5 };
+    [a + i, c + d, e, f + a]
+}
+
+#[test]
+fn registers_carried_across_blocks() {
+    let ctx = common::context();
+    let m = ctx
+        .load_ptx("carried.ptx", CARRIED)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = 300;
+    let got = run_n(&ctx, &m, "carried", n, 4);
+    for i in 0..n {
+        let w = &got[i as usize * 4..i as usize * 4 + 4];
+        assert_eq!(w, carried_model(i), "carried thread {i}");
+    }
+}

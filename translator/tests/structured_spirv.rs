@@ -25,17 +25,23 @@ fn random_function(rng: &mut Lcg) -> Function {
         f.new_block();
     }
     let counter = f.new_var(Ty::I32, "counter");
+    // Stored in some blocks only: the emitter carries its value into the blocks after a store
+    // (emit/carry.rs), which is valid only where the store's block dominates them.
+    let seen = f.new_var(Ty::I32, "seen");
     for i in 0..n {
         let b = BlockId(i as u32);
         // Some work in every block, so values and vars cross the structure.
         let c = f.push(b, Ty::I32, Op::LoadVar(counter));
-        let one = f.push(b, Ty::I32, Op::Const(1));
+        let s = f.push(b, Ty::I32, Op::LoadVar(seen));
         let next = f.push(
             b,
             Ty::I32,
-            Op::Bin(ir::BinOp::IAdd, c, one, Default::default()),
+            Op::Bin(ir::BinOp::IAdd, c, s, Default::default()),
         );
         f.push_void(b, Op::StoreVar(counter, next));
+        if rng.pick(3) == 0 {
+            f.push_void(b, Op::StoreVar(seen, next));
+        }
         let k = if i == n - 1 { 0 } else { rng.pick(4) };
         f.block_mut(b).term = match k {
             0 if i != n - 1 => Terminator::Jump(BlockId(i as u32 + 1)),

@@ -79,6 +79,27 @@ impl Body {
         }
     }
 
+    /// The length of the code words so far (where the next instruction will start).
+    pub fn code_len(&self) -> usize {
+        self.code.len()
+    }
+
+    /// Removes the `len`-word instructions starting at `at` (ascending, all at or after
+    /// `from`) from the code words.
+    pub fn remove_code(&mut self, from: usize, at: &[usize], len: usize) {
+        let Some(&first) = at.first() else {
+            return;
+        };
+        debug_assert!(first >= from);
+        let mut w = first;
+        for (k, &a) in at.iter().enumerate() {
+            let next = at.get(k + 1).copied().unwrap_or(self.code.len());
+            self.code.copy_within(a + len..next, w);
+            w += next - a - len;
+        }
+        self.code.truncate(w);
+    }
+
     /// Room for about `n` more instructions.
     pub fn reserve(&mut self, n: usize) {
         self.code.reserve(4 * n);

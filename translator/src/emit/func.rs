@@ -3,10 +3,13 @@
 //! The tree's `Block` and `Loop` both become SPIR-V loop constructs (a `Block` is a loop whose
 //! back edge is never taken), so every tree branch is a SPIR-V break or continue. A branch that
 //! leaves several constructs at once stores its target in a variable, breaks out of the innermost
-//! construct, and the code after each construct's merge forwards it outward.
+//! construct, and the code after each construct's merge forwards it outward. Register values
+//! are carried from block to block as the tree is written (`carry.rs`), so a register is loaded
+//! only where its value may differ along the paths that reach the load.
 
 use rspirv::spirv::{self, LoopControl, Op, SelectionControl, StorageClass, Word};
 
+use super::carry::{Carry, Mark};
 use super::{Emitter, R};
 use crate::ir::{Function, Ty, ValueId};
 use crate::structurize::Node;
@@ -37,6 +40,7 @@ pub(super) struct FnEmitter<'e, 'f> {
     done: bool,
     /// Target of a multi-level branch in flight (0 = none), created on first use.
     pending: Option<Word>,
+    pub(super) carry: Carry,
 }
 
 pub(super) fn emit_function(
@@ -68,16 +72,9 @@ pub(super) fn emit_function(
     }
     let entry = e.b.id();
     e.body.head(Op::Label, None, Some(entry), &[]);
-    let mut vars = Vec::with_capacity(f.vars.len());
-    for v in &f.vars {
-        let t = e.ty(v.ty);
-        let pt = e.ptr(StorageClass::Function, t);
-        let var = e.b.id();
-        e.body
-            .var(pt, var, &[StorageClass::Function as Word], false);
-        e.b.name(var, &v.name);
-        vars.push(var);
-    }
+    // Declared at the end, those still read then (`carry.rs`).
+    let vars: Vec<Word> = f.vars.iter().map(|_| e.b.id()).collect();
+    let code_start = e.body.code_len();
     let mut fe = FnEmitter {
         e,
         f,
@@ -88,11 +85,13 @@ pub(super) fn emit_function(
         frames: Vec::new(),
         done: false,
         pending: None,
+        carry: Carry::new(f.vars.len()),
     };
     fe.seq(tree)?;
     if !fe.done {
         fe.e.op_void(Op::Return, []);
     }
+    fe.finish_vars(code_start);
     fe.e.body.end_function();
     Ok(())
 }
@@ -140,13 +139,29 @@ impl FnEmitter<'_, '_> {
                 }
                 let c = self.value(*cond);
                 let empty = [then.is_empty(), else_.is_empty()];
-                self.selection_of(c, empty, |fe| fe.seq(then), |fe| fe.seq(else_))
+                let m = self.carry.mark();
+                self.selection_of(
+                    c,
+                    empty,
+                    |fe| fe.seq(then),
+                    |fe| {
+                        fe.carry.restore(m);
+                        fe.seq(else_)
+                    },
+                )?;
+                self.carry.join(m);
+                Ok(())
             }
             Node::Switch {
                 value,
                 cases,
                 default,
-            } => self.switch(*value, 0, cases, default),
+            } => {
+                let m = self.carry.mark();
+                self.switch(*value, 0, cases, default, m)?;
+                self.carry.join(m);
+                Ok(())
+            }
             Node::Block(body) => self.construct(Kind::Block, body),
             Node::Loop(body) => self.construct(Kind::Loop, body),
             Node::Branch(d) => self.tree_branch(*d),
@@ -240,7 +255,16 @@ impl FnEmitter<'_, '_> {
     }
 
     /// A switch as a chain of `if (value == k)`.
-    fn switch(&mut self, value: ValueId, k: usize, cases: &[Vec<Node>], default: &[Node]) -> R<()> {
+    fn switch(
+        &mut self,
+        value: ValueId,
+        k: usize,
+        cases: &[Vec<Node>],
+        default: &[Node],
+        m: Mark,
+    ) -> R<()> {
+        // Each case starts from what held before the switch.
+        self.carry.restore(m);
         if k == cases.len() {
             return self.seq(default);
         }
@@ -252,7 +276,7 @@ impl FnEmitter<'_, '_> {
         self.selection(
             c,
             |fe| fe.seq(&cases[k]),
-            |fe| fe.switch(value, k + 1, cases, default),
+            |fe| fe.switch(value, k + 1, cases, default, m),
         )
     }
 
@@ -273,7 +297,15 @@ impl FnEmitter<'_, '_> {
             cont,
             forwards: false,
         });
+        let m = match kind {
+            Kind::Block => self.carry.mark(),
+            Kind::Loop => self.carry.enter_loop(self.f, body),
+        };
         self.seq(body)?;
+        match kind {
+            Kind::Block => self.carry.join(m),
+            Kind::Loop => self.carry.leave_loop(m),
+        }
         // Falling off the end leaves either kind of construct.
         if !self.done {
             self.branch(merge);

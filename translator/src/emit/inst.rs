@@ -23,14 +23,10 @@ impl FnEmitter<'_, '_> {
                 let t = rty.unwrap_or(Ty::I32);
                 self.e.konst(t, *bits)
             }
-            Op::LoadVar(v) => {
-                let var = self.vars[v.0 as usize];
-                self.e.load(result_ty, var, None)
-            }
+            Op::LoadVar(v) => self.load_var(*v, result_ty),
             Op::StoreVar(v, val) => {
-                let var = self.vars[v.0 as usize];
                 let val = self.value(*val);
-                self.e.store(var, val, None);
+                self.store_var(*v, val);
                 return Ok(());
             }
             Op::Un(op, a) => {
@@ -232,14 +228,12 @@ impl FnEmitter<'_, '_> {
                 };
                 let r = self.e.op_n(S::FunctionCall, ret, &ops);
                 if results.len() == 1 {
-                    let var = self.vars[results[0].0 as usize];
-                    self.e.store(var, r, None);
+                    self.store_var(results[0], r);
                 } else {
                     for (i, v) in results.iter().enumerate() {
                         let t = ret_ty(self, v);
                         let part = self.e.extract(t, r, i as u32);
-                        let var = self.vars[v.0 as usize];
-                        self.e.store(var, part, None);
+                        self.store_var(*v, part);
                     }
                 }
                 return Ok(());

@@ -3,6 +3,7 @@
 //! (`decls.rs`), function bodies as they are emitted (`body.rs`).
 
 mod body;
+mod carry;
 mod decls;
 mod func;
 mod inst;

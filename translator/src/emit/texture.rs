@@ -188,8 +188,7 @@ impl FnEmitter<'_, '_> {
             if st != tv.texel {
                 part = self.e.op(S::Bitcast, st, [part]);
             }
-            let var = self.vars[r.0 as usize];
-            self.e.store(var, part, None);
+            self.store_var(*r, part);
         }
         Ok(())
     }

@@ -1,0 +1,184 @@
+//! Register values carried from block to block while a function body is written.
+//!
+//! `ir::forward` works inside one basic block, so each block still loads the registers it reads
+//! from their variables. The emitter writes the tree in an order where each `Code` node is
+//! emitted once and everything earlier on the path through the tree dominates it in the SPIR-V
+//! (constructs only add headers, merges and break edges, see `func.rs`). So the value a variable
+//! was last given (or read as) there can stand for a later load, unless something in between may
+//! have stored the variable:
+//!
+//! - in a sequence, what one node leaves holds for the next;
+//! - an `if`/`switch` arm starts from what held before it; after it, what held before it still
+//!   holds for the variables no arm stores;
+//! - a `Block` is left by falling off its end or by a branch from anywhere inside: after it,
+//!   what held before it, less the variables stored inside;
+//! - a `Loop` is entered again by its back edges: the variables stored anywhere in it are
+//!   forgotten before its body and stay forgotten after it.
+//!
+//! A load that a held value stands for is not written at all (its result is the held value's
+//! id). When the function is finished, a variable no written load reads loses its stores and is
+//! not declared. Run after everything that rewrites the tree (the SIMT emulation moves code into
+//! guarded constructs), it sees the control flow the SPIR-V will have.
+
+use rspirv::spirv::{StorageClass, Word};
+
+use super::func::FnEmitter;
+use crate::ir::{Function, Op, VarId};
+use crate::structurize::Node;
+
+/// No value known (SPIR-V ids start at 1).
+const NONE: Word = 0;
+
+/// Words of `OpStore %var %value` without memory operands.
+const STORE_WORDS: usize = 3;
+
+#[derive(Default)]
+pub(super) struct Carry {
+    /// Per variable: the id of the value it holds here, or `NONE`.
+    held: Vec<Word>,
+    /// Undo log of `held`: (variable, previous id, whether a store made the change).
+    log: Vec<(u32, Word, bool)>,
+    /// Variables stored in the arms or constructs just left.
+    stored: Vec<u32>,
+    /// Variables some written load reads.
+    read: Vec<bool>,
+    /// Every variable store written: (variable, its position in the code words).
+    stores: Vec<(u32, usize)>,
+}
+
+/// Where a construct or an `if` began: the undo log's and the stored list's lengths.
+#[derive(Clone, Copy)]
+pub(super) struct Mark(usize, usize);
+
+impl Carry {
+    pub fn new(vars: usize) -> Self {
+        Carry {
+            held: vec![NONE; vars],
+            read: vec![false; vars],
+            ..Carry::default()
+        }
+    }
+
+    fn set(&mut self, v: u32, id: Word, store: bool) {
+        let h = &mut self.held[v as usize];
+        self.log.push((v, *h, store));
+        *h = id;
+    }
+
+    pub fn mark(&self) -> Mark {
+        Mark(self.log.len(), self.stored.len())
+    }
+
+    /// Back to what held at `m` (the start of another arm), noting what was stored since.
+    pub fn restore(&mut self, m: Mark) {
+        for (v, old, store) in self.log.drain(m.0..).rev() {
+            self.held[v as usize] = old;
+            if store {
+                self.stored.push(v);
+            }
+        }
+    }
+
+    /// After an `if`, a `switch` or a `Block` that began at `m`: what held at `m`, less the
+    /// variables stored since.
+    pub fn join(&mut self, m: Mark) {
+        self.restore(m);
+        self.forget_stored(m.1);
+    }
+
+    fn forget_stored(&mut self, from: usize) {
+        for k in from..self.stored.len() {
+            let v = self.stored[k];
+            if self.held[v as usize] != NONE {
+                self.set(v, NONE, true);
+            }
+        }
+        self.stored.truncate(from);
+    }
+
+    /// Before a loop's body: forgets the variables stored anywhere in it, for good.
+    pub fn enter_loop(&mut self, f: &Function, body: &[Node]) -> Mark {
+        let from = self.stored.len();
+        stores_in(f, body, &mut self.stored);
+        self.forget_stored(from);
+        self.mark()
+    }
+
+    /// After the loop's body: what held at its start (the variables it stores already gone).
+    pub fn leave_loop(&mut self, m: Mark) {
+        self.restore(m);
+        self.stored.truncate(m.1);
+    }
+}
+
+impl FnEmitter<'_, '_> {
+    /// The value of variable `v` (of SPIR-V type `ty`): the id it holds, or a load.
+    pub(super) fn load_var(&mut self, v: VarId, ty: Word) -> Word {
+        let held = self.carry.held[v.0 as usize];
+        if held != NONE {
+            return held;
+        }
+        let id = self.e.load(ty, self.vars[v.0 as usize], None);
+        self.carry.set(v.0, id, false);
+        self.carry.read[v.0 as usize] = true;
+        id
+    }
+
+    pub(super) fn store_var(&mut self, v: VarId, value: Word) {
+        let at = self.e.body.code_len();
+        self.e.store(self.vars[v.0 as usize], value, None);
+        self.carry.stores.push((v.0, at));
+        self.carry.set(v.0, value, true);
+    }
+
+    /// Declares the variables some load reads, and drops the stores to the others.
+    pub(super) fn finish_vars(&mut self, code_start: usize) {
+        let Carry { read, stores, .. } = &self.carry;
+        let dead: Vec<usize> = stores
+            .iter()
+            .filter(|(v, _)| !read[*v as usize])
+            .map(|&(_, at)| at)
+            .collect();
+        self.e.body.remove_code(code_start, &dead, STORE_WORDS);
+        for (i, v) in self.f.vars.iter().enumerate() {
+            if !read[i] {
+                continue;
+            }
+            let t = self.e.ty(v.ty);
+            let pt = self.e.ptr(StorageClass::Function, t);
+            let var = self.vars[i];
+            self.e
+                .body
+                .var(pt, var, &[StorageClass::Function as Word], false);
+            self.e.b.name(var, &v.name);
+        }
+    }
+}
+
+/// Pushes the variables that `nodes` may store (stores, call and texture results).
+fn stores_in(f: &Function, nodes: &[Node], out: &mut Vec<u32>) {
+    for n in nodes {
+        match n {
+            Node::Code(b) => {
+                for i in &f.block(*b).insts {
+                    match &i.op {
+                        Op::StoreVar(v, _) => out.push(v.0),
+                        Op::Call(c) => out.extend(c.results.iter().map(|v| v.0)),
+                        Op::Texture(t) => out.extend(t.results.iter().map(|v| v.0)),
+                        _ => {}
+                    }
+                }
+            }
+            Node::If { then, else_, .. } => {
+                stores_in(f, then, out);
+                stores_in(f, else_, out);
+            }
+            Node::Switch { cases, default, .. } => {
+                cases.iter().for_each(|c| stores_in(f, c, out));
+                stores_in(f, default, out);
+            }
+            Node::Block(body) | Node::Loop(body) => stores_in(f, body, out),
+            Node::Branch(_) | Node::Return(_) | Node::Exit | Node::Unreachable => {}
+        }
+    }
+}
