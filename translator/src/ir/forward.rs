@@ -163,7 +163,8 @@ pub fn run(f: &mut Function) {
                     *b = count(&mut uses, *b, &subst);
                     let ty = values[a.0 as usize];
                     let (da, db) = (def[a.0 as usize], def[b.0 as usize]);
-                    if ty.is_float() {
+                    let konst = |d: Def| matches!(d, Def::Const(_));
+                    if ty.is_float() || !(konst(da) || konst(db)) {
                         None
                     } else if let (Def::Const(x), Def::Const(y)) = (da, db)
                         && let Some(c) = fold_bin(*op, x, y, ty)
