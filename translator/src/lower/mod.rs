@@ -316,8 +316,6 @@ fn lower_function(
         sites: Vec::new(),
         site_base: places.site_base,
         carry_flag: None,
-        konsts: Vec::new(),
-        konst_block: BlockId(u32::MAX),
         textures: places.textures,
     };
     cx.cur = cx.f.entry;
@@ -461,10 +459,6 @@ pub(crate) struct Cx<'a> {
     pub carry_flag: Option<VarId>,
     /// The kernel's texture slots and bindings (`texture.rs`).
     pub textures: &'a std::cell::RefCell<texture::KernelTextures>,
-    /// Constants made in block `konst_block` so far (the first few): made again, each would be
-    /// an instruction for every later pass to walk.
-    konsts: Vec<(Ty, u64, ValueId)>,
-    konst_block: BlockId,
 }
 
 impl Cx<'_> {
@@ -666,28 +660,12 @@ impl Cx<'_> {
     }
 
     pub fn emit_void(&mut self, op: Op) {
-        // Inlining moves what follows a call to a block of its own: a constant made before
-        // the call cannot serve after it.
-        if matches!(op, Op::Call(_)) {
-            self.konsts.clear();
-        }
         self.make_room();
         self.f.push_void(self.cur, op);
     }
 
     pub fn konst(&mut self, ty: Ty, bits: u64) -> ValueId {
-        if self.konst_block != self.cur {
-            self.konsts.clear();
-            self.konst_block = self.cur;
-        }
-        if let Some(&(_, _, v)) = self.konsts.iter().find(|k| k.0 == ty && k.1 == bits) {
-            return v;
-        }
-        let v = self.emit(ty, Op::Const(bits));
-        if self.konsts.len() < 16 {
-            self.konsts.push((ty, bits, v));
-        }
-        v
+        self.emit(ty, Op::Const(bits))
     }
 
     pub fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
