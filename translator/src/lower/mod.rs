@@ -725,7 +725,7 @@ impl Cx<'_> {
 
     pub fn ext(&mut self, op: ir::ExtOp, args: Vec<ValueId>, flags: FpFlags) -> ValueId {
         let ty = self.f.ty(args[0]);
-        self.emit(ty, Op::Ext(op, args, flags))
+        self.emit(ty, Op::Ext(op, args.into(), flags))
     }
 
     /// Reinterprets `v` as an integer of its own width.

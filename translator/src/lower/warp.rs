@@ -37,13 +37,13 @@ impl Cx<'_> {
             })
             .collect();
         let out = result.map(|ty| {
-            let r = self.emit(ty, Op::Warp(op, loaded.clone()));
+            let r = self.emit(ty, Op::Warp(op, loaded.as_slice().into()));
             let v = self.f.new_var(ty, "sync.result");
             self.emit_void(Op::StoreVar(v, r));
             v
         });
         if result.is_none() {
-            self.emit_void(Op::Warp(op, loaded));
+            self.emit_void(Op::Warp(op, loaded.into()));
         }
         let next = self.f.new_block();
         self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);

@@ -623,7 +623,11 @@ impl Uniformizer<'_> {
                 Ty::Bool,
                 Op::Bin(BinOp::IEq, s, z, FpFlags::default()),
             );
-            let any = f.push(vote, Ty::Bool, Op::Warp(WarpOp::WorkgroupAny, vec![active]));
+            let any = f.push(
+                vote,
+                Ty::Bool,
+                Op::Warp(WarpOp::WorkgroupAny, Box::new([active])),
+            );
             f.push_void(vote, Op::StoreVar(again, any));
             f.block_mut(vote).term = Terminator::Unreachable;
         }

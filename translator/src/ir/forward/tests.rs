@@ -315,7 +315,7 @@ fn random_function(rng: &mut Rng, blocks: usize) -> Function {
                         } else {
                             let e =
                                 [ExtOp::UMin, ExtOp::UMax, ExtOp::SMin, ExtOp::SMax][rng.pick(4)];
-                            Op::Ext(e, vec![x, c[rng.pick(c.len())]], FpFlags::default())
+                            Op::Ext(e, Box::new([x, c[rng.pick(c.len())]]), FpFlags::default())
                         };
                         have.push(f.push(b, t, r));
                     }
@@ -519,7 +519,7 @@ fn blocks_with_synchronization_are_left_alone() {
     let w = f.push(
         b,
         Ty::I32,
-        Op::Warp(WarpOp::Reduce(crate::ir::ReduceOp::Add), vec![x]),
+        Op::Warp(WarpOp::Reduce(crate::ir::ReduceOp::Add), Box::new([x])),
     );
     f.push_void(b, Op::StoreVar(res, w));
     f.push_void(b, Op::StoreVar(arg, y));
