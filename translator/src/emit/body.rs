@@ -84,13 +84,11 @@ impl Body {
         self.code.len()
     }
 
-    /// Removes the `len`-word instructions starting at `at` (ascending, all at or after
-    /// `from`) from the code words.
-    pub fn remove_code(&mut self, from: usize, at: &[usize], len: usize) {
+    /// Removes the `len`-word instructions starting at `at` (ascending) from the code words.
+    pub fn remove_code(&mut self, at: &[usize], len: usize) {
         let Some(&first) = at.first() else {
             return;
         };
-        debug_assert!(first >= from);
         let mut w = first;
         for (k, &a) in at.iter().enumerate() {
             let next = at.get(k + 1).copied().unwrap_or(self.code.len());

@@ -132,14 +132,14 @@ impl FnEmitter<'_, '_> {
     }
 
     /// Declares the variables some load reads, and drops the stores to the others.
-    pub(super) fn finish_vars(&mut self, code_start: usize) {
+    pub(super) fn finish_vars(&mut self) {
         let Carry { read, stores, .. } = &self.carry;
         let dead: Vec<usize> = stores
             .iter()
             .filter(|(v, _)| !read[*v as usize])
             .map(|&(_, at)| at)
             .collect();
-        self.e.body.remove_code(code_start, &dead, STORE_WORDS);
+        self.e.body.remove_code(&dead, STORE_WORDS);
         for (i, v) in self.f.vars.iter().enumerate() {
             if !read[i] {
                 continue;
@@ -163,9 +163,7 @@ fn stores_in(f: &Function, nodes: &[Node], out: &mut Vec<u32>) {
                 for i in &f.block(*b).insts {
                     match &i.op {
                         Op::StoreVar(v, _) => out.push(v.0),
-                        Op::Call(c) => out.extend(c.results.iter().map(|v| v.0)),
-                        Op::Texture(t) => out.extend(t.results.iter().map(|v| v.0)),
-                        _ => {}
+                        op => out.extend(op.result_vars().iter().map(|v| v.0)),
                     }
                 }
             }

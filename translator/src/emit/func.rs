@@ -74,7 +74,6 @@ pub(super) fn emit_function(
     e.body.head(Op::Label, None, Some(entry), &[]);
     // Declared at the end, those still read then (`carry.rs`).
     let vars: Vec<Word> = f.vars.iter().map(|_| e.b.id()).collect();
-    let code_start = e.body.code_len();
     let mut fe = FnEmitter {
         e,
         f,
@@ -91,7 +90,7 @@ pub(super) fn emit_function(
     if !fe.done {
         fe.e.op_void(Op::Return, []);
     }
-    fe.finish_vars(code_start);
+    fe.finish_vars();
     fe.e.body.end_function();
     Ok(())
 }

@@ -217,12 +217,7 @@ pub fn run(f: &mut Function) {
                 (op, _) => {
                     map_op(op, |v| count(&mut uses, v, &subst), |x| x);
                     // Calls and texture operations write their result variables.
-                    let written: &[VarId] = match op {
-                        Op::Call(c) => &c.results,
-                        Op::Texture(t) => &t.results,
-                        _ => &[],
-                    };
-                    for r in written {
+                    for r in op.result_vars() {
                         held[r.0 as usize].0 = 0;
                         stored[r.0 as usize].0 = 0;
                     }
@@ -467,15 +462,10 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
             }
             match &i.op {
                 Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
-                Op::Call(c) => c
-                    .results
+                op => op
+                    .result_vars()
                     .iter()
                     .for_each(|v| mentioned[v.0 as usize] = true),
-                Op::Texture(t) => t
-                    .results
-                    .iter()
-                    .for_each(|v| mentioned[v.0 as usize] = true),
-                _ => {}
             }
         }
         // Most blocks lose nothing here: no pass over them then.

@@ -126,6 +126,29 @@ impl Op {
     pub fn is_sync(&self) -> bool {
         matches!(self, Op::Barrier | Op::Warp(..))
     }
+
+    /// The variables a call or texture operation writes its results into (none for others;
+    /// `StoreVar` is the other writer of variables).
+    pub fn result_vars(&self) -> &[VarId] {
+        match self {
+            Op::Call(c) => &c.results,
+            Op::Texture(t) => &t.results,
+            _ => &[],
+        }
+    }
+}
+
+impl ReduceOp {
+    /// The 32-bit value that leaves the reduction unchanged (what a lane that takes no part
+    /// contributes).
+    pub fn identity(self) -> u64 {
+        match self {
+            ReduceOp::Add | ReduceOp::Or | ReduceOp::Xor | ReduceOp::UMax => 0,
+            ReduceOp::UMin | ReduceOp::And => 0xFFFF_FFFF,
+            ReduceOp::SMin => 0x7FFF_FFFF,
+            ReduceOp::SMax => 0x8000_0000,
+        }
+    }
 }
 
 impl Function {

@@ -251,13 +251,7 @@ pub fn redux(cx: &mut Cx<'_>, r: &Redux) {
         ReduxOp::Xor => ReduceOp::Xor,
     };
     // Lanes outside the mask contribute the operation's identity.
-    let identity = match op {
-        ReduceOp::Add | ReduceOp::Or | ReduceOp::Xor | ReduceOp::UMax => 0u64,
-        ReduceOp::UMin | ReduceOp::And => 0xFFFF_FFFF,
-        ReduceOp::SMin => 0x7FFF_FFFF,
-        ReduceOp::SMax => 0x8000_0000,
-    };
-    let id = cx.konst(Ty::I32, identity);
+    let id = cx.konst(Ty::I32, op.identity());
     let v = cx.select(include, a, id);
     if let Some(d) = cx.sync_op(WarpOp::Reduce(op), vec![v], Some(Ty::I32)) {
         cx.write(&r.dst, r.ty, d);

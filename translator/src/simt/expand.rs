@@ -338,16 +338,17 @@ impl Emit<'_> {
                 })
             }
             WarpOp::Reduce(r) => {
-                let (atomic, identity) = match r {
-                    ReduceOp::Add => (AtomicOp::Add, 0),
-                    ReduceOp::Or => (AtomicOp::Or, 0),
-                    ReduceOp::Xor => (AtomicOp::Xor, 0),
-                    ReduceOp::UMax => (AtomicOp::UMax, 0),
-                    ReduceOp::UMin => (AtomicOp::UMin, 0xFFFF_FFFF),
-                    ReduceOp::And => (AtomicOp::And, 0xFFFF_FFFF),
-                    ReduceOp::SMin => (AtomicOp::SMin, 0x7FFF_FFFF),
-                    ReduceOp::SMax => (AtomicOp::SMax, 0x8000_0000),
+                let atomic = match r {
+                    ReduceOp::Add => AtomicOp::Add,
+                    ReduceOp::Or => AtomicOp::Or,
+                    ReduceOp::Xor => AtomicOp::Xor,
+                    ReduceOp::UMax => AtomicOp::UMax,
+                    ReduceOp::UMin => AtomicOp::UMin,
+                    ReduceOp::And => AtomicOp::And,
+                    ReduceOp::SMin => AtomicOp::SMin,
+                    ReduceOp::SMax => AtomicOp::SMax,
                 };
+                let identity = r.identity();
                 let id = self.k(identity);
                 let x = self.select(fr.active, args[0], id);
                 self.combine(&fr, atomic, identity, x)
