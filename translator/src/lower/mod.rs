@@ -37,6 +37,8 @@ mod convert;
 mod async_copy;
 mod misc;
 // --- textures ---
+#[cfg(test)]
+mod held_tests;
 mod texture;
 
 use std::collections::HashMap;
@@ -304,6 +306,9 @@ fn lower_function(
         cur: BlockId(0),
         room: 0,
         regs: vec![0; func.regs.len() * 4],
+        held: Vec::new(),
+        held_epoch: 1,
+        held_block: BlockId(u32::MAX),
         regs_high: crate::check::Map::default(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
@@ -436,6 +441,11 @@ pub(crate) struct Cx<'a> {
     /// The variable of each register component (`4 * register + component`), plus one; 0
     /// before its first use. Looked up for every register operand, so indexed, not hashed.
     regs: Vec<u32>,
+    /// Per variable: the value it holds at the end of what has been lowered into the current
+    /// block so far (its last store or load there), valid while the stamp is `held_epoch`.
+    held: Vec<(u32, ValueId)>,
+    held_epoch: u32,
+    held_block: BlockId,
     /// The high halves of `.b128` registers (`wide.rs`).
     regs_high: crate::check::Map<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
@@ -632,6 +642,43 @@ impl Cx<'_> {
         self.f.push(self.cur, ty, op)
     }
 
+    /// Loads a register's variable, or reuses the value the current block already holds for
+    /// it (`forward` would remove the load again, after every pass had carried it).
+    fn load_var(&mut self, var: VarId) -> ValueId {
+        let stamp = self.stamp();
+        if let Some(&(s, x)) = self.held.get(var.0 as usize)
+            && s == stamp
+        {
+            return x;
+        }
+        let ty = self.f.vars[var.0 as usize].ty;
+        let x = self.emit(ty, Op::LoadVar(var));
+        self.hold(var, x, stamp);
+        x
+    }
+
+    /// The stamp of what `held` knows about the current block: a new one for each block, and
+    /// after each instruction that writes variables: calls (inlining also splits the block
+    /// there, and a value used across the split would need a variable of its own) and texture
+    /// operations.
+    #[inline]
+    fn stamp(&mut self) -> u32 {
+        if self.cur != self.held_block {
+            self.held_block = self.cur;
+            self.held_epoch += 1;
+        }
+        self.held_epoch
+    }
+
+    fn hold(&mut self, v: VarId, x: ValueId, stamp: u32) {
+        let i = v.0 as usize;
+        if self.held.len() <= i {
+            self.held
+                .resize(self.f.vars.len().max(i + 1), (0, ValueId(0)));
+        }
+        self.held[i] = (stamp, x);
+    }
+
     /// Gives a block its expected capacity at its first instruction.
     #[inline]
     fn make_room(&mut self) {
@@ -661,7 +708,19 @@ impl Cx<'_> {
 
     pub fn emit_void(&mut self, op: Op) {
         self.make_room();
+        let stamp = self.stamp();
+        let stored = if let Op::StoreVar(v, x) = op {
+            Some((v, x))
+        } else {
+            None
+        };
+        let writes = matches!(op, Op::Call(_) | Op::Texture(_));
         self.f.push_void(self.cur, op);
+        if let Some((v, x)) = stored {
+            self.hold(v, x, stamp);
+        } else if writes {
+            self.held_epoch += 1;
+        }
     }
 
     pub fn konst(&mut self, ty: Ty, bits: u64) -> ValueId {
@@ -795,8 +854,7 @@ impl Cx<'_> {
         ty: ScalarType,
     ) -> ValueId {
         let var = self.reg_var(reg, comp);
-        let vty = self.f.vars[var.0 as usize].ty;
-        let v = self.emit(vty, Op::LoadVar(var));
+        let v = self.load_var(var);
         self.reinterpret(v, Ty::of(ty))
     }
 
@@ -811,8 +869,7 @@ impl Cx<'_> {
                 ty: rty,
             } => {
                 let var = self.reg_var(*reg, *comp);
-                let vty = self.f.vars[var.0 as usize].ty;
-                let v = self.emit(vty, Op::LoadVar(var));
+                let v = self.load_var(var);
                 match conv {
                     Conv::Chop => {
                         // Keep the low bits (Table 27), then read them as the instruction type.

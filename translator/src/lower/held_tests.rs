@@ -1,0 +1,162 @@
+//! Lowering reuses a register's value within a block (`Cx::load_var`) instead of loading the
+//! register's variable again; calls and texture operations write variables, so a register is
+//! loaded anew after them.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::ir::{Function, Op, VarId};
+use crate::{DeviceProfile, Program, SourceFile};
+
+/// The loads of register variables in `f` that repeat a load or store of the same register
+/// earlier in their block with no call or texture operation in between.
+fn repeated_loads(f: &Function) -> Vec<String> {
+    let register = |v: VarId| f.vars[v.0 as usize].name.starts_with('%');
+    let mut found = Vec::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let mut seen = HashSet::new();
+        for inst in &b.insts {
+            match &inst.op {
+                Op::LoadVar(v) if register(*v) && !seen.insert(*v) => {
+                    found.push(format!(
+                        "{}: b{bi} loads {}",
+                        f.name, f.vars[v.0 as usize].name
+                    ));
+                }
+                Op::StoreVar(v, _) => {
+                    seen.insert(*v);
+                }
+                Op::Call(_) | Op::Texture(_) => seen.clear(),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// The lowered kernels of `text`; `None` where one does not lower under `profile` (the corpus
+/// has kernels a profile refuses).
+fn lowered(text: &str, profile: &str) -> Option<Vec<crate::ir::Module>> {
+    let program = Program::parse(SourceFile::new("t.ptx", text.to_string()))
+        .unwrap_or_else(|d| panic!("{d}"));
+    let profile = DeviceProfile::named(profile).expect("profile");
+    program
+        .module
+        .kernels()
+        .map(|(id, _)| {
+            super::lower_kernel(&program.module, id, &profile, &program.global_offsets)
+                .ok()
+                .map(|m| m.0)
+        })
+        .collect()
+}
+
+const CALLS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 x)
+{
+    .reg .b32 %a;
+    ld.param.b32 %a, [x];
+    add.u32 %a, %a, %a;
+    st.param.b32 [r], %a;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    add.u32 %r2, %r1, %r1;
+    mul.lo.u32 %r3, %r2, %r1;
+    {
+        .param .b32 a;
+        .param .b32 b;
+        st.param.b32 [a], %r3;
+        call (b), twice, (a);
+        ld.param.b32 %r3, [b];
+    }
+    add.u32 %r3, %r3, %r1;
+    setp.eq.u32 %p, %r3, 0;
+    @%p bra DONE;
+    st.global.u32 [%rd1], %r3;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn registers_are_read_once_per_block_and_again_after_a_call() {
+    let m = lowered(CALLS, "nvidia").expect("lowers").remove(0);
+    let k = &m.functions[m.entry.0 as usize];
+    assert_eq!(repeated_loads(k), Vec::<String>::new());
+    let var = |name: &str| {
+        let i = k.vars.iter().position(|v| v.name == name);
+        VarId(i.unwrap_or_else(|| panic!("no variable {name}")) as u32)
+    };
+    let (r1, r3, rd1) = (var("%r1"), var("%r3"), var("%rd1"));
+    let entry = &k.blocks[k.entry.0 as usize].insts;
+    let loads = |insts: &[crate::ir::Inst], v: VarId| {
+        insts
+            .iter()
+            .filter(|i| matches!(i.op, Op::LoadVar(x) if x == v))
+            .count()
+    };
+    let call = entry
+        .iter()
+        .position(|i| matches!(i.op, Op::Call(_)))
+        .expect("the call");
+    // `%r1` is stored by the `mov` and read three times before the call: no load; read once
+    // after it: loaded once (the callee cannot write it, but inlining splits the block there).
+    assert_eq!(loads(&entry[..call], r1), 0);
+    assert_eq!(loads(&entry[call..], r1), 1);
+    // The block after the branch loads what it reads.
+    let stored_in_other_block = k.blocks.iter().any(|b| {
+        b.insts.iter().any(|i| matches!(i.op, Op::Store { .. }))
+            && loads(&b.insts, r3) == 1
+            && loads(&b.insts, rd1) == 1
+    });
+    assert!(
+        stored_in_other_block,
+        "the guarded store loads %r3 and %rd1"
+    );
+}
+
+#[test]
+fn no_register_is_loaded_twice_in_a_block_in_the_repository_ptx() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = 0;
+    for dir in ["shaders", "shaders/corpus", "runtime/tests/ptx"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .expect("folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("file");
+            for profile in ["nvidia", "lavapipe"] {
+                let Some(modules) = lowered(&text, profile) else {
+                    continue;
+                };
+                for m in modules {
+                    // (Recursion elimination, which runs inside `lower_kernel`, merges recursive
+                    // functions into one and reloads registers after its calls itself.)
+                    for f in m
+                        .functions
+                        .iter()
+                        .filter(|f| !f.name.starts_with("ptxvk.recursive."))
+                    {
+                        let found = repeated_loads(f);
+                        assert!(found.is_empty(), "{}: {found:?}", path.display());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 400, "only {checked} functions");
+}
