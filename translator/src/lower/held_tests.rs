@@ -11,6 +11,7 @@ use crate::{DeviceProfile, Program, SourceFile};
 /// The loads of register variables in `f` that repeat a load or store of the same register
 /// earlier in their block with no call or texture operation in between.
 fn repeated_loads(f: &Function) -> Vec<String> {
+    // Register variables carry the register's name; the repository's PTX names them all `%...`.
     let register = |v: VarId| f.vars[v.0 as usize].name.starts_with('%');
     let mut found = Vec::new();
     for (bi, b) in f.blocks.iter().enumerate() {

@@ -708,7 +708,6 @@ impl Cx<'_> {
 
     pub fn emit_void(&mut self, op: Op) {
         self.make_room();
-        let stamp = self.stamp();
         let stored = if let Op::StoreVar(v, x) = op {
             Some((v, x))
         } else {
@@ -717,6 +716,7 @@ impl Cx<'_> {
         let writes = matches!(op, Op::Call(_) | Op::Texture(_));
         self.f.push_void(self.cur, op);
         if let Some((v, x)) = stored {
+            let stamp = self.stamp();
             self.hold(v, x, stamp);
         } else if writes {
             self.held_epoch += 1;
