@@ -384,7 +384,7 @@ fn param(
             for n in &d.names {
                 let id = RegId(func.regs.len() as u32);
                 func.regs.push(Register {
-                    name: n.name.node.to_string(),
+                    name: n.name.node.into(),
                     ty,
                     vector: d.vector.as_ref().map_or(1, |v| v.node),
                     span: n.name.span,
@@ -469,7 +469,7 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
                 None => {
                     let id = RegId(cx.func.regs.len() as u32);
                     cx.func.regs.push(Register {
-                        name: n.name.node.to_string(),
+                        name: n.name.node.into(),
                         ty,
                         vector,
                         span: n.name.span,

@@ -543,7 +543,7 @@ impl<'m, 'd> FnCx<'m, 'd> {
         for p in params {
             let name = match p {
                 FnParam::Var(v) => cx.func.var(v).name.clone(),
-                FnParam::Reg(r) => cx.func.reg(r).name.clone(),
+                FnParam::Reg(r) => cx.func.reg(r).name.to_string(),
             };
             let sym = match p {
                 FnParam::Var(v) => Symbol::Var(v),
@@ -729,7 +729,7 @@ impl<'m, 'd> FnCx<'m, 'd> {
                     return Some(Symbol::Reg(r));
                 }
                 let reg = Register {
-                    name: name.to_string(),
+                    name: name.into(),
                     ty: range.ty,
                     vector: range.vector,
                     span: range.span,

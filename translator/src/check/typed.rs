@@ -105,7 +105,8 @@ pub enum InitElem {
 
 #[derive(Clone, Debug)]
 pub struct Register {
-    pub name: String,
+    /// Shared with the IR variable lowering makes for the register.
+    pub name: std::sync::Arc<str>,
     pub ty: ScalarType,
     pub vector: u32,
     pub span: Span,

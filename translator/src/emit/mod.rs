@@ -86,6 +86,26 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     Ok(e.b.finish(&header, SPIRV_VERSION, &e.body))
 }
 
+/// The few entries a kernel has of some kinds (pointer types, vector types, built-in
+/// variables): searched in order, which costs less than hashing at these sizes.
+struct Few<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for Few<K, V> {
+    fn default() -> Self {
+        Few(Vec::new())
+    }
+}
+
+impl<K: PartialEq + Copy, V: Copy> Few<K, V> {
+    fn get(&self, k: K) -> Option<V> {
+        self.0.iter().find(|e| e.0 == k).map(|e| e.1)
+    }
+
+    fn insert(&mut self, k: K, v: V) {
+        self.0.push((k, v));
+    }
+}
+
 /// Module-wide emission state: types, constants, and the globals the entry point uses.
 pub(crate) struct Emitter {
     /// Declarations (and the id counter).
@@ -94,14 +114,14 @@ pub(crate) struct Emitter {
     pub body: body::Body,
     /// Scalar types by `Ty as usize` (0: not declared yet).
     types: [Word; 8],
-    ptr_types: HashMap<(StorageClass, Word), Word>,
+    ptr_types: Few<(StorageClass, Word), Word>,
     consts: HashMap<(Ty, u64), Word>,
     /// Constants below `SMALL` by `Ty as usize` (0: not declared yet): most constants are
     /// small (indices, shifts, scopes, semantics), and this spares them the hash map.
     small: [[Word; SMALL]; 8],
     /// Vector types by component type and count: rspirv's `type_vector` searches every type
     /// and constant declared so far, and built-in reads and ballots ask on every use.
-    vectors: HashMap<(Word, u32), Word>,
+    vectors: Few<(Word, u32), Word>,
     /// `void`, function types and structs, cached for the same reason as vectors: calls and
     /// `mul.hi` ask for them on every use.
     void: Option<Word>,
@@ -115,7 +135,7 @@ pub(crate) struct Emitter {
     /// Every module-scope variable, in the order created (each is created on its first use, and
     /// the entry point's interface lists all it uses).
     interface: Vec<Word>,
-    builtin_vars: HashMap<spirv::BuiltIn, Word>,
+    builtin_vars: Few<spirv::BuiltIn, Word>,
     push_constants: Option<Word>,
     block_dims: Option<[Word; 3]>,
     dynamic_shared_bytes: Option<Word>,
@@ -146,10 +166,10 @@ impl Emitter {
             b,
             body: body::Body::default(),
             types: [0; 8],
-            ptr_types: HashMap::default(),
+            ptr_types: Few::default(),
             consts: HashMap::default(),
             small: [[0; SMALL]; 8],
-            vectors: HashMap::default(),
+            vectors: Few::default(),
             void: None,
             fn_types: HashMap::default(),
             other_types: HashMap::default(),
@@ -157,7 +177,7 @@ impl Emitter {
             glsl,
             caps: Vec::new(),
             interface: Vec::new(),
-            builtin_vars: HashMap::default(),
+            builtin_vars: Few::default(),
             push_constants: None,
             block_dims: None,
             dynamic_shared_bytes: None,
@@ -227,7 +247,7 @@ impl Emitter {
 
     /// A vector type (declared once: the cache replaces rspirv's search).
     pub fn vector(&mut self, component: Word, n: u32) -> Word {
-        if let Some(&id) = self.vectors.get(&(component, n)) {
+        if let Some(id) = self.vectors.get((component, n)) {
             return id;
         }
         let id = self.b.id();
@@ -324,7 +344,7 @@ impl Emitter {
     }
 
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
-        if let Some(&id) = self.ptr_types.get(&(sc, pointee)) {
+        if let Some(id) = self.ptr_types.get((sc, pointee)) {
             return id;
         }
         // Declared once (the cache replaces rspirv's search of every declared type).
@@ -399,7 +419,7 @@ impl Emitter {
 
     /// An `Input` builtin variable of type `uvec3`.
     fn builtin_var(&mut self, which: spirv::BuiltIn) -> Word {
-        if let Some(&v) = self.builtin_vars.get(&which) {
+        if let Some(v) = self.builtin_vars.get(which) {
             return v;
         }
         let v3 = self.uvec3();
@@ -517,8 +537,8 @@ impl Emitter {
                 } else {
                     spirv::BuiltIn::SubgroupId
                 };
-                let var = match self.builtin_vars.get(&bi) {
-                    Some(&v) => v,
+                let var = match self.builtin_vars.get(bi) {
+                    Some(v) => v,
                     None => {
                         let pt = self.ptr(StorageClass::Input, u32t);
                         let v = self.global_variable(pt, StorageClass::Input);

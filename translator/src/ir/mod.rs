@@ -105,8 +105,9 @@ pub struct Module {
 #[derive(Clone, Debug)]
 pub struct Var {
     pub ty: Ty,
-    /// For debugging output only.
-    pub name: String,
+    /// For debugging output only (shared with the PTX register's, so that making the variable
+    /// of a register allocates nothing).
+    pub name: std::sync::Arc<str>,
 }
 
 #[derive(Clone, Debug)]
@@ -174,7 +175,7 @@ impl Function {
         BlockId(self.blocks.len() as u32 - 1)
     }
 
-    pub fn new_var(&mut self, ty: Ty, name: impl Into<String>) -> VarId {
+    pub fn new_var(&mut self, ty: Ty, name: impl Into<std::sync::Arc<str>>) -> VarId {
         self.vars.push(Var {
             ty,
             name: name.into(),

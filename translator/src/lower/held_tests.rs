@@ -1,11 +1,12 @@
 //! Lowering reuses a register's value within a block (`Cx::load_var`) instead of loading the
-//! register's variable again; calls and texture operations write variables, so a register is
-//! loaded anew after them.
+//! register's variable again, and a constant made earlier in the block (`Cx::konst`); calls
+//! and texture operations write variables, so a register is loaded anew after them, and
+//! inlining splits the block at a call, so constants are made anew there too.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::ir::{Function, Op, VarId};
+use crate::ir::{Function, Op, Terminator, Ty, ValueId, VarId};
 use crate::{DeviceProfile, Program, SourceFile};
 
 /// The loads of register variables in `f` that repeat a load or store of the same register
@@ -30,6 +31,53 @@ fn repeated_loads(f: &Function) -> Vec<String> {
                 Op::Call(_) | Op::Texture(_) => seen.clear(),
                 _ => {}
             }
+        }
+    }
+    found
+}
+
+/// The uses of constants and register loads (the values lowering reuses) outside the block
+/// that defines them, or before their definition. Not a rule of all lowered code:
+/// `generic_dispatch` hands the value to store to the blocks of each space, which its block
+/// dominates.
+fn misplaced_uses(f: &Function) -> Vec<String> {
+    // Per value: its block, and its position there.
+    let mut def = vec![None; f.values.len()];
+    let mut reused = vec![false; f.values.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (k, inst) in b.insts.iter().enumerate() {
+            if let Some(r) = inst.result {
+                def[r.0 as usize] = Some((bi, k));
+                reused[r.0 as usize] = matches!(inst.op, Op::Const(_) | Op::LoadVar(_));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let mut check = |v: ValueId, at: usize| {
+            if reused[v.0 as usize]
+                && !matches!(def[v.0 as usize], Some((db, dk)) if db == bi && dk < at)
+            {
+                found.push(format!("{}: b{bi}[{at}] uses v{}", f.name, v.0));
+            }
+        };
+        for (k, inst) in b.insts.iter().enumerate() {
+            let mut op = inst.op.clone();
+            crate::ir::inline::map_op(
+                &mut op,
+                |v| {
+                    check(v, k);
+                    v
+                },
+                |x| x,
+            );
+        }
+        let end = b.insts.len();
+        match &b.term {
+            Terminator::Branch { cond, .. } => check(*cond, end),
+            Terminator::Switch { value, .. } => check(*value, end),
+            Terminator::Return(vs) => vs.iter().for_each(|v| check(*v, end)),
+            Terminator::Jump(_) | Terminator::Exit | Terminator::Unreachable => {}
         }
     }
     found
@@ -95,7 +143,7 @@ fn registers_are_read_once_per_block_and_again_after_a_call() {
     let k = &m.functions[m.entry.0 as usize];
     assert_eq!(repeated_loads(k), Vec::<String>::new());
     let var = |name: &str| {
-        let i = k.vars.iter().position(|v| v.name == name);
+        let i = k.vars.iter().position(|v| &*v.name == name);
         VarId(i.unwrap_or_else(|| panic!("no variable {name}")) as u32)
     };
     let (r1, r3, rd1) = (var("%r1"), var("%r3"), var("%rd1"));
@@ -160,4 +208,58 @@ fn no_register_is_loaded_twice_in_a_block_in_the_repository_ptx() {
         }
     }
     assert!(checked > 400, "only {checked} functions");
+}
+
+const CONSTS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func (.param .b32 r) same(.param .b32 x)
+{
+    .reg .b32 %a;
+    ld.param.b32 %a, [x];
+    st.param.b32 [r], %a;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<7>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    add.u32 %r2, %r1, 1000;
+    xor.b32 %r3, %r2, 1000;
+    {
+        .param .b32 a;
+        .param .b32 b;
+        st.param.b32 [a], %r3;
+        call (b), same, (a);
+        ld.param.b32 %r4, [b];
+    }
+    add.u32 %r5, %r4, 1000;
+    xor.b32 %r6, %r5, 1000;
+    st.global.u32 [%rd1], %r6;
+    ret;
+}
+"#;
+
+#[test]
+fn a_constant_is_made_once_per_block_and_again_after_a_call() {
+    let m = lowered(CONSTS, "nvidia").expect("lowers").remove(0);
+    let k = &m.functions[m.entry.0 as usize];
+    assert_eq!(misplaced_uses(k), Vec::<String>::new());
+    let entry = &k.blocks[k.entry.0 as usize].insts;
+    let call = entry
+        .iter()
+        .position(|i| matches!(i.op, Op::Call(_)))
+        .expect("the call");
+    let made = |insts: &[crate::ir::Inst]| {
+        insts
+            .iter()
+            .filter(|i| i.op == Op::Const(1000) && i.result.is_some_and(|r| k.ty(r) == Ty::I32))
+            .count()
+    };
+    // Two instructions read the immediate 1000 on each side of the call.
+    assert_eq!(made(&entry[..call]), 1);
+    assert_eq!(made(&entry[call..]), 1);
 }

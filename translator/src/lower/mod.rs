@@ -309,6 +309,7 @@ fn lower_function(
         held: Vec::new(),
         held_epoch: 1,
         held_block: BlockId(u32::MAX),
+        consts: [(0, Ty::Bool, 0, ValueId(0)); BLOCK_CONSTS],
         regs_high: crate::check::Map::default(),
         param_words: HashMap::new(),
         uses_shared_lock: false,
@@ -372,6 +373,9 @@ fn lower_function(
 /// The instructions to make room for in a block opened with `stmts` PTX instructions to go
 /// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
 /// push at a time was reallocated 3 or 4 times. Long runs are capped: guards split them.
+/// Slots of [`Cx::konst`]'s table.
+const BLOCK_CONSTS: usize = 32;
+
 fn room_for(stmts: usize) -> usize {
     stmts.clamp(1, 32) * 8
 }
@@ -446,6 +450,10 @@ pub(crate) struct Cx<'a> {
     held: Vec<(u32, ValueId)>,
     held_epoch: u32,
     held_block: BlockId,
+    /// Constants made in the current block, by a hash of value and type (a collision
+    /// forgets the older one), valid under the stamp of `held`: lowering asks for 0, 1,
+    /// shift counts and sizes over and over.
+    consts: [(u32, Ty, u64, ValueId); BLOCK_CONSTS],
     /// The high halves of `.b128` registers (`wide.rs`).
     regs_high: crate::check::Map<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
@@ -724,7 +732,15 @@ impl Cx<'_> {
     }
 
     pub fn konst(&mut self, ty: Ty, bits: u64) -> ValueId {
-        self.emit(ty, Op::Const(bits))
+        let stamp = self.stamp();
+        let slot = (bits as usize ^ (ty as usize) << 3) % BLOCK_CONSTS;
+        let (s, t, b, x) = self.consts[slot];
+        if s == stamp && t == ty && b == bits {
+            return x;
+        }
+        let x = self.emit(ty, Op::Const(bits));
+        self.consts[slot] = (stamp, ty, bits, x);
+        x
     }
 
     pub fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
@@ -836,7 +852,7 @@ impl Cx<'_> {
         }
         let r = self.func.reg(reg);
         let name = match comp {
-            Some(c) => format!("{}.{c:?}", r.name),
+            Some(c) => format!("{}.{c:?}", r.name).into(),
             None => r.name.clone(),
         };
         self.need_ty(Ty::of(r.ty));

@@ -583,7 +583,7 @@ fn registers_never_read_disappear() {
     f.block_mut(next).term = Terminator::Return(vec![l]);
     run(&mut f);
     assert_eq!(f.vars.len(), 1);
-    assert_eq!(f.vars[0].name, "r1");
+    assert_eq!(&*f.vars[0].name, "r1");
     assert_eq!(f.blocks[0].insts[1].op, Op::StoreVar(VarId(0), c));
     assert_eq!(f.blocks[1].insts[0].op, Op::LoadVar(VarId(0)));
 }

@@ -208,7 +208,10 @@ impl Cx<'_> {
                 if let SlotKey::Param(_) = key {
                     let var = self.reg_var(*r, None);
                     let span = self.span;
-                    self.textures.borrow_mut().assumed.push((var, span, name));
+                    self.textures
+                        .borrow_mut()
+                        .assumed
+                        .push((var, span, name.to_string()));
                 }
                 key
             }
