@@ -100,6 +100,19 @@ fn lowered(text: &str, profile: &str) -> Option<Vec<crate::ir::Module>> {
         .collect()
 }
 
+/// The kernel function of `text` (one kernel, with a call in its entry block) lowered for the
+/// nvidia profile, and the position of that call.
+fn kernel_with_call(text: &str) -> (Function, usize) {
+    let mut m = lowered(text, "nvidia").expect("lowers").remove(0);
+    let k = m.functions.swap_remove(m.entry.0 as usize);
+    let call = k.blocks[k.entry.0 as usize]
+        .insts
+        .iter()
+        .position(|i| matches!(i.op, Op::Call(_)))
+        .expect("the call");
+    (k, call)
+}
+
 const CALLS: &str = r#"
 .version 7.0
 .target sm_70
@@ -139,8 +152,8 @@ DONE:
 
 #[test]
 fn registers_are_read_once_per_block_and_again_after_a_call() {
-    let m = lowered(CALLS, "nvidia").expect("lowers").remove(0);
-    let k = &m.functions[m.entry.0 as usize];
+    let (k, call) = kernel_with_call(CALLS);
+    let k = &k;
     assert_eq!(repeated_loads(k), Vec::<String>::new());
     let var = |name: &str| {
         let i = k.vars.iter().position(|v| &*v.name == name);
@@ -154,10 +167,6 @@ fn registers_are_read_once_per_block_and_again_after_a_call() {
             .filter(|i| matches!(i.op, Op::LoadVar(x) if x == v))
             .count()
     };
-    let call = entry
-        .iter()
-        .position(|i| matches!(i.op, Op::Call(_)))
-        .expect("the call");
     // `%r1` is stored by the `mov` and read three times before the call: no load; read once
     // after it: loaded once (the callee cannot write it, but inlining splits the block there).
     assert_eq!(loads(&entry[..call], r1), 0);
@@ -245,14 +254,10 @@ const CONSTS: &str = r#"
 
 #[test]
 fn a_constant_is_made_once_per_block_and_again_after_a_call() {
-    let m = lowered(CONSTS, "nvidia").expect("lowers").remove(0);
-    let k = &m.functions[m.entry.0 as usize];
+    let (k, call) = kernel_with_call(CONSTS);
+    let k = &k;
     assert_eq!(misplaced_uses(k), Vec::<String>::new());
     let entry = &k.blocks[k.entry.0 as usize].insts;
-    let call = entry
-        .iter()
-        .position(|i| matches!(i.op, Op::Call(_)))
-        .expect("the call");
     let made = |insts: &[crate::ir::Inst]| {
         insts
             .iter()
