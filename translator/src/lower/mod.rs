@@ -370,12 +370,12 @@ fn lower_function(
     }
 }
 
-/// The instructions to make room for in a block opened with `stmts` PTX instructions to go
-/// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
-/// push at a time was reallocated 3 or 4 times. Long runs are capped: guards split them.
 /// Slots of [`Cx::konst`]'s table.
 const BLOCK_CONSTS: usize = 32;
 
+/// The instructions to make room for in a block opened with `stmts` PTX instructions to go
+/// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
+/// push at a time was reallocated 3 or 4 times. Long runs are capped: guards split them.
 fn room_for(stmts: usize) -> usize {
     stmts.clamp(1, 32) * 8
 }
