@@ -163,7 +163,7 @@ fn stores_in(f: &Function, nodes: &[Node], out: &mut Vec<u32>) {
                 for i in &f.block(*b).insts {
                     match &i.op {
                         Op::StoreVar(v, _) => out.push(v.0),
-                        op => out.extend(op.result_vars().iter().map(|v| v.0)),
+                        op => out.extend(op.result_vars(&f.side).iter().map(|v| v.0)),
                     }
                 }
             }

@@ -209,7 +209,7 @@ impl FnEmitter<'_, '_> {
                     func,
                     args,
                     results,
-                } = &**c;
+                } = self.f.side.call(*c);
                 let callee = self.fn_ids[func.0 as usize];
                 let mut ops = Vec::with_capacity(1 + args.len());
                 ops.push(callee);
@@ -264,7 +264,7 @@ impl FnEmitter<'_, '_> {
             }
             // --- textures ---
             Op::Texture(t) => {
-                self.texture(t)?;
+                self.texture(self.f.side.tex(*t))?;
                 return Ok(());
             }
         };

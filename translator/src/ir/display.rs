@@ -22,9 +22,15 @@ impl fmt::Display for Function {
             };
             writeln!(f, "b{i}:{mark}")?;
             for inst in &b.insts {
+                // A call or texture operation shows its entry of the side tables.
+                let op: &dyn fmt::Debug = match &inst.op {
+                    Op::Call(c) => self.side.call(*c),
+                    Op::Texture(t) => self.side.tex(*t),
+                    op => op,
+                };
                 match inst.result {
-                    Some(r) => writeln!(f, "  %{}: {:?} = {:?}", r.0, self.ty(r), inst.op)?,
-                    None => writeln!(f, "  {:?}", inst.op)?,
+                    Some(r) => writeln!(f, "  %{}: {:?} = {op:?}", r.0, self.ty(r))?,
+                    None => writeln!(f, "  {op:?}")?,
                 }
             }
             writeln!(f, "  {:?}", b.term)?;

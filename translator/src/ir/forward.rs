@@ -58,7 +58,12 @@ pub fn run(f: &mut Function) {
     let mut stored: Vec<(u32, usize)> = vec![(0, 0); f.vars.len()];
     let mut builtins: Vec<(Builtin, ValueId)> = Vec::new();
     let mut dead_stores: Vec<usize> = Vec::new();
-    let Function { blocks, values, .. } = f;
+    let Function {
+        blocks,
+        values,
+        side,
+        ..
+    } = f;
     for (bi, block) in blocks.iter_mut().enumerate() {
         let stamp = bi as u32 + 1;
         let count = |uses: &mut Vec<u32>, v: ValueId, subst: &[ValueId]| {
@@ -72,7 +77,7 @@ pub fn run(f: &mut Function) {
                 if let Op::LoadVar(v) = i.op {
                     loaded[v.0 as usize] = true;
                 }
-                map_op(&mut i.op, |v| count(&mut uses, v, &subst), |x| x);
+                map_op(&mut i.op, side, |v| count(&mut uses, v, &subst), |x| x);
             }
             map_term(&mut block.term, |v| count(&mut uses, v, &subst));
             continue;
@@ -215,9 +220,9 @@ pub fn run(f: &mut Function) {
                     None
                 }
                 (op, _) => {
-                    map_op(op, |v| count(&mut uses, v, &subst), |x| x);
+                    map_op(op, side, |v| count(&mut uses, v, &subst), |x| x);
                     // Calls and texture operations write their result variables.
-                    for r in op.result_vars() {
+                    for r in op.result_vars(side) {
                         held[r.0 as usize].0 = 0;
                         stored[r.0 as usize].0 = 0;
                     }
@@ -263,10 +268,12 @@ pub fn run(f: &mut Function) {
 /// walk reached its definition, was replaced).
 fn recount(f: &mut Function, subst: &[ValueId], uses: &mut [u32]) {
     uses.iter_mut().for_each(|u| *u = 0);
-    for b in &mut f.blocks {
+    let Function { blocks, side, .. } = f;
+    for b in blocks {
         for i in &mut b.insts {
             map_op(
                 &mut i.op,
+                side,
                 |v| {
                     let v = resolve(subst, v);
                     uses[v.0 as usize] += 1;
@@ -440,7 +447,8 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
     let mut mentioned = vec![false; f.vars.len()];
     // Positions of the block's dead instructions, last first.
     let mut dead_at = Vec::new();
-    for b in &mut f.blocks {
+    let Function { blocks, side, .. } = f;
+    for b in blocks {
         dead_at.clear();
         for (k, i) in b.insts.iter_mut().enumerate().rev() {
             let dead = match (&i.op, i.result) {
@@ -452,6 +460,7 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
                 dead_at.push(k);
                 map_op(
                     &mut i.op,
+                    side,
                     |v| {
                         uses[v.0 as usize] -= 1;
                         v
@@ -463,7 +472,7 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
             match &i.op {
                 Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
                 op => op
-                    .result_vars()
+                    .result_vars(side)
                     .iter()
                     .for_each(|v| mentioned[v.0 as usize] = true),
             }
@@ -502,13 +511,14 @@ fn compact_vars(f: &mut Function, mentioned: &[bool]) {
         i += 1;
         mentioned[i - 1]
     });
-    for b in &mut f.blocks {
+    let Function { blocks, side, .. } = f;
+    for b in blocks {
         for inst in &mut b.insts {
             if matches!(
                 inst.op,
                 Op::LoadVar(_) | Op::StoreVar(..) | Op::Call(_) | Op::Texture(_)
             ) {
-                map_op(&mut inst.op, |v| v, |x| new_id[x.0 as usize]);
+                map_op(&mut inst.op, side, |v| v, |x| new_id[x.0 as usize]);
             }
         }
     }

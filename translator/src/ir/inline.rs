@@ -7,7 +7,10 @@
 
 use std::collections::HashMap;
 
-use super::{Block, BlockId, FuncId, Function, Inst, Module, Op, Ptr, Terminator, ValueId, VarId};
+use super::{
+    Block, BlockId, Call, FuncId, Function, Inst, Module, Op, Ptr, Side, Terminator, TexOp,
+    ValueId, VarId,
+};
 
 /// Inlines, into the entry function, every call to a function that `holds` (directly or through
 /// what it calls), then drops the functions nothing calls any more. The call graph must be
@@ -62,8 +65,8 @@ pub fn inline_where(module: &mut Module, holds: impl Fn(&Function) -> bool) {
 
 pub(super) fn calls(f: &Function) -> impl Iterator<Item = FuncId> + '_ {
     f.blocks.iter().flat_map(|b| {
-        b.insts.iter().filter_map(|i| match &i.op {
-            Op::Call(c) => Some(c.func),
+        b.insts.iter().filter_map(|i| match i.op {
+            Op::Call(c) => Some(f.side.call(c).func),
             _ => None,
         })
     })
@@ -77,10 +80,10 @@ fn find_call(
 ) -> Option<(BlockId, usize, FuncId)> {
     for (bi, b) in f.blocks.iter().enumerate().skip(from) {
         for (k, i) in b.insts.iter().enumerate() {
-            if let Op::Call(c) = &i.op
-                && wanted(c.func)
+            if let Op::Call(c) = i.op
+                && wanted(f.side.call(c).func)
             {
-                return Some((BlockId(bi as u32), k, c.func));
+                return Some((BlockId(bi as u32), k, f.side.call(c).func));
             }
         }
     }
@@ -116,7 +119,11 @@ pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall
     else {
         return None;
     };
-    let super::Call { args, results, .. } = *call;
+    let call = f.side.call_mut(call);
+    let (args, results) = (
+        std::mem::take(&mut call.args),
+        std::mem::take(&mut call.results),
+    );
     f.block_mut(b).insts = insts;
     let cont = f.new_block();
     *f.block_mut(cont) = Block {
@@ -132,14 +139,15 @@ pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall
             if let Some(u) = used.get_mut(v.0 as usize) {
                 *u = true;
             }
-            v
         };
         for i in &c.insts {
-            let mut op = i.op.clone();
-            map_op(&mut op, &mut mark, |x| x);
+            for_each_value(&i.op, &f.side, &mut mark);
         }
         let mut t = c.term.clone();
-        map_term(&mut t, &mut mark);
+        map_term(&mut t, |v| {
+            mark(v);
+            v
+        });
     }
     let mut carried = Vec::new();
     let mut map = HashMap::new();
@@ -159,9 +167,15 @@ pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall
         }
     }
     if !map.is_empty() {
-        let c = f.block_mut(cont);
+        let Function { blocks, side, .. } = f;
+        let c = &mut blocks[cont.0 as usize];
         for i in &mut c.insts {
-            map_op(&mut i.op, |v| map.get(&v).copied().unwrap_or(v), |x| x);
+            map_op(
+                &mut i.op,
+                side,
+                |v| map.get(&v).copied().unwrap_or(v),
+                |x| x,
+            );
         }
         map_term(&mut c.term, |v| map.get(&v).copied().unwrap_or(v));
         loads.append(&mut c.insts);
@@ -200,9 +214,14 @@ pub(super) fn copy_body(f: &mut Function, callee: &Function, params: &[VarId]) -
         for i in &cb.insts {
             let op = match &i.op {
                 Op::Param(n) if (*n as usize) < params.len() => Op::LoadVar(params[*n as usize]),
-                other => {
-                    let mut op = other.clone();
-                    map_op(&mut op, vmap, varmap);
+                &other => {
+                    // The callee's call or texture operation gets an entry of its own here.
+                    let mut op = match other {
+                        Op::Call(c) => Op::Call(f.side.add_call(callee.side.call(c).clone())),
+                        Op::Texture(t) => Op::Texture(f.side.add_tex(callee.side.tex(t).clone())),
+                        op => op,
+                    };
+                    map_op(&mut op, &mut f.side, vmap, varmap);
                     op
                 }
             };
@@ -283,14 +302,11 @@ pub(super) fn prune(module: &mut Module) {
             kept.push(f);
         }
     }
+    // Every entry, also those of removed instructions: those are never read again.
     for f in &mut kept {
-        for b in &mut f.blocks {
-            for i in &mut b.insts {
-                if let Op::Call(c) = &mut i.op
-                    && let Some(id) = new_id[c.func.0 as usize]
-                {
-                    c.func = id;
-                }
+        for c in &mut f.side.calls {
+            if let Some(id) = new_id[c.func.0 as usize] {
+                c.func = id;
             }
         }
     }
@@ -298,19 +314,24 @@ pub(super) fn prune(module: &mut Module) {
     module.functions = kept;
 }
 
-/// The values an operation reads.
-pub fn op_values(op: &Op) -> Vec<ValueId> {
+/// The values an operation reads (`side` is its function's).
+pub fn op_values(op: &Op, side: &Side) -> Vec<ValueId> {
     let mut out = Vec::new();
-    let mut op = op.clone();
-    map_op(
-        &mut op,
-        |v| {
-            out.push(v);
-            v
-        },
-        |x| x,
-    );
+    for_each_value(op, side, |v| out.push(v));
     out
+}
+
+/// Calls `f` with each value an operation reads (`side` is its function's).
+pub fn for_each_value(op: &Op, side: &Side, mut f: impl FnMut(ValueId)) {
+    let mut visit = |v| {
+        f(v);
+        v
+    };
+    match *op {
+        Op::Call(c) => map_call(&mut side.call(c).clone(), visit, |x| x),
+        Op::Texture(t) => map_tex(&mut side.tex(t).clone(), visit, |x| x),
+        mut op => map_op(&mut op, &mut Side::default(), &mut visit, |x| x),
+    }
 }
 
 pub(super) fn map_term(t: &mut Terminator, mut v: impl FnMut(ValueId) -> ValueId) {
@@ -328,8 +349,14 @@ fn map_ptr(p: &mut Ptr, v: &mut impl FnMut(ValueId) -> ValueId) {
     }
 }
 
-/// Rewrites every value and variable an operation mentions.
-pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(VarId) -> VarId) {
+/// Rewrites every value and variable an operation mentions (those of a call or texture
+/// operation in `side`, its function's).
+pub fn map_op(
+    op: &mut Op,
+    side: &mut Side,
+    mut v: impl FnMut(ValueId) -> ValueId,
+    var: impl Fn(VarId) -> VarId,
+) {
     match op {
         Op::Const(_) | Op::Builtin(_) | Op::Param(_) | Op::Barrier | Op::Fence(_) => {}
         Op::LoadVar(x) => *x = var(*x),
@@ -365,10 +392,7 @@ pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(V
             *compare = v(*compare);
             *value = v(*value);
         }
-        Op::Call(c) => {
-            c.args.iter_mut().for_each(|a| *a = v(*a));
-            c.results.iter_mut().for_each(|r| *r = var(*r));
-        }
+        Op::Call(c) => map_call(side.call_mut(*c), v, var),
         Op::BitExtract {
             base,
             offset,
@@ -390,19 +414,26 @@ pub fn map_op(op: &mut Op, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(V
             *offset = v(*offset);
             *count = v(*count);
         }
-        Op::Texture(t) => {
-            match &mut t.kind {
-                super::TexOpKind::SampleLod(l) | super::TexOpKind::Fetch(l) => *l = v(*l),
-                super::TexOpKind::SampleGrad(dx, dy) => {
-                    dx.iter_mut().chain(dy.iter_mut()).for_each(|a| *a = v(*a));
-                }
-                super::TexOpKind::Gather(_) => {}
-            }
-            t.coords.iter_mut().for_each(|a| *a = v(*a));
-            if let Some(d) = &mut t.dref {
-                *d = v(*d);
-            }
-            t.results.iter_mut().for_each(|r| *r = var(*r));
-        }
+        Op::Texture(t) => map_tex(side.tex_mut(*t), v, var),
     }
+}
+
+fn map_call(c: &mut Call, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(VarId) -> VarId) {
+    c.args.iter_mut().for_each(|a| *a = v(*a));
+    c.results.iter_mut().for_each(|r| *r = var(*r));
+}
+
+fn map_tex(t: &mut TexOp, mut v: impl FnMut(ValueId) -> ValueId, var: impl Fn(VarId) -> VarId) {
+    match &mut t.kind {
+        super::TexOpKind::SampleLod(l) | super::TexOpKind::Fetch(l) => *l = v(*l),
+        super::TexOpKind::SampleGrad(dx, dy) => {
+            dx.iter_mut().chain(dy.iter_mut()).for_each(|a| *a = v(*a));
+        }
+        super::TexOpKind::Gather(_) => {}
+    }
+    t.coords.iter_mut().for_each(|a| *a = v(*a));
+    if let Some(d) = &mut t.dref {
+        *d = v(*d);
+    }
+    t.results.iter_mut().for_each(|r| *r = var(*r));
 }

@@ -9,9 +9,14 @@
 mod display;
 pub mod forward;
 pub mod inline;
+#[cfg(test)]
+mod inline_tests;
+mod operands;
 pub mod recursion;
 
 use crate::types::ScalarType;
+
+pub use operands::{Args, CallId, Side, TexId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(pub u32);
@@ -120,6 +125,8 @@ pub struct Function {
     pub values: Vec<Ty>,
     pub blocks: Vec<Block>,
     pub entry: BlockId,
+    /// The calls and texture operations its instructions index.
+    pub side: Side,
 }
 
 impl Op {
@@ -129,11 +136,11 @@ impl Op {
     }
 
     /// The variables a call or texture operation writes its results into (none for others;
-    /// `StoreVar` is the other writer of variables).
-    pub fn result_vars(&self) -> &[VarId] {
+    /// `StoreVar` is the other writer of variables); `side` is its function's.
+    pub fn result_vars<'a>(&self, side: &'a Side) -> &'a [VarId] {
         match self {
-            Op::Call(c) => &c.results,
-            Op::Texture(t) => &t.results,
+            Op::Call(c) => &side.call(*c).results,
+            Op::Texture(t) => &side.tex(*t).results,
             _ => &[],
         }
     }
@@ -162,6 +169,7 @@ impl Function {
             values: Vec::new(),
             blocks: Vec::new(),
             entry: BlockId(0),
+            side: Side::default(),
         };
         f.entry = f.new_block();
         f
@@ -245,7 +253,7 @@ pub struct Block {
     pub term: Terminator,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Inst {
     pub result: Option<ValueId>,
     pub op: Op,
@@ -510,7 +518,7 @@ pub enum MemOrder {
     Volatile,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Ptr {
     /// A 64-bit device address (buffer device address).
     Global(ValueId),
@@ -606,7 +614,9 @@ pub struct Call {
     pub results: Vec<VarId>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// `Copy`, so that building and moving instructions never goes through drop glue (see
+/// `operands.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// A constant of the result type; the low bits of `bits`.
     Const(u64),
@@ -616,7 +626,7 @@ pub enum Op {
     Bin(BinOp, ValueId, ValueId, FpFlags),
     Select(ValueId, ValueId, ValueId),
     Conv(ConvOp, ValueId),
-    Ext(ExtOp, Box<[ValueId]>, FpFlags),
+    Ext(ExtOp, Args, FpFlags),
     Builtin(Builtin),
     /// The `n`th parameter of the function.
     Param(u32),
@@ -664,9 +674,9 @@ pub enum Op {
     /// A memory fence (acquire-release) over shared and global memory at `scope`.
     Fence(Scope),
     /// A warp-wide operation (see [`WarpOp`]); a synchronization point like `Barrier`.
-    Warp(WarpOp, Box<[ValueId]>),
-    /// Calls a function (boxed: the other variants fit in 24 bytes).
-    Call(Box<Call>),
+    Warp(WarpOp, Args),
+    /// Calls a function (its arguments and results are in the function's [`Side`]).
+    Call(CallId),
     // --- integer bit fields (32-bit operands in Vulkan) ---
     /// `OpBitFieldUExtract`/`OpBitFieldSExtract`: `count` bits of `base` from bit `offset`, zero-
     /// or sign-extended. Undefined when `offset + count` exceeds the width; 0 when `count` is 0.
@@ -687,7 +697,7 @@ pub enum Op {
     // --- textures ---
     /// An image operation on a texture binding; its four components are stored into
     /// `results` (see [`TexOp`]).
-    Texture(Box<TexOp>),
+    Texture(TexId),
 }
 
 /// An image operation on binding `binding` of [`Module::textures`].
@@ -721,14 +731,41 @@ pub enum TexOpKind {
 #[cfg(test)]
 mod size_tests {
     /// Every IR instruction is one `Op`; lowering pushes and passes move millions of them (the
-    /// passes are bound by that memory traffic), so a variant that needs more room goes behind
-    /// a `Box` (as `Call` does; operand lists are boxed slices, not `Vec`s).
+    /// passes are bound by that memory traffic), so a variant that needs more room goes into
+    /// the function's side tables (as `Call` and `Texture` do; operand lists hold at most
+    /// three values in place).
     #[test]
-    fn an_instruction_fits_in_32_bytes() {
+    fn an_instruction_fits_in_32_bytes_and_is_copy() {
         let (op, inst) = (
             std::mem::size_of::<super::Op>(),
             std::mem::size_of::<super::Inst>(),
         );
         assert!(op <= 24 && inst <= 32, "Op {op} bytes, Inst {inst}");
+        // Without drop glue, pushing an instruction writes it in place (`operands.rs`).
+        fn copy<T: Copy>() {}
+        copy::<super::Inst>();
+        assert!(!std::mem::needs_drop::<super::Inst>());
+    }
+
+    #[test]
+    fn args_hold_up_to_three_values_in_order() {
+        use super::{Args, ValueId};
+        let v = [ValueId(7), ValueId(3), ValueId(9)];
+        for n in 0..=3 {
+            let a = Args::new(&v[..n]);
+            assert_eq!(&a[..], &v[..n]);
+            assert_eq!(format!("{a:?}"), format!("{:?}", &v[..n]));
+        }
+        let mut a = Args::from([ValueId(1), ValueId(2)]);
+        a[1] = ValueId(5);
+        assert_eq!(&a[..], &[ValueId(1), ValueId(5)]);
+        assert_eq!(a, Args::new(&[ValueId(1), ValueId(5)]));
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 3")]
+    fn four_args_are_an_internal_error() {
+        let v = super::ValueId(0);
+        let _ = super::Args::new(&[v, v, v, v]);
     }
 }

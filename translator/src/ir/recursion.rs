@@ -302,8 +302,8 @@ fn find_member_call(
 ) -> Option<(BlockId, usize, usize)> {
     for (bi, b) in g.blocks.iter().enumerate().skip(from) {
         for (k, i) in b.insts.iter().enumerate() {
-            if let Op::Call(c) = &i.op
-                && let Some(callee) = member_of(c.func)
+            if let Op::Call(c) = i.op
+                && let Some(callee) = member_of(g.side.call(c).func)
             {
                 return Some((BlockId(bi as u32), k, callee));
             }
@@ -463,7 +463,7 @@ fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> HashSet<VarId> {
                     Op::StoreVar(v, _) => {
                         defs.insert(*v);
                     }
-                    Op::Call(c) => defs.extend(c.results.iter().copied()),
+                    Op::Call(c) => defs.extend(g.side.call(*c).results.iter().copied()),
                     _ => {}
                 }
             }
@@ -507,13 +507,16 @@ fn redirect_calls(
         while k < f.blocks[bi].insts.len() {
             // Only calls to members are rewritten: their operands are taken, nothing is copied
             // (the call is replaced below).
-            let (m, args, results) = match &mut f.blocks[bi].insts[k].op {
-                Op::Call(c) => match member_of(c.func) {
-                    Some(m) => (
-                        m,
-                        std::mem::take(&mut c.args),
-                        std::mem::take(&mut c.results),
-                    ),
+            let (m, args, results) = match f.blocks[bi].insts[k].op {
+                Op::Call(c) => match member_of(f.side.call(c).func) {
+                    Some(m) => {
+                        let c = f.side.call_mut(c);
+                        (
+                            m,
+                            std::mem::take(&mut c.args),
+                            std::mem::take(&mut c.results),
+                        )
+                    }
                     None => {
                         k += 1;
                         continue;
@@ -559,7 +562,7 @@ fn redirect_calls(
                 })
                 .collect();
             let n = before.len();
-            f.blocks[bi].insts[k].op = Op::Call(Box::new(super::Call {
+            f.blocks[bi].insts[k].op = Op::Call(f.side.add_call(super::Call {
                 func: gid,
                 args: full_args,
                 results: full_results,

@@ -102,7 +102,7 @@ fn div(cx: &mut Cx<'_>, a: ValueId, b: ValueId, approx: bool) -> ValueId {
 
 /// `sqrt.approx.f32`: negative inputs give NaN, zeros keep their sign.
 fn sqrt(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
-    let r = cx.ext(ExtOp::Sqrt, vec![x], FpFlags::default());
+    let r = cx.ext(ExtOp::Sqrt, &[x], FpFlags::default());
     let (xb, fmt) = fbits(cx, x);
     let neg = sign(cx, xb, fmt);
     let zero = is_zero(cx, xb, fmt);
@@ -117,7 +117,7 @@ fn sqrt(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 
 /// `rsqrt.approx`: -x gives NaN, ±0 gives ±inf, +inf gives +0.
 fn rsqrt(cx: &mut Cx<'_>, x: ValueId, ty: Ty) -> ValueId {
-    let r = cx.ext(ExtOp::InverseSqrt, vec![x], FpFlags::default());
+    let r = cx.ext(ExtOp::InverseSqrt, &[x], FpFlags::default());
     let (xb, fmt) = fbits(cx, x);
     let neg = sign(cx, xb, fmt);
     let zero = is_zero(cx, xb, fmt);
@@ -173,7 +173,7 @@ fn gross_f64(cx: &mut Cx<'_>, a: ValueId, rsqrt_op: bool) -> ValueId {
 /// `sin.approx`/`cos.approx`: infinities give NaN; `sin` keeps the sign of zero.
 fn sin_cos(cx: &mut Cx<'_>, x: ValueId, cos: bool) -> ValueId {
     let op = if cos { ExtOp::Cos } else { ExtOp::Sin };
-    let r = cx.ext(op, vec![x], FpFlags::default());
+    let r = cx.ext(op, &[x], FpFlags::default());
     let (xb, fmt) = fbits(cx, x);
     let inf = is_inf(cx, xb, fmt);
     let nan_in = is_nan(cx, xb, fmt);
@@ -195,7 +195,7 @@ fn lg2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let scale = fc(cx, Ty::F32, 2f64.powi(64));
     let xs = cx.bin(FMul, x, scale);
     let xs = cx.sel(sub, xs, x);
-    let r = cx.ext(ExtOp::Log2, vec![xs], FpFlags::default());
+    let r = cx.ext(ExtOp::Log2, &[xs], FpFlags::default());
     let sixty_four = fc(cx, Ty::F32, 64.0);
     let rs = cx.bin(FSub, r, sixty_four);
     let r = cx.sel(sub, rs, r);
@@ -223,9 +223,9 @@ fn ex2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
         // Clamp so that n stays in range; the clamped values overflow or vanish anyway.
         let lo = fc(cx, Ty::F64, -200.0);
         let hi = fc(cx, Ty::F64, 200.0);
-        let xd = cx.ext(ExtOp::FMax, vec![xd, lo], FpFlags::default());
-        let xd = cx.ext(ExtOp::FMin, vec![xd, hi], FpFlags::default());
-        let n = cx.ext(ExtOp::RoundEven, vec![xd], FpFlags::default());
+        let xd = cx.ext(ExtOp::FMax, &[xd, lo], FpFlags::default());
+        let xd = cx.ext(ExtOp::FMin, &[xd, hi], FpFlags::default());
+        let n = cx.ext(ExtOp::RoundEven, &[xd], FpFlags::default());
         let f = cx.bin(FSub, xd, n);
         let t = fc(cx, Ty::F64, std::f64::consts::LN_2);
         let y = cx.bin(FMul, f, t);
@@ -271,9 +271,9 @@ fn ex2_f32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let t = Ty::F32;
     let lo = fc(cx, t, -200.0);
     let hi = fc(cx, t, 200.0);
-    let xc = cx.ext(ExtOp::FMax, vec![x, lo], FpFlags::default());
-    let xc = cx.ext(ExtOp::FMin, vec![xc, hi], FpFlags::default());
-    let n = cx.ext(ExtOp::RoundEven, vec![xc], FpFlags::default());
+    let xc = cx.ext(ExtOp::FMax, &[x, lo], FpFlags::default());
+    let xc = cx.ext(ExtOp::FMin, &[xc, hi], FpFlags::default());
+    let n = cx.ext(ExtOp::RoundEven, &[xc], FpFlags::default());
     let f = cx.bin(FSub, xc, n);
     let ln2 = fc(cx, t, std::f64::consts::LN_2);
     let y = cx.bin(FMul, f, ln2);
@@ -318,7 +318,7 @@ fn pow2_f32(cx: &mut Cx<'_>, k: ValueId) -> ValueId {
 /// `1 - 2/(e^2x + 1)` would cancel, and that formula elsewhere.
 fn tanh(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let t = Ty::F32;
-    let ax = cx.ext(ExtOp::FAbs, vec![x], FpFlags::default());
+    let ax = cx.ext(ExtOp::FAbs, &[x], FpFlags::default());
     // x * (1 - x^2/3 + 2x^4/15 - 17x^6/315 + 62x^8/2835 - 1382x^10/155925): |x| < 0.55.
     let x2 = cx.bin(FMul, x, x);
     let coeffs = [
@@ -339,7 +339,7 @@ fn tanh(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     // 1 - 2 / (2^(2|x| log2 e) + 1), with the sign of x.
     let k = fc(cx, t, 2.0 * std::f64::consts::LOG2_E);
     let e = cx.bin(FMul, ax, k);
-    let e = cx.ext(ExtOp::Exp2, vec![e], FpFlags::default());
+    let e = cx.ext(ExtOp::Exp2, &[e], FpFlags::default());
     let one = fc(cx, t, 1.0);
     let two = fc(cx, t, 2.0);
     let d = cx.bin(FAdd, e, one);

@@ -161,7 +161,7 @@ fn int_div_rem(cx: &mut Cx<'_>, ty: ScalarType, x: ValueId, y: ValueId, rem: boo
 
 pub fn abs(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
-    let r = cx.ext(ExtOp::SAbs, v, FpFlags::default());
+    let r = cx.ext(ExtOp::SAbs, &v, FpFlags::default());
     cx.write(&a.dst, a.ty, r);
 }
 
@@ -180,6 +180,6 @@ pub fn min_max(cx: &mut Cx<'_>, a: &Arith, max: bool) {
         (true, false) => ExtOp::UMax,
         (true, true) => ExtOp::SMax,
     };
-    let r = cx.ext(op, v, FpFlags::default());
+    let r = cx.ext(op, &v, FpFlags::default());
     cx.write(&a.dst, a.ty, r);
 }

@@ -125,11 +125,12 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
             }
         }
     }
-    cx.emit_void(Op::Call(Box::new(crate::ir::Call {
+    let call = cx.f.side.add_call(crate::ir::Call {
         func,
         args: values,
         results,
-    })));
+    });
+    cx.emit_void(Op::Call(call));
 }
 
 /// A call through a function pointer: SPIR-V has none, so the pointer (a function's

@@ -242,7 +242,7 @@ pub(super) fn div_core(
     let r = cx.bop(ISub, ak, qb);
     let rf = cx.conv(ConvOp::SToF, r, ft);
     let t = cx.bin(FDiv, rf, bf);
-    let t = cx.ext(ExtOp::Floor, vec![t], FpFlags::default());
+    let t = cx.ext(ExtOp::Floor, &[t], FpFlags::default());
     let t = cx.conv(ConvOp::FToS, t, Ty::I64);
     let q = cx.bop(IAdd, q, t);
     let tb = cx.bop(IMul, t, bb);
@@ -295,7 +295,7 @@ pub(super) fn sqrt_core(cx: &mut Cx<'_>, a: &Unpacked, mode: Rounding, fmt: Fmt)
     let s_lo64 = cx.zext(s_lo, Ty::I64);
     let a2 = cx.bop(Shl, aa, s_lo64);
     let af = cx.conv(ConvOp::UToF, a2, ft);
-    let rt = cx.ext(ExtOp::Sqrt, vec![af], FpFlags::default());
+    let rt = cx.ext(ExtOp::Sqrt, &[af], FpFlags::default());
     let s_hi = cx.bop(LShr, s, one);
     let scale = pow2(cx, s_hi, ft);
     let qf = cx.bin(FMul, rt, scale);
@@ -315,7 +315,7 @@ pub(super) fn sqrt_core(cx: &mut Cx<'_>, a: &Unpacked, mode: Rounding, fmt: Fmt)
     );
     let den = cx.bin(FMul, qfl, two);
     let t = cx.bin(FDiv, rf, den);
-    let t = cx.ext(ExtOp::Floor, vec![t], FpFlags::default());
+    let t = cx.ext(ExtOp::Floor, &[t], FpFlags::default());
     let t = cx.conv(ConvOp::FToS, t, Ty::I64);
     let q = cx.bop(IAdd, q, t);
     let qq = cx.bop(IMul, q, q);

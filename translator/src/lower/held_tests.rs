@@ -62,15 +62,7 @@ fn misplaced_uses(f: &Function) -> Vec<String> {
             }
         };
         for (k, inst) in b.insts.iter().enumerate() {
-            let mut op = inst.op.clone();
-            crate::ir::inline::map_op(
-                &mut op,
-                |v| {
-                    check(v, k);
-                    v
-                },
-                |x| x,
-            );
+            crate::ir::inline::for_each_value(&inst.op, &f.side, |v| check(v, k));
         }
         let end = b.insts.len();
         match &b.term {

@@ -19,7 +19,7 @@ pub(super) fn c32(cx: &mut Cx<'_>, v: u32) -> ValueId {
 }
 
 pub(super) fn umin(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
-    cx.ext(ExtOp::UMin, vec![a, b], FpFlags::default())
+    cx.ext(ExtOp::UMin, &[a, b], FpFlags::default())
 }
 
 /// `base` bits `offset .. offset + count`, zero- or sign-extended (`offset + count <= 32`).
@@ -110,14 +110,14 @@ pub fn simd(cx: &mut Cx<'_>, s: &Simd) {
     let op = |cx: &mut Cx<'_>, x: ValueId, y: ValueId| {
         let r = match (s.op, signed) {
             (SimdOp::Add, _) => return cx.bin(BinOp::IAdd, x, y),
-            (SimdOp::Min, false) => cx.ext(ExtOp::UMin, vec![x, y], FpFlags::default()),
-            (SimdOp::Min, true) => cx.ext(ExtOp::SMin, vec![x, y], FpFlags::default()),
-            (SimdOp::Max, false) => cx.ext(ExtOp::UMax, vec![x, y], FpFlags::default()),
-            (SimdOp::Max, true) => cx.ext(ExtOp::SMax, vec![x, y], FpFlags::default()),
+            (SimdOp::Min, false) => cx.ext(ExtOp::UMin, &[x, y], FpFlags::default()),
+            (SimdOp::Min, true) => cx.ext(ExtOp::SMin, &[x, y], FpFlags::default()),
+            (SimdOp::Max, false) => cx.ext(ExtOp::UMax, &[x, y], FpFlags::default()),
+            (SimdOp::Max, true) => cx.ext(ExtOp::SMax, &[x, y], FpFlags::default()),
         };
         if s.relu {
             let zero = c32(cx, 0);
-            cx.ext(ExtOp::SMax, vec![r, zero], FpFlags::default())
+            cx.ext(ExtOp::SMax, &[r, zero], FpFlags::default())
         } else {
             r
         }
@@ -216,7 +216,7 @@ pub fn popc(cx: &mut Cx<'_>, a: &Arith) {
 
 /// Leading zeros of a 32-bit value: `31 - FindUMsb`, which is 32 for 0 (FindUMsb gives -1).
 fn clz32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
-    let msb = cx.ext(ExtOp::FindUMsb, vec![x], FpFlags::default());
+    let msb = cx.ext(ExtOp::FindUMsb, &[x], FpFlags::default());
     let k = c32(cx, 31);
     cx.bin(BinOp::ISub, k, msb)
 }
@@ -256,10 +256,10 @@ pub fn bfind(cx: &mut Cx<'_>, b: &Bfind) {
         let (lo, hi) = halves(cx, x);
         let zero = c32(cx, 0);
         let hi_set = cx.bin(BinOp::INe, hi, zero);
-        let in_hi = cx.ext(ExtOp::FindUMsb, vec![hi], FpFlags::default());
+        let in_hi = cx.ext(ExtOp::FindUMsb, &[hi], FpFlags::default());
         let k = c32(cx, 32);
         let in_hi = cx.bin(BinOp::IAdd, in_hi, k);
-        let in_lo = cx.ext(ExtOp::FindUMsb, vec![lo], FpFlags::default());
+        let in_lo = cx.ext(ExtOp::FindUMsb, &[lo], FpFlags::default());
         cx.select(hi_set, in_hi, in_lo)
     } else {
         let op = if signed {
@@ -267,7 +267,7 @@ pub fn bfind(cx: &mut Cx<'_>, b: &Bfind) {
         } else {
             ExtOp::FindUMsb
         };
-        cx.ext(op, vec![x], FpFlags::default())
+        cx.ext(op, &[x], FpFlags::default())
     };
     let r = if b.shiftamt {
         let none = c32(cx, u32::MAX);

@@ -22,7 +22,7 @@ pub fn not(cx: &mut Cx<'_>, a: &Arith) {
 fn amount(cx: &mut Cx<'_>, a: &Arith, width: u32) -> (crate::ir::ValueId, crate::ir::ValueId) {
     let b = cx.read(&a.src[1], crate::types::ScalarType::U32);
     let w = cx.konst(Ty::I32, u64::from(width));
-    let clamped = cx.ext(ExtOp::UMin, vec![b, w], FpFlags::default());
+    let clamped = cx.ext(ExtOp::UMin, &[b, w], FpFlags::default());
     let over = cx.bin(BinOp::UGe, b, w);
     let t = Ty::int(width);
     let amt = if width > 32 {

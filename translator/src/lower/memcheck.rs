@@ -192,20 +192,22 @@ impl Cx<'_> {
         match (w, size) {
             (Where::Global(a), _) => {
                 let r = self.f.new_var(Ty::I64, "checked.addr");
-                self.emit_void(Op::Call(Box::new(crate::ir::Call {
+                let call = self.f.side.add_call(crate::ir::Call {
                     func: c.global,
                     args: vec![a, n, site],
                     results: vec![r],
-                })));
+                });
+                self.emit_void(Op::Call(call));
                 Where::Global(self.emit(Ty::I64, Op::LoadVar(r)))
             }
             (Where::Shared(o) | Where::Local(o), Some(size)) => {
                 let r = self.f.new_var(Ty::I32, "checked.offset");
-                self.emit_void(Op::Call(Box::new(crate::ir::Call {
+                let call = self.f.side.add_call(crate::ir::Call {
                     func: c.arena,
                     args: vec![o, n, size, site],
                     results: vec![r],
-                })));
+                });
+                self.emit_void(Op::Call(call));
                 let v = self.emit(Ty::I32, Op::LoadVar(r));
                 if matches!(w, Where::Shared(_)) {
                     Where::Shared(v)

@@ -644,8 +644,11 @@ impl Cx<'_> {
 
     // ---- building IR ----
 
+    #[inline(always)]
     pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
-        self.need_ty(ty);
+        if !matches!(ty, Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32) {
+            self.need_ty(ty);
+        }
         self.make_room();
         self.f.push(self.cur, ty, op)
     }
@@ -688,18 +691,23 @@ impl Cx<'_> {
     }
 
     /// Gives a block its expected capacity at its first instruction.
-    #[inline]
+    #[inline(always)]
     fn make_room(&mut self) {
-        let insts = &mut self.f.blocks[self.cur.0 as usize].insts;
-        if insts.capacity() == 0 {
-            insts.reserve_exact(self.room);
-            // Further blocks of this PTX instruction are its own branches: short.
-            self.room = room_for(1);
+        if self.f.blocks[self.cur.0 as usize].insts.capacity() == 0 {
+            self.first_room();
         }
     }
 
+    #[inline(never)]
+    fn first_room(&mut self) {
+        let insts = &mut self.f.blocks[self.cur.0 as usize].insts;
+        insts.reserve_exact(self.room);
+        // Further blocks of this PTX instruction are its own branches: short.
+        self.room = room_for(1);
+    }
+
     /// Refuses a type the device cannot hold, once per instruction and feature.
-    #[inline]
+    #[inline(never)]
     fn need_ty(&mut self, ty: Ty) {
         let (have, feature) = match ty {
             Ty::F64 => (self.profile.float64, "float64 (shaderFloat64)"),
@@ -798,7 +806,7 @@ impl Cx<'_> {
         self.emit(ty, Op::Select(c, a, b))
     }
 
-    pub fn ext(&mut self, op: ir::ExtOp, args: Vec<ValueId>, flags: FpFlags) -> ValueId {
+    pub fn ext(&mut self, op: ir::ExtOp, args: &[ValueId], flags: FpFlags) -> ValueId {
         let ty = self.f.ty(args[0]);
         self.emit(ty, Op::Ext(op, args.into(), flags))
     }

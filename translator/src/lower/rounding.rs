@@ -36,7 +36,7 @@ pub(super) fn arith(
             FloatOp::Add => Some(cx.bin_flags(FAdd, x[0], x[1], flags)),
             FloatOp::Sub => Some(cx.bin_flags(FSub, x[0], x[1], flags)),
             FloatOp::Mul => Some(cx.bin_flags(FMul, x[0], x[1], flags)),
-            _ if fused => Some(cx.ext(ExtOp::Fma, x, FpFlags { exact: true })),
+            _ if fused => Some(cx.ext(ExtOp::Fma, &x, FpFlags { exact: true })),
             _ if ty == Ty::F32 && cx.profile.float64 => {
                 let r = fma_via_f64(cx, v, fmt, mode);
                 return r;
@@ -498,7 +498,7 @@ fn sqrt_f32_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
     let fmt = sf::F32;
     let af = cx.float_of(a, Ty::F32);
     let ad = cx.conv(ConvOp::FConvert, af, Ty::F64);
-    let s = cx.ext(ExtOp::Sqrt, vec![ad], x);
+    let s = cx.ext(ExtOp::Sqrt, &[ad], x);
     let c = cx.conv(ConvOp::FConvert, s, Ty::F32);
     let cb = cx.bits_of(c);
     let cd = cx.conv(ConvOp::FConvert, c, Ty::F64);
@@ -562,8 +562,8 @@ fn div_f64_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
     let (p, e) = exact::two_product_f64(cx, q, bf);
     let t = cx.bin_flags(FSub, af, p, x);
     let r = cx.bin_flags(FSub, t, e, x);
-    let r = cx.ext(ExtOp::FAbs, vec![r], FpFlags::default());
-    let ab = cx.ext(ExtOp::FAbs, vec![bf], FpFlags::default());
+    let r = cx.ext(ExtOp::FAbs, &[r], FpFlags::default());
+    let ab = cx.ext(ExtOp::FAbs, &[bf], FpFlags::default());
     let h = half_ulp(cx, qb);
     let lim = cx.bin_flags(FMul, h, ab, x);
     let ok = cx.bin(FOrdLt, r, lim);
@@ -582,12 +582,12 @@ fn div_f64_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
 fn sqrt_f64_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let af = cx.float_of(a, Ty::F64);
-    let s = cx.ext(ExtOp::Sqrt, vec![af], x);
+    let s = cx.ext(ExtOp::Sqrt, &[af], x);
     let sb = cx.bits_of(s);
     let (p, e) = exact::two_product_f64(cx, s, s);
     let t = cx.bin_flags(FSub, af, p, x);
     let r = cx.bin_flags(FSub, t, e, x);
-    let r = cx.ext(ExtOp::FAbs, vec![r], FpFlags::default());
+    let r = cx.ext(ExtOp::FAbs, &[r], FpFlags::default());
     // ulp(s) * s * (1 - 2^-10) = 2 * half_ulp * s * (1 - 2^-10).
     let h = half_ulp(cx, sb);
     let two = cx.konst(Ty::F64, 2f64.to_bits());

@@ -43,7 +43,7 @@ impl Cx<'_> {
             v
         });
         if result.is_none() {
-            self.emit_void(Op::Warp(op, loaded.into()));
+            self.emit_void(Op::Warp(op, loaded.as_slice().into()));
         }
         let next = self.f.new_block();
         self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);

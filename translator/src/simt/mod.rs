@@ -626,7 +626,7 @@ impl Uniformizer<'_> {
             let any = f.push(
                 vote,
                 Ty::Bool,
-                Op::Warp(WarpOp::WorkgroupAny, Box::new([active])),
+                Op::Warp(WarpOp::WorkgroupAny, [active].into()),
             );
             f.push_void(vote, Op::StoreVar(again, any));
             f.block_mut(vote).term = Terminator::Unreachable;

@@ -88,7 +88,7 @@ pub fn analyze(f: &Function, tree: &[U]) -> Uniformity {
                         }
                     }
                     Op::Call(c) => {
-                        for r in &c.results {
+                        for r in &f.side.call(*c).results {
                             if var[r.0 as usize] {
                                 var[r.0 as usize] = false;
                                 changed = true;

@@ -315,7 +315,7 @@ fn random_function(rng: &mut Rng, blocks: usize) -> Function {
                         } else {
                             let e =
                                 [ExtOp::UMin, ExtOp::UMax, ExtOp::SMin, ExtOp::SMax][rng.pick(4)];
-                            Op::Ext(e, Box::new([x, c[rng.pick(c.len())]]), FpFlags::default())
+                            Op::Ext(e, [x, c[rng.pick(c.len())]].into(), FpFlags::default())
                         };
                         have.push(f.push(b, t, r));
                     }
@@ -386,7 +386,7 @@ fn check_block_local(f: &Function) {
     for b in &f.blocks {
         let mut defined = Vec::new();
         for i in &b.insts {
-            for v in crate::ir::inline::op_values(&i.op) {
+            for v in crate::ir::inline::op_values(&i.op, &f.side) {
                 assert!(defined.contains(&v), "{v:?} used before its definition");
             }
             defined.extend(i.result);
@@ -519,7 +519,7 @@ fn blocks_with_synchronization_are_left_alone() {
     let w = f.push(
         b,
         Ty::I32,
-        Op::Warp(WarpOp::Reduce(crate::ir::ReduceOp::Add), Box::new([x])),
+        Op::Warp(WarpOp::Reduce(crate::ir::ReduceOp::Add), [x].into()),
     );
     f.push_void(b, Op::StoreVar(res, w));
     f.push_void(b, Op::StoreVar(arg, y));
@@ -542,14 +542,12 @@ fn calls_end_forwarding_of_their_results() {
     let r = f.new_var(Ty::I32, "%r1");
     let c = f.push(b, Ty::I32, Op::Const(3));
     f.push_void(b, Op::StoreVar(r, c));
-    f.push_void(
-        b,
-        Op::Call(Box::new(crate::ir::Call {
-            func: FuncId(1),
-            args: vec![c],
-            results: vec![r],
-        })),
-    );
+    let call = f.side.add_call(crate::ir::Call {
+        func: FuncId(1),
+        args: vec![c],
+        results: vec![r],
+    });
+    f.push_void(b, Op::Call(call));
     let l = f.push(b, Ty::I32, Op::LoadVar(r));
     let a = f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, l));
     f.push_void(

@@ -137,7 +137,7 @@ fn float_coords(
             None => u,
         };
         let ut = if centre_point {
-            let fl = cx.ext(ExtOp::Floor, vec![ut], Default::default());
+            let fl = cx.ext(ExtOp::Floor, &[ut], Default::default());
             let half = cx.f32(0.5);
             let c = cx.bin(BinOp::FAdd, fl, half);
             cx.select(point, c, ut)
@@ -316,7 +316,7 @@ fn tex_sample(
         }
     };
     let dref = t.compare.as_ref().map(|c| cx.read(c, ScalarType::F32));
-    cx.emit_void(Op::Texture(Box::new(TexOp {
+    let tex = cx.f.side.add_tex(TexOp {
         binding: b,
         kind,
         coords,
@@ -326,7 +326,8 @@ fn tex_sample(
             _ => None,
         },
         results: results.to_vec(),
-    })));
+    });
+    cx.emit_void(Op::Texture(tex));
 }
 
 /// Integer coordinates: one texel, or zeros outside the texture (or past its levels).
@@ -378,13 +379,13 @@ fn tex_fetch(
     let mut ok = cx.bin(BinOp::ULt, level, levels);
     let lvl = {
         let max = cx.i32(31);
-        cx.ext(ExtOp::UMin, vec![level, max], Default::default())
+        cx.ext(ExtOp::UMin, &[level, max], Default::default())
     };
     for (k, c) in coords.iter().enumerate() {
         let size = cx.record_word(slot, record::WIDTH + k as u32);
         let s = cx.bin(BinOp::LShr, size, lvl);
         let one = cx.i32(1);
-        let s = cx.ext(ExtOp::UMax, vec![s, one], Default::default());
+        let s = cx.ext(ExtOp::UMax, &[s, one], Default::default());
         let inside = cx.bin(BinOp::ULt, *c, s);
         ok = cx.bin(BinOp::And, ok, inside);
     }
@@ -408,14 +409,15 @@ fn tex_fetch(
         else_: join,
     };
     cx.cur = then;
-    cx.emit_void(Op::Texture(Box::new(TexOp {
+    let tex = cx.f.side.add_tex(TexOp {
         binding: b,
         kind: TexOpKind::Fetch(level),
         coords,
         dref: None,
         offset: None,
         results: results.to_vec(),
-    })));
+    });
+    cx.emit_void(Op::Texture(tex));
     cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
     cx.cur = join;
 }
@@ -458,7 +460,7 @@ pub fn tld4(cx: &mut Cx<'_>, t: &Tld4) {
         coords.push(cx.conv(ConvOp::UToF, l, Ty::F32));
     }
     let dref = t.compare.as_ref().map(|c| cx.read(c, ScalarType::F32));
-    cx.emit_void(Op::Texture(Box::new(TexOp {
+    let tex = cx.f.side.add_tex(TexOp {
         binding: b,
         kind: TexOpKind::Gather(t.comp),
         coords,
@@ -468,7 +470,8 @@ pub fn tld4(cx: &mut Cx<'_>, t: &Tld4) {
             _ => None,
         },
         results: results.clone(),
-    })));
+    });
+    cx.emit_void(Op::Texture(tex));
     write_results(cx, &results, t.dtype, &t.dst, &t.pred);
 }
 
@@ -519,11 +522,11 @@ pub fn txq(cx: &mut Cx<'_>, q: &Txq) {
                 Some(l) => {
                     let l = cx.read(l, ScalarType::B32);
                     let max = cx.i32(31);
-                    let l = cx.ext(ExtOp::UMin, vec![l, max], Default::default());
+                    let l = cx.ext(ExtOp::UMin, &[l, max], Default::default());
                     let s = cx.bin(BinOp::LShr, v, l);
                     let one = cx.i32(1);
-                    let nonzero = cx.ext(ExtOp::UMin, vec![v, one], Default::default());
-                    cx.ext(ExtOp::UMax, vec![s, nonzero], Default::default())
+                    let nonzero = cx.ext(ExtOp::UMin, &[v, one], Default::default());
+                    cx.ext(ExtOp::UMax, &[s, nonzero], Default::default())
                 }
                 None => v,
             }
