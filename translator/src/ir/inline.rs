@@ -327,6 +327,8 @@ pub fn for_each_value(op: &Op, side: &Side, mut f: impl FnMut(ValueId)) {
         f(v);
         v
     };
+    // Copies of the rare side entries, so that which of their fields are values is said in
+    // `map_call`/`map_tex` alone.
     match *op {
         Op::Call(c) => map_call(&mut side.call(c).clone(), visit, |x| x),
         Op::Texture(t) => map_tex(&mut side.tex(t).clone(), visit, |x| x),

@@ -506,15 +506,16 @@ fn redirect_calls(
         let mut k = 0;
         while k < f.blocks[bi].insts.len() {
             // Only calls to members are rewritten: their operands are taken, nothing is copied
-            // (the call is replaced below).
-            let (m, args, results) = match f.blocks[bi].insts[k].op {
+            // (the call's entry is rewritten below).
+            let (m, call, args, results) = match f.blocks[bi].insts[k].op {
                 Op::Call(c) => match member_of(f.side.call(c).func) {
                     Some(m) => {
-                        let c = f.side.call_mut(c);
+                        let entry = f.side.call_mut(c);
                         (
                             m,
-                            std::mem::take(&mut c.args),
-                            std::mem::take(&mut c.results),
+                            c,
+                            std::mem::take(&mut entry.args),
+                            std::mem::take(&mut entry.results),
                         )
                     }
                     None => {
@@ -562,11 +563,11 @@ fn redirect_calls(
                 })
                 .collect();
             let n = before.len();
-            f.blocks[bi].insts[k].op = Op::Call(f.side.add_call(super::Call {
+            *f.side.call_mut(call) = super::Call {
                 func: gid,
                 args: full_args,
                 results: full_results,
-            }));
+            };
             f.blocks[bi].insts.splice(k..k, before);
             k += n + 1;
         }
