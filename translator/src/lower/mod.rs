@@ -646,9 +646,7 @@ impl Cx<'_> {
 
     #[inline(always)]
     pub fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
-        if !matches!(ty, Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32) {
-            self.need_ty(ty);
-        }
+        self.need_ty(ty);
         self.make_room();
         self.f.push(self.cur, ty, op)
     }
@@ -707,7 +705,7 @@ impl Cx<'_> {
     }
 
     /// Refuses a type the device cannot hold, once per instruction and feature.
-    #[inline(never)]
+    #[inline(always)]
     fn need_ty(&mut self, ty: Ty) {
         let (have, feature) = match ty {
             Ty::F64 => (self.profile.float64, "float64 (shaderFloat64)"),
@@ -716,7 +714,15 @@ impl Cx<'_> {
             Ty::I16 => (self.profile.int16, "16-bit integers (shaderInt16)"),
             Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 => return,
         };
-        if !have && !self.refused.contains(&(self.span, feature)) {
+        if !have {
+            self.refuse_once(feature);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refuse_once(&mut self, feature: &'static str) {
+        if !self.refused.contains(&(self.span, feature)) {
             self.refused.push((self.span, feature));
             self.missing_feature(feature);
         }
