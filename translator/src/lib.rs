@@ -39,6 +39,7 @@ pub mod ir;
 pub mod lower;
 pub mod parse;
 pub mod profile;
+mod scratch;
 pub mod simt;
 pub mod structurize;
 pub mod texture;
@@ -159,7 +160,7 @@ impl Program {
                 )],
             ));
         };
-        self.translate(id, f, profile)
+        self.translate(id, f, profile, &mut crate::scratch::Scratch::default())
     }
 
     /// Translates the kernel `f` (function `id` of the module).
@@ -168,10 +169,12 @@ impl Program {
         id: check::FuncId,
         f: &check::Function,
         profile: &DeviceProfile,
+        scratch: &mut crate::scratch::Scratch,
     ) -> Result<(KernelModule, ir::Module), Diagnostics> {
         let err = |d: Vec<Diagnostic>| Diagnostics::new(self.file.clone(), d);
         let (mut ir, mut abi) =
-            lower::lower_kernel(&self.module, id, profile, &self.global_offsets).map_err(err)?;
+            lower::lower_kernel(&self.module, id, profile, &self.global_offsets, scratch)
+                .map_err(err)?;
         abi.status_codes = ir
             .status_sites
             .iter()
@@ -184,7 +187,7 @@ impl Program {
                     || (emulated && b.insts.iter().any(|i| i.op.is_sync()))
             })
         });
-        ir::forward::module(&mut ir);
+        ir::forward::module(&mut ir, &mut scratch.forward);
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()
@@ -206,7 +209,7 @@ impl Program {
         // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
         abi.shared_tail_bytes =
             4 + if ir.warp_scratch { 4 } else { 0 } + if ir.barrier_words { 128 } else { 0 };
-        let spirv = emit::emit_kernel(&ir, &trees, &abi).map_err(|e| {
+        let spirv = emit::emit_kernel(&ir, &trees, &abi, &mut scratch.emit).map_err(|e| {
             err(vec![Diagnostic::error(
                 f.span,
                 format!("internal error while emitting SPIR-V: {e}"),
@@ -231,9 +234,13 @@ impl Program {
         let mut errors = Vec::new();
         // By id: looking each kernel up by name made a module's translation quadratic in its
         // number of kernels.
+        let mut scratch = crate::scratch::Scratch::default();
         for (id, f) in self.module.kernels() {
-            match self.translate(id, f, profile) {
-                Ok((k, _)) => out.push(k),
+            match self.translate(id, f, profile, &mut scratch) {
+                Ok((k, ir)) => {
+                    out.push(k);
+                    scratch.recycle(ir);
+                }
                 Err(d) => errors.extend(d.items),
             }
         }

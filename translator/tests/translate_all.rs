@@ -1,6 +1,9 @@
 //! `Program::translate_all` walks the module's kernels itself (by id, not by name): it must give
 //! what `translate_kernel` gives for each name of `kernel_names`, in that order, under every
-//! profile (the SIMT emulation, recursion elimination and inlining included).
+//! profile (the SIMT emulation, recursion elimination and inlining included). It also hands each
+//! kernel the buffers and the emitter of the one before (`scratch.rs`): nothing of a kernel may
+//! leak into the next one's SPIR-V, which the modules below would show (textures, shared-memory
+//! locks and barrier words, warp scratch, calls, in different orders).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,6 +22,13 @@ fn translate_all_gives_each_kernel_as_translate_kernel_does() {
         ("runtime/tests/ptx", "control.ptx"),
         ("runtime/tests/ptx", "warps.ptx"),
         ("shaders", "calls_clang.ptx"),
+        ("shaders", "textures_clang.ptx"),
+        ("shaders", "warps_clang.ptx"),
+        ("shaders", "probe.ptx"),
+        ("runtime/tests/ptx", "atomics.ptx"),
+        ("runtime/tests/ptx", "barriers.ptx"),
+        ("runtime/tests/ptx", "memory.ptx"),
+        ("runtime/tests/ptx", "uniform.ptx"),
     ];
     for (dir, file) in modules {
         let program =

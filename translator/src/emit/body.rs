@@ -39,6 +39,20 @@ pub(super) fn encode(
 const FUNCTION_END: Word = (1 << 16) | Op::FunctionEnd as Word;
 
 impl Body {
+    /// `self` emptied for another module, keeping its memory.
+    pub fn reset(&mut self) {
+        let Body {
+            heads,
+            vars,
+            code,
+            ends,
+        } = self;
+        heads.clear();
+        vars.clear();
+        code.clear();
+        ends.clear();
+    }
+
     /// An instruction of the current block.
     pub fn inst<const N: usize>(
         &mut self,

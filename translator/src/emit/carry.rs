@@ -51,12 +51,23 @@ pub(super) struct Carry {
 pub(super) struct Mark(usize, usize);
 
 impl Carry {
-    pub fn new(vars: usize) -> Self {
-        Carry {
-            held: vec![NONE; vars],
-            read: vec![false; vars],
-            ..Carry::default()
-        }
+    /// `self` emptied for a function of `vars` variables, keeping its memory.
+    pub fn reset(mut self, vars: usize) -> Self {
+        let Carry {
+            held,
+            log,
+            stored,
+            read,
+            stores,
+        } = &mut self;
+        held.clear();
+        held.resize(vars, NONE);
+        read.clear();
+        read.resize(vars, false);
+        log.clear();
+        stored.clear();
+        stores.clear();
+        self
     }
 
     fn set(&mut self, v: u32, id: Word, store: bool) {

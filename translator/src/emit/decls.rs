@@ -83,6 +83,22 @@ impl Decls {
         }
     }
 
+    /// `self` emptied for another module, keeping its memory.
+    pub fn reset(&mut self) {
+        let Decls {
+            next_id,
+            extensions,
+            ext_imports,
+            names,
+            annotations,
+            globals,
+        } = self;
+        *next_id = 1;
+        for v in [extensions, ext_imports, names, annotations, globals] {
+            v.clear();
+        }
+    }
+
     /// A fresh result id.
     #[inline]
     pub fn id(&mut self) -> Word {
@@ -134,7 +150,7 @@ impl Decls {
     }
 
     /// The module: header, declarations in layout order, then the functions of `body`.
-    pub fn finish(self, h: &Header, version: (u8, u8), body: &Body) -> Vec<Word> {
+    pub fn finish(&self, h: &Header, version: (u8, u8), body: &Body) -> Vec<Word> {
         let entry_len = 3 + string_len(h.name) + h.interface.len();
         let mode_len = 3 + h.mode.1.len();
         let len = 5

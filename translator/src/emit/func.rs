@@ -20,7 +20,7 @@ enum Kind {
     Loop,
 }
 
-struct Frame {
+pub(super) struct Frame {
     kind: Kind,
     merge: Word,
     cont: Word,
@@ -43,6 +43,18 @@ pub(super) struct FnEmitter<'e, 'f> {
     pub(super) carry: Carry,
 }
 
+/// A function's tables, kept by the emitter from function to function and kernel to kernel
+/// (see `crate::scratch` for why).
+#[derive(Default)]
+pub(super) struct FnBuffers {
+    param_tys: Vec<Word>,
+    values: Vec<Word>,
+    vars: Vec<Word>,
+    params: Vec<Word>,
+    frames: Vec<Frame>,
+    carry: Carry,
+}
+
 pub(super) fn emit_function(
     e: &mut Emitter,
     f: &Function,
@@ -50,8 +62,17 @@ pub(super) fn emit_function(
     id: Word,
     fn_ids: &[Word],
 ) -> R<()> {
+    let FnBuffers {
+        mut param_tys,
+        mut values,
+        mut vars,
+        mut params,
+        mut frames,
+        carry,
+    } = std::mem::take(&mut e.fn_buffers);
     let void = e.void();
-    let param_tys: Vec<Word> = f.params.iter().map(|t| e.ty(*t)).collect();
+    param_tys.clear();
+    param_tys.extend(f.params.iter().map(|t| e.ty(*t)));
     let ret_ty = match f.returns.len() {
         0 => void,
         1 => e.ty(f.returns[0]),
@@ -64,7 +85,7 @@ pub(super) fn emit_function(
     let control = spirv::FunctionControl::NONE.bits();
     e.body
         .head(Op::Function, Some(ret_ty), Some(id), &[control, fn_ty]);
-    let mut params = Vec::with_capacity(param_tys.len());
+    params.clear();
     for t in &param_tys {
         let p = e.b.id();
         e.body.head(Op::FunctionParameter, Some(*t), Some(p), &[]);
@@ -73,18 +94,22 @@ pub(super) fn emit_function(
     let entry = e.b.id();
     e.body.head(Op::Label, None, Some(entry), &[]);
     // Declared at the end, those still read then (`carry.rs`).
-    let vars: Vec<Word> = f.vars.iter().map(|_| e.b.id()).collect();
+    vars.clear();
+    vars.extend(f.vars.iter().map(|_| e.b.id()));
+    values.clear();
+    values.resize(f.values.len(), 0);
+    frames.clear();
     let mut fe = FnEmitter {
         e,
         f,
-        values: vec![0; f.values.len()],
+        values,
         vars,
         params,
         fn_ids,
-        frames: Vec::new(),
+        frames,
         done: false,
         pending: None,
-        carry: Carry::new(f.vars.len()),
+        carry: carry.reset(f.vars.len()),
     };
     fe.seq(tree)?;
     if !fe.done {
@@ -92,6 +117,23 @@ pub(super) fn emit_function(
     }
     fe.finish_vars();
     fe.e.body.end_function();
+    let FnEmitter {
+        e,
+        values,
+        vars,
+        params,
+        frames,
+        carry,
+        ..
+    } = fe;
+    e.fn_buffers = FnBuffers {
+        param_tys,
+        values,
+        vars,
+        params,
+        frames,
+        carry,
+    };
     Ok(())
 }
 

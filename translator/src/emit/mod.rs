@@ -35,8 +35,20 @@ const SMALL: usize = 64;
 pub const SPIRV_VERSION: (u8, u8) = (1, 5);
 
 /// Emits one kernel: `module.entry` is the entry point; `trees[i]` is function `i`'s body.
-pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi) -> R<Vec<u32>> {
-    let mut e = Emitter::new();
+/// `kept` holds the previous kernel's emitter, whose memory this one reuses (`crate::scratch`).
+pub fn emit_kernel(
+    module: &ir::Module,
+    trees: &[Vec<Node>],
+    kernel: &KernelAbi,
+    kept: &mut Kept,
+) -> R<Vec<u32>> {
+    let e: &mut Emitter = match &mut kept.0 {
+        Some(e) => {
+            e.reset();
+            e
+        }
+        None => kept.0.insert(Box::new(Emitter::new())),
+    };
     e.shared_words = module.shared_words;
     e.dynamic_shared = module.dynamic_shared;
     e.local_words = module.local_words;
@@ -70,7 +82,7 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
         })
         .collect();
     for (i, f) in module.functions.iter().enumerate() {
-        func::emit_function(&mut e, f, &trees[i], fn_ids[i], &fn_ids)?;
+        func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids)?;
     }
     e.b.name(entry_fn, &kernel.name);
     let header = decls::Header {
@@ -85,6 +97,11 @@ pub fn emit_kernel(module: &ir::Module, trees: &[Vec<Node>], kernel: &KernelAbi)
     };
     Ok(e.b.finish(&header, SPIRV_VERSION, &e.body))
 }
+
+/// The last kernel's emitter, whose memory the next kernel reuses (boxed: it is large, and
+/// moved it would be copied).
+#[derive(Default)]
+pub struct Kept(Option<Box<Emitter>>);
 
 /// The few entries a kernel has of some kinds (pointer types, vector types, built-in
 /// variables): searched in order, which costs less than hashing at these sizes.
@@ -156,6 +173,8 @@ pub(crate) struct Emitter {
     /// The texture bindings (set 0) and their variables once created (`texture.rs`).
     textures: Vec<crate::texture::TextureBinding>,
     tex_vars: HashMap<u32, texture::TexVar>,
+    /// The tables of the function being emitted (`func.rs`).
+    fn_buffers: func::FnBuffers,
 }
 
 impl Emitter {
@@ -195,16 +214,85 @@ impl Emitter {
             barrier_words: false,
             textures: Vec::new(),
             tex_vars: HashMap::default(),
+            fn_buffers: func::FnBuffers::default(),
         };
+        e.initial_caps();
+        e
+    }
+
+    /// Back to what `new` makes, keeping the collections' memory. Every field is named, so
+    /// that a new one cannot be left out.
+    fn reset(&mut self) {
+        let Emitter {
+            b,
+            body,
+            types,
+            ptr_types,
+            consts,
+            small,
+            vectors,
+            void,
+            fn_types,
+            other_types,
+            structs,
+            glsl,
+            caps,
+            interface,
+            builtin_vars,
+            push_constants,
+            block_dims,
+            dynamic_shared_bytes,
+            shared_words,
+            dynamic_shared,
+            local_words,
+            shared_arena,
+            local_arena,
+            warp_scratch,
+            scratch_base,
+            lock_index,
+            warp,
+            widen_workgroup_fences,
+            subgroup_clustered,
+            barrier_words,
+            textures,
+            tex_vars,
+            fn_buffers: _,
+        } = self;
+        b.reset();
+        body.reset();
+        *types = [0; 8];
+        ptr_types.0.clear();
+        consts.clear();
+        *small = [[0; SMALL]; 8];
+        vectors.0.clear();
+        *void = None;
+        fn_types.clear();
+        other_types.clear();
+        structs.clear();
+        *glsl = b.ext_inst_import("GLSL.std.450");
+        caps.clear();
+        interface.clear();
+        builtin_vars.0.clear();
+        (*push_constants, *block_dims, *dynamic_shared_bytes) = (None, None, None);
+        (*shared_words, *dynamic_shared, *local_words) = (0, false, 0);
+        (*shared_arena, *local_arena) = (None, None);
+        (*warp_scratch, *scratch_base, *lock_index) = (false, None, None);
+        *warp = crate::profile::WarpStrategy::Emulated;
+        (*widen_workgroup_fences, *subgroup_clustered, *barrier_words) = (false, false, false);
+        textures.clear();
+        tex_vars.clear();
+        self.initial_caps();
+    }
+
+    fn initial_caps(&mut self) {
         for c in [
             Capability::Shader,
             Capability::PhysicalStorageBufferAddresses,
             Capability::VulkanMemoryModel,
             Capability::Int64,
         ] {
-            e.cap(c);
+            self.cap(c);
         }
-        e
     }
 
     pub fn cap(&mut self, c: Capability) {

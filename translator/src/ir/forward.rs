@@ -21,13 +21,15 @@
 //! Blocks holding a synchronization operation are left as they are: the SIMT emulation expands
 //! them and relies on their shape (operands and results passed through variables).
 
+use std::mem::take;
+
 use super::inline::{map_op, map_term};
 use super::{BinOp, Builtin, ConvOp, ExtOp, Function, MemOrder, Module, Op, Ty, ValueId, VarId};
 
-/// Runs the pass on every function of `m`.
-pub fn module(m: &mut Module) {
+/// Runs the pass on every function of `m`, in buffers kept from kernel to kernel.
+pub fn module(m: &mut Module, b: &mut Buffers) {
     for f in &mut m.functions {
-        run(f);
+        run_in(f, b);
     }
 }
 
@@ -42,22 +44,53 @@ enum Def {
     Extend(ValueId),
 }
 
+/// The pass's per-value and per-variable tables (see `crate::scratch::Scratch` for why they are kept).
+#[derive(Default)]
+pub struct Buffers {
+    subst: Vec<ValueId>,
+    def: Vec<Def>,
+    /// Uses of each value so far.
+    uses: Vec<u32>,
+    /// Whether each variable is loaded anywhere.
+    loaded: Vec<bool>,
+    /// Per variable: the block (its index + 1) where the entry was made, and the value it
+    /// holds / the position of its last store in that block.
+    held: Vec<(u32, ValueId)>,
+    stored: Vec<(u32, usize)>,
+    builtins: Vec<(Builtin, ValueId)>,
+    dead_stores: Vec<usize>,
+    mentioned: Vec<bool>,
+    dead_at: Vec<usize>,
+    new_id: Vec<VarId>,
+}
+
+/// `v` emptied and refilled with `n` copies of `x`, in its own memory.
+fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
+    v.clear();
+    v.resize(n, x);
+    v
+}
+
 /// Runs the pass on one function.
+#[cfg(test)]
 pub fn run(f: &mut Function) {
+    run_in(f, &mut Buffers::default());
+}
+
+fn run_in(f: &mut Function, bufs: &mut Buffers) {
     let n = f.values.len();
-    let mut subst: Vec<ValueId> = (0..n as u32).map(ValueId).collect();
-    let mut def = vec![Def::Other; n];
-    // Uses of each value so far, and whether each variable is loaded anywhere.
-    let mut uses = vec![0u32; n];
-    let mut loaded = vec![false; f.vars.len()];
+    let mut subst = take(&mut bufs.subst);
+    subst.clear();
+    subst.extend((0..n as u32).map(ValueId));
+    let mut def = refill(take(&mut bufs.def), n, Def::Other);
+    let mut uses = refill(take(&mut bufs.uses), n, 0);
+    let mut loaded = refill(take(&mut bufs.loaded), f.vars.len(), false);
     // A value was replaced after a use of it in an earlier block: the counts must be redone.
     let mut stale = false;
-    // Per variable: the block (its index + 1) where the entry was made, and the value it holds /
-    // the position of its last store in that block.
-    let mut held: Vec<(u32, ValueId)> = vec![(0, ValueId(0)); f.vars.len()];
-    let mut stored: Vec<(u32, usize)> = vec![(0, 0); f.vars.len()];
-    let mut builtins: Vec<(Builtin, ValueId)> = Vec::new();
-    let mut dead_stores: Vec<usize> = Vec::new();
+    let mut held = refill(take(&mut bufs.held), f.vars.len(), (0, ValueId(0)));
+    let mut stored = refill(take(&mut bufs.stored), f.vars.len(), (0, 0));
+    let mut builtins = take(&mut bufs.builtins);
+    let mut dead_stores = take(&mut bufs.dead_stores);
     let Function {
         blocks,
         values,
@@ -261,7 +294,18 @@ pub fn run(f: &mut Function) {
     if stale {
         recount(f, &subst, &mut uses);
     }
-    remove_unused(f, &mut uses, &loaded);
+    remove_unused(f, &mut uses, &loaded, bufs);
+    *bufs = Buffers {
+        subst,
+        def,
+        uses,
+        loaded,
+        held,
+        stored,
+        builtins,
+        dead_stores,
+        ..take(bufs)
+    };
 }
 
 /// Counts uses again, applying `subst` everywhere (a value used outside its block, before the
@@ -443,10 +487,10 @@ fn pure(op: &Op) -> bool {
 
 /// Deletes pure operations whose results are unused and stores to variables that are never
 /// loaded, then the variables nothing mentions any more.
-fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
-    let mut mentioned = vec![false; f.vars.len()];
+fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut Buffers) {
+    let mut mentioned = refill(take(&mut bufs.mentioned), f.vars.len(), false);
     // Positions of the block's dead instructions, last first.
-    let mut dead_at = Vec::new();
+    let mut dead_at = take(&mut bufs.dead_at);
     let Function { blocks, side, .. } = f;
     for b in blocks {
         dead_at.clear();
@@ -490,15 +534,22 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool]) {
             });
         }
     }
-    compact_vars(f, &mentioned);
+    let new_id = compact_vars(f, &mentioned, take(&mut bufs.new_id));
+    *bufs = Buffers {
+        mentioned,
+        dead_at,
+        new_id,
+        ..take(bufs)
+    };
 }
 
 /// Removes the variables not `mentioned` (each would be an `OpVariable` of its own).
-fn compact_vars(f: &mut Function, mentioned: &[bool]) {
+/// Hands back the buffer `new_id` (the map from old to new variables).
+fn compact_vars(f: &mut Function, mentioned: &[bool], new_id: Vec<VarId>) -> Vec<VarId> {
     if mentioned.iter().all(|&m| m) {
-        return;
+        return new_id;
     }
-    let mut new_id = vec![VarId(0); f.vars.len()];
+    let mut new_id = refill(new_id, f.vars.len(), VarId(0));
     let mut next = 0u32;
     for (i, &m) in mentioned.iter().enumerate() {
         if m {
@@ -522,6 +573,7 @@ fn compact_vars(f: &mut Function, mentioned: &[bool]) {
             }
         }
     }
+    new_id
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::check::inst::{Arith, MulMode};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
-fn srcs(cx: &mut Cx<'_>, a: &Arith) -> Vec<ValueId> {
+fn srcs(cx: &mut Cx<'_>, a: &Arith) -> smallvec::SmallVec<[ValueId; 3]> {
     a.src.iter().map(|s| cx.read(s, a.ty)).collect()
 }
 

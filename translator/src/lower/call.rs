@@ -12,9 +12,9 @@ use crate::ir::{BinOp, ConvOp, Op, Terminator, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
 /// The word variables of `.param` variable `v` of the current function.
-pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> Vec<VarId> {
+pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> smallvec::SmallVec<[VarId; 4]> {
     if let Some(w) = cx.param_words.get(&v) {
-        return w.clone();
+        return w.as_slice().into();
     }
     let var = cx.func.var(v);
     let n = var.size().div_ceil(4).max(1);
@@ -22,8 +22,9 @@ pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> Vec<VarId> {
     let words: Vec<VarId> = (0..n)
         .map(|i| cx.f.new_var(Ty::I32, format!("{name}.w{i}")))
         .collect();
-    cx.param_words.insert(v, words.clone());
-    words
+    let out = words.as_slice().into();
+    cx.param_words.insert(v, words);
+    out
 }
 
 fn reg_ty(cx: &Cx<'_>, r: crate::check::RegId) -> ScalarType {

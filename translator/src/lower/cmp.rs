@@ -89,7 +89,7 @@ fn compare_operands(
     ftz: bool,
     a: ValueId,
     b: ValueId,
-) -> Vec<ValueId> {
+) -> smallvec::SmallVec<[ValueId; 2]> {
     if !is_half(ty) {
         let (a, b) = if ftz {
             let fmt = Fmt::of(ty);
@@ -101,18 +101,17 @@ fn compare_operands(
         } else {
             (a, b)
         };
-        return vec![compare(cx, cmp, ty, a, b)];
+        return smallvec::smallvec![compare(cx, cmp, ty, a, b)];
     }
     let fmt = Fmt::of(ty);
     let lanes = if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
         let (a0, a1) = half::split(cx, a);
         let (b0, b1) = half::split(cx, b);
-        vec![(a0, b0), (a1, b1)]
+        [(a0, b0), (a1, b1)].into_iter().take(2)
     } else {
-        vec![(a, b)]
+        [(a, b), (a, b)].into_iter().take(1)
     };
     lanes
-        .into_iter()
         .map(|(x, y)| {
             let (x, y) = if ftz {
                 (flush(cx, x, fmt), flush(cx, y, fmt))

@@ -119,10 +119,10 @@ fn arena_space(space: StateSpace) -> bool {
     matches!(space, StateSpace::Shared | StateSpace::Local)
 }
 
-fn dst_elems(d: &Dst) -> Vec<&Dst> {
+fn dst_elems(d: &Dst) -> smallvec::SmallVec<[&Dst; 4]> {
     match d {
         Dst::Vector(v) => v.iter().collect(),
-        d => vec![d],
+        d => smallvec::smallvec![d],
     }
 }
 
@@ -186,9 +186,9 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
         return;
     };
     let size = s.ty.bytes();
-    let elems: Vec<&Src> = match &s.src {
+    let elems: smallvec::SmallVec<[&Src; 4]> = match &s.src {
         Src::Vector(v) => v.iter().collect(),
-        other => vec![other],
+        other => smallvec::smallvec![other],
     };
     let strong = strong(s.sem);
     let atomic = strong.filter(|_| elems.len() == 1 && (size == 4 || size == 8));
@@ -203,7 +203,7 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
         }
         return;
     }
-    let vals: Vec<ValueId> = elems.iter().map(|e| cx.read(e, s.ty)).collect();
+    let vals: smallvec::SmallVec<[ValueId; 4]> = elems.iter().map(|e| cx.read(e, s.ty)).collect();
     if atomic.is_none()
         && let Some((scope, Ordering::Release)) = strong
     {

@@ -85,9 +85,15 @@ fn lowered(text: &str, profile: &str) -> Option<Vec<crate::ir::Module>> {
         .module
         .kernels()
         .map(|(id, _)| {
-            super::lower_kernel(&program.module, id, &profile, &program.global_offsets)
-                .ok()
-                .map(|m| m.0)
+            super::lower_kernel(
+                &program.module,
+                id,
+                &profile,
+                &program.global_offsets,
+                &mut crate::scratch::Scratch::default(),
+            )
+            .ok()
+            .map(|m| m.0)
         })
         .collect()
 }

@@ -58,6 +58,7 @@ pub fn lower_kernel(
     kernel: check::FuncId,
     profile: &DeviceProfile,
     globals: &HashMap<check::GlobalId, u64>,
+    scratch: &mut crate::scratch::Scratch,
 ) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
     let func = module.function(kernel);
     let (mut params, mut abi) = param_layout(func);
@@ -91,7 +92,7 @@ pub fn lower_kernel(
             site_base: status_sites.len() as u32,
             textures: &textures,
         };
-        match lower_function(module, f, profile, kernel_params, &places) {
+        match lower_function(module, f, profile, kernel_params, &places, scratch) {
             Ok((irf, uses)) => {
                 functions.push(irf);
                 shared_lock |= uses.lock;
@@ -283,6 +284,7 @@ fn lower_function(
     profile: &DeviceProfile,
     params: HashMap<check::LocalId, u32>,
     places: &Places<'_>,
+    scratch: &mut crate::scratch::Scratch,
 ) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
@@ -323,8 +325,13 @@ fn lower_function(
         site_base: places.site_base,
         carry_flag: None,
         textures: places.textures,
+        spare: std::mem::take(&mut scratch.insts),
     };
     cx.cur = cx.f.entry;
+    // Grown one push at a time, these were reallocated three or four times per function.
+    cx.f.blocks.reserve(func.labels.len() * 2 + 8);
+    cx.f.vars.reserve(func.regs.len() + 8);
+    cx.held.reserve(func.regs.len() + 8);
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
     let body = func.body.as_deref().unwrap_or_default();
     // Instructions left before the next label (each run of them is counted once).
@@ -358,6 +365,7 @@ fn lower_function(
     if cx.f.block(cx.cur).term == Terminator::Unreachable {
         control::ret(&mut cx);
     }
+    scratch.insts = std::mem::take(&mut cx.spare);
     if cx.diags.is_empty() {
         let uses = SharedUses {
             lock: cx.uses_shared_lock,
@@ -477,6 +485,8 @@ pub(crate) struct Cx<'a> {
     pub carry_flag: Option<VarId>,
     /// The kernel's texture slots and bindings (`texture.rs`).
     pub textures: &'a std::cell::RefCell<texture::KernelTextures>,
+    /// Emptied instruction buffers of the kernels translated before (`crate::scratch`).
+    spare: Vec<Vec<ir::Inst>>,
 }
 
 impl Cx<'_> {
@@ -698,8 +708,8 @@ impl Cx<'_> {
 
     #[inline(never)]
     fn first_room(&mut self) {
-        let insts = &mut self.f.blocks[self.cur.0 as usize].insts;
-        insts.reserve_exact(self.room);
+        self.f.blocks[self.cur.0 as usize].insts =
+            crate::scratch::insts(&mut self.spare, self.room);
         // Further blocks of this PTX instruction are its own branches: short.
         self.room = room_for(1);
     }

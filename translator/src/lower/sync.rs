@@ -52,7 +52,7 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
                 p
             };
             let count = if strategy == WarpStrategy::Emulated {
-                let Some(c) = cx.sync_op(WarpOp::WorkgroupCount, vec![p], Some(Ty::I32)) else {
+                let Some(c) = cx.sync_op(WarpOp::WorkgroupCount, &[p], Some(Ty::I32)) else {
                     return;
                 };
                 c

@@ -12,13 +12,8 @@ impl Cx<'_> {
     /// Emits a synchronization operation in a block of its own, with its operands and result
     /// passed through variables: the SIMT emulation needs each one alone to make the control
     /// flow around it uniform. Returns the result, if the operation has one.
-    pub fn sync_op(
-        &mut self,
-        op: WarpOp,
-        args: Vec<ValueId>,
-        result: Option<Ty>,
-    ) -> Option<ValueId> {
-        let arg_vars: Vec<VarId> = args
+    pub fn sync_op(&mut self, op: WarpOp, args: &[ValueId], result: Option<Ty>) -> Option<ValueId> {
+        let arg_vars: smallvec::SmallVec<[VarId; 3]> = args
             .iter()
             .map(|&a| {
                 let v = self.f.new_var(self.f.ty(a), "sync.arg");
@@ -29,7 +24,7 @@ impl Cx<'_> {
         let block = self.f.new_block();
         self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
         self.cur = block;
-        let loaded: Vec<ValueId> = arg_vars
+        let loaded: smallvec::SmallVec<[ValueId; 3]> = arg_vars
             .iter()
             .map(|&v| {
                 let ty = self.f.vars[v.0 as usize].ty;
@@ -88,7 +83,7 @@ impl Cx<'_> {
     }
 
     fn ballot(&mut self, p: ValueId) -> ValueId {
-        self.sync_op(WarpOp::Ballot, vec![p], Some(Ty::I32))
+        self.sync_op(WarpOp::Ballot, &[p], Some(Ty::I32))
             .unwrap_or_else(|| self.konst(Ty::I32, 0))
     }
 
@@ -141,7 +136,7 @@ pub fn shfl(cx: &mut Cx<'_>, s: &Shfl) {
     // Values do not cross the synchronization point: the predicate goes there in a var.
     let pvar = cx.f.new_var(Ty::Bool, "shfl.in_range");
     cx.emit_void(Op::StoreVar(pvar, pval));
-    let Some(d) = cx.sync_op(WarpOp::ReadLane, vec![a, src], Some(Ty::I32)) else {
+    let Some(d) = cx.sync_op(WarpOp::ReadLane, &[a, src], Some(Ty::I32)) else {
         return;
     };
     cx.write(&s.dst, ScalarType::B32, d);
@@ -203,7 +198,7 @@ pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
 pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
     let a = cx.read(&m.a, m.ty);
     let include = cx.in_mask(Some(&m.mask));
-    let Some(same) = cx.sync_op(WarpOp::MatchAny, vec![a, include], Some(Ty::I32)) else {
+    let Some(same) = cx.sync_op(WarpOp::MatchAny, &[a, include], Some(Ty::I32)) else {
         return;
     };
     let mask = cx.mask_value(Some(&m.mask));
@@ -214,7 +209,7 @@ pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
     }
     let same_var = cx.f.new_var(Ty::I32, "match.same");
     cx.emit_void(Op::StoreVar(same_var, same));
-    let Some(active) = cx.sync_op(WarpOp::ActiveMask, Vec::new(), Some(Ty::I32)) else {
+    let Some(active) = cx.sync_op(WarpOp::ActiveMask, &[], Some(Ty::I32)) else {
         return;
     };
     let same = cx.emit(Ty::I32, Op::LoadVar(same_var));
@@ -230,7 +225,7 @@ pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
 }
 
 pub fn activemask(cx: &mut Cx<'_>, d: &Dst) {
-    if let Some(m) = cx.sync_op(WarpOp::ActiveMask, Vec::new(), Some(Ty::I32)) {
+    if let Some(m) = cx.sync_op(WarpOp::ActiveMask, &[], Some(Ty::I32)) {
         cx.write(d, ScalarType::B32, m);
     }
 }
@@ -253,13 +248,13 @@ pub fn redux(cx: &mut Cx<'_>, r: &Redux) {
     // Lanes outside the mask contribute the operation's identity.
     let id = cx.konst(Ty::I32, op.identity());
     let v = cx.select(include, a, id);
-    if let Some(d) = cx.sync_op(WarpOp::Reduce(op), vec![v], Some(Ty::I32)) {
+    if let Some(d) = cx.sync_op(WarpOp::Reduce(op), &[v], Some(Ty::I32)) {
         cx.write(&r.dst, r.ty, d);
     }
 }
 
 pub fn warp_sync(cx: &mut Cx<'_>, _mask: &Src) {
-    cx.sync_op(WarpOp::Sync, Vec::new(), None);
+    cx.sync_op(WarpOp::Sync, &[], None);
 }
 
 /// `%lanemask_*` from the lane id.

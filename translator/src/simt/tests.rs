@@ -22,8 +22,14 @@ fn kernel(body: &str) -> (Function, Vec<Node>) {
     };
     let profile = DeviceProfile::named("lavapipe").expect("the lavapipe profile");
     let (id, _) = program.module.kernels().next().expect("one kernel");
-    let (mut m, _) = lower::lower_kernel(&program.module, id, &profile, &program.global_offsets)
-        .expect("the kernel lowers");
+    let (mut m, _) = lower::lower_kernel(
+        &program.module,
+        id,
+        &profile,
+        &program.global_offsets,
+        &mut crate::scratch::Scratch::default(),
+    )
+    .expect("the kernel lowers");
     ir::inline::inline_where(&mut m, |g| {
         g.blocks
             .iter()

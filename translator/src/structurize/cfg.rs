@@ -51,7 +51,8 @@ impl Cfg {
                 }
             }
         }
-        let order: Vec<BlockId> = post.into_iter().rev().collect();
+        post.reverse();
+        let order = post;
         let mut rpo = vec![usize::MAX; n];
         for (i, b) in order.iter().enumerate() {
             rpo[b.0 as usize] = i;
@@ -83,7 +84,9 @@ impl Cfg {
         for b in 0..n {
             pred_starts[b + 1] = pred_starts[b] + pred_count[b];
         }
-        let mut fill = pred_starts.clone();
+        // The counts are spent: their memory becomes the fill positions.
+        let mut fill = pred_count;
+        fill.copy_from_slice(&pred_starts);
         let mut pred_edges = vec![BlockId(0); succs.edges.len()];
         for &b in &order {
             for &s in succs.of(b) {

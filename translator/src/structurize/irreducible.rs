@@ -40,15 +40,7 @@ pub(super) fn find_multi_entry(
     for b in nodes {
         inside[b.0 as usize] = true;
     }
-    for scc in sccs(cfg, nodes, &inside, header) {
-        let cyclic = scc.len() > 1
-            || cfg
-                .succs(scc[0])
-                .iter()
-                .any(|&s| s == scc[0] && Some(s) != header);
-        if !cyclic {
-            continue;
-        }
+    for scc in cyclic_sccs(cfg, nodes, &inside, header) {
         let mut in_scc = vec![false; n];
         for b in &scc {
             in_scc[b.0 as usize] = true;
@@ -74,7 +66,7 @@ pub(super) fn find_multi_entry(
 }
 
 /// Strongly connected components (Kosaraju, iterative) of the subgraph on `nodes`.
-fn sccs(
+fn cyclic_sccs(
     cfg: &Cfg,
     nodes: &[BlockId],
     inside: &[bool],
@@ -84,12 +76,13 @@ fn sccs(
     let edge_ok = |to: BlockId| inside[to.0 as usize] && Some(to) != header;
     let mut seen = vec![false; n];
     let mut finish = Vec::new();
+    let mut stack: Vec<(BlockId, usize)> = Vec::new();
     for &start in nodes {
         if seen[start.0 as usize] {
             continue;
         }
         seen[start.0 as usize] = true;
-        let mut stack = vec![(start, 0usize)];
+        stack.push((start, 0));
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             let s = cfg.succs(b);
             if *i < s.len() {
@@ -107,13 +100,14 @@ fn sccs(
     }
     let mut comp = vec![usize::MAX; n];
     let mut out: Vec<Vec<BlockId>> = Vec::new();
+    let (mut members, mut work) = (Vec::new(), Vec::new());
     for &start in finish.iter().rev() {
         if comp[start.0 as usize] != usize::MAX {
             continue;
         }
-        let id = out.len();
-        let mut members = Vec::new();
-        let mut work = vec![start];
+        let id = start.0 as usize;
+        members.clear();
+        work.push(start);
         comp[start.0 as usize] = id;
         while let Some(b) = work.pop() {
             members.push(b);
@@ -127,7 +121,15 @@ fn sccs(
                 }
             }
         }
-        out.push(members);
+        // Most components are one block without a loop: only cycles are kept (and allocated).
+        let cyclic = members.len() > 1
+            || cfg
+                .succs(members[0])
+                .iter()
+                .any(|&s| s == members[0] && Some(s) != header);
+        if cyclic {
+            out.push(members.clone());
+        }
     }
     out
 }

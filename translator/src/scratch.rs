@@ -1,0 +1,83 @@
+//! Buffers handed from one kernel's translation to the next (`Program::translate_all`).
+//!
+//! A kernel's IR is a few hundred small vectors, freed when its SPIR-V is done. Allocating them
+//! afresh for the next kernel read a cold free-list entry per allocation (mimalloc hands out a
+//! page's older blocks first): the allocator's fast path was about 8% of `translate_all`, most
+//! of it one load. Reusing the last kernel's buffers, whose memory was just touched, avoids both
+//! the call and the miss (docs/decisions.md, "Translation speed", tenth round).
+
+use crate::ir::{self, Inst, Module};
+
+/// Most buffers kept: more than a kernel of the benchmark module uses, so that a large kernel's
+/// buffers cannot pile up.
+const MAX_KEPT: usize = 512;
+/// Buffers larger than this (in instructions) are freed instead of kept.
+const MAX_INSTS: usize = 4096;
+
+/// What `translate_all` hands from one kernel to the next.
+#[derive(Default)]
+pub struct Scratch {
+    /// Emptied instruction buffers of the last kernel's blocks.
+    pub(crate) insts: Vec<Vec<Inst>>,
+    /// The forwarding pass's tables.
+    pub(crate) forward: ir::forward::Buffers,
+    /// The emitter's collections.
+    pub(crate) emit: crate::emit::Kept,
+}
+
+/// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.
+pub(crate) fn insts(spare: &mut Vec<Vec<Inst>>, room: usize) -> Vec<Inst> {
+    match spare.pop() {
+        Some(mut v) => {
+            v.reserve_exact(room);
+            v
+        }
+        None => Vec::with_capacity(room),
+    }
+}
+
+impl Scratch {
+    /// Keeps the buffers of `m`, a kernel whose translation is done.
+    pub fn recycle(&mut self, m: Module) {
+        for f in m.functions {
+            for b in f.blocks {
+                let mut v = b.insts;
+                if self.insts.len() >= MAX_KEPT {
+                    return;
+                }
+                if v.capacity() > 0 && v.capacity() <= MAX_INSTS {
+                    v.clear();
+                    self.insts.push(v);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Function, Op, Ty};
+
+    #[test]
+    fn a_recycled_buffer_comes_back_empty_with_its_room() {
+        let mut s = Scratch::default();
+        let mut f = Function::new("k");
+        let b = f.entry;
+        f.block_mut(b).insts = insts(&mut s.insts, 40);
+        f.push(b, Ty::I32, Op::Const(7));
+        let cap = f.block(b).insts.capacity();
+        assert!(cap >= 40);
+        s.recycle(Module {
+            functions: vec![f],
+            ..Default::default()
+        });
+        let v = insts(&mut s.insts, 8);
+        assert!(v.is_empty());
+        assert_eq!(v.capacity(), cap);
+        // A request larger than the buffer grows it.
+        let mut spare = vec![Vec::with_capacity(4)];
+        assert!(insts(&mut spare, 100).capacity() >= 100);
+        assert!(spare.is_empty());
+    }
+}
