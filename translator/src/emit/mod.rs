@@ -178,11 +178,10 @@ pub(crate) struct Emitter {
 }
 
 impl Emitter {
+    /// A new emitter; `reset` gives its initial state.
     fn new() -> Self {
-        let mut b = decls::Decls::new();
-        let glsl = b.ext_inst_import("GLSL.std.450");
         let mut e = Emitter {
-            b,
+            b: decls::Decls::new(),
             body: body::Body::default(),
             types: [0; 8],
             ptr_types: Few::default(),
@@ -193,7 +192,7 @@ impl Emitter {
             fn_types: HashMap::default(),
             other_types: HashMap::default(),
             structs: HashMap::default(),
-            glsl,
+            glsl: 0,
             caps: Vec::new(),
             interface: Vec::new(),
             builtin_vars: Few::default(),
@@ -216,12 +215,13 @@ impl Emitter {
             tex_vars: HashMap::default(),
             fn_buffers: func::FnBuffers::default(),
         };
-        e.initial_caps();
+        e.reset();
         e
     }
 
-    /// Back to what `new` makes, keeping the collections' memory. Every field is named, so
-    /// that a new one cannot be left out.
+    /// The state a kernel's emission starts from, keeping the collections' memory (the next
+    /// kernel reuses them, `crate::scratch`). Every field is named, so that a new one cannot be
+    /// left out.
     fn reset(&mut self) {
         let Emitter {
             b,
@@ -281,10 +281,6 @@ impl Emitter {
         (*widen_workgroup_fences, *subgroup_clustered, *barrier_words) = (false, false, false);
         textures.clear();
         tex_vars.clear();
-        self.initial_caps();
-    }
-
-    fn initial_caps(&mut self) {
         for c in [
             Capability::Shader,
             Capability::PhysicalStorageBufferAddresses,

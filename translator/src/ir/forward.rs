@@ -44,7 +44,7 @@ enum Def {
     Extend(ValueId),
 }
 
-/// The pass's per-value and per-variable tables (see `crate::scratch::Scratch` for why they are kept).
+/// The pass's per-value and per-variable tables, kept from kernel to kernel (`crate::scratch`).
 #[derive(Default)]
 pub struct Buffers {
     subst: Vec<ValueId>,
