@@ -104,14 +104,16 @@ fn compare_operands(
         return smallvec::smallvec![compare(cx, cmp, ty, a, b)];
     }
     let fmt = Fmt::of(ty);
-    let lanes = if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
-        let (a0, a1) = half::split(cx, a);
-        let (b0, b1) = half::split(cx, b);
-        [(a0, b0), (a1, b1)].into_iter().take(2)
-    } else {
-        [(a, b), (a, b)].into_iter().take(1)
-    };
+    let lanes: smallvec::SmallVec<[(ValueId, ValueId); 2]> =
+        if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            let (a0, a1) = half::split(cx, a);
+            let (b0, b1) = half::split(cx, b);
+            smallvec::smallvec![(a0, b0), (a1, b1)]
+        } else {
+            smallvec::smallvec![(a, b)]
+        };
     lanes
+        .into_iter()
         .map(|(x, y)| {
             let (x, y) = if ftz {
                 (flush(cx, x, fmt), flush(cx, y, fmt))
