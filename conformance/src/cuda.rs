@@ -167,9 +167,10 @@ impl Cuda {
             let release = std::fs::read_to_string("/proc/driver/nvidia/version")
                 .ok()
                 .and_then(|s| {
+                    // "NVRM version: NVIDIA UNIX [Open Kernel Module for] x86_64  580.159.04 ..."
                     s.split_whitespace()
                         .skip_while(|w| *w != "Kernel")
-                        .nth(3)
+                        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
                         .map(str::to_string)
                 });
             let driver = format!(
@@ -290,12 +291,57 @@ impl Backend for Cuda {
     }
 
     fn execute(&self, l: &Launch) -> Result<Vec<Vec<u8>>, String> {
-        let _guard = self.lock.lock().map_err(|_| "a previous launch panicked")?;
+        let module = self.load(l)?;
+        let result = self.run(l, module);
+        // SAFETY: the module was loaded above and is unloaded once, after its launch.
+        unsafe { (self.api.module_unload)(module) };
+        result
+    }
+}
+
+impl Cuda {
+    /// JIT-compiles the launch's PTX with the driver. Outside the launch lock: the driver
+    /// compiles modules on several threads at once, and compiling is most of a case's time.
+    fn load(&self, l: &Launch) -> Result<CuModule, String> {
         let ptx = CString::new(l.ptx.as_bytes()).map_err(|_| "the PTX contains a NUL byte")?;
+        let api = &self.api;
+        let mut module: CuModule = std::ptr::null_mut();
+        let mut log = vec![0u8; 8192];
+        let mut opts = [CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER];
+        let mut vals = [
+            std::ptr::without_provenance_mut::<c_void>(log.len()),
+            log.as_mut_ptr().cast::<c_void>(),
+        ];
+        // SAFETY: the options point to `log`, which outlives the call, with its length; the
+        // other pointers are live locals.
+        let r = unsafe {
+            self.check("cuCtxSetCurrent", (api.ctx_set_current)(self.ctx))?;
+            (api.module_load_data_ex)(
+                &mut module,
+                ptx.as_ptr().cast(),
+                2,
+                opts.as_mut_ptr(),
+                vals.as_mut_ptr(),
+            )
+        };
+        if r != 0 {
+            let end = log.iter().position(|b| *b == 0).unwrap_or(log.len());
+            return Err(format!(
+                "cuModuleLoadData failed: {}: {}",
+                error_name(api, r),
+                String::from_utf8_lossy(&log[..end]).trim()
+            ));
+        }
+        Ok(module)
+    }
+
+    /// Uploads the launch's buffers, runs its kernel from `module` and reads the buffers back;
+    /// one launch at a time, so a launch's synchronization waits for its own kernel only.
+    fn run(&self, l: &Launch, module: CuModule) -> Result<Vec<Vec<u8>>, String> {
+        let _guard = self.lock.lock().map_err(|_| "a previous launch panicked")?;
         let kernel = CString::new(l.kernel.as_bytes()).map_err(|_| "bad kernel name")?;
         let api = &self.api;
         let mut ptrs: Vec<CuDevicePtr> = Vec::new();
-        let mut module: CuModule = std::ptr::null_mut();
         // SAFETY: every pointer passed below is live for the call: out-parameters are locals,
         // host buffers are slices of the launch's vectors with their lengths, device pointers
         // come from cuMemAlloc with the same sizes, and the parameter array points into
@@ -303,27 +349,6 @@ impl Backend for Cuda {
         let result = unsafe {
             (|| -> Result<Vec<Vec<u8>>, String> {
                 self.check("cuCtxSetCurrent", (api.ctx_set_current)(self.ctx))?;
-                let mut log = vec![0u8; 8192];
-                let mut opts = [CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER];
-                let mut vals = [
-                    std::ptr::without_provenance_mut::<c_void>(log.len()),
-                    log.as_mut_ptr().cast::<c_void>(),
-                ];
-                let r = (api.module_load_data_ex)(
-                    &mut module,
-                    ptx.as_ptr().cast(),
-                    2,
-                    opts.as_mut_ptr(),
-                    vals.as_mut_ptr(),
-                );
-                if r != 0 {
-                    let end = log.iter().position(|b| *b == 0).unwrap_or(log.len());
-                    return Err(format!(
-                        "cuModuleLoadData failed: {}: {}",
-                        error_name(api, r),
-                        String::from_utf8_lossy(&log[..end]).trim()
-                    ));
-                }
                 let mut func: CuFunction = std::ptr::null_mut();
                 self.check(
                     "cuModuleGetFunction",
@@ -376,9 +401,6 @@ impl Backend for Cuda {
         unsafe {
             for p in ptrs {
                 (api.mem_free)(p);
-            }
-            if !module.is_null() {
-                (api.module_unload)(module);
             }
         }
         result

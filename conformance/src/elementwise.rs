@@ -5,10 +5,10 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ptxvk_runtime::{Context, LaunchConfig};
-use ptxvk_translator::ScalarType;
+use ptxvk_translator::{Program, ScalarType, SourceFile};
 
 use crate::launch::{self, Arg, Launch, LaunchError};
 use crate::{Case, Expect, Outcome, launch_outcome, matches, show};
@@ -36,7 +36,16 @@ pub struct Elementwise {
     /// `.target sm_XX` and `.version X.Y` of the generated module.
     pub sm: u32,
     pub version: (u32, u32),
+    /// Declare the lowest of sm_70, sm_80, sm_90 and `sm` at which ptxvk's checks accept the
+    /// kernel, so that the GPU at hand can run it through its own driver (`--record-cuda`):
+    /// for families that share one generator across forms of different generations.
+    pub lowest_target: bool,
+    /// The target `lowest_target` found (checked once: the kernel is generated per launch).
+    found_target: OnceLock<u32>,
 }
+
+/// The targets [`Elementwise::lowest_target`] tries, lowest first.
+const LOWER_TARGETS: [u32; 3] = [70, 80, 90];
 
 const IN_NAMES: [&str; 3] = ["%a", "%b", "%c"];
 const OUT_NAMES: [&str; 2] = ["%d", "%e"];
@@ -87,6 +96,8 @@ impl Elementwise {
             reference: Arc::new(reference),
             sm: 90,
             version: (8, 0),
+            lowest_target: false,
+            found_target: OnceLock::new(),
         }
     }
 
@@ -102,11 +113,28 @@ impl Elementwise {
     }
 
     fn kernel_text(&self, source: InputSource) -> String {
+        if !self.lowest_target {
+            return self.kernel_text_for(source, self.sm);
+        }
+        let sm = *self.found_target.get_or_init(|| {
+            LOWER_TARGETS
+                .into_iter()
+                .filter(|sm| *sm < self.sm)
+                .find(|sm| {
+                    let text = self.kernel_text_for(InputSource::Buffers, *sm);
+                    Program::parse(SourceFile::new("case.ptx", &text)).is_ok()
+                })
+                .unwrap_or(self.sm)
+        });
+        self.kernel_text_for(source, sm)
+    }
+
+    fn kernel_text_for(&self, source: InputSource, sm: u32) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            ".version {}.{}\n.target sm_{}\n.address_size 64\n",
-            self.version.0, self.version.1, self.sm
+            ".version {}.{}\n.target sm_{sm}\n.address_size 64\n",
+            self.version.0, self.version.1
         );
         let mut params: Vec<String> = Vec::new();
         if source == InputSource::Counted {
@@ -130,7 +158,7 @@ impl Elementwise {
             .zip(&self.inputs)
             .chain(OUT_NAMES.iter().zip(&self.outputs))
         {
-            let _ = writeln!(s, "\t.reg {ty} {name};");
+            let _ = writeln!(s, "\t.reg {} {name};", register_type(*ty));
         }
         let _ = writeln!(
             s,
@@ -326,6 +354,16 @@ impl Elementwise {
 }
 
 /// Bytes a register of `ty` takes in a buffer (predicates as `.u32`).
+/// The type a register of `ty` values is declared with: the alternate formats (`.bf16`,
+/// `.bf16x2`, `.tf32`) are instruction types only and live in bit-size registers.
+pub fn register_type(ty: ScalarType) -> ScalarType {
+    match ty {
+        ScalarType::Bf16 => ScalarType::B16,
+        ScalarType::Bf16x2 | ScalarType::Tf32 => ScalarType::B32,
+        t => t,
+    }
+}
+
 pub fn storage_bytes(ty: ScalarType) -> u32 {
     if ty == ScalarType::Pred {
         4

@@ -24,6 +24,9 @@ struct Args {
     /// Only cases whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     filter: Option<String>,
+    /// Leave out cases whose name matches this regular expression (after --filter).
+    #[arg(long, value_name = "REGEX")]
+    skip: Option<String>,
     /// List the selected cases and exit.
     #[arg(long)]
     list: bool,
@@ -47,6 +50,10 @@ struct Args {
     /// results to FILE (commit it under conformance/cuda-records/).
     #[arg(long, value_name = "FILE")]
     record_cuda: Option<PathBuf>,
+    /// Write each case's start and end to stderr as they happen (to name the case in flight
+    /// when a driver takes the process down).
+    #[arg(long)]
+    trace: bool,
     /// Compare ptxvk's outputs with a CUDA record (default: every file in
     /// conformance/cuda-records/).
     #[arg(long = "cuda-record", value_name = "FILE")]
@@ -78,6 +85,10 @@ fn run(args: &Args) -> Result<bool> {
         let re = Regex::new(f).with_context(|| format!("--filter `{f}` is not a valid regex"))?;
         cases.retain(|c| re.is_match(&c.name));
     }
+    if let Some(s) = &args.skip {
+        let re = Regex::new(s).with_context(|| format!("--skip `{s}` is not a valid regex"))?;
+        cases.retain(|c| !re.is_match(&c.name));
+    }
     if args.list {
         for c in &cases {
             println!("{:<24} {}", c.family, c.name);
@@ -100,7 +111,7 @@ fn run(args: &Args) -> Result<bool> {
         return record_cuda(args, &cases, path);
     }
     let targets = ptxvk_targets(&args.devices)?;
-    let report = run_with_progress(&cases, &targets, args.jobs)?;
+    let report = run_with_progress(&cases, &targets, args)?;
     print!("{}", report.table());
     for f in report.failures() {
         println!("{f}");
@@ -155,22 +166,18 @@ fn ptxvk_targets(selected: &[String]) -> Result<Vec<Target>> {
         .collect()
 }
 
-fn run_with_progress(
-    cases: &[Case],
-    targets: &[Target],
-    jobs: Option<usize>,
-) -> Result<runner::Report> {
+fn run_with_progress(cases: &[Case], targets: &[Target], args: &Args) -> Result<runner::Report> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     // lavapipe spreads each dispatch over its own threads, but most of a case is translation
     // and shader compilation, which are single-threaded: one case per CPU was 1.5x faster than
     // one at a time on 2 cores (docs/decisions.md).
-    let jobs = jobs.unwrap_or(cpus.max(targets.len()));
+    let jobs = args.jobs.unwrap_or(cpus.max(targets.len()));
     let bar = ProgressBar::new((cases.len() * targets.len()) as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} [{elapsed_precise}] {wide_msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let report = runner::run(cases, targets, jobs, &|r| {
+    let report = runner::run_traced(cases, targets, jobs, args.trace, &|r| {
         bar.set_message(r.name.clone());
         bar.inc(1);
     });
@@ -210,7 +217,8 @@ fn record_cuda(args: &Args, cases: &[Case], path: &Path) -> Result<bool> {
         ctx,
         backend: Some(gpu.clone()),
     };
-    let report = run_with_progress(cases, std::slice::from_ref(&target), Some(1))?;
+    // Launches are serialized by the backend; the driver's PTX compiles run in parallel.
+    let report = run_with_progress(cases, std::slice::from_ref(&target), args)?;
     print!("{}", report.table());
     for f in report.failures() {
         println!("{f}");

@@ -91,6 +91,22 @@ pub fn run(
     jobs: usize,
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Report {
+    run_traced(cases, targets, jobs, false, progress)
+}
+
+/// Worker threads' stacks: drivers compile shaders and PTX on the calling thread, and NVIDIA's
+/// PTX compiler needs more than Rust's 2 MiB default.
+const STACK_BYTES: usize = 64 << 20;
+
+/// [`run`]; with `trace`, each case's start and end are written to stderr as they happen, so
+/// that a driver taking the process down leaves the cases in flight named.
+pub fn run_traced(
+    cases: &[Case],
+    targets: &[Target],
+    jobs: usize,
+    trace: bool,
+    progress: &(dyn Fn(&CaseResult) + Sync),
+) -> Report {
     let total = cases.len() * targets.len();
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; total]);
@@ -102,8 +118,14 @@ pub fn run(
             }
             let (c, t) = (i / targets.len(), i % targets.len());
             let case = &cases[c];
+            if trace {
+                eprintln!("start [{}] {}", t + 1, case.name);
+            }
             let start = Instant::now();
             let (outcome, launches) = run_case(case, &targets[t]);
+            if trace {
+                eprintln!("end   [{}] {}", t + 1, case.name);
+            }
             let r = CaseResult {
                 name: case.name.clone(),
                 family: case.family,
@@ -123,8 +145,17 @@ pub fn run(
         work();
     } else {
         std::thread::scope(|s| {
-            for _ in 0..jobs {
-                s.spawn(work);
+            let spawned = (0..jobs)
+                .take_while(|_| {
+                    std::thread::Builder::new()
+                        .stack_size(STACK_BYTES)
+                        .spawn_scoped(s, work)
+                        .is_ok()
+                })
+                .count();
+            if spawned == 0 {
+                // No thread could be started: run the cases here.
+                work();
             }
         });
     }

@@ -3,7 +3,7 @@
 use std::ffi::CStr;
 
 use ash::vk;
-use ptxvk_translator::DeviceProfile;
+use ptxvk_translator::{DeviceProfile, FloatWidths};
 use serde::Serialize;
 
 /// What ptxvk needs to know about a Vulkan device: identity, the features translated kernels
@@ -90,6 +90,8 @@ pub struct DeviceInfo {
     /// Combined image samplers a kernel may bind: the smaller of
     /// `maxPerStageDescriptorSamplers` and `maxPerStageDescriptorSampledImages`.
     pub max_texture_bindings: u32,
+    /// `shaderDenormPreserveFloat16/32/64`.
+    pub denorm_preserve: FloatWidths,
     /// `timestampValidBits` of the compute queue family.
     #[serde(skip)]
     pub(crate) timestamp_bits: u32,
@@ -137,11 +139,13 @@ impl DeviceInfo {
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
         let mut mem = vk::PhysicalDeviceMemoryProperties2::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut subgroup)
             .push_next(&mut size_control)
-            .push_next(&mut driver);
+            .push_next(&mut driver)
+            .push_next(&mut float_controls);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
@@ -271,6 +275,11 @@ impl DeviceInfo {
                 .limits
                 .max_per_stage_descriptor_samplers
                 .min(p.limits.max_per_stage_descriptor_sampled_images),
+            denorm_preserve: FloatWidths {
+                f16: float_controls.shader_denorm_preserve_float16 == vk::TRUE,
+                f32: float_controls.shader_denorm_preserve_float32 == vk::TRUE,
+                f64: float_controls.shader_denorm_preserve_float64 == vk::TRUE,
+            },
             timestamp_bits: family.map_or(0, |f| f.timestamp_valid_bits),
             physical: pd,
             queue_family,
@@ -331,6 +340,7 @@ impl DeviceInfo {
             memcheck: false,
             image_cube_array: self.image_cube_array,
             max_texture_bindings: self.max_texture_bindings,
+            denorm_preserve: self.denorm_preserve,
         }
     }
 }
@@ -453,6 +463,7 @@ mod tests {
             host_visible_device_memory: true,
             image_cube_array: true,
             max_texture_bindings: 16,
+            denorm_preserve: FloatWidths::ALL,
             timestamp_bits: 64,
             physical: vk::PhysicalDevice::null(),
             queue_family: Some(0),

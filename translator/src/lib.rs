@@ -49,7 +49,7 @@ use std::sync::Arc;
 
 pub use abi::{KernelAbi, ParamAbi};
 pub use diag::{Diagnostic, Diagnostics, SourceFile, Span};
-pub use profile::DeviceProfile;
+pub use profile::{DeviceProfile, FloatWidths};
 pub use types::{ScalarType, StateSpace};
 
 /// A parsed and checked PTX module, ready to translate kernel by kernel.

@@ -59,6 +59,27 @@ pub struct DeviceProfile {
     /// kernel samples a texture takes one.
     #[serde(default)]
     pub max_texture_bindings: u32,
+    /// `shaderDenormPreserveFloat16/32/64`: the kernel can ask for subnormal inputs and results
+    /// to be kept (`DenormPreserve`), as PTX does without `.ftz`. NVIDIA's Vulkan driver
+    /// flushes float32 subnormals unless asked (measured on an H200, docs/nvidia.md).
+    #[serde(default)]
+    pub denorm_preserve: FloatWidths,
+}
+
+/// One flag per floating-point width.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloatWidths {
+    pub f16: bool,
+    pub f32: bool,
+    pub f64: bool,
+}
+
+impl FloatWidths {
+    pub const ALL: FloatWidths = FloatWidths {
+        f16: true,
+        f32: true,
+        f64: true,
+    };
 }
 
 /// How PTX warps (32 threads) run on the device (DESIGN.md "Threads, warps, launch").
@@ -124,6 +145,13 @@ impl DeviceProfile {
             image_cube_array: true,
             // maxPerStageDescriptorSamplers.
             max_texture_bindings: 32,
+            // Mesa 22.3 reports no float controls, yet keeps subnormals of every width
+            // (measured: the conformance suite's subnormal rows pass).
+            denorm_preserve: FloatWidths {
+                f16: false,
+                f32: false,
+                f64: false,
+            },
         }
     }
 

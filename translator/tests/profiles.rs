@@ -143,3 +143,49 @@ fn int64_atomics_refused_on_apple() {
     assert!(text.contains("64-bit atomics"), "{text}");
     assert!(text.contains("t.ptx:8:"), "{text}");
 }
+
+/// PTX keeps subnormals unless an instruction says `.ftz`: each float width the kernel uses is
+/// declared `DenormPreserve` where the profile says the device can keep it (SPIR-V 1.4
+/// `OpExecutionMode %k DenormPreserve <width>`), and not declared where it cannot (the
+/// validation layer would reject it).
+#[test]
+fn subnormals_kept_where_the_device_can() {
+    let text = format!(
+        "{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %f<3>;\n\t.reg .f64 %fd<3>;\n\
+         \t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n\
+         \tadd.rn.f32 %f2, %f1, %f1;\n\tst.global.f32 [%rd1], %f2;\n\tld.global.f64 %fd1, [%rd1];\n\
+         \tadd.rn.f64 %fd2, %fd1, %fd1;\n\tst.global.f64 [%rd1], %fd2;\n\tret;\n}}\n"
+    );
+    let p = program(&text);
+    // (OpExecutionMode = 16, DenormPreserve = 4459, OpCapability DenormPreserve = 4464.)
+    let widths = |profile: &DeviceProfile| -> (Vec<u32>, bool) {
+        let k = p.translate_kernel("k", profile).unwrap();
+        ptxvk_translator::validate(&k.spirv).unwrap();
+        let w = &k.spirv;
+        let mut at = 5;
+        let (mut modes, mut cap) = (Vec::new(), false);
+        while at < w.len() {
+            let (len, op) = ((w[at] >> 16) as usize, w[at] & 0xffff);
+            if op == 16 && w[at + 2] == 4459 {
+                modes.push(w[at + 3]);
+            }
+            cap |= op == 17 && w[at + 1] == 4464;
+            at += len.max(1);
+        }
+        (modes, cap)
+    };
+    let all = DeviceProfile {
+        denorm_preserve: ptxvk_translator::FloatWidths::ALL,
+        ..DeviceProfile::named("amd-rdna").unwrap()
+    };
+    assert_eq!(widths(&all), (vec![32, 64], true));
+    // NVIDIA keeps float16 subnormals only (an H200, docs/nvidia.md); this kernel has none.
+    assert_eq!(
+        widths(&DeviceProfile::named("nvidia").unwrap()),
+        (vec![], false)
+    );
+    assert_eq!(
+        widths(&DeviceProfile::named("lavapipe").unwrap()),
+        (vec![], false)
+    );
+}

@@ -202,6 +202,7 @@ fn case(dst: ScalarType, src: ScalarType, rnd: Option<(&str, Mode)>, m: Mods) ->
     );
     e.sm = 100;
     e.version = (8, 6);
+    e.lowest_target = true;
     e.case()
 }
 
@@ -240,6 +241,7 @@ fn packed(dst: ScalarType, rnd: (&str, Mode), m: Mods) -> Case {
     );
     e.sm = 100;
     e.version = (8, 6);
+    e.lowest_target = true;
     e.case()
 }
 
@@ -269,6 +271,7 @@ fn tf32(rnd: (&str, Mode), m: Mods) -> Case {
     );
     e.sm = 100;
     e.version = (8, 6);
+    e.lowest_target = true;
     e.case()
 }
 
@@ -544,4 +547,34 @@ pub fn cases() -> Vec<Case> {
         v.push(pack(bits, signed));
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::elementwise::collecting;
+
+    /// The cvt forms are generated for sm_100 but declare the lowest target ptxvk's checks
+    /// accept, so that an older GPU's driver runs them (`--record-cuda`): `cvt.rn.f32.f64` is
+    /// sm_70 code, `cvt.rn.satfinite.f16x2.f32` needs sm_80 (ISA 9.7.9.21).
+    #[test]
+    fn cvt_cases_declare_the_lowest_target_they_need() {
+        let (_, specs) = collecting(super::cases);
+        let target = |name: &str| {
+            let spec = specs.iter().find(|s| s.name == name);
+            spec.map(|s| {
+                let ptx = s.ptx();
+                ptx.lines()
+                    .find(|l| l.starts_with(".target"))
+                    .map(str::to_string)
+            })
+        };
+        assert_eq!(
+            target("cvt/cvt.rn.f32.f64"),
+            Some(Some(".target sm_70".into()))
+        );
+        assert_eq!(
+            target("cvt/cvt.rn.satfinite.f16x2.f32"),
+            Some(Some(".target sm_80".into()))
+        );
+    }
 }

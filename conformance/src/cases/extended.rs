@@ -19,8 +19,11 @@ enum Kind {
 }
 
 /// The expected `d` and CC.CF after the instruction, from the ISA's semantics: `d = a + b +
-/// CC.CF`, `d = a - (b + CC.CF)`, `d = t<..> + c + CC.CF` with the carry (borrow) out of the
-/// addition (subtraction) of the type's width; without `.cc`, CC.CF is left as it was.
+/// CC.CF`, `d = a - (b + borrow)`, `d = t<..> + c + CC.CF` with the carry (borrow) out of the
+/// addition (subtraction) of the type's width; without `.cc`, CC.CF is left as it was. For
+/// subtraction CC.CF is the inverted borrow (borrow = 1 - CC.CF), as NVIDIA hardware keeps it:
+/// the ISA writes `a - (b + CC.CF)`, which an H200 contradicts (`sub.cc 0, 0` sets CC.CF = 1;
+/// `subc 0, 0` with CC.CF = 0 gives -1; the record in cuda-records/, docs/nvidia.md).
 fn reference(
     kind: Kind,
     carry_in: bool,
@@ -43,8 +46,9 @@ fn reference(
             (s & m, s >> n)
         }
         Kind::Sub => {
-            let s = a as i128 - b as i128 - cin as i128;
-            ((s as u128) & m, u128::from(s < 0))
+            let borrow_in = if carry_in { 1 - cin } else { 0 };
+            let s = a as i128 - b as i128 - borrow_in as i128;
+            ((s as u128) & m, u128::from(s >= 0))
         }
         Kind::Mad { hi } => {
             let t = product(ty, r[0], r[1]);

@@ -123,6 +123,8 @@ fn single_bit_rows(ty: ScalarType, seed: u64) -> Vec<Vec<u64>> {
 fn bit_fields(v: &mut Vec<Case>) {
     // bfe (8.7.1.18): pos = b & 0xff, len = c & 0xff; sbit = 0 for unsigned or len == 0, else
     // a[min(pos + len - 1, msb)]; d[i] = (i < len && pos + i <= msb) ? a[pos + i] : sbit.
+    // The 64-bit forms read all 32 bits of pos and len on NVIDIA hardware (an H200 gives
+    // bfe.u64 0x1_0000_0000, 287, 8 = 0, not the field at 287 & 0xff = 31; docs/nvidia.md).
     for ty in [U32, U64, S32, S64] {
         let msb = u64::from(ty.bits() - 1);
         v.push(case(
@@ -133,7 +135,8 @@ fn bit_fields(v: &mut Vec<Case>) {
             &[ty],
             rows_with_amounts(&[ty, U32, U32], &[false, true, true], 17),
             move |r| {
-                let (a, pos, len) = (r[0], r[1] & 0xff, r[2] & 0xff);
+                let byte = if msb == 63 { u64::MAX } else { 0xff };
+                let (a, pos, len) = (r[0], r[1] & byte, r[2] & byte);
                 let sbit = if !ty.is_signed() || len == 0 {
                     0
                 } else {
@@ -154,6 +157,8 @@ fn bit_fields(v: &mut Vec<Case>) {
     // bfi (8.7.1.19): f = b; for (i = 0; i < len && pos + i <= msb; i++) f[pos + i] = a[i].
     // The kernel's three inputs are a, b and c = pos | len << 8 | other bits: the position
     // register is c and the length register c >> 8, so both carry bits above the 8 read.
+    // As for bfe, bfi.b64 reads all 32 bits of pos and len (H200: bfi.b64 with pos 0xf60100
+    // leaves b as it is).
     for ty in [B32, B64] {
         let msb = u64::from(ty.bits() - 1);
         let mut rng = Rng::new(19);
@@ -184,7 +189,8 @@ fn bit_fields(v: &mut Vec<Case>) {
             &[ty],
             rows,
             move |r| {
-                let (a, b, pos, len) = (r[0], r[1], r[2] & 0xff, (r[2] >> 8) & 0xff);
+                let byte = if msb == 63 { u64::MAX } else { 0xff };
+                let (a, b, pos, len) = (r[0], r[1], r[2] & byte, (r[2] >> 8) & byte);
                 let mut f = b;
                 let mut i = 0;
                 while i < len && pos + i <= msb {

@@ -157,6 +157,16 @@ pub(super) fn variable(
 
 fn scalar_type(diags: &mut Vec<Diagnostic>, d: &ast::VarDecl<'_>) -> Option<ScalarType> {
     match d.ty.node {
+        // The alternate formats are instruction types, held in bit-size registers; NVIDIA's
+        // ptxas rejects them in declarations ("Parsing error near '.bf16'").
+        VarType::Scalar(t @ (ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32)) => {
+            let bits = if t == ScalarType::Bf16 { 16 } else { 32 };
+            diags.push(
+                Diagnostic::error(d.ty.span, format!("`{t}` is not a register type"))
+                    .with_label(format!("declare the register as .b{bits}")),
+            );
+            None
+        }
         VarType::Scalar(t) => Some(t),
         _ => {
             diags.push(

@@ -67,9 +67,12 @@ pub(crate) struct Header<'a> {
     pub entry: Word,
     pub name: &'a str,
     pub interface: &'a [Word],
-    /// `OpExecutionMode` of the entry point: the mode and its literals.
-    pub mode: (ExecutionMode, &'a [Word]),
+    /// The entry point's `OpExecutionMode`s: each mode and its literals.
+    pub modes: &'a [(ExecutionMode, &'static [Word])],
 }
+
+/// Few: the block size and up to three `DenormPreserve` widths.
+pub(crate) type Modes = smallvec::SmallVec<[(ExecutionMode, &'static [Word]); 4]>;
 
 impl Decls {
     pub fn new() -> Self {
@@ -152,7 +155,7 @@ impl Decls {
     /// The module: header, declarations in layout order, then the functions of `body`.
     pub fn finish(&self, h: &Header, version: (u8, u8), body: &Body) -> Vec<Word> {
         let entry_len = 3 + string_len(h.name) + h.interface.len();
-        let mode_len = 3 + h.mode.1.len();
+        let mode_len: usize = h.modes.iter().map(|m| 3 + m.1.len()).sum();
         let len = 5
             + 2 * h.caps.len()
             + self.extensions.len()
@@ -181,9 +184,15 @@ impl Decls {
             h.name,
             h.interface,
         );
-        out.push(((mode_len as Word) << 16) | Op::ExecutionMode as Word);
-        out.extend_from_slice(&[h.entry, h.mode.0 as Word]);
-        out.extend_from_slice(h.mode.1);
+        for (mode, literals) in h.modes {
+            let len = 3 + literals.len() as Word;
+            out.extend_from_slice(&[
+                (len << 16) | Op::ExecutionMode as Word,
+                h.entry,
+                *mode as Word,
+            ]);
+            out.extend_from_slice(literals);
+        }
         out.extend_from_slice(&self.names);
         out.extend_from_slice(&self.annotations);
         out.extend_from_slice(&self.globals);

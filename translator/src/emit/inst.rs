@@ -354,7 +354,6 @@ impl FnEmitter<'_, '_> {
             BinOp::UDiv => S::UDiv,
             BinOp::SDiv => S::SDiv,
             BinOp::UMod => S::UMod,
-            BinOp::SRem => S::SRem,
             BinOp::Shl => S::ShiftLeftLogical,
             BinOp::LShr => S::ShiftRightLogical,
             BinOp::AShr => S::ShiftRightArithmetic,

@@ -22,7 +22,7 @@ pub enum EmitError {
 }
 
 pub type R<T> = Result<T, EmitError>;
-use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
+use rspirv::spirv::{self, Capability, Decoration, ExecutionMode, StorageClass, Word};
 
 use crate::abi::{self, KernelAbi};
 use crate::ir::{self, Builtin, Ty};
@@ -85,6 +85,7 @@ pub fn emit_kernel(
         func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids)?;
     }
     e.b.name(entry_fn, &kernel.name);
+    let modes = e.execution_modes(module.denorm_preserve);
     let header = decls::Header {
         caps: &e.caps,
         addressing: spirv::AddressingModel::PhysicalStorageBuffer64,
@@ -93,7 +94,7 @@ pub fn emit_kernel(
         entry: entry_fn,
         name: &kernel.name,
         interface: &e.interface,
-        mode: (spirv::ExecutionMode::LocalSize, &[1, 1, 1]),
+        modes: &modes,
     };
     Ok(e.b.finish(&header, SPIRV_VERSION, &e.body))
 }
@@ -289,6 +290,29 @@ impl Emitter {
         ] {
             self.cap(c);
         }
+    }
+
+    /// The entry point's execution modes: the block size (the runtime specializes it) and, for
+    /// each float width the kernel uses and the device can keep, `DenormPreserve` (PTX keeps
+    /// subnormals unless an instruction says `.ftz`; NVIDIA's Vulkan driver flushes float32 ones
+    /// unless asked).
+    fn execution_modes(&mut self, keep: crate::profile::FloatWidths) -> decls::Modes {
+        let mut modes = decls::Modes::new();
+        modes.push((ExecutionMode::LocalSize, &[1, 1, 1]));
+        let widths: [(Ty, bool, &'static [Word]); 3] = [
+            (Ty::F16, keep.f16, &[16]),
+            (Ty::F32, keep.f32, &[32]),
+            (Ty::F64, keep.f64, &[64]),
+        ];
+        for (ty, wanted, width) in widths {
+            if wanted && self.types[ty as usize] != 0 {
+                modes.push((ExecutionMode::DenormPreserve, width));
+            }
+        }
+        if modes.len() > 1 {
+            self.cap(Capability::DenormPreserve);
+        }
+        modes
     }
 
     pub fn cap(&mut self, c: Capability) {

@@ -99,6 +99,8 @@ pub struct Module {
     pub widen_workgroup_fences: bool,
     /// Clustered subgroup reductions are available (partitioned warps use them).
     pub subgroup_clustered: bool,
+    /// Widths whose subnormals the kernel asks the device to keep (`DenormPreserve`).
+    pub denorm_preserve: crate::profile::FloatWidths,
     /// The shared arena ends with the counted barriers' 32 words.
     pub barrier_words: bool,
     /// What a non-zero launch status means: `status_sites[status - 1]` (where, and what).
@@ -354,8 +356,6 @@ pub enum BinOp {
     UDiv,
     SDiv,
     UMod,
-    /// Remainder with the sign of the dividend (C's `%`).
-    SRem,
     Shl,
     LShr,
     AShr,

@@ -118,10 +118,10 @@ pub fn rem(cx: &mut Cx<'_>, a: &Arith) {
     cx.write(&a.dst, a.ty, r);
 }
 
-/// Integer division and remainder. The ISA leaves division by zero "unspecified"; we give what
-/// NVIDIA hardware gives (quotient all ones for unsigned, -1/+1 by the dividend's sign for
-/// signed; remainder = dividend), and `MIN / -1` wraps. Either way the driver never sees a
-/// division it could trap on.
+/// Integer division and remainder. The ISA leaves division by zero "unspecified"; we give
+/// quotient all ones for unsigned, -1/+1 by the dividend's sign for signed, remainder =
+/// dividend (close to, but not always, what an H200 gives: docs/nvidia.md), and `MIN / -1`
+/// wraps. Either way the driver never sees a division it could trap on.
 fn int_div_rem(cx: &mut Cx<'_>, ty: ScalarType, x: ValueId, y: ValueId, rem: bool) -> ValueId {
     let t = cx.f.ty(x);
     let zero = cx.konst(t, 0);
@@ -138,13 +138,18 @@ fn int_div_rem(cx: &mut Cx<'_>, ty: ScalarType, x: ValueId, y: ValueId, rem: boo
         let overflow = cx.bin(BinOp::And, x_min, y_m1);
         safe_y = cx.select(overflow, one, safe_y);
     }
-    let op = match (rem, signed) {
-        (false, false) => BinOp::UDiv,
-        (false, true) => BinOp::SDiv,
-        (true, false) => BinOp::UMod,
-        (true, true) => BinOp::SRem,
+    let r = match (rem, signed) {
+        (false, false) => cx.bin(BinOp::UDiv, x, safe_y),
+        (false, true) => cx.bin(BinOp::SDiv, x, safe_y),
+        (true, false) => cx.bin(BinOp::UMod, x, safe_y),
+        // x - (x / y) * y rather than OpSRem: NVIDIA's Vulkan driver (580.159, H200) gives
+        // OpSRem the divisor's sign (-2147483647 rem 2 = 1; docs/nvidia.md).
+        (true, true) => {
+            let q = cx.bin(BinOp::SDiv, x, safe_y);
+            let qy = cx.bin(BinOp::IMul, q, safe_y);
+            cx.bin(BinOp::ISub, x, qy)
+        }
     };
-    let r = cx.bin(op, x, safe_y);
     if rem {
         // x % 0 = x; MIN % -1 = 0 (x % 1 = 0).
         return cx.select(is_zero, x, r);

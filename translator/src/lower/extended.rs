@@ -7,7 +7,7 @@
 
 use super::Cx;
 use crate::check::inst::{Carry, CarryOp};
-use crate::ir::{BinOp, ConvOp, Inst, Op, Ty, ValueId, VarId};
+use crate::ir::{BinOp, ConvOp, Inst, Op, Ty, UnOp, ValueId, VarId};
 
 /// The function's CC.CF variable, created (and cleared at function entry, so that nothing ever
 /// reads an undefined value) on first use.
@@ -38,8 +38,14 @@ fn carry_flag(cx: &mut Cx<'_>) -> VarId {
     var
 }
 
-/// `d = x + y (+ CC.CF)` with the carry out, or `d = x - (y + CC.CF)` with the borrow out,
+/// `d = x + y (+ CC.CF)` with the carry out, or `d = x - y (- borrow)` with the borrow out,
 /// computed as unsigned arithmetic of the type's width.
+///
+/// For subtraction CC.CF holds the carry of `x + !y + 1` as NVIDIA hardware keeps it, i.e. the
+/// inverted borrow: the ISA writes `d = a - (b + CC.CF)`, but on an H200 `sub.cc 0, 0` leaves
+/// CC.CF = 1 and `subc 0, 0` after a cleared CC.CF gives -1 (`--record-cuda`, docs/nvidia.md).
+/// Chains of `sub.cc`/`subc` compute the same either way; the flag's value shows when it is
+/// read by `addc` or set by `add.cc` before a `subc`.
 pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
     let x = cx.read(&c.src[0], c.ty);
     let y = cx.read(&c.src[1], c.ty);
@@ -57,15 +63,18 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
         }
         _ => (x, y),
     };
+    let sub = c.op == CarryOp::Sub;
     let carry_in = if c.carry_in {
         let flag = carry_flag(cx);
-        let cf = cx.emit(Ty::Bool, Op::LoadVar(flag));
+        let mut cf = cx.emit(Ty::Bool, Op::LoadVar(flag));
+        if sub {
+            cf = cx.un(UnOp::Not, cf);
+        }
         Some(cx.conv(ConvOp::BoolToInt, cf, Ty::of(c.ty)))
     } else {
         None
     };
     // Only `.cc` computes the carry (borrow) out, of either step.
-    let sub = c.op == CarryOp::Sub;
     let step = if sub { BinOp::ISub } else { BinOp::IAdd };
     let s = cx.bin(step, x, y);
     let mut out = c.carry_out.then(|| wrapped(cx, sub, x, y, s));
@@ -81,7 +90,10 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
         None => s,
     };
     cx.write(&c.dst, c.ty, d);
-    if let Some(out) = out {
+    if let Some(mut out) = out {
+        if sub {
+            out = cx.un(UnOp::Not, out);
+        }
         let flag = carry_flag(cx);
         cx.emit_void(Op::StoreVar(flag, out));
     }

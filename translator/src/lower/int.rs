@@ -295,7 +295,8 @@ pub fn brev(cx: &mut Cx<'_>, a: &Arith) {
     cx.write(&a.dst, a.ty, r);
 }
 
-/// `bfe`: `len` bits of `a` from `pos` (each `& 0xff`), zero-extended, or for `.s32/.s64`
+/// `bfe`: `len` bits of `a` from `pos` (each `& 0xff` for `.u32/.s32`; the 64-bit forms read
+/// all 32 bits, as NVIDIA hardware does, docs/nvidia.md), zero-extended, or for `.s32/.s64`
 /// extended with the field's top bit, where bits past the msb of `a` read as its msb.
 pub fn bfe(cx: &mut Cx<'_>, a: &Arith) {
     let signed = a.ty.is_signed();
@@ -303,8 +304,7 @@ pub fn bfe(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let pos = cx.read(&a.src[1], ScalarType::U32);
     let len = cx.read(&a.src[2], ScalarType::U32);
-    let pos = low_byte(cx, pos);
-    let len = low_byte(cx, len);
+    let (pos, len) = field_operands(cx, width, pos, len);
     // Unsigned: a field starting past the msb is empty (0). Signed: it is the replicated sign,
     // which is the 1-bit field at the msb, sign-extended.
     let max_pos = c32(cx, if signed { width - 1 } else { width });
@@ -334,16 +334,25 @@ pub fn bfe(cx: &mut Cx<'_>, a: &Arith) {
     cx.write(&a.dst, a.ty, r);
 }
 
-/// `bfi`: `b` with bits `pos .. pos + len` (each `& 0xff`, cut at the msb) taken from the low
-/// bits of `a`.
+/// The position and length `bfe` and `bfi` use: the low byte of each for 32-bit fields, the
+/// whole value for 64-bit ones (both are clamped to the field's width afterwards).
+fn field_operands(cx: &mut Cx<'_>, width: u32, pos: ValueId, len: ValueId) -> (ValueId, ValueId) {
+    if width == 64 {
+        (pos, len)
+    } else {
+        (low_byte(cx, pos), low_byte(cx, len))
+    }
+}
+
+/// `bfi`: `b` with bits `pos .. pos + len` (read as by `bfe`, cut at the msb) taken from the
+/// low bits of `a`.
 pub fn bfi(cx: &mut Cx<'_>, a: &Arith) {
     let width = a.ty.bits();
     let x = cx.read(&a.src[0], a.ty);
     let base = cx.read(&a.src[1], a.ty);
     let pos = cx.read(&a.src[2], ScalarType::U32);
     let len = cx.read(&a.src[3], ScalarType::U32);
-    let pos = low_byte(cx, pos);
-    let len = low_byte(cx, len);
+    let (pos, len) = field_operands(cx, width, pos, len);
     let w = c32(cx, width);
     let p = umin(cx, pos, w);
     let room = cx.bin(BinOp::ISub, w, p);

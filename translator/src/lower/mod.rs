@@ -145,6 +145,7 @@ pub fn lower_kernel(
         warp: profile.warp_strategy(),
         widen_workgroup_fences: profile.widen_workgroup_fences,
         subgroup_clustered: profile.subgroup_clustered,
+        denorm_preserve: profile.denorm_preserve,
         barrier_words,
         status_sites: Vec::new(),
         textures: texture_bindings,

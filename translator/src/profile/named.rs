@@ -6,7 +6,7 @@
 //! can count on. A real device is always read from the driver by the runtime; these are for
 //! `ptxvk translate --device-profile NAME` and for testing the translator's fallbacks.
 
-use super::DeviceProfile;
+use super::{DeviceProfile, FloatWidths};
 
 pub(super) const NAMES: &[&str] = &[
     "nvidia", "amd-rdna", "amd-gcn", "intel", "apple", "lavapipe",
@@ -53,11 +53,20 @@ fn desktop(name: &str) -> DeviceProfile {
         shader_clock: true,
         image_cube_array: true,
         max_texture_bindings: 4096,
+        // RADV and ANV keep subnormals of every width when asked (NVIDIA: below).
+        denorm_preserve: FloatWidths::ALL,
     }
 }
 
 fn nvidia() -> DeviceProfile {
     DeviceProfile {
+        // Measured on an H200 (driver 580.159.04): float16 only; float32 subnormals are
+        // flushed (docs/nvidia.md).
+        denorm_preserve: FloatWidths {
+            f16: true,
+            f32: false,
+            f64: false,
+        },
         // VK_EXT_shader_atomic_float: buffer float32 and float64 add.
         float32_atomic_add: true,
         float64_atomic_add: true,
@@ -114,6 +123,8 @@ fn apple() -> DeviceProfile {
         shader_clock: false,
         // Metal's 16 samplers per stage (MoltenVK without argument buffers).
         max_texture_bindings: 16,
+        // MoltenVK reports no float controls: float32 subnormals may be flushed.
+        denorm_preserve: FloatWidths::default(),
         ..desktop("apple")
     }
 }

@@ -167,6 +167,13 @@ fn info(json: bool) -> Result<ExitCode> {
             yes(d.float16),
             yes(d.float64)
         );
+        let dp = d.denorm_preserve;
+        println!(
+            "  keeps subnormals:      f16 {}, f32 {}, f64 {}",
+            yes(dp.f16),
+            yes(dp.f32),
+            yes(dp.f64)
+        );
         println!("  64-bit atomics:        {}", yes(d.int64_atomics));
         println!(
             "  subgroup size:         {} (range {}-{}{})",

@@ -193,6 +193,14 @@ pub fn setp(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
             "write two destinations",
         );
     }
+    // The ISA lists `p|q` for the packed half forms only; NVIDIA's ptxas rejects it for
+    // `.f16`/`.bf16` ("Predicate output not allowed").
+    if q.is_some() && matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
+        m.error(
+            format!("`setp{ty}` writes one predicate: `p|q` is for .f16x2 and .bf16x2"),
+            "write one destination",
+        );
+    }
     let a = cx.src(&ops[1], ty, TypeRule::Strict);
     let b = cx.src(&ops[2], ty, TypeRule::Strict);
     let combine = match c.bool_op {
@@ -250,6 +258,17 @@ pub fn set(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     };
     let stype = m.ty(COMPARE_TYPES)?;
     check_compare(m, &c, ftz, stype);
+    // The `.bf16`/`.bf16x2` results have no `.ftz` form (ISA 9.7.4.4; ptxas: "Illegal
+    // modifier").
+    if let Some(sp) = ftz {
+        if matches!(dtype.node, Bf16 | Bf16x2) {
+            m.error_at(
+                sp,
+                format!("`set{}` has no `.ftz` form", dtype.node),
+                "remove it",
+            );
+        }
+    }
     let allowed = set_dtypes(stype);
     if !allowed.contains(&dtype.node) {
         let names: Vec<String> = allowed.iter().map(|t| t.to_string()).collect();
