@@ -335,8 +335,9 @@ impl Cuda {
         Ok(module)
     }
 
-    /// Uploads the launch's buffers, runs its kernel from `module` and reads the buffers back;
-    /// one launch at a time, so a launch's synchronization waits for its own kernel only.
+    /// Uploads the launch's buffers, runs its kernel from `module` (loaded by [`Cuda::load`] on
+    /// this thread) and reads the buffers back; one launch at a time, so a launch's
+    /// synchronization waits for its own kernel only.
     fn run(&self, l: &Launch, module: CuModule) -> Result<Vec<Vec<u8>>, String> {
         let _guard = self.lock.lock().map_err(|_| "a previous launch panicked")?;
         let kernel = CString::new(l.kernel.as_bytes()).map_err(|_| "bad kernel name")?;
@@ -348,7 +349,7 @@ impl Cuda {
         // `params`, which outlives the launch and the synchronization that follows it.
         let result = unsafe {
             (|| -> Result<Vec<Vec<u8>>, String> {
-                self.check("cuCtxSetCurrent", (api.ctx_set_current)(self.ctx))?;
+                // The context is current: `load` made it so on this thread.
                 let mut func: CuFunction = std::ptr::null_mut();
                 self.check(
                     "cuModuleGetFunction",
