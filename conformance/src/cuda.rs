@@ -297,6 +297,11 @@ impl Backend for Cuda {
         unsafe { (self.api.module_unload)(module) };
         result
     }
+
+    /// ptxas refuses a `.target` above the GPU's own generation.
+    fn lacks_feature(&self, message: &str) -> bool {
+        message.contains("SM version specified by .target is higher")
+    }
 }
 
 impl Cuda {

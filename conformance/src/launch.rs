@@ -67,6 +67,9 @@ pub enum LaunchError {
     Ptxvk(#[from] ptxvk_runtime::Error),
     #[error("{backend}: {message}")]
     Backend { backend: String, message: String },
+    /// The backend's device lacks what the launch needs (a newer GPU generation, say).
+    #[error("{backend}: {message}")]
+    BackendLacks { backend: String, message: String },
 }
 
 /// Somewhere other than ptxvk to run launches (the CUDA driver, or a test double).
@@ -75,6 +78,11 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> String;
     /// Runs `launch` and returns the final contents of its buffers.
     fn execute(&self, launch: &Launch) -> Result<Vec<Vec<u8>>, String>;
+    /// Whether an error `execute` gave means the device lacks a feature (the case is then
+    /// unsupported there, not failed).
+    fn lacks_feature(&self, _message: &str) -> bool {
+        false
+    }
 }
 
 /// What one launch of a case did: digests of its inputs and of its buffers afterwards.
@@ -126,9 +134,13 @@ pub fn other_backend() -> Option<String> {
 pub fn execute(ctx: &Context, launch: &Launch) -> Result<Vec<Vec<u8>>, LaunchError> {
     let backend = CAPTURE.with(|c| c.borrow().as_ref().and_then(|c| c.backend.clone()));
     let out = match &backend {
-        Some(b) => b.execute(launch).map_err(|message| LaunchError::Backend {
-            backend: b.name(),
-            message,
+        Some(b) => b.execute(launch).map_err(|message| {
+            let backend = b.name();
+            if b.lacks_feature(&message) {
+                LaunchError::BackendLacks { backend, message }
+            } else {
+                LaunchError::Backend { backend, message }
+            }
         })?,
         None => on_ptxvk(ctx, launch)?,
     };

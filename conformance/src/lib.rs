@@ -59,6 +59,8 @@ pub enum Expect {
     Abs { value: f64, tol: f64 },
     /// The ISA leaves the result unspecified.
     Any,
+    /// Either of these bits (where the ISA, or IEEE 754 under it, leaves a choice of two).
+    Either(u64, u64),
 }
 
 /// A translation or launch error as a case outcome: a device that lacks a feature makes the
@@ -77,6 +79,7 @@ pub fn outcome_of(e: Error) -> Outcome {
 pub fn launch_outcome(e: LaunchError) -> Outcome {
     match e {
         LaunchError::Ptxvk(e) => outcome_of(e),
+        e @ LaunchError::BackendLacks { .. } => Outcome::Unsupported(e.to_string()),
         other => Outcome::Fail(other.to_string()),
     }
 }
@@ -118,6 +121,7 @@ pub fn matches(ty: ScalarType, got: u64, want: Expect) -> bool {
         Expect::Bits(w) => got & mask == w & mask,
         Expect::AnyNan => as_f64(got & mask).is_nan(),
         Expect::Any => true,
+        Expect::Either(a, b) => got & mask == a & mask || got & mask == b & mask,
         Expect::Abs { value, tol } => {
             let g = as_f64(got & mask);
             if value.is_nan() {

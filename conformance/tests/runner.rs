@@ -223,3 +223,42 @@ fn quick_keeps_every_family() {
     assert_eq!(families, quick_families);
     assert!(quick.len() * 3 < all.len());
 }
+
+/// A backend whose device is too old for every launch, the way ptxas answers a `.target`
+/// above the GPU's generation.
+struct TooOld;
+
+impl Backend for TooOld {
+    fn name(&self) -> String {
+        "old GPU".into()
+    }
+
+    fn execute(&self, _: &Launch) -> Result<Vec<Vec<u8>>, String> {
+        Err("SM version too high".into())
+    }
+
+    fn lacks_feature(&self, message: &str) -> bool {
+        message.contains("too high")
+    }
+}
+
+/// What the backend's device lacks makes a case unsupported there, not failed.
+#[test]
+fn backend_lacking_a_feature_is_unsupported() {
+    let ctx = ctx();
+    let cases = some_cases();
+    let old = Target {
+        label: "old".into(),
+        ctx,
+        backend: Some(Arc::new(TooOld)),
+    };
+    let r = runner::run(&cases[..2], &[old], 1, &|_| {});
+    for c in &r.results {
+        assert!(
+            matches!(&c.outcome, Outcome::Unsupported(m) if m.contains("old GPU: SM version too high")),
+            "{:?}",
+            c.outcome
+        );
+    }
+    assert!(!r.failed());
+}

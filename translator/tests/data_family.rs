@@ -70,8 +70,10 @@ fn every_cvt_form_validates() {
             body += &format!("cvt.{d}.{s} {}, {};\n", reg(d), reg(s));
         }
         for s in floats {
+            // `.sat` is refused with a .bf16 operand (as ptxas does).
+            let sat = if s == "bf16" { "" } else { ".sat" };
             for r in ["rni", "rzi", "rmi", "rpi"] {
-                body += &format!("cvt.{r}.sat.{d}.{s} {}, {};\n", reg(d), reg(s));
+                body += &format!("cvt.{r}{sat}.{d}.{s} {}, {};\n", reg(d), reg(s));
             }
         }
     }
@@ -92,7 +94,9 @@ fn every_cvt_form_validates() {
                 }
             } else if d == s {
                 body += &format!("cvt.rni.{d}.{s} {}, {};\n", reg(d), reg(s));
-                body += &format!("cvt.sat.{d}.{s} {}, {};\n", reg(d), reg(s));
+                if d != "bf16" {
+                    body += &format!("cvt.sat.{d}.{s} {}, {};\n", reg(d), reg(s));
+                }
             } else {
                 body += &format!("cvt.{d}.{s} {}, {};\n", reg(d), reg(s));
             }

@@ -415,13 +415,13 @@ fn function_names_are_operands_of_mov_and_call_only() {
 }
 
 /// Forms NVIDIA's ptxas rejects (seen through `--record-cuda` on an H200, docs/nvidia.md):
-/// `p|q` from a scalar half comparison, `.ftz` on a `.bf16` result, and the alternate
-/// formats as register types.
+/// `p|q` from a scalar half comparison, `.ftz` on a `.bf16` result, `cvt.sat` with a `.bf16`
+/// operand (`.satfinite` stays), and the alternate formats as register types.
 #[test]
 fn forms_ptxas_rejects() {
     let src = format!(
-        ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{}}}\n",
-        "  .reg .b16 %h<3>;\n  .reg .pred %p, %q;\n  .reg .b32 %r;\n  .reg .f32 %f;\n  .reg .bf16 %bad;\n  .reg .b16 %d;\n  setp.lt.f16 %p|%q, %h1, %h2;\n  setp.lt.bf16 %p|%q, %h1, %h2;\n  setp.lt.f16 %p, %h1, %h2;\n  set.lt.ftz.bf16.f32 %d, %f, %f;\n  set.lt.ftz.f16.f32 %d, %f, %f;\n  ret;\n"
+        ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{}}}\n",
+        "  .reg .b16 %h<3>;\n  .reg .pred %p, %q;\n  .reg .b32 %r;\n  .reg .f32 %f;\n  .reg .bf16 %bad;\n  .reg .b16 %d;\n  setp.lt.f16 %p|%q, %h1, %h2;\n  setp.lt.bf16 %p|%q, %h1, %h2;\n  setp.lt.f16 %p, %h1, %h2;\n  set.lt.ftz.bf16.f32 %d, %f, %f;\n  set.lt.ftz.f16.f32 %d, %f, %f;\n  cvt.rn.sat.bf16.f32 %d, %f;\n  cvt.rzi.sat.s32.bf16 %r, %d;\n  cvt.rn.satfinite.bf16.f32 %d, %f;\n  ret;\n"
     );
     check(
         &src,
@@ -430,6 +430,8 @@ fn forms_ptxas_rejects() {
             want("`setp.f16` writes one predicate", "setp.lt.f16 %p|%q"),
             want("`setp.bf16` writes one predicate", "setp.lt.bf16"),
             want("`set.bf16` has no `.ftz` form", ".ftz.bf16"),
+            want("`.sat` is not a modifier of `cvt.bf16.f32`", ".sat.bf16"),
+            want("`.sat` is not a modifier of `cvt.s32.bf16`", ".sat.s32"),
         ],
     );
 }

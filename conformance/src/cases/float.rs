@@ -162,6 +162,25 @@ pub(crate) fn exact(fmt: Fmt, bits: u64) -> Expect {
     }
 }
 
+/// `.ftz` (then `.sat`) on the result `d` of an operation whose result rounded toward zero is
+/// `d_rz`: a subnormal becomes a zero of its sign. Where the exact result is below the
+/// smallest normal number but rounds up to it, IEEE 754 lets tininess be detected before
+/// rounding (flush it: NVIDIA hardware does, docs/nvidia.md) or after (keep it: ptxvk does);
+/// the ISA does not say, so both are accepted.
+pub(crate) fn ftz_result(fmt: Fmt, d: u64, d_rz: u64, sat: bool) -> Expect {
+    let d = fmt.flush(d);
+    let tiny = fmt.is_subnormal(d_rz) && !fmt.is_zero(d) && !fmt.is_subnormal(d);
+    let zero = d & fmt.sign_bit();
+    match (tiny, sat) {
+        (false, false) => exact(fmt, d),
+        (false, true) => clamped(fmt, saturate(fmt, d)),
+        (true, false) => Expect::Either(d, zero),
+        // Negative: both saturate to zero.
+        (true, true) if fmt.sign(d) => clamped(fmt, 0),
+        (true, true) => Expect::Either(saturate(fmt, d), zero),
+    }
+}
+
 /// A zero result under `.sat`/`.relu` may be either zero (the ISA says "clamps to 0").
 pub(crate) fn clamped(fmt: Fmt, bits: u64) -> Expect {
     if fmt.is_zero(bits) {
@@ -314,9 +333,11 @@ fn add_sub_mul(v: &mut Vec<Case>) {
                             } else {
                                 (x[0], x[1])
                             };
-                            let mut d = ieee::arith(fmt, op, r.unwrap_or(Rnd::Rn), a, b, 0);
+                            let r = r.unwrap_or(Rnd::Rn);
+                            let d = ieee::arith(fmt, op, r, a, b, 0);
                             if ftz {
-                                d = fmt.flush(d);
+                                let d_rz = ieee::arith(fmt, op, Rnd::Rz, a, b, 0);
+                                return ftz_result(fmt, d, d_rz, sat);
                             }
                             if sat {
                                 return clamped(fmt, saturate(fmt, d));
@@ -411,7 +432,12 @@ fn fma_case(inst: String, form: Form, r: Rnd, ftz: bool, sat: bool, relu: bool) 
         ver,
         move |x| {
             let f = |b: u64| if ftz { fmt.flush(b) } else { b };
-            let mut d = ieee::arith(fmt, Arith::Fma, r, f(x[0]), f(x[1]), f(x[2]));
+            let (a, b, c) = (f(x[0]), f(x[1]), f(x[2]));
+            let mut d = ieee::arith(fmt, Arith::Fma, r, a, b, c);
+            if ftz && !relu {
+                let d_rz = ieee::arith(fmt, Arith::Fma, Rnd::Rz, a, b, c);
+                return ftz_result(fmt, d, d_rz, sat);
+            }
             d = f(d);
             if sat {
                 return clamped(fmt, saturate(fmt, d));
@@ -455,8 +481,14 @@ fn div_rcp_sqrt(v: &mut Vec<Case>) {
                     (7, 8),
                     move |x| {
                         let f = |b: u64| if ftz { fmt.flush(b) } else { b };
-                        let d = ieee::arith(fmt, Arith::Div, r, f(x[0]), f(x[1]), 0);
-                        exact(fmt, f(d))
+                        let (a, b) = (f(x[0]), f(x[1]));
+                        let d = ieee::arith(fmt, Arith::Div, r, a, b, 0);
+                        let d_rz = ieee::arith(fmt, Arith::Div, Rnd::Rz, a, b, 0);
+                        if ftz {
+                            ftz_result(fmt, d, d_rz, false)
+                        } else {
+                            exact(fmt, d)
+                        }
                     },
                 ));
                 let inst = format!("rcp{sfx}{}", form.ty);
@@ -471,8 +503,14 @@ fn div_rcp_sqrt(v: &mut Vec<Case>) {
                     (7, 8),
                     move |x| {
                         let f = |b: u64| if ftz { fmt.flush(b) } else { b };
-                        let d = ieee::arith(fmt, Arith::Div, r, fmt.one(), f(x[0]), 0);
-                        exact(fmt, f(d))
+                        let a = f(x[0]);
+                        let d = ieee::arith(fmt, Arith::Div, r, fmt.one(), a, 0);
+                        if ftz {
+                            let d_rz = ieee::arith(fmt, Arith::Div, Rnd::Rz, fmt.one(), a, 0);
+                            ftz_result(fmt, d, d_rz, false)
+                        } else {
+                            exact(fmt, d)
+                        }
                     },
                 ));
                 let inst = format!("sqrt{sfx}{}", form.ty);

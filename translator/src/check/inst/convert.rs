@@ -271,6 +271,15 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
                 format!("`.sat` is not a modifier of `cvt{dst_ty}`; use `.satfinite`"),
                 "unexpected modifier",
             );
+        } else if dst_ty == Bf16 || src_ty == Bf16 {
+            // NVIDIA's ptxas: "Illegal modifier '.sat' for instruction 'cvt'" with any .bf16
+            // operand (an H200's driver, docs/nvidia.md).
+            err(
+                m,
+                mod_span(i, "sat"),
+                format!("`.sat` is not a modifier of `cvt{dst_ty}{src_ty}`"),
+                "not with a .bf16 operand; .bf16 results of .f32 take `.satfinite`",
+            );
         } else if !df && !sf && int_range_contains(dst_ty, src_ty) {
             err(
                 m,
