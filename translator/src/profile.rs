@@ -60,8 +60,9 @@ pub struct DeviceProfile {
     #[serde(default)]
     pub max_texture_bindings: u32,
     /// `shaderDenormPreserveFloat16/32/64`: the kernel can ask for subnormal inputs and results
-    /// to be kept (`DenormPreserve`), as PTX does without `.ftz`. NVIDIA's Vulkan driver
-    /// flushes float32 subnormals unless asked (measured on an H200, docs/nvidia.md).
+    /// to be kept (`DenormPreserve`), as PTX does without `.ftz`. Where a width is not offered
+    /// the driver's default holds: NVIDIA's Vulkan driver flushes float32 subnormals and cannot
+    /// be asked otherwise (an H200, docs/nvidia.md); lavapipe keeps them.
     #[serde(default)]
     pub denorm_preserve: FloatWidths,
 }
@@ -147,11 +148,7 @@ impl DeviceProfile {
             max_texture_bindings: 32,
             // Mesa 22.3 reports no float controls, yet keeps subnormals of every width
             // (measured: the conformance suite's subnormal rows pass).
-            denorm_preserve: FloatWidths {
-                f16: false,
-                f32: false,
-                f64: false,
-            },
+            denorm_preserve: FloatWidths::default(),
         }
     }
 

@@ -316,8 +316,11 @@ fn float_to_float(dst: ScalarType, src: ScalarType, m: Mods, a: u64) -> Expect {
             let r = round(neg, n, e, f, m.mode.unwrap_or(Mode::Even));
             // Rounded up to the smallest normal from below: `.ftz` may flush it or not
             // (tininess before or after rounding; see `float::ftz_result`).
-            let rz = round(neg, n, e, f, Mode::Zero);
-            if m.ftz && dst == F32 && is_subnormal_f32(rz) && !is_subnormal_f32(r) {
+            if m.ftz
+                && dst == F32
+                && !is_subnormal_f32(r)
+                && is_subnormal_f32(round(neg, n, e, f, Mode::Zero))
+            {
                 let zero = r & f.sign_bit();
                 if let (Expect::Bits(a), Expect::Bits(b)) =
                     (float_result(dst, m, r), float_result(dst, m, zero))

@@ -483,8 +483,8 @@ fn div_rcp_sqrt(v: &mut Vec<Case>) {
                         let f = |b: u64| if ftz { fmt.flush(b) } else { b };
                         let (a, b) = (f(x[0]), f(x[1]));
                         let d = ieee::arith(fmt, Arith::Div, r, a, b, 0);
-                        let d_rz = ieee::arith(fmt, Arith::Div, Rnd::Rz, a, b, 0);
                         if ftz {
+                            let d_rz = ieee::arith(fmt, Arith::Div, Rnd::Rz, a, b, 0);
                             ftz_result(fmt, d, d_rz, false)
                         } else {
                             exact(fmt, d)

@@ -294,8 +294,7 @@ impl Emitter {
 
     /// The entry point's execution modes: the block size (the runtime specializes it) and, for
     /// each float width the kernel uses and the device can keep, `DenormPreserve` (PTX keeps
-    /// subnormals unless an instruction says `.ftz`; NVIDIA's Vulkan driver flushes float32 ones
-    /// unless asked).
+    /// subnormals unless an instruction says `.ftz`; a driver's default may flush them).
     fn execution_modes(&mut self, keep: crate::profile::FloatWidths) -> decls::Modes {
         let mut modes = decls::Modes::new();
         modes.push((ExecutionMode::LocalSize, &[1, 1, 1]));
