@@ -267,8 +267,10 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
                 subst[r.0 as usize] = v;
                 continue;
             }
+            // A copy, not a swap: the instruction at `w` was dropped (a swap moved both
+            // through the stack).
             if w != k {
-                insts.swap(w, k);
+                insts[w] = insts[k];
             }
             w += 1;
         }
@@ -310,6 +312,7 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
 
 /// Counts uses again, applying `subst` everywhere (a value used outside its block, before the
 /// walk reached its definition, was replaced).
+#[inline(never)]
 fn recount(f: &mut Function, subst: &[ValueId], uses: &mut [u32]) {
     uses.iter_mut().for_each(|u| *u = 0);
     let Function { blocks, side, .. } = f;
@@ -487,6 +490,7 @@ fn pure(op: &Op) -> bool {
 
 /// Deletes pure operations whose results are unused and stores to variables that are never
 /// loaded, then the variables nothing mentions any more.
+#[inline(never)]
 fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut Buffers) {
     let mut mentioned = refill(take(&mut bufs.mentioned), f.vars.len(), false);
     // Positions of the block's dead instructions, last first.
@@ -545,6 +549,7 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut
 
 /// Removes the variables not `mentioned` (each would be an `OpVariable` of its own).
 /// Hands back the buffer `new_id` (the map from old to new variables).
+#[inline(never)]
 fn compact_vars(f: &mut Function, mentioned: &[bool], new_id: Vec<VarId>) -> Vec<VarId> {
     if mentioned.iter().all(|&m| m) {
         return new_id;

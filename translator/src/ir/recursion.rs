@@ -13,8 +13,6 @@
 //! The stack is in the local arena: a stack-pointer word and `STACK_WORDS` words. A call that
 //! would overflow it reports `TrapKind::StackOverflow` and ends the thread.
 
-use std::collections::{HashMap, HashSet};
-
 use super::inline::{CutCall, calls, copy_body, cut_call, prune};
 use super::{
     BinOp, BlockId, ConvOp, FuncId, Function, Inst, Module, Op, Ptr, Terminator, Ty, ValueId, VarId,
@@ -321,7 +319,7 @@ fn call_member(
     cut: &CutCall,
     owner: &Member,
     callee: &Member,
-    (site, live): (u32, &HashSet<VarId>),
+    (site, live): (u32, &VarSet),
     arena: &LocalArena,
 ) -> BlockId {
     // The caller's variables that are still needed after the call.
@@ -429,61 +427,74 @@ fn call_member(
     push
 }
 
+/// A set of a function's variables, one bit each.
+struct VarSet(Vec<u64>);
+
+impl VarSet {
+    fn contains(&self, v: &VarId) -> bool {
+        Self::has(&self.0, *v)
+    }
+
+    fn has(set: &[u64], v: VarId) -> bool {
+        set.get(v.0 as usize / 64)
+            .is_some_and(|w| w >> (v.0 % 64) & 1 != 0)
+    }
+}
+
+fn add(set: &mut [u64], v: VarId) {
+    set[v.0 as usize / 64] |= 1 << (v.0 % 64);
+}
+
 /// The variables live on entry to `start`: read before being written on some path from it
-/// (not following the successors of `stops`).
-fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> HashSet<VarId> {
-    let succ = |b: BlockId| -> Vec<BlockId> {
-        if stops.contains(&b) {
-            Vec::new()
-        } else {
-            g.successors(b)
-        }
-    };
+/// (not following the successors of `stops`). Bit sets over the variables and a table of
+/// the reached blocks: hash sets per block and call site cost a twentieth of a recursive
+/// kernel's translation.
+fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> VarSet {
+    let followed = |b: BlockId| (!stops.contains(&b)).then(|| g.block(b).term.targets());
+    // The reached blocks, and each block's place among them.
+    let mut pos = vec![u32::MAX; g.blocks.len()];
     let mut reach = vec![start];
-    let mut seen: HashSet<BlockId> = HashSet::from([start]);
+    pos[start.0 as usize] = 0;
     let mut i = 0;
     while i < reach.len() {
-        for s in succ(reach[i]) {
-            if seen.insert(s) {
+        for s in followed(reach[i]).into_iter().flatten() {
+            if pos[s.0 as usize] == u32::MAX {
+                pos[s.0 as usize] = reach.len() as u32;
                 reach.push(s);
             }
         }
         i += 1;
     }
-    // Per block: variables read before any write, and variables written.
-    let local: HashMap<BlockId, (HashSet<VarId>, HashSet<VarId>)> = reach
-        .iter()
-        .map(|&b| {
-            let (mut uses, mut defs) = (HashSet::new(), HashSet::new());
-            for inst in &g.block(b).insts {
-                match &inst.op {
-                    Op::LoadVar(v) if !defs.contains(v) => {
-                        uses.insert(*v);
-                    }
-                    Op::StoreVar(v, _) => {
-                        defs.insert(*v);
-                    }
-                    Op::Call(c) => defs.extend(g.side.call(*c).results.iter().copied()),
-                    _ => {}
-                }
+    let words = g.vars.len().div_ceil(64);
+    let at = |k: usize| k * words..(k + 1) * words;
+    // Per reached block: variables read before any write, and variables written.
+    let mut uses = vec![0u64; reach.len() * words];
+    let mut defs = vec![0u64; reach.len() * words];
+    for (k, &b) in reach.iter().enumerate() {
+        let (u, d) = (&mut uses[at(k)], &mut defs[at(k)]);
+        for inst in &g.block(b).insts {
+            match &inst.op {
+                Op::LoadVar(v) if !VarSet::has(d, *v) => add(u, *v),
+                Op::StoreVar(v, _) => add(d, *v),
+                Op::Call(c) => g.side.call(*c).results.iter().for_each(|v| add(d, *v)),
+                _ => {}
             }
-            (b, (uses, defs))
-        })
-        .collect();
-    let mut live: HashMap<BlockId, HashSet<VarId>> = HashMap::new();
+        }
+    }
+    let mut live = vec![0u64; reach.len() * words];
+    let mut set = vec![0u64; words];
     loop {
         let mut changed = false;
-        for &b in reach.iter().rev() {
-            let (uses, defs) = &local[&b];
-            let mut set = uses.clone();
-            for s in succ(b) {
-                if let Some(l) = live.get(&s) {
-                    set.extend(l.iter().filter(|v| !defs.contains(v)).copied());
+        for k in (0..reach.len()).rev() {
+            set.copy_from_slice(&uses[at(k)]);
+            for s in followed(reach[k]).into_iter().flatten() {
+                let j = pos[s.0 as usize] as usize;
+                for (w, x) in set.iter_mut().enumerate() {
+                    *x |= live[j * words + w] & !defs[k * words + w];
                 }
             }
-            let entry = live.entry(b).or_default();
-            if set.len() != entry.len() {
-                *entry = set;
+            if live[at(k)] != set[..] {
+                live[at(k)].copy_from_slice(&set);
                 changed = true;
             }
         }
@@ -491,7 +502,8 @@ fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> HashSet<VarId> {
             break;
         }
     }
-    live.remove(&start).unwrap_or_default()
+    live.truncate(words);
+    VarSet(live)
 }
 
 fn redirect_calls(
