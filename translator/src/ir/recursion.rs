@@ -432,13 +432,13 @@ struct VarSet(Vec<u64>);
 
 impl VarSet {
     fn contains(&self, v: &VarId) -> bool {
-        Self::has(&self.0, *v)
+        has(&self.0, *v)
     }
+}
 
-    fn has(set: &[u64], v: VarId) -> bool {
-        set.get(v.0 as usize / 64)
-            .is_some_and(|w| w >> (v.0 % 64) & 1 != 0)
-    }
+fn has(set: &[u64], v: VarId) -> bool {
+    set.get(v.0 as usize / 64)
+        .is_some_and(|w| w >> (v.0 % 64) & 1 != 0)
 }
 
 fn add(set: &mut [u64], v: VarId) {
@@ -474,7 +474,7 @@ fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> VarSet {
         let (u, d) = (&mut uses[at(k)], &mut defs[at(k)]);
         for inst in &g.block(b).insts {
             match &inst.op {
-                Op::LoadVar(v) if !VarSet::has(d, *v) => add(u, *v),
+                Op::LoadVar(v) if !has(d, *v) => add(u, *v),
                 Op::StoreVar(v, _) => add(d, *v),
                 Op::Call(c) => g.side.call(*c).results.iter().for_each(|v| add(d, *v)),
                 _ => {}
