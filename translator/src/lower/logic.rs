@@ -2,6 +2,7 @@
 
 use super::{Cx, truth_table};
 use crate::check::inst::{Arith, BoolOp, Lop3, Shf};
+use crate::check::typed::Src;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp};
 use crate::types::ScalarType;
 
@@ -35,10 +36,23 @@ fn amount(cx: &mut Cx<'_>, a: &Arith, width: u32) -> (crate::ir::ValueId, crate:
     (amt, over)
 }
 
+/// An immediate shift amount below the width (`shl.b32 %r1, %r2, 2`, most shifts compilers
+/// write), as the shifted value's type: no clamp to build and fold away again.
+fn small_amount(cx: &mut Cx<'_>, a: &Arith, width: u32) -> Option<crate::ir::ValueId> {
+    match a.src[1] {
+        Src::Imm(k) if k < u64::from(width) => Some(cx.konst(Ty::int(width), k)),
+        _ => None,
+    }
+}
+
 /// `shl`: amounts of the width or more give 0 (ISA 8.7.5.7: amounts are clamped to the width).
 pub fn shl(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let width = cx.f.ty(x).bits();
+    if let Some(k) = small_amount(cx, a, width) {
+        let r = cx.bin(BinOp::Shl, x, k);
+        return cx.write(&a.dst, a.ty, r);
+    }
     let (amt, over) = amount(cx, a, width);
     let zero = cx.konst(Ty::int(width), 0);
     let max = cx.konst(Ty::int(width), u64::from(width - 1));
@@ -53,6 +67,15 @@ pub fn shl(cx: &mut Cx<'_>, a: &Arith) {
 pub fn shr(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let width = cx.f.ty(x).bits();
+    let op = if a.ty.is_signed() {
+        BinOp::AShr
+    } else {
+        BinOp::LShr
+    };
+    if let Some(k) = small_amount(cx, a, width) {
+        let r = cx.bin(op, x, k);
+        return cx.write(&a.dst, a.ty, r);
+    }
     let (amt, over) = amount(cx, a, width);
     let max = cx.konst(Ty::int(width), u64::from(width - 1));
     let safe = cx.select(over, max, amt);
