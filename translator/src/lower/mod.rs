@@ -1015,6 +1015,10 @@ impl Cx<'_> {
             return None;
         };
         let base = self.emit(Ty::I64, Op::Builtin(ir::Builtin::ParamBase));
+        // The first parameter (one per kernel) is at the block's start: no `+ 0` to fold away.
+        if off == 0 {
+            return Some(base);
+        }
         let off = self.konst(Ty::I64, u64::from(off));
         Some(self.bin(BinOp::IAdd, base, off))
     }
