@@ -489,7 +489,8 @@ fn pure(op: &Op) -> bool {
 }
 
 /// Deletes pure operations whose results are unused and stores to variables that are never
-/// loaded, then the variables nothing mentions any more.
+/// loaded, then the variables nothing mentions any more. Out of line (as `recount` and
+/// `compact_vars`): once per function, and profiles then tell them from the main walk.
 #[inline(never)]
 fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut Buffers) {
     let mut mentioned = refill(take(&mut bufs.mentioned), f.vars.len(), false);

@@ -488,9 +488,9 @@ fn live_in(g: &Function, start: BlockId, stops: &[BlockId]) -> VarSet {
         for k in (0..reach.len()).rev() {
             set.copy_from_slice(&uses[at(k)]);
             for s in followed(reach[k]).into_iter().flatten() {
-                let j = pos[s.0 as usize] as usize;
-                for (w, x) in set.iter_mut().enumerate() {
-                    *x |= live[j * words + w] & !defs[k * words + w];
+                let after = &live[at(pos[s.0 as usize] as usize)];
+                for ((x, l), d) in set.iter_mut().zip(after).zip(&defs[at(k)]) {
+                    *x |= l & !d;
                 }
             }
             if live[at(k)] != set[..] {

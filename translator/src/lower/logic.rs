@@ -79,11 +79,11 @@ pub fn shr(cx: &mut Cx<'_>, a: &Arith) {
     let (amt, over) = amount(cx, a, width);
     let max = cx.konst(Ty::int(width), u64::from(width - 1));
     let safe = cx.select(over, max, amt);
-    let r = if a.ty.is_signed() {
-        cx.bin(BinOp::AShr, x, safe)
+    let r = if op == BinOp::AShr {
+        cx.bin(op, x, safe)
     } else {
         let zero = cx.konst(Ty::int(width), 0);
-        let s = cx.bin(BinOp::LShr, x, safe);
+        let s = cx.bin(op, x, safe);
         cx.select(over, zero, s)
     };
     cx.write(&a.dst, a.ty, r);

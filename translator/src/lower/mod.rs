@@ -1015,7 +1015,8 @@ impl Cx<'_> {
             return None;
         };
         let base = self.emit(Ty::I64, Op::Builtin(ir::Builtin::ParamBase));
-        // The first parameter (one per kernel) is at the block's start: no `+ 0` to fold away.
+        // At offset 0 (the first parameter) the base is the address: no `+ 0` to fold away,
+        // as `resolve` does for other addresses.
         if off == 0 {
             return Some(base);
         }
