@@ -217,7 +217,10 @@ impl Loops {
                 cfg.preds(h)
                     .iter()
                     .copied()
-                    .filter(|&p| cfg.dominates(h, p)),
+                    // A header precedes what it dominates in reverse postorder: only a
+                    // retreating edge can be a back edge, and checking that first keeps the
+                    // walk up the dominator tree (as deep as a chain of guards) off the others.
+                    .filter(|&p| cfg.is_retreating(p, h) && cfg.dominates(h, p)),
             );
             if work.is_empty() {
                 continue;

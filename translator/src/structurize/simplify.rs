@@ -10,12 +10,16 @@ use super::Node;
 
 /// Drops, innermost first, every `Block` of `nodes` whose branches are all in tail position.
 pub(super) fn drop_blocks(nodes: &mut Vec<Node>) {
-    let mut any = false;
-    for n in nodes.iter_mut() {
+    // Positions of the blocks that go, each checked once (a check walks the block's subtree).
+    let mut gone: Vec<usize> = Vec::new();
+    for (i, n) in nodes.iter_mut().enumerate() {
         match n {
             Node::Block(body) => {
                 drop_blocks(body);
-                any |= tail_only(body, 0, true);
+                if tail_only(body, 0, true) {
+                    strip(body, 0);
+                    gone.push(i);
+                }
             }
             Node::Loop(body) => drop_blocks(body),
             Node::If { then, else_, .. } => {
@@ -30,17 +34,15 @@ pub(super) fn drop_blocks(nodes: &mut Vec<Node>) {
         }
     }
     // Most sequences keep their blocks: rebuilt only when one goes.
-    if !any {
+    if gone.is_empty() {
         return;
     }
     let old = std::mem::take(nodes);
     nodes.reserve(old.len());
-    for n in old {
+    let mut gone = gone.into_iter().peekable();
+    for (i, n) in old.into_iter().enumerate() {
         match n {
-            Node::Block(mut body) if tail_only(&body, 0, true) => {
-                strip(&mut body, 0);
-                nodes.append(&mut body);
-            }
+            Node::Block(mut body) if gone.next_if_eq(&i).is_some() => nodes.append(&mut body),
             other => nodes.push(other),
         }
     }
