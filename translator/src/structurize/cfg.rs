@@ -32,16 +32,25 @@ impl Cfg {
     pub fn new(f: &Function) -> Cfg {
         let n = f.blocks.len();
         // Iterative DFS for the postorder.
-        let mut visited = vec![false; n];
+        // The same walk numbers blocks in preorder and keeps the tree for the dominators.
+        let mut tree = DfsTree {
+            pre: vec![NONE; n],
+            vertex: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+        };
+        tree.pre[f.entry.0 as usize] = 0;
+        tree.vertex.push(f.entry);
+        tree.parent.push(0);
         let mut post = Vec::with_capacity(n);
         let mut stack: Vec<(BlockId, usize)> = vec![(f.entry, 0)];
-        visited[f.entry.0 as usize] = true;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             match f.block(b).term.targets().nth(*i) {
                 Some(next) => {
                     *i += 1;
-                    if !visited[next.0 as usize] {
-                        visited[next.0 as usize] = true;
+                    if tree.pre[next.0 as usize] == NONE {
+                        tree.pre[next.0 as usize] = tree.vertex.len() as u32;
+                        tree.parent.push(tree.pre[b.0 as usize]);
+                        tree.vertex.push(next);
                         stack.push((next, 0));
                     }
                 }
@@ -99,7 +108,7 @@ impl Cfg {
             starts: pred_starts,
             edges: pred_edges,
         };
-        let idom = dominators(&order, &rpo, &preds, f.entry);
+        let idom = dominators(&tree, &preds, n);
         Cfg {
             succs,
             preds,
@@ -151,48 +160,78 @@ impl Cfg {
     }
 }
 
-/// Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm".
-fn dominators(
-    order: &[BlockId],
-    rpo: &[usize],
-    preds: &Edges,
-    entry: BlockId,
-) -> Vec<Option<BlockId>> {
-    let n = rpo.len();
-    let mut idom: Vec<Option<BlockId>> = vec![None; n];
-    idom[entry.0 as usize] = Some(entry);
-    let intersect = |idom: &[Option<BlockId>], mut a: BlockId, mut b: BlockId| {
-        while a != b {
-            while rpo[a.0 as usize] > rpo[b.0 as usize] {
-                a = idom[a.0 as usize].unwrap_or(entry);
+/// No block / no forest ancestor.
+const NONE: u32 = u32::MAX;
+
+/// A depth-first spanning tree: reachable blocks numbered in preorder.
+struct DfsTree {
+    /// Preorder number of each block; `NONE` if unreachable.
+    pre: Vec<u32>,
+    /// The block of each preorder number.
+    vertex: Vec<BlockId>,
+    /// The preorder number of each block's tree parent (the entry's own: 0).
+    parent: Vec<u32>,
+}
+
+/// Immediate dominators by semi-NCA (Georgiadis): semidominators as Lengauer and Tarjan
+/// compute them, with path compression, then each block's idom as the nearest common
+/// ancestor of its tree parent and its semidominator. Cooper, Harvey and Kennedy's iteration,
+/// used before, walked the dominator tree from every predecessor of a block: quadratic when
+/// many branches reach one block (early returns to a shared `ret`).
+fn dominators(t: &DfsTree, preds: &Edges, n: usize) -> Vec<Option<BlockId>> {
+    let m = t.vertex.len();
+    let mut semi: Vec<u32> = (0..m as u32).collect();
+    let mut label = semi.clone();
+    let mut ancestor = vec![NONE; m];
+    let mut path = Vec::new();
+    for w in (1..m).rev() {
+        let mut s = semi[w];
+        for &v in preds.of(t.vertex[w]) {
+            let v = t.pre[v.0 as usize];
+            if v == NONE {
+                continue;
             }
-            while rpo[b.0 as usize] > rpo[a.0 as usize] {
-                b = idom[b.0 as usize].unwrap_or(entry);
-            }
+            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
+            s = s.min(semi[u as usize]);
         }
-        a
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in order.iter().skip(1) {
-            let mut new: Option<BlockId> = None;
-            for &p in preds.of(b) {
-                if idom[p.0 as usize].is_none() {
-                    continue;
-                }
-                new = Some(match new {
-                    None => p,
-                    Some(cur) => intersect(&idom, p, cur),
-                });
-            }
-            if new.is_some() && idom[b.0 as usize] != new {
-                idom[b.0 as usize] = new;
-                changed = true;
-            }
+        semi[w] = s;
+        ancestor[w] = t.parent[w];
+    }
+    // Preorder: a block's tree ancestors have their idom already.
+    let mut idom_pre = vec![0u32; m];
+    for w in 1..m {
+        let mut d = t.parent[w];
+        while d > semi[w] {
+            d = idom_pre[d as usize];
         }
+        idom_pre[w] = d;
+    }
+    let mut idom = vec![None; n];
+    for (w, &b) in t.vertex.iter().enumerate() {
+        idom[b.0 as usize] = Some(t.vertex[idom_pre[w] as usize]);
     }
     idom
+}
+
+/// The vertex of least semidominator on the forest path from `v` up to (not including) its
+/// root, compressing the path (iteratively: a chain of guards makes it thousands long).
+fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>) -> u32 {
+    if ancestor[v as usize] == NONE {
+        return v;
+    }
+    let mut x = v;
+    while ancestor[ancestor[x as usize] as usize] != NONE {
+        path.push(x);
+        x = ancestor[x as usize];
+    }
+    while let Some(y) = path.pop() {
+        let a = ancestor[y as usize] as usize;
+        if semi[label[a] as usize] < semi[label[y as usize] as usize] {
+            label[y as usize] = label[a];
+        }
+        ancestor[y as usize] = ancestor[a];
+    }
+    label[v as usize]
 }
 
 /// Natural loops of a reducible CFG.

@@ -375,3 +375,89 @@ fn merges_reached_by_falling_through_need_no_block() {
     assert_eq!(constructs(&tree), 1, "{tree:#?}");
     check(&succs);
 }
+
+/// Immediate dominators by definition: `Dom(b) = {b} ∪ ⋂ Dom(p)` over reachable predecessors,
+/// iterated to the fixed point on bit sets; the idom is the strict dominator with the most
+/// dominators of its own.
+fn idom_by_definition(succs: &[Vec<u32>]) -> Vec<Option<u32>> {
+    let n = succs.len();
+    let mut reach = vec![false; n];
+    let mut work = vec![0usize];
+    reach[0] = true;
+    while let Some(b) = work.pop() {
+        for &s in &succs[b] {
+            if !reach[s as usize] {
+                reach[s as usize] = true;
+                work.push(s as usize);
+            }
+        }
+    }
+    let all = (1u64 << n) - 1;
+    let mut dom: Vec<u64> = (0..n).map(|b| if b == 0 { 1 } else { all }).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 1..n {
+            if !reach[b] {
+                continue;
+            }
+            let mut d = all;
+            for p in (0..n).filter(|&p| reach[p] && succs[p].contains(&(b as u32))) {
+                d &= dom[p];
+            }
+            d |= 1 << b;
+            if d != dom[b] {
+                dom[b] = d;
+                changed = true;
+            }
+        }
+    }
+    (0..n)
+        .map(|b| {
+            if !reach[b] {
+                return None;
+            }
+            if b == 0 {
+                return Some(0);
+            }
+            let strict = dom[b] & !(1 << b);
+            (0..n as u32)
+                .filter(|&d| strict & (1 << d) != 0)
+                .max_by_key(|&d| dom[d as usize].count_ones())
+        })
+        .collect()
+}
+
+#[test]
+fn dominators_match_their_definition() {
+    let mut o = Oracle { state: 777 };
+    for _ in 0..2000 {
+        let n = 2 + o.pick(30);
+        let succs: Vec<Vec<u32>> = (0..n)
+            .map(|_| {
+                let k = o.pick(4);
+                (0..k).map(|_| o.pick(n) as u32).collect()
+            })
+            .collect();
+        let cfg = Cfg::new(&build(&succs));
+        let got: Vec<Option<u32>> = cfg.idom.iter().map(|d| d.map(|b| b.0)).collect();
+        assert_eq!(got, idom_by_definition(&succs), "{succs:?}");
+    }
+}
+
+/// Early exits of a long kernel: every block of a chain may branch to the last one, whose
+/// idom is then the first block of the chain, and the blocks after it follow in a chain.
+#[test]
+fn many_branches_to_one_block() {
+    let n = 3000u32;
+    let mut succs: Vec<Vec<u32>> = (0..n - 3).map(|i| vec![n - 3, i + 1]).collect();
+    succs[0] = vec![1, n - 3];
+    succs.push(vec![n - 2]);
+    succs.push(vec![n - 2, n - 1]);
+    succs.push(Vec::new());
+    let cfg = Cfg::new(&build(&succs));
+    assert_eq!(cfg.idom[(n - 3) as usize], Some(BlockId(0)));
+    assert_eq!(cfg.idom[(n - 2) as usize], Some(BlockId(n - 3)));
+    assert_eq!(cfg.idom[(n - 1) as usize], Some(BlockId(n - 2)));
+    assert_eq!(cfg.idom[1000], Some(BlockId(999)));
+}
