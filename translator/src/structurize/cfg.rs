@@ -31,8 +31,8 @@ impl Edges {
 impl Cfg {
     pub fn new(f: &Function) -> Cfg {
         let n = f.blocks.len();
-        // Iterative DFS for the postorder.
-        // The same walk numbers blocks in preorder and keeps the tree for the dominators.
+        // Iterative DFS for the postorder; the same walk numbers blocks in preorder and keeps
+        // the spanning tree for the dominators.
         let mut tree = DfsTree {
             pre: vec![NONE; n],
             vertex: Vec::with_capacity(n),
