@@ -134,7 +134,7 @@ impl Cfg {
         self.order.iter().all(|&b| {
             self.succs(b)
                 .iter()
-                .all(|&s| !self.is_retreating(b, s) || self.dominates(s, b))
+                .all(|&s| !self.is_retreating(b, s) || self.is_back_edge(b, s))
         })
     }
 
@@ -157,6 +157,13 @@ impl Cfg {
     /// An edge `from -> to` that goes backwards in reverse postorder.
     pub fn is_retreating(&self, from: BlockId, to: BlockId) -> bool {
         self.rpo(to) <= self.rpo(from)
+    }
+
+    /// An edge `from -> to` whose target dominates its source. A dominator precedes what it
+    /// dominates in reverse postorder, so only a retreating edge can be one; checking that first
+    /// keeps the walk up the dominator tree (as deep as a chain of guards) off the others.
+    pub fn is_back_edge(&self, from: BlockId, to: BlockId) -> bool {
+        self.is_retreating(from, to) && self.dominates(to, from)
     }
 }
 
@@ -256,10 +263,7 @@ impl Loops {
                 cfg.preds(h)
                     .iter()
                     .copied()
-                    // A header precedes what it dominates in reverse postorder: only a
-                    // retreating edge can be a back edge, and checking that first keeps the
-                    // walk up the dominator tree (as deep as a chain of guards) off the others.
-                    .filter(|&p| cfg.is_retreating(p, h) && cfg.dominates(h, p)),
+                    .filter(|&p| cfg.is_back_edge(p, h)),
             );
             if work.is_empty() {
                 continue;
