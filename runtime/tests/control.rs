@@ -288,3 +288,92 @@ fn registers_carried_across_blocks() {
         assert_eq!(w, carried_model(i), "carried thread {i}");
     }
 }
+
+/// `exits(out, n)`: thread `t` with `x = t * 37 % (len + 40)` runs `acc = acc * 3 + i` and
+/// stores `acc` for `i` below `len` until `i == x`, where it branches to the end (`@%p bra`);
+/// `rets` returns there instead (`@%p ret`). One exit per step, and a store after each: Mesa
+/// nests the code after an exit into the exit's `if`, and lavapipe ignores the conditions of
+/// `if`s nested more than 80 deep (docs/decisions.md, "Early-exit chains").
+fn exit_chain_ptx(len: u32) -> String {
+    let mut exits = String::new();
+    let mut rets = String::new();
+    for i in 0..len {
+        let step = format!("    mad.lo.u32 %r5, %r5, 3, {i};\n    st.global.u32 [%rd3], %r5;\n");
+        exits += &format!("    setp.eq.u32 %p2, %r4, {i};\n    @%p2 bra END;\n{step}");
+        rets += &format!("    setp.eq.u32 %p2, %r4, {i};\n    @%p2 ret;\n{step}");
+    }
+    let head = |name: &str| {
+        format!(
+            ".visible .entry {name}(.param .u64 out, .param .u32 n)
+{{
+    .reg .pred %p<3>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.u32 %r2, %r2, %ntid.x, %r3;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 ret;
+    mul.lo.u32 %r4, %r2, 37;
+    rem.u32 %r4, %r4, {};
+    cvta.to.global.u64 %rd1, %rd1;
+    mul.wide.u32 %rd2, %r2, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    mov.u32 %r5, 0;
+",
+            len + 40
+        )
+    };
+    format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\n{}{exits}END:\n    ret;\n}}\n\n{}{rets}    ret;\n}}\n",
+        head("exits"),
+        head("rets")
+    )
+}
+
+/// The value both kernels leave for thread `t` (`out` starts as 0xDEADBEEF).
+fn exit_chain_model(len: u32, t: u32) -> u32 {
+    let x = t * 37 % (len + 40);
+    if x == 0 {
+        return 0xDEAD_BEEF;
+    }
+    (0..len.min(x)).fold(0u32, |acc, i| acc.wrapping_mul(3).wrapping_add(i))
+}
+
+/// Kernels with long chains of early exits (as generated code has): 50 exits nest one `if` in
+/// the next, 300 become guarded steps. Memory checking is off: it adds a search loop to each
+/// store, which lavapipe takes minutes to compile 300 of.
+#[test]
+fn long_chains_of_early_exits() {
+    let mut opts = common::options();
+    opts.memcheck = Some(false);
+    let ctx = Context::new(&opts).unwrap_or_else(|e| panic!("{e}"));
+    for len in [50u32, 300] {
+        let m = ctx
+            .load_ptx("exits.ptx", &exit_chain_ptx(len))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let n = len + 40;
+        let exits = run_n(&ctx, &m, "exits", n, 1);
+        let rets = run_n(&ctx, &m, "rets", n, 1);
+        for t in 0..n {
+            let want = exit_chain_model(len, t);
+            assert_eq!(exits[t as usize], want, "exits, len {len}, thread {t}");
+            assert_eq!(rets[t as usize], want, "rets, len {len}, thread {t}");
+        }
+    }
+    // Past 1,023 exits the nested form was past SPIR-V's nesting limit: every profile's SPIR-V
+    // for 2,000 passes SPIRV-Tools.
+    let program = ptxvk_translator::Program::parse(ptxvk_translator::SourceFile::new(
+        "exits.ptx",
+        exit_chain_ptx(2000),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    for name in ptxvk_translator::DeviceProfile::names() {
+        let profile = ptxvk_translator::DeviceProfile::named(name).unwrap();
+        for k in program.translate_all(&profile).unwrap() {
+            ptxvk_translator::validate(&k.spirv).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

@@ -335,12 +335,18 @@ fn lower_function(
     cx.held.reserve(func.regs.len() + 8);
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
     let body = func.body.as_deref().unwrap_or_default();
-    // Instructions left before the next label (each run of them is counted once).
+    // Instructions left in the current block: up to the next label or guarded instruction,
+    // both of which end it (each run of them is counted once).
     let run = |from: usize| {
-        body[from..]
-            .iter()
-            .take_while(|s| matches!(s, Statement::Inst(_)))
-            .count()
+        let mut n = 0;
+        for s in &body[from..] {
+            let Statement::Inst(i) = s else { break };
+            n += 1;
+            if i.guard.is_some() {
+                break;
+            }
+        }
+        n
     };
     let mut left = run(0);
     cx.room = room_for(left);
@@ -359,6 +365,9 @@ fn lower_function(
                 left = left.saturating_sub(1);
                 cx.span = i.span;
                 cx.instruction(i);
+                if i.guard.is_some() {
+                    left = run(k + 1);
+                }
             }
         }
     }

@@ -13,6 +13,7 @@
 //! one block and one store per entry edge, so code size grows linearly.
 
 mod cfg;
+mod guard;
 mod irreducible;
 mod simplify;
 
@@ -101,6 +102,7 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     let mut out = Vec::new();
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
+    simplify::nest(f, &mut out, 0);
     simplify::drop_blocks(&mut out);
     out
 }
@@ -195,12 +197,7 @@ impl Structurizer<'_> {
         let f = self.f;
         match &f.block(x).term {
             &Terminator::Jump(t) => self.do_branch(x, t, out),
-            &Terminator::Branch { cond, then, else_ } => {
-                let then = self.branch_seq(x, then);
-                let else_ = self.branch_seq(x, else_);
-                out.push(Node::If { cond, then, else_ });
-                None
-            }
+            &Terminator::Branch { cond, then, else_ } => self.do_if(x, cond, then, else_, out),
             &Terminator::Switch {
                 value,
                 ref targets,
@@ -228,6 +225,54 @@ impl Structurizer<'_> {
                 None
             }
         }
+    }
+
+    /// A two-way branch. When one arm leaves (a branch out, or a block that returns), the other
+    /// arm's code follows the `If` in the same sequence instead of nesting in its arm: the walk
+    /// stays a loop along chains of early exits, and `simplify::nest` nests them back where the
+    /// nesting depth allows.
+    fn do_if(
+        &mut self,
+        x: BlockId,
+        cond: ValueId,
+        then: BlockId,
+        else_: BlockId,
+        out: &mut Vec<Node>,
+    ) -> Option<BlockId> {
+        let mut t = Vec::new();
+        let mut e = Vec::new();
+        let tail = match (
+            self.do_branch(x, then, &mut t),
+            self.do_branch(x, else_, &mut e),
+        ) {
+            (None, None) => None,
+            (None, Some(y)) | (Some(y), None) => Some(y),
+            (Some(a), Some(b)) => {
+                let leaves = |y: BlockId| {
+                    matches!(
+                        self.f.block(y).term,
+                        Terminator::Return(_) | Terminator::Exit | Terminator::Unreachable
+                    )
+                };
+                if leaves(a) {
+                    self.do_tree(a, &mut t);
+                    Some(b)
+                } else if leaves(b) {
+                    self.do_tree(b, &mut e);
+                    Some(a)
+                } else {
+                    self.do_tree(a, &mut t);
+                    self.do_tree(b, &mut e);
+                    None
+                }
+            }
+        };
+        out.push(Node::If {
+            cond,
+            then: t,
+            else_: e,
+        });
+        tail
     }
 
     fn branch_seq(&mut self, x: BlockId, y: BlockId) -> Vec<Node> {

@@ -7,6 +7,69 @@
 //! synchronization keeps its place in the tree.
 
 use super::Node;
+use crate::ir::Function;
+
+/// How deep `nest` may nest the code after early exits. Below SPIR-V's 1,023 nested constructs
+/// and below the 80 nested `if`s that lavapipe handles (see `guard.rs`), with room for the
+/// kernel's own nesting.
+const NEST_DEPTH: usize = 64;
+
+/// Moves the code after each `If` with an empty arm (see `Structurizer::do_if`) into that arm,
+/// `If { c, [Branch], [] }; rest` becoming `If { c, [Branch], [rest] }`, whose branch
+/// `drop_blocks` can then usually drop. Where that would nest deeper than `NEST_DEPTH`, the
+/// chain becomes guarded steps instead (`guard.rs`). `depth` counts the constructs around
+/// `nodes`.
+pub(super) fn nest(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
+    // Only the structurizer's flattened ifs stand before other nodes here.
+    let last = nodes.len().saturating_sub(1);
+    let flat = nodes[..last].iter().filter(|n| flattened(n)).count();
+    if flat > 0 && depth + flat <= NEST_DEPTH {
+        // Built backwards: `rest` holds what follows, last node first.
+        let mut rest: Vec<Node> = Vec::new();
+        while let Some(mut n) = nodes.pop() {
+            if !rest.is_empty()
+                && let Some(arm) = empty_arm(&mut n)
+            {
+                rest.reverse();
+                *arm = std::mem::take(&mut rest);
+            }
+            rest.push(n);
+        }
+        rest.reverse();
+        *nodes = rest;
+    } else if flat > 0 {
+        super::guard::guard_chain(f, nodes);
+    }
+    for n in nodes {
+        match n {
+            Node::If { then, else_, .. } => {
+                nest(f, then, depth + 1);
+                nest(f, else_, depth + 1);
+            }
+            Node::Block(body) | Node::Loop(body) => nest(f, body, depth + 1),
+            Node::Switch { cases, default, .. } => {
+                cases.iter_mut().for_each(|c| nest(f, c, depth + 1));
+                nest(f, default, depth + 1);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `n` is an `If` with one arm empty (and the other not).
+fn flattened(n: &Node) -> bool {
+    matches!(n, Node::If { then, else_, .. } if then.is_empty() != else_.is_empty())
+}
+
+/// The empty arm of a `flattened` `If`.
+fn empty_arm(n: &mut Node) -> Option<&mut Vec<Node>> {
+    match n {
+        Node::If { then, else_, .. } if then.is_empty() != else_.is_empty() => {
+            Some(if then.is_empty() { then } else { else_ })
+        }
+        _ => None,
+    }
+}
 
 /// Drops, innermost first, every `Block` of `nodes` whose branches are all in tail position.
 pub(super) fn drop_blocks(nodes: &mut Vec<Node>) {

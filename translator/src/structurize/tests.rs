@@ -91,9 +91,26 @@ struct TreeRun<'a> {
     o: Oracle,
     trace: Vec<u32>,
     original: usize,
-    /// Values of the dispatch variable, as stored by trampolines (the only vars used here).
-    var: Option<u64>,
+    /// Values of the variables the structurizer adds, as stored by its blocks (constants).
+    vars: std::collections::HashMap<u32, u64>,
+    /// The instructions of the blocks the structurizer added, by result.
+    defs: std::collections::HashMap<u32, Op>,
     steps: usize,
+}
+
+impl TreeRun<'_> {
+    /// The value of an instruction that the structurizer added (a constant, a variable it
+    /// stored, or their comparison); `None` for the test CFG's own values.
+    fn eval(&self, v: ValueId) -> Option<u64> {
+        match *self.defs.get(&v.0)? {
+            Op::Const(c) => Some(c),
+            Op::LoadVar(x) => Some(self.vars.get(&x.0).copied().unwrap_or(0)),
+            Op::Bin(crate::ir::BinOp::IEq, a, b, _) => {
+                Some((self.eval(a)? == self.eval(b)?) as u64)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl TreeRun<'_> {
@@ -110,27 +127,30 @@ impl TreeRun<'_> {
     fn node(&mut self, n: &Node) -> Flow {
         match n {
             Node::Code(b) => {
-                self.steps += 1;
-                if self.steps > STEPS {
-                    return Flow::Stop;
-                }
+                // Steps of the original blocks (every cycle runs one), as `run_cfg` counts.
                 if (b.0 as usize) < self.original {
+                    self.steps += 1;
+                    if self.steps > STEPS {
+                        return Flow::Stop;
+                    }
                     self.trace.push(b.0);
                 }
                 for inst in &self.f.block(*b).insts {
-                    if let Op::StoreVar(_, v) = &inst.op {
-                        // Trampolines store a constant defined just before.
-                        let c = self.f.block(*b).insts.iter().find_map(|i| match i.op {
-                            Op::Const(c) if i.result == Some(*v) => Some(c),
-                            _ => None,
-                        });
-                        self.var = c;
+                    if let Op::StoreVar(x, v) = inst.op
+                        && let Some(c) = self.eval(v)
+                    {
+                        self.vars.insert(x.0, c);
                     }
                 }
                 Flow::Normal
             }
-            Node::If { then, else_, .. } => {
-                if self.o.pick(2) == 0 {
+            Node::If { then, else_, cond } => {
+                let taken = match self.eval(*cond) {
+                    Some(c) => c != 0,
+                    // The test CFG's own conditions decide like the CFG run.
+                    None => self.o.pick(2) == 0,
+                };
+                if taken {
                     self.seq(then)
                 } else {
                     self.seq(else_)
@@ -142,15 +162,9 @@ impl TreeRun<'_> {
                 value,
             } => {
                 // The dispatch switch reads the variable; the others decide like the CFG run.
-                let is_dispatch = self.f.blocks.iter().any(|b| {
-                    b.insts
-                        .iter()
-                        .any(|i| i.result == Some(*value) && matches!(i.op, Op::LoadVar(_)))
-                });
-                let k = if is_dispatch {
-                    self.var.unwrap_or(0) as usize
-                } else {
-                    self.o.pick(cases.len() + 1)
+                let k = match self.eval(*value) {
+                    Some(k) => k as usize,
+                    None => self.o.pick(cases.len() + 1),
                 };
                 match cases.get(k) {
                     Some(c) => self.seq(c),
@@ -225,7 +239,12 @@ fn check(succs: &[Vec<u32>]) {
             o: Oracle { state: seed },
             trace: Vec::new(),
             original: succs.len(),
-            var: None,
+            vars: Default::default(),
+            defs: f.blocks[succs.len()..]
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| Some((i.result?.0, i.op)))
+                .collect(),
             steps: 0,
         };
         let flow = run.node(&Node::Block(tree.clone()));
@@ -460,4 +479,68 @@ fn many_branches_to_one_block() {
     assert_eq!(cfg.idom[(n - 2) as usize], Some(BlockId(n - 3)));
     assert_eq!(cfg.idom[(n - 1) as usize], Some(BlockId(n - 2)));
     assert_eq!(cfg.idom[1000], Some(BlockId(999)));
+}
+
+/// How deeply constructs nest in a tree.
+fn depth(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Block(b) | Node::Loop(b) => 1 + depth(b),
+            Node::If { then, else_, .. } => 1 + depth(then).max(depth(else_)),
+            Node::Switch { cases, default, .. } => {
+                1 + cases
+                    .iter()
+                    .map(|c| depth(c))
+                    .max()
+                    .unwrap_or(0)
+                    .max(depth(default))
+            }
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// `n` blocks that each exit early to the last block (`bra $Lend`) or, with `returns`, to a
+/// block of their own that returns (`@p ret`).
+fn exit_chain(n: u32, returns: bool) -> Vec<Vec<u32>> {
+    let end = 2 * n;
+    let mut succs: Vec<Vec<u32>> = Vec::new();
+    for i in 0..n {
+        let exit = if returns { n + i } else { end };
+        succs.push(vec![exit, if i + 1 < n { i + 1 } else { end }]);
+    }
+    for _ in 0..n {
+        succs.push(Vec::new());
+    }
+    succs.push(Vec::new());
+    succs
+}
+
+/// A chain of early exits nests each exit's `if` in the one before, up to a depth; longer
+/// chains become guarded steps that nest three deep (a `Block`, a step, an exit), whatever
+/// their length (spirv-val refuses more than 1,023 nested constructs, lavapipe miscomputes past
+/// 80, and the structurizer would recurse once per exit).
+#[test]
+fn early_exit_chains_nest_only_as_deep_as_allowed() {
+    for returns in [false, true] {
+        let short = exit_chain(20, returns);
+        let mut f = build(&short);
+        let tree = structurize(&mut f);
+        assert_eq!(constructs(&tree), 0, "{tree:#?}");
+        assert_eq!(depth(&tree), 20);
+        check(&short);
+
+        let long = exit_chain(400, returns);
+        let mut f = build(&long);
+        let tree = structurize(&mut f);
+        assert!(depth(&tree) <= 3, "depth {}", depth(&tree));
+        check(&long);
+
+        // The walk and the passes after it stay within a test thread's stack.
+        let mut f = build(&exit_chain(50_000, returns));
+        let tree = structurize(&mut f);
+        assert!(depth(&tree) <= 3, "depth {}", depth(&tree));
+    }
 }
