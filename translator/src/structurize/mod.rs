@@ -102,8 +102,7 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     let mut out = Vec::new();
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
-    simplify::nest(f, &mut out, 0);
-    simplify::drop_blocks(&mut out);
+    simplify::drop_blocks(f, &mut out, 0);
     out
 }
 

@@ -1,4 +1,5 @@
-//! Drops the `Block`s that falling through already expresses.
+//! Drops the `Block`s that falling through already expresses, after nesting early exits back
+//! (`nest`).
 //!
 //! The structurizer puts a `Block` before every merge node, so an `if` whose arms meet again
 //! becomes `Block { ..; If { .., Branch(0) } }`. When every branch to a `Block` is the last thing
@@ -14,45 +15,27 @@ use crate::ir::Function;
 /// kernel's own nesting.
 const NEST_DEPTH: usize = 64;
 
-/// Moves the code after each `If` with an empty arm (see `Structurizer::do_if`) into that arm,
-/// `If { c, [Branch], [] }; rest` becoming `If { c, [Branch], [rest] }`, whose branch
+/// Moves the code after each `If` of `nodes` with an empty arm (see `Structurizer::do_if`) into
+/// that arm, `If { c, [Branch], [] }; rest` becoming `If { c, [Branch], [rest] }`, whose branch
 /// `drop_blocks` can then usually drop. Where that would nest deeper than `NEST_DEPTH`, the
 /// chain becomes guarded steps instead (`guard.rs`). `depth` counts the constructs around
 /// `nodes`.
-pub(super) fn nest(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
+fn nest(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
     // Only the structurizer's flattened ifs stand before other nodes here.
     let last = nodes.len().saturating_sub(1);
     let flat = nodes[..last].iter().filter(|n| flattened(n)).count();
     if flat > 0 && depth + flat <= NEST_DEPTH {
-        // Built backwards: `rest` holds what follows, last node first.
-        let mut rest: Vec<Node> = Vec::new();
-        while let Some(mut n) = nodes.pop() {
-            if !rest.is_empty()
-                && let Some(arm) = empty_arm(&mut n)
-            {
-                rest.reverse();
-                *arm = std::mem::take(&mut rest);
+        // From the last one back, each takes what follows it.
+        let mut end = last;
+        while let Some(q) = nodes[..end].iter().rposition(flattened) {
+            let rest = nodes.split_off(q + 1);
+            if let Some(arm) = empty_arm(&mut nodes[q]) {
+                *arm = rest;
             }
-            rest.push(n);
+            end = q;
         }
-        rest.reverse();
-        *nodes = rest;
     } else if flat > 0 {
         super::guard::guard_chain(f, nodes);
-    }
-    for n in nodes {
-        match n {
-            Node::If { then, else_, .. } => {
-                nest(f, then, depth + 1);
-                nest(f, else_, depth + 1);
-            }
-            Node::Block(body) | Node::Loop(body) => nest(f, body, depth + 1),
-            Node::Switch { cases, default, .. } => {
-                cases.iter_mut().for_each(|c| nest(f, c, depth + 1));
-                nest(f, default, depth + 1);
-            }
-            _ => {}
-        }
     }
 }
 
@@ -71,27 +54,30 @@ fn empty_arm(n: &mut Node) -> Option<&mut Vec<Node>> {
     }
 }
 
-/// Drops, innermost first, every `Block` of `nodes` whose branches are all in tail position.
-pub(super) fn drop_blocks(nodes: &mut Vec<Node>) {
+/// Nests `nodes` (outermost first), then drops, innermost first, every `Block` whose branches
+/// are all in tail position. `depth` counts the constructs around `nodes`.
+pub(super) fn drop_blocks(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
+    nest(f, nodes, depth);
+    let d = depth + 1;
     // Positions of the blocks that go, each checked once (a check walks the block's subtree).
     let mut gone: Vec<usize> = Vec::new();
     for (i, n) in nodes.iter_mut().enumerate() {
         match n {
             Node::Block(body) => {
-                drop_blocks(body);
+                drop_blocks(f, body, d);
                 if tail_only(body, 0, true) {
                     strip(body, 0);
                     gone.push(i);
                 }
             }
-            Node::Loop(body) => drop_blocks(body),
+            Node::Loop(body) => drop_blocks(f, body, d),
             Node::If { then, else_, .. } => {
-                drop_blocks(then);
-                drop_blocks(else_);
+                drop_blocks(f, then, d);
+                drop_blocks(f, else_, d);
             }
             Node::Switch { cases, default, .. } => {
-                cases.iter_mut().for_each(drop_blocks);
-                drop_blocks(default);
+                cases.iter_mut().for_each(|c| drop_blocks(f, c, d));
+                drop_blocks(f, default, d);
             }
             _ => {}
         }
