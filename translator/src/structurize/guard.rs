@@ -29,8 +29,8 @@ pub(super) fn guard_chain(f: &mut Function, nodes: &mut Vec<Node>) {
     let mut out = vec![Node::Code(init)];
     // The ways of leaving; number k + 1 in `taken` stands for `arms[k]`.
     let mut arms: Vec<Vec<Node>> = Vec::new();
-    // The final jumps among them (few distinct ones), with their numbers.
-    let mut jumps: Vec<(Node, usize)> = Vec::new();
+    // Which of them are a final jump alone (few distinct ones).
+    let mut jumps: Vec<usize> = Vec::new();
     let mut step: Vec<Node> = Vec::new();
     let mut first = true;
     let last = nodes.len().saturating_sub(1);
@@ -61,11 +61,11 @@ pub(super) fn guard_chain(f: &mut Function, nodes: &mut Vec<Node>) {
             _ => false,
         };
         let k = match arm.pop() {
-            Some(x) if jump => match jumps.iter().find(|(j, _)| *j == x) {
-                Some(&(_, k)) => k,
+            Some(x) if jump => match jumps.iter().find(|&&k| arms[k][0] == x) {
+                Some(&k) => k,
                 None => {
-                    arms.push(vec![x.clone()]);
-                    jumps.push((x, arms.len() - 1));
+                    arms.push(vec![x]);
+                    jumps.push(arms.len() - 1);
                     arms.len() - 1
                 }
             },

@@ -111,9 +111,7 @@ impl TreeRun<'_> {
             _ => None,
         }
     }
-}
 
-impl TreeRun<'_> {
     fn seq(&mut self, nodes: &[Node]) -> Flow {
         for n in nodes {
             match self.node(n) {
