@@ -18,6 +18,7 @@
 //! one `if` at the end per distinct jump (most chains have one).
 
 use super::Node;
+use super::simplify::split_arms;
 use crate::ir::{BinOp, BlockId, Function, Op, Ty, VarId};
 
 /// Rewrites `nodes`, whose `If`s before its last node are the structurizer's flattened ones
@@ -34,24 +35,10 @@ pub(super) fn guard_chain(f: &mut Function, nodes: &mut Vec<Node>) {
     let mut step: Vec<Node> = Vec::new();
     let mut first = true;
     let last = nodes.len().saturating_sub(1);
-    for (i, n) in std::mem::take(nodes).into_iter().enumerate() {
-        let Node::If {
-            cond,
-            mut then,
-            mut else_,
-        } = n
-        else {
+    for (i, mut n) in std::mem::take(nodes).into_iter().enumerate() {
+        let Some((_, arm)) = split_arms(&mut n).filter(|_| i != last) else {
             step.push(n);
             continue;
-        };
-        if i == last || then.is_empty() == else_.is_empty() {
-            step.push(Node::If { cond, then, else_ });
-            continue;
-        }
-        let arm = if then.is_empty() {
-            &mut else_
-        } else {
-            &mut then
         };
         // The arm's code stays; only its final jump waits for the end of the chain (not a
         // return of values, which the arm's code computes: that arm moves whole).
@@ -78,7 +65,7 @@ pub(super) fn guard_chain(f: &mut Function, nodes: &mut Vec<Node>) {
         let mark = f.new_block();
         store(f, mark, taken, k as u64 + 1);
         arm.push(Node::Code(mark));
-        step.push(Node::If { cond, then, else_ });
+        step.push(n);
         close(f, taken, &mut out, std::mem::take(&mut step), first);
         first = false;
     }

@@ -23,14 +23,17 @@ const NEST_DEPTH: usize = 64;
 fn nest(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
     // Only the structurizer's flattened ifs stand before other nodes here.
     let last = nodes.len().saturating_sub(1);
-    let flat = nodes[..last].iter().filter(|n| flattened(n)).count();
+    let flat = nodes[..last].iter_mut().filter_map(split_arms).count();
     if flat > 0 && depth + flat <= NEST_DEPTH {
         // From the last one back, each takes what follows it.
         let mut end = last;
-        while let Some(q) = nodes[..end].iter().rposition(flattened) {
+        while let Some(q) = nodes[..end]
+            .iter_mut()
+            .rposition(|n| split_arms(n).is_some())
+        {
             let rest = nodes.split_off(q + 1);
-            if let Some(arm) = empty_arm(&mut nodes[q]) {
-                *arm = rest;
+            if let Some((empty, _)) = split_arms(&mut nodes[q]) {
+                *empty = rest;
             }
             end = q;
         }
@@ -39,16 +42,16 @@ fn nest(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
     }
 }
 
-/// Whether `n` is an `If` with one arm empty (and the other not).
-fn flattened(n: &Node) -> bool {
-    matches!(n, Node::If { then, else_, .. } if then.is_empty() != else_.is_empty())
-}
-
-/// The empty arm of a `flattened` `If`.
-fn empty_arm(n: &mut Node) -> Option<&mut Vec<Node>> {
+/// The arms of an `If` with one arm empty and the other not (the structurizer's flattened
+/// ones, see `Structurizer::do_if`): the empty one, then the other.
+pub(super) fn split_arms(n: &mut Node) -> Option<(&mut Vec<Node>, &mut Vec<Node>)> {
     match n {
         Node::If { then, else_, .. } if then.is_empty() != else_.is_empty() => {
-            Some(if then.is_empty() { then } else { else_ })
+            Some(if then.is_empty() {
+                (then, else_)
+            } else {
+                (else_, then)
+            })
         }
         _ => None,
     }
