@@ -58,7 +58,10 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
                 let v = cx.conv(ConvOp::ZExt, v, wide);
                 let sh = cx.konst(wide, u64::from(ebits) * k as u64);
                 let v = cx.bin(BinOp::Shl, v, sh);
-                acc = cx.bin(BinOp::Or, acc, v);
+                // The elements' bits are disjoint, so `+` is `|`; NVIDIA's Vulkan driver
+                // miscompiles `(a << 8) | (a >> 8)` on 16 bits (docs/nvidia.md), which
+                // repacking a value's own bytes produces.
+                acc = cx.bin(BinOp::IAdd, acc, v);
             }
             cx.write(dst, m.ty, acc);
         }
