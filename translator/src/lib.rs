@@ -191,7 +191,7 @@ impl Program {
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
             .iter_mut()
-            .map(structurize::structurize)
+            .map(|f| structurize::structurize_in(f, &mut scratch.structurize))
             .collect();
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {

@@ -23,6 +23,8 @@ pub struct Scratch {
     pub(crate) forward: ir::forward::Buffers,
     /// The emitter's collections.
     pub(crate) emit: crate::emit::Kept,
+    /// The control-flow analyses' vectors.
+    pub(crate) structurize: crate::structurize::Buffers,
 }
 
 /// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.

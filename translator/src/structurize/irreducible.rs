@@ -5,15 +5,15 @@
 //! jumps to the header, which switches on it. The region then has a single entry; nested
 //! regions are handled the same way until the whole CFG is reducible.
 
-use super::cfg::Cfg;
+use super::cfg::{Buffers, Cfg};
 use crate::ir::{BlockId, Function, Op, Terminator, Ty, VarId};
 
 /// Returns the analyses of the reducible result.
-pub fn make_reducible(f: &mut Function) -> Cfg {
+pub fn make_reducible(f: &mut Function, buf: &mut Buffers) -> Cfg {
     let mut var: Option<VarId> = None;
     // Each round removes one multi-entry region; a CFG of n blocks has fewer than n of them.
     for _ in 0..f.blocks.len() + 1 {
-        let cfg = Cfg::new(f);
+        let cfg = Cfg::new_in(f, buf);
         if cfg.is_reducible() {
             return cfg;
         }
@@ -21,11 +21,12 @@ pub fn make_reducible(f: &mut Function) -> Cfg {
             Some((region, entries)) => {
                 let v = *var.get_or_insert_with(|| f.new_var(Ty::I32, "irreducible.entry"));
                 dispatch(f, &cfg, &region, &entries, v);
+                cfg.recycle(buf);
             }
             None => return cfg,
         }
     }
-    Cfg::new(f)
+    Cfg::new_in(f, buf)
 }
 
 /// Finds a strongly connected region (within `nodes`, ignoring edges into `header`) that has more

@@ -17,6 +17,7 @@ mod guard;
 mod irreducible;
 mod simplify;
 
+pub use cfg::Buffers;
 use cfg::{Cfg, Loops};
 
 use crate::ir::{BlockId, Function, Terminator, ValueId};
@@ -50,16 +51,21 @@ pub enum Node {
 
 /// Structurizes `f` (which may gain blocks and a variable if it had irreducible loops).
 pub fn structurize(f: &mut Function) -> Vec<Node> {
-    let cfg = irreducible::make_reducible(f);
-    let loops = Loops::new(&cfg);
+    structurize_in(f, &mut Buffers::default())
+}
+
+/// `structurize`, with the analyses' vectors from (and back to) `buf`.
+pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
+    let cfg = irreducible::make_reducible(f, buf);
+    let loops = Loops::new_in(&cfg, buf);
     let n = f.blocks.len();
 
     // Children in the dominator tree, with loop exits lifted to the outermost loop they leave.
-    let mut merges: Vec<Vec<BlockId>> = vec![Vec::new(); n];
-    let mut follows: Vec<Vec<BlockId>> = vec![Vec::new(); n];
-    let mut is_merge = vec![false; n];
+    let mut merges = buf.lists(n);
+    let mut follows = buf.lists(n);
+    let mut is_merge = buf.bools(n);
     // Count edges with multiplicity: `Branch` to the same block twice makes a merge too.
-    let mut forward = vec![0usize; n];
+    let mut forward = buf.usizes(n);
     for &p in &cfg.order {
         for s in f.block(p).term.targets() {
             if !cfg.is_retreating(p, s) {
@@ -70,7 +76,6 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     for &b in &cfg.order {
         is_merge[b.0 as usize] = forward[b.0 as usize] >= 2;
     }
-    let mut lifted = vec![false; n];
     for &b in cfg.order.iter().skip(1) {
         let Some(d) = cfg.idom[b.0 as usize] else {
             continue;
@@ -83,7 +88,6 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
             .last();
         if let Some(outer) = left {
             follows[outer.0 as usize].push(b);
-            lifted[b.0 as usize] = true;
         } else if is_merge[b.0 as usize] {
             merges[d.0 as usize].push(b);
         }
@@ -102,6 +106,15 @@ pub fn structurize(f: &mut Function) -> Vec<Node> {
     let mut out = Vec::new();
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
+    let Structurizer {
+        merges, follows, ..
+    } = s;
+    buf.put_lists(merges);
+    buf.put_lists(follows);
+    buf.put_bools(is_merge);
+    buf.put_usizes(forward);
+    loops.recycle(buf);
+    cfg.recycle(buf);
     simplify::drop_blocks(f, &mut out, 0);
     out
 }
