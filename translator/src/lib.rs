@@ -58,7 +58,7 @@ pub struct Program {
     file: Arc<SourceFile>,
     module: check::Module,
     globals: abi::GlobalsLayout,
-    global_offsets: std::collections::HashMap<check::GlobalId, u64>,
+    global_offsets: check::Map<check::GlobalId, u64>,
     warnings: Vec<Diagnostic>,
 }
 

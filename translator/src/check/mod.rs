@@ -313,22 +313,51 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
 }
 
 /// FxHash, as in rustc: the checker's maps are keyed by short names, where SipHash's resistance to
-/// chosen keys buys nothing and its cost showed up in the parse benchmark.
+/// chosen keys buys nothing and its cost showed up in the parse benchmark; the later passes'
+/// maps are keyed by ids, hashed with one multiply per integer.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct FxHasher(u64);
+pub struct FxHasher(u64);
+
+impl FxHasher {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(Self::K);
+    }
+}
 
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
             let mut w = [0u8; 8];
             w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+            self.add(u64::from_le_bytes(w));
         }
         for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+            self.add(u64::from(b));
         }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
     }
 
     fn finish(&self) -> u64 {
@@ -336,7 +365,8 @@ impl Hasher for FxHasher {
     }
 }
 
-pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash map with `FxHasher`.
+pub type Map<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Module-wide state while checking.
 pub(crate) struct ModuleCx<'d> {

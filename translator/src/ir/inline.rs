@@ -5,7 +5,7 @@
 //! kernel's control flow around every synchronization point). Functions that hold either,
 //! directly or through their callees, are inlined into the kernel.
 
-use std::collections::HashMap;
+use crate::check::Map as HashMap;
 
 use super::{
     Block, BlockId, Call, FuncId, Function, Inst, Module, Op, Ptr, Side, Terminator, TexOp,
@@ -150,7 +150,7 @@ pub(super) fn cut_call(f: &mut Function, b: BlockId, k: usize) -> Option<CutCall
         });
     }
     let mut carried = Vec::new();
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     let mut loads = Vec::new();
     for v in defined {
         if used[v.0 as usize] {

@@ -1,7 +1,7 @@
 //! Where variables live: the module's globals buffer, each kernel's shared arena, each
 //! invocation's local arena.
 
-use std::collections::HashMap;
+use crate::check::Map as HashMap;
 
 use crate::abi::{GlobalVarAbi, GlobalsLayout, Relocation};
 use crate::check::{self, FuncId, GlobalId, InitElem, LocalId, Variable};
@@ -40,7 +40,7 @@ pub fn globals(
     module: &check::Module,
 ) -> Result<(GlobalsLayout, HashMap<GlobalId, u64>), Vec<Diagnostic>> {
     let mut layout = GlobalsLayout::default();
-    let mut offsets = HashMap::new();
+    let mut offsets = HashMap::default();
     let mut pending: Vec<(u64, &Variable)> = Vec::new();
     for (i, v) in module.globals.iter().enumerate() {
         if !matches!(v.space, StateSpace::Global | StateSpace::Const) || v.external {
@@ -130,10 +130,10 @@ pub fn for_kernel<'g>(
     let funcs = call_graph(module, kernel);
     let mut l = Layout {
         globals,
-        shared: HashMap::new(),
+        shared: HashMap::default(),
         shared_bytes: 0,
         dynamic_shared: None,
-        local: HashMap::new(),
+        local: HashMap::default(),
         local_bytes: 0,
     };
     let mut shared_end = 0u64;

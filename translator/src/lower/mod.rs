@@ -41,7 +41,7 @@ mod misc;
 mod held_tests;
 mod texture;
 
-use std::collections::HashMap;
+use crate::check::Map as HashMap;
 
 use crate::abi::{KernelAbi, ParamAbi};
 use crate::check::inst::Op as PtxOp;
@@ -83,7 +83,7 @@ pub fn lower_kernel(
         let kernel_params = if f == kernel {
             std::mem::take(&mut params)
         } else {
-            HashMap::new()
+            HashMap::default()
         };
         let places = Places {
             layout: &layout,
@@ -314,7 +314,7 @@ fn lower_function(
         held_block: BlockId(u32::MAX),
         consts: [(0, Ty::Bool, 0, ValueId(0)); BLOCK_CONSTS],
         regs_high: crate::check::Map::default(),
-        param_words: HashMap::new(),
+        param_words: HashMap::default(),
         uses_shared_lock: false,
         uses_barrier_words: false,
         labels: Vec::new(),
@@ -405,7 +405,7 @@ pub fn kernel_abi(func: &check::Function) -> KernelAbi {
 
 /// CUDA's parameter layout: each parameter at the next multiple of its alignment.
 fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, KernelAbi) {
-    let mut offsets = HashMap::new();
+    let mut offsets = HashMap::default();
     let mut params = Vec::new();
     let mut offset = 0u32;
     for p in &func.params {

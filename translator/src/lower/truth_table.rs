@@ -2,7 +2,7 @@
 //! constant folding and De Morgan's laws, over every order of the inputs, keeping the expression
 //! with the fewest distinct operations.
 
-use std::collections::HashMap;
+use crate::check::Map as HashMap;
 
 use super::Cx;
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
@@ -158,7 +158,7 @@ pub(super) fn emit(cx: &mut Cx<'_>, e: &Expr, inputs: &[ValueId; 3]) -> ValueId 
         done.insert(e.clone(), v);
         v
     }
-    go(cx, e, inputs, &mut HashMap::new())
+    go(cx, e, inputs, &mut HashMap::default())
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 mod expand;
 mod uniform;
 
-use std::collections::HashMap;
+use crate::check::Map as HashMap;
 
 use crate::ir::{BinOp, BlockId, FpFlags, Function, Op, Terminator, Ty, ValueId, VarId, WarpOp};
 use crate::structurize::Node;
@@ -66,8 +66,8 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
         next_code: 1,
         sync_blocks,
         defs,
-        exit_code: HashMap::new(),
-        cont_code: HashMap::new(),
+        exit_code: HashMap::default(),
+        cont_code: HashMap::default(),
         uni,
         native_targets: Vec::new(),
         failed: false,

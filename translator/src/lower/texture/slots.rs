@@ -1,8 +1,8 @@
 //! Which textures a kernel reads: slots (a parameter or a `.texref`), traced from the handle
 //! registers, their records in the parameter block, and the descriptor bindings.
 
+use crate::check::Map as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use super::super::Cx;
 use crate::check::inst::TexOperand;
@@ -43,7 +43,7 @@ impl KernelTextures {
             bindings: Vec::new(),
             records_offset: param_block_size.next_multiple_of(16),
             assumed: Vec::new(),
-            traces: HashMap::new(),
+            traces: HashMap::default(),
         })
     }
 
@@ -118,7 +118,7 @@ impl KernelTextures {
 /// `ld.param` of a 64-bit kernel parameter, by `mov` of a `.texref`'s address, or by `mov`
 /// from such a register. Registers written in two different such ways are left out.
 fn trace(cx: &Cx<'_>) -> HashMap<RegId, SlotKey> {
-    let mut found: HashMap<RegId, Option<SlotKey>> = HashMap::new();
+    let mut found: HashMap<RegId, Option<SlotKey>> = HashMap::default();
     let body = cx.func.body.as_deref().unwrap_or_default();
     let insts: Vec<&check::Inst> = body
         .iter()
