@@ -34,11 +34,11 @@ impl Edges {
 pub struct Buffers {
     u32s: Vec<Vec<u32>>,
     blocks: Vec<Vec<BlockId>>,
-    usizes: Vec<Vec<usize>>,
+    pub(super) usizes: Vec<Vec<usize>>,
     idoms: Vec<Vec<Option<BlockId>>>,
-    bools: Vec<Vec<bool>>,
+    pub(super) bools: Vec<Vec<bool>>,
     stack: Vec<(BlockId, usize)>,
-    lists: Vec<Vec<Vec<BlockId>>>,
+    pub(super) lists: Vec<Vec<Vec<BlockId>>>,
 }
 
 /// A kept vector holding `n` copies of `x`, or a new one.
@@ -61,32 +61,12 @@ fn empty<T>(pool: &mut Vec<Vec<T>>, n: usize) -> Vec<T> {
 }
 
 impl Buffers {
-    pub(super) fn bools(&mut self, n: usize) -> Vec<bool> {
-        filled(&mut self.bools, n, false)
-    }
-
-    pub(super) fn usizes(&mut self, n: usize) -> Vec<usize> {
-        filled(&mut self.usizes, n, 0)
-    }
-
     /// `n` empty lists (the lists themselves keep their room).
     pub(super) fn lists(&mut self, n: usize) -> Vec<Vec<BlockId>> {
         let mut v = self.lists.pop().unwrap_or_default();
         v.iter_mut().for_each(Vec::clear);
         v.resize_with(n, Vec::new);
         v
-    }
-
-    pub(super) fn put_bools(&mut self, v: Vec<bool>) {
-        self.bools.push(v);
-    }
-
-    pub(super) fn put_usizes(&mut self, v: Vec<usize>) {
-        self.usizes.push(v);
-    }
-
-    pub(super) fn put_lists(&mut self, v: Vec<Vec<BlockId>>) {
-        self.lists.push(v);
     }
 }
 
@@ -338,7 +318,7 @@ impl Loops {
     /// The loops of `cfg`, in vectors from `buf`.
     pub fn new_in(cfg: &Cfg, buf: &mut Buffers) -> Loops {
         let n = cfg.rpo.len();
-        let mut is_header = buf.bools(n);
+        let mut is_header = filled(&mut buf.bools, n, false);
         // Each loop's blocks as a list (the work is the loops' sizes, not the function's size
         // per loop); `seen[b] == k + 1` marks `b` as found for the `k`th loop.
         let mut bodies: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
@@ -387,8 +367,8 @@ impl Loops {
 
     /// Hands the vectors back for the next function's.
     pub fn recycle(self, buf: &mut Buffers) {
-        buf.put_bools(self.is_header);
-        buf.put_lists(self.containing);
+        buf.bools.push(self.is_header);
+        buf.lists.push(self.containing);
     }
 
     pub fn contains(&self, header: BlockId, b: BlockId) -> bool {

@@ -63,9 +63,9 @@ pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
     // Children in the dominator tree, with loop exits lifted to the outermost loop they leave.
     let mut merges = buf.lists(n);
     let mut follows = buf.lists(n);
-    let mut is_merge = buf.bools(n);
+    let mut is_merge = cfg::filled(&mut buf.bools, n, false);
     // Count edges with multiplicity: `Branch` to the same block twice makes a merge too.
-    let mut forward = buf.usizes(n);
+    let mut forward = cfg::filled(&mut buf.usizes, n, 0);
     for &p in &cfg.order {
         for s in f.block(p).term.targets() {
             if !cfg.is_retreating(p, s) {
@@ -109,10 +109,9 @@ pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
     let Structurizer {
         merges, follows, ..
     } = s;
-    buf.put_lists(merges);
-    buf.put_lists(follows);
-    buf.put_bools(is_merge);
-    buf.put_usizes(forward);
+    buf.lists.extend([merges, follows]);
+    buf.bools.push(is_merge);
+    buf.usizes.push(forward);
     loops.recycle(buf);
     cfg.recycle(buf);
     simplify::drop_blocks(f, &mut out, 0);
