@@ -9,6 +9,7 @@
 //! result is therefore exact on every device: directed rounding, 64-bit integers to float,
 //! subnormal results, overflow, NaN and saturation as the ISA defines them.
 
+mod fast;
 mod round;
 
 use super::Cx;
@@ -23,6 +24,9 @@ use round::{
 
 /// `cvt` (ISA 8.7.6.13).
 pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
+    if fast::cvt(cx, c) {
+        return;
+    }
     let (dt, st) = (c.dst_ty, c.src_ty);
     let r = match c.src2.as_ref() {
         Some(b) => {
