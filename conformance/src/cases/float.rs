@@ -533,11 +533,60 @@ fn div_rcp_sqrt(v: &mut Vec<Case>) {
     }
 }
 
+/// `div.rn.f32` over quotients chosen where rounding is hardest: subnormal and tiny results,
+/// results near overflow, exact ties in the subnormal range (small odd multiples of 2^-149 over
+/// powers of two), exact quotients, and random bit patterns (ISA 8.7.3.8; reference: the IEEE
+/// model). A case of its own, so that the main case's inputs stay those recorded under CUDA.
+fn div_quotients(v: &mut Vec<Case>) {
+    let mut g = Rng::new(0x0d1f);
+    let mut rows = Vec::new();
+    for i in 0..30_000u64 {
+        let x = g.next_u64();
+        let (a, b) = match i % 6 {
+            0 => (x & 0xffff_ffff, x >> 32),
+            1 => (
+                (x & 0x00ff_ffff) | ((x >> 40) & 0x8000_0000),
+                0x3f80_0000 + ((x >> 32) & 0x0fff_ffff),
+            ),
+            2 => (
+                0x7f00_0000 | (x & 0x00ff_ffff),
+                0x3f00_0000 | ((x >> 32) & 0x00ff_ffff),
+            ),
+            3 => ((x & 0xff) | 1, (127 + (x >> 8) % 24) << 23),
+            4 => {
+                let scale = |k: u64| 2f32.powi((k % 60) as i32 - 30);
+                let c = (x & 0xfff) as f32 * scale(x >> 12);
+                let d = (((x >> 20) & 0xfff) + 1) as f32 * scale(x >> 32);
+                (u64::from((c * d).to_bits()), u64::from(d.to_bits()))
+            }
+            _ => (0x0080_0000 + (x & 0x00ff_ffff), (x >> 32) & 0x7fff_ffff),
+        };
+        rows.push(vec![a, b]);
+    }
+    v.push(case(
+        FAMILY,
+        "float/div.rn.f32/quotients".into(),
+        "div.rn.f32".into(),
+        F32F,
+        2,
+        rows,
+        90,
+        (7, 8),
+        |x| {
+            exact(
+                Fmt::F32,
+                ieee::arith(Fmt::F32, Arith::Div, Rnd::Rn, x[0], x[1], 0),
+            )
+        },
+    ));
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     add_sub_mul(&mut v);
     fma_mad(&mut v);
     div_rcp_sqrt(&mut v);
+    div_quotients(&mut v);
     super::float_bits::cases(&mut v);
     super::float_approx::cases(&mut v);
     v

@@ -10,6 +10,7 @@ mod call;
 mod cmp;
 mod control;
 mod data;
+mod div_f32;
 // --- float ---
 mod approx;
 mod exact;
