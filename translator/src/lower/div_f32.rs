@@ -1,5 +1,5 @@
 //! `div.rn.f32` (and `rcp.rn.f32`) on a device with float64, correctly rounded without a branch
-//! to the integer emulation: about 110 IR instructions instead of 340 (the emulation ran on
+//! to the integer emulation: about 170 IR instructions instead of 340 (the emulation ran on
 //! lavapipe beside the quick path on every call, as its SIMD lanes are masked, not skipped).
 //!
 //! With `A`, `B` the operands' magnitudes, exact in f64 (subnormals decoded from their bits, so a
