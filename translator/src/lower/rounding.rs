@@ -4,7 +4,9 @@
 
 use super::Cx;
 use super::exact;
-use super::float::{as_float, is_inf, is_nan, is_special, is_zero, nan_result, native_ty, sign};
+use super::float::{
+    as_float, is_inf, is_nan, is_special, is_zero, magnitude, nan_result, native_ty, sign,
+};
 use super::half;
 use super::softfloat::{self as sf, Fmt, Ops, Unpacked};
 use crate::check::inst::{FloatOp, Rounding};
@@ -391,7 +393,11 @@ fn with_fallback(
 pub(super) fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
     let fast = match (mode, fmt) {
         (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => {
-            return super::div_f32::div_rn(cx, a, b);
+            // The branch is rarely taken; its exact path needs no integer emulation.
+            let (r, ok) = div_f32_fast(cx, a, b);
+            return with_fallback(cx, ok, r, &[a, b], |cx, v| {
+                super::div_f32::div_rn(cx, v[0], v[1])
+            });
         }
         (Rounding::Rn, f) if f == sf::F64 => Some(div_f64_fast(cx, a, b)),
         _ => None,
@@ -451,9 +457,48 @@ fn normal_f32(cx: &mut Cx<'_>, cb: ValueId) -> ValueId {
     cx.bop(And, a, b)
 }
 
-/// f32 square root to nearest through f64: c = RN(sqrt(a)) is right iff the exact root lies
-/// strictly between the midpoints around c, which the exact remainders `a - m^2` decide (m has
-/// 25 bits, so m^2 is exact in f64, and the subtraction is exact by Sterbenz).
+/// f32 division to nearest through f64: c = RN(|a| / |b|) is right iff the exact quotient lies
+/// strictly between the midpoints around c, which the exact remainders `|a| - m|b|` decide (m
+/// has 25 bits and |b| 24, so m|b| is exact in f64, and the subtraction is exact by Sterbenz).
+fn div_f32_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
+    let x = FpFlags { exact: true };
+    let fmt = sf::F32;
+    let ma = magnitude(cx, a, fmt);
+    let mb = magnitude(cx, b, fmt);
+    let af = cx.float_of(ma, Ty::F32);
+    let bf = cx.float_of(mb, Ty::F32);
+    let ad = cx.conv(ConvOp::FConvert, af, Ty::F64);
+    let bd = cx.conv(ConvOp::FConvert, bf, Ty::F64);
+    let q = cx.bin_flags(FDiv, ad, bd, x);
+    let c = cx.conv(ConvOp::FConvert, q, Ty::F32);
+    let cb = cx.bits_of(c);
+    let cd = cx.conv(ConvOp::FConvert, c, Ty::F64);
+    let (dn, up) = neighbours_f32(cx, cb);
+    let (m_lo, m_hi) = midpoints(cx, cd, dn, up);
+    let p_lo = cx.bin_flags(FMul, m_lo, bd, x);
+    let r_lo = cx.bin_flags(FSub, ad, p_lo, x);
+    let p_hi = cx.bin_flags(FMul, m_hi, bd, x);
+    let r_hi = cx.bin_flags(FSub, ad, p_hi, x);
+    let zero = cx.konst(Ty::F64, 0);
+    let above = cx.bin(FOrdGt, r_lo, zero);
+    let below = cx.bin(FOrdLt, r_hi, zero);
+    let fin_a = finite_nonzero(cx, a, fmt);
+    let fin_b = finite_nonzero(cx, b, fmt);
+    let ok = cx.bop(And, above, below);
+    let ok = cx.bop(And, ok, fin_a);
+    let ok = cx.bop(And, ok, fin_b);
+    let nrm = normal_f32(cx, cb);
+    let ok = cx.bop(And, ok, nrm);
+    let sa = sign(cx, a, fmt);
+    let sb = sign(cx, b, fmt);
+    let s = cx.bop(Xor, sa, sb);
+    let sbit = cx.c32(0x8000_0000);
+    let z = cx.c32(0);
+    let sv = cx.sel(s, sbit, z);
+    (cx.bop(Or, cb, sv), ok)
+}
+
+/// f32 square root to nearest through f64, proven like [`div_f32_fast`] with `a - m^2`.
 fn sqrt_f32_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let fmt = sf::F32;
