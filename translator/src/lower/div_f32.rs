@@ -20,7 +20,8 @@
 //! the two named above, and no f64 denormals.
 
 use super::Cx;
-use super::float::{is_inf, is_nan, is_zero, sign};
+use super::float::sign;
+use super::rounding::{div_special_cases, pow2_field};
 use super::softfloat::{self as sf, Ops};
 use crate::ir::{BinOp::*, ConvOp, FpFlags, Ty, ValueId};
 
@@ -69,17 +70,8 @@ fn parts(cx: &mut Cx<'_>, m: ValueId, down: u32) -> (ValueId, ValueId) {
     let sig = cx.bop(Or, frac, imp);
     let one = cx.c32(1);
     let e = cx.ext(crate::ir::ExtOp::UMax, &[e, one], FpFlags::default());
-    (sig, pow2(cx, e, 1023 - 150 - i64::from(down)))
-}
-
-/// `2^(e + bias - 1023)` as f64, for an I32 `e`.
-fn pow2(cx: &mut Cx<'_>, e: ValueId, bias: i64) -> ValueId {
     let e = cx.zext(e, Ty::I64);
-    let k = cx.c64(bias as u64);
-    let e = cx.bop(IAdd, e, k);
-    let sh = cx.c64(52);
-    let b = cx.bop(Shl, e, sh);
-    cx.float_of(b, Ty::F64)
+    (sig, pow2_field(cx, e, 1023 - 150 - i64::from(down)))
 }
 
 /// The bits of an f32 within one ulp of the non-negative f64 `q` (at most `MAX_FINITE`): the
@@ -145,32 +137,15 @@ fn settle(cx: &mut Cx<'_>, c: ValueId, ad: ValueId, bd: ValueId) -> ValueId {
     cx.sel(go_up, up, r)
 }
 
-/// Zeros, infinities and NaNs in (ISA 8.7.3.8), and the quotient's sign.
+/// The quotient's sign on `m`, then the special cases.
 fn specials(cx: &mut Cx<'_>, a: ValueId, b: ValueId, m: ValueId) -> ValueId {
     let fmt = sf::F32;
-    let a_nan = is_nan(cx, a, fmt);
-    let b_nan = is_nan(cx, b, fmt);
-    let a_inf = is_inf(cx, a, fmt);
-    let b_inf = is_inf(cx, b, fmt);
-    let a_zero = is_zero(cx, a, fmt);
-    let b_zero = is_zero(cx, b, fmt);
     let sa = sign(cx, a, fmt);
     let sb = sign(cx, b, fmt);
     let s = cx.bop(Xor, sa, sb);
     let sbit = cx.c32(0x8000_0000);
     let zero = cx.c32(0);
     let sz = cx.sel(s, sbit, zero);
-    let inf = cx.c32(0x7f80_0000);
-    let m = cx.sel(a_zero, zero, m);
-    let m = cx.sel(b_inf, zero, m);
-    let m = cx.sel(a_inf, inf, m);
-    let m = cx.sel(b_zero, inf, m);
-    let r = cx.bop(Or, m, sz);
-    let both_inf = cx.bop(And, a_inf, b_inf);
-    let both_zero = cx.bop(And, a_zero, b_zero);
-    let invalid = cx.bop(Or, both_inf, both_zero);
-    let any_nan = cx.bop(Or, a_nan, b_nan);
-    let bad = cx.bop(Or, invalid, any_nan);
-    let canonical = cx.c32(fmt.canonical_nan() as u32);
-    cx.sel(bad, canonical, r)
+    let q = cx.bop(Or, m, sz);
+    div_special_cases(cx, fmt, a, b, q)
 }

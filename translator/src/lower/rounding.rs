@@ -296,6 +296,18 @@ fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) 
     let ua = sf::unpack(cx, a, fmt);
     let ub = sf::unpack(cx, b, fmt);
     let q = exact::div_core(cx, &ua, &ub, mode, fmt);
+    div_special_cases(cx, fmt, a, b, q)
+}
+
+/// The quotient where an operand is a zero, an infinity or a NaN (ISA 8.7.3.8); `q` (the signed
+/// quotient's bits) elsewhere.
+pub(super) fn div_special_cases(
+    cx: &mut Cx<'_>,
+    fmt: Fmt,
+    a: ValueId,
+    b: ValueId,
+    q: ValueId,
+) -> ValueId {
     let a_nan = is_nan(cx, a, fmt);
     let b_nan = is_nan(cx, b, fmt);
     let a_inf = is_inf(cx, a, fmt);
@@ -536,7 +548,7 @@ fn finite_nonzero(cx: &mut Cx<'_>, v: ValueId, fmt: Fmt) -> ValueId {
 }
 
 /// `2^k * y` for f64 bits `e` (a biased exponent field) shifted by `k`: builds 2^(e - 1023 + k).
-fn pow2_field(cx: &mut Cx<'_>, e: ValueId, k: i64) -> ValueId {
+pub(super) fn pow2_field(cx: &mut Cx<'_>, e: ValueId, k: i64) -> ValueId {
     let kk = cx.c64(k as u64);
     let be = cx.bop(IAdd, e, kk);
     let sh = cx.c64(52);
