@@ -20,7 +20,6 @@
 //! the two named above, and no f64 denormals.
 
 use super::Cx;
-use super::float::sign;
 use super::rounding::{div_special_cases, pow2_field};
 use super::softfloat::{self as sf, Ops};
 use crate::ir::{BinOp::*, ConvOp, FpFlags, Ty, ValueId};
@@ -103,9 +102,9 @@ fn settle(cx: &mut Cx<'_>, c: ValueId, ad: ValueId, bd: ValueId) -> ValueId {
     let two_sig = cx.bop(Shl, sig, one);
     let hi_n = cx.bop(IAdd, two_sig, one);
     let lo_n = cx.bop(ISub, two_sig, one);
-    let frac_mask = cx.c32(MIN_NORMAL - 1);
-    let frac = cx.bop(And, c, frac_mask);
-    let at_pow2 = cx.is_zero(frac);
+    // A power of two (where it matters, c is normal, so its significand is the implicit bit).
+    let implicit = cx.c32(MIN_NORMAL);
+    let at_pow2 = cx.bop(IEq, sig, implicit);
     let binade = cx.c32(2 * MIN_NORMAL);
     let above_first = cx.bop(UGe, c, binade);
     let narrower = cx.bop(And, at_pow2, above_first);
@@ -137,15 +136,11 @@ fn settle(cx: &mut Cx<'_>, c: ValueId, ad: ValueId, bd: ValueId) -> ValueId {
     cx.sel(go_up, up, r)
 }
 
-/// The quotient's sign on `m`, then the special cases.
+/// The quotient's sign (the operands' sign bits xor-ed) on `m`, then the special cases.
 fn specials(cx: &mut Cx<'_>, a: ValueId, b: ValueId, m: ValueId) -> ValueId {
-    let fmt = sf::F32;
-    let sa = sign(cx, a, fmt);
-    let sb = sign(cx, b, fmt);
-    let s = cx.bop(Xor, sa, sb);
+    let s = cx.bop(Xor, a, b);
     let sbit = cx.c32(0x8000_0000);
-    let zero = cx.c32(0);
-    let sz = cx.sel(s, sbit, zero);
-    let q = cx.bop(Or, m, sz);
-    div_special_cases(cx, fmt, a, b, q)
+    let s = cx.bop(And, s, sbit);
+    let q = cx.bop(Or, m, s);
+    div_special_cases(cx, sf::F32, a, b, q)
 }
