@@ -163,13 +163,19 @@ impl ReduceOp {
 
 impl Function {
     pub fn new(name: impl Into<String>) -> Self {
+        Function::with_room(name, 1, 0)
+    }
+
+    /// A function whose block and variable tables start with room for `blocks` and `vars`
+    /// (grown one push at a time, they were reallocated several times per function).
+    pub fn with_room(name: impl Into<String>, blocks: usize, vars: usize) -> Self {
         let mut f = Function {
             name: name.into(),
             params: Vec::new(),
             returns: Vec::new(),
-            vars: Vec::new(),
+            vars: Vec::with_capacity(vars),
             values: Vec::new(),
-            blocks: Vec::new(),
+            blocks: Vec::with_capacity(blocks.max(1)),
             entry: BlockId(0),
             side: Side::default(),
         };

@@ -298,6 +298,14 @@ fn lower_function(
             ),
         )]);
     }
+    // A guarded instruction opens two blocks (its own and the one after it).
+    let guards = func
+        .body
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| matches!(s, Statement::Inst(i) if i.guard.is_some()))
+        .count();
     let mut cx = Cx {
         module,
         func,
@@ -306,7 +314,11 @@ fn lower_function(
         params,
         layout: places.layout,
         ids: places.ids,
-        f: ir::Function::new(func.name.clone()),
+        f: ir::Function::with_room(
+            func.name.clone(),
+            func.labels.len() * 2 + guards * 2 + 8,
+            func.regs.len() + 8,
+        ),
         cur: BlockId(0),
         room: 0,
         regs: vec![0; func.regs.len() * 4],
@@ -330,9 +342,6 @@ fn lower_function(
         spare: std::mem::take(&mut scratch.insts),
     };
     cx.cur = cx.f.entry;
-    // Grown one push at a time, these were reallocated three or four times per function.
-    cx.f.blocks.reserve(func.labels.len() * 2 + 8);
-    cx.f.vars.reserve(func.regs.len() + 8);
     cx.held.reserve(func.regs.len() + 8);
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
     let body = func.body.as_deref().unwrap_or_default();
@@ -394,9 +403,10 @@ const BLOCK_CONSTS: usize = 32;
 
 /// The instructions to make room for in a block opened with `stmts` PTX instructions to go
 /// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
-/// push at a time was reallocated 3 or 4 times. Long runs are capped: guards split them.
+/// push at a time was reallocated 3 or 4 times. Very long runs are capped at 1,024 instructions,
+/// a quarter of the largest buffer `scratch` keeps.
 fn room_for(stmts: usize) -> usize {
-    stmts.clamp(1, 32) * 8
+    stmts.clamp(1, 128) * 8
 }
 
 /// The launch interface of a kernel.

@@ -57,37 +57,97 @@ pub(super) fn split_arms(n: &mut Node) -> Option<(&mut Vec<Node>, &mut Vec<Node>
     }
 }
 
+/// Which constructs around a sequence its branches go to: bit `k` for the construct `k` levels
+/// out, in `tail` for a branch in tail position (with the sequence itself in tail position, see
+/// [`tail_only`]), else in `other`. `deep`: a branch went further out than the bits reach.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Escapes {
+    tail: u128,
+    other: u128,
+    deep: bool,
+}
+
+impl Escapes {
+    fn branch(d: u32, tail: bool) -> Escapes {
+        let mut e = Escapes::default();
+        match 1u128.checked_shl(d) {
+            Some(bit) if tail => e.tail = bit,
+            Some(bit) => e.other = bit,
+            None => e.deep = true,
+        }
+        e
+    }
+
+    /// `self`'s branches as seen from the sequence around a construct holding it.
+    fn outward(self) -> Escapes {
+        Escapes {
+            tail: self.tail >> 1,
+            other: self.other >> 1,
+            deep: self.deep,
+        }
+    }
+
+    /// Adds a part reached at a position that is a tail (`tail`) or not.
+    fn add(&mut self, e: Escapes, tail: bool) {
+        if tail {
+            self.tail |= e.tail;
+            self.other |= e.other;
+        } else {
+            self.other |= e.tail | e.other;
+        }
+        self.deep |= e.deep;
+    }
+}
+
 /// Nests `nodes` (outermost first), then drops, innermost first, every `Block` whose branches
-/// are all in tail position. `depth` counts the constructs around `nodes`.
-pub(super) fn drop_blocks(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
+/// are all in tail position. `depth` counts the constructs around `nodes`. Returns where the
+/// branches of `nodes` go, so that each `Block` is judged from its body's summary: walking the
+/// body again (`tail_only`) for each enclosing `Block` was quadratic in their nesting.
+pub(super) fn drop_blocks(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) -> Escapes {
     nest(f, nodes, depth);
     let d = depth + 1;
-    // Positions of the blocks that go, each checked once (a check walks the block's subtree).
+    let last = nodes.len().saturating_sub(1);
+    let mut out = Escapes::default();
+    // Positions of the blocks that go, each checked once.
     let mut gone: Vec<usize> = Vec::new();
     for (i, n) in nodes.iter_mut().enumerate() {
-        match n {
+        let e = match n {
             Node::Block(body) => {
-                drop_blocks(f, body, d);
-                if tail_only(body, 0, true) {
+                let e = drop_blocks(f, body, d);
+                let tails = if e.deep {
+                    tail_only(body, 0, true)
+                } else {
+                    e.other & 1 == 0
+                };
+                debug_assert_eq!(tails, tail_only(body, 0, true));
+                if tails {
                     strip(body, 0);
                     gone.push(i);
                 }
+                e.outward()
             }
-            Node::Loop(body) => drop_blocks(f, body, d),
+            Node::Loop(body) => drop_blocks(f, body, d).outward(),
             Node::If { then, else_, .. } => {
-                drop_blocks(f, then, d);
-                drop_blocks(f, else_, d);
+                let mut e = drop_blocks(f, then, d);
+                e.add(drop_blocks(f, else_, d), true);
+                e
             }
             Node::Switch { cases, default, .. } => {
-                cases.iter_mut().for_each(|c| drop_blocks(f, c, d));
-                drop_blocks(f, default, d);
+                let mut e = drop_blocks(f, default, d);
+                for c in cases.iter_mut() {
+                    e.add(drop_blocks(f, c, d), true);
+                }
+                e
             }
-            _ => {}
-        }
+            Node::Branch(b) => Escapes::branch(*b, true),
+            Node::Code(_) | Node::Return(_) | Node::Exit | Node::Unreachable => continue,
+        };
+        // A dropped block's body takes its place: its nodes keep their tail positions.
+        out.add(e, i == last);
     }
     // Most sequences keep their blocks: rebuilt only when one goes.
     if gone.is_empty() {
-        return;
+        return out;
     }
     let old = std::mem::take(nodes);
     nodes.reserve(old.len());
@@ -98,6 +158,7 @@ pub(super) fn drop_blocks(f: &mut Function, nodes: &mut Vec<Node>, depth: usize)
             other => nodes.push(other),
         }
     }
+    out
 }
 
 /// Whether every `Branch` of `nodes` to the construct `depth` levels out is in tail position:
