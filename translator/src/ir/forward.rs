@@ -65,12 +65,8 @@ pub struct Buffers {
 }
 
 /// `v` emptied and refilled with `n` copies of `x`, in its own memory.
-fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
-    if v.capacity() < n {
-        // Not grown: growing would copy the stale contents.
-        v = Vec::with_capacity(n);
-    }
-    v.clear();
+fn refill<T: Clone>(v: Vec<T>, n: usize, x: T) -> Vec<T> {
+    let mut v = crate::scratch::reuse(v, n);
     v.resize(n, x);
     v
 }

@@ -48,16 +48,9 @@ pub(super) fn filled<T: Clone>(pool: &mut Vec<Vec<T>>, n: usize, x: T) -> Vec<T>
     v
 }
 
-/// A kept vector with room for `n`, emptied, or a new one (growing a kept one would copy its
-/// stale contents).
+/// A kept vector with room for `n`, emptied, or a new one (`crate::scratch::reuse`).
 fn empty<T>(pool: &mut Vec<Vec<T>>, n: usize) -> Vec<T> {
-    match pool.pop() {
-        Some(mut v) if v.capacity() >= n => {
-            v.clear();
-            v
-        }
-        _ => Vec::with_capacity(n),
-    }
+    crate::scratch::reuse(pool.pop().unwrap_or_default(), n)
 }
 
 impl Buffers {

@@ -68,14 +68,18 @@ pub(super) struct Escapes {
 }
 
 impl Escapes {
-    fn branch(d: u32, tail: bool) -> Escapes {
-        let mut e = Escapes::default();
+    /// A `Branch(d)` (in tail position until `add` says otherwise).
+    fn branch(d: u32) -> Escapes {
         match 1u128.checked_shl(d) {
-            Some(bit) if tail => e.tail = bit,
-            Some(bit) => e.other = bit,
-            None => e.deep = true,
+            Some(tail) => Escapes {
+                tail,
+                ..Escapes::default()
+            },
+            None => Escapes {
+                deep: true,
+                ..Escapes::default()
+            },
         }
-        e
     }
 
     /// `self`'s branches as seen from the sequence around a construct holding it.
@@ -139,7 +143,7 @@ pub(super) fn drop_blocks(f: &mut Function, nodes: &mut Vec<Node>, depth: usize)
                 }
                 e
             }
-            Node::Branch(b) => Escapes::branch(*b, true),
+            Node::Branch(b) => Escapes::branch(*b),
             Node::Code(_) | Node::Return(_) | Node::Exit | Node::Unreachable => continue,
         };
         // A dropped block's body takes its place: its nodes keep their tail positions.
