@@ -26,7 +26,7 @@
 // `--system-allocator` asks for the platform's.
 #[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ptxvk_alloc::MiMalloc = ptxvk_alloc::MiMalloc;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

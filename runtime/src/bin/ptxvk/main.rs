@@ -15,7 +15,7 @@ use ptxvk_runtime::translator::{DeviceProfile, Program, SourceFile};
 // malloc (docs/benchmarks.md), as rustc links jemalloc for the same reason.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ptxvk_alloc::MiMalloc = ptxvk_alloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(
