@@ -16,9 +16,9 @@
 //!   with the library our emitter uses, so emission can be judged against it.
 //!
 //! Options: `--lines N`, `--runs N` (samples, default 5), `--reps N` (calls per sample, default
-//! 3: the thread clock advances in ticks of a few ms), `--translate-only` (for profilers:
-//! nothing but translate_all) and `--dump DIR` (every kernel's SPIR-V per profile, to compare
-//! builds).
+//! 3), `--translate-only` (for profilers:
+//! nothing but translate_all), `--only PROFILE` (one profile, same module) and `--dump DIR`
+//! (every kernel's SPIR-V per profile, to compare builds).
 //! `cargo bench` passes `--bench`, which selects the full size; under `cargo test --all-targets`
 //! this runs once on a small module as a smoke test.
 
@@ -139,16 +139,28 @@ fn rename(text: &str, names: &[String], suffix: &str) -> String {
     out
 }
 
-/// CPU time of this thread so far (Linux), so that other processes on a busy machine do not
-/// count against the translator; elsewhere (`None`) wall-clock time is used.
+/// CPU time of this thread so far, so that other processes on a busy machine do not count
+/// against the translator; `None` (wall-clock time is used) where there is no such clock.
+/// `clock_gettime` counts to the nanosecond; `/proc/thread-self/schedstat`, used before, moves
+/// only at scheduler ticks (4 ms here), so a best-of-N picked the samples whose ticks fell
+/// luckily.
+#[cfg(unix)]
 fn thread_cpu() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(ns))
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the call's duration.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (r == 0).then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
 }
 
-/// Times `f`: `runs` samples of `reps` calls each (the thread clock advances in scheduler
-/// ticks of a few ms, so a sample must be long against a tick). Returns the best and the mean
+#[cfg(not(unix))]
+fn thread_cpu() -> Option<Duration> {
+    None
+}
+
+/// Times `f`: `runs` samples of `reps` calls each. Returns the best and the mean
 /// time per call, and the last result.
 fn measure<T>(
     runs: usize,
@@ -181,7 +193,7 @@ fn main() -> Res<()> {
     let reps = option("--reps")
         .unwrap_or(if full() { 3 } else { 1 })
         .max(1);
-    let profiles: Vec<DeviceProfile> = PROFILES
+    let mut profiles: Vec<DeviceProfile> = PROFILES
         .iter()
         .map(|n| DeviceProfile::named(n).ok_or(format!("no profile {n}")))
         .collect::<Result<_, _>>()?;
@@ -214,6 +226,11 @@ fn main() -> Res<()> {
             kernels += p.kernels;
         }
         copies += 1;
+    }
+    // `--only NAME`: one profile, translating the same module.
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(only) = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)) {
+        profiles.retain(|p| p.name == *only);
     }
     let mb = text.len() as f64 / 1e6;
     let file = SourceFile::new("bench.ptx", text);

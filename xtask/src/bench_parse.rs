@@ -134,21 +134,30 @@ mod measure {
         out
     }
 
-    /// Best, median and mean. The mean matters where the clock is coarse: some kernels account
-    /// thread CPU time in scheduler ticks (4 ms here under load), and the mean of many runs
-    /// resolves differences smaller than a tick.
+    /// Best, median and mean (the mean shows how noisy the machine was).
     fn stats(mut times: Vec<Duration>) -> (Duration, Duration, Duration) {
         times.sort();
         let mean = times.iter().sum::<Duration>() / times.len() as u32;
         (times[0], times[times.len() / 2], mean)
     }
 
-    /// CPU time of this thread so far (Linux), so that other work on a shared machine does not
-    /// count; elsewhere (`None`) wall-clock time is used. The same clock as `bench translate`.
+    /// CPU time of this thread so far, so that other work on a shared machine does not count;
+    /// `None` (wall-clock time is used) where there is no such clock. The same clock as `bench
+    /// translate`: `clock_gettime`, to the nanosecond.
+    #[cfg(unix)]
     fn thread_cpu() -> Option<Duration> {
-        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-        let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-        Some(Duration::from_nanos(ns))
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, writable timespec for the call's duration.
+        let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (r == 0).then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+
+    #[cfg(not(unix))]
+    fn thread_cpu() -> Option<Duration> {
+        None
     }
 
     const LEX_REPEAT: u32 = 10;
@@ -217,8 +226,8 @@ mod measure {
             pieces.len()
         );
         let (parse_best, parse_median, parse_mean) = time(runs, || Program::parse(file.clone()));
-        // The references take a few ms, the size of the clock's tick under load: each run
-        // repeats them and the time is divided by the repetitions.
+        // The references take a few ms: each run repeats them and the time is divided by the
+        // repetitions.
         let per = |d: Duration, n: u32| d / n;
         let (lex_best, ..) = time(runs, || {
             (0..LEX_REPEAT)

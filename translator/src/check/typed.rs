@@ -244,6 +244,21 @@ pub enum SpecialReg {
     WarpSize,
 }
 
+/// The source operands of an arithmetic or float instruction, in the instruction itself: up to
+/// three take no allocation of their own, and lowering reads them without following a pointer
+/// into memory the parser left long ago.
+pub type Srcs = smallvec::SmallVec<[Src; 3]>;
+
+/// The operands as an array of exactly `N` (`None` for another count).
+pub(crate) fn exactly<const N: usize>(s: Srcs) -> Option<[Src; N]> {
+    if s.len() != N {
+        return None;
+    }
+    let mut it = s.into_iter();
+    // Never `Imm(0)`: the length was checked.
+    Some(std::array::from_fn(|_| it.next().unwrap_or(Src::Imm(0))))
+}
+
 /// A source operand, as the instruction sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Src {

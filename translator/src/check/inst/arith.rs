@@ -14,7 +14,7 @@ use crate::types::ScalarType;
 pub struct Arith {
     pub ty: ScalarType,
     pub dst: Dst,
-    pub src: Vec<Src>,
+    pub src: Srcs,
     pub sat: bool,
     /// `.lo/.hi/.wide` of `mul` and `mad`.
     pub mode: MulMode,
@@ -28,7 +28,7 @@ pub enum MulMode {
 }
 
 impl Arith {
-    pub(super) fn new(ty: ScalarType, dst: Dst, src: Vec<Src>) -> Self {
+    pub(super) fn new(ty: ScalarType, dst: Dst, src: Srcs) -> Self {
         Arith {
             ty,
             dst,
@@ -54,10 +54,10 @@ fn plain(
     i: &ast::Instruction<'_>,
     ty: ScalarType,
     n: usize,
-) -> Option<(Dst, Vec<Src>)> {
+) -> Option<(Dst, Srcs)> {
     let ops = operands(cx, i, n)?;
     let dst = cx.dst(&ops[0], ty, TypeRule::Strict);
-    let src: Option<Vec<Src>> = ops[1..]
+    let src: Option<Srcs> = ops[1..]
         .iter()
         .map(|o| cx.src(o, ty, TypeRule::Strict))
         .collect();
@@ -130,7 +130,7 @@ pub fn mul(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let dst = cx.dst(&ops[0], dst_ty, TypeRule::Strict);
     let a = cx.src(&ops[1], ty, TypeRule::Strict);
     let b = cx.src(&ops[2], ty, TypeRule::Strict);
-    let mut out = Arith::new(ty, dst?, vec![a?, b?]);
+    let mut out = Arith::new(ty, dst?, smallvec::smallvec![a?, b?]);
     out.mode = mode;
     Some(out)
 }
@@ -176,7 +176,7 @@ pub fn mad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let a = cx.src(&ops[1], ty, TypeRule::Strict);
     let b = cx.src(&ops[2], ty, TypeRule::Strict);
     let c = cx.src(&ops[3], wide, TypeRule::Strict);
-    let mut out = Arith::new(ty, dst?, vec![a?, b?, c?]);
+    let mut out = Arith::new(ty, dst?, smallvec::smallvec![a?, b?, c?]);
     out.mode = mode;
     out.sat = sat;
     Some(out)

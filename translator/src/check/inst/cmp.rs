@@ -390,5 +390,5 @@ pub fn selp(
     let a = cx.src(&ops[1], ty, TypeRule::Strict);
     let b = cx.src(&ops[2], ty, TypeRule::Strict);
     let c = cx.src(&ops[3], ScalarType::Pred, TypeRule::Strict);
-    Some(Arith::new(ty, d?, vec![a?, b?, c?]))
+    Some(Arith::new(ty, d?, smallvec::smallvec![a?, b?, c?]))
 }

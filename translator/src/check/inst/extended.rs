@@ -27,7 +27,7 @@ pub struct Carry {
     pub carry_out: bool,
     pub ty: ScalarType,
     pub dst: Dst,
-    pub src: Vec<Src>,
+    pub src: Srcs,
 }
 
 /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`, each

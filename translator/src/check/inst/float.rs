@@ -73,7 +73,7 @@ pub struct Float {
     /// `.f16 .f16x2 .bf16 .bf16x2 .f32 .f64`.
     pub ty: ScalarType,
     pub dst: Dst,
-    pub src: Vec<Src>,
+    pub src: Srcs,
     pub precision: Precision,
     pub ftz: bool,
     /// `.sat`: clamp to [0, 1], NaN to +0.
@@ -234,7 +234,7 @@ pub fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, 
         op,
         ty,
         dst: Dst::Sink,
-        src: Vec::new(),
+        src: Srcs::new(),
         precision: Precision::Exact,
         ftz: seen.ftz.is_some(),
         sat: seen.sat.is_some(),
@@ -251,7 +251,7 @@ pub fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, 
         ty
     };
     let dst = cx.dst(&ops[0], dst_ty, TypeRule::Strict);
-    let src: Option<Vec<Src>> = ops[1..]
+    let src: Option<Srcs> = ops[1..]
         .iter()
         .map(|o| cx.src(o, ty, TypeRule::Strict))
         .collect();

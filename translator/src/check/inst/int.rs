@@ -53,10 +53,10 @@ pub(super) fn typed_operands(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
     tys: &[ScalarType],
-) -> Option<(Dst, Vec<Src>)> {
+) -> Option<(Dst, Srcs)> {
     let ops = operands(cx, i, tys.len())?;
     let dst = cx.dst(&ops[0], tys[0], TypeRule::Strict);
-    let src: Option<Vec<Src>> = ops[1..]
+    let src: Option<Srcs> = ops[1..]
         .iter()
         .zip(&tys[1..])
         .map(|(o, t)| cx.src(o, *t, TypeRule::Strict))
@@ -132,7 +132,7 @@ pub fn simd(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     // The packed forms read and write `.b32` registers.
     let reg = if elem == S32 { S32 } else { B32 };
     let (dst, src) = typed_operands(cx, i, &[reg, reg, reg])?;
-    let [a, b]: [Src; 2] = src.try_into().ok()?;
+    let [a, b] = crate::check::exactly::<2>(src)?;
     Some(Simd {
         op,
         elem,
@@ -223,7 +223,7 @@ pub fn bfind(
     let shiftamt = m.flag("shiftamt");
     let ty = m.ty(&[U32, U64, S32, S64])?;
     let (dst, src) = typed_operands(cx, i, &[U32, ty])?;
-    let [a]: [Src; 1] = src.try_into().ok()?;
+    let [a] = crate::check::exactly::<1>(src)?;
     Some(Bfind {
         ty,
         shiftamt,
@@ -278,7 +278,7 @@ pub fn bmsk(
     let wrap = wrap_mode(m);
     let ty = m.ty(&[B32])?;
     let (dst, src) = typed_operands(cx, i, &[ty, U32, U32])?;
-    let [a, b]: [Src; 2] = src.try_into().ok()?;
+    let [a, b] = crate::check::exactly::<2>(src)?;
     Some(BitMask {
         ty,
         wrap,
@@ -297,7 +297,7 @@ pub fn szext(
     let wrap = wrap_mode(m);
     let ty = m.ty(&[U32, S32])?;
     let (dst, src) = typed_operands(cx, i, &[ty, ty, U32])?;
-    let [a, b]: [Src; 2] = src.try_into().ok()?;
+    let [a, b] = crate::check::exactly::<2>(src)?;
     Some(BitMask {
         ty,
         wrap,
@@ -339,7 +339,7 @@ pub fn dot(
     let bt = m.ty(&[U32, S32])?;
     let acc = if at == U32 && bt == U32 { U32 } else { S32 };
     let (dst, src) = typed_operands(cx, i, &[acc, at, bt, acc])?;
-    let [a, b, c]: [Src; 3] = src.try_into().ok()?;
+    let [a, b, c] = crate::check::exactly::<3>(src)?;
     Some(Dot {
         a_signed: at == S32,
         b_signed: bt == S32,

@@ -24,7 +24,7 @@ pub fn bitwise(
     let ty = m.ty(&[Pred, B16, B32, B64])?;
     let ops = operands(cx, i, n)?;
     let dst = cx.dst(&ops[0], ty, TypeRule::Strict);
-    let src: Option<Vec<_>> = ops[1..]
+    let src: Option<Srcs> = ops[1..]
         .iter()
         .map(|o| cx.src(o, ty, TypeRule::Strict))
         .collect();
@@ -48,7 +48,7 @@ pub fn shift(
     let dst = cx.dst(&ops[0], ty, TypeRule::Strict);
     let a = cx.src(&ops[1], ty, TypeRule::Strict);
     let b = cx.src(&ops[2], U32, TypeRule::Strict);
-    Some(Arith::new(ty, dst?, vec![a?, b?]))
+    Some(Arith::new(ty, dst?, smallvec::smallvec![a?, b?]))
 }
 
 /// `cnot.{b16,b32,b64} d, a`.
@@ -182,7 +182,7 @@ pub fn shf(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         false
     });
     let (dst, src) = typed_operands(cx, i, &[B32, B32, B32, U32])?;
-    let [a, b, c]: [Src; 3] = src.try_into().ok()?;
+    let [a, b, c] = crate::check::exactly::<3>(src)?;
     Some(Shf {
         left,
         wrap,

@@ -46,6 +46,6 @@ pub fn prmt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         ("rc16", PrmtMode::Rc16),
     ]);
     let (dst, src) = typed_operands(cx, i, &[B32, B32, B32, B32])?;
-    let [a, b, c]: [Src; 3] = src.try_into().ok()?;
+    let [a, b, c] = crate::check::exactly::<3>(src)?;
     Some(Prmt { mode, dst, a, b, c })
 }
