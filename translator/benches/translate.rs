@@ -229,7 +229,11 @@ fn main() -> Res<()> {
     }
     // `--only NAME`: one profile, translating the same module.
     let args: Vec<String> = std::env::args().collect();
-    if let Some(only) = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)) {
+    if let Some(only) = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+    {
         profiles.retain(|p| p.name == *only);
     }
     let mb = text.len() as f64 / 1e6;

@@ -139,13 +139,23 @@ impl Program {
         name: &str,
         profile: &DeviceProfile,
     ) -> Result<KernelModule, Diagnostics> {
-        self.translate_kernel_with_ir(name, profile).map(|(k, _)| k)
+        self.translate_named(name, profile).map(|(k, _)| k)
     }
 
     /// [`Program::translate_kernel`], also returning the IR the SPIR-V was emitted from (for
     /// `--emit ir`). Kernel modules do not keep it: nothing but that option reads it, and a
     /// caller holding many kernels would hold every IR too.
     pub fn translate_kernel_with_ir(
+        &self,
+        name: &str,
+        profile: &DeviceProfile,
+    ) -> Result<(KernelModule, ir::Module), Diagnostics> {
+        let (k, mut ir) = self.translate_named(name, profile)?;
+        ir.name_registers(&self.module);
+        Ok((k, ir))
+    }
+
+    fn translate_named(
         &self,
         name: &str,
         profile: &DeviceProfile,
@@ -209,12 +219,13 @@ impl Program {
         // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
         abi.shared_tail_bytes =
             4 + if ir.warp_scratch { 4 } else { 0 } + if ir.barrier_words { 128 } else { 0 };
-        let spirv = emit::emit_kernel(&ir, &trees, &abi, &mut scratch.emit).map_err(|e| {
-            err(vec![Diagnostic::error(
-                f.span,
-                format!("internal error while emitting SPIR-V: {e}"),
-            )])
-        })?;
+        let spirv = emit::emit_kernel(&ir, &trees, &abi, &mut scratch.emit, Some(&self.module))
+            .map_err(|e| {
+                err(vec![Diagnostic::error(
+                    f.span,
+                    format!("internal error while emitting SPIR-V: {e}"),
+                )])
+            })?;
         Ok((KernelModule { abi, spirv }, ir))
     }
 

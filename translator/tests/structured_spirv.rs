@@ -104,9 +104,14 @@ fn random_cfgs_emit_valid_spirv() {
             entry: ir::FuncId(0),
             ..Default::default()
         };
-        let words =
-            ptxvk_translator::emit::emit_kernel(&module, &[tree], &abi, &mut Default::default())
-                .expect("emit");
+        let words = ptxvk_translator::emit::emit_kernel(
+            &module,
+            &[tree],
+            &abi,
+            &mut Default::default(),
+            None,
+        )
+        .expect("emit");
         if let Err(e) = ptxvk_translator::validate(&words) {
             panic!(
                 "round {round}: {e}\n{}\n{}",

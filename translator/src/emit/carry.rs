@@ -161,7 +161,10 @@ impl FnEmitter<'_, '_> {
             self.e
                 .body
                 .var(pt, var, &[StorageClass::Function as Word], false);
-            self.e.b.name(var, &v.name);
+            match self.source {
+                Some(m) => self.e.b.name(var, &v.name.text(m)),
+                None => self.e.b.name(var, &v.name.to_string()),
+            }
         }
     }
 }

@@ -35,6 +35,8 @@ pub(super) struct FnEmitter<'e, 'f> {
     pub vars: Vec<Word>,
     pub params: Vec<Word>,
     pub fn_ids: &'f [Word],
+    /// The checked module the IR was lowered from: the names of register variables.
+    pub source: Option<&'f crate::check::Module>,
     frames: Vec<Frame>,
     /// The current SPIR-V block has been terminated (what follows is unreachable).
     done: bool,
@@ -61,6 +63,7 @@ pub(super) fn emit_function(
     tree: &[Node],
     id: Word,
     fn_ids: &[Word],
+    source: Option<&crate::check::Module>,
 ) -> R<()> {
     let FnBuffers {
         mut param_tys,
@@ -106,6 +109,7 @@ pub(super) fn emit_function(
         vars,
         params,
         fn_ids,
+        source,
         frames,
         done: false,
         pending: None,

@@ -36,11 +36,14 @@ pub const SPIRV_VERSION: (u8, u8) = (1, 5);
 
 /// Emits one kernel: `module.entry` is the entry point; `trees[i]` is function `i`'s body.
 /// `kept` holds the previous kernel's emitter, whose memory this one reuses (`crate::scratch`).
+/// `source`, the checked module the IR was lowered from, names register variables (`OpName`);
+/// without it they are named by number.
 pub fn emit_kernel(
     module: &ir::Module,
     trees: &[Vec<Node>],
     kernel: &KernelAbi,
     kept: &mut Kept,
+    source: Option<&crate::check::Module>,
 ) -> R<Vec<u32>> {
     let e: &mut Emitter = match &mut kept.0 {
         Some(e) => {
@@ -82,7 +85,7 @@ pub fn emit_kernel(
         })
         .collect();
     for (i, f) in module.functions.iter().enumerate() {
-        func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids)?;
+        func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids, source)?;
     }
     e.b.name(entry_fn, &kernel.name);
     let modes = e.execution_modes(module.denorm_preserve);

@@ -112,9 +112,82 @@ pub struct Module {
 #[derive(Clone, Debug)]
 pub struct Var {
     pub ty: Ty,
-    /// For debugging output only (shared with the PTX register's, so that making the variable
-    /// of a register allocates nothing).
-    pub name: std::sync::Arc<str>,
+    /// For debugging output only.
+    pub name: VarName,
+}
+
+/// A variable's name, for debugging output only (`OpName`, the IR's text form).
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarName {
+    /// A name the translator gives its own variables.
+    Fixed(&'static str),
+    /// A name made from others.
+    Owned(std::sync::Arc<str>),
+    /// PTX register `reg` (its component `comp`) of function `func` of the checked module,
+    /// looked up only where it is shown ([`VarName::text`]): making a register's variable then
+    /// touches nothing of the register's name (cloning it wrote to the name's reference count,
+    /// memory the parser left long ago).
+    Reg {
+        func: crate::check::FuncId,
+        reg: crate::check::RegId,
+        comp: Option<crate::ast::Component>,
+    },
+}
+
+impl VarName {
+    /// The name, with registers looked up in `module` (the one the IR was lowered from).
+    pub fn text<'a>(&'a self, module: &'a crate::check::Module) -> std::borrow::Cow<'a, str> {
+        match self {
+            VarName::Reg { func, reg, comp } => {
+                let name = &module.function(*func).reg(*reg).name;
+                match comp {
+                    Some(c) => format!("{name}.{c:?}").into(),
+                    None => std::borrow::Cow::Borrowed(&**name),
+                }
+            }
+            _ => self.to_string().into(),
+        }
+    }
+}
+
+impl Module {
+    /// Gives register variables their names from `source`, the module the IR was lowered
+    /// from, for the IR's text form.
+    pub fn name_registers(&mut self, source: &crate::check::Module) {
+        for f in &mut self.functions {
+            for v in &mut f.vars {
+                if let VarName::Reg { .. } = v.name {
+                    v.name = VarName::Owned(v.name.text(source).into());
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for VarName {
+    /// Registers as their number: without the module their names are not known.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VarName::Fixed(s) => f.write_str(s),
+            VarName::Owned(s) => f.write_str(s),
+            VarName::Reg { reg, comp, .. } => match comp {
+                Some(c) => write!(f, "%reg{}.{c:?}", reg.0),
+                None => write!(f, "%reg{}", reg.0),
+            },
+        }
+    }
+}
+
+impl From<&'static str> for VarName {
+    fn from(s: &'static str) -> Self {
+        VarName::Fixed(s)
+    }
+}
+
+impl From<String> for VarName {
+    fn from(s: String) -> Self {
+        VarName::Owned(s.into())
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -191,7 +264,7 @@ impl Function {
         BlockId(self.blocks.len() as u32 - 1)
     }
 
-    pub fn new_var(&mut self, ty: Ty, name: impl Into<std::sync::Arc<str>>) -> VarId {
+    pub fn new_var(&mut self, ty: Ty, name: impl Into<VarName>) -> VarId {
         self.vars.push(Var {
             ty,
             name: name.into(),

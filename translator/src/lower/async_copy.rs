@@ -132,7 +132,7 @@ fn dynamic_copy(cx: &mut Cx<'_>, c: &CpAsync, src: Where, dst: Where) {
     }
 }
 
-fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &str) -> VarId {
+fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
     let var = cx.f.new_var(ty, name);
     cx.emit_void(Op::StoreVar(var, v));
     var

@@ -223,7 +223,7 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
 fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId>) -> ValueId {
     let ty = Ty::of(a.ty);
     cx.uses_shared_lock = true;
-    let keep = |cx: &mut Cx<'_>, v: ValueId, name: &str| {
+    let keep = |cx: &mut Cx<'_>, v: ValueId, name: &'static str| {
         let var = cx.f.new_var(cx.f.ty(v), name);
         cx.emit_void(Op::StoreVar(var, v));
         var

@@ -13,7 +13,7 @@ use crate::{DeviceProfile, Program, SourceFile};
 /// earlier in their block with no call or texture operation in between.
 fn repeated_loads(f: &Function) -> Vec<String> {
     // Register variables carry the register's name; the repository's PTX names them all `%...`.
-    let register = |v: VarId| f.vars[v.0 as usize].name.starts_with('%');
+    let register = |v: VarId| f.vars[v.0 as usize].name.to_string().starts_with('%');
     let mut found = Vec::new();
     for (bi, b) in f.blocks.iter().enumerate() {
         let mut seen = HashSet::new();
@@ -93,7 +93,10 @@ fn lowered(text: &str, profile: &str) -> Option<Vec<crate::ir::Module>> {
                 &mut crate::scratch::Scratch::default(),
             )
             .ok()
-            .map(|m| m.0)
+            .map(|(mut m, _)| {
+                m.name_registers(&program.module);
+                m
+            })
         })
         .collect()
 }
@@ -154,7 +157,7 @@ fn registers_are_read_once_per_block_and_again_after_a_call() {
     let k = &k;
     assert_eq!(repeated_loads(k), Vec::<String>::new());
     let var = |name: &str| {
-        let i = k.vars.iter().position(|v| &*v.name == name);
+        let i = k.vars.iter().position(|v| v.name.to_string() == name);
         VarId(i.unwrap_or_else(|| panic!("no variable {name}")) as u32)
     };
     let (r1, r3, rd1) = (var("%r1"), var("%r3"), var("%rd1"));

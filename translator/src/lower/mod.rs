@@ -895,13 +895,14 @@ impl Cx<'_> {
         {
             return VarId(v - 1);
         }
-        let r = self.func.reg(reg);
-        let name = match comp {
-            Some(c) => format!("{}.{c:?}", r.name).into(),
-            None => r.name.clone(),
+        let ty = Ty::of(self.func.reg(reg).ty);
+        self.need_ty(ty);
+        let name = ir::VarName::Reg {
+            func: self.func_id,
+            reg,
+            comp,
         };
-        self.need_ty(Ty::of(r.ty));
-        let v = self.f.new_var(Ty::of(r.ty), name);
+        let v = self.f.new_var(ty, name);
         if let Some(s) = self.regs.get_mut(slot) {
             *s = v.0 + 1;
         }

@@ -40,7 +40,7 @@ fn interpret(f: &Function, seed: u64) -> Outcome {
         .vars
         .iter()
         .map(|v| {
-            let i = v.name[1..].parse::<u64>().unwrap_or(0);
+            let i = v.name.to_string()[1..].parse::<u64>().unwrap_or(0);
             mask(seed.wrapping_mul(i + 3).rotate_left(i as u32 * 7), v.ty)
         })
         .collect();
@@ -581,7 +581,7 @@ fn registers_never_read_disappear() {
     f.block_mut(next).term = Terminator::Return(vec![l]);
     run(&mut f);
     assert_eq!(f.vars.len(), 1);
-    assert_eq!(&*f.vars[0].name, "r1");
+    assert_eq!(f.vars[0].name.to_string(), "r1");
     assert_eq!(f.blocks[0].insts[1].op, Op::StoreVar(VarId(0), c));
     assert_eq!(f.blocks[1].insts[0].op, Op::LoadVar(VarId(0)));
 }
