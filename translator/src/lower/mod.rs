@@ -416,8 +416,9 @@ pub fn kernel_abi(func: &check::Function) -> KernelAbi {
 
 /// CUDA's parameter layout: each parameter at the next multiple of its alignment.
 fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, KernelAbi) {
-    let mut offsets = HashMap::default();
-    let mut params = Vec::new();
+    let n = func.params.len();
+    let mut offsets = HashMap::with_capacity_and_hasher(n, Default::default());
+    let mut params = Vec::with_capacity(n);
     let mut offset = 0u32;
     for p in &func.params {
         let FnParam::Var(v) = p else { continue };

@@ -139,13 +139,21 @@ impl Structurizer<'_> {
     fn do_tree(&mut self, mut x: BlockId, out: &mut Vec<Node>) {
         loop {
             // Each block is placed once (the walk follows the dominator tree), so its lists
-            // are taken, not copied.
-            let next = if self.loops.is_header[x.0 as usize] {
-                let follows = std::mem::take(&mut self.follows[x.0 as usize]);
-                self.wrap_follows(x, &follows, out)
+            // are taken, not copied, and go back emptied: they keep their room for the next
+            // function (`Buffers::lists`).
+            let i = x.0 as usize;
+            let next = if self.loops.is_header[i] {
+                let mut follows = std::mem::take(&mut self.follows[i]);
+                let next = self.wrap_follows(x, &follows, out);
+                follows.clear();
+                self.follows[i] = follows;
+                next
             } else {
-                let merges = std::mem::take(&mut self.merges[x.0 as usize]);
-                self.node_within(x, &merges, out)
+                let mut merges = std::mem::take(&mut self.merges[i]);
+                let next = self.node_within(x, &merges, out);
+                merges.clear();
+                self.merges[i] = merges;
+                next
             };
             match next {
                 Some(y) => x = y,
@@ -164,9 +172,12 @@ impl Structurizer<'_> {
         match follows.split_first() {
             None => {
                 self.ctx.push(Ctx::LoopHeadedBy(x));
-                let merges = std::mem::take(&mut self.merges[x.0 as usize]);
+                let mut merges = std::mem::take(&mut self.merges[x.0 as usize]);
                 let mut body = Vec::new();
-                if let Some(t) = self.node_within(x, &merges, &mut body) {
+                let tail = self.node_within(x, &merges, &mut body);
+                merges.clear();
+                self.merges[x.0 as usize] = merges;
+                if let Some(t) = tail {
                     self.do_tree(t, &mut body);
                 }
                 self.ctx.pop();
