@@ -635,6 +635,7 @@ impl<'m, 'd> FnCx<'m, 'd> {
                     if self.gate(i)
                         && let Some(inst) = inst::decode(self, i)
                     {
+                        self.func.guarded += u32::from(inst.guard.is_some());
                         out.push(Statement::Inst(inst));
                     }
                 }

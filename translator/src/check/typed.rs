@@ -124,6 +124,8 @@ pub struct Function {
     pub labels: Vec<Label>,
     /// `None` for a declaration without body.
     pub body: Option<Vec<Statement>>,
+    /// How many instructions of the body have a guard (lowering sizes its tables by it).
+    pub guarded: u32,
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
     pub noreturn: bool,
@@ -146,6 +148,7 @@ impl Function {
             vars: Vec::new(),
             labels: Vec::new(),
             body: None,
+            guarded: 0,
             reqntid: None,
             maxntid: None,
             noreturn,

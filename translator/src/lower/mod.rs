@@ -298,14 +298,10 @@ fn lower_function(
             ),
         )]);
     }
-    // A guarded instruction opens two blocks (its own and the one after it).
-    let guards = func
-        .body
-        .as_deref()
-        .unwrap_or_default()
-        .iter()
-        .filter(|s| matches!(s, Statement::Inst(i) if i.guard.is_some()))
-        .count();
+    // A guarded instruction opens two blocks (its own and the one after it). Counted by the
+    // checker: a pass here was the first to read the body, paying its cache misses twice for
+    // bodies larger than the cache.
+    let guards = func.guarded as usize;
     let mut cx = Cx {
         module,
         func,
