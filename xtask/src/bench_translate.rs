@@ -6,9 +6,9 @@ use anyhow::Result;
 
 use crate::{cargo, run};
 
-/// Arguments go to the benchmark: `--lines N` (module size, default 100,000), `--runs N`;
-/// `--system-allocator` measures with the platform's allocator instead of mimalloc (the `ptxvk`
-/// binary's).
+/// Arguments go to the benchmark: `--lines N` (module size, default 100,000), `--runs N`,
+/// `--reps N`, `--only PROFILE`; `--system-allocator` measures with the platform's allocator
+/// instead of mimalloc (the `ptxvk` binary's).
 pub fn bench_translate(args: &[String]) -> Result<()> {
     let system = args.iter().any(|a| a == "--system-allocator");
     let mut c = cargo();
