@@ -281,7 +281,7 @@ impl FnCx<'_, '_> {
                 for i in items {
                     out.push(self.src(i, ty, rule)?);
                 }
-                Some(Src::Vector(out))
+                Some(Src::Vector(Box::new(out)))
             }
             OperandKind::Sink => self.err(op.span, "`_` can only be a destination", "here"),
             _ => self.err(
@@ -386,7 +386,7 @@ impl FnCx<'_, '_> {
                             ty: reg.ty,
                         });
                     }
-                    return Some(Src::Vector(items));
+                    return Some(Src::Vector(Box::new(items)));
                 }
                 let conv = self.check_reg_src(reg.ty, ty, rule, span)?;
                 Some(Src::Reg {
@@ -440,7 +440,7 @@ impl FnCx<'_, '_> {
                 "a variable name here means its address",
             );
         }
-        Some(Src::AddressOf(var, off))
+        Some(Src::AddressOf(Box::new((var, off))))
     }
 
     /// A variable name: function scope first, then module scope.
@@ -547,7 +547,7 @@ impl FnCx<'_, '_> {
                             ty: rty,
                         })
                         .collect();
-                    return Some(Dst::Vector(items));
+                    return Some(Dst::Vector(Box::new(items)));
                 }
                 Some(Dst::Reg {
                     reg,
@@ -581,7 +581,7 @@ impl FnCx<'_, '_> {
                 for i in items {
                     out.push(self.dst(i, ty, rule)?);
                 }
-                Some(Dst::Vector(out))
+                Some(Dst::Vector(Box::new(out)))
             }
             _ => self.err(
                 op.span,

@@ -276,10 +276,11 @@ pub enum Src {
     /// An immediate, already converted to the instruction type: the low `bits` of `value`.
     Imm(u64),
     Special(SpecialReg, Option<Component>),
-    /// The address of a variable plus a byte offset (`mov.u64 %rd, var;`).
-    AddressOf(VarRef, i64),
+    /// The address of a variable plus a byte offset (`mov.u64 %rd, var;`). Boxed, as the
+    /// vectors: every payload fits in a word, so an operand takes 16 bytes (see [`Srcs`]).
+    AddressOf(Box<(VarRef, i64)>),
     /// `{a, b, ...}`
-    Vector(Vec<Src>),
+    Vector(Box<Vec<Src>>),
     /// A function's address (`mov.u64 %rd, f;`): [`FuncId::address`].
     FuncAddr(FuncId),
     /// A predicate source written `!p`.
@@ -295,7 +296,8 @@ pub enum Dst {
         conv: Conv,
         ty: ScalarType,
     },
-    Vector(Vec<Dst>),
+    /// Boxed: a destination takes 16 bytes.
+    Vector(Box<Vec<Dst>>),
     /// `_`: the result is discarded.
     Sink,
 }

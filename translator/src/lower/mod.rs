@@ -952,8 +952,9 @@ impl Cx<'_> {
                 };
                 self.reinterpret(t, want)
             }
-            Src::AddressOf(var, off) => {
-                let a = data::address_of(self, *var, *off);
+            Src::AddressOf(a) => {
+                let (var, off) = **a;
+                let a = data::address_of(self, var, off);
                 let a = if want.bits() < 64 {
                     self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
                 } else {

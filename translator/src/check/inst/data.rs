@@ -181,7 +181,7 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             );
             return None;
         }
-        Some(Src::AddressOf(var, n * elem))
+        Some(Src::AddressOf(Box::new((var, n * elem))))
     } else {
         cx.src(&ops[1], ty, TypeRule::Strict)
     };
@@ -261,8 +261,8 @@ pub fn cvta(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     let ops = operands(cx, i, 2)?;
     let dst = cx.dst(&ops[0], size, TypeRule::Strict);
     let src = cx.src(&ops[1], size, TypeRule::Strict)?;
-    if let Src::AddressOf(v, _) = src {
-        let vs = cx.var(v).space;
+    if let Src::AddressOf(a) = &src {
+        let vs = cx.var(a.0).space;
         if to {
             cx.error(
                 Diagnostic::error(

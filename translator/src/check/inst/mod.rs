@@ -92,7 +92,7 @@ pub enum Op {
     /// `membar`/`fence` at a scope.
     Membar(Scope),
     // --- warps and atomics ---
-    Shfl(Shfl),
+    Shfl(Box<Shfl>),
     Vote(Vote),
     Match(Match),
     ActiveMask(Dst),
@@ -137,14 +137,14 @@ pub enum Op {
     Dp4a(Dot),
     Dp2a(Dot),
     Cnot(Arith),
-    Lop3(Lop3),
+    Lop3(Box<Lop3>),
     Shf(Shf),
     Prmt(Prmt),
     // --- front end: indirect branches and calls, async copies, misc ---
     /// `brx.idx`: a jump through a `.branchtargets` list.
     BrxIdx(BrxIdx),
     /// `call` through a function pointer.
-    CallIndirect(CallIndirect),
+    CallIndirect(Box<CallIndirect>),
     /// `cp.async` and its group operations.
     AsyncCopy(AsyncCopy),
     /// `nanosleep.u32 t`.
@@ -229,7 +229,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "dp4a" => int::dot(cx, i, &mut m, false).map(Op::Dp4a),
         "dp2a" => int::dot(cx, i, &mut m, true).map(Op::Dp2a),
         "cnot" => logic::cnot(cx, i, &mut m).map(Op::Cnot),
-        "lop3" => logic::lop3(cx, i, &mut m).map(Op::Lop3),
+        "lop3" => logic::lop3(cx, i, &mut m).map(|l| Op::Lop3(Box::new(l))),
         "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
         "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
         // --- end integer ---
@@ -268,7 +268,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),
         // --- front end: indirect branches and calls, async copies, misc ---
         "call" if !control::is_direct_call(cx, i) => {
-            control::call_indirect(cx, i, &mut m).map(Op::CallIndirect)
+            control::call_indirect(cx, i, &mut m).map(|c| Op::CallIndirect(Box::new(c)))
         }
         "brx" => control::brx_idx(cx, i, &mut m).map(Op::BrxIdx),
         "cp" => async_copy::cp(cx, i, &mut m).map(Op::AsyncCopy),
@@ -283,7 +283,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         }
         "bar" | "barrier" => sync::bar(cx, i, &mut m).map(Op::Bar),
         // --- warps and atomics ---
-        "shfl" => warp::shfl(cx, i, &mut m).map(Op::Shfl),
+        "shfl" => warp::shfl(cx, i, &mut m).map(|s| Op::Shfl(Box::new(s))),
         "vote" => warp::vote(cx, i, &mut m).map(Op::Vote),
         "match" => warp::match_sync(cx, i, &mut m).map(Op::Match),
         "activemask" => warp::activemask(cx, i, &mut m).map(Op::ActiveMask),

@@ -159,10 +159,11 @@ fn trace(cx: &Cx<'_>) -> HashMap<RegId, SlotKey> {
                 check::inst::Op::Mov(m) if m.ty.bits() == 64 => {
                     let Some(r) = whole(&m.dst) else { continue };
                     match &m.src {
-                        Src::AddressOf(VarRef::Global(g), 0)
-                            if cx.module.global(*g).opaque.is_some() =>
+                        Src::AddressOf(a)
+                            if let (VarRef::Global(g), 0) = **a
+                                && cx.module.global(g).opaque.is_some() =>
                         {
-                            note(&mut found, r, SlotKey::Global(*g));
+                            note(&mut found, r, SlotKey::Global(g));
                         }
                         Src::Reg {
                             reg, comp: None, ..
