@@ -137,15 +137,17 @@ pub enum VarName {
 impl VarName {
     /// The name, with registers looked up in `module` (the one the IR was lowered from).
     pub fn text<'a>(&'a self, module: &'a crate::check::Module) -> std::borrow::Cow<'a, str> {
+        use std::borrow::Cow;
         match self {
+            VarName::Fixed(s) => Cow::Borrowed(s),
+            VarName::Owned(s) => Cow::Borrowed(s),
             VarName::Reg { func, reg, comp } => {
                 let name = &module.function(*func).reg(*reg).name;
                 match comp {
                     Some(c) => format!("{name}.{c:?}").into(),
-                    None => std::borrow::Cow::Borrowed(&**name),
+                    None => Cow::Borrowed(name),
                 }
             }
-            _ => self.to_string().into(),
         }
     }
 }
@@ -846,5 +848,66 @@ mod size_tests {
     fn four_args_are_an_internal_error() {
         let v = super::ValueId(0);
         let _ = super::Args::new(&[v, v, v, v]);
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use crate::{DeviceProfile, Program, SourceFile};
+
+    /// A register carried around a loop keeps its variable to the end: the variable's
+    /// `OpName` is the register's PTX name, looked up in the checked module at emission
+    /// (`VarName::Reg`); a vector register's component adds the component.
+    #[test]
+    fn register_variables_are_named_after_their_registers() {
+        let src = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %count;
+    .reg .v2 .b32 %pair;
+    .reg .pred %p;
+    .reg .b64 %rd;
+    mov.u32 %count, 0;
+    mov.b32 %pair.y, 5;
+LOOP:
+    add.u32 %count, %count, 1;
+    add.u32 %pair.y, %pair.y, %count;
+    setp.lt.u32 %p, %count, 10;
+    @%p bra LOOP;
+    ld.param.u64 %rd, [out];
+    st.global.u32 [%rd], %count;
+    st.global.u32 [%rd+4], %pair.y;
+    ret;
+}
+"#;
+        let program =
+            Program::parse(SourceFile::new("names.ptx", src)).unwrap_or_else(|d| panic!("{d}"));
+        let k = program
+            .translate_kernel("k", &DeviceProfile::lavapipe())
+            .unwrap_or_else(|d| panic!("{d}"));
+        #[cfg(feature = "validate")]
+        crate::validate(&k.spirv).unwrap_or_else(|e| panic!("{e}"));
+        let text = crate::disassemble(&k.spirv);
+        let names: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("OpName"))
+            .collect();
+        assert!(
+            names.iter().any(|l| l.ends_with("\"%count\"")),
+            "{names:#?}"
+        );
+        assert!(
+            names.iter().any(|l| l.ends_with("\"%pair.Y\"")),
+            "{names:#?}"
+        );
+        // The IR's text form names them the same way.
+        let (_, ir) = program
+            .translate_kernel_with_ir("k", &DeviceProfile::lavapipe())
+            .unwrap_or_else(|d| panic!("{d}"));
+        let ir = ir.to_string();
+        assert!(ir.contains("// %count"), "{ir}");
     }
 }
