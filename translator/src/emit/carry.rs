@@ -161,10 +161,7 @@ impl FnEmitter<'_, '_> {
             self.e
                 .body
                 .var(pt, var, &[StorageClass::Function as Word], false);
-            match self.source {
-                Some(m) => self.e.b.name(var, &v.name.text(m)),
-                None => self.e.b.name(var, &v.name.to_string()),
-            }
+            self.e.b.name(var, &v.name.text(self.source));
         }
     }
 }

@@ -135,19 +135,25 @@ pub enum VarName {
 }
 
 impl VarName {
-    /// The name, with registers looked up in `module` (the one the IR was lowered from).
-    pub fn text<'a>(&'a self, module: &'a crate::check::Module) -> std::borrow::Cow<'a, str> {
+    /// The name, with registers looked up in `module` (the one the IR was lowered from);
+    /// without it a register is named by its number (`%reg3`).
+    pub fn text<'a>(
+        &'a self,
+        module: Option<&'a crate::check::Module>,
+    ) -> std::borrow::Cow<'a, str> {
         use std::borrow::Cow;
-        match self {
-            VarName::Fixed(s) => Cow::Borrowed(s),
-            VarName::Owned(s) => Cow::Borrowed(s),
-            VarName::Reg { func, reg, comp } => {
-                let name = &module.function(*func).reg(*reg).name;
-                match comp {
-                    Some(c) => format!("{name}.{c:?}").into(),
-                    None => Cow::Borrowed(name),
-                }
-            }
+        let (func, reg, comp) = match self {
+            VarName::Fixed(s) => return Cow::Borrowed(s),
+            VarName::Owned(s) => return Cow::Borrowed(s),
+            VarName::Reg { func, reg, comp } => (func, reg, comp),
+        };
+        let name: Cow<'a, str> = match module {
+            Some(m) => Cow::Borrowed(&m.function(*func).reg(*reg).name),
+            None => Cow::Owned(format!("%reg{}", reg.0)),
+        };
+        match comp {
+            Some(c) => Cow::Owned(format!("{name}.{c:?}")),
+            None => name,
         }
     }
 }
@@ -159,7 +165,7 @@ impl Module {
         for f in &mut self.functions {
             for v in &mut f.vars {
                 if let VarName::Reg { .. } = v.name {
-                    v.name = VarName::Owned(v.name.text(source).into());
+                    v.name = VarName::Owned(v.name.text(Some(source)).into());
                 }
             }
         }
@@ -167,16 +173,9 @@ impl Module {
 }
 
 impl std::fmt::Display for VarName {
-    /// Registers as their number: without the module their names are not known.
+    /// Registers by number: without the module their names are not known.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            VarName::Fixed(s) => f.write_str(s),
-            VarName::Owned(s) => f.write_str(s),
-            VarName::Reg { reg, comp, .. } => match comp {
-                Some(c) => write!(f, "%reg{}.{c:?}", reg.0),
-                None => write!(f, "%reg{}", reg.0),
-            },
-        }
+        f.write_str(&self.text(None))
     }
 }
 

@@ -138,28 +138,32 @@ impl Structurizer<'_> {
     /// chains of blocks do not grow the stack.
     fn do_tree(&mut self, mut x: BlockId, out: &mut Vec<Node>) {
         loop {
-            // Each block is placed once (the walk follows the dominator tree), so its lists
-            // are taken, not copied, and go back emptied: they keep their room for the next
-            // function (`Buffers::lists`).
-            let i = x.0 as usize;
-            let next = if self.loops.is_header[i] {
-                let mut follows = std::mem::take(&mut self.follows[i]);
-                let next = self.wrap_follows(x, &follows, out);
-                follows.clear();
-                self.follows[i] = follows;
-                next
+            let next = if self.loops.is_header[x.0 as usize] {
+                self.with_list(|s| &mut s.follows, x, |s, l| s.wrap_follows(x, l, out))
             } else {
-                let mut merges = std::mem::take(&mut self.merges[i]);
-                let next = self.node_within(x, &merges, out);
-                merges.clear();
-                self.merges[i] = merges;
-                next
+                self.with_list(|s| &mut s.merges, x, |s, l| s.node_within(x, l, out))
             };
             match next {
                 Some(y) => x = y,
                 None => return,
             }
         }
+    }
+
+    /// Runs `f` on block `x`'s list in `lists` (`merges` or `follows`). Each block is placed
+    /// once (the walk follows the dominator tree), so the list is taken, not copied; it goes
+    /// back emptied, keeping its room for the next function (`Buffers::lists`).
+    fn with_list<R>(
+        &mut self,
+        lists: fn(&mut Self) -> &mut Vec<Vec<BlockId>>,
+        x: BlockId,
+        f: impl FnOnce(&mut Self, &[BlockId]) -> R,
+    ) -> R {
+        let mut list = std::mem::take(&mut lists(self)[x.0 as usize]);
+        let r = f(self, &list);
+        list.clear();
+        lists(self)[x.0 as usize] = list;
+        r
     }
 
     /// `Block { Block { Loop { x } } f1 } f2 ...`: the loop, then what it exits to.
@@ -172,11 +176,9 @@ impl Structurizer<'_> {
         match follows.split_first() {
             None => {
                 self.ctx.push(Ctx::LoopHeadedBy(x));
-                let mut merges = std::mem::take(&mut self.merges[x.0 as usize]);
                 let mut body = Vec::new();
-                let tail = self.node_within(x, &merges, &mut body);
-                merges.clear();
-                self.merges[x.0 as usize] = merges;
+                let tail =
+                    self.with_list(|s| &mut s.merges, x, |s, l| s.node_within(x, l, &mut body));
                 if let Some(t) = tail {
                     self.do_tree(t, &mut body);
                 }
