@@ -18,6 +18,11 @@ pub(crate) struct Body {
     code: Vec<Word>,
     /// Where each finished function's parts end in `heads`, `vars` and `code`.
     ends: Vec<[usize; 3]>,
+    /// Instructions taken out of `code` (start, length), ascending: skipped when the words
+    /// are written out, which copies them anyway, rather than moved down in place.
+    removed: Vec<(usize, usize)>,
+    /// Their words in all.
+    removed_words: usize,
 }
 
 #[inline(always)]
@@ -33,7 +38,15 @@ pub(super) fn encode(
     out.push(((len as Word) << 16) | op as Word);
     out.extend(ty);
     out.extend(id);
-    out.extend_from_slice(operands);
+    // Declarations pass one to three operands as a slice: a call to `memcpy` (and its branches
+    // on the size) cost more than the stores.
+    match *operands {
+        [] => {}
+        [a] => out.push(a),
+        [a, b] => out.extend([a, b]),
+        [a, b, c] => out.extend([a, b, c]),
+        _ => out.extend_from_slice(operands),
+    }
 }
 
 const FUNCTION_END: Word = (1 << 16) | Op::FunctionEnd as Word;
@@ -46,11 +59,15 @@ impl Body {
             vars,
             code,
             ends,
+            removed,
+            removed_words,
         } = self;
         heads.clear();
         vars.clear();
         code.clear();
         ends.clear();
+        removed.clear();
+        *removed_words = 0;
     }
 
     /// An instruction of the current block.
@@ -98,18 +115,12 @@ impl Body {
         self.code.len()
     }
 
-    /// Removes the `len`-word instructions starting at `at` (ascending) from the code words.
-    pub fn remove_code(&mut self, at: &[usize], len: usize) {
-        let Some(&first) = at.first() else {
-            return;
-        };
-        let mut w = first;
-        for (k, &a) in at.iter().enumerate() {
-            let next = at.get(k + 1).copied().unwrap_or(self.code.len());
-            self.code.copy_within(a + len..next, w);
-            w += next - a - len;
-        }
-        self.code.truncate(w);
+    /// Removes the `len`-word instruction starting at `at` from the code words; removals come
+    /// in ascending order.
+    pub fn remove_code(&mut self, at: usize, len: usize) {
+        debug_assert!(self.removed.last().is_none_or(|&(a, l)| a + l <= at));
+        self.removed.push((at, len));
+        self.removed_words += len;
     }
 
     /// Room for about `n` more instructions.
@@ -124,16 +135,22 @@ impl Body {
 
     /// The length in words of every function ended so far.
     pub fn len(&self) -> usize {
-        self.heads.len() + self.vars.len() + self.code.len() + self.ends.len()
+        self.heads.len() + self.vars.len() + self.code.len() - self.removed_words + self.ends.len()
     }
 
     /// Appends every function ended so far to `out`.
     pub fn write_to(&self, out: &mut Vec<Word>) {
         let mut start = [0; 3];
+        let mut removed = self.removed.iter().peekable();
         for end in &self.ends {
             out.extend_from_slice(&self.heads[start[0]..end[0]]);
             out.extend_from_slice(&self.vars[start[1]..end[1]]);
-            out.extend_from_slice(&self.code[start[2]..end[2]]);
+            let mut from = start[2];
+            while let Some(&(at, len)) = removed.next_if(|r| r.0 < end[2]) {
+                out.extend_from_slice(&self.code[from..at]);
+                from = at + len;
+            }
+            out.extend_from_slice(&self.code[from..end[2]]);
             out.push(FUNCTION_END);
             start = *end;
         }
@@ -199,6 +216,50 @@ mod tests {
             (1 << 16) | 253,
             (1 << 16) | 56,
         ];
+        let mut words = Vec::new();
+        b.write_to(&mut words);
+        assert_eq!(words, want);
+        assert_eq!(b.len(), want.len());
+    }
+
+    /// Removed instructions are left out of the output, wherever they are in a function and
+    /// in whichever function, and `len` counts what is written.
+    #[test]
+    fn removed_instructions_are_not_written() {
+        let mut b = Body::default();
+        let head = |b: &mut Body, id| {
+            b.head(Op::Function, Some(2), Some(id), &[0, 4]);
+            b.head(Op::Label, None, Some(id + 1), &[]);
+        };
+        head(&mut b, 10);
+        let first = b.code_len();
+        b.inst(Op::Store, None, None, [20, 21]);
+        b.inst(Op::IAdd, Some(8), Some(22), [23, 24]);
+        let middle = b.code_len();
+        b.inst(Op::Store, None, None, [25, 26]);
+        b.inst(Op::Return, None, None, []);
+        b.end_function();
+        head(&mut b, 30);
+        let second = b.code_len();
+        b.inst(Op::Store, None, None, [40, 41]);
+        b.inst(Op::Return, None, None, []);
+        b.end_function();
+        for at in [first, middle, second] {
+            b.remove_code(at, 3);
+        }
+        let fun = |id| [(5 << 16) | 54, 2, id, 0, 4, (2 << 16) | 248, id + 1];
+        let mut want = fun(10).to_vec();
+        want.extend([
+            (5 << 16) | 128,
+            8,
+            22,
+            23,
+            24,
+            (1 << 16) | 253,
+            (1 << 16) | 56,
+        ]);
+        want.extend(fun(30));
+        want.extend([(1 << 16) | 253, (1 << 16) | 56]);
         let mut words = Vec::new();
         b.write_to(&mut words);
         assert_eq!(words, want);

@@ -96,9 +96,10 @@ pub(super) fn emit_function(
     }
     let entry = e.b.id();
     e.body.head(Op::Label, None, Some(entry), &[]);
-    // Declared at the end, those still read then (`carry.rs`).
+    // Numbered at their first access and declared at the end, those still read then
+    // (`carry.rs`): the variables `ir::forward` left unused take no id.
     vars.clear();
-    vars.extend(f.vars.iter().map(|_| e.b.id()));
+    vars.resize(f.vars.len(), 0);
     values.clear();
     values.resize(f.values.len(), 0);
     frames.clear();

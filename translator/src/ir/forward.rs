@@ -12,8 +12,10 @@
 //! - reads each built-in once per block (every one but the clock is fixed for the invocation);
 //! - folds bitcasts of bitcasts, identity bitcasts, and conversions and simple integer
 //!   arithmetic of constants;
-//! - finally deletes operations without side effects whose results nobody uses, stores to
-//!   variables that are never loaded, and variables nothing mentions any more.
+//! - finally deletes operations without side effects whose results nobody uses and stores to
+//!   variables that are never loaded. Variables nothing mentions any more stay in
+//!   `Function::vars`: emission numbers a variable at its first access and declares only the
+//!   ones still read, so renumbering them here (a walk over every instruction) bought nothing.
 //!
 //! Only register variables are forwarded, never memory: function variables are private to the
 //! invocation and nothing but `LoadVar`, `StoreVar` and the result variables of calls and texture
@@ -24,7 +26,7 @@
 use std::mem::take;
 
 use super::inline::{map_op, map_term};
-use super::{BinOp, Builtin, ConvOp, ExtOp, Function, MemOrder, Module, Op, Ty, ValueId, VarId};
+use super::{BinOp, Builtin, ConvOp, ExtOp, Function, MemOrder, Module, Op, Ty, ValueId};
 
 /// Runs the pass on every function of `m`, in buffers kept from kernel to kernel.
 pub fn module(m: &mut Module, b: &mut Buffers) {
@@ -59,9 +61,7 @@ pub struct Buffers {
     stored: Vec<(u32, usize)>,
     builtins: Vec<(Builtin, ValueId)>,
     dead_stores: Vec<usize>,
-    mentioned: Vec<bool>,
     dead_at: Vec<usize>,
-    new_id: Vec<VarId>,
 }
 
 /// `v` emptied and refilled with `n` copies of `x`, in its own memory.
@@ -489,11 +489,10 @@ fn pure(op: &Op) -> bool {
 }
 
 /// Deletes pure operations whose results are unused and stores to variables that are never
-/// loaded, then the variables nothing mentions any more. Out of line (as `recount` and
-/// `compact_vars`): once per function, and profiles then tell them from the main walk.
+/// loaded. Out of line (as `recount`): once per function, and profiles then tell it from the
+/// main walk.
 #[inline(never)]
 fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut Buffers) {
-    let mut mentioned = refill(take(&mut bufs.mentioned), f.vars.len(), false);
     // Positions of the block's dead instructions, last first.
     let mut dead_at = take(&mut bufs.dead_at);
     let Function { blocks, side, .. } = f;
@@ -516,14 +515,6 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut
                     },
                     |x| x,
                 );
-                continue;
-            }
-            match &i.op {
-                Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
-                op => op
-                    .result_vars(side)
-                    .iter()
-                    .for_each(|v| mentioned[v.0 as usize] = true),
             }
         }
         // Most blocks lose nothing here: no pass over them then.
@@ -539,47 +530,7 @@ fn remove_unused(f: &mut Function, uses: &mut [u32], loaded: &[bool], bufs: &mut
             });
         }
     }
-    let new_id = compact_vars(f, &mentioned, take(&mut bufs.new_id));
-    *bufs = Buffers {
-        mentioned,
-        dead_at,
-        new_id,
-        ..take(bufs)
-    };
-}
-
-/// Removes the variables not `mentioned` (each would be an `OpVariable` of its own).
-/// Hands back the buffer `new_id` (the map from old to new variables).
-#[inline(never)]
-fn compact_vars(f: &mut Function, mentioned: &[bool], new_id: Vec<VarId>) -> Vec<VarId> {
-    if mentioned.iter().all(|&m| m) {
-        return new_id;
-    }
-    let mut new_id = refill(new_id, f.vars.len(), VarId(0));
-    let mut next = 0u32;
-    for (i, &m) in mentioned.iter().enumerate() {
-        if m {
-            new_id[i] = VarId(next);
-            next += 1;
-        }
-    }
-    let mut i = 0;
-    f.vars.retain(|_| {
-        i += 1;
-        mentioned[i - 1]
-    });
-    let Function { blocks, side, .. } = f;
-    for b in blocks {
-        for inst in &mut b.insts {
-            if matches!(
-                inst.op,
-                Op::LoadVar(_) | Op::StoreVar(..) | Op::Call(_) | Op::Texture(_)
-            ) {
-                map_op(&mut inst.op, side, |v| v, |x| new_id[x.0 as usize]);
-            }
-        }
-    }
-    new_id
+    bufs.dead_at = dead_at;
 }
 
 #[cfg(test)]

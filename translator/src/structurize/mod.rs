@@ -103,7 +103,7 @@ pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
         follows,
         ctx: Vec::new(),
     };
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(SEQ_ROOM);
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
     let Structurizer {
@@ -117,6 +117,11 @@ pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
     simplify::drop_blocks(f, &mut out, 0);
     out
 }
+
+/// Room for the nodes of a function's sequence and of each `Block` and `Loop` body: they hold
+/// the chains of blocks, and grown from empty one push at a time each was reallocated once or
+/// twice (`If` arms, mostly a single branch, start empty).
+const SEQ_ROOM: usize = 8;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ctx {
@@ -176,7 +181,7 @@ impl Structurizer<'_> {
         match follows.split_first() {
             None => {
                 self.ctx.push(Ctx::LoopHeadedBy(x));
-                let mut body = Vec::new();
+                let mut body = Vec::with_capacity(SEQ_ROOM);
                 let tail =
                     self.with_list(|s| &mut s.merges, x, |s, l| s.node_within(x, l, &mut body));
                 if let Some(t) = tail {
@@ -188,7 +193,7 @@ impl Structurizer<'_> {
             }
             Some((&f, rest)) => {
                 self.ctx.push(Ctx::BlockFollowedBy(f));
-                let mut inner = Vec::new();
+                let mut inner = Vec::with_capacity(SEQ_ROOM);
                 if let Some(t) = self.wrap_follows(x, rest, &mut inner) {
                     self.do_tree(t, &mut inner);
                 }
@@ -209,7 +214,7 @@ impl Structurizer<'_> {
     ) -> Option<BlockId> {
         if let Some((&y, rest)) = merges.split_first() {
             self.ctx.push(Ctx::BlockFollowedBy(y));
-            let mut inner = Vec::new();
+            let mut inner = Vec::with_capacity(SEQ_ROOM);
             if let Some(t) = self.node_within(x, rest, &mut inner) {
                 self.do_tree(t, &mut inner);
             }
