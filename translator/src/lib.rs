@@ -194,7 +194,7 @@ impl Program {
         ir::inline::inline_where(&mut ir, |g| {
             g.blocks.iter().any(|b| {
                 b.term == ir::Terminator::Exit
-                    || (emulated && b.insts.iter().any(|i| i.op.is_sync()))
+                    || (emulated && g.may_sync && b.insts.iter().any(|i| i.op.is_sync()))
             })
         });
         ir::forward::module(&mut ir, &mut scratch.forward);

@@ -95,6 +95,7 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
         blocks,
         values,
         side,
+        may_sync,
         ..
     } = f;
     for (bi, block) in blocks.iter_mut().enumerate() {
@@ -105,7 +106,7 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
             v
         };
         let insts = &mut block.insts;
-        if insts.iter().any(|i| i.op.is_sync()) {
+        if *may_sync && insts.iter().any(|i| i.op.is_sync()) {
             for i in insts.iter_mut() {
                 if let Op::LoadVar(v) = i.op {
                     loaded[v.0 as usize] = true;

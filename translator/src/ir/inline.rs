@@ -205,6 +205,7 @@ pub(super) fn copy_body(f: &mut Function, callee: &Function, params: &[VarId]) -
     let value_base = f.values.len() as u32;
     f.values.extend(callee.values.iter().copied());
     let block_base = f.blocks.len() as u32;
+    f.may_sync |= callee.may_sync;
     let vmap = |v: ValueId| ValueId(v.0 + value_base);
     let varmap = |v: VarId| VarId(v.0 + var_base);
     let bmap = |x: BlockId| BlockId(x.0 + block_base);

@@ -56,3 +56,30 @@ fn each_inlined_call_gets_its_own_entry_naming_the_renumbered_callee() {
         );
     }
 }
+
+/// A function that gains a barrier by inlining says so (`Function::may_sync`): `forward` and
+/// the SIMT emulation look for synchronization only where it is set.
+#[test]
+fn inlining_a_barrier_marks_the_caller_as_synchronizing() {
+    let mut f = Function::new("f");
+    f.push_void(f.entry, Op::Barrier);
+    f.block_mut(f.entry).term = Terminator::Exit;
+    assert!(f.may_sync);
+    let mut k = Function::new("k");
+    call(&mut k, 1);
+    k.block_mut(k.entry).term = Terminator::Return(Vec::new());
+    assert!(!k.may_sync);
+    let mut m = Module {
+        functions: vec![k, f],
+        entry: FuncId(0),
+        ..Module::default()
+    };
+    inline_where(&mut m, |_| true);
+    let k = &m.functions[0];
+    assert!(
+        k.blocks
+            .iter()
+            .any(|b| b.insts.iter().any(|i| i.op == Op::Barrier))
+    );
+    assert!(k.may_sync);
+}

@@ -203,6 +203,10 @@ pub struct Function {
     pub entry: BlockId,
     /// The calls and texture operations its instructions index.
     pub side: Side,
+    /// Whether a synchronization operation ([`Op::is_sync`]) was ever added (by `push`,
+    /// `push_void` or `inline::copy_body`): when not, passes skip looking for one in each
+    /// block. It may stay set after the operation is gone.
+    pub may_sync: bool,
 }
 
 impl Op {
@@ -252,6 +256,7 @@ impl Function {
             blocks: Vec::with_capacity(blocks.max(1)),
             entry: BlockId(0),
             side: Side::default(),
+            may_sync: false,
         };
         f.entry = f.new_block();
         f
@@ -290,6 +295,7 @@ impl Function {
     pub fn push(&mut self, b: BlockId, ty: Ty, op: Op) -> ValueId {
         let id = ValueId(self.values.len() as u32);
         self.values.push(ty);
+        self.may_sync |= op.is_sync();
         self.blocks[b.0 as usize].insts.push(Inst {
             result: Some(id),
             op,
@@ -300,6 +306,7 @@ impl Function {
     /// Appends an instruction without a result.
     #[inline]
     pub fn push_void(&mut self, b: BlockId, op: Op) {
+        self.may_sync |= op.is_sync();
         self.blocks[b.0 as usize]
             .insts
             .push(Inst { result: None, op });

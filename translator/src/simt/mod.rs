@@ -38,6 +38,9 @@ const RETURNED: u64 = 0xFFFF_FFFF;
 /// whether the warp scratch memory is used; `None` (and `tree` as it was) when the function has
 /// no synchronization (nothing to do).
 pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
+    if !f.may_sync {
+        return None;
+    }
     let sync_blocks: Vec<bool> = f
         .blocks
         .iter()
