@@ -14,11 +14,14 @@ mod texture;
 // FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
 use crate::check::Map as HashMap;
 
-/// Emission errors are internal errors (an IR the emitter cannot express).
+/// Emission errors are internal errors (an IR the emitter cannot express). The message is
+/// behind one thin pointer: `R<()>`, returned by every instruction's emission, then fits in a
+/// register (a `String` made it a 24-byte value returned through memory; `Box<str>`, two
+/// registers, measured no better than that).
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
     #[error("{0}")]
-    Internal(String),
+    Internal(Box<String>),
 }
 
 pub type R<T> = Result<T, EmitError>;

@@ -27,7 +27,9 @@ impl Emitter {
             .textures
             .get(binding as usize)
             .cloned()
-            .ok_or_else(|| EmitError::Internal(format!("no texture binding {binding}")))?;
+            .ok_or_else(|| {
+                EmitError::Internal(Box::new(format!("no texture binding {binding}")))
+            })?;
         let texel = match b.kind {
             SampledKind::Float => self.ty(Ty::F32),
             // Vulkan wants the sampled type's signedness to match the format's.

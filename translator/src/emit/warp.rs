@@ -120,10 +120,10 @@ impl FnEmitter<'_, '_> {
                 return Ok(None);
             }
             WarpOp::WorkgroupAny | WarpOp::WorkgroupCount => {
-                return Err(EmitError::Internal(
+                return Err(EmitError::Internal(Box::new(
                     "a workgroup vote reached the emitter (it belongs to the SIMT emulation)"
                         .into(),
-                ));
+                )));
             }
         }))
     }
