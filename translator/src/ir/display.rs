@@ -11,8 +11,12 @@ impl fmt::Display for Function {
             "fn {}({:?}) -> {:?} {{",
             self.name, self.params, self.returns
         )?;
+        // Those that `forward` left unused are not listed.
+        let mentioned = self.mentioned_vars();
         for (i, v) in self.vars.iter().enumerate() {
-            writeln!(f, "  var v{i}: {:?}  // {}", v.ty, v.name)?;
+            if mentioned[i] {
+                writeln!(f, "  var v{i}: {:?}  // {}", v.ty, v.name)?;
+            }
         }
         for (i, b) in self.blocks.iter().enumerate() {
             let mark = if BlockId(i as u32) == self.entry {

@@ -262,6 +262,23 @@ impl Function {
         f
     }
 
+    /// Per variable: whether an instruction loads, stores or writes it (a call's or texture
+    /// operation's result). `forward` leaves the ones it made unused in `vars`.
+    pub fn mentioned_vars(&self) -> Vec<bool> {
+        let mut mentioned = vec![false; self.vars.len()];
+        for inst in self.blocks.iter().flat_map(|b| &b.insts) {
+            match &inst.op {
+                Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
+                op => {
+                    for v in op.result_vars(&self.side) {
+                        mentioned[v.0 as usize] = true;
+                    }
+                }
+            }
+        }
+        mentioned
+    }
+
     pub fn new_block(&mut self) -> BlockId {
         self.blocks.push(Block {
             insts: Vec::new(),

@@ -53,23 +53,15 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     let labelled = to_labelled(std::mem::take(tree), &mut Vec::new(), &mut next_id);
     let uni = uniform::analyze(f, &labelled);
     let mut defs = vec![None; f.values.len()];
-    // `ir::forward` leaves the variables it made unused in place: they get no initial value.
-    let mut mentioned = vec![false; f.vars.len()];
     for (bi, b) in f.blocks.iter().enumerate() {
         for inst in &b.insts {
             if let Some(r) = inst.result {
                 defs[r.0 as usize] = Some(BlockId(bi as u32));
             }
-            match &inst.op {
-                Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
-                op => {
-                    for v in op.result_vars(&f.side) {
-                        mentioned[v.0 as usize] = true;
-                    }
-                }
-            }
         }
     }
+    // `ir::forward` leaves the variables it made unused in place: they get no initial value.
+    let mentioned = f.mentioned_vars();
     let uniform_vars: Vec<VarId> = uni
         .uniform_vars()
         .filter(|v| mentioned[v.0 as usize])

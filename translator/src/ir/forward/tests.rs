@@ -567,7 +567,8 @@ fn calls_end_forwarding_of_their_results() {
 }
 
 /// A register that is only written loses its stores; the others keep theirs and their numbers
-/// (emission numbers and declares only the variables still accessed, see `emit::carry`).
+/// (emission numbers and declares only the variables still accessed, see `emit::carry`; the
+/// text form leaves the unused ones out).
 #[test]
 fn stores_to_registers_never_read_disappear() {
     let mut f = Function::new("k");
@@ -587,4 +588,9 @@ fn stores_to_registers_never_read_disappear() {
     );
     assert_eq!(f.blocks[0].insts[1].op, Op::StoreVar(live, c));
     assert_eq!(f.blocks[1].insts[0].op, Op::LoadVar(live));
+    // The IR's text form lists only the variables still used.
+    assert_eq!(f.mentioned_vars(), [false, true]);
+    let text = f.to_string();
+    assert!(text.contains("var v1: I32  // r1"), "{text}");
+    assert!(!text.contains("// r0"), "{text}");
 }
