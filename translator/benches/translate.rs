@@ -33,6 +33,10 @@ use std::time::{Duration, Instant};
 
 use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 
+#[path = "support/thread_clock.rs"]
+mod thread_clock;
+use thread_clock::thread_cpu;
+
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 const PROFILES: [&str; 3] = ["lavapipe", "nvidia", "amd-rdna"];
@@ -137,27 +141,6 @@ fn rename(text: &str, names: &[String], suffix: &str) -> String {
         flush(&mut out, &text[s..]);
     }
     out
-}
-
-/// CPU time of this thread so far, so that other processes on a busy machine do not count
-/// against the translator; `None` (wall-clock time is used) where there is no such clock.
-/// `clock_gettime` counts to the nanosecond; `/proc/thread-self/schedstat`, used before, moves
-/// only at scheduler ticks (4 ms here), so a best-of-N picked the samples whose ticks fell
-/// luckily.
-#[cfg(unix)]
-fn thread_cpu() -> Option<Duration> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the call's duration.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    (r == 0).then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
-}
-
-#[cfg(not(unix))]
-fn thread_cpu() -> Option<Duration> {
-    None
 }
 
 /// Times `f`: `runs` samples of `reps` calls each. Returns the best and the mean

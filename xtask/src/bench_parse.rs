@@ -41,6 +41,11 @@ mod measure {
     }
 }
 
+// The clock `bench translate` uses, from the one file both benchmarks include.
+#[cfg(feature = "parse-bench")]
+#[path = "../../translator/benches/support/thread_clock.rs"]
+mod thread_clock;
+
 #[cfg(feature = "parse-bench")]
 mod measure {
     use std::path::{Path, PathBuf};
@@ -48,6 +53,8 @@ mod measure {
 
     use anyhow::{Context, Result, bail};
     use ptxvk_translator::{Program, SourceFile};
+
+    use super::thread_clock::thread_cpu;
 
     fn option(args: &[String], name: &str, default: usize) -> Result<usize> {
         match args.iter().position(|a| a == name) {
@@ -139,25 +146,6 @@ mod measure {
         times.sort();
         let mean = times.iter().sum::<Duration>() / times.len() as u32;
         (times[0], times[times.len() / 2], mean)
-    }
-
-    /// CPU time of this thread so far, so that other work on a shared machine does not count;
-    /// `None` (wall-clock time is used) where there is no such clock. The same clock as `bench
-    /// translate`: `clock_gettime`, to the nanosecond.
-    #[cfg(unix)]
-    fn thread_cpu() -> Option<Duration> {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `t` is a valid, writable timespec for the call's duration.
-        let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-        (r == 0).then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
-    }
-
-    #[cfg(not(unix))]
-    fn thread_cpu() -> Option<Duration> {
-        None
     }
 
     const LEX_REPEAT: u32 = 10;
