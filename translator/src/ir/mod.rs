@@ -217,6 +217,19 @@ impl Op {
 
     /// The variables a call or texture operation writes its results into (none for others;
     /// `StoreVar` is the other writer of variables); `side` is its function's.
+    /// Marks in `mentioned` the variables this operation loads, stores or writes.
+    #[inline]
+    pub fn mention_vars(&self, side: &Side, mentioned: &mut [bool]) {
+        match self {
+            Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
+            op => {
+                for v in op.result_vars(side) {
+                    mentioned[v.0 as usize] = true;
+                }
+            }
+        }
+    }
+
     pub fn result_vars<'a>(&self, side: &'a Side) -> &'a [VarId] {
         match self {
             Op::Call(c) => &side.call(*c).results,
@@ -267,14 +280,7 @@ impl Function {
     pub fn mentioned_vars(&self) -> Vec<bool> {
         let mut mentioned = vec![false; self.vars.len()];
         for inst in self.blocks.iter().flat_map(|b| &b.insts) {
-            match &inst.op {
-                Op::LoadVar(v) | Op::StoreVar(v, _) => mentioned[v.0 as usize] = true,
-                op => {
-                    for v in op.result_vars(&self.side) {
-                        mentioned[v.0 as usize] = true;
-                    }
-                }
-            }
+            inst.op.mention_vars(&self.side, &mut mentioned);
         }
         mentioned
     }

@@ -41,27 +41,27 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     if !f.may_sync {
         return None;
     }
-    let sync_blocks: Vec<bool> = f
-        .blocks
-        .iter()
-        .map(|b| b.insts.iter().any(|i| i.op.is_sync()))
-        .collect();
+    // One walk: the blocks that synchronize, the block defining each value, and the variables
+    // still mentioned (`ir::forward` leaves the ones it made unused in place: they get no
+    // initial value).
+    let mut sync_blocks = vec![false; f.blocks.len()];
+    let mut defs = vec![None; f.values.len()];
+    let mut mentioned = vec![false; f.vars.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for inst in &b.insts {
+            sync_blocks[bi] |= inst.op.is_sync();
+            if let Some(r) = inst.result {
+                defs[r.0 as usize] = Some(BlockId(bi as u32));
+            }
+            inst.op.mention_vars(&f.side, &mut mentioned);
+        }
+    }
     if !sync_blocks.iter().any(|&s| s) {
         return None;
     }
     let mut next_id = 0;
     let labelled = to_labelled(std::mem::take(tree), &mut Vec::new(), &mut next_id);
     let uni = uniform::analyze(f, &labelled);
-    let mut defs = vec![None; f.values.len()];
-    for (bi, b) in f.blocks.iter().enumerate() {
-        for inst in &b.insts {
-            if let Some(r) = inst.result {
-                defs[r.0 as usize] = Some(BlockId(bi as u32));
-            }
-        }
-    }
-    // `ir::forward` leaves the variables it made unused in place: they get no initial value.
-    let mentioned = f.mentioned_vars();
     let uniform_vars: Vec<VarId> = uni
         .uniform_vars()
         .filter(|v| mentioned[v.0 as usize])

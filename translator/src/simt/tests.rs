@@ -107,6 +107,9 @@ fn loops_bounded_by_thread_values_are_divergent() {
         "mov.u32 %r5, %clock;",                                  // a per-subgroup cycle counter
         "add.u32 %r5, %r1, %r3;",                                // parameter + %tid
         "ld.param.u64 %rd1, [out];\nld.global.u32 %r5, [%rd1];", // memory others may write
+        // A texel at a coordinate that differs between threads (the results are written by
+        // the texture operation, not stored).
+        "ld.param.u64 %rd1, [out];\ntex.1d.v4.u32.s32 {%r5, %r6, %r7, %r8}, [%rd1, {%r3}];",
         // Written under a condition on %tid: differs between threads afterwards.
         "mov.u32 %r5, 4;\nsetp.eq.u32 %p2, %r3, 0;\n@%p2 bra SKIP;\nmov.u32 %r5, 9;\nSKIP:",
     ] {
