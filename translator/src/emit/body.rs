@@ -25,6 +25,10 @@ pub(crate) struct Body {
     removed_words: usize,
 }
 
+/// The most words an instruction is built from on the stack (the header, a type, an id and
+/// five operands): nearly every instruction.
+const SHORT: usize = 8;
+
 #[inline(always)]
 pub(super) fn encode(
     out: &mut Vec<Word>,
@@ -34,19 +38,50 @@ pub(super) fn encode(
     operands: &[Word],
 ) {
     let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
+    if len > SHORT {
+        return encode_long(out, op, ty, id, operands);
+    }
+    // Built in a fixed-size array and appended whole, then cut to length: one capacity check
+    // and two vector stores, where pushing word by word checked the capacity for each.
+    let mut words = [0; SHORT];
+    words[0] = ((len as Word) << 16) | op as Word;
+    let mut i = 1;
+    if let Some(t) = ty {
+        words[i] = t;
+        i += 1;
+    }
+    if let Some(d) = id {
+        words[i] = d;
+        i += 1;
+    }
+    // Short operand lists one by one: a copy of unknown length is a call to `memcpy`.
+    match *operands {
+        [] => {}
+        [a] => words[i] = a,
+        [a, b] => {
+            words[i] = a;
+            words[i + 1] = b;
+        }
+        [a, b, c] => {
+            words[i] = a;
+            words[i + 1] = b;
+            words[i + 2] = c;
+        }
+        _ => words[i..len].copy_from_slice(operands),
+    }
+    let at = out.len();
+    out.extend_from_slice(&words);
+    out.truncate(at + len);
+}
+
+#[inline(never)]
+fn encode_long(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
+    let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
     out.reserve(len);
     out.push(((len as Word) << 16) | op as Word);
     out.extend(ty);
     out.extend(id);
-    // Declarations pass one to three operands as a slice: a call to `memcpy` (and its branches
-    // on the size) cost more than the stores.
-    match *operands {
-        [] => {}
-        [a] => out.push(a),
-        [a, b] => out.extend([a, b]),
-        [a, b, c] => out.extend([a, b, c]),
-        _ => out.extend_from_slice(operands),
-    }
+    out.extend_from_slice(operands);
 }
 
 const FUNCTION_END: Word = (1 << 16) | Op::FunctionEnd as Word;

@@ -43,7 +43,9 @@ impl Uniformity {
     /// Whether `v` is the same in every thread of the block that computes it. Values created
     /// after the analysis are not uniform.
     pub fn value(&self, v: ValueId) -> bool {
-        self.value.get(v.0 as usize).is_some_and(|x| x & UNIFORM != 0)
+        self.value
+            .get(v.0 as usize)
+            .is_some_and(|x| x & UNIFORM != 0)
     }
 
     /// Whether all threads of the block reach construct `id` together or not at all, and every
