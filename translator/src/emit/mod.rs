@@ -139,6 +139,9 @@ pub(crate) struct Emitter {
     /// Scalar types by `Ty as usize` (0: not declared yet).
     types: [Word; 8],
     ptr_types: Few<(StorageClass, Word), Word>,
+    /// Pointer types by a hash of their key, in front of `ptr_types`: every memory access
+    /// asks for one, and the search cost about 60 instructions.
+    ptr_hot: [(StorageClass, Word, Word); 8],
     consts: HashMap<(Ty, u64), Word>,
     /// Constants below `SMALL` by `Ty as usize` (0: not declared yet): most constants are
     /// small (indices, shifts, scopes, semantics), and this spares them the hash map.
@@ -192,6 +195,7 @@ impl Emitter {
             body: body::Body::default(),
             types: [0; 8],
             ptr_types: Few::default(),
+            ptr_hot: [(StorageClass::Generic, 0, 0); 8],
             consts: HashMap::default(),
             small: [[0; SMALL]; 8],
             vectors: Few::default(),
@@ -235,6 +239,7 @@ impl Emitter {
             body,
             types,
             ptr_types,
+            ptr_hot,
             consts,
             small,
             vectors,
@@ -269,6 +274,7 @@ impl Emitter {
         body.reset();
         *types = [0; 8];
         ptr_types.0.clear();
+        *ptr_hot = [(StorageClass::Generic, 0, 0); 8];
         consts.clear();
         *small = [[0; SMALL]; 8];
         vectors.0.clear();
@@ -457,7 +463,13 @@ impl Emitter {
     }
 
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
+        let slot = (pointee as usize ^ (sc as usize).wrapping_mul(5)) % self.ptr_hot.len();
+        let (hot_sc, hot_pointee, hot) = self.ptr_hot[slot];
+        if hot != 0 && hot_sc == sc && hot_pointee == pointee {
+            return hot;
+        }
         if let Some(id) = self.ptr_types.get((sc, pointee)) {
+            self.ptr_hot[slot] = (sc, pointee, id);
             return id;
         }
         // Declared once (the cache replaces rspirv's search of every declared type).
@@ -465,6 +477,7 @@ impl Emitter {
         self.b
             .global(spirv::Op::TypePointer, None, id, &[sc as Word, pointee]);
         self.ptr_types.insert((sc, pointee), id);
+        self.ptr_hot[slot] = (sc, pointee, id);
         id
     }
 
