@@ -302,3 +302,48 @@ fn descriptions_refused() {
         )
         .unwrap();
 }
+
+/// A texel read at a per-thread coordinate decides which threads take part in a warp ballot
+/// (the odd lanes, named in its member mask), after a ballot of the whole warp. The texture's
+/// results differ between threads, so where warps are emulated (lavapipe) the branch is run
+/// for every thread with the even lanes waiting (the analysis is checked in
+/// `translator/src/simt/tests.rs`; lavapipe happened to give the same bits when it took the
+/// branch natively, with half the threads at the ballot's barriers).
+#[test]
+fn a_texel_read_per_thread_can_steer_a_warp_ballot() {
+    let ctx = common::context();
+    let u32x1 = ChannelFormat::new(ChannelKind::Unsigned, 32, 1);
+    let tex = Texture::new(
+        &ctx,
+        &TextureDesc::new(TextureShape::D1 { width: 32 }, u32x1),
+    )
+    .unwrap();
+    let texels: Vec<u32> = (0..32).map(|i| i % 2).collect();
+    tex.copy_from_host(0, &texels).unwrap();
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+        .visible .entry k(.param .u64 tex, .param .u64 out)\n{\n\
+        \t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [tex];\n\tld.param.u64 %rd2, [out];\n\
+        \tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p2, %r1, 32;\n\
+        \tvote.sync.ballot.b32 %r5, %p2, 0xffffffff;\n\
+        \ttex.1d.v4.u32.s32 {%r2, %r3, %r4, %r6}, [%rd1, {%r1}];\n\
+        \tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 bra DONE;\n\
+        \tvote.sync.ballot.b32 %r5, %p2, 0xaaaaaaaa;\n\
+        DONE:\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd2, %rd2, %rd3;\n\
+        \tst.global.u32 [%rd2], %r5;\n\tret;\n}\n";
+    let m = ctx.load_ptx("steer.ptx", ptx).unwrap();
+    let k = m.kernel("k").unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(&ctx, 32).unwrap();
+    k.launch(
+        &LaunchConfig::new([1, 1, 1], [32, 1, 1]),
+        &[(&tex).into(), (&out).into()],
+    )
+    .unwrap();
+    // ISA 9.7.12.6 (vote.sync.ballot): bit i of the result is lane i's predicate, for the lanes
+    // of the member mask. Every predicate is true: the first ballot gives all 32 bits, the
+    // second (odd lanes only) the odd ones.
+    let want: Vec<u32> = (0..32)
+        .map(|i| if i % 2 == 1 { 0xAAAA_AAAA } else { 0xFFFF_FFFF })
+        .collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
