@@ -681,6 +681,7 @@ impl Cx<'_> {
 
     /// Loads a register's variable, or reuses the value the current block already holds for
     /// it (`forward` would remove the load again, after every pass had carried it).
+    #[inline]
     fn load_var(&mut self, var: VarId) -> ValueId {
         let stamp = self.stamp();
         if let Some(&(s, x)) = self.held.get(var.0 as usize)
@@ -688,6 +689,11 @@ impl Cx<'_> {
         {
             return x;
         }
+        self.load_var_anew(var, stamp)
+    }
+
+    #[inline(never)]
+    fn load_var_anew(&mut self, var: VarId, stamp: u32) -> ValueId {
         let ty = self.f.vars[var.0 as usize].ty;
         let x = self.emit(ty, Op::LoadVar(var));
         self.hold(var, x, stamp);
@@ -773,6 +779,7 @@ impl Cx<'_> {
         }
     }
 
+    #[inline]
     pub fn konst(&mut self, ty: Ty, bits: u64) -> ValueId {
         let stamp = self.stamp();
         let slot = (bits as usize ^ (ty as usize) << 3) % BLOCK_CONSTS;
@@ -780,6 +787,11 @@ impl Cx<'_> {
         if s == stamp && t == ty && b == bits {
             return x;
         }
+        self.new_konst(ty, bits, stamp, slot)
+    }
+
+    #[inline(never)]
+    fn new_konst(&mut self, ty: Ty, bits: u64, stamp: u32, slot: usize) -> ValueId {
         let x = self.emit(ty, Op::Const(bits));
         self.consts[slot] = (stamp, ty, bits, x);
         x
@@ -806,6 +818,7 @@ impl Cx<'_> {
         self.emit(ty, Op::Un(op, a))
     }
 
+    #[inline]
     pub fn conv(&mut self, op: ConvOp, v: ValueId, to: Ty) -> ValueId {
         let from = self.f.ty(v);
         if from == to
@@ -816,6 +829,11 @@ impl Cx<'_> {
         {
             return v;
         }
+        self.conv_anew(op, v, from, to)
+    }
+
+    #[inline(never)]
+    fn conv_anew(&mut self, op: ConvOp, v: ValueId, from: Ty, to: Ty) -> ValueId {
         // The short form straight away where `v` was just made (a float operand read as bits
         // and back, an immediate widened); `ir::forward` catches the rest after lowering.
         let last = self.f.block(self.cur).insts.last();
@@ -846,6 +864,7 @@ impl Cx<'_> {
     }
 
     /// Reinterprets `v` as an integer of its own width.
+    #[inline]
     pub fn as_int(&mut self, v: ValueId) -> ValueId {
         let ty = self.f.ty(v);
         match ty {
@@ -861,11 +880,16 @@ impl Cx<'_> {
 
     /// Changes `v`'s representation to `to`, of the same width (bitcast), or, for a predicate,
     /// compares with zero.
+    #[inline]
     pub fn reinterpret(&mut self, v: ValueId, to: Ty) -> ValueId {
-        let from = self.f.ty(v);
-        if from == to {
+        if self.f.ty(v) == to {
             return v;
         }
+        self.reinterpret_as(v, to)
+    }
+
+    #[inline(never)]
+    fn reinterpret_as(&mut self, v: ValueId, to: Ty) -> ValueId {
         if to == Ty::Bool {
             let i = self.as_int(v);
             let z = self.konst(self.f.ty(i), 0);
@@ -885,6 +909,9 @@ impl Cx<'_> {
 
     // ---- PTX operands ----
 
+    /// Every operand asks for its register's variable: the known case is inlined, the first
+    /// request (which declares it) is not.
+    #[inline]
     pub fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
         let slot = reg.0 as usize * 4 + comp.map_or(0, |c| c.index());
         if let Some(&v) = self.regs.get(slot)
@@ -892,6 +919,16 @@ impl Cx<'_> {
         {
             return VarId(v - 1);
         }
+        self.new_reg_var(reg, comp, slot)
+    }
+
+    #[inline(never)]
+    fn new_reg_var(
+        &mut self,
+        reg: RegId,
+        comp: Option<crate::ast::Component>,
+        slot: usize,
+    ) -> VarId {
         let ty = Ty::of(self.func.reg(reg).ty);
         self.need_ty(ty);
         let name = ir::VarName::Reg {
