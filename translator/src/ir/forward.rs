@@ -122,8 +122,10 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
         // (a loop of its own rather than `retain_mut`, whose closure call per instruction cost
         // a tenth of this pass).
         let mut w = 0;
-        for k in 0..insts.len() {
-            let inst = &mut insts[k];
+        // On the slice: its length is the loop's bound, so reading at `k` needs no check.
+        let all = insts.as_mut_slice();
+        for k in 0..all.len() {
+            let inst = &mut all[k];
             // Operands are counted as they are resolved; whatever below drops or replaces an
             // operand takes its count back. The common operations resolve theirs in their own
             // arm (a call to the generic `map_op` per instruction was a fifth of this pass).
@@ -271,7 +273,7 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
             // A copy, not a swap: the instruction at `w` was dropped (a swap moved both
             // through the stack).
             if w != k {
-                insts[w] = insts[k];
+                all[w] = all[k];
             }
             w += 1;
         }
