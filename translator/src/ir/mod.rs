@@ -215,8 +215,6 @@ impl Op {
         matches!(self, Op::Barrier | Op::Warp(..))
     }
 
-    /// The variables a call or texture operation writes its results into (none for others;
-    /// `StoreVar` is the other writer of variables); `side` is its function's.
     /// Marks in `mentioned` the variables this operation loads, stores or writes.
     #[inline]
     pub fn mention_vars(&self, side: &Side, mentioned: &mut [bool]) {
@@ -230,6 +228,8 @@ impl Op {
         }
     }
 
+    /// The variables a call or texture operation writes its results into (none for others;
+    /// `StoreVar` is the other writer of variables); `side` is its function's.
     pub fn result_vars<'a>(&self, side: &'a Side) -> &'a [VarId] {
         match self {
             Op::Call(c) => &side.call(*c).results,

@@ -148,7 +148,7 @@ fn sweep(f: &Function, var: &mut [bool], flags: &mut [u8], divergent: &[bool]) -
                     loaded[v.0 as usize] = true;
                     uniform_if(var[v.0 as usize])
                 }
-                Op::Un(_, a) | Op::Conv(_, a) => flags[a.0 as usize] & UNIFORM,
+                Op::Un(_, a) | Op::Conv(_, a) => uniform_if(uni(flags, a)),
                 Op::Bin(op, a, b, _) => {
                     // The parameter block's base plus a constant: inside the block (reading past
                     // its end is undefined), so read-only.
