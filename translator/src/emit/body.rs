@@ -131,7 +131,8 @@ impl Body {
     pub fn var(&mut self, ptr_ty: Word, id: Word, operands: &[Word], first: bool) {
         if first {
             let start = self.ends.last().map_or(0, |e| e[1]);
-            let mut v = Vec::with_capacity(3 + operands.len());
+            // `encode` appends a whole `SHORT`-word array before cutting it to length.
+            let mut v = Vec::with_capacity(SHORT.max(3 + operands.len()));
             encode(&mut v, Op::Variable, Some(ptr_ty), Some(id), operands);
             self.vars.splice(start..start, v);
         } else {
