@@ -14,7 +14,11 @@ use crate::ir::{
 };
 
 /// Expands every warp operation of the sync blocks; returns whether any used the scratch.
-pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool]) -> bool {
+/// `init` is the kernel's first block, run once by every thread before anything else: the
+/// parts of an operation's frame that never change are computed there.
+pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) -> bool {
+    // Made at the first operation that exchanges values (kernels with only barriers get none).
+    let mut frame: Option<FrameVars> = None;
     let mut used = false;
     for (bi, &is_sync) in sync_blocks.iter().enumerate() {
         if !is_sync {
@@ -37,8 +41,13 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool]) -> bool {
             match (&inst.op, inst.result) {
                 (Op::Warp(op, args), result) => {
                     used |= *op != WarpOp::Sync;
-                    let mut e = Emit { f, out: &mut out };
-                    let r = e.warp(*op, args, st);
+                    let r = if *op == WarpOp::Sync {
+                        Emit { f, out: &mut out }.barrier();
+                        None
+                    } else {
+                        let vars = *frame.get_or_insert_with(|| frame_vars(f, init));
+                        Emit { f, out: &mut out }.warp(*op, args, st, &vars)
+                    };
                     if let (Some(old), Some(new)) = (result, r) {
                         renamed.push((old, new));
                     }
@@ -141,33 +150,19 @@ impl Emit<'_> {
         self.void(Op::Barrier);
     }
 
-    /// Linear thread id, block size, scratch base, and this thread's `active` flag.
-    fn frame(&mut self, st: VarId) -> Frame {
-        let x = self.builtin(Builtin::LocalId(0));
-        let y = self.builtin(Builtin::LocalId(1));
-        let z = self.builtin(Builtin::LocalId(2));
-        let nx = self.builtin(Builtin::BlockDim(0));
-        let ny = self.builtin(Builtin::BlockDim(1));
-        let nz = self.builtin(Builtin::BlockDim(2));
-        let zy = self.bin(BinOp::IMul, z, ny);
-        let zy = self.bin(BinOp::IAdd, zy, y);
-        let t = self.bin(BinOp::IMul, zy, nx);
-        let t = self.bin(BinOp::IAdd, t, x);
-        let nxy = self.bin(BinOp::IMul, nx, ny);
-        let threads = self.bin(BinOp::IMul, nxy, nz);
-        let base = self.builtin(Builtin::ScratchBase);
-        let hi = self.bin(BinOp::IAdd, base, threads);
-        let flag = self.bin(BinOp::IAdd, hi, threads);
-        let vote = self.bin(BinOp::IAdd, flag, threads);
-        let m = self.k(!31u64 & 0xFFFF_FFFF);
-        let warp = self.bin(BinOp::And, t, m);
+    /// This thread's frame: the invariant parts as `frame_vars` stored them (emission
+    /// forwards the stored values, so these loads cost nothing), and the `active` flag.
+    fn frame(&mut self, st: VarId, v: &FrameVars) -> Frame {
+        let [t, threads, lo, hi, flag, vote, warp] =
+            [v.t, v.threads, v.lo, v.hi, v.flag, v.vote, v.warp]
+                .map(|var| self.push(Ty::I32, Op::LoadVar(var)));
         let s = self.push(Ty::I32, Op::LoadVar(st));
         let zero = self.k(0);
         let active = self.bin(BinOp::IEq, s, zero);
         Frame {
             t,
             threads,
-            lo: base,
+            lo,
             hi,
             flag,
             vote,
@@ -297,12 +292,16 @@ impl Emit<'_> {
         self.load(word)
     }
 
-    fn warp(&mut self, op: WarpOp, args: &[ValueId], st: VarId) -> Option<ValueId> {
-        if op == WarpOp::Sync {
-            self.barrier();
-            return None;
-        }
-        let fr = self.frame(st);
+    /// An operation that exchanges values (`WarpOp::Sync`, a barrier, is expanded by the
+    /// caller).
+    fn warp(
+        &mut self,
+        op: WarpOp,
+        args: &[ValueId],
+        st: VarId,
+        vars: &FrameVars,
+    ) -> Option<ValueId> {
+        let fr = self.frame(st, vars);
         Some(match op {
             WarpOp::ReadLane => {
                 let v = args[0];
@@ -424,6 +423,61 @@ impl Emit<'_> {
             WarpOp::Sync => return None,
         })
     }
+}
+
+/// Variables holding a frame's invariant parts (see [`Frame`]).
+#[derive(Clone, Copy)]
+struct FrameVars {
+    t: VarId,
+    threads: VarId,
+    lo: VarId,
+    hi: VarId,
+    flag: VarId,
+    vote: VarId,
+    warp: VarId,
+}
+
+/// Computes the invariant parts of every operation's frame at the end of block `init`: the
+/// linear thread id, the block's thread count, where the scratch's value, high-word, flag and
+/// vote areas start, and the first slot of this thread's warp. Computed per operation, they
+/// were about fifteen instructions each.
+fn frame_vars(f: &mut Function, init: BlockId) -> FrameVars {
+    let mut out = std::mem::take(&mut f.block_mut(init).insts);
+    let mut e = Emit { f, out: &mut out };
+    let x = e.builtin(Builtin::LocalId(0));
+    let y = e.builtin(Builtin::LocalId(1));
+    let z = e.builtin(Builtin::LocalId(2));
+    let nx = e.builtin(Builtin::BlockDim(0));
+    let ny = e.builtin(Builtin::BlockDim(1));
+    let nz = e.builtin(Builtin::BlockDim(2));
+    let zy = e.bin(BinOp::IMul, z, ny);
+    let zy = e.bin(BinOp::IAdd, zy, y);
+    let t = e.bin(BinOp::IMul, zy, nx);
+    let t = e.bin(BinOp::IAdd, t, x);
+    let nxy = e.bin(BinOp::IMul, nx, ny);
+    let threads = e.bin(BinOp::IMul, nxy, nz);
+    let lo = e.builtin(Builtin::ScratchBase);
+    let hi = e.bin(BinOp::IAdd, lo, threads);
+    let flag = e.bin(BinOp::IAdd, hi, threads);
+    let vote = e.bin(BinOp::IAdd, flag, threads);
+    let m = e.k(!31u64 & 0xFFFF_FFFF);
+    let warp = e.bin(BinOp::And, t, m);
+    let keep = |e: &mut Emit<'_>, v: ValueId, name: &'static str| {
+        let var = e.f.new_var(Ty::I32, name);
+        e.void(Op::StoreVar(var, v));
+        var
+    };
+    let vars = FrameVars {
+        t: keep(&mut e, t, "simt.tid"),
+        threads: keep(&mut e, threads, "simt.threads"),
+        lo: keep(&mut e, lo, "simt.lo"),
+        hi: keep(&mut e, hi, "simt.hi"),
+        flag: keep(&mut e, flag, "simt.flag"),
+        vote: keep(&mut e, vote, "simt.vote"),
+        warp: keep(&mut e, warp, "simt.warp"),
+    };
+    f.block_mut(init).insts = out;
+    vars
 }
 
 struct Frame {

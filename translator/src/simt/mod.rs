@@ -93,10 +93,14 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
             f.push_void(b, Op::StoreVar(v, z));
         }
     });
+    let init_block = match init {
+        U::Code(b) => b,
+        _ => BlockId(0),
+    };
     body.push(init);
     t.seq(labelled, false, &mut body);
     body.push(U::Return(Vec::new()));
-    let uses_scratch = expand::expand(t.f, st, &t.sync_blocks);
+    let uses_scratch = expand::expand(t.f, st, &t.sync_blocks, init_block);
     *tree = from_labelled(body, &mut Vec::new());
     Some(uses_scratch)
 }

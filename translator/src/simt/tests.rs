@@ -223,3 +223,21 @@ fn a_uniform_early_exit_keeps_later_loops_native() {
         assert_eq!(votes(&body), 1, "{exit} on %tid.y");
     }
 }
+
+#[test]
+fn the_scratch_layout_is_computed_once_per_kernel() {
+    // Three exchanges: their frames' thread id and scratch areas come from the kernel's first
+    // block (one read of the scratch base), not from each operation.
+    let body = "mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n\
+                shfl.sync.bfly.b32 %r3, %r2, 2, 31, -1;\nshfl.sync.bfly.b32 %r4, %r3, 4, 31, -1;\n\
+                ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r4;\nret;";
+    let (mut f, mut tree) = kernel(body);
+    super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
+    let reads = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| matches!(i.op, Op::Builtin(ir::Builtin::ScratchBase)))
+        .count();
+    assert_eq!(reads, 1);
+}
