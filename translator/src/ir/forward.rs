@@ -11,7 +11,7 @@
 //!   block with no read in between;
 //! - reads each built-in once per block (every one but the clock is fixed for the invocation);
 //! - folds bitcasts of bitcasts, identity bitcasts, and conversions and simple integer
-//!   arithmetic of constants;
+//!   arithmetic of constants (negation and `not` included), and `x & 0`, `x | ~0`, `x * 0`;
 //! - finally deletes operations without side effects whose results nobody uses and stores to
 //!   variables that are never loaded. Variables nothing mentions any more stay in
 //!   `Function::vars`: emission numbers a variable at its first access and declares only the
@@ -26,7 +26,7 @@
 use std::mem::take;
 
 use super::inline::{map_op, map_term};
-use super::{BinOp, Builtin, ConvOp, ExtOp, Function, MemOrder, Module, Op, Ty, ValueId};
+use super::{BinOp, Builtin, ConvOp, ExtOp, Function, MemOrder, Module, Op, Ty, UnOp, ValueId};
 
 /// Runs the pass on every function of `m`, in buffers kept from kernel to kernel.
 pub fn module(m: &mut Module, b: &mut Buffers) {
@@ -215,6 +215,12 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
                         inst.op = Op::Const(c);
                         def[r.0 as usize] = Def::Const(c);
                         None
+                    } else if let Some(c) = absorb(*op, da, db, ty) {
+                        uses[a.0 as usize] -= 1;
+                        uses[b.0 as usize] -= 1;
+                        inst.op = Op::Const(c);
+                        def[r.0 as usize] = Def::Const(c);
+                        None
                     } else if let Some(first) = identity(*op, da, db, ty) {
                         uses[a.0 as usize] -= 1;
                         uses[b.0 as usize] -= 1;
@@ -222,6 +228,17 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
                     } else {
                         None
                     }
+                }
+                (Op::Un(op, a), Some(r)) => {
+                    *a = count(&mut uses, *a, &subst);
+                    if let Def::Const(x) = def[a.0 as usize]
+                        && let Some(c) = fold_un(*op, x, values[r.0 as usize])
+                    {
+                        uses[a.0 as usize] -= 1;
+                        inst.op = Op::Const(c);
+                        def[r.0 as usize] = Def::Const(c);
+                    }
+                    None
                 }
                 (Op::Select(c, a, b), Some(_)) => {
                     *c = count(&mut uses, *c, &subst);
@@ -451,6 +468,31 @@ fn identity(op: BinOp, x: Def, y: Def, ty: Ty) -> Option<bool> {
         BinOp::IMul if is(x, 1) => Some(false),
         BinOp::And if is(y, ones) => Some(true),
         BinOp::And if is(x, ones) => Some(false),
+        _ => None,
+    }
+}
+
+/// `x op y` where one constant decides the result whatever the other operand: `x & 0`,
+/// `x | ~0`, `x * 0` (integers and `Bool`).
+fn absorb(op: BinOp, x: Def, y: Def, ty: Ty) -> Option<u64> {
+    let ones = low_bits(u64::MAX, ty);
+    let either = |k: u64| x == Def::Const(k) || y == Def::Const(k);
+    match op {
+        BinOp::And | BinOp::IMul if either(0) => Some(0),
+        BinOp::Or if either(ones) => Some(ones),
+        _ => None,
+    }
+}
+
+/// `op x` for an integer (or `Bool`) constant `x` of type `ty` (its low bits are its value).
+fn fold_un(op: UnOp, x: u64, ty: Ty) -> Option<u64> {
+    if ty.is_float() {
+        return None;
+    }
+    match op {
+        UnOp::INeg => Some(low_bits(x.wrapping_neg(), ty)),
+        // On `Bool` (one bit) the logical not.
+        UnOp::Not => Some(low_bits(!x, ty)),
         _ => None,
     }
 }

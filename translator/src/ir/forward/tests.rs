@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::run;
 use crate::ir::{
     BinOp, BlockId, Builtin, ConvOp, ExtOp, FpFlags, FuncId, Function, MemOrder, Op, Ptr,
-    Terminator, Ty, ValueId, VarId, WarpOp,
+    Terminator, Ty, UnOp, ValueId, VarId, WarpOp,
 };
 
 fn mask(bits: u64, ty: Ty) -> u64 {
@@ -93,6 +93,11 @@ fn interpret(f: &Function, seed: u64) -> Outcome {
                     })
                 }
                 Op::Select(c, a, b) => Some(if get(c) != 0 { get(a) } else { get(b) }),
+                Op::Un(op, a) => Some(match op {
+                    UnOp::INeg => get(a).wrapping_neg(),
+                    UnOp::Not => !get(a),
+                    other => panic!("not interpreted: {other:?}"),
+                }),
                 Op::Ext(op, args, _) => {
                     let (x, y) = (get(&args[0]), get(&args[1]));
                     let t = f.ty(args[0]);
@@ -304,8 +309,10 @@ fn random_function(rng: &mut Rng, blocks: usize) -> Function {
                     let c = of(&f, &have, t);
                     if !c.is_empty() {
                         let x = c[rng.pick(c.len())];
-                        let op = rng.pick(5);
-                        let r = if op < 3 {
+                        let op = rng.pick(7);
+                        let r = if op >= 5 {
+                            Op::Un([UnOp::INeg, UnOp::Not][op - 5], x)
+                        } else if op < 3 {
                             let amount = [0, 1, 31, rng.pick(t.bits() as usize)][rng.pick(4)];
                             let y = f.push(b, t, Op::Const(amount as u64));
                             let op = [BinOp::Shl, BinOp::LShr, BinOp::AShr][op];
