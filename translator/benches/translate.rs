@@ -310,9 +310,9 @@ fn main() -> Res<()> {
             kps(translate),
             words as f64 / 1e6,
             if rate(translate) >= TARGET_MB_S {
-                "at the 50 MB/s target"
+                format!("at the {TARGET_MB_S} MB/s target")
             } else {
-                "below the 50 MB/s target"
+                format!("below the {TARGET_MB_S} MB/s target")
             }
         );
         println!(

@@ -191,12 +191,7 @@ impl Program {
             .map(|(span, what)| self.site(*span, what))
             .collect();
         let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
-        ir::inline::inline_where(&mut ir, |g| {
-            g.blocks.iter().any(|b| {
-                b.term == ir::Terminator::Exit
-                    || (emulated && g.may_sync && b.insts.iter().any(|i| i.op.is_sync()))
-            })
-        });
+        ir::inline::inline_where(&mut ir, |g| g.must_inline(emulated));
         ir::forward::module(&mut ir, &mut scratch.forward);
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions

@@ -39,7 +39,7 @@ pub(super) fn encode(
 ) {
     let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
     if len > SHORT {
-        return encode_long(out, op, ty, id, operands);
+        return encode_long(out, len, op, ty, id, operands);
     }
     // Built in a fixed-size array and appended whole, then cut to length: one capacity check
     // and two vector stores, where pushing word by word checked the capacity for each.
@@ -75,8 +75,14 @@ pub(super) fn encode(
 }
 
 #[inline(never)]
-fn encode_long(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
-    let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
+fn encode_long(
+    out: &mut Vec<Word>,
+    len: usize,
+    op: Op,
+    ty: Option<Word>,
+    id: Option<Word>,
+    operands: &[Word],
+) {
     out.reserve(len);
     out.push(((len as Word) << 16) | op as Word);
     out.extend(ty);

@@ -105,9 +105,8 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
             uses[v.0 as usize] += 1;
             v
         };
-        let insts = &mut block.insts;
-        if *may_sync && insts.iter().any(|i| i.op.is_sync()) {
-            for i in insts.iter_mut() {
+        if *may_sync && block.syncs() {
+            for i in block.insts.iter_mut() {
                 if let Op::LoadVar(v) = i.op {
                     loaded[v.0 as usize] = true;
                 }
@@ -116,6 +115,7 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
             map_term(&mut block.term, |v| count(&mut uses, v, &subst));
             continue;
         }
+        let insts = &mut block.insts;
         builtins.clear();
         dead_stores.clear();
         // Dropped instructions leave the block as the walk goes: kept ones move down to `w`
@@ -207,15 +207,12 @@ fn run_in(f: &mut Function, bufs: &mut Buffers) {
                     let konst = |d: Def| matches!(d, Def::Const(_));
                     if ty.is_float() || !(konst(da) || konst(db)) {
                         None
-                    } else if let (Def::Const(x), Def::Const(y)) = (da, db)
-                        && let Some(c) = fold_bin(*op, x, y, ty)
+                    } else if let Some(c) = match (da, db) {
+                        (Def::Const(x), Def::Const(y)) => fold_bin(*op, x, y, ty),
+                        _ => None,
+                    }
+                    .or_else(|| absorb(*op, da, db, ty))
                     {
-                        uses[a.0 as usize] -= 1;
-                        uses[b.0 as usize] -= 1;
-                        inst.op = Op::Const(c);
-                        def[r.0 as usize] = Def::Const(c);
-                        None
-                    } else if let Some(c) = absorb(*op, da, db, ty) {
                         uses[a.0 as usize] -= 1;
                         uses[b.0 as usize] -= 1;
                         inst.op = Op::Const(c);

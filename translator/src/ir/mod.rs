@@ -275,6 +275,15 @@ impl Function {
         f
     }
 
+    /// Whether the pipeline inlines this function into its callers: it `exit`s (a compute
+    /// shader ends the invocation only from its entry point), or, where warps are emulated
+    /// (`emulated`), it synchronizes (the SIMT emulation works on the kernel alone).
+    pub fn must_inline(&self, emulated: bool) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| b.term == Terminator::Exit || (emulated && self.may_sync && b.syncs()))
+    }
+
     /// Per variable: whether an instruction loads, stores or writes it (a call's or texture
     /// operation's result). `forward` leaves the ones it made unused in `vars`.
     pub fn mentioned_vars(&self) -> Vec<bool> {
@@ -363,6 +372,29 @@ impl Function {
 pub struct Block {
     pub insts: Vec<Inst>,
     pub term: Terminator,
+}
+
+/// The thread's index in its block, x fastest, from `LocalInvocationId` and the block size,
+/// with `emit` adding each instruction. Where warps are emulated this is what `%laneid` and the
+/// SIMT emulation's scratch slots both follow (lane = index % 32): one definition for both.
+pub fn linear_local_id(mut emit: impl FnMut(Ty, Op) -> ValueId) -> ValueId {
+    let x = emit(Ty::I32, Op::Builtin(Builtin::LocalId(0)));
+    let y = emit(Ty::I32, Op::Builtin(Builtin::LocalId(1)));
+    let z = emit(Ty::I32, Op::Builtin(Builtin::LocalId(2)));
+    let nx = emit(Ty::I32, Op::Builtin(Builtin::BlockDim(0)));
+    let ny = emit(Ty::I32, Op::Builtin(Builtin::BlockDim(1)));
+    let mut bin = |op, a, b| emit(Ty::I32, Op::Bin(op, a, b, FpFlags::default()));
+    let zy = bin(BinOp::IMul, z, ny);
+    let zy = bin(BinOp::IAdd, zy, y);
+    let t = bin(BinOp::IMul, zy, nx);
+    bin(BinOp::IAdd, t, x)
+}
+
+impl Block {
+    /// Whether the block holds a synchronization operation ([`Op::is_sync`]).
+    pub fn syncs(&self) -> bool {
+        self.insts.iter().any(|i| i.op.is_sync())
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

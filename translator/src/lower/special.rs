@@ -21,17 +21,7 @@ fn builtin(cx: &mut Cx<'_>, b: Builtin) -> ValueId {
 /// The thread's index in its block, x fastest.
 pub fn linear_tid(cx: &mut Cx<'_>) -> ValueId {
     match cx.profile.warp_strategy() {
-        WarpStrategy::Emulated => {
-            let x = builtin(cx, Builtin::LocalId(0));
-            let y = builtin(cx, Builtin::LocalId(1));
-            let z = builtin(cx, Builtin::LocalId(2));
-            let nx = builtin(cx, Builtin::BlockDim(0));
-            let ny = builtin(cx, Builtin::BlockDim(1));
-            let zy = cx.bin(BinOp::IMul, z, ny);
-            let zy = cx.bin(BinOp::IAdd, zy, y);
-            let r = cx.bin(BinOp::IMul, zy, nx);
-            cx.bin(BinOp::IAdd, r, x)
-        }
+        WarpStrategy::Emulated => crate::ir::linear_local_id(|ty, op| cx.emit(ty, op)),
         WarpStrategy::Native32 | WarpStrategy::Partitioned(_) => {
             let size = match cx.profile.warp_strategy() {
                 WarpStrategy::Partitioned(n) => n,

@@ -444,16 +444,10 @@ struct FrameVars {
 fn frame_vars(f: &mut Function, init: BlockId) -> FrameVars {
     let mut out = std::mem::take(&mut f.block_mut(init).insts);
     let mut e = Emit { f, out: &mut out };
-    let x = e.builtin(Builtin::LocalId(0));
-    let y = e.builtin(Builtin::LocalId(1));
-    let z = e.builtin(Builtin::LocalId(2));
+    let t = crate::ir::linear_local_id(|ty, op| e.push(ty, op));
     let nx = e.builtin(Builtin::BlockDim(0));
     let ny = e.builtin(Builtin::BlockDim(1));
     let nz = e.builtin(Builtin::BlockDim(2));
-    let zy = e.bin(BinOp::IMul, z, ny);
-    let zy = e.bin(BinOp::IAdd, zy, y);
-    let t = e.bin(BinOp::IMul, zy, nx);
-    let t = e.bin(BinOp::IAdd, t, x);
     let nxy = e.bin(BinOp::IMul, nx, ny);
     let threads = e.bin(BinOp::IMul, nxy, nz);
     let lo = e.builtin(Builtin::ScratchBase);

@@ -30,11 +30,7 @@ fn kernel(body: &str) -> (Function, Vec<Node>) {
         &mut crate::scratch::Scratch::default(),
     )
     .expect("the kernel lowers");
-    ir::inline::inline_where(&mut m, |g| {
-        g.blocks
-            .iter()
-            .any(|b| b.term == ir::Terminator::Exit || b.insts.iter().any(|i| i.op.is_sync()))
-    });
+    ir::inline::inline_where(&mut m, |g| g.must_inline(true));
     let entry = m.entry.0 as usize;
     let mut f = m.functions.swap_remove(entry);
     let tree = structurize::structurize(&mut f);
