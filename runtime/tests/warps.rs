@@ -153,23 +153,37 @@ fn votes(ctx: &Context, m: &Module) {
     }
 }
 
+/// Kernel `name` of one block over `v32` and `v64` (one element per thread), with `words`
+/// results per thread.
+fn launch_match(
+    ctx: &Context,
+    m: &Module,
+    name: &str,
+    v32: &[u32],
+    v64: &[u64],
+    words: usize,
+) -> Vec<u32> {
+    let k = m.kernel(name).unwrap();
+    let n = v32.len();
+    let a = DeviceBuffer::from_slice(ctx, v32).unwrap();
+    let b = DeviceBuffer::from_slice(ctx, v64).unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(ctx, n * words).unwrap();
+    k.launch(
+        &cfg(1, [n as u32, 1, 1]),
+        &[(&a).into(), (&b).into(), (&out).into()],
+    )
+    .unwrap();
+    out.to_vec().unwrap()
+}
+
 fn matches(ctx: &Context, m: &Module) {
-    let k = m.kernel("matches").unwrap();
     let n = 64usize;
     // Few distinct values, one warp all equal.
     let v32: Vec<u32> = (0..n)
         .map(|i| if i >= 32 { 9 } else { (i as u32 * 7) % 5 })
         .collect();
     let v64: Vec<u64> = (0..n).map(|i| ((i as u64 % 3) << 40) | 5).collect();
-    let a = DeviceBuffer::from_slice(ctx, &v32).unwrap();
-    let b = DeviceBuffer::from_slice(ctx, &v64).unwrap();
-    let out = DeviceBuffer::<u32>::zeroed(ctx, n * 4).unwrap();
-    k.launch(
-        &cfg(1, [n as u32, 1, 1]),
-        &[(&a).into(), (&b).into(), (&out).into()],
-    )
-    .unwrap();
-    let got = out.to_vec().unwrap();
+    let got = launch_match(ctx, m, "matches", &v32, &v64, 4);
     for t in 0..n {
         let w0 = t - t % 32;
         let same32: u32 = (w0..w0 + 32)
@@ -188,6 +202,30 @@ fn matches(ctx: &Context, m: &Module) {
             same64,
         ];
         assert_eq!(&got[t * 4..t * 4 + 4], &want, "thread {t}");
+    }
+}
+
+/// `match.any` (PTX ISA, "match.sync"): the mask of the lanes of `membermask` whose value
+/// equals the caller's; lanes past the end of the block do not exist (the second warp has 8),
+/// and in a divergent branch with `membermask` from `activemask` only the active lanes count.
+fn matches_divergent(ctx: &Context, m: &Module) {
+    let n = 40usize;
+    let v32: Vec<u32> = (0..n).map(|i| (i as u32 * 7) % 4).collect();
+    let v64: Vec<u64> = (0..n)
+        .map(|i| ((i as u64 % 3) << 33) | (i as u64 % 2))
+        .collect();
+    let got = launch_match(ctx, m, "matches_divergent", &v32, &v64, 2);
+    for t in 0..n {
+        let w0 = t - t % 32;
+        let lanes = w0..(w0 + 32).min(n);
+        let mask = |l: &mut dyn Iterator<Item = usize>| -> u32 { l.map(|l| 1 << (l - w0)).sum() };
+        let any32 = if t % 3 == 0 {
+            0xdead
+        } else {
+            mask(&mut lanes.clone().filter(|l| l % 3 != 0 && v32[*l] == v32[t]))
+        };
+        let any64 = mask(&mut lanes.clone().filter(|&l| v64[l] == v64[t]));
+        assert_eq!(&got[t * 2..t * 2 + 2], &[any32, any64], "thread {t}");
     }
 }
 
@@ -340,6 +378,7 @@ fn warp_cases() {
     shfl_modes(&ctx, &m);
     votes(&ctx, &m);
     matches(&ctx, &m);
+    matches_divergent(&ctx, &m);
     reduxes(&ctx, &m);
     lanes(&ctx, &m);
     compiled(&ctx, &clang(&ctx));

@@ -9,8 +9,8 @@
 //! instructions where reading 32 slots unrolled made hundreds per operation.
 
 use crate::ir::{
-    AtomicOp, BinOp, BlockId, Builtin, ConvOp, FpFlags, Function, Inst, MemOrder, Op, Ordering,
-    Ptr, ReduceOp, Scope, Ty, ValueId, VarId, WarpOp,
+    AtomicOp, BinOp, BlockId, Builtin, ConvOp, ExtOp, FpFlags, Function, Inst, MemOrder, Op,
+    Ordering, Ptr, ReduceOp, Scope, Ty, ValueId, VarId, WarpOp,
 };
 
 /// Expands every warp operation of the sync blocks; returns whether any used the scratch.
@@ -69,7 +69,7 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
 /// About how many instructions `op` expands to (a hint: lanes are unrolled).
 fn expansion(op: WarpOp) -> usize {
     match op {
-        WarpOp::MatchAny => 32 * 26,
+        WarpOp::MatchAny => 32 * 12,
         _ => 48,
     }
 }
@@ -248,34 +248,41 @@ impl Emit<'_> {
         }
     }
 
-    /// The 32-bit mask of lanes for which `test(lane on, slot)` holds.
-    fn mask_over(
-        &mut self,
-        fr: &Frame,
-        mut test: impl FnMut(&mut Self, ValueId, ValueId) -> ValueId,
-    ) -> ValueId {
-        let mut acc = self.k(0);
-        for l in 0..32u64 {
-            let lc = self.k(l);
-            let (on, slot) = self.lane(fr, lc);
-            let yes = test(self, on, slot);
-            let bit = self.k(1 << l);
-            let zero = self.k(0);
-            let add = self.select(yes, bit, zero);
-            acc = self.bin(BinOp::Or, acc, add);
-        }
-        acc
+    /// This thread's bit in its warp's masks where `on` holds, else 0.
+    fn lane_bit(&mut self, fr: &Frame, on: ValueId) -> ValueId {
+        let k31 = self.k(31);
+        let lane = self.bin(BinOp::And, fr.t, k31);
+        let one = self.k(1);
+        let own = self.bin(BinOp::Shl, one, lane);
+        let zero = self.k(0);
+        self.select(on, own, zero)
     }
 
     /// `x` of every thread of the warp combined by the atomic `op` (whose identity is
     /// `identity`) in one word, lane 0's flag slot: each thread first sets its own slot to the
     /// identity, so lane 0 (present in every warp) initializes its warp's word, and no lane loop
-    /// is unrolled.
-    fn combine(&mut self, fr: &Frame, op: AtomicOp, identity: u64, x: ValueId) -> ValueId {
+    /// is unrolled. With `value`, each thread also publishes it in its value slots (readable
+    /// after the call).
+    fn combine(
+        &mut self,
+        fr: &Frame,
+        op: AtomicOp,
+        identity: u64,
+        x: ValueId,
+        value: Option<(ValueId, Option<ValueId>)>,
+    ) -> ValueId {
         self.barrier();
         let id = self.k(identity);
         let own = self.bin(BinOp::IAdd, fr.flag, fr.t);
         self.store(own, id);
+        if let Some((lo, hi)) = value {
+            let at = self.bin(BinOp::IAdd, fr.lo, fr.t);
+            self.store(at, lo);
+            if let Some(hi) = hi {
+                let at = self.bin(BinOp::IAdd, fr.hi, fr.t);
+                self.store(at, hi);
+            }
+        }
         self.barrier();
         let word = self.bin(BinOp::IAdd, fr.flag, fr.warp);
         self.push(
@@ -317,24 +324,43 @@ impl Emit<'_> {
                 } else {
                     fr.active
                 };
-                let k31 = self.k(31);
-                let lane = self.bin(BinOp::And, fr.t, k31);
-                let one = self.k(1);
-                let own = self.bin(BinOp::Shl, one, lane);
-                let zero = self.k(0);
-                let bit = self.select(on, own, zero);
-                self.combine(&fr, AtomicOp::Or, 0, bit)
+                let bit = self.lane_bit(&fr, on);
+                self.combine(&fr, AtomicOp::Or, 0, bit, None)
             }
             WarpOp::MatchAny => {
+                // The participating lanes by a ballot, the values published with it; then each
+                // of the 32 slots compared. A lane past the block's end reads the last slot
+                // (in bounds; the ballot has no bit for it).
                 let (v, include) = (args[0], args[1]);
                 let on = self.bin(BinOp::And, fr.active, include);
-                self.publish(&fr, on, Some(v));
-                let ty = self.f.ty(v);
-                self.mask_over(&fr, |e, on, slot| {
-                    let x = e.read_value(&fr, slot, ty);
-                    let same = e.bin(BinOp::IEq, x, v);
-                    e.bin(BinOp::And, on, same)
-                })
+                let bit = self.lane_bit(&fr, on);
+                let (lo, hi) = self.split(v);
+                let (zero, one) = (self.k(0), self.k(1));
+                let members = self.combine(&fr, AtomicOp::Or, 0, bit, Some((lo, hi)));
+                let base = self.bin(BinOp::IAdd, fr.lo, fr.warp);
+                let end = self.bin(BinOp::IAdd, fr.lo, fr.threads);
+                let last = self.bin(BinOp::ISub, end, one);
+                let mut acc = zero;
+                for l in 0..32u64 {
+                    let lc = self.k(l);
+                    let idx = self.bin(BinOp::IAdd, base, lc);
+                    let at = self.push(
+                        Ty::I32,
+                        Op::Ext(ExtOp::UMin, [idx, last].into(), FpFlags::default()),
+                    );
+                    let x = self.load(at);
+                    let mut same = self.bin(BinOp::IEq, x, lo);
+                    if let Some(hi) = hi {
+                        let at = self.bin(BinOp::IAdd, at, fr.threads);
+                        let x = self.load(at);
+                        let same_hi = self.bin(BinOp::IEq, x, hi);
+                        same = self.bin(BinOp::And, same, same_hi);
+                    }
+                    let lane_bit = self.k(1 << l);
+                    let add = self.select(same, lane_bit, zero);
+                    acc = self.bin(BinOp::Or, acc, add);
+                }
+                self.bin(BinOp::And, acc, members)
             }
             WarpOp::Reduce(r) => {
                 let atomic = match r {
@@ -350,7 +376,7 @@ impl Emit<'_> {
                 let identity = r.identity();
                 let id = self.k(identity);
                 let x = self.select(fr.active, args[0], id);
-                self.combine(&fr, atomic, identity, x)
+                self.combine(&fr, atomic, identity, x, None)
             }
             WarpOp::WorkgroupCount => {
                 // Thread 0 clears the vote word, active threads with the predicate add one.
