@@ -348,7 +348,10 @@ pub(super) fn round_bits(
 }
 
 /// The f64 nearest `a + b` rounded to odd: exact when representable, else the neighbour whose
-/// last bit is 1 (TwoSum gives the exact error).
+/// last bit is 1 (TwoSum gives the exact error `e`). That is the sum truncated toward zero
+/// with its last bit set when inexact; the truncation steps back from the nearest sum when `e`
+/// points toward zero. When the sum is infinite or NaN (operands or overflow), `e` is NaN:
+/// neither comparison holds and the sum is kept.
 pub(super) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
     let exact = FpFlags { exact: true };
     let s = cx.bin_flags(FAdd, a, b, exact);
@@ -358,26 +361,18 @@ pub(super) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> Valu
     let db = cx.bin_flags(FSub, b, bb, exact);
     let e = cx.bin_flags(FAdd, da, db, exact);
     let zero = cx.konst(Ty::F64, 0);
-    let inexact = cx.bin(FOrdNe, e, zero);
-    let bits = cx.bits_of(s);
-    let even = cx.bit(bits, 0);
-    let even = cx.not(even);
-    let inf = cx.un(UnOp::IsInf, s);
-    let nan = cx.un(UnOp::IsNan, s);
-    let special = cx.bop(Or, inf, nan);
-    let finite = cx.not(special);
-    let adjust = cx.bop(And, inexact, even);
-    let adjust = cx.bop(And, adjust, finite);
-    // Same signs: away from zero (bits + 1); opposite: toward zero (bits - 1).
-    let s_neg = cx.bit(bits, 63);
+    let e_pos = cx.bin(FOrdGt, e, zero);
     let e_neg = cx.bin(FOrdLt, e, zero);
-    let same = cx.bop(IEq, s_neg, e_neg);
+    let s_neg = cx.bin(FOrdLt, s, zero);
+    let toward_zero = cx.sel(s_neg, e_pos, e_neg);
+    let inexact = cx.bop(Or, e_pos, e_neg);
+    let bits = cx.bits_of(s);
     let one = cx.c64(1);
-    let up = cx.bop(IAdd, bits, one);
     let down = cx.bop(ISub, bits, one);
-    let stepped = cx.sel(same, up, down);
-    let odd = cx.sel(adjust, stepped, bits);
-    cx.float_of(odd, Ty::F64)
+    let rz = cx.sel(toward_zero, down, bits);
+    let odd = cx.bop(Or, rz, one);
+    let r = cx.sel(inexact, odd, rz);
+    cx.float_of(r, Ty::F64)
 }
 
 /// Emits a constant float of type `ty` from an `f64` value.
