@@ -209,6 +209,7 @@ impl FnEmitter<'_, '_> {
                     func,
                     args,
                     results,
+                    ..
                 } = self.f.side.call(*c);
                 let callee = self.fn_ids[func.0 as usize];
                 let mut ops = Vec::with_capacity(1 + args.len());

@@ -10,6 +10,7 @@ fn call(f: &mut Function, func: u32) {
         func: FuncId(func),
         args: Vec::new(),
         results: Vec::new(),
+        pure: false,
     });
     f.push_void(f.entry, Op::Call(c));
 }

@@ -754,6 +754,9 @@ pub struct Call {
     pub func: FuncId,
     pub args: Vec<ValueId>,
     pub results: Vec<VarId>,
+    /// The callee computes its results from its arguments alone (lowering's helper functions):
+    /// same arguments, same results, in every thread.
+    pub pure: bool,
 }
 
 /// `Copy`, so that building and moving instructions never goes through drop glue (see

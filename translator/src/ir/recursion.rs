@@ -579,6 +579,7 @@ fn redirect_calls(
                 func: gid,
                 args: full_args,
                 results: full_results,
+                pure: false,
             };
             f.blocks[bi].insts.splice(k..k, before);
             k += n + 1;

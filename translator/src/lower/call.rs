@@ -130,6 +130,7 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
         func,
         args: values,
         results,
+        pure: false,
     });
     cx.emit_void(Op::Call(call));
 }

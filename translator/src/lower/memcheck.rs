@@ -196,6 +196,7 @@ impl Cx<'_> {
                     func: c.global,
                     args: vec![a, n, site],
                     results: vec![r],
+                    pure: false,
                 });
                 self.emit_void(Op::Call(call));
                 Where::Global(self.emit(Ty::I64, Op::LoadVar(r)))
@@ -206,6 +207,7 @@ impl Cx<'_> {
                     func: c.arena,
                     args: vec![o, n, size, site],
                     results: vec![r],
+                    pure: false,
                 });
                 self.emit_void(Op::Call(call));
                 let v = self.emit(Ty::I32, Op::LoadVar(r));

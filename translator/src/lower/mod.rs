@@ -16,6 +16,7 @@ mod approx;
 mod exact;
 mod float;
 mod half;
+mod helper;
 mod rounding;
 mod softfloat;
 // --- end float ---
@@ -78,6 +79,9 @@ pub fn lower_kernel(
         global: ir::FuncId(graph.len() as u32),
         arena: ir::FuncId(graph.len() as u32 + 1),
     });
+    let helpers = std::cell::RefCell::new(helper::Helpers::new(
+        graph.len() as u32 + if checkers.is_some() { 2 } else { 0 },
+    ));
     // What a non-zero launch status means: `status_sites[status - 1]`.
     let mut status_sites: Vec<(Span, String)> = Vec::new();
     for &f in &graph {
@@ -92,6 +96,7 @@ pub fn lower_kernel(
             checkers,
             site_base: status_sites.len() as u32,
             textures: &textures,
+            helpers: &helpers,
         };
         match lower_function(module, f, profile, kernel_params, &places, scratch) {
             Ok((irf, uses)) => {
@@ -132,6 +137,7 @@ pub fn lower_kernel(
         functions.push(memcheck::global_checker());
         functions.push(memcheck::arena_checker());
     }
+    functions.extend(helpers.into_inner().into_functions());
     // A cycle of calls needs a PTX function that calls one (memory checking's functions call
     // nothing); most kernels call nothing, and the search walks every instruction.
     let ptx_calls = graph.iter().any(|&f| !module.function(f).calls.is_empty());
@@ -205,6 +211,8 @@ struct Places<'a> {
     site_base: u32,
     /// The kernel's textures (shared by its functions).
     textures: &'a std::cell::RefCell<texture::KernelTextures>,
+    /// The kernel's helper functions (shared by its functions).
+    helpers: &'a std::cell::RefCell<helper::Helpers>,
 }
 
 /// What a function's lowering reports back: the words at the end of the shared arena it uses,
@@ -302,42 +310,15 @@ fn lower_function(
     // checker: a pass here was the first to read the body, paying its cache misses twice for
     // bodies larger than the cache.
     let guards = func.guarded as usize;
-    let mut cx = Cx {
-        module,
-        func,
-        func_id: id,
-        profile,
-        params,
-        layout: places.layout,
-        ids: places.ids,
-        f: ir::Function::with_room(
-            func.name.clone(),
-            func.labels.len() * 2 + guards * 2 + 8,
-            func.regs.len() + 8,
-        ),
-        cur: BlockId(0),
-        room: 0,
-        regs: vec![0; func.regs.len() * 4],
-        held: Vec::new(),
-        held_epoch: 1,
-        held_block: BlockId(u32::MAX),
-        consts: [(0, Ty::Bool, 0, ValueId(0)); BLOCK_CONSTS],
-        regs_high: crate::check::Map::default(),
-        param_words: HashMap::default(),
-        uses_shared_lock: false,
-        uses_barrier_words: false,
-        labels: Vec::new(),
-        diags: Vec::new(),
-        span: func.span,
-        refused: Vec::new(),
-        checkers: places.checkers,
-        sites: Vec::new(),
-        site_base: places.site_base,
-        carry_flag: None,
-        textures: places.textures,
-        spare: std::mem::take(&mut scratch.insts),
-    };
-    cx.cur = cx.f.entry;
+    let f = ir::Function::with_room(
+        func.name.clone(),
+        func.labels.len() * 2 + guards * 2 + 8,
+        func.regs.len() + 8,
+    );
+    let mut cx = Cx::new(module, (func, id), profile, places, f);
+    cx.params = params;
+    cx.regs = vec![0; func.regs.len() * 4];
+    cx.spare = std::mem::take(&mut scratch.insts);
     cx.held.reserve(func.regs.len() + 8);
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
     let body = func.body.as_deref().unwrap_or_default();
@@ -505,6 +486,80 @@ pub(crate) struct Cx<'a> {
     pub textures: &'a std::cell::RefCell<texture::KernelTextures>,
     /// Emptied instruction buffers of the kernels translated before (`crate::scratch`).
     spare: Vec<Vec<ir::Inst>>,
+    /// The kernel's helper functions (`helper.rs`).
+    helpers: &'a std::cell::RefCell<helper::Helpers>,
+}
+
+impl<'a> Cx<'a> {
+    /// A context for lowering PTX function `func` (with its id) into `f`, with nothing lowered
+    /// yet.
+    fn new(
+        module: &'a check::Module,
+        (func, func_id): (&'a check::Function, check::FuncId),
+        profile: &'a DeviceProfile,
+        places: &Places<'a>,
+        f: ir::Function,
+    ) -> Self {
+        Cx {
+            module,
+            func,
+            func_id,
+            profile,
+            params: HashMap::default(),
+            layout: places.layout,
+            ids: places.ids,
+            cur: f.entry,
+            f,
+            room: 0,
+            regs: Vec::new(),
+            held: Vec::new(),
+            held_epoch: 1,
+            held_block: BlockId(u32::MAX),
+            consts: [(0, Ty::Bool, 0, ValueId(0)); BLOCK_CONSTS],
+            regs_high: crate::check::Map::default(),
+            param_words: HashMap::default(),
+            uses_shared_lock: false,
+            uses_barrier_words: false,
+            labels: Vec::new(),
+            diags: Vec::new(),
+            span: func.span,
+            refused: Vec::new(),
+            checkers: places.checkers,
+            sites: Vec::new(),
+            site_base: places.site_base,
+            carry_flag: None,
+            textures: places.textures,
+            spare: Vec::new(),
+            helpers: places.helpers,
+        }
+    }
+
+    /// A context for a helper function `f` of this kernel (`helper.rs`): the kernel's tables,
+    /// none of this function's registers, labels or memory checking.
+    fn for_helper(&self, f: ir::Function) -> Cx<'a> {
+        let places = Places {
+            layout: self.layout,
+            ids: self.ids,
+            checkers: None,
+            site_base: 0,
+            textures: self.textures,
+            helpers: self.helpers,
+        };
+        let mut cx = Cx::new(
+            self.module,
+            (self.func, self.func_id),
+            self.profile,
+            &places,
+            f,
+        );
+        cx.span = self.span;
+        cx
+    }
+
+    /// The function a helper context built.
+    fn into_function(self) -> ir::Function {
+        self.f
+    }
 }
 
 impl Cx<'_> {

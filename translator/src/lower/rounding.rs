@@ -8,6 +8,7 @@ use super::float::{
     as_float, is_inf, is_nan, is_special, is_zero, magnitude, nan_result, native_ty, sign,
 };
 use super::half;
+use super::helper::Helper;
 use super::softfloat::{self as sf, Fmt, Ops, Unpacked};
 use crate::check::inst::{FloatOp, Rounding};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
@@ -38,8 +39,7 @@ pub(super) fn arith(
             FloatOp::Mul => Some(cx.bin_flags(FMul, x[0], x[1], flags)),
             _ if fused => Some(cx.ext(ExtOp::Fma, &x, FpFlags { exact: true })),
             _ if ty == Ty::F32 && cx.profile.float64 => {
-                let r = fma_via_f64(cx, v, fmt, mode);
-                return r;
+                return fma_via_f64(cx, v, fmt, mode);
             }
             _ => None,
         };
@@ -72,7 +72,7 @@ pub(super) fn arith(
     if op == FloatOp::Fma && mode == Rounding::Rn && fmt == sf::F64 {
         return fma_f64_rn(cx, v);
     }
-    emulated(cx, op, mode, fmt, v)
+    emulated_call(cx, op, mode, fmt, v)
 }
 
 /// `a + b` rounded toward zero, -inf or +inf in the format's own arithmetic: the rounded-to-
@@ -184,23 +184,32 @@ fn via_f64(
     sf::round_from_f64(cx, r, mode, fmt, zs)
 }
 
-/// `fma` of formats up to 32 bits through f64: the product is exact, the sum rounded to odd.
+/// `fma` of formats up to 32 bits through f64: the product is exact, the sum rounded to odd
+/// (in a helper function: see `helper.rs`).
 fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> ValueId {
+    let h = Helper {
+        what: "fma",
+        mode,
+        fmt,
+    };
+    cx.out_of_line(h, &v[..3], |cx, v| fma_via_f64_body(cx, v, fmt, mode))
+}
+
+fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> ValueId {
     let a = to_f64(cx, v[0], fmt);
     let b = to_f64(cx, v[1], fmt);
     let c = to_f64(cx, v[2], fmt);
     let p = cx.bin_flags(FMul, a, b, FpFlags { exact: true });
     let s = sf::add_round_odd_f64(cx, p, c);
+    if fmt == sf::F32 && mode == Rounding::Rn {
+        // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result.
+        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
+        return cx.bits_of(r);
+    }
     let pb = cx.bits_of(p);
     let sp = cx.bit(pb, 63);
     let sc = sign(cx, v[2], fmt);
     let zs = zero_sum_sign(cx, mode, sp, sc);
-    if fmt == sf::F32 && mode == Rounding::Rn {
-        // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result.
-        let _ = zs;
-        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
-        return cx.bits_of(r);
-    }
     sf::round_from_f64(cx, s, mode, fmt, zs)
 }
 
@@ -211,6 +220,38 @@ fn one_unpacked(cx: &mut Cx<'_>) -> Unpacked {
         exp: cx.c32(0),
         sig: cx.c64(1u64 << 63),
     }
+}
+
+/// [`emulated`] in a helper function (see `helper.rs`).
+fn emulated_call(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[ValueId]) -> ValueId {
+    let (what, n) = match op {
+        FloatOp::Add => ("add.int", 2),
+        FloatOp::Sub => ("sub.int", 2),
+        FloatOp::Mul => ("mul.int", 2),
+        _ => ("fma.int", 3),
+    };
+    let h = Helper { what, mode, fmt };
+    cx.out_of_line(h, &v[..n], |cx, v| emulated(cx, op, mode, fmt, v))
+}
+
+/// [`div_exact`] in a helper function.
+fn div_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+    let h = Helper {
+        what: "div.int",
+        mode,
+        fmt,
+    };
+    cx.out_of_line(h, &[a, b], |cx, v| div_exact(cx, mode, fmt, v[0], v[1]))
+}
+
+/// [`sqrt_exact`] in a helper function.
+fn sqrt_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+    let h = Helper {
+        what: "sqrt.int",
+        mode,
+        fmt,
+    };
+    cx.out_of_line(h, &[a], |cx, v| sqrt_exact(cx, mode, fmt, v[0]))
 }
 
 /// `add sub mul fma` in integer arithmetic (any format, any rounding).
@@ -408,7 +449,12 @@ pub(super) fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: Valu
             // The branch is rarely taken; its exact path needs no integer emulation.
             let (r, ok) = div_f32_fast(cx, a, b);
             return with_fallback(cx, ok, r, &[a, b], |cx, v| {
-                super::div_f32::div_rn(cx, v[0], v[1])
+                let h = Helper {
+                    what: "div",
+                    mode,
+                    fmt,
+                };
+                cx.out_of_line(h, v, |cx, v| super::div_f32::div_rn(cx, v[0], v[1]))
             });
         }
         (Rounding::Rn, f) if f == sf::F64 => Some(div_f64_fast(cx, a, b)),
@@ -416,9 +462,9 @@ pub(super) fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: Valu
     };
     match fast {
         Some((r, ok)) => with_fallback(cx, ok, r, &[a, b], |cx, v| {
-            div_exact(cx, mode, fmt, v[0], v[1])
+            div_exact_call(cx, mode, fmt, v[0], v[1])
         }),
-        None => div_exact(cx, mode, fmt, a, b),
+        None => div_exact_call(cx, mode, fmt, a, b),
     }
 }
 
@@ -430,8 +476,10 @@ pub(super) fn sqrt(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> Val
         _ => None,
     };
     match fast {
-        Some((r, ok)) => with_fallback(cx, ok, r, &[a], |cx, v| sqrt_exact(cx, mode, fmt, v[0])),
-        None => sqrt_exact(cx, mode, fmt, a),
+        Some((r, ok)) => with_fallback(cx, ok, r, &[a], |cx, v| {
+            sqrt_exact_call(cx, mode, fmt, v[0])
+        }),
+        None => sqrt_exact_call(cx, mode, fmt, a),
     }
 }
 
@@ -651,6 +699,6 @@ pub(super) fn fma_f64_rn(cx: &mut Cx<'_>, v: &[ValueId]) -> ValueId {
     let ok = cx.bop(And, ok, rc);
     let ok = cx.bop(And, ok, rr);
     with_fallback(cx, ok, rb, v, |cx, v| {
-        emulated(cx, FloatOp::Fma, Rounding::Rn, sf::F64, v)
+        emulated_call(cx, FloatOp::Fma, Rounding::Rn, sf::F64, v)
     })
 }

@@ -115,6 +115,24 @@ fn loops_bounded_by_thread_values_are_divergent() {
 }
 
 #[test]
+fn results_of_helper_functions_are_as_uniform_as_their_arguments() {
+    // Lavapipe does not fuse: `fma.rn.f32` is a call of a helper function (lower/helper.rs),
+    // whose result depends on its arguments alone, unlike a PTX function's.
+    let uniform = counted_loop("fma.rn.f32 %r5, %r1, %r1, %r1;");
+    let (f, _) = kernel(&uniform);
+    let pure_calls = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| matches!(i.op, Op::Call(c) if f.side.call(c).pure))
+        .count();
+    assert_eq!(pure_calls, 1);
+    assert_eq!(analyzed(&uniform).1, [true]);
+    let per_thread = counted_loop("fma.rn.f32 %r5, %r1, %r3, %r1;");
+    assert_eq!(analyzed(&per_thread).1, [false]);
+}
+
+#[test]
 fn a_divergent_break_makes_the_loop_and_its_counter_divergent() {
     // The back edge is uniform, but threads with %tid == 0 leave early: afterwards the counter
     // differs between threads, so the second loop (bounded by it) is divergent too.

@@ -136,10 +136,20 @@ fn sweep(f: &Function, var: &mut [bool], flags: &mut [u8], divergent: &[bool]) -
                     }
                     continue;
                 }
-                // Calls and texture operations write their result variables: never uniform.
+                // Calls and texture operations write their result variables: never uniform,
+                // except what a pure call (a helper function) computes from uniform arguments.
                 Op::Call(_) | Op::Texture(_) => {
-                    for r in inst.op.result_vars(&f.side) {
-                        demote(var, *r, &mut stale, &loaded);
+                    let pure = match &inst.op {
+                        Op::Call(c) => {
+                            let call = f.side.call(*c);
+                            call.pure && !control && all(flags, &call.args)
+                        }
+                        _ => false,
+                    };
+                    if !pure {
+                        for r in inst.op.result_vars(&f.side) {
+                            demote(var, *r, &mut stale, &loaded);
+                        }
                     }
                     0
                 }

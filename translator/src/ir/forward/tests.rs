@@ -553,6 +553,7 @@ fn calls_end_forwarding_of_their_results() {
         func: FuncId(1),
         args: vec![c],
         results: vec![r],
+        pure: false,
     });
     f.push_void(b, Op::Call(call));
     let l = f.push(b, Ty::I32, Op::LoadVar(r));
