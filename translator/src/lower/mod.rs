@@ -488,6 +488,9 @@ pub(crate) struct Cx<'a> {
     spare: Vec<Vec<ir::Inst>>,
     /// The kernel's helper functions (`helper.rs`).
     helpers: &'a std::cell::RefCell<helper::Helpers>,
+    /// The variable holding the thread's linear index in its block, once read
+    /// (`special::linear_tid`).
+    linear_tid: Option<VarId>,
 }
 
 impl<'a> Cx<'a> {
@@ -531,6 +534,7 @@ impl<'a> Cx<'a> {
             textures: places.textures,
             spare: Vec::new(),
             helpers: places.helpers,
+            linear_tid: None,
         }
     }
 
