@@ -88,7 +88,8 @@ impl Cx<'_> {
                 cx.f.returns = vec![ret];
                 let end = cx.cur;
                 cx.f.block_mut(end).term = Terminator::Return(vec![r]);
-                let f = cx.into_function();
+                let (f, diags) = cx.into_function();
+                self.diags.extend(diags);
                 // Made after `body`, which may have made helpers of its own.
                 let mut helpers = self.helpers.borrow_mut();
                 helpers.made.push((h, f));

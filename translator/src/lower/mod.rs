@@ -560,9 +560,10 @@ impl<'a> Cx<'a> {
         cx
     }
 
-    /// The function a helper context built.
-    fn into_function(self) -> ir::Function {
-        self.f
+    /// The function a helper context built, and what it reported (a missing device feature
+    /// names the instruction that made the helper).
+    fn into_function(self) -> (ir::Function, Vec<Diagnostic>) {
+        (self.f, self.diags)
     }
 }
 
