@@ -8,7 +8,7 @@
 use super::Cx;
 use super::softfloat::Fmt;
 use crate::check::inst::Rounding;
-use crate::ir::{self, FuncId, Op, Terminator, ValueId};
+use crate::ir::{self, FuncId, Op, Terminator, Ty, ValueId};
 
 /// What a helper computes: its operation, rounding and format (one function per kind and
 /// kernel).
@@ -41,9 +41,10 @@ impl Helpers {
         }
     }
 
-    fn find(&self, h: Helper) -> Option<FuncId> {
+    /// The function made for `h`, and its result type.
+    fn find(&self, h: Helper) -> Option<(FuncId, Ty)> {
         let i = self.made.iter().position(|(k, _)| *k == h)?;
-        Some(FuncId(self.base + i as u32))
+        Some((FuncId(self.base + i as u32), self.made[i].1.returns[0]))
     }
 
     /// The functions, in id order. One called once stays a function too: inlining it again
@@ -65,13 +66,7 @@ impl Cx<'_> {
     ) -> ValueId {
         let known = self.helpers.borrow().find(h);
         let (func, ret) = match known {
-            Some(id) => {
-                let helpers = self.helpers.borrow();
-                (
-                    id,
-                    helpers.made[(id.0 - helpers.base) as usize].1.returns[0],
-                )
-            }
+            Some(found) => found,
             None => {
                 let mut cx = self.for_helper(ir::Function::new(h.name()));
                 let params: Vec<ValueId> = args

@@ -351,6 +351,7 @@ impl Emit<'_> {
                     let x = self.load(at);
                     let mut same = self.bin(BinOp::IEq, x, lo);
                     if let Some(hi) = hi {
+                        // The high-word area follows the value area (`frame_vars`).
                         let at = self.bin(BinOp::IAdd, at, fr.threads);
                         let x = self.load(at);
                         let same_hi = self.bin(BinOp::IEq, x, hi);

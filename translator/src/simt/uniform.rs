@@ -136,20 +136,18 @@ fn sweep(f: &Function, var: &mut [bool], flags: &mut [u8], divergent: &[bool]) -
                     }
                     continue;
                 }
-                // Calls and texture operations write their result variables: never uniform,
-                // except what a pure call (a helper function) computes from uniform arguments.
+                // A pure call (a helper function) writes what it computes from its arguments:
+                // uniform from uniform arguments under uniform control, like a store.
+                Op::Call(c)
+                    if f.side.call(*c).pure && !control && all(flags, &f.side.call(*c).args) =>
+                {
+                    0
+                }
+                // Other calls and texture operations write their result variables: never
+                // uniform.
                 Op::Call(_) | Op::Texture(_) => {
-                    let pure = match &inst.op {
-                        Op::Call(c) => {
-                            let call = f.side.call(*c);
-                            call.pure && !control && all(flags, &call.args)
-                        }
-                        _ => false,
-                    };
-                    if !pure {
-                        for r in inst.op.result_vars(&f.side) {
-                            demote(var, *r, &mut stale, &loaded);
-                        }
+                    for r in inst.op.result_vars(&f.side) {
+                        demote(var, *r, &mut stale, &loaded);
                     }
                     0
                 }
