@@ -272,12 +272,53 @@ fn out_of_range_constants() {
     check(&src, &[want("division by zero", "4 / (2 - 2)")]);
 }
 
+/// A version after the newest ptxvk knows is read with a warning at `.version`, and features
+/// keep their own gates: a known instruction from a newer ISA needs its target all the same.
+#[test]
+fn newer_versions_warn_and_keep_per_feature_gates() {
+    for version in ["9.9", "10.0", "12.3"] {
+        let src = format!(
+            ".version {version}\n.target sm_90\n.address_size 64\n.visible .entry k() {{ ret; }}\n"
+        );
+        let program = Program::parse(SourceFile::new("t.ptx", &src))
+            .unwrap_or_else(|d| panic!("{version} refused:\n{}", d.short()));
+        let warnings = program.warnings();
+        let w: Vec<_> = warnings.items.iter().collect();
+        assert_eq!(w.len(), 1, "{}", warnings.short());
+        assert!(
+            w[0].message
+                .contains(&format!("PTX ISA {version} is newer than ptxvk knows")),
+            "{}",
+            w[0].message
+        );
+        assert_eq!(
+            w[0].span.start as usize,
+            src.find(".version").unwrap_or(usize::MAX)
+        );
+    }
+    let src = ".version 10.0\n.target sm_80\n.address_size 64\n.visible .entry k() {\n  .reg .pred %p;\n  elect.sync _|%p, 0xffffffff;\n  ret;\n}\n";
+    check(
+        src,
+        &[want("`elect` requires PTX ISA 8.0 and sm_90", "elect")],
+    );
+    // Every published version is read without a word.
+    for version in ["9.2", "9.3", "9.4", "9.5"] {
+        let src = format!(
+            ".version {version}\n.target sm_90\n.address_size 64\n.visible .entry k() {{ ret; }}\n"
+        );
+        let program = Program::parse(SourceFile::new("t.ptx", &src))
+            .unwrap_or_else(|d| panic!("{version} refused:\n{}", d.short()));
+        assert!(program.warnings().items.is_empty(), "{version}");
+    }
+}
+
 #[test]
 fn bad_version_and_target() {
     let src = ".version 7.9\n.target sm_70\n.address_size 64\n";
     check(src, &[want("unknown PTX ISA version 7.9", ".version")]);
-    let src = ".version 10.0\n.target sm_70\n.address_size 64\n";
-    check(src, &[want("unknown PTX ISA version 10.0", ".version")]);
+    // Below the newest version a gap is an error: 8.8 was followed by 9.0.
+    let src = ".version 8.9\n.target sm_70\n.address_size 64\n";
+    check(src, &[want("unknown PTX ISA version 8.9", ".version")]);
     // sm_70 appeared in PTX ISA 6.0.
     let src = ".version 5.0\n.target sm_70\n.address_size 64\n";
     check(

@@ -14,7 +14,7 @@ mod usage;
 pub use usage::is_gated_special;
 pub(crate) use usage::module_directives;
 
-pub use table::{GATES, REMOVED, TARGETS, VERSIONS};
+pub use table::{GATES, NEWEST, REMOVED, TARGETS, VERSIONS};
 
 use std::sync::OnceLock;
 

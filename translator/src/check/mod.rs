@@ -99,6 +99,38 @@ fn is_error(d: &Diagnostic) -> bool {
     d.severity == crate::diag::Severity::Error
 }
 
+/// A `.version` ptxvk does not list: a version after the newest it knows is read with a
+/// warning (compilers move to a new version before using anything it adds, and every feature
+/// keeps its own gate); one that was never published is an error.
+fn version_diagnostic(version: gating::Version, span: Span) -> Option<Diagnostic> {
+    let (major, minor) = version;
+    let (newest_major, newest_minor) = gating::NEWEST;
+    if gating::VERSIONS.contains(&version) {
+        None
+    } else if version > gating::NEWEST {
+        Some(
+            Diagnostic::warning(
+                span,
+                format!("PTX ISA {major}.{minor} is newer than ptxvk knows"),
+            )
+            .with_label(format!("read as PTX ISA {newest_major}.{newest_minor}"))
+            .with_note(format!(
+                "instructions and modifiers ptxvk knows are checked as usual; anything added after PTX ISA {newest_major}.{newest_minor} is refused by name"
+            )),
+        )
+    } else {
+        Some(
+            Diagnostic::error(span, format!("unknown PTX ISA version {major}.{minor}"))
+                .with_label(format!(
+                    "ptxvk reads PTX ISA 1.0 to {newest_major}.{newest_minor}"
+                ))
+                .with_note(
+                    "the versions are 1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, 5.0, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0-9.5",
+                ),
+        )
+    }
+}
+
 struct Header {
     version: (u32, u32),
     sm: u32,
@@ -141,17 +173,8 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
                 }
                 version_span = Some(*span);
                 h.version = (*major, *minor);
-                if !gating::VERSIONS.contains(&h.version) {
-                    diags.push(
-                        Diagnostic::error(
-                            *span,
-                            format!("unknown PTX ISA version {major}.{minor}"),
-                        )
-                        .with_label("ptxvk reads PTX ISA 1.0 to 9.1")
-                        .with_note(
-                            "the versions are 1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, 5.0, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0-9.1",
-                        ),
-                    );
+                if let Some(d) = version_diagnostic(h.version, *span) {
+                    diags.push(d);
                 }
             }
             ast::Item::Target(names) => {

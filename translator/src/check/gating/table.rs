@@ -259,6 +259,24 @@ pub const GATES: &[Gate] = &[
     g("fence", &[], (6, 0), 70),
     g("fence", &["proxy"], (7, 5), 70),
     g("fence", &["cluster"], (7, 8), 90),
+    g("membar", &["proxy", "async"], (8, 0), 90),
+    g("fence", &["proxy", "async"], (8, 0), 90),
+    g("fence", &["mbarrier_init"], (8, 0), 90),
+    g("fence", &["tensormap::generic"], (8, 3), 90),
+    g("fence", &["async::generic"], (8, 6), 90),
+    g(
+        "fence",
+        &["sync_restrict::shared::cta|sync_restrict::shared::cluster"],
+        (8, 6),
+        90,
+    ),
+    // `.acquire`/`.release` thread fences; the proxy and mbarrier_init forms have their own rows.
+    g(
+        "fence",
+        &["acquire|release", "!proxy", "!mbarrier_init"],
+        (8, 6),
+        90,
+    ),
     g("atom", &[], (1, 1), 11),
     g("atom", &["shared|shared::cta"], (1, 2), 12),
     gw(
@@ -325,6 +343,7 @@ pub const GATES: &[Gate] = &[
     g("stacksave", &[], (7, 3), 52),
     g("stackrestore", &[], (7, 3), 52),
     g("setmaxnreg", &[], (8, 0), 90),
+    g("createpolicy", &[], (7, 4), 80),
     // ---- special registers (ISA chapter 10) ----
     g("%clock", &[], (1, 0), 0),
     g("%clock_hi", &[], (5, 0), 20),
@@ -351,6 +370,7 @@ pub const GATES: &[Gate] = &[
     g("%total_smem_size", &[], (4, 1), 20),
     g("%aggr_smem_size", &[], (8, 1), 90),
     g("%cluster", &[], (7, 8), 90),
+    g("%is_explicit_cluster", &[], (7, 8), 90),
     // ---- directives (ISA chapter 11) ----
     g(".address_size", &[], (2, 3), 0),
     g(".branchtargets", &[], (2, 1), 20),
@@ -430,6 +450,10 @@ pub const TARGETS: &[(&str, Version)] = &[
     ("sm_103", (8, 8)),
     ("sm_103a", (8, 8)),
     ("sm_103f", (8, 8)),
+    // Rubin: first accepted by the PTX ISA 9.4 toolchain (CUDA 13.4's ptxas).
+    ("sm_107", (9, 4)),
+    ("sm_107a", (9, 4)),
+    ("sm_107f", (9, 4)),
     ("sm_110", (9, 0)),
     ("sm_110a", (9, 0)),
     ("sm_110f", (9, 0)),
@@ -441,7 +465,8 @@ pub const TARGETS: &[(&str, Version)] = &[
     ("sm_121f", (8, 8)),
 ];
 
-/// Every PTX ISA version NVIDIA has published.
+/// Every PTX ISA version NVIDIA has published: the ISA's "PTX ISA release history" (9.0 with
+/// CUDA 13.0, then one minor version per CUDA 13 minor release through 9.5 with CUDA 13.5).
 pub const VERSIONS: &[Version] = &[
     (1, 0),
     (1, 1),
@@ -487,4 +512,13 @@ pub const VERSIONS: &[Version] = &[
     (8, 8),
     (9, 0),
     (9, 1),
+    (9, 2),
+    (9, 3),
+    (9, 4),
+    (9, 5),
 ];
+
+/// The newest version in [`VERSIONS`]. A module declaring a later one is read with a warning:
+/// each instruction is still gated by its own row, so what ptxvk knows keeps its meaning and what
+/// it does not is refused by name.
+pub const NEWEST: Version = (9, 5);

@@ -257,3 +257,48 @@ fn sm_numbers_and_compute_synonyms() {
     assert_eq!(sm_number("sm_70q"), None);
     assert_eq!(sm_number("texmode_unified"), None);
 }
+
+/// The ISA's release history: 9.0 (CUDA 13.0) to 9.5 (CUDA 13.5), one per CUDA 13 minor
+/// release, after 8.0-8.8; and the targets of those releases with their `a`/`f` variants.
+#[test]
+fn versions_and_targets_of_the_cuda_13_releases() {
+    for minor in 0..=5 {
+        assert!(VERSIONS.contains(&(9, minor)), "9.{minor}");
+    }
+    assert!(!VERSIONS.contains(&(8, 9)));
+    assert_eq!(NEWEST, (9, 5));
+    assert_eq!(VERSIONS.iter().max(), Some(&NEWEST));
+    // "sm_100, sm_101 ... introduced in PTX ISA 8.6"; "sm_120 ... 8.7"; "sm_103, sm_121 and
+    // the family-specific `f` targets ... 8.8"; "sm_110 ... 9.0" (sm_101 renamed sm_110 there).
+    let expected = [
+        ("sm_100", (8, 6)),
+        ("sm_100a", (8, 6)),
+        ("sm_100f", (8, 8)),
+        ("sm_101", (8, 6)),
+        ("sm_101a", (8, 6)),
+        ("sm_103", (8, 8)),
+        ("sm_103a", (8, 8)),
+        ("sm_103f", (8, 8)),
+        ("sm_110", (9, 0)),
+        ("sm_110a", (9, 0)),
+        ("sm_110f", (9, 0)),
+        ("sm_120", (8, 7)),
+        ("sm_120a", (8, 7)),
+        ("sm_120f", (8, 8)),
+        ("sm_121", (8, 8)),
+        ("sm_121a", (8, 8)),
+        ("sm_121f", (8, 8)),
+        ("sm_107", (9, 4)),
+        ("sm_107a", (9, 4)),
+    ];
+    for (t, v) in expected {
+        assert_eq!(target_version(t), Some(v), "{t}");
+        assert_eq!(
+            target_version(&t.replace("sm_", "compute_")),
+            Some(v),
+            "{t}"
+        );
+    }
+    assert_eq!(sm_number("sm_121f"), Some(121));
+    assert_eq!(sm_number("sm_107a"), Some(107));
+}
