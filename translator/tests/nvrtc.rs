@@ -3,9 +3,10 @@
 //! sm_90. The PTX must parse and check with no diagnostics and every kernel must translate to
 //! valid SPIR-V, except for the failures listed in `KNOWN`. NVRTC's output is not committed.
 //!
-//! The library is found through `PTXVK_NVRTC=/path/to/libnvrtc.so.12`, or in the virtual
-//! environment that `.ci/run` installs (`/opt/ptxvk-nvrtc`). Without it the test fails with the
-//! install command, unless `PTXVK_NVRTC=skip`.
+//! The library is found through `PTXVK_NVRTC=/path/to/libnvrtc.so.12` (which `cargo xtask test`
+//! sets), or in the virtual environment that `cargo xtask test` installs (`$PTXVK_VENV`, else
+//! `~/.cache/ptxvk/venv`). Without it the test fails with the install command, unless
+//! `PTXVK_NVRTC=skip`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use corpus_support::{Known, run_corpus};
 
-const INSTALL: &str = "apt-get install python3-venv && python3 -m venv /opt/ptxvk-nvrtc && \
-                       /opt/ptxvk-nvrtc/bin/pip install nvidia-cuda-nvrtc-cu12";
+const INSTALL: &str = "cargo xtask test (it installs NVRTC into ~/.cache/ptxvk/venv), or \
+                       python3 -m venv DIR && DIR/bin/pip install nvidia-cuda-nvrtc-cu12";
 
 const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
 
@@ -159,6 +160,19 @@ impl Nvrtc {
     }
 }
 
+/// The virtual environment `cargo xtask test` installs into (xtask/src/deps.rs has the same rule).
+fn venv_dir() -> PathBuf {
+    if let Some(v) = std::env::var_os("PTXVK_VENV") {
+        return PathBuf::from(v);
+    }
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("ptxvk")
+        .join("venv")
+}
+
 /// Where libnvrtc is: `Err` with what to do when it is missing, `Ok(None)` to skip.
 fn locate() -> Result<Option<PathBuf>, String> {
     match std::env::var("PTXVK_NVRTC") {
@@ -168,7 +182,7 @@ fn locate() -> Result<Option<PathBuf>, String> {
     }
     let lib_dir = |site: PathBuf| site.join("nvidia/cuda_nvrtc/lib");
     let mut found = Vec::new();
-    if let Ok(entries) = std::fs::read_dir("/opt/ptxvk-nvrtc/lib") {
+    if let Ok(entries) = std::fs::read_dir(venv_dir().join("lib")) {
         for e in entries.flatten() {
             let dir = lib_dir(e.path().join("site-packages"));
             if let Ok(files) = std::fs::read_dir(&dir) {

@@ -1,0 +1,404 @@
+//! Everything outside Rust that the demo and the tests use, checked before anything is built:
+//! the Vulkan loader, a driver, the validation layer, clang-19, the Rust components, and
+//! NVIDIA's host-only libraries and headers from PyPI in a virtual environment of ptxvk's own.
+//!
+//! On Debian/Ubuntu as root what is missing is installed and named; elsewhere the exact command
+//! is printed and the task stops before building, so that a missing tool is never a panic in the
+//! middle of a test.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+/// What a task needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Running kernels: loader and driver.
+    Run,
+    /// The test suite: also the validation layer, clang-19, rustfmt/clippy and the NVIDIA venv.
+    Test,
+}
+
+/// Mesa's first release whose lavapipe runs loops to their end: 22.3 stops every loop of a SIMD
+/// batch after 65,535 iterations in total (the runtime detects that and refuses such results).
+const MESA_WANTED: (u32, u32) = (25, 0);
+
+/// Debian's source that has the newer Mesa for Debian 12.
+const BACKPORTS_FILE: &str = "/etc/apt/sources.list.d/ptxvk-bookworm-backports.sources";
+const BACKPORTS: &str = "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\n\
+                         Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n";
+
+/// The Python packages the tests load, one virtual environment for all of them. Each is a
+/// host-only library or header set: no GPU is needed to install or use them.
+const VENV_PACKAGES: &[&str] = &[
+    // NVIDIA's compiler on the corpus (translator/tests/nvrtc.rs).
+    "nvidia-cuda-nvrtc-cu12",
+    // cuda.h of CUDA 12.x: the driver API's symbols and declarations.
+    "nvidia-cuda-runtime-cu12",
+    // cuda.h of CUDA 13.x (pinned: cuda/src/symbols.txt is checked against its headers).
+    "nvidia-cuda-runtime==13.5.37",
+];
+
+/// Where the tests find what the venv holds: (variable, path under site-packages).
+const VENV_EXPORTS: &[(&str, &str)] = &[
+    ("PTXVK_NVRTC", "nvidia/cuda_nvrtc/lib/libnvrtc.so.12"),
+    ("PTXVK_CUDA_INCLUDE", "nvidia/cuda_runtime/include"),
+    ("PTXVK_CUDA13_INCLUDE", "nvidia/cu13/include"),
+];
+
+/// What the tests are given: environment variables naming the installed tools.
+pub struct TestEnv {
+    pub vars: Vec<(String, String)>,
+}
+
+/// Makes sure everything `need` uses is here, installing it where that is possible.
+pub fn ensure(need: Need) -> Result<TestEnv> {
+    let mut installed = Vec::new();
+    if cfg!(target_os = "linux") {
+        system_packages(need, &mut installed)?;
+    }
+    let mut vars = Vec::new();
+    if need == Need::Test {
+        rust_components(&mut installed)?;
+        vars = venv(&mut installed)?;
+        vars.push((
+            "PTXVK_OLD_LAVAPIPE_ICD".to_string(),
+            old_lavapipe(&mut installed)?,
+        ));
+    }
+    if installed.is_empty() {
+        println!("== everything the tests need is installed");
+    } else {
+        println!("== installed: {}", installed.join(", "));
+    }
+    Ok(TestEnv { vars })
+}
+
+/// ptxvk's folder for what it installs without root: `$XDG_CACHE_HOME/ptxvk`, else
+/// `~/.cache/ptxvk`.
+fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("ptxvk")
+}
+
+/// The virtual environment's folder: `$PTXVK_VENV`, else `$XDG_CACHE_HOME/ptxvk/venv`, else
+/// `~/.cache/ptxvk/venv`. The same rule is in the tests that look for it without xtask.
+pub fn venv_dir() -> PathBuf {
+    if let Some(v) = std::env::var_os("PTXVK_VENV") {
+        return PathBuf::from(v);
+    }
+    cache_dir().join("venv")
+}
+
+fn system_packages(need: Need, installed: &mut Vec<String>) -> Result<()> {
+    let mut missing: Vec<&str> = Vec::new();
+    if !crate::env::has_loader() {
+        missing.push("libvulkan1");
+    }
+    let old_mesa = debian_mesa_too_old();
+    if !crate::env::has_driver() || old_mesa {
+        missing.push("mesa-vulkan-drivers");
+    }
+    if need == Need::Test {
+        if !crate::env::has_validation_layer() {
+            missing.push("vulkan-validationlayers");
+        }
+        if crate::env::clang().is_none() {
+            missing.push("clang-19");
+        }
+        if !python_has_venv() {
+            missing.push("python3-venv");
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let backports = is_bookworm();
+    if !(crate::env::is_debian_like() && crate::env::is_root()) {
+        let mut cmd = String::new();
+        if backports && missing.contains(&"mesa-vulkan-drivers") {
+            cmd.push_str(&format!(
+                "printf '{}' | sudo tee {BACKPORTS_FILE} && sudo apt-get update && \
+                 sudo apt-get install -y -t bookworm-backports mesa-vulkan-drivers && ",
+                BACKPORTS.replace('\n', "\\n")
+            ));
+        }
+        cmd.push_str(&format!("sudo apt-get install -y {}", missing.join(" ")));
+        if crate::env::is_debian_like() {
+            bail!(
+                "missing {}; install them with:\n  {cmd}",
+                missing.join(", ")
+            );
+        }
+        bail!(
+            "missing {} (or their equivalents).\n  Debian/Ubuntu: {cmd}\n  Fedora: sudo dnf install \
+             vulkan-loader mesa-vulkan-drivers vulkan-validation-layers clang python3\n  Arch: sudo \
+             pacman -S vulkan-icd-loader vulkan-swrast vulkan-validation-layers clang python",
+            missing.join(", ")
+        );
+    }
+    println!("== installing {} with apt-get", missing.join(", "));
+    if backports && missing.contains(&"mesa-vulkan-drivers") {
+        std::fs::write(BACKPORTS_FILE, BACKPORTS)
+            .with_context(|| format!("cannot write {BACKPORTS_FILE}"))?;
+        installed.push(format!("the bookworm-backports source ({BACKPORTS_FILE})"));
+    }
+    crate::run(Command::new("apt-get").args(["update", "-qq"]))?;
+    let apt = |args: &[&str]| {
+        crate::run(
+            Command::new("apt-get")
+                .args(["install", "-y", "-qq", "--no-install-recommends"])
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive"),
+        )
+    };
+    let rest: Vec<&str> = if backports {
+        missing
+            .iter()
+            .copied()
+            .filter(|p| *p != "mesa-vulkan-drivers")
+            .collect()
+    } else {
+        missing.clone()
+    };
+    if rest.len() != missing.len() {
+        apt(&["-t", "bookworm-backports", "mesa-vulkan-drivers"])?;
+    }
+    if !rest.is_empty() {
+        apt(&rest)?;
+    }
+    for p in missing {
+        installed.push(match package_version(p) {
+            Some(v) => format!("{p} {v}"),
+            None => p.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Libraries Mesa 22.3's lavapipe links that the newer Mesa may not have brought.
+const OLD_LAVAPIPE_DEPS: &[&str] = &[
+    "libllvm15",
+    "libelf1",
+    "libexpat1",
+    "libzstd1",
+    "libdrm-amdgpu1",
+    "libwayland-client0",
+    "libx11-xcb1",
+    "libxcb-dri3-0",
+    "libxcb-present0",
+    "libxcb-randr0",
+    "libxcb-shm0",
+    "libxcb-sync1",
+    "libxcb-xfixes0",
+    "libxshmfence1",
+];
+
+/// Debian 12's own lavapipe (Mesa 22.3, which ends loops early), unpacked into the cache beside
+/// the installed driver, for the test that shows ptxvk catches its loop limit. Returns its ICD
+/// file, or `skip` where it cannot be had (not Debian 12 on x86-64, or not root).
+fn old_lavapipe(installed: &mut Vec<String>) -> Result<String> {
+    let skip = |why: &str| {
+        println!("== the old-lavapipe test is skipped: {why}");
+        Ok("skip".to_string())
+    };
+    if !is_bookworm() || !cfg!(target_arch = "x86_64") {
+        return skip("Mesa 22.3 is unpacked from Debian 12's x86-64 packages only");
+    }
+    let dir = cache_dir().join("mesa-22.3");
+    let lib = dir.join("root/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so");
+    let icd = dir.join("lvp_icd.json");
+    if !lib.exists() {
+        println!(
+            "== unpacking Debian 12's lavapipe (Mesa 22.3) into {}",
+            dir.display()
+        );
+        std::fs::create_dir_all(&dir)?;
+        crate::run(
+            Command::new("apt-get")
+                .args(["download", "-qq", "mesa-vulkan-drivers/bookworm"])
+                .current_dir(&dir),
+        )?;
+        let deb = std::fs::read_dir(&dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.extension().is_some_and(|x| x == "deb"))
+            .context("apt-get download left no .deb")?;
+        crate::run(
+            Command::new("dpkg")
+                .arg("-x")
+                .arg(&deb)
+                .arg(dir.join("root")),
+        )?;
+        std::fs::remove_file(&deb)?;
+        installed.push(format!("Mesa 22.3's lavapipe in {}", dir.display()));
+    }
+    let ldd = Command::new("ldd").arg(&lib).output()?;
+    if String::from_utf8_lossy(&ldd.stdout).contains("not found") {
+        if !crate::env::is_root() {
+            return skip(&format!(
+                "its libraries are missing: sudo apt-get install {}",
+                OLD_LAVAPIPE_DEPS.join(" ")
+            ));
+        }
+        crate::run(
+            Command::new("apt-get")
+                .args(["install", "-y", "-qq", "--no-install-recommends"])
+                .args(OLD_LAVAPIPE_DEPS)
+                .env("DEBIAN_FRONTEND", "noninteractive"),
+        )?;
+        installed.push("the libraries of Mesa 22.3's lavapipe".to_string());
+    }
+    std::fs::write(
+        &icd,
+        format!(
+            "{{\"file_format_version\": \"1.0.0\", \"ICD\": {{\"library_path\": \"{}\", \
+             \"api_version\": \"1.3.230\"}}}}\n",
+            lib.display()
+        ),
+    )?;
+    Ok(icd.display().to_string())
+}
+
+fn is_bookworm() -> bool {
+    std::fs::read_to_string("/etc/os-release")
+        .is_ok_and(|s| s.lines().any(|l| l.trim() == "VERSION_CODENAME=bookworm"))
+}
+
+/// The installed version of a Debian package.
+fn package_version(p: &str) -> Option<String> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Status} ${Version}", p])
+        .output()
+        .ok()?;
+    let s = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.strip_prefix("install ok installed ")
+        .map(|v| v.trim().to_string())
+}
+
+/// Debian 12's own Mesa (22.3) is installed where bookworm-backports has a newer one.
+fn debian_mesa_too_old() -> bool {
+    if !is_bookworm() {
+        return false;
+    }
+    let Some(v) = package_version("mesa-vulkan-drivers") else {
+        return false;
+    };
+    mesa_version(&v).is_some_and(|got| got < MESA_WANTED)
+}
+
+/// `major.minor` of a Debian version such as `25.0.7-2~bpo12+1` or `1:22.3.6-1+deb12u2`.
+fn mesa_version(v: &str) -> Option<(u32, u32)> {
+    let v = v.rsplit_once(':').map_or(v, |(_, r)| r);
+    let mut parts = v.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+fn python_has_venv() -> bool {
+    Command::new("python3")
+        .args(["-c", "import venv, ensurepip"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn rust_components(installed: &mut Vec<String>) -> Result<()> {
+    let have = Command::new("rustup")
+        .args(["component", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let Ok(have) = have else {
+        // No rustup: the toolchain came another way and brings its own rustfmt and clippy.
+        return Ok(());
+    };
+    for c in ["rustfmt", "clippy"] {
+        if !have.lines().any(|l| l.starts_with(c)) {
+            println!("== installing the {c} component");
+            crate::run(Command::new("rustup").args(["component", "add", c]))?;
+            installed.push(format!("rustup component {c}"));
+        }
+    }
+    Ok(())
+}
+
+/// Creates (or completes) the virtual environment and returns the variables that point the
+/// tests at its contents.
+fn venv(installed: &mut Vec<String>) -> Result<Vec<(String, String)>> {
+    let dir = venv_dir();
+    let python = dir.join("bin").join("python3");
+    if !python.exists() {
+        println!("== creating the Python environment {}", dir.display());
+        crate::run(Command::new("python3").arg("-m").arg("venv").arg(&dir))?;
+        installed.push(format!("a Python venv at {}", dir.display()));
+    }
+    let site = site_packages(&python)?;
+    let missing: Vec<&str> = VENV_PACKAGES
+        .iter()
+        .copied()
+        .filter(|p| !has_package(&python, p))
+        .collect();
+    if !missing.is_empty() {
+        println!(
+            "== pip install {} (into {})",
+            missing.join(" "),
+            dir.display()
+        );
+        crate::run(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
+                .args(&missing),
+        )?;
+        installed.extend(missing.iter().map(|p| format!("pip {p}")));
+    }
+    let mut vars = Vec::new();
+    for (var, rel) in VENV_EXPORTS {
+        let path = site.join(rel);
+        if !path.exists() {
+            bail!(
+                "{} is missing after installing {}: the package's layout changed",
+                path.display(),
+                VENV_PACKAGES.join(" ")
+            );
+        }
+        vars.push((var.to_string(), path.display().to_string()));
+    }
+    Ok(vars)
+}
+
+fn site_packages(python: &Path) -> Result<PathBuf> {
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .with_context(|| format!("cannot run {}", python.display()))?;
+    if !out.status.success() {
+        bail!("{} cannot report its site-packages", python.display());
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn has_package(python: &Path, p: &str) -> bool {
+    Command::new(python)
+        .args(["-m", "pip", "show", "-q", p.split("==").next().unwrap_or(p)])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mesa_version;
+
+    #[test]
+    fn debian_version_strings_give_mesa_releases() {
+        assert_eq!(mesa_version("25.0.7-2~bpo12+1"), Some((25, 0)));
+        assert_eq!(mesa_version("1:22.3.6-1+deb12u2"), Some((22, 3)));
+        assert_eq!(mesa_version("22.3.6-1+deb12u2"), Some((22, 3)));
+        assert_eq!(mesa_version("garbage"), None);
+    }
+}
