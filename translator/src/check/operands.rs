@@ -183,6 +183,13 @@ pub fn special_register(name: &str) -> Option<(SpecialReg, bool, ScalarType)> {
         "%dynamic_smem_size" => (DynamicSmemSize, false, U32),
         "%total_smem_size" => (TotalSmemSize, false, U32),
         "WARP_SZ" | "%WARP_SZ" => (WarpSize, false, U32),
+        "%clusterid" => (ClusterId, true, U32),
+        "%nclusterid" => (NClusterId, true, U32),
+        "%cluster_ctaid" => (ClusterCtaId, true, U32),
+        "%cluster_nctaid" => (ClusterNCtaId, true, U32),
+        "%cluster_ctarank" => (ClusterCtaRank, false, U32),
+        "%cluster_nctarank" => (ClusterNCtaRank, false, U32),
+        "%is_explicit_cluster" => (IsExplicitCluster, false, Pred),
         _ => {
             if let Some(n) = name.strip_prefix("%envreg") {
                 let n: u8 = n.parse().ok().filter(|n| *n < 32)?;

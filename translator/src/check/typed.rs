@@ -245,6 +245,14 @@ pub enum SpecialReg {
     DynamicSmemSize,
     TotalSmemSize,
     WarpSize,
+    // --- thread block clusters, each one block (docs/decisions.md, "Clusters") ---
+    ClusterId,
+    NClusterId,
+    ClusterCtaId,
+    ClusterNCtaId,
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    IsExplicitCluster,
 }
 
 /// The source operands of an arithmetic or float instruction, in the instruction itself: up to

@@ -702,6 +702,10 @@ impl Cx<'_> {
             PtxOp::CallIndirect(c) => call::call_indirect(self, c),
             PtxOp::AsyncCopy(a) => async_copy::async_copy(self, a),
             PtxOp::Nanosleep(t) => misc::nanosleep(self, t),
+            PtxOp::NoEffect(what) => misc::no_effect(self, *what),
+            PtxOp::CreatePolicy(d) => misc::create_policy(self, d),
+            PtxOp::ClusterQuery(q) => misc::cluster_query(self, q),
+            PtxOp::Elect(e) => warp::elect(self, e),
             // --- textures ---
             PtxOp::Tex(t) => texture::tex(self, t),
             PtxOp::Tld4(t) => texture::tld4(self, t),
@@ -1042,6 +1046,9 @@ impl Cx<'_> {
             Src::Imm(bits) => self.konst(want, *bits),
             Src::Special(s, comp) => {
                 let v = special::read(self, *s, *comp);
+                if want == Ty::Bool {
+                    return v;
+                }
                 let t = if want.bits() < 32 {
                     self.conv(ConvOp::Trunc, v, Ty::int(want.bits()))
                 } else {

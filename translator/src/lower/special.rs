@@ -100,7 +100,12 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
             let base = builtin(cx, Builtin::CtaBase(axis));
             cx.bin(BinOp::IAdd, id, base)
         }
-        SpecialReg::Nctaid => builtin(cx, Builtin::GridDim(axis)),
+        SpecialReg::Nctaid | SpecialReg::NClusterId => builtin(cx, Builtin::GridDim(axis)),
+        // Every launch is a grid of clusters of one block, none of them asked for by the launch.
+        SpecialReg::ClusterId => read(cx, SpecialReg::Ctaid, comp),
+        SpecialReg::ClusterCtaId | SpecialReg::ClusterCtaRank => cx.konst(Ty::I32, 0),
+        SpecialReg::ClusterNCtaId | SpecialReg::ClusterNCtaRank => cx.konst(Ty::I32, 1),
+        SpecialReg::IsExplicitCluster => cx.konst(Ty::Bool, 0),
         SpecialReg::WarpSize => cx.konst(Ty::I32, 32),
         SpecialReg::LaneId => lane_id(cx),
         // The ISA allows %warpid to be any warp slot; the warp's index in its block is a valid one.

@@ -3,9 +3,9 @@
 //! depends on the device's warp strategy (native subgroups, or the SIMT emulation).
 
 use super::Cx;
-use crate::check::inst::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+use crate::check::inst::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 use crate::check::{Dst, Src};
-use crate::ir::{BinOp, ConvOp, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::ScalarType;
 
 impl Cx<'_> {
@@ -251,6 +251,22 @@ pub fn redux(cx: &mut Cx<'_>, r: &Redux) {
     if let Some(d) = cx.sync_op(WarpOp::Reduce(op), &[v], Some(Ty::I32)) {
         cx.write(&r.dst, r.ty, d);
     }
+}
+
+/// `elect.sync`: the leader is the lowest lane that is active and in `membermask`, so the same
+/// mask elects the same lane as the ISA asks. Lanes of the mask that did not arrive take no part,
+/// as in `vote`: the ballot counts only the lanes here.
+pub fn elect(cx: &mut Cx<'_>, e: &Elect) {
+    let include = cx.in_mask(Some(&e.mask));
+    let members = cx.ballot(include);
+    let zero = cx.konst_zero();
+    let negated = cx.bin(BinOp::ISub, zero, members);
+    let lowest = cx.bin(BinOp::And, members, negated);
+    let leader = cx.ext(ExtOp::FindUMsb, &[lowest], FpFlags::default());
+    let lane = super::special::lane_id(cx);
+    let is_leader = cx.bin(BinOp::IEq, lane, leader);
+    cx.write(&e.dst, ScalarType::B32, leader);
+    cx.write(&e.pred, ScalarType::Pred, is_leader);
 }
 
 pub fn warp_sync(cx: &mut Cx<'_>, _mask: &Src) {

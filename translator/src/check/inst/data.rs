@@ -209,16 +209,6 @@ fn count_src(s: &Src) -> u32 {
 /// The generic-address windows: `.const`, `.global`, `.local`, `.shared` and kernel `.param`
 /// (ISA 8.7.6.11-12 in their current editions).
 fn window_space(i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>, what: &str) -> Option<StateSpace> {
-    if i.modifiers.iter().any(|x| x.node == "shared::cluster") {
-        m.flag("shared::cluster");
-        err(
-            m,
-            mod_span(i, "shared::cluster"),
-            "`.shared::cluster` addresses are not supported by ptxvk yet",
-            "thread block clusters",
-        );
-        return None;
-    }
     if i.modifiers.iter().any(|x| x.node == "param::func") {
         m.flag("param::func");
         err(

@@ -8,6 +8,7 @@ mod atom;
 mod cmp;
 mod control;
 mod data;
+mod fence;
 // --- float ---
 mod float;
 mod float_rules;
@@ -34,7 +35,7 @@ pub use float::{Float, FloatOp, Precision, TestOp};
 // --- end float ---
 // --- warps and atomics ---
 pub use atom::{Atom, AtomOp, AtomSem};
-pub use warp::{Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
+pub use warp::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 // --- data movement and conversion ---
 mod convert;
 mod ldst;
@@ -54,6 +55,7 @@ mod misc;
 pub use async_copy::{AsyncCopy, CpAsync};
 pub(crate) use control::resolve_prototype_calls;
 pub use control::{BrxIdx, CallIndirect, ParamShape, Signature};
+pub use misc::{ClusterQuery, NoEffect};
 
 // --- textures ---
 mod texture;
@@ -149,6 +151,14 @@ pub enum Op {
     AsyncCopy(AsyncCopy),
     /// `nanosleep.u32 t`.
     Nanosleep(Src),
+    /// Proxy fences, `griddepcontrol`, `setmaxnreg`.
+    NoEffect(NoEffect),
+    /// `elect.sync`.
+    Elect(Elect),
+    /// `createpolicy`: its destination.
+    CreatePolicy(Dst),
+    /// `mapa`, `getctarank`.
+    ClusterQuery(ClusterQuery),
     // --- textures ---
     Tex(Box<Tex>),
     Tld4(Box<Tld4>),
@@ -273,6 +283,12 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "brx" => control::brx_idx(cx, i, &mut m).map(Op::BrxIdx),
         "cp" => async_copy::cp(cx, i, &mut m).map(Op::AsyncCopy),
         "nanosleep" => misc::nanosleep(cx, i, &mut m).map(Op::Nanosleep),
+        "griddepcontrol" => misc::griddepcontrol(cx, i, &mut m).map(Op::NoEffect),
+        "setmaxnreg" => misc::setmaxnreg(cx, i, &mut m).map(Op::NoEffect),
+        "createpolicy" => misc::createpolicy(cx, i, &mut m).map(Op::CreatePolicy),
+        "mapa" => misc::cluster_query(cx, i, &mut m, true).map(Op::ClusterQuery),
+        "getctarank" => misc::cluster_query(cx, i, &mut m, false).map(Op::ClusterQuery),
+        "elect" => warp::elect(cx, i, &mut m).map(Op::Elect),
         // --- end front end ---
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),
@@ -290,7 +306,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "redux" => warp::redux(cx, i, &mut m).map(Op::Redux),
         "atom" => atom::atom(cx, i, &mut m, false).map(Op::Atom),
         "red" => atom::atom(cx, i, &mut m, true).map(Op::Atom),
-        "membar" | "fence" => sync::membar(cx, i, &mut m).map(Op::Membar),
+        "membar" | "fence" => fence::fence(cx, i, &mut m),
         // --- data movement and conversion ---
         "ldu" => ldst::ldu(cx, i, &mut m).map(Op::Ld),
         "prefetch" => data::prefetch(cx, i, &mut m, false).map(|_| Op::Prefetch),
@@ -359,6 +375,8 @@ pub(super) fn space_modifier(m: &mut Mods<'_, '_>) -> Option<StateSpace> {
         ("global", StateSpace::Global),
         ("shared", StateSpace::Shared),
         ("shared::cta", StateSpace::Shared),
+        // A cluster is one block (docs/decisions.md): its shared memory is the block's.
+        ("shared::cluster", StateSpace::Shared),
         ("local", StateSpace::Local),
         ("param", StateSpace::Param),
         ("param::entry", StateSpace::Param),

@@ -1,6 +1,5 @@
-//! Barriers and fences (ISA 8.7.12 in later numbering): `bar`, `barrier`, `membar`, `fence`.
+//! Barriers (ISA 8.7.12 in later numbering): `bar`, `barrier`.
 
-use super::data::Scope;
 use super::operands;
 use crate::ast;
 use crate::check::FnCx;
@@ -106,29 +105,4 @@ pub fn bar(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             })
         }
     }
-}
-
-/// `membar.{cta,gl,sys}` and `fence{.sc,.acq_rel}.{cta,cluster,gpu,sys}`: the scope they order at.
-pub fn membar(
-    cx: &mut FnCx<'_, '_>,
-    i: &ast::Instruction<'_>,
-    m: &mut Mods<'_, '_>,
-) -> Option<Scope> {
-    m.pick(&[("sc", ()), ("acq_rel", ())]);
-    let scope = m.pick(&[
-        ("cta", Scope::Cta),
-        ("cluster", Scope::Cluster),
-        ("gl", Scope::Gpu),
-        ("gpu", Scope::Gpu),
-        ("sys", Scope::Sys),
-    ]);
-    let Some(scope) = scope else {
-        m.error(
-            format!("`{}` needs a scope", i.opcode.node),
-            "add .cta, .gpu (.gl for membar) or .sys",
-        );
-        return None;
-    };
-    operands(cx, i, 0)?;
-    Some(scope)
 }

@@ -1,5 +1,5 @@
 //! Warp-level instructions: `shfl(.sync)`, `vote(.sync)`, `match.sync`, `activemask`,
-//! `redux.sync`, `bar.warp.sync` (ISA 8.7.6.4 and the parallel-synchronization sections of later
+//! `redux.sync`, `elect.sync`, `bar.warp.sync` (ISA 8.7.6.4 and the parallel-synchronization sections of later
 //! ISA versions).
 
 use super::operands;
@@ -249,6 +249,41 @@ pub fn redux(
         ty,
         dst: dst?,
         a: a?,
+        mask: mask?,
+    })
+}
+
+/// `elect.sync d|p, membermask;`: `d` (or `_`) gets the elected lane, `p` whether it is this one.
+#[derive(Clone, Debug)]
+pub struct Elect {
+    pub dst: Dst,
+    pub pred: Dst,
+    pub mask: Src,
+}
+
+pub fn elect(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<Elect> {
+    if !m.flag("sync") {
+        m.error("`elect` needs `.sync`", "write elect.sync");
+    }
+    let ops = operands(cx, i, 2)?;
+    let ast::OperandKind::Pair(d, p) = &ops[0].kind else {
+        m.error_at(
+            ops[0].span,
+            "`elect.sync` writes a lane and a predicate",
+            "write d|p (d may be _)",
+        );
+        return None;
+    };
+    let dst = cx.dst(d, B32, TypeRule::Strict);
+    let pred = cx.dst(p, Pred, TypeRule::Strict);
+    let mask = cx.src(&ops[1], B32, TypeRule::Strict);
+    Some(Elect {
+        dst: dst?,
+        pred: pred?,
         mask: mask?,
     })
 }

@@ -1,0 +1,214 @@
+//! What compilers for sm_90 and later write around the memory system and clusters: proxy fences,
+//! `elect.sync`, `griddepcontrol`, `setmaxnreg`, `createpolicy` and cache-hint operands,
+//! `.shared::cta`/`.shared::cluster`, the cluster special registers, `mapa` and `getctarank`.
+//! Each form checks, translates for every warp strategy (lavapipe's emulation, NVIDIA's native
+//! 32-wide subgroups, AMD's partitions) and the SPIR-V passes SPIRV-Tools; malformed forms are
+//! refused at the operand or modifier at fault. What the forms compute is run in
+//! runtime/tests/modern.rs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 9.4\n.target sm_90a\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\t.reg .f32 %f<2>;\n\
+         \t.shared .align 16 .b8 sh[256];\n\
+         {body}\n\tret;\n}}\n"
+    )
+}
+
+fn profiles() -> Vec<DeviceProfile> {
+    ["lavapipe", "nvidia", "amd-rdna"]
+        .iter()
+        .map(|n| DeviceProfile::named(n).expect("a named profile"))
+        .collect()
+}
+
+/// Checks and translates `body` for every warp strategy; each module passes SPIRV-Tools.
+fn translates(body: &str) {
+    let program = Program::parse(SourceFile::new("k.ptx", kernel(body)))
+        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
+    for profile in profiles() {
+        let k = program
+            .translate_kernel("k", &profile)
+            .unwrap_or_else(|d| panic!("{body} for {}:\n{d}", profile.name));
+        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
+            panic!("{body} for {}: invalid SPIR-V: {e}", profile.name);
+        }
+    }
+}
+
+/// `body` is refused with an error containing `message` whose span starts at the first `at`.
+fn refused(body: &str, message: &str, at: &str) {
+    let src = kernel(body);
+    let d = match Program::parse(SourceFile::new("bad.ptx", src.clone())) {
+        Ok(_) => panic!("`{body}` was accepted"),
+        Err(d) => d,
+    };
+    let start = src.find(body).expect("body in source") + body.find(at).expect("marker in body");
+    let hit = d
+        .errors()
+        .any(|e| e.message.contains(message) && e.span.start as usize == start);
+    assert!(
+        hit,
+        "`{body}`: no error `{message}` at `{at}`:\n{}",
+        d.short()
+    );
+}
+
+/// ISA "membar/fence": every proxy kind of the bidirectional form, the unidirectional
+/// tensormap and async::generic forms, `.mbarrier_init`, `.sync_restrict`, `.acquire/.release`.
+#[test]
+fn every_fence_form_translates() {
+    translates(
+        "\tfence.proxy.alias;\n\tfence.proxy.async;\n\tfence.proxy.async.global;\n\
+         \tfence.proxy.async.shared::cta;\n\tfence.proxy.async.shared::cluster;\n\
+         \tmembar.proxy.alias;\n\tmembar.proxy.async.shared::cta;\n\
+         \tld.param.u64 %rd1, [out];\n\
+         \tfence.proxy.tensormap::generic.release.gpu;\n\
+         \tfence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;\n\
+         \tfence.proxy.tensormap::generic.acquire.sys [%rd1+128], 128;\n\
+         \tfence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;\n\
+         \tfence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;\n\
+         \tfence.mbarrier_init.release.cluster;\n\
+         \tfence.acquire.sync_restrict::shared::cluster.cluster;\n\
+         \tfence.release.sync_restrict::shared::cta.cluster;\n\
+         \tfence.acquire.gpu;\n\tfence.release.cta;\n\tfence.sc.cluster;\n\tfence.acq_rel.sys;",
+    );
+}
+
+#[test]
+fn malformed_fences_are_refused_where_they_go_wrong() {
+    refused("\tfence.proxy;", "needs a proxy kind", "fence");
+    refused(
+        "\tfence.proxy.tensormap::generic.gpu;",
+        "needs `.acquire` or `.release`",
+        "fence",
+    );
+    refused(
+        "\tld.param.u64 %rd1, [out];\n\tfence.proxy.tensormap::generic.acquire.gpu [%rd1], 96;",
+        "is the constant 128",
+        "96",
+    );
+    refused(
+        "\tfence.acquire.sync_restrict::shared::cta.cluster;",
+        "needs `.release`",
+        ".sync_restrict",
+    );
+    refused(
+        "\tfence.release.sync_restrict::shared::cta.gpu;",
+        "scope `.cluster` only",
+        "fence",
+    );
+    refused("\tfence.sc;", "needs a scope", "fence");
+    refused(
+        "\tmembar.proxy.tensormap::generic.release.gpu;",
+        "needs a proxy kind",
+        "membar",
+    );
+}
+
+/// ISA "elect.sync": `d|p` with `d` a `.b32` register or `_`, and a `.b32` membermask.
+#[test]
+fn elect_translates_with_and_without_the_lane() {
+    translates(
+        "\telect.sync %r1|%p1, 0xffffffff;\n\telect.sync _|%p2, %r1;\n\
+         \tselp.u32 %r2, 1, 0, %p1;\n\tselp.u32 %r3, 1, 0, %p2;",
+    );
+    refused(
+        "\telect.sync %p1, -1;",
+        "writes a lane and a predicate",
+        "%p1",
+    );
+    refused("\telect %r1|%p1, -1;", "needs `.sync`", "elect");
+    refused("\telect.sync %rd1|%p1, -1;", "", "%rd1");
+}
+
+/// ISA "griddepcontrol" and "setmaxnreg": accepted, no effect; the register count is a
+/// constant multiple of 8 in 24..=256.
+#[test]
+fn griddepcontrol_and_setmaxnreg_translate() {
+    translates(
+        "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n\
+         \tsetmaxnreg.inc.sync.aligned.u32 240;\n\tsetmaxnreg.dec.sync.aligned.u32 24;",
+    );
+    refused("\tgriddepcontrol;", "needs an action", "griddepcontrol");
+    refused(
+        "\tsetmaxnreg.inc.sync.aligned.u32 100;",
+        "multiple of 8 in 24..=256",
+        "100",
+    );
+    refused(
+        "\tsetmaxnreg.inc.sync.aligned.u32 %r1;",
+        "multiple of 8 in 24..=256",
+        "%r1",
+    );
+    refused("\tsetmaxnreg.inc.u32 64;", "needs `.sync`", "setmaxnreg");
+}
+
+/// ISA "createpolicy": the fractional, range and cvt forms, and the policy consumed by
+/// `.L2::cache_hint` on ld, st, atom and cp.async.
+#[test]
+fn createpolicy_and_cache_hints_translate() {
+    translates(
+        "\tld.param.u64 %rd1, [out];\n\
+         \tcreatepolicy.fractional.L2::evict_last.b64 %rd2, 1.0;\n\
+         \tcreatepolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rd3, 0.5;\n\
+         \tcreatepolicy.fractional.L2::evict_first.b64 %rd4;\n\
+         \tcreatepolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd5, [%rd1], 64, 128;\n\
+         \tcreatepolicy.cvt.L2.b64 %rd6, %rd5;\n\
+         \tld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;\n\
+         \tst.global.L2::cache_hint.u32 [%rd1+4], %r1, %rd3;\n\
+         \tatom.global.add.L2::cache_hint.u32 %r2, [%rd1+8], 1, %rd4;\n\
+         \tmov.u32 %r3, sh;\n\
+         \tcp.async.ca.shared.global.L2::cache_hint [%r3], [%rd1], 16, %rd6;\n\
+         \tcp.async.wait_all;",
+    );
+    refused(
+        "\tcreatepolicy.fractional.b64 %rd2, 1.0;",
+        "needs a primary priority",
+        "createpolicy",
+    );
+    refused(
+        "\tcreatepolicy.fractional.L2::evict_last.b32 %r2, 1.0;",
+        "does not take type",
+        ".b32",
+    );
+}
+
+/// `.shared::cta` and `.shared::cluster` name the block's shared memory (clusters are one
+/// block), on ld, st, atom, red, cvta and isspacep.
+#[test]
+fn shared_cta_and_cluster_spellings_translate() {
+    translates(
+        "\tmov.u32 %r1, sh;\n\tst.shared::cta.u32 [%r1], 5;\n\
+         \tld.shared::cluster.u32 %r2, [%r1];\n\
+         \tatom.shared::cluster.add.u32 %r3, [%r1], 1;\n\
+         \tred.shared::cta.add.u32 [%r1], 1;\n\
+         \tcvta.shared::cluster.u64 %rd1, %rd2;\n\
+         \tcvta.to.shared::cta.u64 %rd3, %rd1;\n\
+         \tisspacep.shared::cluster %p1, %rd1;\n\
+         \tld.shared::cta.v2.u32 {%r4, %r5}, [sh+8];",
+    );
+}
+
+/// ISA "Special Registers": %clusterid, %nclusterid, %cluster_ctaid, %cluster_nctaid (`.v4
+/// .u32`), %cluster_ctarank, %cluster_nctarank (`.u32`), %is_explicit_cluster (`.pred`); and
+/// `mapa`/`getctarank` in both address forms.
+#[test]
+fn cluster_registers_mapa_and_getctarank_translate() {
+    translates(
+        "\tmov.u32 %r1, %clusterid.x;\n\tmov.u32 %r2, %nclusterid.y;\n\
+         \tmov.u32 %r3, %cluster_ctaid.z;\n\tmov.u32 %r4, %cluster_nctaid.x;\n\
+         \tmov.u32 %r5, %cluster_ctarank;\n\tmov.u32 %r6, %cluster_nctarank;\n\
+         \tmov.pred %p1, %is_explicit_cluster;\n\
+         \tmov.u32 %r7, sh;\n\tmapa.shared::cluster.u32 %r1, %r7, 0;\n\
+         \tmov.u64 %rd1, sh;\n\tmapa.u64 %rd2, %rd1, %r5;\n\
+         \tgetctarank.shared::cluster.u32 %r2, %r7;\n\tgetctarank.u64 %r3, %rd2;",
+    );
+    refused("\tmapa.u64 %rd2, %rd1;", "takes 3 operands", "mapa");
+    refused("\tmov.u64 %rd1, %cluster_ctarank;", "", "%cluster_ctarank");
+}
