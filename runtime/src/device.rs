@@ -85,6 +85,8 @@ pub struct DeviceInfo {
     /// A memory type is device-local, host-visible and coherent: buffers are then written and
     /// read with plain memory copies instead of staging.
     pub host_visible_device_memory: bool,
+    /// Size of the largest device-local memory heap (`cuDeviceTotalMem`).
+    pub device_local_bytes: u64,
     /// `imageCubeArray`: cubemap-array textures.
     pub image_cube_array: bool,
     /// Combined image samplers a kernel may bind: the smaller of
@@ -194,6 +196,12 @@ impl DeviceInfo {
         let host_visible_device_memory = mp.memory_types[..mp.memory_type_count as usize]
             .iter()
             .any(|t| t.property_flags.contains(wanted));
+        let device_local_bytes = mp.memory_heaps[..mp.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0);
         let api = p.api_version;
         let api13 = vk::api_version_minor(api) >= 3 || vk::api_version_major(api) > 1;
         let (min_sg, max_sg) = if api13 && size_control.min_subgroup_size > 0 {
@@ -270,6 +278,7 @@ impl DeviceInfo {
                 && p.limits.timestamp_period > 0.0,
             timestamp_period_ns: p.limits.timestamp_period,
             host_visible_device_memory,
+            device_local_bytes,
             image_cube_array: f.image_cube_array == vk::TRUE,
             max_texture_bindings: p
                 .limits
@@ -461,6 +470,7 @@ mod tests {
             timestamps: true,
             timestamp_period_ns: 1.0,
             host_visible_device_memory: true,
+            device_local_bytes: 1 << 30,
             image_cube_array: true,
             max_texture_bindings: 16,
             denorm_preserve: FloatWidths::ALL,

@@ -6,6 +6,7 @@
 //! through staging buffers and the device's copy engine. Copies on a stream always run in
 //! stream order; their host data is copied out before the call returns.
 
+mod bytes;
 mod copy;
 pub(crate) mod raw;
 

@@ -1,0 +1,191 @@
+//! Contexts and the per-thread context stack.
+
+use std::ffi::{c_int, c_uint};
+
+use super::{CUdevice, Handle, entry, handle, id, put};
+use crate::context::{self, CONTEXTS};
+use crate::error::{CUresult, CuError, CuResult};
+
+fn create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> CuResult<()> {
+    crate::device::check_init()?;
+    if pctx.is_null() {
+        return Err(CuError::invalid("pctx is NULL"));
+    }
+    let id = context::create(dev, flags)?;
+    // SAFETY: non-NULL and writable by the caller's contract.
+    unsafe { put(pctx, handle(id)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxCreate_v2(
+    pctx: *mut Handle,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CUresult {
+    entry("cuCtxCreate_v2", || create(pctx, flags, dev))
+}
+
+/// `CUctxCreateParams`.
+#[repr(C)]
+pub struct CtxCreateParams {
+    exec_affinity: *const std::ffi::c_void,
+    num_exec_affinity: c_int,
+    cig: *const std::ffi::c_void,
+}
+
+/// The CUDA 12.5+ form (cuda.h 13.x's `cuCtxCreate`): execution affinity and graphics sharing
+/// are not supported; without them it is `cuCtxCreate_v2`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxCreate_v4(
+    pctx: *mut Handle,
+    params: *const CtxCreateParams,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CUresult {
+    entry("cuCtxCreate_v4", || {
+        // SAFETY: NULL or a valid CUctxCreateParams by the caller's contract.
+        if let Some(p) = unsafe { params.as_ref() }
+            && (p.num_exec_affinity != 0 || !p.exec_affinity.is_null() || !p.cig.is_null())
+        {
+            return Err(CuError::NotSupported(
+                "execution affinity and CIG contexts".into(),
+            ));
+        }
+        create(pctx, flags, dev)
+    })
+}
+
+fn destroy(ctx: Handle) -> CuResult<()> {
+    crate::device::check_init()?;
+    context::destroy(id(ctx)).map_err(|e| match e {
+        CuError::InvalidHandle(_) => CuError::InvalidContext,
+        e => e,
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
+    entry("cuCtxDestroy_v2", || destroy(ctx))
+}
+
+fn push(ctx: Handle) -> CuResult<()> {
+    crate::device::check_init()?;
+    context::push(id(ctx))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxPushCurrent_v2(ctx: Handle) -> CUresult {
+    entry("cuCtxPushCurrent_v2", || push(ctx))
+}
+
+fn pop(pctx: *mut Handle) -> CuResult<()> {
+    let id = context::pop()?;
+    // SAFETY: NULL (allowed: the popped context is not returned) or writable.
+    unsafe { super::put_opt(pctx, handle(id)) };
+    Ok(())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut Handle) -> CUresult {
+    entry("cuCtxPopCurrent_v2", || pop(pctx))
+}
+
+/// NULL when the thread has no context, as CUDA (not an error).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut Handle) -> CUresult {
+    entry("cuCtxGetCurrent", || {
+        crate::device::check_init()?;
+        let id = context::current_id().unwrap_or(0);
+        // SAFETY: NULL or writable.
+        unsafe { put(pctx, handle(id)) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxSetCurrent(ctx: Handle) -> CUresult {
+    entry("cuCtxSetCurrent", || context::set_current(id(ctx)))
+}
+
+/// The given context, or the current one for NULL (the `_v2` forms of CUDA 12.8+).
+fn ctx_or_current(ctx: Handle) -> CuResult<std::sync::Arc<context::Ctx>> {
+    if ctx.is_null() {
+        return Ok(context::current()?.1);
+    }
+    crate::device::check_init()?;
+    CONTEXTS.get(id(ctx)).map_err(|_| CuError::InvalidContext)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
+    entry("cuCtxGetDevice", || {
+        let (_, ctx) = context::current()?;
+        // SAFETY: NULL or writable.
+        unsafe { put(dev, ctx.device) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: Handle) -> CUresult {
+    entry("cuCtxGetDevice_v2", || {
+        let ctx = ctx_or_current(ctx)?;
+        // SAFETY: NULL or writable.
+        unsafe { put(dev, ctx.device) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
+    entry("cuCtxSynchronize", || {
+        Ok(context::current()?.1.rt.synchronize()?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: Handle) -> CUresult {
+    entry("cuCtxSynchronize_v2", || {
+        Ok(ctx_or_current(ctx)?.rt.synchronize()?)
+    })
+}
+
+/// 3020: the API version of every context created through the `_v2` entry points.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: Handle, version: *mut c_uint) -> CUresult {
+    entry("cuCtxGetApiVersion", || {
+        ctx_or_current(ctx)?;
+        // SAFETY: NULL or writable.
+        unsafe { put(version, 3020) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_uint) -> CUresult {
+    entry("cuCtxGetLimit", || {
+        let v = context::current()?.1.limit(limit)?;
+        // SAFETY: NULL or writable.
+        unsafe { put(value, v) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxSetLimit(limit: c_uint, value: usize) -> CUresult {
+    entry("cuCtxSetLimit", || {
+        context::current()?.1.set_limit(limit, value)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
+    entry("cuCtxGetFlags", || {
+        let f = context::current()?.1.flags;
+        // SAFETY: NULL or writable.
+        unsafe { put(flags, f) }
+    })
+}
+
+// Other names of the same entry points: their `_v2`/older forms with the same signature,
+// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
+// default stream here.
+alias!(cuCtxCreate => cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice));
+alias!(cuCtxDestroy => cuCtxDestroy_v2(ctx: Handle));
+alias!(cuCtxPushCurrent => cuCtxPushCurrent_v2(ctx: Handle));
+alias!(cuCtxPopCurrent => cuCtxPopCurrent_v2(pctx: *mut Handle));

@@ -1,0 +1,315 @@
+//! Allocations, copies and fills.
+
+use std::ffi::{c_uint, c_void};
+
+use super::{CUdeviceptr, Handle, bytes, bytes_mut, entry, id, put};
+use crate::context;
+use crate::copy;
+use crate::error::{CUresult, CuError, CuResult};
+use crate::memory::host;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, size: usize) -> CUresult {
+    entry("cuMemAlloc_v2", || {
+        if dptr.is_null() {
+            return Err(CuError::invalid("dptr is NULL"));
+        }
+        let (_, ctx) = context::current()?;
+        let p = ctx.memory.alloc(&ctx.rt, size as u64)?;
+        // SAFETY: non-NULL and writable.
+        unsafe { put(dptr, p) }
+    })
+}
+
+/// Rows padded to 512 bytes (the texture pitch alignment ptxvk reports); element sizes 4, 8
+/// and 16 as CUDA allows.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemAllocPitch_v2(
+    dptr: *mut CUdeviceptr,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+    element_size: c_uint,
+) -> CUresult {
+    entry("cuMemAllocPitch_v2", || {
+        if dptr.is_null() || pitch.is_null() {
+            return Err(CuError::invalid("dptr or pPitch is NULL"));
+        }
+        if !matches!(element_size, 4 | 8 | 16) || width == 0 || height == 0 {
+            return Err(CuError::invalid(format!(
+                "{width}x{height} of {element_size}-byte elements"
+            )));
+        }
+        let row = width.next_multiple_of(512);
+        let size = row
+            .checked_mul(height)
+            .ok_or_else(|| CuError::invalid("pitched allocation size overflows"))?;
+        let (_, ctx) = context::current()?;
+        let p = ctx.memory.alloc(&ctx.rt, size as u64)?;
+        // SAFETY: both non-NULL and writable.
+        unsafe {
+            put(dptr, p)?;
+            put(pitch, row)
+        }
+    })
+}
+
+/// Waits for the context's work first: kernels may still use the memory through its address.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+    entry("cuMemFree_v2", || {
+        let (_, ctx) = context::current()?;
+        if dptr == 0 {
+            return Ok(());
+        }
+        let alloc = ctx.memory.free(dptr)?;
+        let synced = ctx.rt.synchronize();
+        drop(alloc);
+        Ok(synced?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    entry("cuMemGetInfo_v2", || {
+        let (_, ctx) = context::current()?;
+        let t = ctx.rt.info().device_local_bytes;
+        let f = t.saturating_sub(ctx.memory.allocated());
+        // SAFETY: NULL or writable.
+        unsafe {
+            put(free, f as usize)?;
+            put(total, t as usize)
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemGetAddressRange_v2(
+    base: *mut CUdeviceptr,
+    size: *mut usize,
+    dptr: CUdeviceptr,
+) -> CUresult {
+    entry("cuMemGetAddressRange_v2", || {
+        let (_, ctx) = context::current()?;
+        let a = ctx
+            .memory
+            .containing(dptr)
+            .ok_or_else(|| CuError::NotFound(format!("{dptr:#x} is not a device pointer")))?;
+        // SAFETY: either may be NULL (CUDA: "ignored"); otherwise writable.
+        unsafe {
+            super::put_opt(base, a.base);
+            super::put_opt(size, a.size as usize);
+        }
+        Ok(())
+    })
+}
+
+fn alloc_host(pp: *mut *mut c_void, size: usize) -> CuResult<()> {
+    context::current()?;
+    if pp.is_null() {
+        return Err(CuError::invalid("pp is NULL"));
+    }
+    let p = host::alloc(size)?;
+    // SAFETY: non-NULL and writable by the caller's contract.
+    unsafe { put(pp, p.cast::<c_void>()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, size: usize) -> CUresult {
+    entry("cuMemAllocHost_v2", || alloc_host(pp, size))
+}
+
+/// Host memory for the host only: CU_MEMHOSTALLOC_DEVICEMAP (mapping it for kernels) is not
+/// supported yet, the other flags change nothing here.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostAlloc(
+    pp: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> CUresult {
+    entry("cuMemHostAlloc", || {
+        if flags & !0x7 != 0 {
+            return Err(CuError::invalid(format!("flags {flags:#x}")));
+        }
+        if flags & 0x2 != 0 {
+            return Err(CuError::NotSupported("CU_MEMHOSTALLOC_DEVICEMAP".into()));
+        }
+        alloc_host(pp, size)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    entry("cuMemFreeHost", || {
+        context::current()?;
+        host::free(p.cast())
+    })
+}
+
+fn htod(dst: CUdeviceptr, src: *const c_void, n: usize, stream: Option<usize>) -> CuResult<()> {
+    // SAFETY: `src` is readable for `n` bytes by the caller's contract.
+    let data = unsafe { bytes(src, n) }?;
+    copy::htod(dst, data, stream)
+}
+
+fn dtoh(dst: *mut c_void, src: CUdeviceptr, n: usize, stream: Option<usize>) -> CuResult<()> {
+    // SAFETY: `dst` is writable for `n` bytes by the caller's contract.
+    let out = unsafe { bytes_mut(dst, n) }?;
+    copy::dtoh(out, src, stream)
+}
+
+/// `cuMemcpy`: the direction from the pointers (device memory of the context, or host).
+fn unified(dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Option<usize>) -> CuResult<()> {
+    match (copy::is_device(dst, stream)?, copy::is_device(src, stream)?) {
+        (true, true) => copy::dtod(dst, src, n as u64, stream),
+        (true, false) => htod(dst, src as *const c_void, n, stream),
+        (false, true) => dtoh(dst as *mut c_void, src, n, stream),
+        (false, false) => {
+            if n > 0 && (dst == 0 || src == 0) {
+                return Err(CuError::invalid("a NULL pointer"));
+            }
+            // SAFETY: both are host pointers valid for `n` bytes by the caller's contract;
+            // `copy` allows overlap.
+            unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
+            Ok(())
+        }
+    }
+}
+
+fn stream_of(h: Handle) -> Option<usize> {
+    Some(id(h))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyHtoD_v2(
+    dst: CUdeviceptr,
+    src: *const c_void,
+    n: usize,
+) -> CUresult {
+    entry("cuMemcpyHtoD_v2", || htod(dst, src, n, None))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
+    dst: CUdeviceptr,
+    src: *const c_void,
+    n: usize,
+    s: Handle,
+) -> CUresult {
+    entry("cuMemcpyHtoDAsync_v2", || htod(dst, src, n, stream_of(s)))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize) -> CUresult {
+    entry("cuMemcpyDtoH_v2", || dtoh(dst, src, n, None))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    dst: *mut c_void,
+    src: CUdeviceptr,
+    n: usize,
+    s: Handle,
+) -> CUresult {
+    entry("cuMemcpyDtoHAsync_v2", || dtoh(dst, src, n, stream_of(s)))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
+    entry("cuMemcpyDtoD_v2", || copy::dtod(dst, src, n as u64, None))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    n: usize,
+    s: Handle,
+) -> CUresult {
+    entry("cuMemcpyDtoDAsync_v2", || {
+        copy::dtod(dst, src, n as u64, stream_of(s))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
+    entry("cuMemcpy", || unified(dst, src, n, None))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemcpyAsync(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    n: usize,
+    s: Handle,
+) -> CUresult {
+    entry("cuMemcpyAsync", || unified(dst, src, n, stream_of(s)))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
+    entry("cuMemsetD8_v2", || copy::memset(dst, &[v], n, None))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
+    entry("cuMemsetD16_v2", || {
+        copy::memset(dst, &v.to_le_bytes(), n, None)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize) -> CUresult {
+    entry("cuMemsetD32_v2", || {
+        copy::memset(dst, &v.to_le_bytes(), n, None)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, s: Handle) -> CUresult {
+    entry("cuMemsetD8Async", || {
+        copy::memset(dst, &[v], n, stream_of(s))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD16Async(
+    dst: CUdeviceptr,
+    v: u16,
+    n: usize,
+    s: Handle,
+) -> CUresult {
+    entry("cuMemsetD16Async", || {
+        copy::memset(dst, &v.to_le_bytes(), n, stream_of(s))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD32Async(
+    dst: CUdeviceptr,
+    v: u32,
+    n: usize,
+    s: Handle,
+) -> CUresult {
+    entry("cuMemsetD32Async", || {
+        copy::memset(dst, &v.to_le_bytes(), n, stream_of(s))
+    })
+}
+
+// Other names of the same entry points: their `_v2`/older forms with the same signature,
+// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
+// default stream here.
+alias!(cuMemcpyHtoD_v2_ptds => cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, n: usize));
+alias!(cuMemcpyDtoH_v2_ptds => cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize));
+alias!(cuMemcpyDtoD_v2_ptds => cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize));
+alias!(cuMemcpy_ptds => cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize));
+alias!(cuMemsetD8_v2_ptds => cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize));
+alias!(cuMemsetD16_v2_ptds => cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize));
+alias!(cuMemsetD32_v2_ptds => cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize));
+alias!(cuMemcpyHtoDAsync_v2_ptsz => cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, n: usize, s: Handle));
+alias!(cuMemcpyDtoHAsync_v2_ptsz => cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, n: usize, s: Handle));
+alias!(cuMemcpyDtoDAsync_v2_ptsz => cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize, s: Handle));
+alias!(cuMemcpyAsync_ptsz => cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n: usize, s: Handle));
+alias!(cuMemsetD8Async_ptsz => cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, s: Handle));
+alias!(cuMemsetD16Async_ptsz => cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, s: Handle));
+alias!(cuMemsetD32Async_ptsz => cuMemsetD32Async(dst: CUdeviceptr, v: u32, n: usize, s: Handle));

@@ -1,0 +1,198 @@
+//! Modules and functions.
+
+use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
+
+use super::{CUdeviceptr, Handle, c_str, entry, handle, id, put, put_new};
+use crate::context;
+use crate::error::{CUresult, CuError, CuResult};
+use crate::module::{self, FUNCTIONS};
+
+/// The image as bytes: PTX text up to its NUL, or the first bytes of a binary image (which
+/// hold a NUL within their header), enough to tell what it is.
+///
+/// # Safety
+/// `image` is NULL or points to a NUL-terminated PTX string or a cubin/fatbinary image.
+unsafe fn image_bytes<'a>(image: *const c_void) -> CuResult<&'a [u8]> {
+    if image.is_null() {
+        return Err(CuError::invalid("image is NULL"));
+    }
+    // SAFETY: by the caller's contract the image contains a NUL byte.
+    Ok(unsafe { CStr::from_ptr(image.cast::<c_char>()) }.to_bytes())
+}
+
+fn load(pmod: *mut Handle, name: &str, image: &[u8]) -> CuResult<()> {
+    if pmod.is_null() {
+        return Err(CuError::invalid("module is NULL"));
+    }
+    let (ctx_id, ctx) = context::current()?;
+    let m = module::load(ctx_id, ctx, name, image)?;
+    // SAFETY: non-NULL and writable.
+    unsafe { put(pmod, handle(m)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
+    entry("cuModuleLoadData", || {
+        // SAFETY: CUDA's contract for the image.
+        load(pmod, "module.ptx", unsafe { image_bytes(image) }?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUresult {
+    entry("cuModuleLoad", || {
+        // SAFETY: a NUL-terminated file name.
+        let path = unsafe { c_str(fname) }?;
+        let mut data = std::fs::read(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => CuError::FileNotFound(path.to_string()),
+            _ => CuError::invalid(format!("{path}: {e}")),
+        })?;
+        // A PTX file read whole: the text ends at its first NUL, as in memory.
+        if let Some(end) = data.iter().position(|&b| b == 0) {
+            data.truncate(end);
+        }
+        load(pmod, path, &data)
+    })
+}
+
+/// `CUjit_option` values whose buffers are filled.
+const JIT_INFO_LOG_BUFFER: c_int = 3;
+const JIT_INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
+const JIT_ERROR_LOG_BUFFER: c_int = 5;
+const JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
+
+/// Fills a JIT log: `text` truncated to the buffer's size, NUL-terminated, and the size
+/// option's value replaced by the bytes written, as CUDA does.
+///
+/// # Safety
+/// `options` and `values` hold `n` entries; a log buffer option's value points to as many
+/// writable bytes as its size option says.
+unsafe fn fill_log(
+    n: usize,
+    options: *const c_int,
+    values: *mut *mut c_void,
+    (buf_opt, size_opt): (c_int, c_int),
+    text: &str,
+) {
+    if n == 0 || options.is_null() || values.is_null() {
+        return;
+    }
+    // SAFETY: `n` entries each, by the caller's contract.
+    let (options, values) = unsafe {
+        (
+            std::slice::from_raw_parts(options, n),
+            std::slice::from_raw_parts_mut(values, n),
+        )
+    };
+    let buf = options.iter().position(|&o| o == buf_opt);
+    let size = options.iter().position(|&o| o == size_opt);
+    let (Some(b), Some(s)) = (buf, size) else {
+        return;
+    };
+    let cap = values[s] as usize;
+    let dst = values[b].cast::<u8>();
+    if cap == 0 || dst.is_null() {
+        return;
+    }
+    let len = text.len().min(cap - 1);
+    // SAFETY: `dst` is writable for `cap` bytes, and len < cap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr(), dst, len);
+        dst.add(len).write(0);
+    }
+    values[s] = len as *mut c_void;
+}
+
+/// Options are accepted and ignored, apart from the logs: the error log gets the PTX
+/// diagnostics of a failed load; the info log is left empty.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleLoadDataEx(
+    pmod: *mut Handle,
+    image: *const c_void,
+    num_options: c_uint,
+    options: *const c_int,
+    values: *mut *mut c_void,
+) -> CUresult {
+    entry("cuModuleLoadDataEx", || {
+        let n = num_options as usize;
+        // SAFETY: CUDA's contract for the image.
+        let result = unsafe { image_bytes(image) }.and_then(|img| load(pmod, "module.ptx", img));
+        let error_text = match &result {
+            Err(e) => e.to_string(),
+            Ok(()) => String::new(),
+        };
+        // SAFETY: CUDA's contract for the option arrays.
+        unsafe {
+            fill_log(
+                n,
+                options,
+                values,
+                (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES),
+                "",
+            );
+            fill_log(
+                n,
+                options,
+                values,
+                (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES),
+                &error_text,
+            );
+        }
+        result
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleUnload(m: Handle) -> CUresult {
+    entry("cuModuleUnload", || {
+        crate::device::check_init()?;
+        module::unload(id(m))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleGetFunction(
+    f: *mut Handle,
+    m: Handle,
+    name: *const c_char,
+) -> CUresult {
+    entry("cuModuleGetFunction", || {
+        crate::device::check_init()?;
+        // SAFETY: a NUL-terminated name.
+        let name = unsafe { c_str(name) }?;
+        // SAFETY: NULL or writable.
+        unsafe { put_new(f, || module::function(id(m), name)) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    m: Handle,
+    name: *const c_char,
+) -> CUresult {
+    entry("cuModuleGetGlobal_v2", || {
+        crate::device::check_init()?;
+        // SAFETY: a NUL-terminated name.
+        let name = unsafe { c_str(name) }?;
+        let (addr, size) = module::global(id(m), name)?;
+        // SAFETY: each NULL (not wanted) or writable.
+        unsafe {
+            super::put_opt(dptr, addr);
+            super::put_opt(bytes, size as usize);
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut c_int, attr: c_int, f: Handle) -> CUresult {
+    entry("cuFuncGetAttribute", || {
+        crate::device::check_init()?;
+        let func = FUNCTIONS.get(id(f))?;
+        let v = module::attribute(&func, attr)?;
+        // SAFETY: NULL or writable.
+        unsafe { put(value, v) }
+    })
+}

@@ -1,0 +1,131 @@
+//! Streams and events.
+
+use std::ffi::c_uint;
+
+use super::{Handle, entry, id, put, put_new};
+use crate::error::{CUresult, CuError, CuResult};
+use crate::stream::{self, EVENTS, STREAMS};
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamCreate(ps: *mut Handle, flags: c_uint) -> CUresult {
+    entry("cuStreamCreate", || {
+        // SAFETY: NULL or writable.
+        unsafe { put_new(ps, || stream::create(flags)) }
+    })
+}
+
+fn destroy_stream(s: Handle) -> CuResult<()> {
+    crate::device::check_init()?;
+    // Work already queued completes: the runtime's stream waits for it when dropped.
+    STREAMS.remove(id(s)).map(drop)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
+    entry("cuStreamDestroy_v2", || destroy_stream(s))
+}
+
+fn synchronize(s: Handle) -> CuResult<()> {
+    let (_, st) = stream::resolve(id(s))?;
+    Ok(st.synchronize()?)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
+    entry("cuStreamSynchronize", || synchronize(s))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamQuery(s: Handle) -> CUresult {
+    entry("cuStreamQuery", || stream::query(id(s)))
+}
+
+fn wait_event(s: Handle, e: Handle, flags: c_uint) -> CuResult<()> {
+    // CU_EVENT_WAIT_DEFAULT (0) or CU_EVENT_WAIT_EXTERNAL (1, graphs only).
+    if flags > 1 {
+        return Err(CuError::invalid(format!("flags {flags:#x}")));
+    }
+    stream::wait_event(id(s), id(e))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUresult {
+    entry("cuStreamWaitEvent", || wait_event(s, e, flags))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventCreate(pe: *mut Handle, flags: c_uint) -> CUresult {
+    entry("cuEventCreate", || {
+        // SAFETY: NULL or writable.
+        unsafe { put_new(pe, || stream::event_create(flags)) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
+    entry("cuEventRecord", || stream::record(id(e), id(s)))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventQuery(e: Handle) -> CUresult {
+    entry("cuEventQuery", || stream::event_query(id(e)))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
+    entry("cuEventSynchronize", || stream::event_synchronize(id(e)))
+}
+
+fn elapsed(ms: *mut f32, start: Handle, end: Handle) -> CuResult<()> {
+    crate::device::check_init()?;
+    if ms.is_null() {
+        return Err(CuError::invalid("pMilliseconds is NULL"));
+    }
+    let v = stream::elapsed_ms(id(start), id(end))?;
+    // SAFETY: non-NULL and writable by the caller's contract.
+    unsafe { put(ms, v) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) -> CUresult {
+    entry("cuEventElapsedTime", || elapsed(ms, start, end))
+}
+
+fn destroy_event(e: Handle) -> CuResult<()> {
+    crate::device::check_init()?;
+    EVENTS.remove(id(e)).map(drop)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
+    entry("cuEventDestroy_v2", || destroy_event(e))
+}
+
+fn get_flags(s: Handle, flags: *mut c_uint) -> CuResult<()> {
+    let f = if stream::is_default(id(s)) {
+        crate::context::current()?;
+        0
+    } else {
+        crate::device::check_init()?;
+        STREAMS.get(id(s))?.flags
+    };
+    // SAFETY: NULL or writable by the caller's contract.
+    unsafe { put(flags, f) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamGetFlags(s: Handle, flags: *mut c_uint) -> CUresult {
+    entry("cuStreamGetFlags", || get_flags(s, flags))
+}
+
+// Other names of the same entry points: their `_v2`/older forms with the same signature,
+// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
+// default stream here.
+alias!(cuStreamDestroy => cuStreamDestroy_v2(s: Handle));
+alias!(cuStreamSynchronize_ptsz => cuStreamSynchronize(s: Handle));
+alias!(cuStreamQuery_ptsz => cuStreamQuery(s: Handle));
+alias!(cuStreamWaitEvent_ptsz => cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint));
+alias!(cuEventRecord_ptsz => cuEventRecord(e: Handle, s: Handle));
+alias!(cuEventElapsedTime_v2 => cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle));
+alias!(cuEventDestroy => cuEventDestroy_v2(e: Handle));
+alias!(cuStreamGetFlags_ptsz => cuStreamGetFlags(s: Handle, flags: *mut c_uint));

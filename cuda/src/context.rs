@@ -1,0 +1,238 @@
+//! Contexts: each owns a ptxvk-runtime context (its own Vulkan device), the allocations made in
+//! it, and its limits. Each thread has its own stack of current contexts, as in CUDA; the
+//! primary context of a device is shared by reference count.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use ptxvk_runtime::ContextOptions;
+
+use crate::device;
+use crate::error::{CuError, CuResult};
+use crate::handles::Table;
+use crate::memory::Allocations;
+
+pub struct Ctx {
+    pub device: i32,
+    pub rt: ptxvk_runtime::Context,
+    pub flags: u32,
+    pub memory: Allocations,
+    limits: Mutex<BTreeMap<u32, usize>>,
+}
+
+pub static CONTEXTS: Table<Ctx> = Table::new("context");
+
+thread_local! {
+    static STACK: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `CUlimit` values and their defaults. The stack size is the per-thread stack ptxvk gives
+/// recursive functions; the others are CUDA's defaults, kept so that programs that read, set
+/// and read back see their own values.
+const LIMITS: &[(u32, usize)] = &[
+    (0x0, 4096),    // CU_LIMIT_STACK_SIZE
+    (0x1, 1 << 20), // CU_LIMIT_PRINTF_FIFO_SIZE
+    (0x2, 8 << 20), // CU_LIMIT_MALLOC_HEAP_SIZE
+    (0x3, 2),       // CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH
+    (0x4, 2048),    // CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
+    (0x5, 64),      // CU_LIMIT_MAX_L2_FETCH_GRANULARITY
+    (0x6, 0),       // CU_LIMIT_PERSISTING_L2_CACHE_SIZE
+];
+
+impl Ctx {
+    fn new(device: i32, flags: u32) -> CuResult<Ctx> {
+        let info = device::get(device)?;
+        let opts = ContextOptions {
+            device: Some(info.index.to_string()),
+            ..ContextOptions::from_env()
+        };
+        Ok(Ctx {
+            device,
+            rt: ptxvk_runtime::Context::new(&opts)?,
+            flags,
+            memory: Allocations::default(),
+            limits: Mutex::new(LIMITS.iter().copied().collect()),
+        })
+    }
+
+    pub fn limit(&self, limit: u32) -> CuResult<usize> {
+        if limit == 0x7 {
+            // CU_LIMIT_SHMEM_SIZE: the shared memory a kernel may use.
+            return Ok(self.rt.info().max_shared_memory_bytes as usize);
+        }
+        let limits = self.limits.lock().unwrap_or_else(|p| p.into_inner());
+        limits
+            .get(&limit)
+            .copied()
+            .ok_or(CuError::UnsupportedLimit(limit))
+    }
+
+    pub fn set_limit(&self, limit: u32, value: usize) -> CuResult<()> {
+        let mut limits = self.limits.lock().unwrap_or_else(|p| p.into_inner());
+        match limits.get_mut(&limit) {
+            Some(v) => {
+                *v = value;
+                Ok(())
+            }
+            None => Err(CuError::UnsupportedLimit(limit)),
+        }
+    }
+}
+
+/// `cuCtxCreate`: a new context, made current to the calling thread.
+pub fn create(device: i32, flags: u32) -> CuResult<usize> {
+    let (id, _) = CONTEXTS.insert(Ctx::new(device, flags)?);
+    push(id)?;
+    Ok(id)
+}
+
+/// `cuCtxDestroy`: the context is gone for every thread; the caller's stack drops it.
+pub fn destroy(id: usize) -> CuResult<()> {
+    let ctx = CONTEXTS.get(id)?;
+    if primary_of(id).is_some() {
+        return Err(CuError::InvalidContext);
+    }
+    release(id, &ctx)?;
+    STACK.with(|s| s.borrow_mut().retain(|&c| c != id));
+    Ok(())
+}
+
+/// Removes a context from the table after its work is done, and everything made in it.
+fn release(id: usize, ctx: &Ctx) -> CuResult<()> {
+    // Errors of earlier work belong to the context being destroyed.
+    let _ = ctx.rt.synchronize();
+    crate::module::forget_context(id);
+    crate::stream::forget_context(id);
+    CONTEXTS.remove(id).map(drop)
+}
+
+/// The context on top of the calling thread's stack.
+pub fn current() -> CuResult<(usize, Arc<Ctx>)> {
+    device::check_init()?;
+    let id = current_id().ok_or(CuError::InvalidContext)?;
+    // A context destroyed by another thread is no longer valid here either.
+    let ctx = CONTEXTS.get(id).map_err(|_| CuError::InvalidContext)?;
+    Ok((id, ctx))
+}
+
+pub fn current_id() -> Option<usize> {
+    STACK.with(|s| s.borrow().last().copied())
+}
+
+pub fn push(id: usize) -> CuResult<()> {
+    CONTEXTS.get(id).map_err(|_| CuError::InvalidContext)?;
+    STACK.with(|s| s.borrow_mut().push(id));
+    Ok(())
+}
+
+pub fn pop() -> CuResult<usize> {
+    device::check_init()?;
+    STACK
+        .with(|s| s.borrow_mut().pop())
+        .ok_or(CuError::InvalidContext)
+}
+
+/// `cuCtxSetCurrent`: replaces the top of the stack (NULL pops it).
+pub fn set_current(id: usize) -> CuResult<()> {
+    device::check_init()?;
+    if id == 0 {
+        STACK.with(|s| s.borrow_mut().pop());
+        return Ok(());
+    }
+    CONTEXTS.get(id).map_err(|_| CuError::InvalidContext)?;
+    STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        s.pop();
+        s.push(id);
+    });
+    Ok(())
+}
+
+/// A device's primary context: created on first retain, destroyed when the last reference is
+/// released (or on reset).
+#[derive(Default)]
+struct Primary {
+    id: Option<usize>,
+    refs: u32,
+    flags: u32,
+}
+
+static PRIMARY: Mutex<BTreeMap<i32, Primary>> = Mutex::new(BTreeMap::new());
+
+fn primaries() -> std::sync::MutexGuard<'static, BTreeMap<i32, Primary>> {
+    PRIMARY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn primary_of(id: usize) -> Option<i32> {
+    primaries()
+        .iter()
+        .find(|(_, p)| p.id == Some(id))
+        .map(|(d, _)| *d)
+}
+
+pub fn primary_retain(device: i32) -> CuResult<usize> {
+    device::get(device)?;
+    let mut all = primaries();
+    let p = all.entry(device).or_default();
+    let id = match p.id {
+        Some(id) => id,
+        None => {
+            let (id, _) = CONTEXTS.insert(Ctx::new(device, p.flags)?);
+            p.id = Some(id);
+            id
+        }
+    };
+    p.refs += 1;
+    Ok(id)
+}
+
+pub fn primary_release(device: i32) -> CuResult<()> {
+    device::get(device)?;
+    let mut all = primaries();
+    let p = all.entry(device).or_default();
+    if p.refs == 0 {
+        return Err(CuError::InvalidContext);
+    }
+    p.refs -= 1;
+    if p.refs == 0
+        && let Some(id) = p.id.take()
+        && let Ok(ctx) = CONTEXTS.get(id)
+    {
+        release(id, &ctx)?;
+    }
+    Ok(())
+}
+
+pub fn primary_reset(device: i32) -> CuResult<()> {
+    device::get(device)?;
+    let mut all = primaries();
+    let p = all.entry(device).or_default();
+    p.refs = 0;
+    if let Some(id) = p.id.take()
+        && let Ok(ctx) = CONTEXTS.get(id)
+    {
+        release(id, &ctx)?;
+    }
+    Ok(())
+}
+
+/// (flags, active).
+pub fn primary_state(device: i32) -> CuResult<(u32, bool)> {
+    device::get(device)?;
+    let all = primaries();
+    Ok(all
+        .get(&device)
+        .map_or((0, false), |p| (p.flags, p.id.is_some())))
+}
+
+pub fn primary_set_flags(device: i32, flags: u32) -> CuResult<()> {
+    device::get(device)?;
+    // The scheduling flags (bits 0-2), CU_CTX_MAP_HOST (0x8), CU_CTX_LMEM_RESIZE_TO_MAX (0x10)
+    // and CU_CTX_COREDUMP/SYNC_MEMOPS bits up to 0xff are CUDA's valid flags.
+    if flags & !0xff != 0 || !matches!(flags & 0x7, 0 | 1 | 2 | 4) {
+        return Err(CuError::invalid(format!("context flags {flags:#x}")));
+    }
+    primaries().entry(device).or_default().flags = flags;
+    Ok(())
+}

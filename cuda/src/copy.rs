@@ -1,0 +1,84 @@
+//! Copies and fills between device pointers and host memory. `None` for the stream is the
+//! synchronous form (complete on return, after all earlier work in the context); `Some` is the
+//! `*Async` form on that stream handle.
+
+use std::sync::Arc;
+
+use ptxvk_runtime::Stream;
+
+use crate::context::{self, Ctx};
+use crate::error::{CuError, CuResult};
+use crate::memory;
+
+/// The context and stream a copy runs in.
+fn target(stream: Option<usize>) -> CuResult<(Arc<Ctx>, Option<Stream>)> {
+    match stream {
+        None => Ok((context::current()?.1, None)),
+        Some(h) => {
+            let (ctx, s) = crate::stream::resolve(h)?;
+            Ok((ctx, Some(s)))
+        }
+    }
+}
+
+pub fn htod(dst: u64, src: &[u8], stream: Option<usize>) -> CuResult<()> {
+    let (ctx, s) = target(stream)?;
+    let place = ctx.memory.resolve(dst, src.len() as u64)?;
+    memory::write(&place, src, s.as_ref())
+}
+
+pub fn dtoh(dst: &mut [u8], src: u64, stream: Option<usize>) -> CuResult<()> {
+    let (ctx, s) = target(stream)?;
+    let place = ctx.memory.resolve(src, dst.len() as u64)?;
+    memory::read(&place, dst, s.as_ref())
+}
+
+pub fn dtod(dst: u64, src: u64, len: u64, stream: Option<usize>) -> CuResult<()> {
+    let (ctx, s) = target(stream)?;
+    let from = ctx.memory.resolve(src, len)?;
+    let to = ctx.memory.resolve(dst, len)?;
+    let on = match &s {
+        Some(s) => s.clone(),
+        None => ctx.rt.default_stream()?,
+    };
+    on.copy_buffer(
+        (from.buffer()?, from.offset),
+        (to.buffer()?, to.offset),
+        len,
+    )?;
+    if s.is_none() {
+        ctx.rt.synchronize()?;
+    }
+    Ok(())
+}
+
+/// `cuMemsetD8/16/32`: `count` elements of `pattern`'s size; the pointer must be aligned to it.
+pub fn memset(dst: u64, pattern: &[u8], count: usize, stream: Option<usize>) -> CuResult<()> {
+    let size = pattern.len() as u64;
+    if dst % size != 0 {
+        return Err(CuError::invalid(format!(
+            "{dst:#x} is not aligned to {size} bytes"
+        )));
+    }
+    let len = (count as u64)
+        .checked_mul(size)
+        .ok_or_else(|| CuError::invalid("memset size overflows"))?;
+    let (ctx, s) = target(stream)?;
+    let place = ctx.memory.resolve(dst, len)?;
+    let on = match &s {
+        Some(s) => s.clone(),
+        None => ctx.rt.default_stream()?,
+    };
+    on.fill_buffer(place.buffer()?, place.offset, len, pattern)?;
+    if s.is_none() {
+        ctx.rt.synchronize()?;
+    }
+    Ok(())
+}
+
+/// Whether `ptr` is device memory of the context a copy runs in (`cuMemcpy` decides the
+/// direction from this, as unified addressing lets CUDA do).
+pub fn is_device(ptr: u64, stream: Option<usize>) -> CuResult<bool> {
+    let (ctx, _) = target(stream)?;
+    Ok(ctx.memory.containing(ptr).is_some())
+}

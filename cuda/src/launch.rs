@@ -1,0 +1,121 @@
+//! `cuLaunchKernel`: the configuration checked as CUDA checks it, and the parameters, given as
+//! one pointer per parameter or as one packed buffer, laid out by the kernel's PTX signature.
+
+use ptxvk_runtime::{KernelArg, LaunchConfig};
+
+use crate::error::{CuError, CuResult};
+use crate::module::Func;
+
+/// How the caller passed the parameters.
+pub enum Params<'a> {
+    /// `kernelParams`: a pointer to each parameter's value, read for the parameter's size.
+    Pointers(Vec<&'a [u8]>),
+    /// `extra` with CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE: every parameter at its ABI offset.
+    Buffer(&'a [u8]),
+    /// Neither: only valid for a kernel without parameters.
+    None,
+}
+
+/// Bytes the parameters of `f` span in a packed buffer, and the largest alignment among them
+/// (a C struct of the parameters may end with padding up to it).
+pub fn param_extent(f: &Func) -> (usize, usize) {
+    let params = &f.kernel.abi().params;
+    let end = params
+        .iter()
+        .map(|p| (p.offset + p.size) as usize)
+        .max()
+        .unwrap_or(0);
+    let align = params
+        .iter()
+        .map(|p| p.align.max(1) as usize)
+        .max()
+        .unwrap_or(1);
+    (end, align)
+}
+
+/// The parameter sizes of `f`, for reading `kernelParams`.
+pub fn param_sizes(f: &Func) -> Vec<usize> {
+    f.kernel
+        .abi()
+        .params
+        .iter()
+        .map(|p| p.size as usize)
+        .collect()
+}
+
+/// Checks `cfg` against the device as CUDA does: a zero dimension, a block or grid over the
+/// device's limits, or more dynamic shared memory than a block may opt into is an invalid
+/// value (checked here, before the runtime sees the launch).
+pub fn check_config(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
+    let info = f.ctx.rt.info();
+    let attr = |a| crate::device::attribute(info, a);
+    let bad = |what: String| Err(CuError::InvalidValue(what));
+    if cfg.grid.contains(&0) || cfg.block.contains(&0) {
+        return bad(format!("grid {:?} block {:?}", cfg.grid, cfg.block));
+    }
+    for i in 0..3 {
+        let block_max = attr(2 + i as i32)?;
+        let grid_max = attr(5 + i as i32)?;
+        if i64::from(cfg.block[i]) > i64::from(block_max) {
+            return bad(format!(
+                "block dimension {i} = {} > {block_max}",
+                cfg.block[i]
+            ));
+        }
+        if i64::from(cfg.grid[i]) > i64::from(grid_max) {
+            return bad(format!("grid dimension {i} = {} > {grid_max}", cfg.grid[i]));
+        }
+    }
+    let threads: u64 = cfg.block.iter().map(|&b| u64::from(b)).product();
+    let max_threads = attr(1)?;
+    if threads > max_threads as u64 {
+        return bad(format!("{threads} threads per block > {max_threads}"));
+    }
+    if i64::from(cfg.shared_bytes) > i64::from(attr(97)?) {
+        return bad(format!(
+            "{} bytes of dynamic shared memory",
+            cfg.shared_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// The runtime's arguments: each parameter's bytes, taken from where the caller put them.
+pub fn arguments(f: &Func, params: &Params<'_>) -> CuResult<Vec<KernelArg>> {
+    let abi = f.kernel.abi();
+    match params {
+        Params::None if abi.params.is_empty() => Ok(Vec::new()),
+        Params::None => Err(CuError::invalid(format!(
+            "kernel `{}` takes {} parameters and none were given",
+            abi.name,
+            abi.params.len()
+        ))),
+        Params::Pointers(values) => Ok(values
+            .iter()
+            .map(|v| KernelArg::Bytes(v.to_vec()))
+            .collect()),
+        Params::Buffer(buf) => abi
+            .params
+            .iter()
+            .map(|p| {
+                let at = p.offset as usize;
+                buf.get(at..at + p.size as usize)
+                    .map(|b| KernelArg::Bytes(b.to_vec()))
+                    .ok_or_else(|| CuError::invalid("parameter buffer too small"))
+            })
+            .collect(),
+    }
+}
+
+/// Checks the size given with CU_LAUNCH_PARAM_BUFFER_SIZE: it must cover every parameter, and
+/// may exceed that only by the padding a C struct of them ends with.
+pub fn check_buffer_size(f: &Func, size: usize) -> CuResult<()> {
+    let (end, align) = param_extent(f);
+    if size < end || size > end.next_multiple_of(align) {
+        return Err(CuError::invalid(format!(
+            "CU_LAUNCH_PARAM_BUFFER_SIZE is {size}; kernel `{}` needs {end} bytes",
+            f.kernel.name()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! Device pointers. A `CUdeviceptr` is a buffer device address, so kernels can do arithmetic
+//! on it and store it in memory; an ordered map from address to allocation answers which
+//! allocation holds a pointer, for copies, fills, frees and address ranges.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use ptxvk_runtime::{Buffer, Module, Stream};
+
+use crate::error::{CuError, CuResult};
+
+/// What backs a range of device addresses.
+#[derive(Clone)]
+pub enum Backing {
+    /// `cuMemAlloc`.
+    Buffer(Arc<Buffer>),
+    /// A module variable (`cuModuleGetGlobal`): written and read through its module.
+    Global {
+        module: Arc<Module>,
+        name: String,
+        module_id: usize,
+    },
+}
+
+#[derive(Clone)]
+pub struct Allocation {
+    pub base: u64,
+    pub size: u64,
+    pub backing: Backing,
+}
+
+/// A resolved range: the allocation and the offset of the pointer in it.
+pub struct Place {
+    pub alloc: Allocation,
+    pub offset: u64,
+}
+
+impl Place {
+    pub fn buffer(&self) -> CuResult<&Arc<Buffer>> {
+        match &self.alloc.backing {
+            Backing::Buffer(b) => Ok(b),
+            Backing::Global { .. } => Err(CuError::NotSupported(
+                "device-side copies and fills of module variables".into(),
+            )),
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Allocations {
+    map: Mutex<BTreeMap<u64, Allocation>>,
+}
+
+impl Allocations {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Allocation>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `cuMemAlloc`: zero bytes is an invalid value, as in CUDA.
+    pub fn alloc(&self, ctx: &ptxvk_runtime::Context, size: u64) -> CuResult<u64> {
+        if size == 0 {
+            return Err(CuError::invalid("an allocation of 0 bytes"));
+        }
+        let buf = Buffer::new(ctx, size).map_err(|e| match e {
+            ptxvk_runtime::Error::DeviceLost => CuError::LaunchFailed(e.to_string()),
+            e => CuError::OutOfMemory(e.to_string()),
+        })?;
+        let base = buf.address();
+        self.lock().insert(
+            base,
+            Allocation {
+                base,
+                size,
+                backing: Backing::Buffer(Arc::new(buf)),
+            },
+        );
+        Ok(base)
+    }
+
+    pub fn add_global(&self, alloc: Allocation) {
+        self.lock().entry(alloc.base).or_insert(alloc);
+    }
+
+    /// Forgets the variables of an unloaded module.
+    pub fn remove_module(&self, id: usize) {
+        self.lock().retain(
+            |_, a| !matches!(a.backing, Backing::Global { module_id, .. } if module_id == id),
+        );
+    }
+
+    /// `cuMemFree`: only the address `cuMemAlloc` returned frees.
+    pub fn free(&self, ptr: u64) -> CuResult<Allocation> {
+        let mut map = self.lock();
+        match map.get(&ptr) {
+            Some(a) if matches!(a.backing, Backing::Buffer(_)) => {}
+            _ => return Err(CuError::invalid(format!("free of {ptr:#x}"))),
+        }
+        map.remove(&ptr)
+            .ok_or_else(|| CuError::invalid(format!("free of {ptr:#x}")))
+    }
+
+    /// The allocation holding `ptr`, if any.
+    pub fn containing(&self, ptr: u64) -> Option<Allocation> {
+        let map = self.lock();
+        let (_, a) = map.range(..=ptr).next_back()?;
+        (ptr - a.base < a.size).then(|| a.clone())
+    }
+
+    /// The allocation holding all of `[ptr, ptr + len)`.
+    pub fn resolve(&self, ptr: u64, len: u64) -> CuResult<Place> {
+        let alloc = self
+            .containing(ptr)
+            .ok_or_else(|| CuError::invalid(format!("{ptr:#x} is not a device pointer")))?;
+        let offset = ptr - alloc.base;
+        if len > alloc.size - offset {
+            return Err(CuError::invalid(format!(
+                "{len} bytes at {ptr:#x} run past the end of its allocation of {} bytes",
+                alloc.size
+            )));
+        }
+        Ok(Place { alloc, offset })
+    }
+
+    /// Bytes allocated with `cuMemAlloc` (for `cuMemGetInfo`).
+    pub fn allocated(&self) -> u64 {
+        self.lock()
+            .values()
+            .filter(|a| matches!(a.backing, Backing::Buffer(_)))
+            .map(|a| a.size)
+            .sum()
+    }
+}
+
+/// Host bytes into device memory. On a stream the data is staged before this returns;
+/// without one the copy is complete on return (after all earlier work, as `cuMemcpyHtoD`).
+pub fn write(place: &Place, data: &[u8], stream: Option<&Stream>) -> CuResult<()> {
+    match (&place.alloc.backing, stream) {
+        (Backing::Buffer(b), None) => Ok(b.write_bytes(place.offset, data)?),
+        (Backing::Buffer(b), Some(s)) => Ok(s.write_buffer(b, place.offset, data)?),
+        (Backing::Global { module, name, .. }, _) => {
+            Ok(module.write_global(name, place.offset, data)?)
+        }
+    }
+}
+
+/// Device memory to the host. Always complete on return: CUDA does the same for copies to
+/// pageable host memory, which is all the memory this library hands out.
+pub fn read(place: &Place, out: &mut [u8], stream: Option<&Stream>) -> CuResult<()> {
+    match (&place.alloc.backing, stream) {
+        (Backing::Buffer(b), None) => Ok(b.read_bytes(place.offset, out)?),
+        (Backing::Buffer(b), Some(s)) => {
+            let data = s.read_buffer(b, place.offset, out.len() as u64)?.wait()?;
+            out.copy_from_slice(&data);
+            Ok(())
+        }
+        (Backing::Global { module, name, .. }, _) => {
+            let all = module.read_global(name)?;
+            let at = place.offset as usize;
+            let src = all
+                .get(at..at + out.len())
+                .ok_or_else(|| CuError::invalid("read past a module variable"))?;
+            out.copy_from_slice(src);
+            Ok(())
+        }
+    }
+}
+
+/// Page-locked host memory (`cuMemAllocHost`): plain host allocations here, remembered so that
+/// `cuMemFreeHost` accepts only what was handed out.
+pub mod host {
+    use std::alloc::Layout;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use crate::error::{CuError, CuResult};
+
+    static HOST: Mutex<BTreeMap<usize, Layout>> = Mutex::new(BTreeMap::new());
+
+    pub fn alloc(size: usize) -> CuResult<*mut u8> {
+        if size == 0 {
+            return Err(CuError::invalid("a host allocation of 0 bytes"));
+        }
+        let layout = Layout::from_size_align(size, 4096)
+            .map_err(|_| CuError::OutOfMemory(format!("{size} bytes of host memory")))?;
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        if p.is_null() {
+            return Err(CuError::OutOfMemory(format!("{size} bytes of host memory")));
+        }
+        HOST.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(p as usize, layout);
+        Ok(p)
+    }
+
+    pub fn free(p: *mut u8) -> CuResult<()> {
+        let layout = HOST
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&(p as usize))
+            .ok_or_else(|| CuError::invalid(format!("{p:?} is not page-locked host memory")))?;
+        // SAFETY: `p` was returned by `alloc` with this layout and is freed once (it has just
+        // been removed from the table).
+        unsafe { std::alloc::dealloc(p, layout) };
+        Ok(())
+    }
+}

@@ -1,0 +1,162 @@
+//! Modules (PTX text handed to `cuModuleLoadData*`) and their functions.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use ptxvk_runtime::{Kernel, Module};
+
+use crate::context::Ctx;
+use crate::error::{CuError, CuResult};
+use crate::handles::Table;
+use crate::memory::{Allocation, Backing};
+
+pub struct Mod {
+    pub ctx_id: usize,
+    pub ctx: Arc<Ctx>,
+    pub module: Arc<Module>,
+    /// `.version` of the PTX, as CUDA reports it (major * 10 + minor).
+    pub ptx_version: i32,
+    /// Function handles already given out, by name: CUDA returns the same one each time.
+    functions: Mutex<BTreeMap<String, usize>>,
+}
+
+pub struct Func {
+    pub module_id: usize,
+    pub ctx_id: usize,
+    pub ctx: Arc<Ctx>,
+    pub kernel: Kernel,
+    pub ptx_version: i32,
+}
+
+pub static MODULES: Table<Mod> = Table::new("module");
+pub static FUNCTIONS: Table<Func> = Table::new("function");
+
+/// What a module image holds, from its first bytes.
+fn image_text(image: &[u8]) -> CuResult<&str> {
+    if image.starts_with(b"\x7fELF") {
+        return Err(CuError::InvalidImage(
+            "a cubin (ELF) holds machine code for NVIDIA GPUs only; hand over PTX".into(),
+        ));
+    }
+    if image.starts_with(&[0x50, 0xed, 0x55, 0xba]) || image.starts_with(&[0xb1, 0x43, 0x62, 0x46])
+    {
+        return Err(CuError::NotSupported("fatbinary images".into()));
+    }
+    std::str::from_utf8(image).map_err(|_| CuError::InvalidImage("PTX is not UTF-8 text".into()))
+}
+
+/// `.version X.Y` of PTX text as X * 10 + Y (0 when absent).
+fn ptx_version(text: &str) -> i32 {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(".version"))
+        .and_then(|v| {
+            let (a, b) = v.trim().split_once('.')?;
+            Some(a.trim().parse::<i32>().ok()? * 10 + b.trim().parse::<i32>().ok()?)
+        })
+        .unwrap_or(0)
+}
+
+/// `cuModuleLoadData`: parses and checks the PTX now (kernels are translated when their
+/// function is first asked for) and registers its variables as device memory.
+pub fn load(ctx_id: usize, ctx: Arc<Ctx>, name: &str, image: &[u8]) -> CuResult<usize> {
+    let text = image_text(image)?;
+    let module = Arc::new(ctx.rt.load_ptx(name, text)?);
+    let ptx_version = ptx_version(text);
+    let globals = module.globals();
+    let (id, _) = MODULES.insert(Mod {
+        ctx_id,
+        ctx: ctx.clone(),
+        module: module.clone(),
+        ptx_version,
+        functions: Mutex::new(BTreeMap::new()),
+    });
+    for g in globals.into_iter().filter(|g| g.size > 0) {
+        ctx.memory.add_global(Allocation {
+            base: g.address,
+            size: g.size,
+            backing: Backing::Global {
+                module: module.clone(),
+                name: g.name,
+                module_id: id,
+            },
+        });
+    }
+    Ok(id)
+}
+
+pub fn unload(id: usize) -> CuResult<()> {
+    let m = MODULES.remove(id)?;
+    // Launches already queued keep their kernels alive; the handles go now.
+    FUNCTIONS.remove_where(|f| f.module_id == id);
+    m.ctx.memory.remove_module(id);
+    Ok(())
+}
+
+pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
+    let m = MODULES.get(module_id)?;
+    let mut known = m.functions.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&id) = known.get(name)
+        && FUNCTIONS.get(id).is_ok()
+    {
+        return Ok(id);
+    }
+    let kernel = m.module.kernel(name)?;
+    let (id, _) = FUNCTIONS.insert(Func {
+        module_id,
+        ctx_id: m.ctx_id,
+        ctx: m.ctx.clone(),
+        kernel,
+        ptx_version: m.ptx_version,
+    });
+    known.insert(name.to_string(), id);
+    Ok(id)
+}
+
+/// `cuModuleGetGlobal`: (address, size).
+pub fn global(module_id: usize, name: &str) -> CuResult<(u64, u64)> {
+    let m = MODULES.get(module_id)?;
+    m.module
+        .global(name)
+        .map_err(|_| CuError::NotFound(format!("global `{name}`")))
+}
+
+/// Modules and functions of a destroyed context.
+pub fn forget_context(ctx_id: usize) {
+    MODULES.remove_where(|m| m.ctx_id == ctx_id);
+    FUNCTIONS.remove_where(|f| f.ctx_id == ctx_id);
+}
+
+/// `cuFuncGetAttribute`.
+pub fn attribute(f: &Func, attr: i32) -> CuResult<i32> {
+    let abi = f.kernel.abi();
+    let info = f.ctx.rt.info();
+    let sat = |v: u64| i32::try_from(v).unwrap_or(i32::MAX);
+    let device_threads = u64::from(info.max_workgroup_invocations.min(1024));
+    let (major, minor) = crate::device::compute_capability();
+    Ok(match attr {
+        // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+        0 => {
+            let limit = abi.maxntid.or(abi.reqntid).map_or(device_threads, |m| {
+                m.iter().map(|&d| u64::from(d)).product()
+            });
+            sat(limit.min(device_threads))
+        }
+        1 => sat(u64::from(abi.static_shared_bytes)),
+        // Constant and local sizes: module constants live in one buffer shared by the kernels,
+        // and local memory is per-thread scratch ptxvk sizes itself.
+        2 | 3 => 0,
+        // Registers: Vulkan does not report them. 32 is an estimate at which 64 K registers
+        // hold 2048 threads, the full occupancy of compute capability 8.0.
+        4 => 32,
+        5 => f.ptx_version,
+        6 => major * 10 + minor,
+        7 => 0,
+        8 => sat(u64::from(
+            info.max_shared_memory_bytes
+                .saturating_sub(abi.static_shared_bytes),
+        )),
+        9 => -1,
+        10..=19 => 0,
+        a => return Err(CuError::invalid(format!("function attribute {a}"))),
+    })
+}

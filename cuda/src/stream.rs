@@ -1,0 +1,152 @@
+//! Streams and events.
+
+use std::sync::{Arc, Mutex};
+
+use ptxvk_runtime::{Event, Stream};
+
+use crate::context::{self, Ctx};
+use crate::error::{CuError, CuResult};
+use crate::handles::Table;
+
+pub struct Strm {
+    pub ctx_id: usize,
+    pub ctx: Arc<Ctx>,
+    pub stream: Stream,
+    pub flags: u32,
+}
+
+pub struct Evt {
+    pub ctx_id: usize,
+    pub flags: u32,
+    recorded: Mutex<Option<Event>>,
+}
+
+pub static STREAMS: Table<Strm> = Table::new("stream");
+pub static EVENTS: Table<Evt> = Table::new("event");
+
+/// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: handles that name the default stream.
+const STREAM_LEGACY: usize = 0x1;
+const STREAM_PER_THREAD: usize = 0x2;
+const EVENT_DISABLE_TIMING: u32 = 0x2;
+
+/// NULL, CU_STREAM_LEGACY or CU_STREAM_PER_THREAD.
+pub fn is_default(handle: usize) -> bool {
+    matches!(handle, 0 | STREAM_LEGACY | STREAM_PER_THREAD)
+}
+
+/// The stream a handle names, with its context. NULL and the two special handles are the
+/// current context's default stream, which ptxvk serves with the runtime's default stream.
+pub fn resolve(handle: usize) -> CuResult<(Arc<Ctx>, Stream)> {
+    if is_default(handle) {
+        let (_, ctx) = context::current()?;
+        let stream = ctx.rt.default_stream()?;
+        return Ok((ctx, stream));
+    }
+    crate::device::check_init()?;
+    let s = STREAMS.get(handle)?;
+    Ok((s.ctx.clone(), s.stream.clone()))
+}
+
+pub fn create(flags: u32) -> CuResult<usize> {
+    // CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1).
+    if flags > 1 {
+        return Err(CuError::invalid(format!("stream flags {flags:#x}")));
+    }
+    let (ctx_id, ctx) = context::current()?;
+    let stream = ctx.rt.new_stream()?;
+    let (id, _) = STREAMS.insert(Strm {
+        ctx_id,
+        ctx,
+        stream,
+        flags,
+    });
+    Ok(id)
+}
+
+pub fn query(handle: usize) -> CuResult<()> {
+    let (_, s) = resolve(handle)?;
+    if s.is_idle()? {
+        Ok(())
+    } else {
+        Err(CuError::NotReady)
+    }
+}
+
+pub fn wait_event(stream: usize, event: usize) -> CuResult<()> {
+    let (_, s) = resolve(stream)?;
+    let e = EVENTS.get(event)?;
+    let recorded = e.recorded.lock().unwrap_or_else(|p| p.into_inner());
+    // Waiting for an event never recorded waits for nothing, as in CUDA.
+    if let Some(ev) = recorded.as_ref() {
+        s.wait_event(ev)?;
+    }
+    Ok(())
+}
+
+/// Streams and events of a destroyed context.
+pub fn forget_context(ctx_id: usize) {
+    STREAMS.remove_where(|s| s.ctx_id == ctx_id);
+    EVENTS.remove_where(|e| e.ctx_id == ctx_id);
+}
+
+pub fn event_create(flags: u32) -> CuResult<usize> {
+    // CU_EVENT_DEFAULT, BLOCKING_SYNC (1), DISABLE_TIMING (2), INTERPROCESS (4).
+    if flags & !0x7 != 0 {
+        return Err(CuError::invalid(format!("event flags {flags:#x}")));
+    }
+    let (ctx_id, _) = context::current()?;
+    let (id, _) = EVENTS.insert(Evt {
+        ctx_id,
+        flags,
+        recorded: Mutex::new(None),
+    });
+    Ok(id)
+}
+
+pub fn record(event: usize, stream: usize) -> CuResult<()> {
+    let e = EVENTS.get(event)?;
+    let (_, s) = resolve(stream)?;
+    let ev = s.record_event()?;
+    *e.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(ev);
+    Ok(())
+}
+
+/// `cuEventQuery`: an event never recorded counts as complete.
+pub fn event_query(event: usize) -> CuResult<()> {
+    let e = EVENTS.get(event)?;
+    let recorded = e.recorded.lock().unwrap_or_else(|p| p.into_inner());
+    match recorded.as_ref() {
+        Some(ev) if !ev.is_complete()? => Err(CuError::NotReady),
+        _ => Ok(()),
+    }
+}
+
+pub fn event_synchronize(event: usize) -> CuResult<()> {
+    let e = EVENTS.get(event)?;
+    let recorded = e.recorded.lock().unwrap_or_else(|p| p.into_inner());
+    match recorded.as_ref() {
+        Some(ev) => Ok(ev.synchronize()?),
+        None => Ok(()),
+    }
+}
+
+/// `cuEventElapsedTime` in milliseconds. CUDA's codes: INVALID_HANDLE for an event without
+/// timing or never recorded, NOT_READY while either has not completed.
+pub fn elapsed_ms(start: usize, end: usize) -> CuResult<f32> {
+    let (a, b) = (EVENTS.get(start)?, EVENTS.get(end)?);
+    if (a.flags | b.flags) & EVENT_DISABLE_TIMING != 0 {
+        return Err(CuError::InvalidHandle(
+            "event (created with CU_EVENT_DISABLE_TIMING)",
+        ));
+    }
+    let ea = a.recorded.lock().unwrap_or_else(|p| p.into_inner());
+    let eb = b.recorded.lock().unwrap_or_else(|p| p.into_inner());
+    let (Some(ea), Some(eb)) = (ea.as_ref(), eb.as_ref()) else {
+        return Err(CuError::InvalidHandle("event (never recorded)"));
+    };
+    if !ea.is_complete()? || !eb.is_complete()? {
+        return Err(CuError::NotReady);
+    }
+    let d = ea.elapsed(eb)?;
+    Ok(d.as_secs_f64() as f32 * 1000.0)
+}

@@ -1,0 +1,602 @@
+/* Exercises libcuda through NVIDIA's own cuda.h: each mode (argv[1]) is one group of calls,
+ * checked against CUDA's documented results and against values computed here on the CPU.
+ * Exits 0 when every check holds; otherwise prints the failed check and exits 1. */
+#include <cuda.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+/* Declared by cuda.h only when the program asks for the per-thread default stream. */
+extern CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void *, size_t);
+
+/* cuda.h 13.x's cuCtxCreate takes creation parameters (cuCtxCreate_v4). */
+#if CUDA_VERSION >= 13000
+#define CTX_CREATE(pctx, flags, dev) cuCtxCreate(pctx, NULL, flags, dev)
+#else
+#define CTX_CREATE(pctx, flags, dev) cuCtxCreate(pctx, flags, dev)
+#endif
+
+#define EXPECT(call, want)                                                         \
+    do {                                                                           \
+        CUresult got_ = (call);                                                    \
+        if (got_ != (want)) {                                                      \
+            const char *name_ = "?";                                               \
+            cuGetErrorName(got_, &name_);                                          \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, \
+                    __LINE__, #call, (int)got_, name_, (int)(want));               \
+            failures++;                                                            \
+        }                                                                          \
+    } while (0)
+#define CHECK(call) EXPECT(call, CUDA_SUCCESS)
+#define ASSERT(cond)                                                               \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                            \
+        }                                                                          \
+    } while (0)
+
+/* saxpy as nvcc writes it, and a kernel with mixed parameter sizes that reads a module
+ * variable: out[i] = k + (unsigned)d + bias + i for i < n. */
+static const char *PTX =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .global .align 4 .u32 bias;\n"
+    ".visible .entry saxpy(.param .u32 n, .param .f32 a, .param .u64 x, .param .u64 y)\n{\n"
+    " .reg .pred %p<2>; .reg .f32 %f<5>; .reg .b32 %r<6>; .reg .b64 %rd<8>;\n"
+    " ld.param.u32 %r2, [n]; ld.param.f32 %f1, [a];\n"
+    " ld.param.u64 %rd1, [x]; ld.param.u64 %rd2, [y];\n"
+    " mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mov.u32 %r5, %tid.x;\n"
+    " mad.lo.s32 %r1, %r3, %r4, %r5; setp.ge.s32 %p1, %r1, %r2; @%p1 bra DONE;\n"
+    " cvta.to.global.u64 %rd3, %rd1; mul.wide.s32 %rd4, %r1, 4; add.s64 %rd5, %rd3, %rd4;\n"
+    " cvta.to.global.u64 %rd6, %rd2; add.s64 %rd7, %rd6, %rd4;\n"
+    " ld.global.f32 %f2, [%rd7]; ld.global.f32 %f3, [%rd5];\n"
+    " fma.rn.f32 %f4, %f3, %f1, %f2; st.global.f32 [%rd7], %f4;\n"
+    "DONE:\n ret;\n}\n"
+    ".visible .entry mixed(.param .u64 out, .param .u8 k, .param .f64 d, .param .u32 n)\n{\n"
+    " .reg .pred %p<2>; .reg .b16 %h<2>; .reg .b32 %r<10>; .reg .f64 %fd<2>; .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [out]; ld.param.u8 %h1, [k]; ld.param.f64 %fd1, [d]; ld.param.u32 %r1, [n];\n"
+    " mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mad.lo.u32 %r2, %r3, %r4, %r2;\n"
+    " setp.ge.u32 %p1, %r2, %r1; @%p1 bra END;\n"
+    " cvt.u32.u16 %r5, %h1; cvt.rzi.u32.f64 %r6, %fd1; ld.global.u32 %r7, [bias];\n"
+    " add.u32 %r5, %r5, %r6; add.u32 %r5, %r5, %r7; add.u32 %r5, %r5, %r2;\n"
+    " mul.wide.u32 %rd2, %r2, 4; add.u64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r5;\n"
+    "END:\n ret;\n}\n";
+
+/* The parameters of `mixed` as a C struct: the layout CU_LAUNCH_PARAM_BUFFER_POINTER takes. */
+struct mixed_params {
+    CUdeviceptr out;
+    unsigned char k;
+    double d;
+    unsigned n;
+};
+
+static CUcontext make_context(void) {
+    CUdevice dev;
+    CUcontext ctx = NULL;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGet(&dev, 0));
+    CHECK(CTX_CREATE(&ctx, 0, dev));
+    return ctx;
+}
+
+static CUmodule load_module(void) {
+    CUmodule mod = NULL;
+    CHECK(cuModuleLoadData(&mod, PTX));
+    return mod;
+}
+
+static void before_init(void) {
+    int n = -1, version = 0;
+    EXPECT(cuDeviceGetCount(&n), CUDA_ERROR_NOT_INITIALIZED);
+    CUcontext ctx;
+    EXPECT(cuCtxGetCurrent(&ctx), CUDA_ERROR_NOT_INITIALIZED);
+    CUdeviceptr p;
+    EXPECT(cuMemAlloc(&p, 16), CUDA_ERROR_NOT_INITIALIZED);
+    /* Versions and entry points are available before cuInit. */
+    CHECK(cuDriverGetVersion(&version));
+    ASSERT(version >= CUDA_VERSION);
+    void *fn = NULL;
+    CHECK(cuGetProcAddress("cuInit", &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, NULL));
+    ASSERT(fn == (void *)cuInit);
+    EXPECT(cuInit(1), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGetCount(&n));
+    ASSERT(n >= 1);
+}
+
+static void queries(void) {
+    int n = 0, v = 0, major = 0, minor = 0;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGetCount(&n));
+    ASSERT(n >= 1);
+    CUdevice dev = -1;
+    CHECK(cuDeviceGet(&dev, 0));
+    ASSERT(dev == 0);
+    EXPECT(cuDeviceGet(&dev, n), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT(cuDeviceGet(&dev, -1), CUDA_ERROR_INVALID_DEVICE);
+    char name[256];
+    memset(name, 'x', sizeof name);
+    CHECK(cuDeviceGetName(name, sizeof name, 0));
+    ASSERT(strlen(name) > 0 && strlen(name) < sizeof name);
+    char tiny[4];
+    CHECK(cuDeviceGetName(tiny, sizeof tiny, 0));
+    ASSERT(strlen(tiny) <= 3);
+    CUuuid uuid;
+    memset(&uuid, 0, sizeof uuid);
+    CHECK(cuDeviceGetUuid(&uuid, 0));
+    int nonzero = 0;
+    for (int i = 0; i < 16; i++) nonzero |= uuid.bytes[i];
+    ASSERT(nonzero);
+    size_t total = 0;
+    CHECK(cuDeviceTotalMem(&total, 0));
+    ASSERT(total > 0);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0));
+    ASSERT(v == 32);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0));
+    ASSERT(v >= 64 && v <= 1024);
+    int bx = 0;
+    CHECK(cuDeviceGetAttribute(&bx, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0));
+    ASSERT(bx >= 64 && bx <= v);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 0));
+    ASSERT(v == 2147483647);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    ASSERT(v >= 1);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 0));
+    ASSERT(v >= 16384 && v <= 49152);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 0));
+    ASSERT(v == 1);
+    CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0));
+    CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0));
+    /* The test runs with PTXVK_CC=7.5. */
+    ASSERT(major == 7 && minor == 5);
+    EXPECT(cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 7), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT(cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
+
+    const char *s = NULL;
+    CHECK(cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &s));
+    ASSERT(s && strcmp(s, "CUDA_ERROR_INVALID_VALUE") == 0);
+    CHECK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &s));
+    ASSERT(s && strcmp(s, "out of memory") == 0);
+    EXPECT(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    ASSERT(s == NULL);
+
+    /* Versioned entry points: cuda.h maps cuMemAlloc to cuMemAlloc_v2. */
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult status = (CUdriverProcAddressQueryResult)-1;
+    CHECK(cuGetProcAddress("cuMemAlloc", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status));
+    ASSERT(fn == (void *)cuMemAlloc && status == CU_GET_PROC_ADDRESS_SUCCESS);
+    CHECK(cuGetProcAddress("cuMemcpyHtoD", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status));
+    ASSERT(fn == (void *)cuMemcpyHtoD_v2_ptds);
+    EXPECT(cuGetProcAddress("cuNoSuchFunction", &fn, 12000, 0, &status), CUDA_ERROR_NOT_FOUND);
+    ASSERT(fn == NULL && status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    EXPECT(cuGetProcAddress("cuLaunchKernelEx", &fn, 11000, 0, &status), CUDA_ERROR_NOT_FOUND);
+    ASSERT(status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    /* An entry point without an implementation answers, and says so. */
+    CUgraph graph;
+    EXPECT(cuGraphCreate(&graph, 0), CUDA_ERROR_NOT_SUPPORTED);
+    const void *table = (const void *)1;
+    CUuuid id;
+    memset(&id, 0, sizeof id);
+    EXPECT(cuGetExportTable(&table, &id), CUDA_ERROR_NOT_SUPPORTED);
+}
+
+static void contexts(void) {
+    CHECK(cuInit(0));
+    CUcontext cur = (CUcontext)1;
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == NULL);
+    unsigned flags = 99;
+    int active = 1;
+    CHECK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    ASSERT(flags == 0 && active == 0);
+    CHECK(cuDevicePrimaryCtxSetFlags(0, CU_CTX_SCHED_BLOCKING_SYNC));
+    EXPECT(cuDevicePrimaryCtxSetFlags(0, 3), CUDA_ERROR_INVALID_VALUE);
+    CUcontext primary = NULL, again = NULL;
+    CHECK(cuDevicePrimaryCtxRetain(&primary, 0));
+    CHECK(cuDevicePrimaryCtxRetain(&again, 0));
+    ASSERT(primary != NULL && primary == again);
+    CHECK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    ASSERT(flags == CU_CTX_SCHED_BLOCKING_SYNC && active == 1);
+    CHECK(cuCtxSetCurrent(primary));
+    CHECK(cuCtxGetFlags(&flags));
+    ASSERT(flags == CU_CTX_SCHED_BLOCKING_SYNC);
+
+    CUcontext mine = NULL;
+    CHECK(CTX_CREATE(&mine, 0, 0));
+    ASSERT(mine != NULL && mine != primary);
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == mine);
+    CUdevice dev = -1;
+    CHECK(cuCtxGetDevice(&dev));
+    ASSERT(dev == 0);
+    unsigned api = 0;
+    CHECK(cuCtxGetApiVersion(mine, &api));
+    ASSERT(api == 3020);
+    size_t limit = 0;
+    CHECK(cuCtxGetLimit(&limit, CU_LIMIT_MALLOC_HEAP_SIZE));
+    ASSERT(limit == 8u << 20);
+    CHECK(cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 4096));
+    CHECK(cuCtxGetLimit(&limit, CU_LIMIT_PRINTF_FIFO_SIZE));
+    ASSERT(limit == 4096);
+    EXPECT(cuCtxGetLimit(&limit, (CUlimit)0x55), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    CHECK(cuCtxSynchronize());
+
+    /* The stack: pop gives back the context created last, exposing the primary one. */
+    CUcontext popped = NULL;
+    CHECK(cuCtxPopCurrent(&popped));
+    ASSERT(popped == mine);
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == primary);
+    CHECK(cuCtxPushCurrent(mine));
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == mine);
+    CHECK(cuCtxDestroy(mine));
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == primary);
+    EXPECT(cuCtxPushCurrent(mine), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxDestroy(mine), CUDA_ERROR_INVALID_CONTEXT);
+
+    CHECK(cuDevicePrimaryCtxRelease(0));
+    CHECK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    ASSERT(active == 1);
+    CHECK(cuDevicePrimaryCtxRelease(0));
+    CHECK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    ASSERT(active == 0);
+    EXPECT(cuDevicePrimaryCtxRelease(0), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+/* A second thread starts with an empty context stack; a context made current there works
+ * and does not change the first thread's stack. */
+struct thread_args {
+    CUcontext ctx;
+    CUdeviceptr ptr;
+    int failures;
+};
+
+static void *other_thread(void *p) {
+    struct thread_args *a = p;
+    int before = failures;
+    CUcontext cur = (CUcontext)1;
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == NULL);
+    CUdeviceptr q;
+    EXPECT(cuMemAlloc(&q, 64), CUDA_ERROR_INVALID_CONTEXT);
+    CHECK(cuCtxSetCurrent(a->ctx));
+    unsigned v = 0xdeadbeef;
+    CHECK(cuMemcpyHtoD(a->ptr, &v, sizeof v));
+    CHECK(cuCtxPopCurrent(NULL));
+    a->failures = failures - before;
+    return NULL;
+}
+
+static void threads(void) {
+    CUcontext ctx = make_context();
+    CUdeviceptr p;
+    CHECK(cuMemAlloc(&p, 4));
+    CHECK(cuMemsetD32(p, 0, 1));
+    struct thread_args a = {ctx, p, 0};
+    pthread_t t;
+    ASSERT(pthread_create(&t, NULL, other_thread, &a) == 0);
+    ASSERT(pthread_join(t, NULL) == 0);
+    CUcontext cur = NULL;
+    CHECK(cuCtxGetCurrent(&cur));
+    ASSERT(cur == ctx);
+    unsigned v = 0;
+    CHECK(cuMemcpyDtoH(&v, p, sizeof v));
+    ASSERT(v == 0xdeadbeef);
+    CHECK(cuMemFree(p));
+    CHECK(cuCtxDestroy(ctx));
+}
+
+static void memory(void) {
+    make_context();
+    enum { N = 1000 };
+    CUdeviceptr a, b;
+    CHECK(cuMemAlloc(&a, N * 4));
+    CHECK(cuMemAlloc(&b, N * 4));
+    ASSERT(a != 0 && b != 0 && a != b);
+    size_t free_b = 0, total = 0;
+    CHECK(cuMemGetInfo(&free_b, &total));
+    ASSERT(total > 0 && free_b <= total);
+
+    unsigned host[N], back[N];
+    for (int i = 0; i < N; i++) host[i] = i * 2654435761u;
+    CHECK(cuMemcpyHtoD(a, host, sizeof host));
+    CHECK(cuMemcpyDtoD(b, a, sizeof host));
+    memset(back, 0, sizeof back);
+    CHECK(cuMemcpyDtoH(back, b, sizeof back));
+    ASSERT(memcmp(host, back, sizeof host) == 0);
+
+    /* Interior pointers: the allocation they belong to, and copies from the middle. */
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    CHECK(cuMemGetAddressRange(&base, &size, a + 400));
+    ASSERT(base == a && size == N * 4);
+    unsigned mid[10];
+    CHECK(cuMemcpyDtoH(mid, a + 40, sizeof mid));
+    ASSERT(memcmp(mid, host + 10, sizeof mid) == 0);
+
+    /* Fills: bytes, 16-bit and 32-bit values, over part of an allocation. */
+    CHECK(cuMemsetD32(a, 0x01020304u, N));
+    CHECK(cuMemsetD16(a + 8, 0xabcd, 3));
+    CHECK(cuMemsetD8(a + 17, 0x7f, 5));
+    unsigned char bytes[32];
+    CHECK(cuMemcpyDtoH(bytes, a, sizeof bytes));
+    unsigned char want[32];
+    for (int i = 0; i < 32; i += 4) {
+        want[i] = 4; want[i + 1] = 3; want[i + 2] = 2; want[i + 3] = 1;
+    }
+    for (int i = 0; i < 3; i++) { want[8 + 2 * i] = 0xcd; want[9 + 2 * i] = 0xab; }
+    for (int i = 0; i < 5; i++) want[17 + i] = 0x7f;
+    ASSERT(memcmp(bytes, want, sizeof want) == 0);
+    EXPECT(cuMemsetD32(a + 2, 0, 1), CUDA_ERROR_INVALID_VALUE);
+
+    /* cuMemcpy reads the direction from the pointers. */
+    CHECK(cuMemcpy(a, (CUdeviceptr)host, sizeof host));
+    CHECK(cuMemcpy(b, a, sizeof host));
+    memset(back, 0, sizeof back);
+    CHECK(cuMemcpy((CUdeviceptr)back, b, sizeof back));
+    ASSERT(memcmp(host, back, sizeof host) == 0);
+
+    /* Page-locked host memory works as a copy source and target. */
+    unsigned *pinned = NULL;
+    CHECK(cuMemAllocHost((void **)&pinned, N * 4));
+    ASSERT(pinned != NULL && pinned[0] == 0);
+    CHECK(cuMemcpyDtoH(pinned, a, N * 4));
+    ASSERT(memcmp(pinned, host, sizeof host) == 0);
+    CHECK(cuMemFreeHost(pinned));
+    EXPECT(cuMemFreeHost(pinned), CUDA_ERROR_INVALID_VALUE);
+    void *mapped = NULL;
+    CHECK(cuMemHostAlloc(&mapped, 64, CU_MEMHOSTALLOC_PORTABLE));
+    CHECK(cuMemFreeHost(mapped));
+
+    /* Pitched rows. */
+    CUdeviceptr pitched;
+    size_t pitch = 0;
+    CHECK(cuMemAllocPitch(&pitched, &pitch, 100, 3, 4));
+    ASSERT(pitch >= 100 && pitch % 256 == 0);
+    CHECK(cuMemGetAddressRange(&base, &size, pitched));
+    ASSERT(size == pitch * 3);
+    EXPECT(cuMemAllocPitch(&pitched, &pitch, 100, 3, 3), CUDA_ERROR_INVALID_VALUE);
+
+    EXPECT(cuMemAlloc(&b, 0), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuMemFree(a));
+}
+
+static void launches(void) {
+    make_context();
+    CUmodule mod = load_module();
+    CUfunction saxpy, mixed, again;
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    CHECK(cuModuleGetFunction(&again, mod, "saxpy"));
+    ASSERT(saxpy == again);
+    CHECK(cuModuleGetFunction(&mixed, mod, "mixed"));
+    EXPECT(cuModuleGetFunction(&again, mod, "nope"), CUDA_ERROR_NOT_FOUND);
+    int v = 0;
+    CHECK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, saxpy));
+    ASSERT(v == 70);
+    CHECK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, saxpy));
+    ASSERT(v >= 64);
+
+    enum { N = 1000 };
+    float x[N], y[N], want[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)i * 0.5f;
+        y[i] = 1.0f - (float)i;
+        want[i] = fmaf(x[i], 3.0f, y[i]);
+    }
+    CUdeviceptr dx, dy;
+    CHECK(cuMemAlloc(&dx, sizeof x));
+    CHECK(cuMemAlloc(&dy, sizeof y));
+    CHECK(cuMemcpyHtoD(dx, x, sizeof x));
+    CHECK(cuMemcpyHtoD(dy, y, sizeof y));
+    int n = N;
+    float a = 3.0f;
+    void *params[] = {&n, &a, &dx, &dy};
+    CHECK(cuLaunchKernel(saxpy, (N + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, params, NULL));
+    float out[N];
+    CHECK(cuMemcpyDtoH(out, dy, sizeof out));
+    ASSERT(memcmp(out, want, sizeof out) == 0);
+
+    /* The packed form, with a module variable read by the kernel. */
+    CUdeviceptr bias;
+    size_t bias_size = 0;
+    CHECK(cuModuleGetGlobal(&bias, &bias_size, mod, "bias"));
+    ASSERT(bias_size == 4);
+    unsigned bias_value = 1000;
+    CHECK(cuMemcpyHtoD(bias, &bias_value, 4));
+    EXPECT(cuModuleGetGlobal(&bias, &bias_size, mod, "nothing"), CUDA_ERROR_NOT_FOUND);
+    CUdeviceptr dout;
+    CHECK(cuMemAlloc(&dout, 64 * 4));
+    struct mixed_params mp = {dout, 7, 20.75, 64};
+    size_t mp_size = sizeof mp;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &mp, CU_LAUNCH_PARAM_BUFFER_SIZE, &mp_size,
+                     CU_LAUNCH_PARAM_END};
+    CHECK(cuLaunchKernel(mixed, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, extra));
+    unsigned got[64];
+    CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    for (unsigned i = 0; i < 64; i++) ASSERT(got[i] == 7 + 20 + 1000 + i);
+
+    /* The same through kernelParams, where each value has its own size. */
+    unsigned char k = 1;
+    double d = 2.5;
+    unsigned cnt = 64;
+    void *mparams[] = {&dout, &k, &d, &cnt};
+    CHECK(cuLaunchKernel(mixed, 1, 1, 1, 64, 1, 1, 0, NULL, mparams, NULL));
+    CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    for (unsigned i = 0; i < 64; i++) ASSERT(got[i] == 1 + 2 + 1000 + i);
+    CHECK(cuModuleUnload(mod));
+}
+
+static void streams(void) {
+    make_context();
+    CUmodule mod = load_module();
+    CUfunction saxpy;
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    enum { N = 4096 };
+    static float x[N], y[N], out[N];
+    for (int i = 0; i < N; i++) { x[i] = (float)(i % 17); y[i] = 2.0f; }
+    CUstream s1, s2;
+    CHECK(cuStreamCreate(&s1, CU_STREAM_DEFAULT));
+    CHECK(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+    EXPECT(cuStreamCreate(&s1, 0x10), CUDA_ERROR_INVALID_VALUE);
+    CUevent start, stop, done1, untimed;
+    CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT));
+    CHECK(cuEventCreate(&stop, CU_EVENT_DEFAULT));
+    CHECK(cuEventCreate(&done1, CU_EVENT_DEFAULT));
+    CHECK(cuEventCreate(&untimed, CU_EVENT_DISABLE_TIMING));
+    CHECK(cuEventQuery(done1)); /* never recorded: complete */
+    float ms = -1.0f;
+    EXPECT(cuEventElapsedTime(&ms, start, stop), CUDA_ERROR_INVALID_HANDLE);
+
+    CUdeviceptr dx, dy;
+    CHECK(cuMemAlloc(&dx, sizeof x));
+    CHECK(cuMemAlloc(&dy, sizeof y));
+    /* Stream 1 uploads and runs saxpy twice; stream 2 waits for it, then reads back. */
+    CHECK(cuEventRecord(start, s1));
+    CHECK(cuMemcpyHtoDAsync(dx, x, sizeof x, s1));
+    CHECK(cuMemsetD32Async(dy, 0x40000000u /* 2.0f */, N, s1));
+    int n = N;
+    float a = 0.5f;
+    void *params[] = {&n, &a, &dx, &dy};
+    CHECK(cuLaunchKernel(saxpy, N / 256, 1, 1, 256, 1, 1, 0, s1, params, NULL));
+    CHECK(cuLaunchKernel(saxpy, N / 256, 1, 1, 256, 1, 1, 0, s1, params, NULL));
+    CHECK(cuEventRecord(stop, s1));
+    CHECK(cuEventRecord(done1, s1));
+    CHECK(cuStreamWaitEvent(s2, done1, 0));
+    CHECK(cuMemcpyDtoHAsync(out, dy, sizeof out, s2));
+    CHECK(cuStreamSynchronize(s2));
+    for (int i = 0; i < N; i++) ASSERT(out[i] == 2.0f + 2 * 0.5f * x[i]);
+    CHECK(cuEventSynchronize(stop));
+    CHECK(cuEventQuery(stop));
+    CHECK(cuStreamQuery(s1));
+    CHECK(cuEventElapsedTime(&ms, start, stop));
+    ASSERT(ms >= 0.0f && ms < 60000.0f);
+    CHECK(cuEventRecord(untimed, s1));
+    CHECK(cuEventSynchronize(untimed));
+    EXPECT(cuEventElapsedTime(&ms, start, untimed), CUDA_ERROR_INVALID_HANDLE);
+
+    /* The default stream (NULL) orders its own work. */
+    CUdeviceptr dz;
+    CHECK(cuMemAlloc(&dz, 16));
+    CHECK(cuMemsetD8Async(dz, 0x11, 16, NULL));
+    CHECK(cuMemcpyDtoDAsync(dz, dx + 4, 8, NULL));
+    CHECK(cuStreamSynchronize(NULL));
+    unsigned char zb[16];
+    CHECK(cuMemcpyDtoH(zb, dz, 16));
+    ASSERT(memcmp(zb, (unsigned char *)x + 4, 8) == 0 && zb[8] == 0x11 && zb[15] == 0x11);
+
+    CHECK(cuEventDestroy(start));
+    EXPECT(cuEventQuery(start), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuStreamDestroy(s2));
+    EXPECT(cuStreamSynchronize(s2), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuStreamDestroy(s1));
+}
+
+static void misuse(void) {
+    CUcontext ctx = make_context();
+    CUmodule mod = load_module();
+    CUfunction saxpy;
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    CUdeviceptr p;
+    CHECK(cuMemAlloc(&p, 256));
+    int n = 64;
+    float a = 1.0f;
+    void *params[] = {&n, &a, &p, &p};
+
+    /* A freed pointer. */
+    CHECK(cuMemFree(p));
+    unsigned v = 1;
+    EXPECT(cuMemcpyHtoD(p, &v, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemcpyDtoH(&v, p, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemsetD8(p, 0, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemFree(p), CUDA_ERROR_INVALID_VALUE);
+    CUdeviceptr q;
+    CHECK(cuMemAlloc(&q, 16));
+    EXPECT(cuMemFree(q + 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemcpyHtoD(q + 8, &v, 16), CUDA_ERROR_INVALID_VALUE); /* past the end */
+    EXPECT(cuMemcpyHtoD(q, NULL, 4), CUDA_ERROR_INVALID_VALUE);
+
+    /* Unknown and stale handles. */
+    EXPECT(cuStreamSynchronize((CUstream)(uintptr_t)0x12345600), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuModuleGetFunction(&saxpy, (CUmodule)(uintptr_t)0x7777700, "saxpy"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventRecord((CUevent)(uintptr_t)0x99900, NULL), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLaunchKernel((CUfunction)mod, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+
+    /* `extra` with a size that is not the parameters'. */
+    CHECK(cuMemAlloc(&p, 256));
+    struct { int n; float a; CUdeviceptr x, y; } packed = {64, 1.0f, p, p};
+    size_t wrong = sizeof packed - 8;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &wrong,
+                     CU_LAUNCH_PARAM_END};
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, 64, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+    size_t right = sizeof packed;
+    extra[3] = &right;
+    CHECK(cuLaunchKernel(saxpy, 1, 1, 1, 64, 1, 1, 0, NULL, NULL, extra));
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, 64, 1, 1, 0, NULL, params, extra), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+
+    /* Blocks larger than the device allows; an empty grid. */
+    int max_threads = 0, max_x = 0;
+    CHECK(cuDeviceGetAttribute(&max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0));
+    CHECK(cuDeviceGetAttribute(&max_x, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0));
+    params[2] = &p;
+    params[3] = &p;
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, max_x + 1, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, 32, 32, 2, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(saxpy, 0, 1, 1, 32, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, max_threads, 1, 1, 1 << 30, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuCtxSynchronize());
+
+    /* Bad PTX: CUDA_ERROR_INVALID_PTX, with the diagnostics in the error log. */
+    char log[512];
+    log[0] = 0;
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+    CUmodule bad;
+    EXPECT(cuModuleLoadDataEx(&bad, ".version 7.0\n.target sm_70\n.address_size 64\n.entry k() { bogus.u32 %r1; }\n",
+                              2, opts, vals),
+           CUDA_ERROR_INVALID_PTX);
+    ASSERT(strlen(log) > 0 && (uintptr_t)vals[1] == strlen(log));
+    EXPECT(cuModuleLoad(&bad, "/nonexistent/kernel.ptx"), CUDA_ERROR_FILE_NOT_FOUND);
+
+    /* No current context: launches, allocations and synchronisation report it. */
+    CHECK(cuCtxPopCurrent(NULL));
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, 64, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuMemAlloc(&q, 16), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
+    CHECK(cuCtxPushCurrent(ctx));
+    CHECK(cuModuleUnload(mod));
+    EXPECT(cuModuleUnload(mod), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLaunchKernel(saxpy, 1, 1, 1, 64, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuCtxDestroy(ctx));
+    EXPECT(cuMemAlloc(&q, 16), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "before_init") == 0) before_init();
+    else if (strcmp(mode, "queries") == 0) queries();
+    else if (strcmp(mode, "contexts") == 0) contexts();
+    else if (strcmp(mode, "threads") == 0) threads();
+    else if (strcmp(mode, "memory") == 0) memory();
+    else if (strcmp(mode, "launches") == 0) launches();
+    else if (strcmp(mode, "streams") == 0) streams();
+    else if (strcmp(mode, "misuse") == 0) misuse();
+    else {
+        fprintf(stderr, "unknown mode `%s`\n", mode);
+        return 2;
+    }
+    if (failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", mode, failures);
+        return 1;
+    }
+    printf("%s: ok\n", mode);
+    return 0;
+}

@@ -1,0 +1,84 @@
+//! `tests/c/driver_api.c`, compiled against NVIDIA's cuda.h (12.x, and 13.x where its
+//! entry points differ) and linked with the libcuda.so this crate builds, run once per group of
+//! calls. The program checks every result itself against CUDA's documented codes and against
+//! values it computes on the CPU, and exits non-zero on any mismatch.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// (program, its library directory) for the CUDA 12.x header.
+fn program() -> &'static (PathBuf, PathBuf) {
+    static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let include = common::cuda12_include()
+            .unwrap_or_else(|| panic!("PTXVK_CUDA_INCLUDE=skip: the C tests need cuda.h"));
+        let dir = common::lib_dir("driver-api");
+        (common::compile_c("driver_api", &include, &dir), dir)
+    })
+}
+
+fn run(mode: &str) {
+    run_with(mode, &[]);
+}
+
+fn run_with(mode: &str, env: &[(&str, &str)]) {
+    let (exe, dir) = program();
+    let out = common::run_c(exe, dir, &[mode], env);
+    assert!(out.contains(&format!("{mode}: ok")), "{out}");
+}
+
+#[test]
+fn calls_before_cuinit_report_not_initialized() {
+    run("before_init");
+}
+
+#[test]
+fn device_queries_errors_and_entry_points() {
+    // The program expects the compute capability this sets.
+    run_with("queries", &[("PTXVK_CC", "7.5")]);
+}
+
+#[test]
+fn primary_and_created_contexts_on_the_context_stack() {
+    run("contexts");
+}
+
+#[test]
+fn each_thread_has_its_own_context_stack() {
+    run("threads");
+}
+
+#[test]
+fn allocations_copies_fills_and_host_memory() {
+    run("memory");
+}
+
+#[test]
+fn launches_with_kernel_params_and_extra() {
+    run("launches");
+}
+
+#[test]
+fn two_streams_ordered_by_events() {
+    run("streams");
+}
+
+#[test]
+fn misuse_gives_cudas_error_codes() {
+    run("misuse");
+}
+
+#[test]
+fn the_program_also_builds_and_runs_against_the_cuda_13_header() {
+    let Some(include) = common::headers().and_then(|h| h.get(1).cloned()) else {
+        return;
+    };
+    let dir = common::lib_dir("driver-api-13");
+    let exe = common::compile_c("driver_api", &include, &dir);
+    for mode in ["contexts", "launches"] {
+        let out = common::run_c(&exe, &dir, &[mode], &[]);
+        assert!(out.contains(&format!("{mode}: ok")), "{out}");
+    }
+}
