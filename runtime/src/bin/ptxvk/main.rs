@@ -1,6 +1,7 @@
 //! `ptxvk`: check, translate and run PTX kernels on Vulkan devices.
 
 mod args;
+mod exec;
 mod run;
 
 use std::io::IsTerminal;
@@ -67,6 +68,13 @@ enum Command {
     Run(run::RunArgs),
     /// Launch a kernel many times (batched on one stream) and report the time per launch.
     Bench(run::BenchArgs),
+    /// Run a CUDA program on ptxvk: COMMAND runs with ptxvk's libcuda.so.1 first on
+    /// LD_LIBRARY_PATH (`ptxvk exec -- ./app ARGS`).
+    Exec {
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -117,6 +125,7 @@ fn dispatch(cmd: Command) -> Result<ExitCode> {
         ),
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => run::bench(&args),
+        Command::Exec { command } => exec::exec(&command),
     }
 }
 
