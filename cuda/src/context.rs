@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use ptxvk_runtime::ContextOptions;
 
 use crate::device;
-use crate::error::{CuError, CuResult};
+use crate::error::{CUresult, CuError, CuResult};
 use crate::handles::Table;
 use crate::memory::Allocations;
 
@@ -19,6 +19,9 @@ pub struct Ctx {
     pub flags: u32,
     pub memory: Allocations,
     limits: Mutex<BTreeMap<u32, usize>>,
+    /// The first kernel fault seen in the context: CUDA returns it from every later call
+    /// until the context is destroyed (the runtime's context itself carries on).
+    sticky: Mutex<Option<(CUresult, String)>>,
 }
 
 pub static CONTEXTS: Table<Ctx> = Table::new("context");
@@ -53,7 +56,26 @@ impl Ctx {
             flags,
             memory: Allocations::default(),
             limits: Mutex::new(LIMITS.iter().copied().collect()),
+            sticky: Mutex::new(None),
         })
+    }
+
+    /// The sticky error, if a kernel of this context faulted.
+    pub fn check_sticky(&self) -> CuResult<()> {
+        match &*self.sticky.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some((code, message)) => Err(CuError::Sticky {
+                code: *code,
+                message: message.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn poison(&self, e: &CuError) {
+        let mut sticky = self.sticky.lock().unwrap_or_else(|p| p.into_inner());
+        if sticky.is_none() {
+            *sticky = Some((e.code(), e.to_string()));
+        }
     }
 
     pub fn limit(&self, limit: u32) -> CuResult<usize> {
@@ -113,7 +135,18 @@ pub fn current() -> CuResult<(usize, Arc<Ctx>)> {
     let id = current_id().ok_or(CuError::InvalidContext)?;
     // A context destroyed by another thread is no longer valid here either.
     let ctx = CONTEXTS.get(id).map_err(|_| CuError::InvalidContext)?;
+    ctx.check_sticky()?;
     Ok((id, ctx))
+}
+
+/// Makes a kernel fault sticky in the calling thread's current context, where the work that
+/// reported it ran.
+pub fn poison_current(e: &CuError) {
+    if e.is_sticky()
+        && let Some(ctx) = current_id().and_then(|id| CONTEXTS.get(id).ok())
+    {
+        ctx.poison(e);
+    }
 }
 
 pub fn current_id() -> Option<usize> {

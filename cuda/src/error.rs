@@ -71,6 +71,10 @@ pub enum CuError {
     NotSupported(String),
     #[error("{0}")]
     Unknown(String),
+    /// An earlier kernel fault, which every later call in the context reports (`code` is
+    /// CUDA_ERROR_ILLEGAL_ADDRESS or CUDA_ERROR_LAUNCH_FAILED).
+    #[error("the context is unusable after an earlier error: {message}")]
+    Sticky { code: CUresult, message: String },
 }
 
 pub type CuResult<T> = std::result::Result<T, CuError>;
@@ -99,7 +103,16 @@ impl CuError {
             CuError::LaunchTimeout(_) => CUDA_ERROR_LAUNCH_TIMEOUT,
             CuError::NotSupported(_) => CUDA_ERROR_NOT_SUPPORTED,
             CuError::Unknown(_) => CUDA_ERROR_UNKNOWN,
+            CuError::Sticky { code, .. } => *code,
         }
+    }
+
+    /// Whether CUDA makes this error sticky: a kernel that faulted leaves its context unusable.
+    pub fn is_sticky(&self) -> bool {
+        matches!(
+            self,
+            CuError::IllegalAddress(_) | CuError::LaunchFailed(_) | CuError::Sticky { .. }
+        )
     }
 
     pub fn invalid(what: impl Into<String>) -> CuError {

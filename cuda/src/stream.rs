@@ -44,6 +44,7 @@ pub fn resolve(handle: usize) -> CuResult<(Arc<Ctx>, Stream)> {
     }
     crate::device::check_init()?;
     let s = STREAMS.get(handle)?;
+    s.ctx.check_sticky()?;
     Ok((s.ctx.clone(), s.stream.clone()))
 }
 

@@ -71,6 +71,11 @@ fn misuse_gives_cudas_error_codes() {
 }
 
 #[test]
+fn a_faulting_kernel_leaves_a_sticky_error() {
+    run("sticky");
+}
+
+#[test]
 fn the_program_also_builds_and_runs_against_the_cuda_13_header() {
     let Some(include) = common::headers().and_then(|h| h.get(1).cloned()) else {
         return;

@@ -22,7 +22,11 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
     flags: c_uint,
     dev: CUdevice,
 ) -> CUresult {
-    entry("cuCtxCreate_v2", || create(pctx, flags, dev))
+    entry(
+        "cuCtxCreate_v2",
+        format_args!("pctx={:#x?} flags={:#x?} dev={:#x?}", pctx, flags, dev),
+        || create(pctx, flags, dev),
+    )
 }
 
 /// `CUctxCreateParams`.
@@ -42,17 +46,24 @@ pub unsafe extern "C" fn cuCtxCreate_v4(
     flags: c_uint,
     dev: CUdevice,
 ) -> CUresult {
-    entry("cuCtxCreate_v4", || {
-        // SAFETY: NULL or a valid CUctxCreateParams by the caller's contract.
-        if let Some(p) = unsafe { params.as_ref() }
-            && (p.num_exec_affinity != 0 || !p.exec_affinity.is_null() || !p.cig.is_null())
-        {
-            return Err(CuError::NotSupported(
-                "execution affinity and CIG contexts".into(),
-            ));
-        }
-        create(pctx, flags, dev)
-    })
+    entry(
+        "cuCtxCreate_v4",
+        format_args!(
+            "pctx={:#x?} params={:#x?} flags={:#x?} dev={:#x?}",
+            pctx, params, flags, dev
+        ),
+        || {
+            // SAFETY: NULL or a valid CUctxCreateParams by the caller's contract.
+            if let Some(p) = unsafe { params.as_ref() }
+                && (p.num_exec_affinity != 0 || !p.exec_affinity.is_null() || !p.cig.is_null())
+            {
+                return Err(CuError::NotSupported(
+                    "execution affinity and CIG contexts".into(),
+                ));
+            }
+            create(pctx, flags, dev)
+        },
+    )
 }
 
 fn destroy(ctx: Handle) -> CuResult<()> {
@@ -65,7 +76,9 @@ fn destroy(ctx: Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
-    entry("cuCtxDestroy_v2", || destroy(ctx))
+    entry("cuCtxDestroy_v2", format_args!("ctx={:#x?}", ctx), || {
+        destroy(ctx)
+    })
 }
 
 fn push(ctx: Handle) -> CuResult<()> {
@@ -75,7 +88,11 @@ fn push(ctx: Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxPushCurrent_v2(ctx: Handle) -> CUresult {
-    entry("cuCtxPushCurrent_v2", || push(ctx))
+    entry(
+        "cuCtxPushCurrent_v2",
+        format_args!("ctx={:#x?}", ctx),
+        || push(ctx),
+    )
 }
 
 fn pop(pctx: *mut Handle) -> CuResult<()> {
@@ -87,13 +104,17 @@ fn pop(pctx: *mut Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut Handle) -> CUresult {
-    entry("cuCtxPopCurrent_v2", || pop(pctx))
+    entry(
+        "cuCtxPopCurrent_v2",
+        format_args!("pctx={:#x?}", pctx),
+        || pop(pctx),
+    )
 }
 
 /// NULL when the thread has no context, as CUDA (not an error).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut Handle) -> CUresult {
-    entry("cuCtxGetCurrent", || {
+    entry("cuCtxGetCurrent", format_args!("pctx={:#x?}", pctx), || {
         crate::device::check_init()?;
         let id = context::current_id().unwrap_or(0);
         // SAFETY: NULL or writable.
@@ -103,7 +124,9 @@ pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut Handle) -> CUresult {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxSetCurrent(ctx: Handle) -> CUresult {
-    entry("cuCtxSetCurrent", || context::set_current(id(ctx)))
+    entry("cuCtxSetCurrent", format_args!("ctx={:#x?}", ctx), || {
+        context::set_current(id(ctx))
+    })
 }
 
 /// The given context, or the current one for NULL (the `_v2` forms of CUDA 12.8+).
@@ -117,7 +140,7 @@ fn ctx_or_current(ctx: Handle) -> CuResult<std::sync::Arc<context::Ctx>> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
-    entry("cuCtxGetDevice", || {
+    entry("cuCtxGetDevice", format_args!("dev={:#x?}", dev), || {
         let (_, ctx) = context::current()?;
         // SAFETY: NULL or writable.
         unsafe { put(dev, ctx.device) }
@@ -126,56 +149,72 @@ pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: Handle) -> CUresult {
-    entry("cuCtxGetDevice_v2", || {
-        let ctx = ctx_or_current(ctx)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(dev, ctx.device) }
-    })
+    entry(
+        "cuCtxGetDevice_v2",
+        format_args!("dev={:#x?} ctx={:#x?}", dev, ctx),
+        || {
+            let ctx = ctx_or_current(ctx)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(dev, ctx.device) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
-    entry("cuCtxSynchronize", || {
+    entry("cuCtxSynchronize", format_args!(""), || {
         Ok(context::current()?.1.rt.synchronize()?)
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: Handle) -> CUresult {
-    entry("cuCtxSynchronize_v2", || {
-        Ok(ctx_or_current(ctx)?.rt.synchronize()?)
-    })
+    entry(
+        "cuCtxSynchronize_v2",
+        format_args!("ctx={:#x?}", ctx),
+        || Ok(ctx_or_current(ctx)?.rt.synchronize()?),
+    )
 }
 
 /// 3020: the API version of every context created through the `_v2` entry points.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: Handle, version: *mut c_uint) -> CUresult {
-    entry("cuCtxGetApiVersion", || {
-        ctx_or_current(ctx)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(version, 3020) }
-    })
+    entry(
+        "cuCtxGetApiVersion",
+        format_args!("ctx={:#x?} version={:#x?}", ctx, version),
+        || {
+            ctx_or_current(ctx)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(version, 3020) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_uint) -> CUresult {
-    entry("cuCtxGetLimit", || {
-        let v = context::current()?.1.limit(limit)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(value, v) }
-    })
+    entry(
+        "cuCtxGetLimit",
+        format_args!("value={:#x?} limit={:#x?}", value, limit),
+        || {
+            let v = context::current()?.1.limit(limit)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(value, v) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxSetLimit(limit: c_uint, value: usize) -> CUresult {
-    entry("cuCtxSetLimit", || {
-        context::current()?.1.set_limit(limit, value)
-    })
+    entry(
+        "cuCtxSetLimit",
+        format_args!("limit={:#x?} value={:#x?}", limit, value),
+        || context::current()?.1.set_limit(limit, value),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
-    entry("cuCtxGetFlags", || {
+    entry("cuCtxGetFlags", format_args!("flags={:#x?}", flags), || {
         let f = context::current()?.1.flags;
         // SAFETY: NULL or writable.
         unsafe { put(flags, f) }

@@ -9,43 +9,55 @@ use crate::error::{CUresult, CuError};
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
-    entry("cuDeviceGetCount", || {
-        let n = device::all()?.len() as c_int;
-        // SAFETY: NULL or writable.
-        unsafe { put(count, n) }
-    })
+    entry(
+        "cuDeviceGetCount",
+        format_args!("count={:#x?}", count),
+        || {
+            let n = device::all()?.len() as c_int;
+            // SAFETY: NULL or writable.
+            unsafe { put(count, n) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGet(dev: *mut CUdevice, ordinal: c_int) -> CUresult {
-    entry("cuDeviceGet", || {
-        device::get(ordinal)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(dev, ordinal) }
-    })
+    entry(
+        "cuDeviceGet",
+        format_args!("dev={:#x?} ordinal={:#x?}", dev, ordinal),
+        || {
+            device::get(ordinal)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(dev, ordinal) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
-    entry("cuDeviceGetName", || {
-        let info = device::get(dev)?;
-        let len = usize::try_from(len).unwrap_or(0);
-        if name.is_null() || len == 0 {
-            return Err(CuError::invalid("name buffer"));
-        }
-        // As CUDA: the name truncated to the buffer, always NUL-terminated.
-        let n = info.name.len().min(len - 1);
-        // SAFETY: `name` is writable for `len` bytes by the caller's contract; n < len.
-        unsafe {
-            std::ptr::copy_nonoverlapping(info.name.as_ptr(), name.cast::<u8>(), n);
-            name.add(n).write(0);
-        }
-        Ok(())
-    })
+    entry(
+        "cuDeviceGetName",
+        format_args!("name={:#x?} len={:#x?} dev={:#x?}", name, len, dev),
+        || {
+            let info = device::get(dev)?;
+            let len = usize::try_from(len).unwrap_or(0);
+            if name.is_null() || len == 0 {
+                return Err(CuError::invalid("name buffer"));
+            }
+            // As CUDA: the name truncated to the buffer, always NUL-terminated.
+            let n = info.name.len().min(len - 1);
+            // SAFETY: `name` is writable for `len` bytes by the caller's contract; n < len.
+            unsafe {
+                std::ptr::copy_nonoverlapping(info.name.as_ptr(), name.cast::<u8>(), n);
+                name.add(n).write(0);
+            }
+            Ok(())
+        },
+    )
 }
 
 unsafe fn get_uuid(what: &'static str, out: *mut [u8; 16], dev: CUdevice) -> CUresult {
-    entry(what, || {
+    entry(what, format_args!("uuid={out:#x?} dev={dev}"), || {
         let info = device::get(dev)?;
         // SAFETY: NULL or writable for a CUuuid (16 bytes).
         unsafe { put(out, device::uuid(info)) }
@@ -60,22 +72,30 @@ pub unsafe extern "C" fn cuDeviceGetUuid(out: *mut [u8; 16], dev: CUdevice) -> C
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
-    entry("cuDeviceTotalMem_v2", || {
-        let info = device::get(dev)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(bytes, info.device_local_bytes as usize) }
-    })
+    entry(
+        "cuDeviceTotalMem_v2",
+        format_args!("bytes={:#x?} dev={:#x?}", bytes, dev),
+        || {
+            let info = device::get(dev)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(bytes, info.device_local_bytes as usize) }
+        },
+    )
 }
 
 /// The CUDA 3.1 form with a 32-bit size, saturated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceTotalMem(bytes: *mut c_uint, dev: CUdevice) -> CUresult {
-    entry("cuDeviceTotalMem", || {
-        let info = device::get(dev)?;
-        let v = c_uint::try_from(info.device_local_bytes).unwrap_or(c_uint::MAX);
-        // SAFETY: NULL or writable.
-        unsafe { put(bytes, v) }
-    })
+    entry(
+        "cuDeviceTotalMem",
+        format_args!("bytes={:#x?} dev={:#x?}", bytes, dev),
+        || {
+            let info = device::get(dev)?;
+            let v = c_uint::try_from(info.device_local_bytes).unwrap_or(c_uint::MAX);
+            // SAFETY: NULL or writable.
+            unsafe { put(bytes, v) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -84,11 +104,15 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
     attr: c_int,
     dev: CUdevice,
 ) -> CUresult {
-    entry("cuDeviceGetAttribute", || {
-        let v = device::attribute(device::get(dev)?, attr)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(value, v) }
-    })
+    entry(
+        "cuDeviceGetAttribute",
+        format_args!("value={:#x?} attr={:#x?} dev={:#x?}", value, attr, dev),
+        || {
+            let v = device::attribute(device::get(dev)?, attr)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(value, v) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -97,34 +121,48 @@ pub unsafe extern "C" fn cuDeviceComputeCapability(
     minor: *mut c_int,
     dev: CUdevice,
 ) -> CUresult {
-    entry("cuDeviceComputeCapability", || {
-        device::get(dev)?;
-        let (a, b) = device::compute_capability();
-        // SAFETY: NULL or writable.
-        unsafe { put(major, a)? };
-        // SAFETY: NULL or writable.
-        unsafe { put(minor, b) }
-    })
+    entry(
+        "cuDeviceComputeCapability",
+        format_args!("major={:#x?} minor={:#x?} dev={:#x?}", major, minor, dev),
+        || {
+            device::get(dev)?;
+            let (a, b) = device::compute_capability();
+            // SAFETY: NULL or writable.
+            unsafe { put(major, a)? };
+            // SAFETY: NULL or writable.
+            unsafe { put(minor, b) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(ctx: *mut Handle, dev: CUdevice) -> CUresult {
-    entry("cuDevicePrimaryCtxRetain", || {
-        // SAFETY: NULL or writable.
-        unsafe { put_new(ctx, || context::primary_retain(dev)) }
-    })
+    entry(
+        "cuDevicePrimaryCtxRetain",
+        format_args!("ctx={:#x?} dev={:#x?}", ctx, dev),
+        || {
+            // SAFETY: NULL or writable.
+            unsafe { put_new(ctx, || context::primary_retain(dev)) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
-    entry("cuDevicePrimaryCtxRelease", || {
-        context::primary_release(dev)
-    })
+    entry(
+        "cuDevicePrimaryCtxRelease",
+        format_args!("dev={:#x?}", dev),
+        || context::primary_release(dev),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDevicePrimaryCtxReset(dev: CUdevice) -> CUresult {
-    entry("cuDevicePrimaryCtxReset", || context::primary_reset(dev))
+    entry(
+        "cuDevicePrimaryCtxReset",
+        format_args!("dev={:#x?}", dev),
+        || context::primary_reset(dev),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -133,20 +171,26 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(
     flags: *mut c_uint,
     active: *mut c_int,
 ) -> CUresult {
-    entry("cuDevicePrimaryCtxGetState", || {
-        let (f, a) = context::primary_state(dev)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(flags, f)? };
-        // SAFETY: NULL or writable.
-        unsafe { put(active, c_int::from(a)) }
-    })
+    entry(
+        "cuDevicePrimaryCtxGetState",
+        format_args!("dev={:#x?} flags={:#x?} active={:#x?}", dev, flags, active),
+        || {
+            let (f, a) = context::primary_state(dev)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(flags, f)? };
+            // SAFETY: NULL or writable.
+            unsafe { put(active, c_int::from(a)) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(dev: CUdevice, flags: c_uint) -> CUresult {
-    entry("cuDevicePrimaryCtxSetFlags", || {
-        context::primary_set_flags(dev, flags)
-    })
+    entry(
+        "cuDevicePrimaryCtxSetFlags",
+        format_args!("dev={:#x?} flags={:#x?}", dev, flags),
+        || context::primary_set_flags(dev, flags),
+    )
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,

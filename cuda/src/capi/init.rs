@@ -8,7 +8,7 @@ use crate::proc_address::{self, DRIVER_VERSION, Miss};
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuInit(flags: u32) -> CUresult {
-    entry("cuInit", || {
+    entry("cuInit", format_args!("flags={:#x?}", flags), || {
         if flags != 0 {
             return Err(CuError::invalid(format!("cuInit flags {flags:#x}")));
         }
@@ -19,9 +19,11 @@ pub unsafe extern "C" fn cuInit(flags: u32) -> CUresult {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
     // SAFETY: `version` is NULL or writable (CUDA's contract).
-    entry("cuDriverGetVersion", || unsafe {
-        put(version, DRIVER_VERSION)
-    })
+    entry(
+        "cuDriverGetVersion",
+        format_args!("version={:#x?}", version),
+        || unsafe { put(version, DRIVER_VERSION) },
+    )
 }
 
 /// Writes the string `lookup` gives for `code`, or NULL and an invalid value for an unknown
@@ -40,16 +42,20 @@ fn error_text(
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuGetErrorName(code: CUresult, out: *mut *const c_char) -> CUresult {
-    entry("cuGetErrorName", || {
-        error_text(code, out, crate::error::c_name)
-    })
+    entry(
+        "cuGetErrorName",
+        format_args!("code={:#x?} out={:#x?}", code, out),
+        || error_text(code, out, crate::error::c_name),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuGetErrorString(code: CUresult, out: *mut *const c_char) -> CUresult {
-    entry("cuGetErrorString", || {
-        error_text(code, out, crate::error::c_description)
-    })
+    entry(
+        "cuGetErrorString",
+        format_args!("code={:#x?} out={:#x?}", code, out),
+        || error_text(code, out, crate::error::c_description),
+    )
 }
 
 /// `CUdriverProcAddressQueryResult`.
@@ -67,7 +73,10 @@ unsafe fn get_proc_address(
     flags: u64,
     status: *mut c_int,
 ) -> CUresult {
-    entry(name, || {
+    let args = format_args!(
+        "symbol={symbol:#x?} pfn={pfn:#x?} cudaVersion={cuda_version} flags={flags:x} symbolStatus={status:#x?}"
+    );
+    entry(name, args, || {
         if pfn.is_null() {
             return Err(CuError::invalid("pfn is NULL"));
         }

@@ -114,9 +114,14 @@ pub unsafe extern "C" fn cuLaunchKernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuLaunchKernel", || {
-        launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra)
-    })
+    entry(
+        "cuLaunchKernel",
+        format_args!(
+            "f={:#x?} gx={:#x?} gy={:#x?} gz={:#x?} bx={:#x?} by={:#x?} bz={:#x?} shared={:#x?} s={:#x?} params={:#x?} extra={:#x?}",
+            f, gx, gy, gz, bx, by, bz, shared, s, params, extra
+        ),
+        || launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra),
+    )
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,

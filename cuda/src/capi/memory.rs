@@ -10,15 +10,19 @@ use crate::memory::host;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, size: usize) -> CUresult {
-    entry("cuMemAlloc_v2", || {
-        if dptr.is_null() {
-            return Err(CuError::invalid("dptr is NULL"));
-        }
-        let (_, ctx) = context::current()?;
-        let p = ctx.memory.alloc(&ctx.rt, size as u64)?;
-        // SAFETY: non-NULL and writable.
-        unsafe { put(dptr, p) }
-    })
+    entry(
+        "cuMemAlloc_v2",
+        format_args!("dptr={:#x?} size={:#x?}", dptr, size),
+        || {
+            if dptr.is_null() {
+                return Err(CuError::invalid("dptr is NULL"));
+            }
+            let (_, ctx) = context::current()?;
+            let p = ctx.memory.alloc(&ctx.rt, size as u64)?;
+            // SAFETY: non-NULL and writable.
+            unsafe { put(dptr, p) }
+        },
+    )
 }
 
 /// Rows padded to 512 bytes (the texture pitch alignment ptxvk reports); element sizes 4, 8
@@ -31,33 +35,40 @@ pub unsafe extern "C" fn cuMemAllocPitch_v2(
     height: usize,
     element_size: c_uint,
 ) -> CUresult {
-    entry("cuMemAllocPitch_v2", || {
-        if dptr.is_null() || pitch.is_null() {
-            return Err(CuError::invalid("dptr or pPitch is NULL"));
-        }
-        if !matches!(element_size, 4 | 8 | 16) || width == 0 || height == 0 {
-            return Err(CuError::invalid(format!(
-                "{width}x{height} of {element_size}-byte elements"
-            )));
-        }
-        let row = width.next_multiple_of(512);
-        let size = row
-            .checked_mul(height)
-            .ok_or_else(|| CuError::invalid("pitched allocation size overflows"))?;
-        let (_, ctx) = context::current()?;
-        let p = ctx.memory.alloc(&ctx.rt, size as u64)?;
-        // SAFETY: both non-NULL and writable.
-        unsafe {
-            put(dptr, p)?;
-            put(pitch, row)
-        }
-    })
+    entry(
+        "cuMemAllocPitch_v2",
+        format_args!(
+            "dptr={:#x?} pitch={:#x?} width={:#x?} height={:#x?} element_size={:#x?}",
+            dptr, pitch, width, height, element_size
+        ),
+        || {
+            if dptr.is_null() || pitch.is_null() {
+                return Err(CuError::invalid("dptr or pPitch is NULL"));
+            }
+            if !matches!(element_size, 4 | 8 | 16) || width == 0 || height == 0 {
+                return Err(CuError::invalid(format!(
+                    "{width}x{height} of {element_size}-byte elements"
+                )));
+            }
+            let row = width.next_multiple_of(512);
+            let size = row
+                .checked_mul(height)
+                .ok_or_else(|| CuError::invalid("pitched allocation size overflows"))?;
+            let (_, ctx) = context::current()?;
+            let p = ctx.memory.alloc(&ctx.rt, size as u64)?;
+            // SAFETY: both non-NULL and writable.
+            unsafe {
+                put(dptr, p)?;
+                put(pitch, row)
+            }
+        },
+    )
 }
 
 /// Waits for the context's work first: kernels may still use the memory through its address.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    entry("cuMemFree_v2", || {
+    entry("cuMemFree_v2", format_args!("dptr={:#x?}", dptr), || {
         let (_, ctx) = context::current()?;
         if dptr == 0 {
             return Ok(());
@@ -71,16 +82,20 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
-    entry("cuMemGetInfo_v2", || {
-        let (_, ctx) = context::current()?;
-        let t = ctx.rt.info().device_local_bytes;
-        let f = t.saturating_sub(ctx.memory.allocated());
-        // SAFETY: NULL or writable.
-        unsafe {
-            put(free, f as usize)?;
-            put(total, t as usize)
-        }
-    })
+    entry(
+        "cuMemGetInfo_v2",
+        format_args!("free={:#x?} total={:#x?}", free, total),
+        || {
+            let (_, ctx) = context::current()?;
+            let t = ctx.rt.info().device_local_bytes;
+            let f = t.saturating_sub(ctx.memory.allocated());
+            // SAFETY: NULL or writable.
+            unsafe {
+                put(free, f as usize)?;
+                put(total, t as usize)
+            }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -89,19 +104,23 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(
     size: *mut usize,
     dptr: CUdeviceptr,
 ) -> CUresult {
-    entry("cuMemGetAddressRange_v2", || {
-        let (_, ctx) = context::current()?;
-        let a = ctx
-            .memory
-            .containing(dptr)
-            .ok_or_else(|| CuError::NotFound(format!("{dptr:#x} is not a device pointer")))?;
-        // SAFETY: either may be NULL (CUDA: "ignored"); otherwise writable.
-        unsafe {
-            super::put_opt(base, a.base);
-            super::put_opt(size, a.size as usize);
-        }
-        Ok(())
-    })
+    entry(
+        "cuMemGetAddressRange_v2",
+        format_args!("base={:#x?} size={:#x?} dptr={:#x?}", base, size, dptr),
+        || {
+            let (_, ctx) = context::current()?;
+            let a = ctx
+                .memory
+                .containing(dptr)
+                .ok_or_else(|| CuError::NotFound(format!("{dptr:#x} is not a device pointer")))?;
+            // SAFETY: either may be NULL (CUDA: "ignored"); otherwise writable.
+            unsafe {
+                super::put_opt(base, a.base);
+                super::put_opt(size, a.size as usize);
+            }
+            Ok(())
+        },
+    )
 }
 
 fn alloc_host(pp: *mut *mut c_void, size: usize) -> CuResult<()> {
@@ -116,7 +135,11 @@ fn alloc_host(pp: *mut *mut c_void, size: usize) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, size: usize) -> CUresult {
-    entry("cuMemAllocHost_v2", || alloc_host(pp, size))
+    entry(
+        "cuMemAllocHost_v2",
+        format_args!("pp={:#x?} size={:#x?}", pp, size),
+        || alloc_host(pp, size),
+    )
 }
 
 /// Host memory for the host only: CU_MEMHOSTALLOC_DEVICEMAP (mapping it for kernels) is not
@@ -127,20 +150,24 @@ pub unsafe extern "C" fn cuMemHostAlloc(
     size: usize,
     flags: c_uint,
 ) -> CUresult {
-    entry("cuMemHostAlloc", || {
-        if flags & !0x7 != 0 {
-            return Err(CuError::invalid(format!("flags {flags:#x}")));
-        }
-        if flags & 0x2 != 0 {
-            return Err(CuError::NotSupported("CU_MEMHOSTALLOC_DEVICEMAP".into()));
-        }
-        alloc_host(pp, size)
-    })
+    entry(
+        "cuMemHostAlloc",
+        format_args!("pp={:#x?} size={:#x?} flags={:#x?}", pp, size, flags),
+        || {
+            if flags & !0x7 != 0 {
+                return Err(CuError::invalid(format!("flags {flags:#x}")));
+            }
+            if flags & 0x2 != 0 {
+                return Err(CuError::NotSupported("CU_MEMHOSTALLOC_DEVICEMAP".into()));
+            }
+            alloc_host(pp, size)
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
-    entry("cuMemFreeHost", || {
+    entry("cuMemFreeHost", format_args!("p={:#x?}", p), || {
         context::current()?;
         host::free(p.cast())
     })
@@ -186,7 +213,11 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(
     src: *const c_void,
     n: usize,
 ) -> CUresult {
-    entry("cuMemcpyHtoD_v2", || htod(dst, src, n, None))
+    entry(
+        "cuMemcpyHtoD_v2",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?}", dst, src, n),
+        || htod(dst, src, n, None),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -196,12 +227,20 @@ pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
     n: usize,
     s: Handle,
 ) -> CUresult {
-    entry("cuMemcpyHtoDAsync_v2", || htod(dst, src, n, stream_of(s)))
+    entry(
+        "cuMemcpyHtoDAsync_v2",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?} s={:#x?}", dst, src, n, s),
+        || htod(dst, src, n, stream_of(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize) -> CUresult {
-    entry("cuMemcpyDtoH_v2", || dtoh(dst, src, n, None))
+    entry(
+        "cuMemcpyDtoH_v2",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?}", dst, src, n),
+        || dtoh(dst, src, n, None),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -211,12 +250,20 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
     n: usize,
     s: Handle,
 ) -> CUresult {
-    entry("cuMemcpyDtoHAsync_v2", || dtoh(dst, src, n, stream_of(s)))
+    entry(
+        "cuMemcpyDtoHAsync_v2",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?} s={:#x?}", dst, src, n, s),
+        || dtoh(dst, src, n, stream_of(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
-    entry("cuMemcpyDtoD_v2", || copy::dtod(dst, src, n as u64, None))
+    entry(
+        "cuMemcpyDtoD_v2",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?}", dst, src, n),
+        || copy::dtod(dst, src, n as u64, None),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -226,14 +273,20 @@ pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
     n: usize,
     s: Handle,
 ) -> CUresult {
-    entry("cuMemcpyDtoDAsync_v2", || {
-        copy::dtod(dst, src, n as u64, stream_of(s))
-    })
+    entry(
+        "cuMemcpyDtoDAsync_v2",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?} s={:#x?}", dst, src, n, s),
+        || copy::dtod(dst, src, n as u64, stream_of(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
-    entry("cuMemcpy", || unified(dst, src, n, None))
+    entry(
+        "cuMemcpy",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?}", dst, src, n),
+        || unified(dst, src, n, None),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -243,33 +296,47 @@ pub unsafe extern "C" fn cuMemcpyAsync(
     n: usize,
     s: Handle,
 ) -> CUresult {
-    entry("cuMemcpyAsync", || unified(dst, src, n, stream_of(s)))
+    entry(
+        "cuMemcpyAsync",
+        format_args!("dst={:#x?} src={:#x?} n={:#x?} s={:#x?}", dst, src, n, s),
+        || unified(dst, src, n, stream_of(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
-    entry("cuMemsetD8_v2", || copy::memset(dst, &[v], n, None))
+    entry(
+        "cuMemsetD8_v2",
+        format_args!("dst={:#x?} v={:#x?} n={:#x?}", dst, v, n),
+        || copy::memset(dst, &[v], n, None),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
-    entry("cuMemsetD16_v2", || {
-        copy::memset(dst, &v.to_le_bytes(), n, None)
-    })
+    entry(
+        "cuMemsetD16_v2",
+        format_args!("dst={:#x?} v={:#x?} n={:#x?}", dst, v, n),
+        || copy::memset(dst, &v.to_le_bytes(), n, None),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize) -> CUresult {
-    entry("cuMemsetD32_v2", || {
-        copy::memset(dst, &v.to_le_bytes(), n, None)
-    })
+    entry(
+        "cuMemsetD32_v2",
+        format_args!("dst={:#x?} v={:#x?} n={:#x?}", dst, v, n),
+        || copy::memset(dst, &v.to_le_bytes(), n, None),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, s: Handle) -> CUresult {
-    entry("cuMemsetD8Async", || {
-        copy::memset(dst, &[v], n, stream_of(s))
-    })
+    entry(
+        "cuMemsetD8Async",
+        format_args!("dst={:#x?} v={:#x?} n={:#x?} s={:#x?}", dst, v, n, s),
+        || copy::memset(dst, &[v], n, stream_of(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -279,9 +346,11 @@ pub unsafe extern "C" fn cuMemsetD16Async(
     n: usize,
     s: Handle,
 ) -> CUresult {
-    entry("cuMemsetD16Async", || {
-        copy::memset(dst, &v.to_le_bytes(), n, stream_of(s))
-    })
+    entry(
+        "cuMemsetD16Async",
+        format_args!("dst={:#x?} v={:#x?} n={:#x?} s={:#x?}", dst, v, n, s),
+        || copy::memset(dst, &v.to_le_bytes(), n, stream_of(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -291,9 +360,11 @@ pub unsafe extern "C" fn cuMemsetD32Async(
     n: usize,
     s: Handle,
 ) -> CUresult {
-    entry("cuMemsetD32Async", || {
-        copy::memset(dst, &v.to_le_bytes(), n, stream_of(s))
-    })
+    entry(
+        "cuMemsetD32Async",
+        format_args!("dst={:#x?} v={:#x?} n={:#x?} s={:#x?}", dst, v, n, s),
+        || copy::memset(dst, &v.to_le_bytes(), n, stream_of(s)),
+    )
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,

@@ -40,26 +40,32 @@ pub type CUdevice = i32;
 pub type CUdeviceptr = u64;
 pub type Handle = *mut c_void;
 
-/// Runs an entry point's body: panics become CUDA_ERROR_UNKNOWN, errors their code. Every call
-/// and its result are logged at debug level (`PTXVK_LOG=ptxvk_cuda=debug`).
-pub(crate) fn entry(name: &'static str, body: impl FnOnce() -> CuResult<()>) -> CUresult {
+/// Runs an entry point's body: panics become CUDA_ERROR_UNKNOWN, errors their code. Every call,
+/// its arguments (`args`, formatted only when logged) and its result are logged at debug level
+/// (`PTXVK_LOG=ptxvk_cuda=debug`).
+pub(crate) fn entry(
+    name: &'static str,
+    args: std::fmt::Arguments<'_>,
+    body: impl FnOnce() -> CuResult<()>,
+) -> CUresult {
     crate::log::init();
     match std::panic::catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            tracing::debug!(target: "ptxvk_cuda", "{name} -> CUDA_SUCCESS");
+            tracing::debug!(target: "ptxvk_cuda", "{name}({args}) -> CUDA_SUCCESS");
             CUDA_SUCCESS
         }
         Ok(Err(e)) => {
+            crate::context::poison_current(&e);
             let code = e.code();
             tracing::debug!(
                 target: "ptxvk_cuda",
-                "{name} -> {} ({e})",
+                "{name}({args}) -> {} ({e})",
                 crate::error::c_name(code).and_then(|c| c.to_str().ok()).unwrap_or("?")
             );
             code
         }
         Err(_) => {
-            tracing::error!(target: "ptxvk_cuda", "{name} panicked; returning CUDA_ERROR_UNKNOWN");
+            tracing::error!(target: "ptxvk_cuda", "{name}({args}) panicked; returning CUDA_ERROR_UNKNOWN");
             CUDA_ERROR_UNKNOWN
         }
     }

@@ -32,27 +32,35 @@ fn load(pmod: *mut Handle, name: &str, image: &[u8]) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
-    entry("cuModuleLoadData", || {
-        // SAFETY: CUDA's contract for the image.
-        load(pmod, "module.ptx", unsafe { image_bytes(image) }?)
-    })
+    entry(
+        "cuModuleLoadData",
+        format_args!("pmod={:#x?} image={:#x?}", pmod, image),
+        || {
+            // SAFETY: CUDA's contract for the image.
+            load(pmod, "module.ptx", unsafe { image_bytes(image) }?)
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUresult {
-    entry("cuModuleLoad", || {
-        // SAFETY: a NUL-terminated file name.
-        let path = unsafe { c_str(fname) }?;
-        let mut data = std::fs::read(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => CuError::FileNotFound(path.to_string()),
-            _ => CuError::invalid(format!("{path}: {e}")),
-        })?;
-        // A PTX file read whole: the text ends at its first NUL, as in memory.
-        if let Some(end) = data.iter().position(|&b| b == 0) {
-            data.truncate(end);
-        }
-        load(pmod, path, &data)
-    })
+    entry(
+        "cuModuleLoad",
+        format_args!("pmod={:#x?} fname={:#x?}", pmod, fname),
+        || {
+            // SAFETY: a NUL-terminated file name.
+            let path = unsafe { c_str(fname) }?;
+            let mut data = std::fs::read(path).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => CuError::FileNotFound(path.to_string()),
+                _ => CuError::invalid(format!("{path}: {e}")),
+            })?;
+            // A PTX file read whole: the text ends at its first NUL, as in memory.
+            if let Some(end) = data.iter().position(|&b| b == 0) {
+                data.truncate(end);
+            }
+            load(pmod, path, &data)
+        },
+    )
 }
 
 /// `CUjit_option` values whose buffers are filled.
@@ -113,38 +121,46 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
     options: *const c_int,
     values: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuModuleLoadDataEx", || {
-        let n = num_options as usize;
-        // SAFETY: CUDA's contract for the image.
-        let result = unsafe { image_bytes(image) }.and_then(|img| load(pmod, "module.ptx", img));
-        let error_text = match &result {
-            Err(e) => e.to_string(),
-            Ok(()) => String::new(),
-        };
-        // SAFETY: CUDA's contract for the option arrays.
-        unsafe {
-            fill_log(
-                n,
-                options,
-                values,
-                (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES),
-                "",
-            );
-            fill_log(
-                n,
-                options,
-                values,
-                (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES),
-                &error_text,
-            );
-        }
-        result
-    })
+    entry(
+        "cuModuleLoadDataEx",
+        format_args!(
+            "pmod={:#x?} image={:#x?} num_options={:#x?} options={:#x?} values={:#x?}",
+            pmod, image, num_options, options, values
+        ),
+        || {
+            let n = num_options as usize;
+            // SAFETY: CUDA's contract for the image.
+            let result =
+                unsafe { image_bytes(image) }.and_then(|img| load(pmod, "module.ptx", img));
+            let error_text = match &result {
+                Err(e) => e.to_string(),
+                Ok(()) => String::new(),
+            };
+            // SAFETY: CUDA's contract for the option arrays.
+            unsafe {
+                fill_log(
+                    n,
+                    options,
+                    values,
+                    (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES),
+                    "",
+                );
+                fill_log(
+                    n,
+                    options,
+                    values,
+                    (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES),
+                    &error_text,
+                );
+            }
+            result
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuModuleUnload(m: Handle) -> CUresult {
-    entry("cuModuleUnload", || {
+    entry("cuModuleUnload", format_args!("m={:#x?}", m), || {
         crate::device::check_init()?;
         module::unload(id(m))
     })
@@ -156,13 +172,17 @@ pub unsafe extern "C" fn cuModuleGetFunction(
     m: Handle,
     name: *const c_char,
 ) -> CUresult {
-    entry("cuModuleGetFunction", || {
-        crate::device::check_init()?;
-        // SAFETY: a NUL-terminated name.
-        let name = unsafe { c_str(name) }?;
-        // SAFETY: NULL or writable.
-        unsafe { put_new(f, || module::function(id(m), name)) }
-    })
+    entry(
+        "cuModuleGetFunction",
+        format_args!("f={:#x?} m={:#x?} name={:#x?}", f, m, name),
+        || {
+            crate::device::check_init()?;
+            // SAFETY: a NUL-terminated name.
+            let name = unsafe { c_str(name) }?;
+            // SAFETY: NULL or writable.
+            unsafe { put_new(f, || module::function(id(m), name)) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
@@ -172,27 +192,38 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(
     m: Handle,
     name: *const c_char,
 ) -> CUresult {
-    entry("cuModuleGetGlobal_v2", || {
-        crate::device::check_init()?;
-        // SAFETY: a NUL-terminated name.
-        let name = unsafe { c_str(name) }?;
-        let (addr, size) = module::global(id(m), name)?;
-        // SAFETY: each NULL (not wanted) or writable.
-        unsafe {
-            super::put_opt(dptr, addr);
-            super::put_opt(bytes, size as usize);
-        }
-        Ok(())
-    })
+    entry(
+        "cuModuleGetGlobal_v2",
+        format_args!(
+            "dptr={:#x?} bytes={:#x?} m={:#x?} name={:#x?}",
+            dptr, bytes, m, name
+        ),
+        || {
+            crate::device::check_init()?;
+            // SAFETY: a NUL-terminated name.
+            let name = unsafe { c_str(name) }?;
+            let (addr, size) = module::global(id(m), name)?;
+            // SAFETY: each NULL (not wanted) or writable.
+            unsafe {
+                super::put_opt(dptr, addr);
+                super::put_opt(bytes, size as usize);
+            }
+            Ok(())
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut c_int, attr: c_int, f: Handle) -> CUresult {
-    entry("cuFuncGetAttribute", || {
-        crate::device::check_init()?;
-        let func = FUNCTIONS.get(id(f))?;
-        let v = module::attribute(&func, attr)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(value, v) }
-    })
+    entry(
+        "cuFuncGetAttribute",
+        format_args!("value={:#x?} attr={:#x?} f={:#x?}", value, attr, f),
+        || {
+            crate::device::check_init()?;
+            let func = FUNCTIONS.get(id(f))?;
+            let v = module::attribute(&func, attr)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(value, v) }
+        },
+    )
 }

@@ -8,10 +8,14 @@ use crate::stream::{self, EVENTS, STREAMS};
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamCreate(ps: *mut Handle, flags: c_uint) -> CUresult {
-    entry("cuStreamCreate", || {
-        // SAFETY: NULL or writable.
-        unsafe { put_new(ps, || stream::create(flags)) }
-    })
+    entry(
+        "cuStreamCreate",
+        format_args!("ps={:#x?} flags={:#x?}", ps, flags),
+        || {
+            // SAFETY: NULL or writable.
+            unsafe { put_new(ps, || stream::create(flags)) }
+        },
+    )
 }
 
 fn destroy_stream(s: Handle) -> CuResult<()> {
@@ -22,7 +26,9 @@ fn destroy_stream(s: Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
-    entry("cuStreamDestroy_v2", || destroy_stream(s))
+    entry("cuStreamDestroy_v2", format_args!("s={:#x?}", s), || {
+        destroy_stream(s)
+    })
 }
 
 fn synchronize(s: Handle) -> CuResult<()> {
@@ -32,12 +38,16 @@ fn synchronize(s: Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
-    entry("cuStreamSynchronize", || synchronize(s))
+    entry("cuStreamSynchronize", format_args!("s={:#x?}", s), || {
+        synchronize(s)
+    })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamQuery(s: Handle) -> CUresult {
-    entry("cuStreamQuery", || stream::query(id(s)))
+    entry("cuStreamQuery", format_args!("s={:#x?}", s), || {
+        stream::query(id(s))
+    })
 }
 
 fn wait_event(s: Handle, e: Handle, flags: c_uint) -> CuResult<()> {
@@ -50,30 +60,46 @@ fn wait_event(s: Handle, e: Handle, flags: c_uint) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUresult {
-    entry("cuStreamWaitEvent", || wait_event(s, e, flags))
+    entry(
+        "cuStreamWaitEvent",
+        format_args!("s={:#x?} e={:#x?} flags={:#x?}", s, e, flags),
+        || wait_event(s, e, flags),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventCreate(pe: *mut Handle, flags: c_uint) -> CUresult {
-    entry("cuEventCreate", || {
-        // SAFETY: NULL or writable.
-        unsafe { put_new(pe, || stream::event_create(flags)) }
-    })
+    entry(
+        "cuEventCreate",
+        format_args!("pe={:#x?} flags={:#x?}", pe, flags),
+        || {
+            // SAFETY: NULL or writable.
+            unsafe { put_new(pe, || stream::event_create(flags)) }
+        },
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
-    entry("cuEventRecord", || stream::record(id(e), id(s)))
+    entry(
+        "cuEventRecord",
+        format_args!("e={:#x?} s={:#x?}", e, s),
+        || stream::record(id(e), id(s)),
+    )
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventQuery(e: Handle) -> CUresult {
-    entry("cuEventQuery", || stream::event_query(id(e)))
+    entry("cuEventQuery", format_args!("e={:#x?}", e), || {
+        stream::event_query(id(e))
+    })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
-    entry("cuEventSynchronize", || stream::event_synchronize(id(e)))
+    entry("cuEventSynchronize", format_args!("e={:#x?}", e), || {
+        stream::event_synchronize(id(e))
+    })
 }
 
 fn elapsed(ms: *mut f32, start: Handle, end: Handle) -> CuResult<()> {
@@ -88,7 +114,11 @@ fn elapsed(ms: *mut f32, start: Handle, end: Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) -> CUresult {
-    entry("cuEventElapsedTime", || elapsed(ms, start, end))
+    entry(
+        "cuEventElapsedTime",
+        format_args!("ms={:#x?} start={:#x?} end={:#x?}", ms, start, end),
+        || elapsed(ms, start, end),
+    )
 }
 
 fn destroy_event(e: Handle) -> CuResult<()> {
@@ -98,7 +128,9 @@ fn destroy_event(e: Handle) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
-    entry("cuEventDestroy_v2", || destroy_event(e))
+    entry("cuEventDestroy_v2", format_args!("e={:#x?}", e), || {
+        destroy_event(e)
+    })
 }
 
 fn get_flags(s: Handle, flags: *mut c_uint) -> CuResult<()> {
@@ -115,7 +147,11 @@ fn get_flags(s: Handle, flags: *mut c_uint) -> CuResult<()> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamGetFlags(s: Handle, flags: *mut c_uint) -> CUresult {
-    entry("cuStreamGetFlags", || get_flags(s, flags))
+    entry(
+        "cuStreamGetFlags",
+        format_args!("s={:#x?} flags={:#x?}", s, flags),
+        || get_flags(s, flags),
+    )
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,

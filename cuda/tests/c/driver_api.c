@@ -64,7 +64,10 @@ static const char *PTX =
     " cvt.u32.u16 %r5, %h1; cvt.rzi.u32.f64 %r6, %fd1; ld.global.u32 %r7, [bias];\n"
     " add.u32 %r5, %r5, %r6; add.u32 %r5, %r5, %r7; add.u32 %r5, %r5, %r2;\n"
     " mul.wide.u32 %rd2, %r2, 4; add.u64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r5;\n"
-    "END:\n ret;\n}\n";
+    "END:\n ret;\n}\n"
+    ".visible .entry poke(.param .u64 p)\n{\n .reg .b64 %rd<2>;\n"
+    " ld.param.u64 %rd1, [p]; st.global.u32 [%rd1], 1;\n ret;\n}\n"
+    ".visible .entry stop()\n{\n trap;\n ret;\n}\n";
 
 /* The parameters of `mixed` as a C struct: the layout CU_LAUNCH_PARAM_BUFFER_POINTER takes. */
 struct mixed_params {
@@ -579,6 +582,37 @@ static void misuse(void) {
     EXPECT(cuMemAlloc(&q, 16), CUDA_ERROR_INVALID_CONTEXT);
 }
 
+/* A faulting kernel makes its context unusable: every later call reports the fault, until the
+ * context is destroyed. The fault is found by ptxvk's memory checker (illegal address) or,
+ * where it is off, by the device (launch failed); `trap` is a failed launch. */
+static void sticky(void) {
+    CUcontext ctx = make_context();
+    CUmodule mod = load_module();
+    CUfunction poke, stop;
+    CHECK(cuModuleGetFunction(&poke, mod, "poke"));
+    CUdeviceptr p, q;
+    CHECK(cuMemAlloc(&p, 16));
+    CHECK(cuMemFree(p));
+    void *params[] = {&p};
+    CHECK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    CUresult fault = cuCtxSynchronize();
+    ASSERT(fault == CUDA_ERROR_ILLEGAL_ADDRESS || fault == CUDA_ERROR_LAUNCH_FAILED);
+    EXPECT(cuMemAlloc(&q, 16), fault);
+    EXPECT(cuCtxSynchronize(), fault);
+    EXPECT(cuModuleLoadData(&mod, PTX), fault);
+    CHECK(cuCtxDestroy(ctx));
+
+    ctx = make_context();
+    CHECK(cuMemAlloc(&q, 16));
+    mod = load_module();
+    CHECK(cuModuleGetFunction(&stop, mod, "stop"));
+    CHECK(cuLaunchKernel(stop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+    unsigned v = 0;
+    EXPECT(cuMemcpyHtoD(q, &v, 4), CUDA_ERROR_LAUNCH_FAILED);
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -589,6 +623,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "launches") == 0) launches();
     else if (strcmp(mode, "streams") == 0) streams();
     else if (strcmp(mode, "misuse") == 0) misuse();
+    else if (strcmp(mode, "sticky") == 0) sticky();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;
