@@ -3,7 +3,8 @@
 //! every subgroup size lavapipe offers, and the cluster registers, `mapa`, `getctarank`,
 //! `.shared::cta`/`.shared::cluster`, proxy fences, `griddepcontrol`, `setmaxnreg` and
 //! `createpolicy` against the ISA's values for a launch without clusters (each block a cluster
-//! of one).
+//! of one); function-scope `.global` variables and vector registers as `mov` pack/unpack
+//! operands and function arguments and results.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -86,6 +87,49 @@ fn clusters(ctx: &Context, m: &Module) {
     }
 }
 
+fn real_file_forms(ctx: &Context, m: &Module) {
+    let k = m.kernel("real_file_forms").unwrap();
+    let (blocks, threads) = (3usize, 40usize);
+    let n = blocks * threads;
+    let cfg = LaunchConfig {
+        grid: [blocks as u32, 1, 1],
+        block: [threads as u32, 1, 1],
+        shared_bytes: 0,
+    };
+    let table = [10u64, 20, 30, 40];
+    for launch in 0..2 {
+        let out = DeviceBuffer::<u32>::zeroed(ctx, n * 8).unwrap();
+        k.launch(&cfg, &[(&out).into()]).unwrap();
+        let got = out.to_vec().unwrap();
+        let mut seen = Vec::new();
+        for g in 0..n {
+            let w = &got[8 * g..8 * g + 8];
+            // swap({g, table}) = {table, g}; mov.b64 puts .x in the low half.
+            let packed = table[g % 4] | (g as u64) << 32;
+            assert_eq!(
+                u64::from(w[0]) | u64::from(w[1]) << 32,
+                packed,
+                "thread {g}"
+            );
+            let shifted = packed << 8;
+            assert_eq!(
+                [w[2], w[3]],
+                [shifted as u32, (shifted >> 32) as u32],
+                "thread {g}"
+            );
+            seen.push(w[4]);
+        }
+        // One counter for every thread of the module, kept from one launch to the next.
+        seen.sort_unstable();
+        let from = (launch * n) as u32;
+        assert_eq!(
+            seen,
+            (from..from + n as u32).collect::<Vec<_>>(),
+            "launch {launch}"
+        );
+    }
+}
+
 #[test]
 fn modern_cases() {
     let ctx = common::context();
@@ -93,6 +137,7 @@ fn modern_cases() {
     let m = module(&ctx);
     elect(&ctx, &m);
     clusters(&ctx, &m);
+    real_file_forms(&ctx, &m);
 }
 
 #[test]

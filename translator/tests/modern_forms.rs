@@ -41,17 +41,20 @@ fn translates(body: &str) {
     }
 }
 
-/// `body` is refused with an error containing `message` whose span starts at the first `at`.
+/// `body` is refused with an error containing `message` whose span starts where `at` is
+/// written in it (at one of the places, when it is written more than once).
 fn refused(body: &str, message: &str, at: &str) {
     let src = kernel(body);
     let d = match Program::parse(SourceFile::new("bad.ptx", src.clone())) {
         Ok(_) => panic!("`{body}` was accepted"),
         Err(d) => d,
     };
-    let start = src.find(body).expect("body in source") + body.find(at).expect("marker in body");
+    let base = src.find(body).expect("body in source");
+    let starts: Vec<usize> = body.match_indices(at).map(|(i, _)| base + i).collect();
+    assert!(!starts.is_empty(), "`{at}` is not in `{body}`");
     let hit = d
         .errors()
-        .any(|e| e.message.contains(message) && e.span.start as usize == start);
+        .any(|e| e.message.contains(message) && starts.contains(&(e.span.start as usize)));
     assert!(
         hit,
         "`{body}`: no error `{message}` at `{at}`:\n{}",
@@ -211,4 +214,23 @@ fn cluster_registers_mapa_and_getctarank_translate() {
     );
     refused("\tmapa.u64 %rd2, %rd1;", "takes 3 operands", "mapa");
     refused("\tmov.u64 %rd1, %cluster_ctarank;", "", "%cluster_ctarank");
+}
+
+/// Function-scope `.global`/`.const` variables (static storage, with initializers) and vector
+/// registers named whole as `mov`'s packed operand (ISA 8.7.6.3: `.b64` holds 2 or 4 elements
+/// of the register's type).
+#[test]
+fn function_scope_globals_and_whole_vector_registers_translate() {
+    translates(
+        "\t.global .align 4 .u32 counter;\n\t.const .align 4 .u32 table[2] = {3, 4};\n\
+         \t.reg .v2 .u32 %v;\n\t.reg .v4 .u16 %h;\n\
+         \tld.const.u32 %r1, [table+4];\n\tatom.global.add.u32 %r2, [counter], %r1;\n\
+         \tmov.b64 %rd1, {%r1, %r2};\n\tmov.b64 %v, %rd1;\n\tmov.b64 %rd2, %v;\n\
+         \tmov.b64 %h, %rd2;\n\tmov.b64 %rd3, %h;\n\tmov.u64 %rd4, counter;",
+    );
+    refused(
+        "\t.reg .v4 .u32 %q;\n\tmov.b64 %rd1, %q;",
+        "a .u32 operand does not match the .b16 instruction type",
+        "%q;",
+    );
 }

@@ -518,6 +518,20 @@ pub(super) fn local(cx: &mut FnCx<'_, '_>, d: &ast::VarDecl<'_>) {
         );
         return;
     }
+    if matches!(d.space.node, StateSpace::Global | StateSpace::Const) {
+        // Static storage that every thread and launch shares, as at module scope: such a
+        // variable lives with the module's variables (and their initial values), under a name
+        // that no module-scope declaration can spell.
+        for n in &d.names {
+            if let Some(mut v) = variable(cx.m, d, n) {
+                v.name = format!("{}::{}", cx.func.name, v.name);
+                let id = GlobalId(cx.m.globals.len() as u32);
+                cx.m.globals.push(v);
+                declare(cx, n.name.node, n.name.span, Symbol::Global(id));
+            }
+        }
+        return;
+    }
     for n in &d.names {
         if let Some(v) = variable(cx.m, d, n) {
             let id = LocalId(cx.func.vars.len() as u32);

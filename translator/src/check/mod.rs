@@ -514,6 +514,8 @@ pub(crate) enum Symbol {
     /// `%r<N>`: registers created on first use.
     RegRange(u32),
     Var(LocalId),
+    /// A function-scope `.global`/`.const` variable, kept with the module's variables.
+    Global(GlobalId),
 }
 
 pub(crate) struct RegRange {

@@ -220,7 +220,7 @@ impl FnCx<'_, '_> {
                 let reg = self.func.reg(r);
                 Some((r, reg.ty, reg.vector))
             }
-            Some(Symbol::Var(_)) => self.err(
+            Some(Symbol::Var(_) | Symbol::Global(_)) => self.err(
                 span,
                 format!("`{name}` is a variable, not a register"),
                 "expected a register",
@@ -454,6 +454,12 @@ impl FnCx<'_, '_> {
     pub fn var_ref(&mut self, name: &str, span: Span) -> Option<VarRef> {
         match self.lookup(name) {
             Some(Symbol::Var(v)) => return Some(VarRef::Local(v)),
+            Some(Symbol::Global(g)) => {
+                if !self.func.global_uses.contains(&g) {
+                    self.func.global_uses.push(g);
+                }
+                return Some(VarRef::Global(g));
+            }
             Some(Symbol::Reg(_) | Symbol::RegRange(_)) => {
                 return self.err(
                     span,

@@ -6,8 +6,9 @@
 //! back as a struct). `.reg` parameters are passed as values of their type.
 
 use super::Cx;
+use crate::ast::Component;
 use crate::check::inst::{Call, CallArg, CallIndirect};
-use crate::check::{FnParam, LocalId};
+use crate::check::{FnParam, LocalId, Src};
 use crate::ir::{BinOp, ConvOp, Op, Terminator, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
@@ -31,6 +32,20 @@ fn reg_ty(cx: &Cx<'_>, r: crate::check::RegId) -> ScalarType {
     cx.func.reg(r).ty
 }
 
+/// The values a `.reg` parameter passes: itself, or each component of a vector register
+/// (`.reg .v2 .u32 %v`) in order.
+fn reg_slots(cx: &Cx<'_>, r: crate::check::RegId) -> smallvec::SmallVec<[Option<Component>; 4]> {
+    let n = cx.func.reg(r).vector;
+    if n <= 1 {
+        return smallvec::smallvec![None];
+    }
+    [Component::X, Component::Y, Component::Z, Component::W]
+        .into_iter()
+        .take(n as usize)
+        .map(Some)
+        .collect()
+}
+
 /// Entry of a `.func`: the SPIR-V parameters into the parameter words and registers; the return
 /// types.
 pub fn prologue(cx: &mut Cx<'_>) {
@@ -48,11 +63,13 @@ pub fn prologue(cx: &mut Cx<'_>) {
             }
             FnParam::Reg(r) => {
                 let ty = Ty::of(reg_ty(cx, r));
-                cx.f.params.push(ty);
-                let val = cx.emit(ty, Op::Param(n));
-                let var = cx.reg_var(r, None);
-                cx.emit_void(Op::StoreVar(var, val));
-                n += 1;
+                for comp in reg_slots(cx, r) {
+                    cx.f.params.push(ty);
+                    let val = cx.emit(ty, Op::Param(n));
+                    let var = cx.reg_var(r, comp);
+                    cx.emit_void(Op::StoreVar(var, val));
+                    n += 1;
+                }
             }
         }
     }
@@ -65,7 +82,8 @@ pub fn prologue(cx: &mut Cx<'_>) {
             }
             FnParam::Reg(r) => {
                 let ty = Ty::of(reg_ty(cx, r));
-                cx.f.returns.push(ty);
+                let n = reg_slots(cx, r).len();
+                cx.f.returns.extend(std::iter::repeat_n(ty, n));
             }
         }
     }
@@ -83,9 +101,11 @@ pub fn return_values(cx: &mut Cx<'_>) -> Vec<ValueId> {
                 }
             }
             FnParam::Reg(r) => {
-                let var = cx.reg_var(r, None);
-                let ty = cx.f.vars[var.0 as usize].ty;
-                out.push(cx.emit(ty, Op::LoadVar(var)));
+                for comp in reg_slots(cx, r) {
+                    let var = cx.reg_var(r, comp);
+                    let ty = cx.f.vars[var.0 as usize].ty;
+                    out.push(cx.emit(ty, Op::LoadVar(var)));
+                }
             }
         }
     }
@@ -110,20 +130,30 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
                     values.push(cx.emit(Ty::I32, Op::LoadVar(w)));
                 }
             }
+            CallArg::Value(Src::Vector(items), ty) => {
+                for item in items.iter() {
+                    values.push(cx.read(item, *ty));
+                }
+            }
             CallArg::Value(src, ty) => values.push(cx.read(src, *ty)),
         }
     }
     let mut results = Vec::new();
     for r in rets {
-        match r {
-            CallArg::Param(v) => results.extend(param_words(cx, *v)),
-            CallArg::Value(crate::check::Src::Reg { reg, .. }, _) => {
-                results.push(cx.reg_var(*reg, None))
+        let regs: &[Src] = match r {
+            CallArg::Param(v) => {
+                results.extend(param_words(cx, *v));
+                continue;
             }
-            CallArg::Value(..) => {
+            CallArg::Value(Src::Vector(items), _) => items,
+            CallArg::Value(src, _) => std::slice::from_ref(src),
+        };
+        for src in regs {
+            let Src::Reg { reg, comp, .. } = src else {
                 cx.unsupported("a call result that is not a register");
                 return;
-            }
+            };
+            results.push(cx.reg_var(*reg, *comp));
         }
     }
     let call = cx.f.side.add_call(crate::ir::Call {

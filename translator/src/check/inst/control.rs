@@ -432,6 +432,7 @@ pub fn call_indirect(
 fn call_table(cx: &mut FnCx<'_, '_>, name: &str, span: crate::diag::Span) -> Option<Vec<FuncId>> {
     let var = match cx.lookup(name) {
         Some(crate::check::Symbol::Var(l)) => cx.func.var(l).clone(),
+        Some(crate::check::Symbol::Global(g)) => cx.m.globals[g.0 as usize].clone(),
         Some(_) => return None,
         None => {
             let g = *cx.m.global_names.get(name)?;

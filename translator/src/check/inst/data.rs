@@ -127,9 +127,9 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         }
         return Some(Mov { ty, dst, src });
     }
-    let packed_d = matches!(ops[0].kind, OperandKind::Vector(_));
-    let packed_s = matches!(ops[1].kind, OperandKind::Vector(_));
-    if packed_d && packed_s {
+    let packed_d = elements(cx, &ops[0]);
+    let packed_s = elements(cx, &ops[1]);
+    if packed_d.is_some() && packed_s.is_some() {
         cx.error(
             Diagnostic::error(
                 ops[1].span,
@@ -139,11 +139,7 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    let pack_elem = |m: &mut Mods<'_, '_>, op: &ast::Operand<'_>| -> Option<ScalarType> {
-        let OperandKind::Vector(items) = &op.kind else {
-            return None;
-        };
-        let n = items.len() as u32;
+    let pack_elem = |m: &mut Mods<'_, '_>, op: &ast::Operand<'_>, n: u32| -> Option<ScalarType> {
         let elem = (ty.kind() == TypeKind::Bits && ty.bits() >= 16 && matches!(n, 2 | 4))
             .then(|| ScalarType::bits_of(ty.bits() / n))
             .flatten();
@@ -157,14 +153,14 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         }
         elem
     };
-    let dst = if packed_d {
-        let e = pack_elem(m, &ops[0])?;
+    let dst = if let Some(n) = packed_d {
+        let e = pack_elem(m, &ops[0], n)?;
         cx.dst(&ops[0], e, TypeRule::Strict)
     } else {
         cx.dst(&ops[0], ty, TypeRule::Strict)
     };
-    let src = if packed_s {
-        let e = pack_elem(m, &ops[1])?;
+    let src = if let Some(n) = packed_s {
+        let e = pack_elem(m, &ops[1], n)?;
         cx.src(&ops[1], e, TypeRule::Strict)
     } else if let OperandKind::Index(name, idx) = &ops[1].kind {
         // `mov.u32 ptr, A[5]`: the address of element 5.
@@ -190,6 +186,23 @@ pub fn mov(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         dst: dst?,
         src: src?,
     })
+}
+
+/// The element count of a vector operand of `mov`'s pack and unpack forms: `{a, b, ..}`, or a
+/// vector register named whole (`.reg .v2 .u32 %v; mov.b64 %rd, %v;`), which stands for its
+/// components in order.
+fn elements(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<u32> {
+    match &op.kind {
+        OperandKind::Vector(items) => Some(items.len() as u32),
+        OperandKind::Imm(ast::Expr {
+            kind: ExprKind::Name(n),
+            ..
+        }) => match cx.lookup(n) {
+            Some(Symbol::Reg(r)) => Some(cx.func.reg(r).vector).filter(|&v| v > 1),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn count_dst(d: &Dst) -> u32 {
