@@ -288,3 +288,55 @@ fn info_json_lists_devices() {
     assert!(d["name"].is_string());
     assert!(d["max_workgroup_invocations"].as_u64().unwrap() >= 128);
 }
+
+/// `translate -o DIR` writes every kernel it can, names files so that any kernel name fits (a
+/// name longer than a file name is shortened with a hash; `manifest.json` maps files to
+/// kernels), and reports every kernel it could not translate instead of stopping at the first.
+#[test]
+fn translate_to_a_directory_names_long_kernels_and_reports_every_failure() {
+    let dir = std::env::temp_dir().join(format!("ptxvk-cli-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = format!(
+        "_ZN3cub17CUB_300000_SM_90011DeviceScan{}Ev",
+        "N".repeat(300)
+    );
+    // %globaltimer needs a nanosecond clock that no Vulkan device has: two kernels fail.
+    let ptx = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry bad_one(.param .u64 o) {{ .reg .b64 %t; mov.u64 %t, %globaltimer; ret; }}\n\
+         .visible .entry ok(.param .u64 o) {{ ret; }}\n\
+         .visible .entry {long}(.param .u64 o) {{ ret; }}\n\
+         .visible .entry bad_two(.param .u64 o) {{ .reg .b64 %t; mov.u64 %t, %globaltimer; ret; }}\n"
+    );
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, ptx).unwrap();
+    let out = dir.join("out");
+    let o = ptxvk(&[
+        "translate",
+        &file.display().to_string(),
+        "--device-profile",
+        "lavapipe",
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert_fails(
+        &o,
+        "2 of 4 kernels could not be translated: bad_one, bad_two",
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let kernels = manifest["kernels"].as_array().unwrap();
+    let names: Vec<&str> = kernels
+        .iter()
+        .map(|k| k["kernel"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ok", long.as_str()]);
+    for k in kernels {
+        let file = k["file"].as_str().unwrap();
+        assert!(file.len() <= 255 && file.ends_with(".spv"), "{file}");
+        let words = spirv_words(&std::fs::read(out.join(file)).unwrap());
+        ptxvk_runtime::translator::validate(&words).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 mod args;
 mod exec;
 mod run;
+mod translate;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use ptxvk_runtime::translator::{DeviceProfile, Program, SourceFile};
+use ptxvk_runtime::translator::{Program, SourceFile};
 
 // Translation makes many small allocations; mimalloc runs it 1.3-1.5x faster than glibc's
 // malloc (docs/benchmarks.md), as rustc links jemalloc for the same reason.
@@ -116,7 +117,7 @@ fn dispatch(cmd: Command) -> Result<ExitCode> {
             output,
             emit,
             device_profile,
-        } => translate(
+        } => translate::translate(
             &file,
             kernel.as_deref(),
             output.as_deref(),
@@ -274,87 +275,4 @@ fn signature(k: &ptxvk_runtime::translator::KernelAbi) -> String {
         params: k.params.clone(),
     }
     .signature()
-}
-
-fn translate(
-    file: &Path,
-    kernel: Option<&str>,
-    output: Option<&Path>,
-    emit: Emit,
-    profile: Option<&str>,
-) -> Result<ExitCode> {
-    let src = read_source(file)?;
-    let program = match Program::parse(src) {
-        Ok(p) => p,
-        Err(d) => {
-            print_diagnostics(&d);
-            return Ok(ExitCode::from(1));
-        }
-    };
-    let profile = match profile {
-        Some(name) => DeviceProfile::named(name).with_context(|| {
-            format!(
-                "unknown device profile `{name}`; known: {}",
-                DeviceProfile::names().join(", ")
-            )
-        })?,
-        None => {
-            let ctx = ptxvk_runtime::Context::new(&ptxvk_runtime::ContextOptions::from_env())?;
-            ctx.profile().clone()
-        }
-    };
-    let names = match kernel {
-        Some(k) => vec![k.to_string()],
-        None => program.kernel_names(),
-    };
-    let stdout = output.is_some_and(|p| p == Path::new("-"));
-    if stdout && emit == Emit::Spirv && names.len() > 1 {
-        anyhow::bail!(
-            "`-o -` writes one SPIR-V binary; `{}` has {} kernels: pick one with --kernel",
-            file.display(),
-            names.len()
-        );
-    }
-    let mut text = String::new();
-    for name in &names {
-        let (k, ir) = match program.translate_kernel_with_ir(name, &profile) {
-            Ok(k) => k,
-            Err(d) => {
-                print_diagnostics(&d);
-                return Ok(ExitCode::from(1));
-            }
-        };
-        match emit {
-            Emit::Spirv if stdout => {
-                let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-                std::io::Write::write_all(&mut std::io::stdout().lock(), &bytes)
-                    .context("cannot write to stdout")?;
-            }
-            Emit::Spirv => {
-                let path = match output {
-                    Some(p) if names.len() == 1 => p.to_path_buf(),
-                    Some(p) => p.join(format!("{name}.spv")),
-                    None => file.with_extension(format!("{name}.spv")),
-                };
-                let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-                std::fs::write(&path, bytes)
-                    .with_context(|| format!("cannot write `{}`", path.display()))?;
-                eprintln!("wrote {} ({} words)", path.display(), k.spirv.len());
-            }
-            Emit::Spvasm => text.push_str(&ptxvk_runtime::translator::disassemble(&k.spirv)),
-            Emit::Ir => text.push_str(&ir.to_string()),
-            Emit::Abi => {
-                text.push_str(&serde_json::to_string_pretty(&k.abi)?);
-                text.push('\n');
-            }
-        }
-    }
-    if !text.is_empty() {
-        match output {
-            Some(p) if !stdout => std::fs::write(p, text)
-                .with_context(|| format!("cannot write `{}`", p.display()))?,
-            _ => print!("{text}"),
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
