@@ -85,6 +85,8 @@ pub enum FunctionDirective {
     MaxNctaPerSm(u32, Span),
     MaxNreg(u32, Span),
     NoReturn(Span),
+    /// `.reqnctapercluster x{, y{, z}}`: the blocks of each cluster.
+    ReqNctaPerCluster(Vec<u32>, Span),
     Pragma(String, Span),
     /// Cluster directives and others that do not change the translation.
     Other(Span),

@@ -234,3 +234,29 @@ fn function_scope_globals_and_whole_vector_registers_translate() {
         "%q;",
     );
 }
+
+/// A kernel that asks for clusters of more than one block is refused at the directive (each
+/// block runs as a cluster of one); a cluster of one is the launch ptxvk makes anyway.
+#[test]
+fn clusters_of_several_blocks_are_refused() {
+    let src = |dims: &str| {
+        format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k() .reqnctapercluster {dims} {{ ret; }}\n"
+        )
+    };
+    let ok = Program::parse(SourceFile::new("k.ptx", src("1, 1, 1")));
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|d| d.short()));
+    let text = src("2, 1, 1");
+    let d = match Program::parse(SourceFile::new("k.ptx", text.clone())) {
+        Ok(_) => panic!("a cluster of 2 blocks was accepted"),
+        Err(d) => d,
+    };
+    let at = text.find(".reqnctapercluster").expect("directive");
+    assert!(
+        d.errors()
+            .any(|e| e.message.contains("clusters of 2 blocks") && e.span.start as usize == at),
+        "{}",
+        d.short()
+    );
+}

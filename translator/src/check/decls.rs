@@ -322,6 +322,20 @@ pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function
         match d {
             FunctionDirective::ReqNtid(v, s) => func.reqntid = dims3(m, v, *s),
             FunctionDirective::MaxNtid(v, s) => func.maxntid = dims3(m, v, *s),
+            FunctionDirective::ReqNctaPerCluster(v, s) => {
+                // Each block runs as a cluster of one (docs/decisions.md): a kernel that needs
+                // more would read other blocks' shared memory that is not there.
+                let blocks: u64 = v.iter().map(|&n| u64::from(n)).product();
+                if blocks > 1 {
+                    m.diags.push(
+                        Diagnostic::error(
+                            *s,
+                            format!("clusters of {blocks} blocks are not supported by ptxvk yet"),
+                        )
+                        .with_label("ptxvk runs each block as a cluster of one"),
+                    );
+                }
+            }
             FunctionDirective::NoReturn(s) => {
                 if f.kind == FunctionKind::Entry {
                     m.diags

@@ -465,10 +465,18 @@ impl<'a> P<'a> {
             }
             "explicitcluster" | "reqnctapercluster" => {
                 self.advance();
-                if matches!(self.peek(), Some(Token::Int { .. })) {
-                    self.uint_list()?;
+                let dims = if matches!(self.peek(), Some(Token::Int { .. })) {
+                    Some(self.uint_list()?)
+                } else {
+                    None
+                };
+                let s = self.span_from(from);
+                match dims {
+                    Some(v) if d == "reqnctapercluster" => {
+                        FunctionDirective::ReqNctaPerCluster(v, s)
+                    }
+                    _ => FunctionDirective::Other(s),
                 }
-                FunctionDirective::Other(self.span_from(from))
             }
             "pragma" => {
                 self.advance();

@@ -501,7 +501,12 @@ where
     let noreturn = dot("noreturn").map_with(|_, e| FunctionDirective::NoReturn(sp(e.span())));
     let cluster = choice((dot("explicitcluster"), dot("reqnctapercluster")))
         .then(uint_list().or_not())
-        .map_with(|_, e| FunctionDirective::Other(sp(e.span())));
+        .map_with(|(d, dims), e| match dims {
+            Some(v) if d == Token::Dot("reqnctapercluster") => {
+                FunctionDirective::ReqNctaPerCluster(v, sp(e.span()))
+            }
+            _ => FunctionDirective::Other(sp(e.span())),
+        });
     let pragma = dot("pragma")
         .ignore_then(string())
         .then_ignore(punct(";").or_not())

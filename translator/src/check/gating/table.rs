@@ -389,6 +389,7 @@ pub const GATES: &[Gate] = &[
     g(".common", &[], (5, 0), 0),
     g(".reqntid", &[], (2, 1), 0),
     g(".maxnreg", &[], (1, 3), 0),
+    g(".reqnctapercluster", &[], (7, 8), 90),
     g("debug", &[], (3, 0), 0),
     g("texmode_unified|texmode_independent", &[], (1, 5), 0),
 ];

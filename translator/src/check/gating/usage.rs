@@ -153,6 +153,9 @@ pub(crate) fn module_directives(
                         ast::FunctionDirective::NoReturn(s) => check(".noreturn", &[], *s),
                         ast::FunctionDirective::ReqNtid(_, s) => check(".reqntid", &[], *s),
                         ast::FunctionDirective::MaxNreg(_, s) => check(".maxnreg", &[], *s),
+                        ast::FunctionDirective::ReqNctaPerCluster(_, s) => {
+                            check(".reqnctapercluster", &[], *s)
+                        }
                         _ => {}
                     }
                 }
