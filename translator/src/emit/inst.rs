@@ -75,7 +75,15 @@ impl FnEmitter<'_, '_> {
                     ConvOp::FToS => S::ConvertFToS,
                     ConvOp::UToF => S::ConvertUToF,
                     ConvOp::SToF => S::ConvertSToF,
-                    ConvOp::FConvert => S::FConvert,
+                    ConvOp::FConvert => {
+                        // Exact: without NoContraction Mesa 25's compiler takes a widening of a
+                        // narrowed value for the value itself, skipping the rounding that
+                        // chained emulated f32 fmas rely on (runtime/tests/kernels.rs).
+                        let id = self.e.op(S::FConvert, result_ty, [v]);
+                        self.e.b.decorate(id, Decoration::NoContraction, []);
+                        self.set(inst, id);
+                        return Ok(());
+                    }
                     ConvOp::BoolToInt => {
                         let t = rty.unwrap_or(Ty::I32);
                         let one = self.e.konst(t, 1);
