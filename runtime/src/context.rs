@@ -52,6 +52,9 @@ pub struct Restrictions {
     pub no_host_visible_device_memory: bool,
     /// Use at most this many queues (streams then share them).
     pub max_queues: Option<u32>,
+    /// Treat the device as one that ends loops after this many iterations (as Mesa 22.3's
+    /// lavapipe does), so that every kernel checks its loops ran to the end.
+    pub loop_limit: Option<u32>,
 }
 
 impl Default for ContextOptions {
@@ -276,9 +279,12 @@ impl Context {
         let mut profile = info.profile();
         profile.fused_fma32 = true;
         profile.fused_fma64 = profile.float64;
-        profile.memcheck = opts
+        // Probed without memory checking: its lookups are loops too, and where the driver ends
+        // loops early they would fail the loop probe's store instead of letting it report.
+        let memcheck = opts
             .memcheck
             .unwrap_or(info.kind == crate::device::DeviceKind::Cpu);
+        profile.memcheck = false;
         let mut ctx = Context {
             inner: Arc::new(Inner {
                 vk,
@@ -294,13 +300,24 @@ impl Context {
         if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
             inner.profile.fused_fma32 = probed.fused_fma32;
             inner.profile.fused_fma64 = probed.fused_fma64;
+            inner.profile.loop_limit = probed.loop_limit.or(opts.restrict.loop_limit);
+            inner.profile.memcheck = memcheck;
+        }
+        if let Some(limit) = probed.loop_limit {
+            tracing::warn!(
+                device = %ctx.inner.info.name,
+                driver = %ctx.inner.info.driver,
+                "the driver ends loops after {limit} iterations: kernels check that theirs ran \
+                 to the end (install a newer Mesa to run longer loops)"
+            );
         }
         tracing::debug!(
             device = %ctx.inner.info.name,
             queues = n_queues,
             staging = ctx.inner.vk.staging,
-            fused_fma32 = probed.fused_fma32,
-            fused_fma64 = probed.fused_fma64,
+            fused_fma32 = ctx.inner.profile.fused_fma32,
+            fused_fma64 = ctx.inner.profile.fused_fma64,
+            loop_limit = ?probed.loop_limit,
             "created context"
         );
         Ok(ctx)

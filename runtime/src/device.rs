@@ -350,6 +350,8 @@ impl DeviceInfo {
             image_cube_array: self.image_cube_array,
             max_texture_bindings: self.max_texture_bindings,
             denorm_preserve: self.denorm_preserve,
+            // Measured by the context's probes.
+            loop_limit: None,
         }
     }
 }

@@ -11,7 +11,12 @@ const PROBES: &str = include_str!("../../shaders/probe.ptx");
 pub(crate) struct Probed {
     pub fused_fma32: bool,
     pub fused_fma64: bool,
+    /// The iterations after which the driver ends loops, where it does.
+    pub loop_limit: Option<u32>,
 }
+
+/// How far `probe_loop` counts: past Mesa 22.3's 65,535, cheap everywhere else.
+const LOOP_PROBE_TRIPS: u32 = 70_000;
 
 /// Runs the probes on `ctx`, whose profile must claim every probed feature (so that the native
 /// instruction is what runs).
@@ -51,8 +56,17 @@ pub(crate) fn run(ctx: &Context) -> Result<Probed> {
     } else {
         false
     };
+    buf.write_bytes(0, &LOOP_PROBE_TRIPS.to_le_bytes())?;
+    module
+        .kernel("probe_loop")?
+        .launch(&one_cfg, &[(&buf).into()])?;
+    let mut out = [0u8; 4];
+    buf.read_bytes(4, &mut out)?;
+    let counted = u32::from_le_bytes(out);
+    let loop_limit = (counted < LOOP_PROBE_TRIPS).then_some(counted);
     Ok(Probed {
         fused_fma32,
         fused_fma64,
+        loop_limit,
     })
 }

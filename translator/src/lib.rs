@@ -185,13 +185,14 @@ impl Program {
         let (mut ir, mut abi) =
             lower::lower_kernel(&self.module, id, profile, &self.global_offsets, scratch)
                 .map_err(err)?;
-        abi.status_codes = ir
-            .status_sites
-            .iter()
-            .map(|(span, what)| self.site(*span, what))
-            .collect();
         let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
         ir::inline::inline_where(&mut ir, |g| g.must_inline(emulated));
+        if let Some(limit) = profile.loop_limit {
+            ir.status_sites
+                .push((diag::Span::default(), profile::loop_limit_failure(limit)));
+            let code = ir.status_sites.len() as u32;
+            ir::loop_limit::check_at_exits(&mut ir, code);
+        }
         ir::forward::module(&mut ir, &mut scratch.forward);
         let mut trees: Vec<Vec<structurize::Node>> = ir
             .functions
@@ -211,6 +212,11 @@ impl Program {
             profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
             profile::WarpStrategy::Partitioned(n) => abi.required_subgroup_size = Some(n),
         }
+        abi.status_codes = ir
+            .status_sites
+            .iter()
+            .map(|(span, what)| self.site(*span, what))
+            .collect();
         // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
         abi.shared_tail_bytes =
             4 + if ir.warp_scratch { 4 } else { 0 } + if ir.barrier_words { 128 } else { 0 };

@@ -65,6 +65,22 @@ pub struct DeviceProfile {
     /// be asked otherwise (an H200, docs/nvidia.md); lavapipe keeps them.
     #[serde(default)]
     pub denorm_preserve: FloatWidths,
+    /// The driver ends every loop once this many iterations have run in one SIMD batch (Mesa
+    /// 22.3's lavapipe: 65,535, silently). Kernels then check before they end that their loops
+    /// ran to completion and fail the launch otherwise (`ir/loop_limit.rs`). Measured by the
+    /// runtime on each device (`probe.rs`), never assumed.
+    #[serde(default)]
+    pub loop_limit: Option<u32>,
+}
+
+/// What a launch that a loop limit cut short reports.
+pub fn loop_limit_failure(limit: u32) -> String {
+    format!(
+        "the driver ended the kernel's loops early: it stops every loop after {limit} iterations \
+         of a SIMD batch (as Mesa 22.3's lavapipe does), so the results are wrong; install a \
+         newer Mesa (Debian 12: `cargo xtask demo`, or `apt-get install -t bookworm-backports \
+         mesa-vulkan-drivers`)"
+    )
 }
 
 /// One flag per floating-point width.
@@ -149,6 +165,8 @@ impl DeviceProfile {
             // Mesa 22.3 reports no float controls, yet keeps subnormals of every width
             // (measured: the conformance suite's subnormal rows pass).
             denorm_preserve: FloatWidths::default(),
+            // Measured by the runtime where it matters (Mesa 22.3 has one: `loop_limit`).
+            loop_limit: None,
         }
     }
 

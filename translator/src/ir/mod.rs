@@ -11,6 +11,7 @@ pub mod forward;
 pub mod inline;
 #[cfg(test)]
 mod inline_tests;
+pub mod loop_limit;
 mod operands;
 pub mod recursion;
 

@@ -55,6 +55,7 @@ fn desktop(name: &str) -> DeviceProfile {
         max_texture_bindings: 4096,
         // RADV and ANV keep subnormals of every width when asked (NVIDIA: below).
         denorm_preserve: FloatWidths::ALL,
+        loop_limit: None,
     }
 }
 
