@@ -2,6 +2,8 @@
 //!
 //! `cargo run -p ptxvk-runtime --example saxpy`
 
+use std::time::Instant;
+
 use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,31 +16,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let y: Vec<f32> = (0..n).map(|i| 1.0 - (i % 7) as f32).collect();
     for file in ["saxpy.ptx", "saxpy_clang.ptx"] {
         let text = std::fs::read_to_string(format!("{root}/{file}"))?;
+        let started = Instant::now();
         let module = ctx.load_ptx(file, &text)?;
         let saxpy = module.kernel("saxpy")?;
+        let translation = started.elapsed();
         let dx = DeviceBuffer::from_slice(&ctx, &x)?;
         let dy = DeviceBuffer::from_slice(&ctx, &y)?;
-        let start = std::time::Instant::now();
-        saxpy.launch(
-            &LaunchConfig::for_num_elems(n, 256),
-            &[n.into(), a.into(), (&dx).into(), (&dy).into()],
-        )?;
-        let elapsed = start.elapsed();
+        let cfg = LaunchConfig::for_num_elems(n, 256);
+        let args = [n.into(), a.into(), (&dx).into(), (&dy).into()];
+        // The first launch pays once per kernel for the pipeline and the driver's compile.
+        let started = Instant::now();
+        saxpy.launch(&cfg, &args)?;
+        let first_launch = started.elapsed();
+        dy.copy_from_host(&y)?;
+        let stream = ctx.new_stream()?;
+        let start = stream.record_event()?;
+        stream.launch(&saxpy, &cfg, &args)?;
+        let end = stream.record_event()?;
+        stream.synchronize()?;
+        let kernel = start.elapsed(&end)?;
         let got = dy.to_vec()?;
         let wrong = (0..n as usize)
             .filter(|&i| got[i].to_bits() != a.mul_add(x[i], y[i]).to_bits())
             .count();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         println!(
-            "{file:>16}: n = {n}, y[0..4] = {:?}, y[n-1] = {}, {} in {:.1} ms, {}",
+            "{file:>16}: n = {n}, y[0..4] = {:?}, y[n-1] = {}, {}",
             &got[..4],
             got[n as usize - 1],
-            saxpy.name(),
-            elapsed.as_secs_f64() * 1e3,
             if wrong == 0 {
                 "all equal to the CPU's fma".to_string()
             } else {
                 format!("{wrong} WRONG")
             }
+        );
+        println!(
+            "{:>16}  `{}` ran in {:.2} ms (device timestamps); once per kernel before that: \
+             translation {:.1} ms, first launch {:.1} ms (pipeline, the driver's compile, a run)",
+            "",
+            saxpy.name(),
+            ms(kernel),
+            ms(translation),
+            ms(first_launch)
         );
         if wrong != 0 {
             return Err(format!("{file}: {wrong} results differ from the CPU").into());

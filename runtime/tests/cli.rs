@@ -219,9 +219,24 @@ fn time_reports_device_time() {
     let o = ptxvk(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The warm-up launch's results were put back: y = 2x + 1 once, not twice.
     assert_eq!(v["buffers"]["y"][2], "5");
-    let ms = v["time_ms"].as_f64().expect("time_ms");
-    assert!(ms > 0.0 && ms < 60_000.0, "{ms}");
+    for key in ["time_ms", "translation_ms", "first_launch_ms"] {
+        let ms = v[key].as_f64().unwrap_or_else(|| panic!("{key}: {v}"));
+        assert!(ms > 0.0 && ms < 60_000.0, "{key}: {ms}");
+    }
+    // The text form names the one-time costs apart from the kernel's time.
+    let mut args: Vec<&str> = SAXPY_ARGS.to_vec();
+    args.extend(["--time", "--print", "3"]);
+    let o = ptxvk(&args);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("(device timestamps)"), "{out}");
+    assert!(
+        out.contains("translation") && out.contains("first launch"),
+        "{out}"
+    );
+    assert!(out.contains("y: f32[1000] = [1, 3, 5, ...]"), "{out}");
 }
 
 #[test]

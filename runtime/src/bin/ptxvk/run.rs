@@ -6,8 +6,10 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use ptxvk_runtime::translator::ScalarType;
+use std::time::{Duration, Instant};
+
 use ptxvk_runtime::{
-    Buffer, Context, ContextOptions, Error, Kernel, KernelArg, LaunchConfig, describe_param,
+    Buffer, Context, ContextOptions, Error, Kernel, KernelArg, LaunchConfig, Module, describe_param,
 };
 
 use crate::args::{self, ArgSpec, Init};
@@ -64,12 +66,17 @@ struct HostBuffer {
     ty: ScalarType,
     count: usize,
     buffer: Buffer,
+    /// What it held before the launch (`--time` puts it back after the warm-up launch).
+    initial: Vec<u8>,
 }
 
 /// Everything a launch needs, set up from the command line.
 struct Prepared {
     ctx: Context,
+    module: Module,
     kernel: Kernel,
+    /// Parsing, checking and translating the kernel.
+    translation: Duration,
     kernel_name: String,
     cfg: LaunchConfig,
     kargs: Vec<KernelArg>,
@@ -92,6 +99,7 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
         opts.device = a.device.clone();
     }
     let ctx = Context::new(&opts)?;
+    let started = Instant::now();
     let module = match ctx.load_ptx(&src.name, &src.text) {
         Ok(m) => m,
         Err(Error::Translate(d)) => {
@@ -119,6 +127,7 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
         }
         Err(e) => return Err(e.into()),
     };
+    let translation = started.elapsed();
     let params = kernel.abi().params.clone();
     if specs.len() != params.len() {
         let sig: Vec<String> = params
@@ -161,6 +170,7 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
                     ty: *ty,
                     count,
                     buffer,
+                    initial: data,
                 });
             }
         }
@@ -172,7 +182,9 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
     };
     Ok(Some(Prepared {
         ctx,
+        module,
         kernel,
+        translation,
         kernel_name,
         cfg,
         kargs,
@@ -184,26 +196,19 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let Some(p) = prepare(a)? else {
         return Ok(ExitCode::from(1));
     };
-    let Prepared {
-        ctx,
-        kernel,
-        kernel_name,
-        cfg,
-        kargs,
-        buffers,
-    } = p;
-    let (grid, block) = (cfg.grid, cfg.block);
-    let device_time = if a.time {
-        let stream = ctx.new_stream()?;
-        let start = stream.record_event()?;
-        stream.launch(&kernel, &cfg, &kargs)?;
-        let end = stream.record_event()?;
-        stream.synchronize()?;
-        Some(start.elapsed(&end)?)
+    let (grid, block) = (p.cfg.grid, p.cfg.block);
+    let timing = if a.time {
+        Some(timed_launch(&p)?)
     } else {
-        kernel.launch(&cfg, &kargs)?;
+        p.kernel.launch(&p.cfg, &p.kargs)?;
         None
     };
+    let Prepared {
+        ctx,
+        kernel_name,
+        buffers,
+        ..
+    } = p;
 
     for o in &a.outs {
         let (name, path) = o
@@ -228,18 +233,30 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "device": ctx.info().name,
             "buffers": map,
         });
-        if let Some(t) = device_time {
-            out["time_ms"] = serde_json::Value::from(t.as_secs_f64() * 1e3);
+        if let Some(t) = &timing {
+            out["time_ms"] = serde_json::Value::from(ms(t.kernel));
+            out["translation_ms"] = serde_json::Value::from(ms(t.translation));
+            out["first_launch_ms"] = serde_json::Value::from(ms(t.first_launch));
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else if a.print > 0 || device_time.is_some() {
-        let time = device_time
-            .map(|t| format!(" in {:.3} ms", t.as_secs_f64() * 1e3))
+    } else if a.print > 0 || timing.is_some() {
+        let time = timing
+            .as_ref()
+            .map(|t| format!(" in {:.3} ms (device timestamps)", ms(t.kernel)))
             .unwrap_or_default();
         println!(
             "ran `{kernel_name}` on {} (grid {grid:?}, block {block:?}){time}",
             ctx.info().name
         );
+        if let Some(t) = &timing {
+            println!(
+                "  once per kernel, before that: parse, check and translation {:.1} ms; first \
+                 launch {:.1} ms (pipeline creation, the driver's compile and a warm-up run, \
+                 whose results were put back)",
+                ms(t.translation),
+                ms(t.first_launch)
+            );
+        }
         for b in buffers.iter().filter(|_| a.print > 0) {
             let shown = read_values(b, a.print.min(b.count))?;
             let more = if b.count > shown.len() { ", ..." } else { "" };
@@ -253,6 +270,49 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Where a timed run's time went.
+struct Timing {
+    translation: Duration,
+    /// The warm-up launch, from the host: pipeline creation, the driver's compile, one run.
+    first_launch: Duration,
+    /// The timed launch's device time (timestamps).
+    kernel: Duration,
+}
+
+/// Runs the kernel twice: once to pay the one-time costs, then timed. The buffers and the
+/// module's variables are put back in between, so the printed results are those of one run.
+fn timed_launch(p: &Prepared) -> Result<Timing> {
+    let globals: Vec<(String, Vec<u8>)> = p
+        .module
+        .globals()
+        .into_iter()
+        .map(|g| Ok((g.name.clone(), p.module.read_global(&g.name)?)))
+        .collect::<Result<_>>()?;
+    let started = Instant::now();
+    p.kernel.launch(&p.cfg, &p.kargs)?;
+    let first_launch = started.elapsed();
+    for b in &p.buffers {
+        b.buffer.write_bytes(0, &b.initial)?;
+    }
+    for (name, bytes) in &globals {
+        p.module.write_global(name, 0, bytes)?;
+    }
+    let stream = p.ctx.new_stream()?;
+    let start = stream.record_event()?;
+    stream.launch(&p.kernel, &p.cfg, &p.kargs)?;
+    let end = stream.record_event()?;
+    stream.synchronize()?;
+    Ok(Timing {
+        translation: p.translation,
+        first_launch,
+        kernel: start.elapsed(&end)?,
+    })
 }
 
 /// Launches the kernel `iters` times, batched on one stream, and reports the device time per
