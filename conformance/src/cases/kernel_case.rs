@@ -96,6 +96,23 @@ fn hex(b: &[u8]) -> String {
     format!("0x{v:0w$x} ({v})", w = b.len() * 2)
 }
 
+/// A case named `PREFIX/NAME` that passes when the kernel `module` builds around one
+/// instruction `line` is rejected at `at` within that line ([`rejected`]).
+pub fn rejected_line(
+    family: &'static str,
+    prefix: &str,
+    module: fn(&str) -> String,
+    (name, line, at): (&str, &str, &str),
+) -> Case {
+    rejected(
+        family,
+        &format!("{prefix}/{name}"),
+        module(&format!("\t{line}")),
+        line,
+        at,
+    )
+}
+
 /// A case that passes when checking `ptx` fails with an error whose span is the first
 /// occurrence of `at` at or after `after` in the text (an operand or a modifier without its
 /// dot).

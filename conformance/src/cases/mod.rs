@@ -21,6 +21,7 @@ mod kernel_case;
 mod ldst;
 mod moves;
 mod operands;
+mod sm90;
 mod spaces;
 // --- corpus ---
 mod corpus;
@@ -49,6 +50,7 @@ pub fn all() -> Vec<Case> {
     v.extend(moves::cases());
     v.extend(operands::cases());
     v.extend(spaces::cases());
+    v.extend(sm90::cases());
     // --- corpus ---
     v.extend(corpus::cases());
     // --- textures ---

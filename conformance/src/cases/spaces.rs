@@ -5,7 +5,7 @@
 
 use ptxvk_runtime::KernelArg;
 
-use super::kernel_case::{Arg, KernelCase, rejected};
+use super::kernel_case::{Arg, KernelCase, rejected_line};
 use crate::Case;
 
 const FAMILY: &str = "5 state spaces";
@@ -146,43 +146,37 @@ fn module(body: &str) -> String {
 /// parameters (read-only; written only by the launch), each reported at the offending
 /// modifier or operand.
 fn rejections() -> Vec<Case> {
-    let r = |name: &str, line: &str, at: &str| {
-        rejected(
-            FAMILY,
-            &format!("spaces/rejected/{name}"),
-            module(&format!("\t{line}")),
-            line,
-            at,
-        )
-    };
-    vec![
-        r("st.const", "st.const.u32 [cv], %r1;", "const"),
-        r(
+    [
+        ("st.const", "st.const.u32 [cv], %r1;", "const"),
+        (
             "st.global-to-const-variable",
             "st.global.u32 [cv], %r1;",
             "[cv]",
         ),
-        r("st-generic-const-variable", "st.u32 [cv], %r1;", "[cv]"),
-        r(
+        ("st-generic-const-variable", "st.u32 [cv], %r1;", "[cv]"),
+        (
             "st.param-kernel-parameter",
             "st.param.u64 [kp], %rd1;",
             "[kp]",
         ),
-        r("st-generic-kernel-parameter", "st.u64 [kp], %rd1;", "[kp]"),
-        r(
+        ("st-generic-kernel-parameter", "st.u64 [kp], %rd1;", "[kp]"),
+        (
             "st.param::entry",
             "st.param::entry.u64 [%rd1], %rd1;",
             "param::entry",
         ),
-        r(
+        (
             "ld.shared-of-global-variable",
             "ld.shared.u32 %r1, [gv];",
             "[gv]",
         ),
-        r("ldu.shared", "ldu.shared.u32 %r1, [sv];", "shared"),
-        r("nc-local", "ld.local.nc.u32 %r1, [%rd1];", "nc"),
-        r("cvta-wrong-space", "cvta.global.u64 %rd1, sv;", "sv"),
+        ("ldu.shared", "ldu.shared.u32 %r1, [sv];", "shared"),
+        ("nc-local", "ld.local.nc.u32 %r1, [%rd1];", "nc"),
+        ("cvta-wrong-space", "cvta.global.u64 %rd1, sv;", "sv"),
     ]
+    .into_iter()
+    .map(|form| rejected_line(FAMILY, "spaces/rejected", module, form))
+    .collect()
 }
 
 pub fn cases() -> Vec<Case> {
