@@ -138,7 +138,10 @@ pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
         29 | 43 | 54 => 256,
         51 => 32,
         31 => i32::from(info.compute_queues > 1),
-        34 | 139 => sat((info.device_id << 16) | (info.vendor_id & 0xffff)),
+        // PCI location (bus 33, device 34, domain 50): Vulkan core does not give it; the
+        // device number is the ordinal, so that each device has its own bus id string.
+        34 => sat(info.index as u32),
+        139 => sat((info.device_id << 16) | (info.vendor_id & 0xffff)),
         36 => 1_215_000,
         37 => 5120,
         38 => 40 * 1024 * 1024,

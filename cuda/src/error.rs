@@ -23,6 +23,8 @@ pub const CUDA_ERROR_ILLEGAL_ADDRESS: CUresult = 700;
 pub const CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: CUresult = 701;
 pub const CUDA_ERROR_LAUNCH_TIMEOUT: CUresult = 702;
 pub const CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE: CUresult = 708;
+pub const CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: CUresult = 712;
+pub const CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: CUresult = 713;
 pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
 pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 pub const CUDA_ERROR_UNKNOWN: CUresult = 999;
@@ -57,6 +59,10 @@ pub enum CuError {
     FileNotFound(String),
     #[error("unsupported limit {0}")]
     UnsupportedLimit(u32),
+    #[error("host memory already registered")]
+    HostMemoryAlreadyRegistered,
+    #[error("host memory not registered")]
+    HostMemoryNotRegistered,
     #[error("primary context already active")]
     PrimaryContextActive,
     #[error("launch out of resources: {0}")]
@@ -97,6 +103,8 @@ impl CuError {
             CuError::FileNotFound(_) => CUDA_ERROR_FILE_NOT_FOUND,
             CuError::UnsupportedLimit(_) => CUDA_ERROR_UNSUPPORTED_LIMIT,
             CuError::PrimaryContextActive => CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE,
+            CuError::HostMemoryAlreadyRegistered => CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+            CuError::HostMemoryNotRegistered => CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
             CuError::LaunchOutOfResources(_) => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
             CuError::IllegalAddress(_) => CUDA_ERROR_ILLEGAL_ADDRESS,
             CuError::LaunchFailed(_) => CUDA_ERROR_LAUNCH_FAILED,

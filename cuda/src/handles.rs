@@ -48,6 +48,11 @@ impl<T> Table<T> {
             .ok_or(CuError::InvalidHandle(self.what))
     }
 
+    /// Every entry, with its id.
+    pub fn all(&self) -> Vec<(usize, Arc<T>)> {
+        self.read().iter().map(|(&id, v)| (id, v.clone())).collect()
+    }
+
     /// Removes every entry `drop_it` selects (the functions of an unloaded module, ...).
     pub fn remove_where(&self, mut drop_it: impl FnMut(&T) -> bool) {
         self.write().retain(|_, v| !drop_it(v));

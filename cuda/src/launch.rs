@@ -119,3 +119,69 @@ pub fn check_buffer_size(f: &Func, size: usize) -> CuResult<()> {
     }
     Ok(())
 }
+
+/// Blocks of `block` threads with `dynamic` bytes of dynamic shared memory that fit on one
+/// multiprocessor (`cuOccupancyMaxActiveBlocksPerMultiprocessor`), by CUDA's model for the
+/// reported compute capability: the multiprocessor's warps, blocks, registers and shared
+/// memory, the last including what ptxvk itself keeps in shared memory for the kernel.
+pub fn max_active_blocks(f: &Func, block: u32, dynamic: u32) -> CuResult<i32> {
+    if block == 0 {
+        return Err(CuError::invalid("a block of 0 threads"));
+    }
+    let info = f.ctx.rt.info();
+    let attr = |a| crate::device::attribute(info, a).map(|v| v.max(0) as u64);
+    let max_threads = crate::module::attribute(f, 0)?.max(0) as u64;
+    let shared = f.kernel.abi().shared_bytes(u64::from(block), dynamic);
+    if u64::from(block) > max_threads || shared > attr(97)? {
+        return Ok(0);
+    }
+    let threads = u64::from(block).next_multiple_of(32);
+    let regs = crate::module::attribute(f, 4)?.max(1) as u64;
+    let limits = [
+        attr(106)?,
+        attr(39)? / threads,
+        attr(82)? / (regs * threads),
+        attr(81)?.checked_div(shared).unwrap_or(u64::MAX),
+    ];
+    Ok(limits.into_iter().min().unwrap_or(0).min(i32::MAX as u64) as i32)
+}
+
+/// `cuOccupancyMaxPotentialBlockSize`: the block size (a multiple of the warp size up to the
+/// kernel's and `limit`'s maximum) that keeps the most threads resident, the larger block on a
+/// tie, with the dynamic shared memory `dynamic` gives for each; and the grid that fills every
+/// multiprocessor with it. (min grid, block).
+pub fn potential_block_size(
+    f: &Func,
+    dynamic: &mut dyn FnMut(u32) -> u32,
+    limit: u32,
+) -> CuResult<(i32, i32)> {
+    let max = crate::module::attribute(f, 0)?.max(1) as u32;
+    let max = if limit > 0 { max.min(limit) } else { max };
+    let mut best = (0u64, 0u32, 0i32);
+    let top = if max >= 32 { max - max % 32 } else { max };
+    let mut block = top;
+    while block > 0 {
+        let blocks = max_active_blocks(f, block, dynamic(block))?;
+        let resident = u64::from(block) * blocks.max(0) as u64;
+        if resident > best.0 {
+            best = (resident, block, blocks);
+        }
+        block = block.saturating_sub(32);
+    }
+    let mps = crate::device::attribute(f.ctx.rt.info(), 16)?;
+    Ok((best.2.saturating_mul(mps), best.1 as i32))
+}
+
+/// `cuOccupancyAvailableDynamicSMemPerBlock`: the most dynamic shared memory each of `blocks`
+/// blocks of `block` threads can have on one multiprocessor.
+pub fn available_dynamic_shared(f: &Func, blocks: u32, block: u32) -> CuResult<u64> {
+    if blocks == 0 || block == 0 {
+        return Err(CuError::invalid("zero blocks or threads"));
+    }
+    let info = f.ctx.rt.info();
+    let per_mp = crate::device::attribute(info, 81)?.max(0) as u64 / u64::from(blocks);
+    let per_block = per_mp.min(crate::device::attribute(info, 97)?.max(0) as u64);
+    // What the block needs besides dynamic shared memory, rounded as the runtime rounds.
+    let fixed = f.kernel.abi().shared_bytes(u64::from(block), 0);
+    Ok(per_block.saturating_sub(fixed) / 4 * 4)
+}

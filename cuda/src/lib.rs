@@ -13,10 +13,12 @@ pub mod device;
 pub mod error;
 mod error_names;
 mod handles;
+mod host;
 mod launch;
 mod log;
 mod memory;
 mod module;
+mod pointer;
 pub mod proc_address;
 mod stream;
 

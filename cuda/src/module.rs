@@ -1,6 +1,7 @@
 //! Modules (PTX text handed to `cuModuleLoadData*`) and their functions.
 
 use std::collections::BTreeMap;
+use std::ffi::CString;
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::{Kernel, Module};
@@ -26,6 +27,12 @@ pub struct Func {
     pub ctx: Arc<Ctx>,
     pub kernel: Kernel,
     pub ptx_version: i32,
+    /// The `.entry` name, NUL-terminated for `cuFuncGetName`.
+    pub name: CString,
+    /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as set (`None`: all there is).
+    max_dynamic_shared: Mutex<Option<i32>>,
+    /// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT as set (-1: no preference).
+    carveout: Mutex<i32>,
 }
 
 pub static MODULES: Table<Mod> = Table::new("module");
@@ -107,6 +114,9 @@ pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
         ctx: m.ctx.clone(),
         kernel,
         ptx_version: m.ptx_version,
+        name: CString::new(name).map_err(|_| CuError::invalid("a name with a NUL byte"))?,
+        max_dynamic_shared: Mutex::new(None),
+        carveout: Mutex::new(-1),
     });
     known.insert(name.to_string(), id);
     Ok(id)
@@ -151,12 +161,50 @@ pub fn attribute(f: &Func, attr: i32) -> CuResult<i32> {
         5 => f.ptx_version,
         6 => major * 10 + minor,
         7 => 0,
-        8 => sat(u64::from(
-            info.max_shared_memory_bytes
-                .saturating_sub(abi.static_shared_bytes),
-        )),
-        9 => -1,
+        8 => {
+            let set = *f
+                .max_dynamic_shared
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            set.unwrap_or_else(|| {
+                sat(u64::from(
+                    info.max_shared_memory_bytes
+                        .saturating_sub(abi.static_shared_bytes),
+                ))
+            })
+        }
+        9 => *f.carveout.lock().unwrap_or_else(|p| p.into_inner()),
         10..=19 => 0,
         a => return Err(CuError::invalid(format!("function attribute {a}"))),
     })
+}
+
+/// `cuFuncSetAttribute`: the dynamic shared memory limit (up to what the device gives a block
+/// beside the kernel's static shared memory) and the carveout preference (-1 to 100, no effect
+/// here) can be set; the other attributes are read-only.
+pub fn set_attribute(f: &Func, attr: i32, value: i32) -> CuResult<()> {
+    match attr {
+        8 => {
+            let info = f.ctx.rt.info();
+            let available = info
+                .max_shared_memory_bytes
+                .saturating_sub(f.kernel.abi().static_shared_bytes);
+            if u32::try_from(value).map_or(true, |v| v > available) {
+                return Err(CuError::invalid(format!(
+                    "{value} bytes of dynamic shared memory; at most {available}"
+                )));
+            }
+            *f.max_dynamic_shared
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(value);
+            Ok(())
+        }
+        9 if (-1..=100).contains(&value) => {
+            *f.carveout.lock().unwrap_or_else(|p| p.into_inner()) = value;
+            Ok(())
+        }
+        a => Err(CuError::invalid(format!(
+            "function attribute {a} = {value}"
+        ))),
+    }
 }

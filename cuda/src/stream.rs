@@ -151,3 +151,22 @@ pub fn elapsed_ms(start: usize, end: usize) -> CuResult<f32> {
     let d = ea.elapsed(eb)?;
     Ok(d.as_secs_f64() as f32 * 1000.0)
 }
+
+/// The context a stream handle belongs to (the current one for the default stream).
+pub fn context_of(handle: usize) -> CuResult<usize> {
+    if is_default(handle) {
+        return Ok(context::current()?.0);
+    }
+    crate::device::check_init()?;
+    Ok(STREAMS.get(handle)?.ctx_id)
+}
+
+/// Runs a host function in stream order (`cuLaunchHostFunc`, `cuStreamAddCallback`): after
+/// the work queued before it and before any queued after it. It runs on the calling thread once
+/// the stream is idle, which gives that order at the price of the caller's waiting.
+pub fn host_call(handle: usize, f: impl FnOnce(Result<(), &CuError>)) -> CuResult<()> {
+    let (_, s) = resolve(handle)?;
+    let done = s.synchronize().map_err(CuError::from);
+    f(done.as_ref().map(|_| ()));
+    done
+}

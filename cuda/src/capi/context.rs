@@ -221,6 +221,126 @@ pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
     })
 }
 
+/// One priority: streams run as the device schedules its queues.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(
+    least: *mut c_int,
+    greatest: *mut c_int,
+) -> CUresult {
+    entry(
+        "cuCtxGetStreamPriorityRange",
+        format_args!("least={least:#x?} greatest={greatest:#x?}"),
+        || {
+            context::current()?;
+            // SAFETY: each NULL (not wanted) or writable.
+            unsafe {
+                super::put_opt(least, 0);
+                super::put_opt(greatest, 0);
+            }
+            Ok(())
+        },
+    )
+}
+
+/// L1 and shared memory are not configurable through Vulkan: the preference is accepted and
+/// `cuCtxGetCacheConfig` reports CU_FUNC_CACHE_PREFER_NONE, as CUDA does on such devices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxSetCacheConfig(config: c_uint) -> CUresult {
+    entry(
+        "cuCtxSetCacheConfig",
+        format_args!("config={config}"),
+        || {
+            context::current()?;
+            check_cache_config(config)
+        },
+    )
+}
+
+/// An enum value up to `max` (`what` names it in the error).
+fn check_enum(what: &str, value: c_uint, max: c_uint) -> CuResult<()> {
+    if value > max {
+        return Err(CuError::invalid(format!("{what} {value}")));
+    }
+    Ok(())
+}
+
+/// CU_FUNC_CACHE_PREFER_NONE, SHARED, L1, EQUAL.
+pub(crate) fn check_cache_config(config: c_uint) -> CuResult<()> {
+    check_enum("cache config", config, 3)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetCacheConfig(config: *mut c_uint) -> CUresult {
+    entry(
+        "cuCtxGetCacheConfig",
+        format_args!("config={config:#x?}"),
+        || {
+            context::current()?;
+            // SAFETY: NULL or writable.
+            unsafe { put(config, 0) }
+        },
+    )
+}
+
+/// Shared memory banks are four bytes wide (CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE); a
+/// request for another width is accepted without effect, as on CUDA devices since Maxwell.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetSharedMemConfig(config: *mut c_uint) -> CUresult {
+    entry(
+        "cuCtxGetSharedMemConfig",
+        format_args!("config={config:#x?}"),
+        || {
+            context::current()?;
+            // SAFETY: NULL or writable.
+            unsafe { put(config, 1) }
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxSetSharedMemConfig(config: c_uint) -> CUresult {
+    entry(
+        "cuCtxSetSharedMemConfig",
+        format_args!("config={config}"),
+        || {
+            context::current()?;
+            check_shared_config(config)
+        },
+    )
+}
+
+/// CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE, FOUR_BYTE, EIGHT_BYTE.
+pub(crate) fn check_shared_config(config: c_uint) -> CuResult<()> {
+    check_enum("shared memory config", config, 2)
+}
+
+/// The handle's id, unique in the process.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxGetId(ctx: Handle, out: *mut u64) -> CUresult {
+    entry(
+        "cuCtxGetId",
+        format_args!("ctx={ctx:#x?} out={out:#x?}"),
+        || {
+            let c = if ctx.is_null() {
+                context::current()?.0
+            } else {
+                ctx_or_current(ctx)?;
+                id(ctx)
+            };
+            // SAFETY: NULL or writable.
+            unsafe { put(out, c as u64) }
+        },
+    )
+}
+
+/// Persisting L2 lines are not a thing here: nothing to reset.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
+    entry("cuCtxResetPersistingL2Cache", format_args!(""), || {
+        context::current().map(drop)
+    })
+}
+
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
 // and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
 // default stream here.

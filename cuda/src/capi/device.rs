@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, c_uint};
 use super::{CUdevice, Handle, entry, put, put_new};
 use crate::context;
 use crate::device;
-use crate::error::{CUresult, CuError};
+use crate::error::{CUresult, CuError, CuResult};
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
@@ -190,6 +190,85 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(dev: CUdevice, flags: c_uint
         "cuDevicePrimaryCtxSetFlags",
         format_args!("dev={:#x?} flags={:#x?}", dev, flags),
         || context::primary_set_flags(dev, flags),
+    )
+}
+
+/// `domain:bus:device.function` as CUDA formats it, from the PCI attributes ptxvk reports
+/// (Vulkan core does not give the real location; the device number is the ordinal).
+fn pci_bus_id(dev: CUdevice) -> CuResult<String> {
+    let info = device::get(dev)?;
+    let attr = |a| device::attribute(info, a);
+    Ok(format!(
+        "{:04x}:{:02x}:{:02x}.0",
+        attr(50)?,
+        attr(33)?,
+        attr(34)?
+    ))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDeviceGetPCIBusId(
+    out: *mut c_char,
+    len: c_int,
+    dev: CUdevice,
+) -> CUresult {
+    entry(
+        "cuDeviceGetPCIBusId",
+        format_args!("out={out:#x?} len={len} dev={dev}"),
+        || {
+            let id = pci_bus_id(dev)?;
+            let len = usize::try_from(len).unwrap_or(0);
+            if out.is_null() || len == 0 {
+                return Err(CuError::invalid("buffer"));
+            }
+            let n = id.len().min(len - 1);
+            // SAFETY: `out` is writable for `len` bytes by the caller's contract; n < len.
+            unsafe {
+                std::ptr::copy_nonoverlapping(id.as_ptr(), out.cast::<u8>(), n);
+                out.add(n).write(0);
+            }
+            Ok(())
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDeviceGetByPCIBusId(
+    dev: *mut CUdevice,
+    bus_id: *const c_char,
+) -> CUresult {
+    entry(
+        "cuDeviceGetByPCIBusId",
+        format_args!("dev={dev:#x?} busId={bus_id:#x?}"),
+        || {
+            // SAFETY: a NUL-terminated string by the caller's contract.
+            let wanted = unsafe { super::c_str(bus_id) }?.to_ascii_lowercase();
+            let n = device::all()?.len() as CUdevice;
+            let found = (0..n)
+                .find(|&d| pci_bus_id(d).is_ok_and(|id| id == wanted))
+                .ok_or_else(|| CuError::invalid(format!("no device at {wanted}")))?;
+            // SAFETY: NULL or writable.
+            unsafe { put(dev, found) }
+        },
+    )
+}
+
+/// Devices are separate Vulkan devices: none reaches another's memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDeviceCanAccessPeer(
+    can: *mut c_int,
+    dev: CUdevice,
+    peer: CUdevice,
+) -> CUresult {
+    entry(
+        "cuDeviceCanAccessPeer",
+        format_args!("can={can:#x?} dev={dev} peer={peer}"),
+        || {
+            device::get(dev)?;
+            device::get(peer)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(can, 0) }
+        },
     )
 }
 

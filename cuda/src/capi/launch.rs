@@ -1,6 +1,6 @@
 //! `cuLaunchKernel`.
 
-use std::ffi::{c_uint, c_void};
+use std::ffi::{c_int, c_uint, c_void};
 
 use ptxvk_runtime::LaunchConfig;
 
@@ -124,7 +124,220 @@ pub unsafe extern "C" fn cuLaunchKernel(
     )
 }
 
+/// `CUlaunchConfig`.
+#[repr(C)]
+pub struct LaunchConfigEx {
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    stream: Handle,
+    attrs: *const LaunchAttribute,
+    num_attrs: c_uint,
+}
+
+/// `CUlaunchAttribute`: an id, padding, and a 64-byte value union.
+#[repr(C)]
+pub struct LaunchAttribute {
+    id: c_uint,
+    pad: [u8; 4],
+    value: [u8; 64],
+}
+
+/// Launch attributes that change nothing here are accepted; those that would change what the
+/// launch means (cooperative grids, clusters other than 1x1x1, programmatic dependencies) are
+/// not supported yet.
+fn check_attributes(attrs: &[LaunchAttribute]) -> CuResult<()> {
+    let word = |a: &LaunchAttribute, i: usize| {
+        let b = &a.value[4 * i..4 * i + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    };
+    for a in attrs {
+        match a.id {
+            // IGNORE, ACCESS_POLICY_WINDOW, SYNCHRONIZATION_POLICY, PRIORITY,
+            // MEM_SYNC_DOMAIN_MAP, MEM_SYNC_DOMAIN, PREFERRED_SHARED_MEMORY_CARVEOUT
+            0 | 1 | 3 | 8 | 9 | 10 | 14 => {}
+            // COOPERATIVE, PROGRAMMATIC_STREAM_SERIALIZATION: off is the default.
+            2 | 6 if word(a, 0) == 0 => {}
+            // CLUSTER_DIMENSION, PREFERRED_CLUSTER_DIMENSION: 1x1x1 is no cluster.
+            4 | 11 if (0..3).all(|i| word(a, i) <= 1) => {}
+            id => return Err(CuError::NotSupported(format!("launch attribute {id}"))),
+        }
+    }
+    Ok(())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuLaunchKernelEx(
+    config: *const LaunchConfigEx,
+    f: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    entry(
+        "cuLaunchKernelEx",
+        format_args!("config={config:#x?} f={f:#x?} params={params:#x?} extra={extra:#x?}"),
+        || {
+            // SAFETY: NULL or a valid CUlaunchConfig by the caller's contract.
+            let c = unsafe { config.as_ref() }.ok_or_else(|| CuError::invalid("config is NULL"))?;
+            if c.num_attrs > 0 {
+                if c.attrs.is_null() {
+                    return Err(CuError::invalid("attrs is NULL"));
+                }
+                // SAFETY: `num_attrs` entries by the caller's contract.
+                check_attributes(unsafe {
+                    std::slice::from_raw_parts(c.attrs, c.num_attrs as usize)
+                })?;
+            }
+            launch_kernel(f, c.grid, c.block, c.shared, c.stream, params, extra)
+        },
+    )
+}
+
+/// The function an occupancy query is about. Flags: CU_OCCUPANCY_DEFAULT or
+/// CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE (there is no caching to override).
+fn occupancy_of(f: Handle, flags: c_uint) -> CuResult<std::sync::Arc<crate::module::Func>> {
+    crate::device::check_init()?;
+    if flags > 1 {
+        return Err(CuError::invalid(format!("flags {flags:#x}")));
+    }
+    FUNCTIONS.get(id(f))
+}
+
+fn active_blocks(
+    out: *mut c_int,
+    f: Handle,
+    block: c_int,
+    dynamic: usize,
+    flags: c_uint,
+) -> CuResult<()> {
+    let func = occupancy_of(f, flags)?;
+    let block = u32::try_from(block).map_err(|_| CuError::invalid("blockSize"))?;
+    let dynamic = u32::try_from(dynamic).map_err(|_| CuError::invalid("dynamicSMemSize"))?;
+    let n = launch::max_active_blocks(&func, block, dynamic)?;
+    // SAFETY: NULL or writable by the caller's contract.
+    unsafe { super::put(out, n) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    out: *mut c_int,
+    f: Handle,
+    block: c_int,
+    dynamic: usize,
+) -> CUresult {
+    entry(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        format_args!("out={out:#x?} f={f:#x?} blockSize={block} dynamicSMemSize={dynamic}"),
+        || active_blocks(out, f, block, dynamic, 0),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    out: *mut c_int,
+    f: Handle,
+    block: c_int,
+    dynamic: usize,
+    flags: c_uint,
+) -> CUresult {
+    entry(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        format_args!(
+            "out={out:#x?} f={f:#x?} blockSize={block} dynamicSMemSize={dynamic} flags={flags:#x}"
+        ),
+        || active_blocks(out, f, block, dynamic, flags),
+    )
+}
+
+/// `CUoccupancyB2DSize`.
+pub type BlockToShared = Option<unsafe extern "C" fn(c_int) -> usize>;
+
+fn potential_block_size(
+    (min_grid, block): (*mut c_int, *mut c_int),
+    f: Handle,
+    to_shared: BlockToShared,
+    dynamic: usize,
+    limit: c_int,
+    flags: c_uint,
+) -> CuResult<()> {
+    let func = occupancy_of(f, flags)?;
+    if min_grid.is_null() || block.is_null() {
+        return Err(CuError::invalid("minGridSize or blockSize is NULL"));
+    }
+    let mut shared_for = |b: u32| -> u32 {
+        let bytes = match to_shared {
+            // SAFETY: the caller's function, called with a block size as CUDA does.
+            Some(cb) => unsafe { cb(b as c_int) },
+            None => dynamic,
+        };
+        u32::try_from(bytes).unwrap_or(u32::MAX)
+    };
+    let limit = u32::try_from(limit).unwrap_or(0);
+    let (grid, best) = launch::potential_block_size(&func, &mut shared_for, limit)?;
+    // SAFETY: both non-NULL and writable by the caller's contract.
+    unsafe {
+        min_grid.write(grid);
+        block.write(best);
+    }
+    Ok(())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    min_grid: *mut c_int,
+    block: *mut c_int,
+    f: Handle,
+    to_shared: BlockToShared,
+    dynamic: usize,
+    limit: c_int,
+) -> CUresult {
+    entry(
+        "cuOccupancyMaxPotentialBlockSize",
+        format_args!("f={f:#x?} dynamicSMemSize={dynamic} blockSizeLimit={limit}"),
+        || potential_block_size((min_grid, block), f, to_shared, dynamic, limit, 0),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    min_grid: *mut c_int,
+    block: *mut c_int,
+    f: Handle,
+    to_shared: BlockToShared,
+    dynamic: usize,
+    limit: c_int,
+    flags: c_uint,
+) -> CUresult {
+    entry(
+        "cuOccupancyMaxPotentialBlockSizeWithFlags",
+        format_args!("f={f:#x?} dynamicSMemSize={dynamic} blockSizeLimit={limit} flags={flags:#x}"),
+        || potential_block_size((min_grid, block), f, to_shared, dynamic, limit, flags),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
+    out: *mut usize,
+    f: Handle,
+    blocks: c_int,
+    block: c_int,
+) -> CUresult {
+    entry(
+        "cuOccupancyAvailableDynamicSMemPerBlock",
+        format_args!("out={out:#x?} f={f:#x?} numBlocks={blocks} blockSize={block}"),
+        || {
+            let func = occupancy_of(f, 0)?;
+            let blocks = u32::try_from(blocks).map_err(|_| CuError::invalid("numBlocks"))?;
+            let block = u32::try_from(block).map_err(|_| CuError::invalid("blockSize"))?;
+            let bytes = launch::available_dynamic_shared(&func, blocks, block)?;
+            // SAFETY: NULL or writable by the caller's contract.
+            unsafe { super::put(out, bytes as usize) }
+        },
+    )
+}
+
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
 // and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
 // default stream here.
 alias!(cuLaunchKernel_ptsz => cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, s: Handle, params: *mut *mut c_void, extra: *mut *mut c_void));
+alias!(cuLaunchKernelEx_ptsz => cuLaunchKernelEx(config: *const LaunchConfigEx, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void));

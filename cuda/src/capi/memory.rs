@@ -6,7 +6,7 @@ use super::{CUdeviceptr, Handle, bytes, bytes_mut, entry, id, put};
 use crate::context;
 use crate::copy;
 use crate::error::{CUresult, CuError, CuResult};
-use crate::memory::host;
+use crate::host;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, size: usize) -> CUresult {
@@ -123,12 +123,12 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(
     )
 }
 
-fn alloc_host(pp: *mut *mut c_void, size: usize) -> CuResult<()> {
+fn alloc_host(pp: *mut *mut c_void, size: usize, flags: c_uint) -> CuResult<()> {
     context::current()?;
     if pp.is_null() {
         return Err(CuError::invalid("pp is NULL"));
     }
-    let p = host::alloc(size)?;
+    let p = host::alloc(size, flags)?;
     // SAFETY: non-NULL and writable by the caller's contract.
     unsafe { put(pp, p.cast::<c_void>()) }
 }
@@ -138,7 +138,7 @@ pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, size: usize) ->
     entry(
         "cuMemAllocHost_v2",
         format_args!("pp={:#x?} size={:#x?}", pp, size),
-        || alloc_host(pp, size),
+        || alloc_host(pp, size, 0),
     )
 }
 
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn cuMemHostAlloc(
             if flags & 0x2 != 0 {
                 return Err(CuError::NotSupported("CU_MEMHOSTALLOC_DEVICEMAP".into()));
             }
-            alloc_host(pp, size)
+            alloc_host(pp, size, flags)
         },
     )
 }
@@ -171,6 +171,55 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
         context::current()?;
         host::free(p.cast())
     })
+}
+
+/// CU_MEMHOSTREGISTER_PORTABLE, DEVICEMAP, IOMEMORY, READ_ONLY.
+const HOST_REGISTER_FLAGS: c_uint = 0xf;
+
+/// Registration is remembered (pointer attributes, flags) but maps nothing for the device:
+/// CU_MEMHOSTREGISTER_DEVICEMAP is not supported yet.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostRegister_v2(
+    p: *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> CUresult {
+    entry(
+        "cuMemHostRegister_v2",
+        format_args!("p={p:#x?} size={size:#x} flags={flags:#x}"),
+        || {
+            context::current()?;
+            if flags & !HOST_REGISTER_FLAGS != 0 {
+                return Err(CuError::invalid(format!("flags {flags:#x}")));
+            }
+            if flags & 0x2 != 0 {
+                return Err(CuError::NotSupported("CU_MEMHOSTREGISTER_DEVICEMAP".into()));
+            }
+            host::register(p as usize, size, flags)
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    entry("cuMemHostUnregister", format_args!("p={p:#x?}"), || {
+        context::current()?;
+        host::unregister(p as usize)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostGetFlags(flags: *mut c_uint, p: *mut c_void) -> CUresult {
+    entry(
+        "cuMemHostGetFlags",
+        format_args!("flags={flags:#x?} p={p:#x?}"),
+        || {
+            context::current()?;
+            let f = host::flags(p as usize)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(flags, f) }
+        },
+    )
 }
 
 fn htod(dst: CUdeviceptr, src: *const c_void, n: usize, stream: Option<usize>) -> CuResult<()> {
@@ -384,3 +433,4 @@ alias!(cuMemcpyAsync_ptsz => cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n
 alias!(cuMemsetD8Async_ptsz => cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, s: Handle));
 alias!(cuMemsetD16Async_ptsz => cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, s: Handle));
 alias!(cuMemsetD32Async_ptsz => cuMemsetD32Async(dst: CUdeviceptr, v: u32, n: usize, s: Handle));
+alias!(cuMemHostRegister => cuMemHostRegister_v2(p: *mut c_void, size: usize, flags: c_uint));

@@ -20,11 +20,13 @@ macro_rules! alias {
 }
 
 mod context;
+mod copy2d;
 mod device;
 mod init;
 mod launch;
 mod memory;
 mod module;
+mod pointer;
 mod stream;
 
 use std::collections::BTreeSet;
@@ -187,6 +189,9 @@ macro_rules! stub {
 }
 
 #[allow(unused_imports)]
-use self::{context::*, device::*, init::*, launch::*, memory::*, module::*, stream::*};
+use self::{
+    context::*, copy2d::*, device::*, init::*, launch::*, memory::*, module::*, pointer::*,
+    stream::*,
+};
 
 include!(concat!(env!("OUT_DIR"), "/entries.rs"));

@@ -227,3 +227,88 @@ pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut c_int, attr: c_int, f: H
         },
     )
 }
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuFuncSetAttribute(f: Handle, attr: c_int, value: c_int) -> CUresult {
+    entry(
+        "cuFuncSetAttribute",
+        format_args!("f={f:#x?} attr={attr} value={value}"),
+        || {
+            crate::device::check_init()?;
+            module::set_attribute(&*FUNCTIONS.get(id(f))?, attr, value)
+        },
+    )
+}
+
+/// Accepted without effect (see `cuCtxSetCacheConfig`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuFuncSetCacheConfig(f: Handle, config: c_uint) -> CUresult {
+    entry(
+        "cuFuncSetCacheConfig",
+        format_args!("f={f:#x?} config={config}"),
+        || {
+            crate::device::check_init()?;
+            FUNCTIONS.get(id(f))?;
+            super::context::check_cache_config(config)
+        },
+    )
+}
+
+/// Accepted without effect (see `cuCtxSetSharedMemConfig`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuFuncSetSharedMemConfig(f: Handle, config: c_uint) -> CUresult {
+    entry(
+        "cuFuncSetSharedMemConfig",
+        format_args!("f={f:#x?} config={config}"),
+        || {
+            crate::device::check_init()?;
+            FUNCTIONS.get(id(f))?;
+            super::context::check_shared_config(config)
+        },
+    )
+}
+
+/// The name stays valid as long as the function's module is loaded.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuFuncGetName(name: *mut *const c_char, f: Handle) -> CUresult {
+    entry(
+        "cuFuncGetName",
+        format_args!("name={name:#x?} f={f:#x?}"),
+        || {
+            crate::device::check_init()?;
+            let func = FUNCTIONS.get(id(f))?;
+            // SAFETY: NULL or writable. The string lives in the function's registry entry, which
+            // the module keeps until it is unloaded.
+            unsafe { put(name, func.name.as_ptr()) }
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuFuncGetModule(m: *mut Handle, f: Handle) -> CUresult {
+    entry(
+        "cuFuncGetModule",
+        format_args!("m={m:#x?} f={f:#x?}"),
+        || {
+            crate::device::check_init()?;
+            let func = FUNCTIONS.get(id(f))?;
+            // SAFETY: NULL or writable.
+            unsafe { put(m, handle(func.module_id)) }
+        },
+    )
+}
+
+/// CU_MODULE_LAZY_LOADING: a module's PTX is checked at load, its kernels translated when
+/// their function is first asked for.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleGetLoadingMode(mode: *mut c_uint) -> CUresult {
+    entry(
+        "cuModuleGetLoadingMode",
+        format_args!("mode={mode:#x?}"),
+        || {
+            crate::device::check_init()?;
+            // SAFETY: NULL or writable.
+            unsafe { put(mode, 2) }
+        },
+    )
+}

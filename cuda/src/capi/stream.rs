@@ -1,8 +1,8 @@
 //! Streams and events.
 
-use std::ffi::c_uint;
+use std::ffi::{c_int, c_uint, c_void};
 
-use super::{Handle, entry, id, put, put_new};
+use super::{Handle, entry, handle, id, put, put_new};
 use crate::error::{CUresult, CuError, CuResult};
 use crate::stream::{self, EVENTS, STREAMS};
 
@@ -154,6 +154,155 @@ pub unsafe extern "C" fn cuStreamGetFlags(s: Handle, flags: *mut c_uint) -> CUre
     )
 }
 
+/// Priorities are accepted and have no effect: Vulkan queues are taken as they come, and
+/// `cuCtxGetStreamPriorityRange` reports the single priority 0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamCreateWithPriority(
+    ps: *mut Handle,
+    flags: c_uint,
+    priority: c_int,
+) -> CUresult {
+    entry(
+        "cuStreamCreateWithPriority",
+        format_args!("ps={ps:#x?} flags={flags:#x} priority={priority}"),
+        || {
+            // SAFETY: NULL or writable.
+            unsafe { put_new(ps, || stream::create(flags)) }
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamGetPriority(s: Handle, priority: *mut c_int) -> CUresult {
+    entry(
+        "cuStreamGetPriority",
+        format_args!("s={s:#x?} priority={priority:#x?}"),
+        || {
+            stream::context_of(id(s))?;
+            // SAFETY: NULL or writable.
+            unsafe { put(priority, 0) }
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamGetCtx(s: Handle, ctx: *mut Handle) -> CUresult {
+    entry(
+        "cuStreamGetCtx",
+        format_args!("s={s:#x?} ctx={ctx:#x?}"),
+        || {
+            let c = stream::context_of(id(s))?;
+            // SAFETY: NULL or writable.
+            unsafe { put(ctx, handle(c)) }
+        },
+    )
+}
+
+/// Green contexts do not exist here: the second result is always NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamGetCtx_v2(
+    s: Handle,
+    ctx: *mut Handle,
+    green: *mut Handle,
+) -> CUresult {
+    entry(
+        "cuStreamGetCtx_v2",
+        format_args!("s={s:#x?} ctx={ctx:#x?} green={green:#x?}"),
+        || {
+            let c = stream::context_of(id(s))?;
+            // SAFETY: each NULL or writable.
+            unsafe {
+                put(ctx, handle(c))?;
+                put(green, std::ptr::null_mut())
+            }
+        },
+    )
+}
+
+/// The handle's id (0 for the default stream), unique in the process.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamGetId(s: Handle, out: *mut u64) -> CUresult {
+    entry(
+        "cuStreamGetId",
+        format_args!("s={s:#x?} out={out:#x?}"),
+        || {
+            stream::context_of(id(s))?;
+            let v = if stream::is_default(id(s)) {
+                0
+            } else {
+                id(s) as u64
+            };
+            // SAFETY: NULL or writable.
+            unsafe { put(out, v) }
+        },
+    )
+}
+
+/// `CUhostFn`.
+pub type HostFn = Option<unsafe extern "C" fn(*mut c_void)>;
+/// `CUstreamCallback`.
+pub type StreamCallback = Option<unsafe extern "C" fn(Handle, CUresult, *mut c_void)>;
+
+fn launch_host_func(s: Handle, f: HostFn, user: *mut c_void) -> CuResult<()> {
+    let f = f.ok_or_else(|| CuError::invalid("fn is NULL"))?;
+    stream::host_call(id(s), |done| {
+        if done.is_ok() {
+            // SAFETY: the caller's function with its own data, called once in stream order.
+            unsafe { f(user) }
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuLaunchHostFunc(s: Handle, f: HostFn, user: *mut c_void) -> CUresult {
+    entry(
+        "cuLaunchHostFunc",
+        format_args!("s={s:#x?} user={user:#x?}"),
+        || launch_host_func(s, f, user),
+    )
+}
+
+/// `syncMode` only says whether later work may start before the function returns; here it
+/// never does.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuLaunchHostFunc_v2(
+    s: Handle,
+    f: HostFn,
+    user: *mut c_void,
+    sync_mode: c_uint,
+) -> CUresult {
+    entry(
+        "cuLaunchHostFunc_v2",
+        format_args!("s={s:#x?} user={user:#x?} syncMode={sync_mode}"),
+        || launch_host_func(s, f, user),
+    )
+}
+
+/// The callback gets the stream's status: CUDA_SUCCESS, or the error of earlier work.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamAddCallback(
+    s: Handle,
+    cb: StreamCallback,
+    user: *mut c_void,
+    flags: c_uint,
+) -> CUresult {
+    entry(
+        "cuStreamAddCallback",
+        format_args!("s={s:#x?} user={user:#x?} flags={flags:#x}"),
+        || {
+            if flags != 0 {
+                return Err(CuError::invalid(format!("flags {flags:#x}")));
+            }
+            let cb = cb.ok_or_else(|| CuError::invalid("callback is NULL"))?;
+            stream::host_call(id(s), |done| {
+                let status = done.err().map_or(crate::error::CUDA_SUCCESS, |e| e.code());
+                // SAFETY: the caller's callback with its own data, called once in stream order.
+                unsafe { cb(s, status, user) }
+            })
+        },
+    )
+}
+
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
 // and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
 // default stream here.
@@ -165,3 +314,10 @@ alias!(cuEventRecord_ptsz => cuEventRecord(e: Handle, s: Handle));
 alias!(cuEventElapsedTime_v2 => cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle));
 alias!(cuEventDestroy => cuEventDestroy_v2(e: Handle));
 alias!(cuStreamGetFlags_ptsz => cuStreamGetFlags(s: Handle, flags: *mut c_uint));
+alias!(cuStreamGetPriority_ptsz => cuStreamGetPriority(s: Handle, priority: *mut c_int));
+alias!(cuStreamGetCtx_ptsz => cuStreamGetCtx(s: Handle, ctx: *mut Handle));
+alias!(cuStreamGetCtx_v2_ptsz => cuStreamGetCtx_v2(s: Handle, ctx: *mut Handle, green: *mut Handle));
+alias!(cuStreamGetId_ptsz => cuStreamGetId(s: Handle, out: *mut u64));
+alias!(cuLaunchHostFunc_ptsz => cuLaunchHostFunc(s: Handle, f: HostFn, user: *mut c_void));
+alias!(cuLaunchHostFunc_v2_ptsz => cuLaunchHostFunc_v2(s: Handle, f: HostFn, user: *mut c_void, sync_mode: c_uint));
+alias!(cuStreamAddCallback_ptsz => cuStreamAddCallback(s: Handle, cb: StreamCallback, user: *mut c_void, flags: c_uint));

@@ -160,6 +160,19 @@ static void queries(void) {
     EXPECT(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 7), CUDA_ERROR_INVALID_DEVICE);
     EXPECT(cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
 
+    char bus[32];
+    CHECK(cuDeviceGetPCIBusId(bus, sizeof bus, 0));
+    ASSERT(strlen(bus) == 12 && bus[4] == ':' && bus[7] == ':' && bus[10] == '.');
+    CUdevice found = -1;
+    CHECK(cuDeviceGetByPCIBusId(&found, bus));
+    ASSERT(found == 0);
+    int peer = 1;
+    CHECK(cuDeviceCanAccessPeer(&peer, 0, 0));
+    ASSERT(peer == 0);
+    CUmoduleLoadingMode loading = 0;
+    CHECK(cuModuleGetLoadingMode(&loading));
+    ASSERT(loading == CU_MODULE_LAZY_LOADING);
+
     const char *s = NULL;
     CHECK(cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &s));
     ASSERT(s && strcmp(s, "CUDA_ERROR_INVALID_VALUE") == 0);
@@ -296,6 +309,130 @@ static void threads(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* A 5x3 block of bytes copied into pitched device rows and back into a wider host array; then
+ * a 3D box out of a 4x3x2 volume. */
+static void memory_2d_3d(CUdeviceptr pitched, size_t pitch) {
+    unsigned char src[3][5], back[3][8];
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 5; x++) src[y][x] = (unsigned char)(16 * y + x + 1);
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.srcPitch = 5;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = pitched;
+    c.dstPitch = pitch;
+    c.dstXInBytes = 7;
+    c.WidthInBytes = 5;
+    c.Height = 3;
+    CHECK(cuMemcpy2D(&c));
+    memset(back, 0, sizeof back);
+    CUDA_MEMCPY2D d;
+    memset(&d, 0, sizeof d);
+    d.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+    d.srcDevice = pitched;
+    d.srcPitch = pitch;
+    d.srcXInBytes = 7;
+    d.dstMemoryType = CU_MEMORYTYPE_HOST;
+    d.dstHost = back;
+    d.dstPitch = 8;
+    d.dstXInBytes = 1;
+    d.WidthInBytes = 5;
+    d.Height = 3;
+    CHECK(cuMemcpy2DAsync(&d, NULL));
+    CHECK(cuStreamSynchronize(NULL));
+    for (int y = 0; y < 3; y++) {
+        ASSERT(back[y][0] == 0 && back[y][6] == 0);
+        ASSERT(memcmp(&back[y][1], src[y], 5) == 0);
+    }
+    unsigned char row[512];
+    CHECK(cuMemcpyDtoH(row, pitched + pitch, sizeof row));
+    ASSERT(memcmp(row + 7, src[1], 5) == 0);
+    d.WidthInBytes = 9; /* wider than the destination pitch */
+    EXPECT(cuMemcpy2D(&d), CUDA_ERROR_INVALID_VALUE);
+
+    unsigned vol[2][3][4], box[2][2][2];
+    for (int i = 0; i < 24; i++) ((unsigned *)vol)[i] = (unsigned)i * 7u;
+    CUdeviceptr dv;
+    CHECK(cuMemAlloc(&dv, sizeof vol));
+    CHECK(cuMemcpyHtoD(dv, vol, sizeof vol));
+    CUDA_MEMCPY3D e;
+    memset(&e, 0, sizeof e);
+    e.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    e.srcDevice = dv;
+    e.srcPitch = 4 * sizeof(unsigned);
+    e.srcHeight = 3;
+    e.srcXInBytes = 2 * sizeof(unsigned);
+    e.srcY = 1;
+    e.dstMemoryType = CU_MEMORYTYPE_HOST;
+    e.dstHost = box;
+    e.dstPitch = 2 * sizeof(unsigned);
+    e.dstHeight = 2;
+    e.WidthInBytes = 2 * sizeof(unsigned);
+    e.Height = 2;
+    e.Depth = 2;
+    CHECK(cuMemcpy3D(&e));
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 2; x++) ASSERT(box[z][y][x] == vol[z][y + 1][x + 2]);
+    CHECK(cuMemFree(dv));
+}
+
+static void pointer_attributes(CUdeviceptr a, CUdeviceptr b) {
+    CUcontext ctx = NULL, cur = NULL;
+    CHECK(cuCtxGetCurrent(&cur));
+    CHECK(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, a + 12));
+    ASSERT(ctx == cur);
+    unsigned type = 0;
+    CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a + 12));
+    ASSERT(type == CU_MEMORYTYPE_DEVICE);
+    CUdeviceptr start = 0, dp = 0;
+    size_t range = 0;
+    CHECK(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, b + 100));
+    CHECK(cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, b + 100));
+    ASSERT(start == b && range == 4000);
+    CHECK(cuPointerGetAttribute(&dp, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, b + 100));
+    ASSERT(dp == b + 100);
+    void *hp = NULL;
+    EXPECT(cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, b), CUDA_ERROR_INVALID_VALUE);
+    int ordinal = -1;
+    CHECK(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a));
+    ASSERT(ordinal == 0);
+    int stack_value = 0;
+    EXPECT(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)&stack_value),
+           CUDA_ERROR_INVALID_VALUE);
+
+    /* Several at once; memory CUDA does not know reads as zeros. */
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    unsigned t2 = 99;
+    size_t s2 = 99;
+    void *data[] = {&t2, &s2};
+    CHECK(cuPointerGetAttributes(2, attrs, data, (CUdeviceptr)&stack_value));
+    ASSERT(t2 == 0 && s2 == 0);
+    CHECK(cuPointerGetAttributes(2, attrs, data, a));
+    ASSERT(t2 == CU_MEMORYTYPE_DEVICE && s2 == 4000);
+
+    /* Page-locked and registered host memory. */
+    void *pinned = NULL;
+    CHECK(cuMemHostAlloc(&pinned, 256, CU_MEMHOSTALLOC_PORTABLE));
+    CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)pinned + 8));
+    ASSERT(type == CU_MEMORYTYPE_HOST);
+    CHECK(cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, (CUdeviceptr)pinned + 8));
+    ASSERT(hp == (char *)pinned + 8);
+    unsigned flags = 0;
+    CHECK(cuMemHostGetFlags(&flags, pinned));
+    ASSERT(flags == CU_MEMHOSTALLOC_PORTABLE);
+    CHECK(cuMemFreeHost(pinned));
+    static unsigned char mine[4096];
+    CHECK(cuMemHostRegister(mine, sizeof mine, CU_MEMHOSTREGISTER_PORTABLE));
+    EXPECT(cuMemHostRegister(mine + 64, 64, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)mine + 100));
+    ASSERT(type == CU_MEMORYTYPE_HOST);
+    CHECK(cuMemHostUnregister(mine));
+    EXPECT(cuMemHostUnregister(mine), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+}
+
 static void memory(void) {
     make_context();
     enum { N = 1000 };
@@ -368,7 +505,70 @@ static void memory(void) {
     EXPECT(cuMemAllocPitch(&pitched, &pitch, 100, 3, 3), CUDA_ERROR_INVALID_VALUE);
 
     EXPECT(cuMemAlloc(&b, 0), CUDA_ERROR_INVALID_VALUE);
+    memory_2d_3d(pitched, pitch);
+    pointer_attributes(a, b);
     CHECK(cuMemFree(a));
+}
+
+static void launch_extras(CUmodule mod, CUfunction saxpy, CUfunction mixed, CUdeviceptr dout) {
+    const char *name = NULL;
+    CHECK(cuFuncGetName(&name, mixed));
+    ASSERT(name && strcmp(name, "mixed") == 0);
+    CUmodule owner = NULL;
+    CHECK(cuFuncGetModule(&owner, saxpy));
+    ASSERT(owner == mod);
+    int v = -5;
+    CHECK(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0));
+    CHECK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, saxpy));
+    ASSERT(v == 0);
+    EXPECT(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 30),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_NUM_REGS, 8), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuFuncSetCacheConfig(saxpy, CU_FUNC_CACHE_PREFER_SHARED));
+    CUfunc_cache cache = CU_FUNC_CACHE_PREFER_L1;
+    CHECK(cuCtxGetCacheConfig(&cache));
+    ASSERT(cache == CU_FUNC_CACHE_PREFER_NONE);
+
+    /* Occupancy: whole warps, within the multiprocessor's limits. */
+    int blocks = -1, min_grid = -1, best = -1, mps = 0, max_threads = 0;
+    CHECK(cuDeviceGetAttribute(&mps, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    CHECK(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, saxpy));
+    CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, saxpy, 128, 0));
+    ASSERT(blocks >= 1 && blocks * 128 <= 2048);
+    CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, saxpy, max_threads + 1, 0));
+    ASSERT(blocks == 0);
+    CHECK(cuOccupancyMaxPotentialBlockSize(&min_grid, &best, saxpy, NULL, 0, 0));
+    ASSERT(best >= 32 && best <= max_threads && best % 32 == 0);
+    CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, saxpy, best, 0));
+    ASSERT(min_grid == blocks * mps);
+    CHECK(cuOccupancyMaxPotentialBlockSize(&min_grid, &best, saxpy, NULL, 0, 64));
+    ASSERT(best == 64);
+    size_t avail = 0;
+    CHECK(cuOccupancyAvailableDynamicSMemPerBlock(&avail, saxpy, 1, 64));
+    ASSERT(avail > 0 && avail <= 48 * 1024);
+
+    /* cuLaunchKernelEx: attributes that change nothing are accepted, cooperative grids not. */
+    unsigned char k = 3;
+    double d = 4.0;
+    unsigned cnt = 64;
+    void *params[] = {&dout, &k, &d, &cnt};
+    CUlaunchAttribute attr[1];
+    memset(attr, 0, sizeof attr);
+    attr[0].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    attr[0].value.priority = 0;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = 2; cfg.gridDimY = 1; cfg.gridDimZ = 1;
+    cfg.blockDimX = 32; cfg.blockDimY = 1; cfg.blockDimZ = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CHECK(cuLaunchKernelEx(&cfg, mixed, params, NULL));
+    unsigned got[64];
+    CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    for (unsigned i = 0; i < 64; i++) ASSERT(got[i] == 3 + 4 + 1000 + i);
+    attr[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attr[0].value.cooperative = 1;
+    EXPECT(cuLaunchKernelEx(&cfg, mixed, params, NULL), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 static void launches(void) {
@@ -433,7 +633,49 @@ static void launches(void) {
     CHECK(cuLaunchKernel(mixed, 1, 1, 1, 64, 1, 1, 0, NULL, mparams, NULL));
     CHECK(cuMemcpyDtoH(got, dout, sizeof got));
     for (unsigned i = 0; i < 64; i++) ASSERT(got[i] == 1 + 2 + 1000 + i);
+    launch_extras(mod, saxpy, mixed, dout);
     CHECK(cuModuleUnload(mod));
+}
+
+/* Host functions run in stream order: each sees the ones before it done. */
+static int host_steps = 0;
+static void CUDA_CB step_one(void *user) {
+    host_steps = host_steps * 10 + *(int *)user;
+}
+static void CUDA_CB step_two(CUstream s, CUresult status, void *user) {
+    (void)s;
+    host_steps = host_steps * 10 + (status == CUDA_SUCCESS ? *(int *)user : 9);
+}
+
+static void stream_extras(CUstream s1, CUfunction saxpy, void **params) {
+    int least = 7, greatest = 7;
+    CHECK(cuCtxGetStreamPriorityRange(&least, &greatest));
+    ASSERT(least == 0 && greatest == 0);
+    CUstream sp;
+    CHECK(cuStreamCreateWithPriority(&sp, CU_STREAM_NON_BLOCKING, -1));
+    int prio = 5;
+    unsigned flags = 9;
+    CHECK(cuStreamGetPriority(sp, &prio));
+    CHECK(cuStreamGetFlags(sp, &flags));
+    ASSERT(prio == 0 && flags == CU_STREAM_NON_BLOCKING);
+    CUcontext sc = NULL, cur = NULL;
+    CHECK(cuCtxGetCurrent(&cur));
+    CHECK(cuStreamGetCtx(sp, &sc));
+    ASSERT(sc == cur);
+    unsigned long long id1 = 0, id2 = 0;
+    CHECK(cuStreamGetId(sp, &id1));
+    CHECK(cuStreamGetId(s1, &id2));
+    ASSERT(id1 != 0 && id2 != 0 && id1 != id2);
+    CHECK(cuStreamDestroy(sp));
+
+    int one = 1, two = 2;
+    host_steps = 0;
+    CHECK(cuLaunchKernel(saxpy, 1, 1, 1, 256, 1, 1, 0, s1, params, NULL));
+    CHECK(cuLaunchHostFunc(s1, step_one, &one));
+    CHECK(cuStreamAddCallback(s1, step_two, &two, 0));
+    EXPECT(cuStreamAddCallback(s1, step_two, &two, 1), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuStreamSynchronize(s1));
+    ASSERT(host_steps == 12);
 }
 
 static void streams(void) {
@@ -493,6 +735,8 @@ static void streams(void) {
     unsigned char zb[16];
     CHECK(cuMemcpyDtoH(zb, dz, 16));
     ASSERT(memcmp(zb, (unsigned char *)x + 4, 8) == 0 && zb[8] == 0x11 && zb[15] == 0x11);
+
+    stream_extras(s1, saxpy, params);
 
     CHECK(cuEventDestroy(start));
     EXPECT(cuEventQuery(start), CUDA_ERROR_INVALID_HANDLE);
