@@ -34,23 +34,56 @@ pub fn is_default(handle: usize) -> bool {
     matches!(handle, 0 | STREAM_LEGACY | STREAM_PER_THREAD)
 }
 
-/// The stream a handle names, with its context. NULL and the two special handles are the
-/// current context's default stream, which ptxvk serves with the runtime's default stream.
+/// The stream a handle names, with its context, ready for work issued on it now. NULL and the
+/// two special handles are the current context's default stream, which ptxvk serves with the
+/// runtime's default stream.
+///
+/// The legacy default stream (NULL, CU_STREAM_LEGACY) synchronises with the context's
+/// blocking streams (created without CU_STREAM_NON_BLOCKING), as CUDA's does: its work waits
+/// for what they issued before, and their work waits for what it issued before. The waits are
+/// only added where the other side still has work in flight.
 pub fn resolve(handle: usize) -> CuResult<(Arc<Ctx>, Stream)> {
     if is_default(handle) {
-        let (_, ctx) = context::current()?;
+        let (ctx_id, ctx) = context::current()?;
         let stream = ctx.rt.default_stream()?;
+        if handle != STREAM_PER_THREAD {
+            for other in blocking_streams(ctx_id) {
+                wait_for(&stream, &other.stream)?;
+            }
+        }
         return Ok((ctx, stream));
     }
     crate::device::check_init()?;
     let s = STREAMS.get(handle)?;
     s.ctx.check_sticky()?;
+    if s.flags & STREAM_NON_BLOCKING == 0 {
+        wait_for(&s.stream, &s.ctx.rt.default_stream()?)?;
+    }
     Ok((s.ctx.clone(), s.stream.clone()))
 }
 
+const STREAM_NON_BLOCKING: u32 = 0x1;
+
+fn blocking_streams(ctx_id: usize) -> Vec<Arc<Strm>> {
+    STREAMS
+        .all()
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.ctx_id == ctx_id && s.flags & STREAM_NON_BLOCKING == 0)
+        .collect()
+}
+
+/// Makes work issued on `stream` from now on wait for the work issued on `other` so far.
+fn wait_for(stream: &Stream, other: &Stream) -> CuResult<()> {
+    if !other.is_idle()? {
+        stream.wait_event(&other.record_event()?)?;
+    }
+    Ok(())
+}
+
 pub fn create(flags: u32) -> CuResult<usize> {
-    // CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1).
-    if flags > 1 {
+    // CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING.
+    if flags & !STREAM_NON_BLOCKING != 0 {
         return Err(CuError::invalid(format!("stream flags {flags:#x}")));
     }
     let (ctx_id, ctx) = context::current()?;

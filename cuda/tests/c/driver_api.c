@@ -647,6 +647,38 @@ static void CUDA_CB step_two(CUstream s, CUresult status, void *user) {
     host_steps = host_steps * 10 + (status == CUDA_SUCCESS ? *(int *)user : 9);
 }
 
+/* The legacy default stream and blocking streams wait for each other's earlier work. */
+static void legacy_default_stream(CUstream s1, CUfunction saxpy) {
+    enum { N = 4096 };
+    static float ones[N], out[N];
+    for (int i = 0; i < N; i++) ones[i] = 1.0f;
+    CUdeviceptr x, y, z;
+    CHECK(cuMemAlloc(&x, sizeof ones));
+    CHECK(cuMemAlloc(&y, sizeof ones));
+    CHECK(cuMemAlloc(&z, sizeof ones));
+    CHECK(cuMemcpyHtoD(x, ones, sizeof ones));
+    CHECK(cuMemsetD32(y, 0x40000000u /* 2.0f */, N));
+    int n = N;
+    float a = 1.0f;
+    void *params[] = {&n, &a, &x, &y};
+    for (int i = 0; i < 3; i++)
+        CHECK(cuLaunchKernel(saxpy, N / 256, 1, 1, 256, 1, 1, 0, s1, params, NULL));
+    CHECK(cuMemcpyDtoDAsync(z, y, sizeof ones, NULL));
+    CHECK(cuStreamSynchronize(NULL));
+    CHECK(cuMemcpyDtoH(out, z, sizeof out));
+    ASSERT(out[0] == 5.0f && out[N - 1] == 5.0f);
+
+    CHECK(cuMemsetD32Async(y, 0, N, NULL));
+    a = 2.0f;
+    CHECK(cuLaunchKernel(saxpy, N / 256, 1, 1, 256, 1, 1, 0, s1, params, NULL));
+    CHECK(cuMemcpyDtoHAsync(out, y, sizeof out, s1));
+    CHECK(cuStreamSynchronize(s1));
+    ASSERT(out[0] == 2.0f && out[N - 1] == 2.0f);
+    CHECK(cuMemFree(x));
+    CHECK(cuMemFree(y));
+    CHECK(cuMemFree(z));
+}
+
 static void stream_extras(CUstream s1, CUfunction saxpy, void **params) {
     int least = 7, greatest = 7;
     CHECK(cuCtxGetStreamPriorityRange(&least, &greatest));
@@ -737,6 +769,7 @@ static void streams(void) {
     ASSERT(memcmp(zb, (unsigned char *)x + 4, 8) == 0 && zb[8] == 0x11 && zb[15] == 0x11);
 
     stream_extras(s1, saxpy, params);
+    legacy_default_stream(s1, saxpy);
 
     CHECK(cuEventDestroy(start));
     EXPECT(cuEventQuery(start), CUDA_ERROR_INVALID_HANDLE);
