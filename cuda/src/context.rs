@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::ContextOptions;
@@ -22,6 +23,8 @@ pub struct Ctx {
     /// The first kernel fault seen in the context: CUDA returns it from every later call
     /// until the context is destroyed (the runtime's context itself carries on).
     sticky: Mutex<Option<(CUresult, String)>>,
+    /// The default stream may have work in flight (see `stream::resolve`).
+    pub default_issued: AtomicBool,
 }
 
 pub static CONTEXTS: Table<Ctx> = Table::new("context");
@@ -57,6 +60,7 @@ impl Ctx {
             memory: Allocations::default(),
             limits: Mutex::new(LIMITS.iter().copied().collect()),
             sticky: Mutex::new(None),
+            default_issued: AtomicBool::new(false),
         })
     }
 

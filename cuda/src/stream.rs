@@ -1,5 +1,6 @@
 //! Streams and events.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::{Event, Stream};
@@ -13,6 +14,10 @@ pub struct Strm {
     pub ctx: Arc<Ctx>,
     pub stream: Stream,
     pub flags: u32,
+    /// Work may be in flight: set when the stream is handed out for work, cleared when it is
+    /// found idle. Spares the legacy stream's check (a submission and a driver query) on
+    /// streams that have done nothing since.
+    issued: AtomicBool,
 }
 
 pub struct Evt {
@@ -48,17 +53,20 @@ pub fn resolve(handle: usize) -> CuResult<(Arc<Ctx>, Stream)> {
         let stream = ctx.rt.default_stream()?;
         if handle != STREAM_PER_THREAD {
             for other in blocking_streams(ctx_id) {
-                wait_for(&stream, &other.stream)?;
+                wait_for(&stream, (&other.stream, &other.issued))?;
             }
         }
+        ctx.default_issued.store(true, Ordering::Release);
         return Ok((ctx, stream));
     }
     crate::device::check_init()?;
     let s = STREAMS.get(handle)?;
     s.ctx.check_sticky()?;
     if s.flags & STREAM_NON_BLOCKING == 0 {
-        wait_for(&s.stream, &s.ctx.rt.default_stream()?)?;
+        let default = s.ctx.rt.default_stream()?;
+        wait_for(&s.stream, (&default, &s.ctx.default_issued))?;
     }
+    s.issued.store(true, Ordering::Release);
     Ok((s.ctx.clone(), s.stream.clone()))
 }
 
@@ -73,9 +81,15 @@ fn blocking_streams(ctx_id: usize) -> Vec<Arc<Strm>> {
         .collect()
 }
 
-/// Makes work issued on `stream` from now on wait for the work issued on `other` so far.
-fn wait_for(stream: &Stream, other: &Stream) -> CuResult<()> {
-    if !other.is_idle()? {
+/// Makes work issued on `stream` from now on wait for the work issued on `other` so far;
+/// `issued` is `other`'s hint that it may have work in flight.
+fn wait_for(stream: &Stream, (other, issued): (&Stream, &AtomicBool)) -> CuResult<()> {
+    if !issued.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    if other.is_idle()? {
+        issued.store(false, Ordering::Release);
+    } else {
         stream.wait_event(&other.record_event()?)?;
     }
     Ok(())
@@ -93,6 +107,7 @@ pub fn create(flags: u32) -> CuResult<usize> {
         ctx,
         stream,
         flags,
+        issued: AtomicBool::new(false),
     });
     Ok(id)
 }

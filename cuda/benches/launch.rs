@@ -1,0 +1,184 @@
+//! Launch cost through libcuda's C ABI against the Rust API, in the same run: an empty kernel
+//! launched many times on a stream (batched, one wait at the end) and one launch plus a wait
+//! at a time (unbatched). The C side loads the libcuda.so cargo built next to this benchmark,
+//! as a C program would. `cargo bench -p ptxvk-cuda` for full sizes; `cargo test
+//! --all-targets` runs it small, as a check that both paths work.
+
+use std::ffi::{c_int, c_uint, c_void};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ptxvk_runtime::{Context, ContextOptions, LaunchConfig};
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+const EMPTY: &str = include_str!("../../shaders/empty.ptx");
+
+fn full() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+fn best_of(reps: usize, mut f: impl FnMut() -> Res<Duration>) -> Res<Duration> {
+    let mut best = f()?;
+    for _ in 1..reps {
+        best = best.min(f()?);
+    }
+    Ok(best)
+}
+
+fn us(d: Duration, n: usize) -> f64 {
+    d.as_secs_f64() * 1e6 / n as f64
+}
+
+/// (batched, unbatched) through the Rust API.
+fn rust_api(n: usize) -> Res<(Duration, Duration)> {
+    let ctx = Context::new(&ContextOptions::from_env())?;
+    let m = ctx.load_ptx("empty.ptx", EMPTY)?;
+    let k = m.kernel("empty")?;
+    let cfg = LaunchConfig::new([1, 1, 1], [1, 1, 1]);
+    let args = [0u64.into()];
+    k.launch(&cfg, &args)?;
+    let s = ctx.new_stream()?;
+    let batched = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            s.launch(&k, &cfg, &args)?;
+        }
+        s.synchronize()?;
+        Ok(t.elapsed())
+    })?;
+    let unbatched = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            s.launch(&k, &cfg, &args)?;
+            s.synchronize()?;
+        }
+        Ok(t.elapsed())
+    })?;
+    Ok((batched, unbatched))
+}
+
+type Handle = *mut c_void;
+
+/// The built library: next to this executable (deps/) or one level up.
+fn libcuda() -> Res<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let deps = exe.parent().ok_or("no directory")?;
+    [deps.join("libcuda.so"), deps.join("../libcuda.so")]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
+        .ok_or_else(|| format!("libcuda.so is not built next to {}", deps.display()).into())
+}
+
+fn check(what: &str, r: u32) -> Res<()> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(format!("{what} returned {r}").into())
+    }
+}
+
+/// (batched, unbatched) through the C ABI.
+fn c_abi(n: usize) -> Res<(Duration, Duration)> {
+    // SAFETY: loading our own library, whose initialisers only set up Rust statics.
+    let lib = unsafe { libloading::Library::new(libcuda()?)? };
+    type Launch = unsafe extern "C" fn(
+        Handle,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        Handle,
+        *mut *mut c_void,
+        *mut *mut c_void,
+    ) -> u32;
+    // SAFETY: each symbol is looked up with the signature cuda.h declares for it.
+    let (init, ctx_create, load, get_fn, stream_create, launch, sync) = unsafe {
+        (
+            *lib.get::<unsafe extern "C" fn(c_uint) -> u32>(b"cuInit")?,
+            *lib.get::<unsafe extern "C" fn(*mut Handle, c_uint, c_int) -> u32>(b"cuCtxCreate_v2")?,
+            *lib.get::<unsafe extern "C" fn(*mut Handle, *const c_void) -> u32>(
+                b"cuModuleLoadData",
+            )?,
+            *lib.get::<unsafe extern "C" fn(*mut Handle, Handle, *const i8) -> u32>(
+                b"cuModuleGetFunction",
+            )?,
+            *lib.get::<unsafe extern "C" fn(*mut Handle, c_uint) -> u32>(b"cuStreamCreate")?,
+            *lib.get::<Launch>(b"cuLaunchKernel")?,
+            *lib.get::<unsafe extern "C" fn(Handle) -> u32>(b"cuStreamSynchronize")?,
+        )
+    };
+    let text = std::ffi::CString::new(EMPTY)?;
+    let (mut ctx, mut module, mut f, mut s) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    let mut arg = 0u64;
+    let mut params = [(&raw mut arg).cast::<c_void>()];
+    // SAFETY: the calls as cuda.h documents them, with valid out-pointers and NUL-terminated
+    // strings; `params` holds one pointer per kernel parameter.
+    unsafe {
+        check("cuInit", init(0))?;
+        check("cuCtxCreate", ctx_create(&mut ctx, 0, 0))?;
+        check("cuModuleLoadData", load(&mut module, text.as_ptr().cast()))?;
+        check(
+            "cuModuleGetFunction",
+            get_fn(&mut f, module, c"empty".as_ptr()),
+        )?;
+        check("cuStreamCreate", stream_create(&mut s, 0))?;
+    }
+    let p = params.as_mut_ptr();
+    let null = std::ptr::null_mut();
+    // SAFETY: as above.
+    let go = || unsafe { check("cuLaunchKernel", launch(f, 1, 1, 1, 1, 1, 1, 0, s, p, null)) };
+    // SAFETY: as above.
+    let wait = || unsafe { check("cuStreamSynchronize", sync(s)) };
+    go()?;
+    wait()?;
+    let batched = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            go()?;
+        }
+        wait()?;
+        Ok(t.elapsed())
+    })?;
+    let unbatched = best_of(3, || {
+        let t = Instant::now();
+        for _ in 0..n {
+            go()?;
+            wait()?;
+        }
+        Ok(t.elapsed())
+    })?;
+    // The library stays loaded: its contexts and threads outlive this function.
+    std::mem::forget(lib);
+    Ok((batched, unbatched))
+}
+
+fn main() -> Res<()> {
+    let n = if full() { 2000 } else { 20 };
+    let (rb, ru) = rust_api(n)?;
+    let (cb, cu) = c_abi(n)?;
+    println!("launch: empty kernel, {n} launches on a stream, best of 3");
+    println!(
+        "  batched    Rust API {:8.2} us   C ABI {:8.2} us   C/Rust {:.2}",
+        us(rb, n),
+        us(cb, n),
+        cb.as_secs_f64() / rb.as_secs_f64()
+    );
+    println!(
+        "  unbatched  Rust API {:8.2} us   C ABI {:8.2} us   C/Rust {:.2}",
+        us(ru, n),
+        us(cu, n),
+        cu.as_secs_f64() / ru.as_secs_f64()
+    );
+    Ok(())
+}
