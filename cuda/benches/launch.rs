@@ -26,6 +26,29 @@ fn best_of(reps: usize, mut f: impl FnMut() -> Res<Duration>) -> Res<Duration> {
     Ok(best)
 }
 
+/// (batched, unbatched): `n` launches then one wait, and `n` times a launch and a wait, each
+/// the best of 3.
+fn time(
+    n: usize,
+    mut launch: impl FnMut() -> Res<()>,
+    mut wait: impl FnMut() -> Res<()>,
+) -> Res<(Duration, Duration)> {
+    let mut run = |each: bool| {
+        best_of(3, || {
+            let t = Instant::now();
+            for _ in 0..n {
+                launch()?;
+                if each {
+                    wait()?;
+                }
+            }
+            wait()?;
+            Ok(t.elapsed())
+        })
+    };
+    Ok((run(false)?, run(true)?))
+}
+
 fn us(d: Duration, n: usize) -> f64 {
     d.as_secs_f64() * 1e6 / n as f64
 }
@@ -39,23 +62,11 @@ fn rust_api(n: usize) -> Res<(Duration, Duration)> {
     let args = [0u64.into()];
     k.launch(&cfg, &args)?;
     let s = ctx.new_stream()?;
-    let batched = best_of(3, || {
-        let t = Instant::now();
-        for _ in 0..n {
-            s.launch(&k, &cfg, &args)?;
-        }
-        s.synchronize()?;
-        Ok(t.elapsed())
-    })?;
-    let unbatched = best_of(3, || {
-        let t = Instant::now();
-        for _ in 0..n {
-            s.launch(&k, &cfg, &args)?;
-            s.synchronize()?;
-        }
-        Ok(t.elapsed())
-    })?;
-    Ok((batched, unbatched))
+    time(
+        n,
+        || Ok(s.launch(&k, &cfg, &args)?),
+        || Ok(s.synchronize()?),
+    )
 }
 
 type Handle = *mut c_void;
@@ -142,25 +153,10 @@ fn c_abi(n: usize) -> Res<(Duration, Duration)> {
     let wait = || unsafe { check("cuStreamSynchronize", sync(s)) };
     go()?;
     wait()?;
-    let batched = best_of(3, || {
-        let t = Instant::now();
-        for _ in 0..n {
-            go()?;
-        }
-        wait()?;
-        Ok(t.elapsed())
-    })?;
-    let unbatched = best_of(3, || {
-        let t = Instant::now();
-        for _ in 0..n {
-            go()?;
-            wait()?;
-        }
-        Ok(t.elapsed())
-    })?;
+    let times = time(n, go, wait)?;
     // The library stays loaded: its contexts and threads outlive this function.
     std::mem::forget(lib);
-    Ok((batched, unbatched))
+    Ok(times)
 }
 
 fn main() -> Res<()> {

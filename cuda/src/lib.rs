@@ -15,6 +15,7 @@ mod error_names;
 mod handles;
 mod host;
 mod launch;
+mod library;
 mod log;
 mod memory;
 mod module;

@@ -39,7 +39,7 @@ pub static MODULES: Table<Mod> = Table::new("module");
 pub static FUNCTIONS: Table<Func> = Table::new("function");
 
 /// What a module image holds, from its first bytes.
-fn image_text(image: &[u8]) -> CuResult<&str> {
+pub fn image_text(image: &[u8]) -> CuResult<&str> {
     if image.starts_with(b"\x7fELF") {
         return Err(CuError::InvalidImage(
             "a cubin (ELF) holds machine code for NVIDIA GPUs only; hand over PTX".into(),

@@ -71,6 +71,11 @@ fn misuse_gives_cudas_error_codes() {
 }
 
 #[test]
+fn libraries_and_kernel_handles() {
+    run("libraries");
+}
+
+#[test]
 fn a_faulting_kernel_leaves_a_sticky_error() {
     run("sticky");
 }
@@ -82,7 +87,7 @@ fn the_program_also_builds_and_runs_against_the_cuda_13_header() {
     };
     let dir = common::lib_dir("driver-api-13");
     let exe = common::compile_c("driver_api", &include, &dir);
-    for mode in ["contexts", "launches"] {
+    for mode in ["contexts", "launches", "libraries"] {
         let out = common::run_c(&exe, &dir, &[mode], &[]);
         assert!(out.contains(&format!("{mode}: ok")), "{out}");
     }

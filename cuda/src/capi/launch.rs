@@ -7,7 +7,6 @@ use ptxvk_runtime::LaunchConfig;
 use super::{Handle, entry, id};
 use crate::error::{CUresult, CuError, CuResult};
 use crate::launch::{self, Params};
-use crate::module::FUNCTIONS;
 
 /// `CU_LAUNCH_PARAM_*` keys of `extra`.
 const PARAM_END: usize = 0x0;
@@ -62,7 +61,7 @@ fn launch_kernel(
 ) -> CuResult<()> {
     // CUDA launches in the current context; none is CUDA_ERROR_INVALID_CONTEXT.
     crate::context::current()?;
-    let func = FUNCTIONS.get(id(f))?;
+    let func = crate::library::function_or_kernel(id(f))?;
     let cfg = LaunchConfig {
         grid,
         block,
@@ -200,7 +199,7 @@ fn occupancy_of(f: Handle, flags: c_uint) -> CuResult<std::sync::Arc<crate::modu
     if flags > 1 {
         return Err(CuError::invalid(format!("flags {flags:#x}")));
     }
-    FUNCTIONS.get(id(f))
+    crate::library::function_or_kernel(id(f))
 }
 
 fn active_blocks(

@@ -24,6 +24,7 @@ mod copy2d;
 mod device;
 mod init;
 mod launch;
+mod library;
 mod memory;
 mod module;
 mod pointer;
@@ -190,8 +191,8 @@ macro_rules! stub {
 
 #[allow(unused_imports)]
 use self::{
-    context::*, copy2d::*, device::*, init::*, launch::*, memory::*, module::*, pointer::*,
-    stream::*,
+    context::*, copy2d::*, device::*, init::*, launch::*, library::*, memory::*, module::*,
+    pointer::*, stream::*,
 };
 
 include!(concat!(env!("OUT_DIR"), "/entries.rs"));

@@ -12,7 +12,7 @@ use crate::module::{self, FUNCTIONS};
 ///
 /// # Safety
 /// `image` is NULL or points to a NUL-terminated PTX string or a cubin/fatbinary image.
-unsafe fn image_bytes<'a>(image: *const c_void) -> CuResult<&'a [u8]> {
+pub(super) unsafe fn image_bytes<'a>(image: *const c_void) -> CuResult<&'a [u8]> {
     if image.is_null() {
         return Err(CuError::invalid("image is NULL"));
     }
@@ -50,17 +50,21 @@ pub unsafe extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -
         || {
             // SAFETY: a NUL-terminated file name.
             let path = unsafe { c_str(fname) }?;
-            let mut data = std::fs::read(path).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => CuError::FileNotFound(path.to_string()),
-                _ => CuError::invalid(format!("{path}: {e}")),
-            })?;
-            // A PTX file read whole: the text ends at its first NUL, as in memory.
-            if let Some(end) = data.iter().position(|&b| b == 0) {
-                data.truncate(end);
-            }
-            load(pmod, path, &data)
+            load(pmod, path, &read_image_file(path)?)
         },
     )
+}
+
+/// A module or library file; a PTX file read whole ends at its first NUL, as text in memory.
+pub(super) fn read_image_file(path: &str) -> CuResult<Vec<u8>> {
+    let mut data = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => CuError::FileNotFound(path.to_string()),
+        _ => CuError::invalid(format!("{path}: {e}")),
+    })?;
+    if let Some(end) = data.iter().position(|&b| b == 0) {
+        data.truncate(end);
+    }
+    Ok(data)
 }
 
 /// `CUjit_option` values whose buffers are filled.
@@ -75,7 +79,7 @@ const JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
 /// # Safety
 /// `options` and `values` hold `n` entries; a log buffer option's value points to as many
 /// writable bytes as its size option says.
-unsafe fn fill_log(
+unsafe fn fill_one_log(
     n: usize,
     options: *const c_int,
     values: *mut *mut c_void,
@@ -111,6 +115,35 @@ unsafe fn fill_log(
     values[s] = len as *mut c_void;
 }
 
+/// Fills the JIT info log (empty) and error log (`error_text`) a caller asked for.
+///
+/// # Safety
+/// As [`fill_one_log`].
+pub(super) unsafe fn fill_log(
+    n: usize,
+    options: *const c_int,
+    values: *mut *mut c_void,
+    error_text: &str,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        fill_one_log(
+            n,
+            options,
+            values,
+            (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES),
+            "",
+        );
+        fill_one_log(
+            n,
+            options,
+            values,
+            (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES),
+            error_text,
+        );
+    }
+}
+
 /// Options are accepted and ignored, apart from the logs: the error log gets the PTX
 /// diagnostics of a failed load; the info log is left empty.
 #[unsafe(no_mangle)]
@@ -132,27 +165,13 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
             // SAFETY: CUDA's contract for the image.
             let result =
                 unsafe { image_bytes(image) }.and_then(|img| load(pmod, "module.ptx", img));
-            let error_text = match &result {
-                Err(e) => e.to_string(),
-                Ok(()) => String::new(),
-            };
+            let error_text = result
+                .as_ref()
+                .err()
+                .map(ToString::to_string)
+                .unwrap_or_default();
             // SAFETY: CUDA's contract for the option arrays.
-            unsafe {
-                fill_log(
-                    n,
-                    options,
-                    values,
-                    (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES),
-                    "",
-                );
-                fill_log(
-                    n,
-                    options,
-                    values,
-                    (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES),
-                    &error_text,
-                );
-            }
+            unsafe { fill_log(n, options, values, &error_text) };
             result
         },
     )
@@ -220,7 +239,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut c_int, attr: c_int, f: H
         format_args!("value={:#x?} attr={:#x?} f={:#x?}", value, attr, f),
         || {
             crate::device::check_init()?;
-            let func = FUNCTIONS.get(id(f))?;
+            let func = crate::library::function_or_kernel(id(f))?;
             let v = module::attribute(&func, attr)?;
             // SAFETY: NULL or writable.
             unsafe { put(value, v) }
@@ -235,7 +254,7 @@ pub unsafe extern "C" fn cuFuncSetAttribute(f: Handle, attr: c_int, value: c_int
         format_args!("f={f:#x?} attr={attr} value={value}"),
         || {
             crate::device::check_init()?;
-            module::set_attribute(&*FUNCTIONS.get(id(f))?, attr, value)
+            module::set_attribute(&*crate::library::function_or_kernel(id(f))?, attr, value)
         },
     )
 }

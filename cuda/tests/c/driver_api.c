@@ -890,6 +890,66 @@ static void sticky(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* Libraries: PTX loaded once, its kernels usable in any context, a kernel handle launched
+ * in place of a function. */
+static void libraries(void) {
+    CUlibrary lib;
+    CHECK(cuInit(0));
+    CHECK(cuLibraryLoadData(&lib, PTX, NULL, NULL, 0, NULL, NULL, 0));
+    unsigned count = 0;
+    CHECK(cuLibraryGetKernelCount(&count, lib));
+    ASSERT(count == 4);
+    CUkernel all[4], saxpy;
+    CHECK(cuLibraryEnumerateKernels(all, 4, lib));
+    CHECK(cuLibraryGetKernel(&saxpy, lib, "saxpy"));
+    ASSERT(all[0] == saxpy);
+    EXPECT(cuLibraryGetKernel(&saxpy, lib, "nothing"), CUDA_ERROR_NOT_FOUND);
+    const char *name = NULL;
+    CHECK(cuKernelGetName(&name, all[1]));
+    ASSERT(name && strcmp(name, "mixed") == 0);
+    CUlibrary owner = NULL;
+    CHECK(cuKernelGetLibrary(&owner, saxpy));
+    ASSERT(owner == lib);
+
+    /* Without a context the kernel has no function yet. */
+    CUfunction f;
+    EXPECT(cuKernelGetFunction(&f, saxpy), CUDA_ERROR_INVALID_CONTEXT);
+    CUcontext ctx = make_context();
+    CHECK(cuKernelGetFunction(&f, saxpy));
+    CUmodule mod;
+    CHECK(cuLibraryGetModule(&mod, lib));
+    CUfunction same;
+    CHECK(cuModuleGetFunction(&same, mod, "saxpy"));
+    ASSERT(same == f);
+    int v = 0;
+    CHECK(cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, saxpy, 0));
+    ASSERT(v == 70);
+
+    enum { N = 256 };
+    float x[N], y[N];
+    for (int i = 0; i < N; i++) { x[i] = (float)i; y[i] = 1.0f; }
+    CUdeviceptr dx, dy, bias;
+    size_t bias_size = 0;
+    CHECK(cuLibraryGetGlobal(&bias, &bias_size, lib, "bias"));
+    ASSERT(bias_size == 4);
+    CHECK(cuMemAlloc(&dx, sizeof x));
+    CHECK(cuMemAlloc(&dy, sizeof y));
+    CHECK(cuMemcpyHtoD(dx, x, sizeof x));
+    CHECK(cuMemcpyHtoD(dy, y, sizeof y));
+    int n = N;
+    float a = 2.0f;
+    void *params[] = {&n, &a, &dx, &dy};
+    CHECK(cuLaunchKernel((CUfunction)saxpy, 1, 1, 1, N, 1, 1, 0, NULL, params, NULL));
+    CHECK(cuMemcpyDtoH(y, dy, sizeof y));
+    for (int i = 0; i < N; i++) ASSERT(y[i] == 1.0f + 2.0f * (float)i);
+
+    CHECK(cuLibraryUnload(lib));
+    EXPECT(cuKernelGetFunction(&f, saxpy), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLibraryUnload(lib), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLibraryLoadData(&lib, "not ptx at all", NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_INVALID_PTX);
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -901,6 +961,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "streams") == 0) streams();
     else if (strcmp(mode, "misuse") == 0) misuse();
     else if (strcmp(mode, "sticky") == 0) sticky();
+    else if (strcmp(mode, "libraries") == 0) libraries();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;
