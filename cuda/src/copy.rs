@@ -1,6 +1,7 @@
 //! Copies and fills between device pointers and host memory. `None` for the stream is the
 //! synchronous form (complete on return, after all earlier work in the context); `Some` is the
-//! `*Async` form on that stream handle.
+//! `*Async` form on that stream handle. Device-side synchronous work goes on the legacy
+//! default stream, so that it is ordered after the blocking streams' work as in CUDA.
 
 use std::sync::Arc;
 
@@ -39,7 +40,7 @@ pub fn dtod(dst: u64, src: u64, len: u64, stream: Option<usize>) -> CuResult<()>
     let to = ctx.memory.resolve(dst, len)?;
     let on = match &s {
         Some(s) => s.clone(),
-        None => ctx.rt.default_stream()?,
+        None => crate::stream::resolve(0)?.1,
     };
     on.copy_buffer(
         (from.buffer()?, from.offset),
@@ -67,7 +68,7 @@ pub fn memset(dst: u64, pattern: &[u8], count: usize, stream: Option<usize>) -> 
     let place = ctx.memory.resolve(dst, len)?;
     let on = match &s {
         Some(s) => s.clone(),
-        None => ctx.rt.default_stream()?,
+        None => crate::stream::resolve(0)?.1,
     };
     on.fill_buffer(place.buffer()?, place.offset, len, pattern)?;
     if s.is_none() {

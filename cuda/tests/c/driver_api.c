@@ -667,6 +667,11 @@ static void legacy_default_stream(CUstream s1, CUfunction saxpy) {
     CHECK(cuStreamSynchronize(NULL));
     CHECK(cuMemcpyDtoH(out, z, sizeof out));
     ASSERT(out[0] == 5.0f && out[N - 1] == 5.0f);
+    /* Synchronous copies wait for the blocking streams too. */
+    CHECK(cuLaunchKernel(saxpy, N / 256, 1, 1, 256, 1, 1, 0, s1, params, NULL));
+    CHECK(cuMemcpyDtoD(z, y, sizeof ones));
+    CHECK(cuMemcpyDtoH(out, z, sizeof out));
+    ASSERT(out[0] == 6.0f && out[N - 1] == 6.0f);
 
     CHECK(cuMemsetD32Async(y, 0, N, NULL));
     a = 2.0f;
