@@ -228,6 +228,18 @@ pub enum OperandKind<'a> {
     List(Vec<Operand<'a>>),
     /// `_`: the sink.
     Sink,
+    /// `%r1.b0`, `%r2.h10`, `%r3.b7654`: a register with the byte or half-word selector of the
+    /// video instructions (without its dot).
+    Select(&'a str, &'a str),
+}
+
+/// Whether `s` (without its dot) is written like a video selector or mask: `b` or `h` and
+/// digits. Which ones an instruction takes is the decoder's to say.
+pub fn is_video_selector(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some('b' | 'h'))
+        && s.len() > 1
+        && chars.all(|c| c.is_ascii_digit())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

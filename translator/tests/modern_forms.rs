@@ -260,3 +260,62 @@ fn clusters_of_several_blocks_are_refused() {
         d.short()
     );
 }
+
+/// ISA 9.7.18: the video instructions' selectors are operands (`%r.b0`, `%r.h10`, `%r.b7654`),
+/// parsed by both parsers and checked by the decoder; wrong ones are refused where written.
+#[test]
+fn video_forms_translate_and_bad_selectors_are_refused() {
+    translates(
+        "\tvadd.s32.u32.s32.sat %r1, %r2.b0, %r3.h0;\n\
+         \tvabsdiff.s32.s32.s32.sat %r1.h0, %r2.b0, %r3.b2, %r4;\n\
+         \tvmin.u32.s32.u32.max %r1, %r2, %r3, %r4;\n\
+         \tvshl.s32.s32.u32.clamp %r1.b3, %r2, %r3.h1, %r4;\n\
+         \tvadd2.s32.s32.u32.sat %r1.h10, %r2.h10, %r3.h32, %r1;\n\
+         \tvavrg4.u32.u32.u32.add %r1.b20, %r2.b7654, %r3, %r1;",
+    );
+    refused(
+        "\tvadd.u32.u32.u32 %r1, %r2.h2, %r3;",
+        "expected `.b0`",
+        "%r2.h2",
+    );
+    refused(
+        "\tvadd2.u32.u32.u32 %r1, %r2.h4, %r3, %r4;",
+        "`.hxy`",
+        "%r2.h4",
+    );
+    refused(
+        "\tvmax4.u32.u32.u32 %r1.b02, %r2, %r3, %r4;",
+        "a mask of lanes",
+        "%r1.b02",
+    );
+    refused(
+        "\tvadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;",
+        "`.sat` cannot",
+        ".add",
+    );
+    refused(
+        "\tvshr.u32.u32.u32 %r1, %r2, %r3;",
+        "needs a shift mode",
+        "vshr",
+    );
+    refused(
+        "\tvshl.u32.u32.s32.wrap %r1, %r2, %r3;",
+        "does not take type",
+        ".s32",
+    );
+    refused(
+        "\tadd.u32 %r1, %r2.b0, 1;",
+        "operands of the video instructions only",
+        "%r2.b0",
+    );
+    refused(
+        "\tvadd.u32.u32.u32.add %r1.h0, %r2, %r3, %r4;",
+        "no secondary operation",
+        "%r1.h0",
+    );
+    refused(
+        "\tvadd.u32.u32.u32 %r1, %r2, %r3, %r4;",
+        "takes 3 operands",
+        "vadd",
+    );
+}

@@ -23,6 +23,7 @@ mod moves;
 mod operands;
 mod sm90;
 mod spaces;
+mod video;
 // --- corpus ---
 mod corpus;
 // --- textures ---
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Case> {
     v.extend(operands::cases());
     v.extend(spaces::cases());
     v.extend(sm90::cases());
+    v.extend(video::cases());
     // --- corpus ---
     v.extend(corpus::cases());
     // --- textures ---

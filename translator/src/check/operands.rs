@@ -213,6 +213,14 @@ impl FnCx<'_, '_> {
         None
     }
 
+    fn not_video<T>(&mut self, span: Span) -> Option<T> {
+        self.err(
+            span,
+            "byte and half-word selectors (`.b0`, `.h1`, ...) are operands of the video instructions only",
+            "a selector here",
+        )
+    }
+
     /// Resolves a register name, with its vector component.
     fn register(&mut self, name: &str, span: Span) -> Option<(RegId, ScalarType, u32)> {
         match self.lookup(name) {
@@ -291,6 +299,7 @@ impl FnCx<'_, '_> {
                 Some(Src::Vector(Box::new(out)))
             }
             OperandKind::Sink => self.err(op.span, "`_` can only be a destination", "here"),
+            OperandKind::Select(..) => self.not_video(op.span),
             _ => self.err(
                 op.span,
                 "expected a register or constant",
@@ -596,6 +605,7 @@ impl FnCx<'_, '_> {
                 }
                 Some(Dst::Vector(Box::new(out)))
             }
+            OperandKind::Select(..) => self.not_video(op.span),
             _ => self.err(
                 op.span,
                 "expected a register",

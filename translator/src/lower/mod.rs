@@ -38,6 +38,7 @@ mod convert;
 // --- front end: indirect branches and calls, async copies, misc ---
 mod async_copy;
 mod misc;
+mod video;
 // --- textures ---
 #[cfg(test)]
 mod held_tests;
@@ -706,6 +707,8 @@ impl Cx<'_> {
             PtxOp::CreatePolicy(d) => misc::create_policy(self, d),
             PtxOp::ClusterQuery(q) => misc::cluster_query(self, q),
             PtxOp::Elect(e) => warp::elect(self, e),
+            PtxOp::VideoScalar(v) => video::scalar(self, v),
+            PtxOp::VideoSimd(v) => video::simd(self, v),
             // --- textures ---
             PtxOp::Tex(t) => texture::tex(self, t),
             PtxOp::Tld4(t) => texture::tld4(self, t),

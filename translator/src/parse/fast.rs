@@ -912,6 +912,11 @@ impl<'a> P<'a> {
                     self.advance();
                     OperandKind::Component(n, Component::from_name(c).ok_or(())?)
                 }
+                Some(Token::Dot(c)) if crate::ast::is_video_selector(c) => {
+                    self.advance();
+                    self.advance();
+                    OperandKind::Select(n, c)
+                }
                 Some(Token::Punct("[")) => {
                     let name = self.ident()?;
                     self.advance();

@@ -259,9 +259,17 @@ where
             .map(OperandKind::List);
         let component = select! { Token::Ident(s) => s }
             .then(select! { Token::Dot(c) => c }.try_map(|c, span| {
-                Component::from_name(c).ok_or_else(|| Rich::custom(span, "a vector component"))
+                if crate::ast::is_video_selector(c) {
+                    return Ok(Err(c));
+                }
+                Component::from_name(c)
+                    .map(Ok)
+                    .ok_or_else(|| Rich::custom(span, "a vector component"))
             }))
-            .map(|(n, c)| OperandKind::Component(n, c));
+            .map(|(n, c)| match c {
+                Ok(c) => OperandKind::Component(n, c),
+                Err(sel) => OperandKind::Select(n, sel),
+            });
         let index = ident()
             .then(expr().delimited_by(punct("["), punct("]")))
             .map(|(n, e)| OperandKind::Index(n, Box::new(e)));

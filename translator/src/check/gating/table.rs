@@ -334,6 +334,14 @@ pub const GATES: &[Gate] = &[
     g("getctarank", &[], (7, 8), 90),
     g("griddepcontrol", &[], (7, 8), 90),
     g("mbarrier", &[], (7, 0), 80),
+    // ---- video ----
+    g("vadd|vsub|vabsdiff|vmin|vmax|vshl|vshr", &[], (2, 0), 20),
+    g(
+        "vadd2|vsub2|vavrg2|vabsdiff2|vmin2|vmax2|vadd4|vsub4|vavrg4|vabsdiff4|vmin4|vmax4",
+        &[],
+        (3, 0),
+        30,
+    ),
     // ---- miscellaneous, stack manipulation ----
     g("nanosleep", &[], (6, 3), 70),
     g("brkpt", &[], (1, 0), 11),

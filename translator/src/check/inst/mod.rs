@@ -57,6 +57,10 @@ pub(crate) use control::resolve_prototype_calls;
 pub use control::{BrxIdx, CallIndirect, ParamShape, Signature};
 pub use misc::{ClusterQuery, NoEffect};
 
+// --- video ---
+mod video;
+pub use video::{Part, Secondary, VideoOp, VideoScalar, VideoSimd};
+
 // --- textures ---
 mod texture;
 pub use texture::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
@@ -159,6 +163,10 @@ pub enum Op {
     CreatePolicy(Dst),
     /// `mapa`, `getctarank`.
     ClusterQuery(ClusterQuery),
+    /// `vadd vsub vabsdiff vmin vmax vshl vshr`.
+    VideoScalar(Box<VideoScalar>),
+    /// `vadd2 ... vmax2`, `vadd4 ... vmax4`.
+    VideoSimd(Box<VideoSimd>),
     // --- textures ---
     Tex(Box<Tex>),
     Tld4(Box<Tld4>),
@@ -289,6 +297,13 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "mapa" => misc::cluster_query(cx, i, &mut m, true).map(Op::ClusterQuery),
         "getctarank" => misc::cluster_query(cx, i, &mut m, false).map(Op::ClusterQuery),
         "elect" => warp::elect(cx, i, &mut m).map(Op::Elect),
+        v if v.starts_with('v') && video::video_op(v).is_some() => match video::video_op(v) {
+            Some((op, 1)) => video::scalar(cx, i, &mut m, op).map(|s| Op::VideoScalar(Box::new(s))),
+            Some((op, lanes)) => {
+                video::simd(cx, i, &mut m, op, lanes).map(|s| Op::VideoSimd(Box::new(s)))
+            }
+            None => None,
+        },
         // --- end front end ---
         "bra" => control::bra(cx, i, &mut m).map(Op::Bra),
         "call" => control::call(cx, i, &mut m).map(Op::Call),

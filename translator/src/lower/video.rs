@@ -1,0 +1,196 @@
+//! The meaning of the video instructions (ISA 9.7.18), computed as the ISA's pseudocode says:
+//! the selected bytes or half-words sign- or zero-extended to 64-bit integers (the ISA's `.s33`
+//! inputs and `.s34` intermediate results fit), the operation, the optional clamp to the
+//! destination's range, then the secondary operation or merge, of which the low 32 bits are
+//! written.
+
+use super::Cx;
+use crate::check::inst::{Part, Secondary, VideoOp, VideoScalar, VideoSimd};
+use crate::ir::{BinOp, ConvOp, Ty, ValueId};
+use crate::types::ScalarType;
+
+fn k64(cx: &mut Cx<'_>, v: i64) -> ValueId {
+    cx.konst(Ty::I64, v as u64)
+}
+
+/// `width` bits of `x` (64-bit) from bit `shift`, sign- or zero-extended.
+fn field(cx: &mut Cx<'_>, x: ValueId, shift: u32, width: u32, signed: bool) -> ValueId {
+    if signed {
+        let up = k64(cx, i64::from(64 - shift - width));
+        let down = k64(cx, i64::from(64 - width));
+        let t = cx.bin(BinOp::Shl, x, up);
+        cx.bin(BinOp::AShr, t, down)
+    } else {
+        let s = k64(cx, i64::from(shift));
+        let t = cx.bin(BinOp::LShr, x, s);
+        let m = k64(cx, ((1u64 << width) - 1) as i64);
+        cx.bin(BinOp::And, t, m)
+    }
+}
+
+/// A 32-bit source as a 64-bit value of its low bits.
+fn wide(cx: &mut Cx<'_>, src: &crate::check::Src) -> ValueId {
+    let v = cx.read(src, ScalarType::U32);
+    cx.conv(ConvOp::ZExt, v, Ty::I64)
+}
+
+fn min_max(cx: &mut Cx<'_>, a: ValueId, b: ValueId, max: bool) -> ValueId {
+    let op = if max { BinOp::SGt } else { BinOp::SLt };
+    let pick_a = cx.bin(op, a, b);
+    cx.select(pick_a, a, b)
+}
+
+/// `x` clamped to the range of a `width`-bit signed or unsigned integer.
+fn clamp(cx: &mut Cx<'_>, x: ValueId, width: u32, signed: bool) -> ValueId {
+    let (lo, hi) = if signed {
+        (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
+    } else {
+        (0, (1i64 << width) - 1)
+    };
+    let lo = k64(cx, lo);
+    let hi = k64(cx, hi);
+    let x = min_max(cx, x, lo, true);
+    min_max(cx, x, hi, false)
+}
+
+/// The primary operation on two extended inputs (the shifts are the scalar forms').
+fn primary(cx: &mut Cx<'_>, op: VideoOp, a: ValueId, b: ValueId) -> ValueId {
+    match op {
+        VideoOp::Add => cx.bin(BinOp::IAdd, a, b),
+        VideoOp::Sub => cx.bin(BinOp::ISub, a, b),
+        VideoOp::AbsDiff => {
+            let d = cx.bin(BinOp::ISub, a, b);
+            let zero = k64(cx, 0);
+            let neg = cx.bin(BinOp::ISub, zero, d);
+            let below = cx.bin(BinOp::SLt, d, zero);
+            cx.select(below, neg, d)
+        }
+        VideoOp::Min => min_max(cx, a, b, false),
+        VideoOp::Max => min_max(cx, a, b, true),
+        // ISA: (a + b + 1) >> 1 when the sum is not negative, else (a + b) >> 1.
+        VideoOp::Avrg => {
+            let s = cx.bin(BinOp::IAdd, a, b);
+            let zero = k64(cx, 0);
+            let one = k64(cx, 1);
+            let up = cx.bin(BinOp::IAdd, s, one);
+            let non_negative = cx.bin(BinOp::SGe, s, zero);
+            let t = cx.select(non_negative, up, s);
+            cx.bin(BinOp::AShr, t, one)
+        }
+        VideoOp::Shl => cx.bin(BinOp::Shl, a, b),
+        VideoOp::Shr => cx.bin(BinOp::AShr, a, b),
+    }
+}
+
+fn part(cx: &mut Cx<'_>, x: ValueId, p: Part, signed: bool) -> ValueId {
+    field(cx, x, p.width * p.index, p.width, signed)
+}
+
+/// `vadd vsub vabsdiff vmin vmax vshl vshr`.
+pub fn scalar(cx: &mut Cx<'_>, v: &VideoScalar) {
+    let [d_signed, a_signed, b_signed] = v.signed;
+    let a = wide(cx, &v.a);
+    let ta = part(cx, a, v.asel, a_signed);
+    let b = wide(cx, &v.b);
+    let mut tb = part(cx, b, v.bsel, b_signed);
+    let shift = matches!(v.op, VideoOp::Shl | VideoOp::Shr);
+    if shift {
+        // ISA: `.clamp` makes a shift over 32 a shift by 32, `.wrap` takes it modulo 32.
+        tb = if v.clamp {
+            let k32 = k64(cx, 32);
+            let over = cx.bin(BinOp::UGt, tb, k32);
+            cx.select(over, k32, tb)
+        } else {
+            let k31 = k64(cx, 31);
+            cx.bin(BinOp::And, tb, k31)
+        };
+    }
+    let mut tmp = primary(cx, v.op, ta, tb);
+    if v.sat && v.op == VideoOp::Shl {
+        // A 33-bit input shifted by up to 32 may pass 64 bits; such a result is beyond every
+        // clamp range, on the side of the input's sign.
+        let back = cx.bin(BinOp::AShr, tmp, tb);
+        let lost = cx.bin(BinOp::INe, back, ta);
+        let zero = k64(cx, 0);
+        let negative = cx.bin(BinOp::SLt, ta, zero);
+        let low = k64(cx, i64::MIN / 2);
+        let high = k64(cx, i64::MAX / 2);
+        let beyond = cx.select(negative, low, high);
+        tmp = cx.select(lost, beyond, tmp);
+    }
+    if v.sat {
+        let width = if v.secondary == Secondary::Merge {
+            v.dsel.width
+        } else {
+            32
+        };
+        tmp = clamp(cx, tmp, width, d_signed);
+    }
+    let result = match (v.secondary, &v.c) {
+        (Secondary::None, _) | (_, None) => tmp,
+        (Secondary::Merge, Some(c)) => {
+            let c = wide(cx, c);
+            let Part { width, index } = v.dsel;
+            let shift = width * index;
+            let low = ((1u64 << width) - 1) as i64;
+            let m = k64(cx, low);
+            let kept = k64(cx, !(low << shift));
+            let s = k64(cx, i64::from(shift));
+            let t = cx.bin(BinOp::And, tmp, m);
+            let t = cx.bin(BinOp::Shl, t, s);
+            let c = cx.bin(BinOp::And, c, kept);
+            cx.bin(BinOp::Or, t, c)
+        }
+        (op, Some(c)) => {
+            // The sign of `c` is `dtype`'s.
+            let c = wide(cx, c);
+            let c = field(cx, c, 0, 32, d_signed);
+            match op {
+                Secondary::Add => cx.bin(BinOp::IAdd, tmp, c),
+                Secondary::Min => min_max(cx, tmp, c, false),
+                _ => min_max(cx, tmp, c, true),
+            }
+        }
+    };
+    let d = cx.conv(ConvOp::Trunc, result, Ty::I32);
+    cx.write(&v.dst, ScalarType::U32, d);
+}
+
+/// `vadd2 ... vmax2` and `vadd4 ... vmax4`.
+pub fn simd(cx: &mut Cx<'_>, v: &VideoSimd) {
+    let [d_signed, a_signed, b_signed] = v.signed;
+    let width = 32 / v.lanes;
+    let a = wide(cx, &v.a);
+    let b = wide(cx, &v.b);
+    let k32 = k64(cx, 32);
+    let b_high = cx.bin(BinOp::Shl, b, k32);
+    let both = cx.bin(BinOp::Or, b_high, a);
+    let mut d = wide(cx, &v.c);
+    let lane_bits = ((1u64 << width) - 1) as i64;
+    for lane in 0..v.lanes {
+        if v.mask >> lane & 1 == 0 {
+            continue;
+        }
+        let i = lane as usize;
+        let va = field(cx, both, width * v.asel[i], width, a_signed);
+        let vb = field(cx, both, width * v.bsel[i], width, b_signed);
+        let mut t = primary(cx, v.op, va, vb);
+        if v.sat {
+            t = clamp(cx, t, width, d_signed);
+        }
+        if v.accumulate {
+            d = cx.bin(BinOp::IAdd, d, t);
+        } else {
+            let shift = width * lane;
+            let m = k64(cx, lane_bits);
+            let kept = k64(cx, !(lane_bits << shift));
+            let s = k64(cx, i64::from(shift));
+            let t = cx.bin(BinOp::And, t, m);
+            let t = cx.bin(BinOp::Shl, t, s);
+            let rest = cx.bin(BinOp::And, d, kept);
+            d = cx.bin(BinOp::Or, t, rest);
+        }
+    }
+    let d = cx.conv(ConvOp::Trunc, d, Ty::I32);
+    cx.write(&v.dst, ScalarType::U32, d);
+}
