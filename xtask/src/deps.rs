@@ -38,6 +38,8 @@ const VENV_PACKAGES: &[&str] = &[
     "nvidia-cuda-runtime-cu12",
     // cuda.h of CUDA 13.x (pinned: cuda/src/symbols.txt is checked against its headers).
     "nvidia-cuda-runtime==13.5.37",
+    // NVIDIA's Python driver bindings, run unmodified against libcuda (cuda/tests/python.rs).
+    "cuda-bindings==12.9.10",
 ];
 
 /// Where the tests find what the venv holds: (variable, path under site-packages).

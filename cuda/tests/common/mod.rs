@@ -8,17 +8,21 @@ use std::process::Command;
 const INSTALL: &str = "cargo xtask test (which installs them), or: python3 -m venv ~/.cache/ptxvk/venv && \
 ~/.cache/ptxvk/venv/bin/pip install nvidia-cuda-runtime-cu12 nvidia-cuda-runtime==13.5.37";
 
-/// The venv `cargo xtask test` installs the headers into (xtask/src/deps.rs): `$PTXVK_VENV`,
-/// else `$XDG_CACHE_HOME/ptxvk/venv`, else `~/.cache/ptxvk/venv`.
-fn venv_include(sub: &str) -> Option<PathBuf> {
-    let venv = match std::env::var_os("PTXVK_VENV") {
+/// The venv `cargo xtask test` installs NVIDIA's packages into (xtask/src/deps.rs):
+/// `$PTXVK_VENV`, else `$XDG_CACHE_HOME/ptxvk/venv`, else `~/.cache/ptxvk/venv`.
+pub fn venv_dir() -> PathBuf {
+    match std::env::var_os("PTXVK_VENV") {
         Some(v) => PathBuf::from(v),
         None => std::env::var_os("XDG_CACHE_HOME")
             .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
             .join("ptxvk/venv"),
-    };
-    std::fs::read_dir(venv.join("lib"))
+    }
+}
+
+fn venv_include(sub: &str) -> Option<PathBuf> {
+    std::fs::read_dir(venv_dir().join("lib"))
         .ok()?
         .filter_map(|e| e.ok())
         .map(|e| {

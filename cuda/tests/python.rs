@@ -1,0 +1,47 @@
+//! Python programs using NVIDIA's own bindings, unmodified, against the built library.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The venv's Python with cuda-bindings: `$PTXVK_PYTHON`, else the venv `cargo xtask test`
+/// installs (xtask/src/deps.rs). `None` when `PTXVK_PYTHON=skip`.
+fn python() -> Option<PathBuf> {
+    const INSTALL: &str = "cargo xtask test (which installs it), or: \
+        ~/.cache/ptxvk/venv/bin/pip install cuda-bindings==12.9.10";
+    let python = match std::env::var("PTXVK_PYTHON") {
+        Ok(v) if v == "skip" => return None,
+        Ok(v) => PathBuf::from(v),
+        Err(_) => common::venv_dir().join("bin/python3"),
+    };
+    let has = Command::new(&python)
+        .args(["-c", "import cuda.bindings.driver"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        has,
+        "{} cannot import cuda.bindings; install it with\n  {INSTALL}\nor set PTXVK_PYTHON=skip",
+        python.display()
+    );
+    Some(python)
+}
+
+#[test]
+fn cuda_bindings_finds_every_entry_point_and_runs_saxpy() {
+    let Some(python) = python() else { return };
+    let dir = common::lib_dir("python");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = common::run_c(
+        &python,
+        &dir,
+        &[
+            &root
+                .join("tests/python/bindings_saxpy.py")
+                .to_string_lossy(),
+            &root.join("../shaders/saxpy.ptx").to_string_lossy(),
+        ],
+        &[],
+    );
+    assert!(out.contains("bindings: ok"), "{out}");
+}
