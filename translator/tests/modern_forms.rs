@@ -271,7 +271,24 @@ fn video_forms_translate_and_bad_selectors_are_refused() {
          \tvmin.u32.s32.u32.max %r1, %r2, %r3, %r4;\n\
          \tvshl.s32.s32.u32.clamp %r1.b3, %r2, %r3.h1, %r4;\n\
          \tvadd2.s32.s32.u32.sat %r1.h10, %r2.h10, %r3.h32, %r1;\n\
-         \tvavrg4.u32.u32.u32.add %r1.b20, %r2.b7654, %r3, %r1;",
+         \tvavrg4.u32.u32.u32.add %r1.b20, %r2.b7654, %r3, %r1;\n\
+         \tvset.s32.u32.lt %r1, %r2, %r3.h1;\n\tvset.u32.u32.ne.add %r1, %r2, %r3, %r4;\n\
+         \tvset2.s32.s32.ge.add %r1.h1, %r2.h03, %r3, %r4;\n\tvset4.u32.s32.eq %r1, %r2, %r3, %r4;",
+    );
+    refused(
+        "\tvset.u32.u32.u32.lt %r1, %r2, %r3;",
+        "not a modifier",
+        ".u32",
+    );
+    refused(
+        "\tvset.u32.u32 %r1, %r2, %r3;",
+        "needs a comparison",
+        "vset",
+    );
+    refused(
+        "\tvset.u32.u32.lt.sat %r1, %r2, %r3;",
+        "not a modifier",
+        ".sat",
     );
     refused(
         "\tvadd.u32.u32.u32 %r1, %r2.h2, %r3;",

@@ -17,8 +17,10 @@ const OPS: [&str; 6] = ["add", "sub", "absdiff", "min", "max", "avrg"];
 /// One instruction form: everything the PTX text and the model need.
 #[derive(Clone)]
 struct Form {
-    /// `add sub absdiff min max avrg shl shr`.
+    /// `add sub absdiff min max avrg shl shr set`.
     op: &'static str,
+    /// `vset`'s comparison (`eq ne lt le gt ge`).
+    cmp: &'static str,
     /// 1 (scalar), 2 or 4.
     lanes: u32,
     /// `dtype`, `atype`, `btype` signed.
@@ -44,14 +46,29 @@ impl Form {
 
     fn name(&self) -> String {
         let t = |s: bool| if s { "s32" } else { "u32" };
-        let mut n = format!(
-            "{}.{}.{}.{}",
-            self.opcode(),
-            t(self.signed[0]),
-            t(self.signed[1]),
-            t(self.signed[2])
-        );
-        for m in [if self.sat { "sat" } else { "" }, self.mode, self.secop] {
+        // `vset` has no `dtype`: its result is unsigned.
+        let mut n = if self.op == "set" {
+            format!(
+                "{}.{}.{}",
+                self.opcode(),
+                t(self.signed[1]),
+                t(self.signed[2])
+            )
+        } else {
+            format!(
+                "{}.{}.{}.{}",
+                self.opcode(),
+                t(self.signed[0]),
+                t(self.signed[1]),
+                t(self.signed[2])
+            )
+        };
+        for m in [
+            if self.sat { "sat" } else { "" },
+            self.cmp,
+            self.mode,
+            self.secop,
+        ] {
             if !m.is_empty() {
                 n += &format!(".{m}");
             }
@@ -117,8 +134,8 @@ fn clamp(x: i128, width: u32, signed: bool) -> i128 {
 
 /// In unbounded integers, as the ISA's intermediate results are meant (a 33-bit value shifted
 /// left by at most 32 fits an i128).
-fn op_model(op: &str, a: i128, b: i128) -> i128 {
-    match op {
+fn op_model(f: &Form, a: i128, b: i128) -> i128 {
+    match f.op {
         "add" => a + b,
         "sub" => a - b,
         "absdiff" => (a - b).abs(),
@@ -127,7 +144,15 @@ fn op_model(op: &str, a: i128, b: i128) -> i128 {
         "avrg" if a + b >= 0 => (a + b + 1) >> 1,
         "avrg" => (a + b) >> 1,
         "shl" => a << b,
-        _ => a >> b,
+        "shr" => a >> b,
+        _ => i128::from(match f.cmp {
+            "eq" => a == b,
+            "ne" => a != b,
+            "lt" => a < b,
+            "le" => a <= b,
+            "gt" => a > b,
+            _ => a >= b,
+        }),
     }
 }
 
@@ -142,7 +167,7 @@ fn scalar_model(f: &Form, a: u32, b: u32, c: u32) -> u32 {
         "wrap" => tb &= 0x1f,
         _ => {}
     }
-    let mut tmp = op_model(f.op, ta, tb);
+    let mut tmp = op_model(f, ta, tb);
     let (dw, di) = scalar_sel(f.dsel);
     if f.sat {
         tmp = clamp(tmp, dw, f.signed[0]);
@@ -188,7 +213,7 @@ fn simd_model(f: &Form, a: u32, b: u32, c: u32) -> u32 {
         }
         let va = part(both, width, asel[lane as usize], f.signed[1]);
         let vb = part(both, width, bsel[lane as usize], f.signed[2]);
-        let mut t = op_model(f.op, va, vb);
+        let mut t = op_model(f, va, vb);
         if f.sat {
             t = clamp(t, width, f.signed[0]);
         }
@@ -292,6 +317,7 @@ const TYPES: [[bool; 3]; 8] = [
 fn base(op: &'static str, lanes: u32, signed: [bool; 3]) -> Form {
     Form {
         op,
+        cmp: "",
         lanes,
         signed,
         sat: false,
@@ -413,6 +439,61 @@ fn forms() -> Vec<Form> {
                 ..base(op, lanes, [false, false, true])
             });
         }
+    }
+    v.extend(set_forms());
+    v
+}
+
+/// `vset`, `vset2`, `vset4`: every comparison on every pair of input types, with the secondary
+/// operations, merges, accumulates, selectors and masks.
+fn set_forms() -> Vec<Form> {
+    let mut v = Vec::new();
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge"] {
+        let set = |lanes, signed| Form {
+            cmp,
+            ..base("set", lanes, signed)
+        };
+        for signed in [
+            [false, false, false],
+            [false, false, true],
+            [false, true, false],
+            [false, true, true],
+        ] {
+            v.push(set(1, signed));
+            for lanes in [2, 4] {
+                v.push(set(lanes, signed));
+                v.push(Form {
+                    secop: "add",
+                    ..set(lanes, signed)
+                });
+            }
+        }
+        for secop in ["add", "min", "max"] {
+            v.push(Form {
+                secop,
+                asel: "h1",
+                ..set(1, [false, true, false])
+            });
+        }
+        for dsel in ["b2", "h1"] {
+            v.push(Form {
+                dsel,
+                bsel: "b3",
+                ..set(1, [false, false, true])
+            });
+        }
+        v.push(Form {
+            dsel: "h0",
+            asel: "h30",
+            bsel: "h12",
+            ..set(2, [false, true, true])
+        });
+        v.push(Form {
+            dsel: "b310",
+            asel: "b4567",
+            bsel: "b0213",
+            ..set(4, [false, true, false])
+        });
     }
     v
 }

@@ -5,7 +5,7 @@
 //! written.
 
 use super::Cx;
-use crate::check::inst::{Part, Secondary, VideoOp, VideoScalar, VideoSimd};
+use crate::check::inst::{CmpOp, Part, Secondary, VideoOp, VideoScalar, VideoSimd};
 use crate::ir::{BinOp, ConvOp, Ty, ValueId};
 use crate::types::ScalarType;
 
@@ -79,6 +79,20 @@ fn primary(cx: &mut Cx<'_>, op: VideoOp, a: ValueId, b: ValueId) -> ValueId {
         }
         VideoOp::Shl => cx.bin(BinOp::Shl, a, b),
         VideoOp::Shr => cx.bin(BinOp::AShr, a, b),
+        VideoOp::Set(cmp) => {
+            let op = match cmp {
+                CmpOp::Eq => BinOp::IEq,
+                CmpOp::Ne => BinOp::INe,
+                CmpOp::Lt => BinOp::SLt,
+                CmpOp::Le => BinOp::SLe,
+                CmpOp::Gt => BinOp::SGt,
+                _ => BinOp::SGe,
+            };
+            let holds = cx.bin(op, a, b);
+            let one = k64(cx, 1);
+            let zero = k64(cx, 0);
+            cx.select(holds, one, zero)
+        }
     }
 }
 

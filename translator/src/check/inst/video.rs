@@ -1,13 +1,16 @@
-//! Video instructions (ISA 9.7.18): the scalar `vadd vsub vabsdiff vmin vmax vshl vshr` and the
-//! SIMD `vadd2 vsub2 vavrg2 vabsdiff2 vmin2 vmax2` and their 4-way (`...4`) forms.
+//! Video instructions (ISA 9.7.18): the scalar `vadd vsub vabsdiff vmin vmax vshl vshr vset`
+//! and the SIMD `vadd2 vsub2 vavrg2 vabsdiff2 vmin2 vmax2 vset2` and their 4-way (`...4`) forms.
 //!
 //! ```text
 //! vop.dtype.atype.btype{.sat}{.secop}  d{.dsel}, a{.asel}, b{.bsel}{, c};
 //! vshl/vshr.dtype.atype.u32{.sat}.mode{.secop}  d{.dsel}, a{.asel}, b{.bsel}{, c};
+//! vset.atype.btype.cmp{.secop}  d{.dsel}, a{.asel}, b{.bsel}{, c};
 //! vop2.dtype.atype.btype{.sat|.add}  d{.mask}, a{.asel}, b{.bsel}, c;
+//! vset2.atype.btype.cmp{.add}  d{.mask}, a{.asel}, b{.bsel}, c;
 //! vop4.dtype.atype.btype{.sat|.add}  d{.mask}, a{.asel}, b{.bsel}, c;
 //! ```
 
+use super::cmp::CmpOp;
 use super::operands;
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::FnCx;
@@ -27,6 +30,8 @@ pub enum VideoOp {
     Max,
     Shl,
     Shr,
+    /// `vset`: 1 where the comparison holds, else 0 (unsigned, as `d` and `c` are).
+    Set(CmpOp),
 }
 
 /// What the scalar forms do with the intermediate result and `c`.
@@ -113,17 +118,39 @@ pub fn video_op(opcode: &str) -> Option<(VideoOp, u32)> {
         "vmax" => VideoOp::Max,
         "vshl" if lanes == 1 => VideoOp::Shl,
         "vshr" if lanes == 1 => VideoOp::Shr,
+        // The comparison is a modifier; the decoders read it.
+        "vset" => VideoOp::Set(CmpOp::Eq),
         _ => return None,
     };
     Some((op, lanes))
 }
 
-/// `dtype`, `atype`, `btype` in order, each `.u32` or `.s32` (`btype` `.u32` for shifts).
-fn types(m: &mut Mods<'_, '_>, shift: bool) -> Option<[bool; 3]> {
+/// Whether `dtype`, `atype`, `btype` are `.s32` (each `.u32` or `.s32`; `btype` `.u32` for
+/// shifts). `vset` writes no `dtype`: its result is unsigned. Its comparison is read here too.
+fn types(m: &mut Mods<'_, '_>, op: &mut VideoOp) -> Option<[bool; 3]> {
     let mut signed = [false; 3];
-    for (k, s) in signed.iter_mut().enumerate() {
+    let first = if matches!(op, VideoOp::Set(_)) { 1 } else { 0 };
+    for (k, s) in signed.iter_mut().enumerate().skip(first) {
+        let shift = matches!(op, VideoOp::Shl | VideoOp::Shr);
         let allowed: &[ScalarType] = if shift && k == 2 { &[U32] } else { &[U32, S32] };
         *s = m.ty(allowed)? == S32;
+    }
+    if let VideoOp::Set(cmp) = op {
+        let Some(c) = m.pick(&[
+            ("eq", CmpOp::Eq),
+            ("ne", CmpOp::Ne),
+            ("lt", CmpOp::Lt),
+            ("le", CmpOp::Le),
+            ("gt", CmpOp::Gt),
+            ("ge", CmpOp::Ge),
+        ]) else {
+            m.error(
+                "`vset` needs a comparison",
+                "add .eq, .ne, .lt, .le, .gt or .ge",
+            );
+            return None;
+        };
+        *cmp = c;
     }
     Some(signed)
 }
@@ -187,11 +214,12 @@ pub fn scalar(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
-    op: VideoOp,
+    mut op: VideoOp,
 ) -> Option<VideoScalar> {
     let shift = matches!(op, VideoOp::Shl | VideoOp::Shr);
-    let signed = types(m, shift)?;
-    let sat = m.flag("sat");
+    let signed = types(m, &mut op)?;
+    // `vset` has no `.sat` (left unread, it is reported as not a modifier of `vset`).
+    let sat = !matches!(op, VideoOp::Set(_)) && m.flag("sat");
     let clamp = if shift {
         let Some(c) = m.pick(&[("clamp", true), ("wrap", false)]) else {
             m.error(
@@ -270,11 +298,11 @@ pub fn simd(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
-    op: VideoOp,
+    mut op: VideoOp,
     lanes: u32,
 ) -> Option<VideoSimd> {
-    let signed = types(m, false)?;
-    let sat = m.flag("sat");
+    let signed = types(m, &mut op)?;
+    let sat = !matches!(op, VideoOp::Set(_)) && m.flag("sat");
     let accumulate = m.flag("add");
     if sat && accumulate {
         m.error_on(
