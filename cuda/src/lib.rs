@@ -16,6 +16,7 @@ mod handles;
 mod host;
 mod launch;
 mod library;
+mod link;
 mod log;
 mod memory;
 mod module;

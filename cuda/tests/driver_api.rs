@@ -76,6 +76,11 @@ fn libraries_and_kernel_handles() {
 }
 
 #[test]
+fn the_linker_resolves_externs_across_ptx_inputs() {
+    run("linker");
+}
+
+#[test]
 fn a_faulting_kernel_leaves_a_sticky_error() {
     run("sticky");
 }

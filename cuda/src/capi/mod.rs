@@ -25,6 +25,7 @@ mod device;
 mod init;
 mod launch;
 mod library;
+mod link;
 mod memory;
 mod module;
 mod pointer;
@@ -191,8 +192,8 @@ macro_rules! stub {
 
 #[allow(unused_imports)]
 use self::{
-    context::*, copy2d::*, device::*, init::*, launch::*, library::*, memory::*, module::*,
-    pointer::*, stream::*,
+    context::*, copy2d::*, device::*, init::*, launch::*, library::*, link::*, memory::*,
+    module::*, pointer::*, stream::*,
 };
 
 include!(concat!(env!("OUT_DIR"), "/entries.rs"));

@@ -955,6 +955,57 @@ static void libraries(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* The JIT linker: a kernel calling a function and reading a variable that another PTX module
+ * defines. */
+static const char *LINK_USER =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".extern .func (.param .b32 r) add_one(.param .b32 x);\n"
+    ".extern .global .align 4 .u32 start;\n"
+    ".visible .entry k(.param .u64 out)\n{\n"
+    " .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+    " ld.param.u64 %rd1, [out]; ld.global.u32 %r1, [start];\n"
+    " { .param .b32 a; .param .b32 b; st.param.b32 [a], %r1;\n"
+    "   call.uni (b), add_one, (a); ld.param.b32 %r2, [b]; }\n"
+    " st.global.u32 [%rd1], %r2;\n ret;\n}\n";
+static const char *LINK_LIB =
+    ".version 7.8\n.target sm_70\n.address_size 64\n"
+    ".visible .global .align 4 .u32 start = 41;\n"
+    ".visible .func (.param .b32 r) add_one(.param .b32 x)\n{\n"
+    " .reg .b32 %t<3>; ld.param.b32 %t1, [x]; add.u32 %t2, %t1, 1; st.param.b32 [r], %t2;\n ret;\n}\n";
+
+static void linker(void) {
+    CUcontext ctx = make_context();
+    CUlinkState link;
+    CHECK(cuLinkCreate(0, NULL, NULL, &link));
+    CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)LINK_USER, strlen(LINK_USER) + 1, "user.ptx", 0, NULL, NULL));
+    CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)LINK_LIB, strlen(LINK_LIB), "lib.ptx", 0, NULL, NULL));
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, (void *)LINK_LIB, 8, "x.cubin", 0, NULL, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    char log[256];
+    log[0] = 0;
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_PTX, "garbage", 7, "bad.ptx", 2, opts, vals), CUDA_ERROR_INVALID_PTX);
+    ASSERT(strlen(log) > 0);
+    void *image = NULL;
+    size_t size = 0;
+    CHECK(cuLinkComplete(link, &image, &size));
+    ASSERT(image != NULL && size > 0 && strstr((const char *)image, ".version 7.8") != NULL);
+    CUmodule mod;
+    CHECK(cuModuleLoadData(&mod, image));
+    CHECK(cuLinkDestroy(link));
+    EXPECT(cuLinkDestroy(link), CUDA_ERROR_INVALID_HANDLE);
+    CUfunction k;
+    CHECK(cuModuleGetFunction(&k, mod, "k"));
+    CUdeviceptr out;
+    CHECK(cuMemAlloc(&out, 4));
+    void *params[] = {&out};
+    CHECK(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    unsigned v = 0;
+    CHECK(cuMemcpyDtoH(&v, out, 4));
+    ASSERT(v == 42);
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -967,6 +1018,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "misuse") == 0) misuse();
     else if (strcmp(mode, "sticky") == 0) sticky();
     else if (strcmp(mode, "libraries") == 0) libraries();
+    else if (strcmp(mode, "linker") == 0) linker();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;
