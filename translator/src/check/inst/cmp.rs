@@ -33,7 +33,8 @@ pub enum CmpOp {
     Nan,
 }
 
-const CMP_OPS: [(&str, CmpOp); 18] = [
+/// The comparisons of `setp`/`set`; the first six are also `vset`'s (`check/inst/video.rs`).
+pub(super) const CMP_OPS: [(&str, CmpOp); 18] = [
     ("eq", CmpOp::Eq),
     ("ne", CmpOp::Ne),
     ("lt", CmpOp::Lt),

@@ -10,7 +10,7 @@
 //! vop4.dtype.atype.btype{.sat|.add}  d{.mask}, a{.asel}, b{.bsel}, c;
 //! ```
 
-use super::cmp::CmpOp;
+use super::cmp::{CMP_OPS, CmpOp};
 use super::operands;
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::FnCx;
@@ -136,14 +136,7 @@ fn types(m: &mut Mods<'_, '_>, op: &mut VideoOp) -> Option<[bool; 3]> {
         *s = m.ty(allowed)? == S32;
     }
     if let VideoOp::Set(cmp) = op {
-        let Some(c) = m.pick(&[
-            ("eq", CmpOp::Eq),
-            ("ne", CmpOp::Ne),
-            ("lt", CmpOp::Lt),
-            ("le", CmpOp::Le),
-            ("gt", CmpOp::Gt),
-            ("ge", CmpOp::Ge),
-        ]) else {
+        let Some(c) = m.pick(&CMP_OPS[..6]) else {
             m.error(
                 "`vset` needs a comparison",
                 "add .eq, .ne, .lt, .le, .gt or .ge",
