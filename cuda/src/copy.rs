@@ -83,3 +83,29 @@ pub fn is_device(ptr: u64, stream: Option<usize>) -> CuResult<bool> {
     let (ctx, _) = target(stream)?;
     Ok(ctx.memory.containing(ptr).is_some())
 }
+
+/// `cuMemsetD2D8/16/32`: `width` elements of `pattern` in each of `height` rows `pitch` bytes
+/// apart; one fill where the rows are contiguous.
+pub fn memset_2d(
+    dst: u64,
+    pitch: usize,
+    pattern: &[u8],
+    (width, height): (usize, usize),
+    stream: Option<usize>,
+) -> CuResult<()> {
+    let row = width
+        .checked_mul(pattern.len())
+        .ok_or_else(|| CuError::invalid("row size overflows"))?;
+    if height > 1 && pitch < row {
+        return Err(CuError::invalid(format!(
+            "pitch {pitch} < {row} bytes per row"
+        )));
+    }
+    if pitch == row || height <= 1 {
+        return memset(dst, pattern, width.saturating_mul(height), stream);
+    }
+    for y in 0..height as u64 {
+        memset(dst + y * pitch as u64, pattern, width, stream)?;
+    }
+    Ok(())
+}

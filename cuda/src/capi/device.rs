@@ -272,6 +272,47 @@ pub unsafe extern "C" fn cuDeviceCanAccessPeer(
     )
 }
 
+/// `CUdevprop` (deprecated, still read by older programs).
+#[repr(C)]
+pub struct DevProp {
+    max_threads_per_block: c_int,
+    max_threads_dim: [c_int; 3],
+    max_grid_size: [c_int; 3],
+    shared_mem_per_block: c_int,
+    total_constant_memory: c_int,
+    simd_width: c_int,
+    mem_pitch: c_int,
+    regs_per_block: c_int,
+    clock_rate: c_int,
+    texture_align: c_int,
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDeviceGetProperties(prop: *mut DevProp, dev: CUdevice) -> CUresult {
+    entry(
+        "cuDeviceGetProperties",
+        format_args!("prop={prop:#x?} dev={dev}"),
+        || {
+            let info = device::get(dev)?;
+            let a = |attr| device::attribute(info, attr);
+            let p = DevProp {
+                max_threads_per_block: a(1)?,
+                max_threads_dim: [a(2)?, a(3)?, a(4)?],
+                max_grid_size: [a(5)?, a(6)?, a(7)?],
+                shared_mem_per_block: a(8)?,
+                total_constant_memory: a(9)?,
+                simd_width: a(10)?,
+                mem_pitch: a(11)?,
+                regs_per_block: a(12)?,
+                clock_rate: a(13)?,
+                texture_align: a(14)?,
+            };
+            // SAFETY: NULL or writable for a CUdevprop.
+            unsafe { put(prop, p) }
+        },
+    )
+}
+
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
 // and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
 // default stream here.

@@ -416,6 +416,99 @@ pub unsafe extern "C" fn cuMemsetD32Async(
     )
 }
 
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD2D8_v2(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u8,
+    w: usize,
+    h: usize,
+) -> CUresult {
+    entry(
+        "cuMemsetD2D8_v2",
+        format_args!("dst={dst:#x} pitch={pitch} v={v:#x} w={w} h={h}"),
+        || copy::memset_2d(dst, pitch, &[v], (w, h), None),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD2D16_v2(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u16,
+    w: usize,
+    h: usize,
+) -> CUresult {
+    entry(
+        "cuMemsetD2D16_v2",
+        format_args!("dst={dst:#x} pitch={pitch} v={v:#x} w={w} h={h}"),
+        || copy::memset_2d(dst, pitch, &v.to_le_bytes(), (w, h), None),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD2D32_v2(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u32,
+    w: usize,
+    h: usize,
+) -> CUresult {
+    entry(
+        "cuMemsetD2D32_v2",
+        format_args!("dst={dst:#x} pitch={pitch} v={v:#x} w={w} h={h}"),
+        || copy::memset_2d(dst, pitch, &v.to_le_bytes(), (w, h), None),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD2D8Async(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u8,
+    w: usize,
+    h: usize,
+    s: Handle,
+) -> CUresult {
+    entry(
+        "cuMemsetD2D8Async",
+        format_args!("dst={dst:#x} pitch={pitch} v={v:#x} w={w} h={h} s={s:#x?}"),
+        || copy::memset_2d(dst, pitch, &[v], (w, h), stream_of(s)),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD2D16Async(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u16,
+    w: usize,
+    h: usize,
+    s: Handle,
+) -> CUresult {
+    entry(
+        "cuMemsetD2D16Async",
+        format_args!("dst={dst:#x} pitch={pitch} v={v:#x} w={w} h={h} s={s:#x?}"),
+        || copy::memset_2d(dst, pitch, &v.to_le_bytes(), (w, h), stream_of(s)),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemsetD2D32Async(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u32,
+    w: usize,
+    h: usize,
+    s: Handle,
+) -> CUresult {
+    entry(
+        "cuMemsetD2D32Async",
+        format_args!("dst={dst:#x} pitch={pitch} v={v:#x} w={w} h={h} s={s:#x?}"),
+        || copy::memset_2d(dst, pitch, &v.to_le_bytes(), (w, h), stream_of(s)),
+    )
+}
+
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
 // and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
 // default stream here.
@@ -434,3 +527,9 @@ alias!(cuMemsetD8Async_ptsz => cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize
 alias!(cuMemsetD16Async_ptsz => cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, s: Handle));
 alias!(cuMemsetD32Async_ptsz => cuMemsetD32Async(dst: CUdeviceptr, v: u32, n: usize, s: Handle));
 alias!(cuMemHostRegister => cuMemHostRegister_v2(p: *mut c_void, size: usize, flags: c_uint));
+alias!(cuMemsetD2D8_v2_ptds => cuMemsetD2D8_v2(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize));
+alias!(cuMemsetD2D16_v2_ptds => cuMemsetD2D16_v2(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize));
+alias!(cuMemsetD2D32_v2_ptds => cuMemsetD2D32_v2(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize));
+alias!(cuMemsetD2D8Async_ptsz => cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, s: Handle));
+alias!(cuMemsetD2D16Async_ptsz => cuMemsetD2D16Async(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize, s: Handle));
+alias!(cuMemsetD2D32Async_ptsz => cuMemsetD2D32Async(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize, s: Handle));

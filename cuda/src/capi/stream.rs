@@ -88,6 +88,21 @@ pub unsafe extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
     )
 }
 
+/// CU_EVENT_RECORD_DEFAULT; CU_EVENT_RECORD_EXTERNAL matters only inside graph capture.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint) -> CUresult {
+    entry(
+        "cuEventRecordWithFlags",
+        format_args!("e={e:#x?} s={s:#x?} flags={flags:#x}"),
+        || {
+            if flags > 1 {
+                return Err(CuError::invalid(format!("flags {flags:#x}")));
+            }
+            stream::record(id(e), id(s))
+        },
+    )
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventQuery(e: Handle) -> CUresult {
     entry("cuEventQuery", format_args!("e={:#x?}", e), || {
@@ -321,3 +336,4 @@ alias!(cuStreamGetId_ptsz => cuStreamGetId(s: Handle, out: *mut u64));
 alias!(cuLaunchHostFunc_ptsz => cuLaunchHostFunc(s: Handle, f: HostFn, user: *mut c_void));
 alias!(cuLaunchHostFunc_v2_ptsz => cuLaunchHostFunc_v2(s: Handle, f: HostFn, user: *mut c_void, sync_mode: c_uint));
 alias!(cuStreamAddCallback_ptsz => cuStreamAddCallback(s: Handle, cb: StreamCallback, user: *mut c_void, flags: c_uint));
+alias!(cuEventRecordWithFlags_ptsz => cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint));

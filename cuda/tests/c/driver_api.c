@@ -160,6 +160,15 @@ static void queries(void) {
     EXPECT(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 7), CUDA_ERROR_INVALID_DEVICE);
     EXPECT(cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
 
+#if CUDA_VERSION < 13000 /* removed from cuda.h 13.x, still exported for older programs */
+    CUdevprop prop;
+    memset(&prop, 0, sizeof prop);
+    int threads = 0;
+    CHECK(cuDeviceGetProperties(&prop, 0));
+    CHECK(cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0));
+    ASSERT(prop.maxThreadsPerBlock == threads && prop.maxThreadsDim[0] == bx);
+    ASSERT(prop.SIMDWidth == 32 && prop.maxGridSize[1] == 65535);
+#endif
     char bus[32];
     CHECK(cuDeviceGetPCIBusId(bus, sizeof bus, 0));
     ASSERT(strlen(bus) == 12 && bus[4] == ':' && bus[7] == ':' && bus[10] == '.');
@@ -351,6 +360,17 @@ static void memory_2d_3d(CUdeviceptr pitched, size_t pitch) {
     ASSERT(memcmp(row + 7, src[1], 5) == 0);
     d.WidthInBytes = 9; /* wider than the destination pitch */
     EXPECT(cuMemcpy2D(&d), CUDA_ERROR_INVALID_VALUE);
+
+    /* 2D fills touch each row's first bytes only. */
+    CHECK(cuMemsetD2D8(pitched, pitch, 0xee, 3, 3));
+    CHECK(cuMemsetD2D16Async(pitched + pitch, pitch, 0x1234, 2, 2, NULL));
+    CHECK(cuStreamSynchronize(NULL));
+    unsigned char rows[3][8];
+    for (int y = 0; y < 3; y++) CHECK(cuMemcpyDtoH(rows[y], pitched + y * pitch, 8));
+    ASSERT(rows[0][0] == 0xee && rows[0][2] == 0xee && rows[0][3] == 0);
+    ASSERT(rows[1][0] == 0x34 && rows[1][1] == 0x12 && rows[1][3] == 0x12 && rows[1][4] == 0);
+    ASSERT(rows[2][0] == 0x34 && rows[2][3] == 0x12 && rows[2][4] == 0);
+    EXPECT(cuMemsetD2D32(pitched, 4, 0, 2, 2), CUDA_ERROR_INVALID_VALUE);
 
     unsigned vol[2][3][4], box[2][2][2];
     for (int i = 0; i < 24; i++) ((unsigned *)vol)[i] = (unsigned)i * 7u;
@@ -759,7 +779,7 @@ static void streams(void) {
     CHECK(cuStreamQuery(s1));
     CHECK(cuEventElapsedTime(&ms, start, stop));
     ASSERT(ms >= 0.0f && ms < 60000.0f);
-    CHECK(cuEventRecord(untimed, s1));
+    CHECK(cuEventRecordWithFlags(untimed, s1, CU_EVENT_RECORD_DEFAULT));
     CHECK(cuEventSynchronize(untimed));
     EXPECT(cuEventElapsedTime(&ms, start, untimed), CUDA_ERROR_INVALID_HANDLE);
 
