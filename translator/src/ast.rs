@@ -229,8 +229,9 @@ pub enum OperandKind<'a> {
     /// `_`: the sink.
     Sink,
     /// `%r1.b0`, `%r2.h10`, `%r3.b7654`: a register with the byte or half-word selector of the
-    /// video instructions (without its dot).
-    Select(&'a str, &'a str),
+    /// video instructions (without its dot); `-%r1.h0` (`vmad`'s negated operand) when the flag
+    /// is set.
+    Select(&'a str, &'a str, bool),
 }
 
 /// Whether `s` (without its dot) is written like a video selector or mask: `b` or `h` and

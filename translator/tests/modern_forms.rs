@@ -336,3 +336,31 @@ fn video_forms_translate_and_bad_selectors_are_refused() {
         "vadd",
     );
 }
+
+/// ISA 9.7.18.1.3 `vmad`: negated operands (`-a`, `-b`, `-c`, with or without a selector), `.po`,
+/// `.sat`, `.shr7/.shr15`; the product or `c` may be negated, not both, and nothing under `.po`.
+#[test]
+fn vmad_forms_translate_and_its_negation_rules_hold() {
+    translates(
+        "\tvmad.s32.s32.u32.sat %r1, %r2, %r3, -%r4;\n\
+         \tvmad.u32.u32.u32.shr15 %r1, %r2.h0, %r3.h0, %r4;\n\
+         \tvmad.s32.u32.s32.sat.shr7 %r1, -%r2.b1, %r3.h1, %r4;\n\
+         \tvmad.u32.u32.u32.po.sat %r1, %r2, %r3, %r4;\n\
+         \tvmad.s32.s32.s32 %r1, -%r2, -%r3, %r4;",
+    );
+    refused(
+        "\tvmad.s32.s32.s32 %r1, -%r2, %r3, -%r4;",
+        "the product or `c`, not both",
+        "-%r4",
+    );
+    refused(
+        "\tvmad.u32.u32.u32.po %r1, %r2, -%r3.h1, %r4;",
+        "takes no negated operand",
+        "-%r3.h1",
+    );
+    refused(
+        "\tvadd.s32.s32.s32 %r1, -%r2.b0, %r3;",
+        "only `vmad` takes negated operands",
+        "-%r2.b0",
+    );
+}

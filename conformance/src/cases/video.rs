@@ -260,24 +260,8 @@ fn inputs() -> Vec<[u32; 3]> {
 }
 
 fn case(f: &Form) -> Case {
-    let ptx = format!(
-        "{HEADER}.visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
-         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<6>;\n\
-         \tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [out];\n\
-         \tmov.u32 %r5, %tid.x;\n\tmul.wide.u32 %rd3, %r5, 12;\n\tadd.s64 %rd4, %rd1, %rd3;\n\
-         \tld.global.u32 %r1, [%rd4];\n\tld.global.u32 %r2, [%rd4+4];\n\tld.global.u32 %r3, [%rd4+8];\n\
-         \tmov.u32 %r4, 0;\n\t{}\n\
-         \tmul.wide.u32 %rd3, %r5, 4;\n\tadd.s64 %rd5, %rd2, %rd3;\n\tst.global.u32 [%rd5], %r4;\n\
-         \tret;\n}}\n",
-        f.line()
-    );
     let triples = inputs();
-    let input: Vec<u8> = triples
-        .iter()
-        .flatten()
-        .flat_map(|x| x.to_le_bytes())
-        .collect();
-    let want: Vec<u8> = triples
+    let want: Vec<u32> = triples
         .iter()
         .map(|&[a, b, c]| {
             if f.lanes == 1 {
@@ -286,11 +270,31 @@ fn case(f: &Form) -> Case {
                 simd_model(f, a, b, c)
             }
         })
-        .flat_map(u32::to_le_bytes)
         .collect();
+    kernel_case(format!("video/{}", f.name()), &f.line(), &triples, &want)
+}
+
+/// A kernel that runs `line` on `%r1, %r2, %r3` = each input triple and stores `%r4`.
+fn kernel_case(name: String, line: &str, triples: &[[u32; 3]], want: &[u32]) -> Case {
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
+         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<6>;\n\
+         \tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [out];\n\
+         \tmov.u32 %r5, %tid.x;\n\tmul.wide.u32 %rd3, %r5, 12;\n\tadd.s64 %rd4, %rd1, %rd3;\n\
+         \tld.global.u32 %r1, [%rd4];\n\tld.global.u32 %r2, [%rd4+4];\n\tld.global.u32 %r3, [%rd4+8];\n\
+         \tmov.u32 %r4, 0;\n\t{line}\n\
+         \tmul.wide.u32 %rd3, %r5, 4;\n\tadd.s64 %rd5, %rd2, %rd3;\n\tst.global.u32 [%rd5], %r4;\n\
+         \tret;\n}}\n"
+    );
+    let input: Vec<u8> = triples
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let want: Vec<u8> = want.iter().flat_map(|x| x.to_le_bytes()).collect();
     KernelCase {
         family: FAMILY,
-        name: format!("video/{}", f.name()),
+        name,
         ptx,
         kernel: "k".into(),
         grid: 1,
@@ -498,6 +502,155 @@ fn set_forms() -> Vec<Form> {
     v
 }
 
+/// A `vmad` form: input types, which operands are negated (`-a`, `-b`, `-c`), `.po`, `.sat`,
+/// the scale and the selectors.
+#[derive(Clone, Copy)]
+struct Mad {
+    signed: [bool; 2],
+    negated: [bool; 3],
+    po: bool,
+    sat: bool,
+    shift: u32,
+    asel: &'static str,
+    bsel: &'static str,
+}
+
+impl Mad {
+    fn signed_final(&self) -> bool {
+        let [na, nb, nc] = self.negated;
+        self.signed[0] || self.signed[1] || (na != nb) || nc
+    }
+
+    fn line(&self) -> String {
+        let t = |s: bool| if s { "s32" } else { "u32" };
+        let mut l = format!(
+            "vmad.{}.{}.{}",
+            t(self.signed_final()),
+            t(self.signed[0]),
+            t(self.signed[1])
+        );
+        if self.po {
+            l += ".po";
+        }
+        if self.sat {
+            l += ".sat";
+        }
+        if self.shift > 0 {
+            l += &format!(".shr{}", self.shift);
+        }
+        let op = |neg: bool, reg: &str, sel: &str| {
+            let sel = if sel.is_empty() {
+                String::new()
+            } else {
+                format!(".{sel}")
+            };
+            format!("{}{reg}{sel}", if neg { "-" } else { "" })
+        };
+        format!(
+            "{l} %r4, {}, {}, {};",
+            op(self.negated[0], "%r1", self.asel),
+            op(self.negated[1], "%r2", self.bsel),
+            op(self.negated[2], "%r3", "")
+        )
+    }
+
+    /// ISA 9.7.18.1.3's pseudocode, in i128.
+    fn model(&self, a: u32, b: u32, c: u32) -> u32 {
+        let (aw, ai) = scalar_sel(self.asel);
+        let (bw, bi) = scalar_sel(self.bsel);
+        let ta = part(u64::from(a), aw, ai, self.signed[0]);
+        let tb = part(u64::from(b), bw, bi, self.signed[1]);
+        let signed_final = self.signed_final();
+        let mut tmp = ta * tb;
+        let mut c = c;
+        let mut lsb = 0;
+        if self.po {
+            lsb = 1;
+        } else if self.negated[0] != self.negated[1] {
+            tmp = !tmp;
+            lsb = 1;
+        } else if self.negated[2] {
+            c = !c;
+            lsb = 1;
+        }
+        let c128 = if signed_final {
+            i128::from(c as i32)
+        } else {
+            i128::from(c)
+        };
+        tmp = tmp + c128 + lsb;
+        let mut result = if self.shift == 0 {
+            tmp
+        } else {
+            let r = (tmp >> self.shift) as u64;
+            if signed_final {
+                i128::from(r as i64)
+            } else {
+                i128::from(r)
+            }
+        };
+        if self.sat {
+            result = clamp(result, 32, signed_final);
+        }
+        result as u32
+    }
+}
+
+fn mad_case(f: &Mad) -> Case {
+    let line = f.line();
+    let triples = inputs();
+    let want: Vec<u32> = triples.iter().map(|&[a, b, c]| f.model(a, b, c)).collect();
+    kernel_case(
+        format!("video/{}", line.trim_end_matches(';')),
+        &line,
+        &triples,
+        &want,
+    )
+}
+
+fn mad_forms() -> Vec<Mad> {
+    let mut v = Vec::new();
+    let negations = [
+        ([false; 3], false),
+        ([true, false, false], false),
+        ([false, true, false], false),
+        ([true, true, false], false),
+        ([false, false, true], false),
+        ([false; 3], true),
+    ];
+    for signed in [[false, false], [false, true], [true, false], [true, true]] {
+        for (negated, po) in negations {
+            for sat in [false, true] {
+                for shift in [0, 7, 15] {
+                    v.push(Mad {
+                        signed,
+                        negated,
+                        po,
+                        sat,
+                        shift,
+                        asel: "",
+                        bsel: "",
+                    });
+                }
+            }
+        }
+    }
+    for (asel, bsel) in [("h0", "h1"), ("b3", "b0"), ("h1", "")] {
+        v.push(Mad {
+            signed: [true, false],
+            negated: [true, false, false],
+            po: false,
+            sat: true,
+            shift: 15,
+            asel,
+            bsel,
+        });
+    }
+    v
+}
+
 pub fn cases() -> Vec<Case> {
-    forms().iter().map(case).collect()
+    let mut v: Vec<Case> = forms().iter().map(case).collect();
+    v.extend(mad_forms().iter().map(mad_case));
+    v
 }

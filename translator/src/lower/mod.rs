@@ -709,6 +709,7 @@ impl Cx<'_> {
             PtxOp::Elect(e) => warp::elect(self, e),
             PtxOp::VideoScalar(v) => video::scalar(self, v),
             PtxOp::VideoSimd(v) => video::simd(self, v),
+            PtxOp::VideoMad(v) => video::mad(self, v),
             // --- textures ---
             PtxOp::Tex(t) => texture::tex(self, t),
             PtxOp::Tld4(t) => texture::tld4(self, t),

@@ -5,8 +5,8 @@
 //! written.
 
 use super::Cx;
-use crate::check::inst::{CmpOp, Part, Secondary, VideoOp, VideoScalar, VideoSimd};
-use crate::ir::{BinOp, ConvOp, Ty, ValueId};
+use crate::check::inst::{CmpOp, Part, Secondary, VideoMad, VideoOp, VideoScalar, VideoSimd};
+use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
 fn k64(cx: &mut Cx<'_>, v: i64) -> ValueId {
@@ -207,4 +207,112 @@ pub fn simd(cx: &mut Cx<'_>, v: &VideoSimd) {
     }
     let d = cx.conv(ConvOp::Trunc, d, Ty::I32);
     cx.write(&v.dst, ScalarType::U32, d);
+}
+
+/// `vmad` as the ISA's pseudocode computes it, in 128 bits held as two 64-bit halves: the
+/// product of two 33-bit inputs, `c` and the `lsb` of a negation or `.po` need up to 66 bits.
+pub fn mad(cx: &mut Cx<'_>, v: &VideoMad) {
+    let [a_signed, b_signed] = v.signed;
+    let signed_final = a_signed || b_signed || v.negate_product || v.negate_c;
+    let a = wide(cx, &v.a);
+    let ta = part(cx, a, v.asel, a_signed);
+    let b = wide(cx, &v.b);
+    let tb = part(cx, b, v.bsel, b_signed);
+    // |ta|, |tb| < 2^32: a product with a signed input lies within (-2^63, 2^63), one of two
+    // unsigned inputs within [0, 2^64); either way its low 64 bits and that sign are all of it.
+    let mut lo = cx.bin(BinOp::IMul, ta, tb);
+    let mut hi = if a_signed || b_signed {
+        let k63 = k64(cx, 63);
+        cx.bin(BinOp::AShr, lo, k63)
+    } else {
+        k64(cx, 0)
+    };
+    // ISA: `~tmp` or `~c`, then `+ 1` (the negation), or `+ 1` alone for `.po`.
+    if v.negate_product {
+        lo = cx.un(UnOp::Not, lo);
+        hi = cx.un(UnOp::Not, hi);
+    }
+    let mut c = cx.read(&v.c, ScalarType::U32);
+    if v.negate_c {
+        c = cx.un(UnOp::Not, c);
+    }
+    let (c, c_hi) = if signed_final {
+        let c = cx.conv(ConvOp::SExt, c, Ty::I64);
+        let k63 = k64(cx, 63);
+        (c, cx.bin(BinOp::AShr, c, k63))
+    } else {
+        (cx.conv(ConvOp::ZExt, c, Ty::I64), k64(cx, 0))
+    };
+    (lo, hi) = add128(cx, (lo, hi), (c, c_hi));
+    if v.po || v.negate_product || v.negate_c {
+        let one = k64(cx, 1);
+        let zero = k64(cx, 0);
+        (lo, hi) = add128(cx, (lo, hi), (one, zero));
+    }
+    let result = if v.shift > 0 {
+        // Bits `shift..shift + 64` of the sum: the scaled result, whose sign is the sum's.
+        let s = k64(cx, i64::from(v.shift));
+        let up = k64(cx, i64::from(64 - v.shift));
+        let low = cx.bin(BinOp::LShr, lo, s);
+        let high = cx.bin(BinOp::Shl, hi, up);
+        let r = cx.bin(BinOp::Or, low, high);
+        if v.sat {
+            saturate32(cx, r, None, signed_final)
+        } else {
+            r
+        }
+    } else if v.sat {
+        saturate32(cx, lo, Some(hi), signed_final)
+    } else {
+        lo
+    };
+    let d = cx.conv(ConvOp::Trunc, result, Ty::I32);
+    cx.write(&v.dst, ScalarType::U32, d);
+}
+
+/// `(lo, hi) + (x, x_hi)` in 128 bits.
+fn add128(
+    cx: &mut Cx<'_>,
+    (lo, hi): (ValueId, ValueId),
+    (x, x_hi): (ValueId, ValueId),
+) -> (ValueId, ValueId) {
+    let sum = cx.bin(BinOp::IAdd, lo, x);
+    let wrapped = cx.bin(BinOp::ULt, sum, lo);
+    let carry = cx.conv(ConvOp::BoolToInt, wrapped, Ty::I64);
+    let hi = cx.bin(BinOp::IAdd, hi, x_hi);
+    (sum, cx.bin(BinOp::IAdd, hi, carry))
+}
+
+/// The 64-bit `x` (with high half `hi` when it is the low half of a 128-bit value) clamped to
+/// the signed or unsigned 32-bit range.
+fn saturate32(cx: &mut Cx<'_>, x: ValueId, hi: Option<ValueId>, signed: bool) -> ValueId {
+    let Some(hi) = hi else {
+        if signed {
+            return clamp(cx, x, 32, true);
+        }
+        let max = k64(cx, i64::from(u32::MAX));
+        let over = cx.bin(BinOp::UGt, x, max);
+        return cx.select(over, max, x);
+    };
+    if signed {
+        let k63 = k64(cx, 63);
+        let sign = cx.bin(BinOp::AShr, x, k63);
+        // Beyond 64 bits the value is past either bound, on the side of its sign.
+        let fits = cx.bin(BinOp::IEq, hi, sign);
+        let zero = k64(cx, 0);
+        let negative = cx.bin(BinOp::SLt, hi, zero);
+        let min = k64(cx, i64::from(i32::MIN));
+        let max = k64(cx, i64::from(i32::MAX));
+        let beyond = cx.select(negative, min, max);
+        let clamped = clamp(cx, x, 32, true);
+        cx.select(fits, clamped, beyond)
+    } else {
+        // An unsigned final result is never negative: anything in the high half is too big.
+        let zero = k64(cx, 0);
+        let high = cx.bin(BinOp::INe, hi, zero);
+        let max = k64(cx, i64::from(u32::MAX));
+        let over = cx.bin(BinOp::UGt, x, max);
+        let too_big = cx.bin(BinOp::Or, high, over);
+        cx.select(too_big, max, x)
+    }
 }

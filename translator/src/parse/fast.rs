@@ -906,6 +906,21 @@ impl<'a> P<'a> {
                     }
                 }
             }
+            Some(Token::Punct("-"))
+                if matches!(
+                    (self.peek_at(1), self.peek_at(2)),
+                    (Some(Token::Ident(_)), Some(Token::Dot(c))) if crate::ast::is_video_selector(c)
+                ) =>
+            {
+                self.advance();
+                let (Some(Token::Ident(n)), Some(Token::Dot(c))) = (self.peek(), self.peek_at(1))
+                else {
+                    return Err(());
+                };
+                self.advance();
+                self.advance();
+                OperandKind::Select(n, c, true)
+            }
             Some(Token::Ident(n)) => match self.peek_at(1) {
                 Some(Token::Dot(c)) if Component::from_name(c).is_some() => {
                     self.advance();
@@ -915,7 +930,7 @@ impl<'a> P<'a> {
                 Some(Token::Dot(c)) if crate::ast::is_video_selector(c) => {
                     self.advance();
                     self.advance();
-                    OperandKind::Select(n, c)
+                    OperandKind::Select(n, c, false)
                 }
                 Some(Token::Punct("[")) => {
                     let name = self.ident()?;

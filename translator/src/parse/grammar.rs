@@ -268,8 +268,12 @@ where
             }))
             .map(|(n, c)| match c {
                 Ok(c) => OperandKind::Component(n, c),
-                Err(sel) => OperandKind::Select(n, sel),
+                Err(sel) => OperandKind::Select(n, sel, false),
             });
+        let negated_select = punct("-")
+            .ignore_then(select! { Token::Ident(s) => s })
+            .then(select! { Token::Dot(c) if crate::ast::is_video_selector(c) => c })
+            .map(|(n, sel)| OperandKind::Select(n, sel, true));
         let index = ident()
             .then(expr().delimited_by(punct("["), punct("]")))
             .map(|(n, e)| OperandKind::Index(n, Box::new(e)));
@@ -279,6 +283,7 @@ where
             bracket,
             list,
             component,
+            negated_select,
             index,
             sink,
             expr_impl(false).map(OperandKind::Imm),

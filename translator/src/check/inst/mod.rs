@@ -59,7 +59,7 @@ pub use misc::{ClusterQuery, NoEffect};
 
 // --- video ---
 mod video;
-pub use video::{Part, Secondary, VideoOp, VideoScalar, VideoSimd};
+pub use video::{Part, Secondary, VideoMad, VideoOp, VideoScalar, VideoSimd};
 
 // --- textures ---
 mod texture;
@@ -167,6 +167,8 @@ pub enum Op {
     VideoScalar(Box<VideoScalar>),
     /// `vadd2 ... vmax2`, `vadd4 ... vmax4`.
     VideoSimd(Box<VideoSimd>),
+    /// `vmad`.
+    VideoMad(Box<VideoMad>),
     // --- textures ---
     Tex(Box<Tex>),
     Tld4(Box<Tld4>),
@@ -297,6 +299,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "mapa" => misc::cluster_query(cx, i, &mut m, true).map(Op::ClusterQuery),
         "getctarank" => misc::cluster_query(cx, i, &mut m, false).map(Op::ClusterQuery),
         "elect" => warp::elect(cx, i, &mut m).map(Op::Elect),
+        "vmad" => video::mad(cx, i, &mut m).map(|v| Op::VideoMad(Box::new(v))),
         v if v.starts_with('v') && video::video_op(v).is_some() => match video::video_op(v) {
             Some((op, 1)) => video::scalar(cx, i, &mut m, op).map(|s| Op::VideoScalar(Box::new(s))),
             Some((op, lanes)) => {

@@ -7,6 +7,7 @@
 //! vset.atype.btype.cmp{.secop}  d{.dsel}, a{.asel}, b{.bsel}{, c};
 //! vop2.dtype.atype.btype{.sat|.add}  d{.mask}, a{.asel}, b{.bsel}, c;
 //! vset2.atype.btype.cmp{.add}  d{.mask}, a{.asel}, b{.bsel}, c;
+//! vmad.dtype.atype.btype{.po}{.sat}{.scale}  d, {-}a{.asel}, {-}b{.bsel}, {-}c;
 //! vop4.dtype.atype.btype{.sat|.add}  d{.mask}, a{.asel}, b{.bsel}, c;
 //! ```
 
@@ -100,6 +101,26 @@ pub struct VideoSimd {
     pub c: Src,
 }
 
+/// `vmad`: `(a*b) + c`, with the product or `c` negated, or plus one (`.po`), scaled.
+#[derive(Clone, Debug)]
+pub struct VideoMad {
+    /// Whether `atype`, `btype` are `.s32`.
+    pub signed: [bool; 2],
+    pub sat: bool,
+    pub po: bool,
+    /// `.shr7`, `.shr15`: the right shift of the result (0 without).
+    pub shift: u32,
+    /// Exactly one of `a` and `b` is negated: the product is.
+    pub negate_product: bool,
+    pub negate_c: bool,
+    pub dst: Dst,
+    pub a: Src,
+    pub asel: Part,
+    pub b: Src,
+    pub bsel: Part,
+    pub c: Src,
+}
+
 /// The opcode's operation and lane count (1 for the scalar forms).
 pub fn video_op(opcode: &str) -> Option<(VideoOp, u32)> {
     let (base, lanes) = match opcode.strip_suffix('2') {
@@ -148,20 +169,43 @@ fn types(m: &mut Mods<'_, '_>, op: &mut VideoOp) -> Option<[bool; 3]> {
     Some(signed)
 }
 
-/// The register of an operand and its selector, if written.
-fn split<'a>(op: &ast::Operand<'a>) -> (ast::Operand<'a>, Option<&'a str>) {
+/// The register of an operand, its selector if written, and whether it is negated (`-%r`,
+/// `vmad`'s only).
+fn negatable<'a>(op: &ast::Operand<'a>) -> (ast::Operand<'a>, Option<&'a str>, bool) {
+    let name = |n: &'a str| ast::Operand {
+        kind: OperandKind::Imm(ast::Expr {
+            kind: ExprKind::Name(n),
+            span: op.span,
+        }),
+        span: op.span,
+    };
     match &op.kind {
-        OperandKind::Select(name, sel) => (
-            ast::Operand {
-                kind: OperandKind::Imm(ast::Expr {
-                    kind: ExprKind::Name(name),
-                    span: op.span,
-                }),
-                span: op.span,
-            },
-            Some(*sel),
-        ),
-        _ => (op.clone(), None),
+        OperandKind::Select(n, sel, negated) => (name(n), Some(*sel), *negated),
+        OperandKind::Imm(ast::Expr {
+            kind: ExprKind::Unary(ast::UnaryOp::Neg, inner),
+            ..
+        }) if matches!(inner.kind, ExprKind::Name(_)) => match inner.kind {
+            ExprKind::Name(n) => (name(n), None, true),
+            _ => (op.clone(), None, false),
+        },
+        _ => (op.clone(), None, false),
+    }
+}
+
+/// The register of an operand and its selector, if written; only `vmad` negates operands.
+fn split<'a>(
+    cx: &mut FnCx<'_, '_>,
+    op: &ast::Operand<'a>,
+) -> Option<(ast::Operand<'a>, Option<&'a str>)> {
+    match negatable(op) {
+        (reg, sel, false) => Some((reg, sel)),
+        _ => {
+            cx.error(
+                Diagnostic::error(op.span, "only `vmad` takes negated operands")
+                    .with_label("negated here"),
+            );
+            None
+        }
     }
 }
 
@@ -191,7 +235,7 @@ fn scalar_part(cx: &mut FnCx<'_, '_>, sel: &str, span: Span) -> Option<Part> {
 
 /// A source operand and the part its selector names (the whole word without one).
 fn scalar_src(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>, ty: ScalarType) -> Option<(Src, Part)> {
-    let (reg, sel) = split(op);
+    let (reg, sel) = split(cx, op)?;
     let part = match sel {
         Some(s) => scalar_part(cx, s, op.span)?,
         None => WORD,
@@ -234,7 +278,7 @@ pub fn scalar(
     if !(3..=4).contains(&ops.len()) {
         operands(cx, i, 4)?;
     }
-    let (d, dsel_name) = split(&ops[0]);
+    let (d, dsel_name) = split(cx, &ops[0])?;
     let secondary = match (secop, dsel_name) {
         (Some(_), Some(_)) => {
             cx.error(
@@ -307,7 +351,7 @@ pub fn simd(
     }
     let ops = operands(cx, i, 4)?;
     let parts = 2 * lanes;
-    let (d, mask_name) = split(&ops[0]);
+    let (d, mask_name) = split(cx, &ops[0])?;
     let all = (1u32 << lanes) - 1;
     let mask = match mask_name {
         None => all,
@@ -333,7 +377,7 @@ pub fn simd(
     let dst = cx.dst(&d, ty_of(signed[0]), TypeRule::Strict)?;
     let mut srcs = Vec::new();
     for (k, default) in [(1usize, 0u32), (2, lanes)] {
-        let (reg, sel) = split(&ops[k]);
+        let (reg, sel) = split(cx, &ops[k])?;
         let mut pick = [0u32; 4];
         for (l, p) in pick.iter_mut().enumerate().take(lanes as usize) {
             *p = default + l as u32;
@@ -366,6 +410,67 @@ pub fn simd(
         accumulate,
         dst,
         mask,
+        a,
+        asel,
+        b,
+        bsel,
+        c,
+    })
+}
+
+/// `vmad`. ISA: "(a*b) is negated if and only if exactly one of a or b is negated"; PTX allows
+/// negating the product or `c`, and nothing in `.po` mode.
+pub fn mad(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<VideoMad> {
+    let d_signed = m.ty(&[U32, S32])? == S32;
+    let a_signed = m.ty(&[U32, S32])? == S32;
+    let b_signed = m.ty(&[U32, S32])? == S32;
+    let po = m.flag("po");
+    let sat = m.flag("sat");
+    let shift = m.pick(&[("shr7", 7), ("shr15", 15)]).unwrap_or(0);
+    let ops = operands(cx, i, 4)?;
+    let dst = cx.dst(&ops[0], ty_of(d_signed), TypeRule::Strict)?;
+    let mut negated = [false; 3];
+    let mut srcs = Vec::new();
+    for (k, signed) in [(1usize, a_signed), (2, b_signed), (3, d_signed)] {
+        let (reg, sel, neg) = negatable(&ops[k]);
+        if neg && po {
+            cx.error(
+                Diagnostic::error(ops[k].span, "`vmad.po` takes no negated operand")
+                    .with_label("negated here"),
+            );
+            return None;
+        }
+        negated[k - 1] = neg;
+        let part = match sel {
+            Some(s) if k < 3 => scalar_part(cx, s, ops[k].span)?,
+            Some(_) => return bad_selector(cx, ops[k].span, "`c` without a selector"),
+            None => WORD,
+        };
+        srcs.push((cx.src(&reg, ty_of(signed), TypeRule::Strict)?, part));
+    }
+    let negate_product = negated[0] != negated[1];
+    if negate_product && negated[2] {
+        cx.error(
+            Diagnostic::error(ops[3].span, "`vmad` negates the product or `c`, not both")
+                .with_label("the product is negated too"),
+        );
+        return None;
+    }
+    let (c, _) = srcs.pop()?;
+    let (b, bsel) = srcs.pop()?;
+    let (a, asel) = srcs.pop()?;
+    Some(VideoMad {
+        signed: [a_signed, b_signed],
+        sat,
+        po,
+        shift,
+        negate_product,
+        negate_c: negated[2],
+        dst,
         a,
         asel,
         b,
