@@ -18,43 +18,33 @@ fn full() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
 
-fn best_of(reps: usize, mut f: impl FnMut() -> Res<Duration>) -> Res<Duration> {
-    let mut best = f()?;
-    for _ in 1..reps {
-        best = best.min(f()?);
-    }
-    Ok(best)
+/// A way to launch the empty kernel and to wait for the stream.
+struct Side {
+    launch: Box<dyn FnMut() -> Res<()>>,
+    wait: Box<dyn FnMut() -> Res<()>>,
 }
 
-/// (batched, unbatched): `n` launches then one wait, and `n` times a launch and a wait, each
-/// the best of 3.
-fn time(
-    n: usize,
-    mut launch: impl FnMut() -> Res<()>,
-    mut wait: impl FnMut() -> Res<()>,
-) -> Res<(Duration, Duration)> {
-    let mut run = |each: bool| {
-        best_of(3, || {
-            let t = Instant::now();
-            for _ in 0..n {
-                launch()?;
-                if each {
-                    wait()?;
-                }
+impl Side {
+    /// `n` launches then one wait (batched), or `n` times a launch and a wait (unbatched).
+    fn time(&mut self, n: usize, each: bool) -> Res<Duration> {
+        let t = Instant::now();
+        for _ in 0..n {
+            (self.launch)()?;
+            if each {
+                (self.wait)()?;
             }
-            wait()?;
-            Ok(t.elapsed())
-        })
-    };
-    Ok((run(false)?, run(true)?))
+        }
+        (self.wait)()?;
+        Ok(t.elapsed())
+    }
 }
 
 fn us(d: Duration, n: usize) -> f64 {
     d.as_secs_f64() * 1e6 / n as f64
 }
 
-/// (batched, unbatched) through the Rust API.
-fn rust_api(n: usize) -> Res<(Duration, Duration)> {
+/// The Rust API: `Stream::launch` and `Stream::synchronize`.
+fn rust_api() -> Res<Side> {
     let ctx = Context::new(&ContextOptions::from_env())?;
     let m = ctx.load_ptx("empty.ptx", EMPTY)?;
     let k = m.kernel("empty")?;
@@ -62,11 +52,11 @@ fn rust_api(n: usize) -> Res<(Duration, Duration)> {
     let args = [0u64.into()];
     k.launch(&cfg, &args)?;
     let s = ctx.new_stream()?;
-    time(
-        n,
-        || Ok(s.launch(&k, &cfg, &args)?),
-        || Ok(s.synchronize()?),
-    )
+    let s2 = s.clone();
+    Ok(Side {
+        launch: Box::new(move || Ok(s.launch(&k, &cfg, &args)?)),
+        wait: Box::new(move || Ok(s2.synchronize()?)),
+    })
 }
 
 type Handle = *mut c_void;
@@ -91,8 +81,8 @@ fn check(what: &str, r: u32) -> Res<()> {
     }
 }
 
-/// (batched, unbatched) through the C ABI.
-fn c_abi(n: usize) -> Res<(Duration, Duration)> {
+/// The C ABI: `cuLaunchKernel` and `cuStreamSynchronize` from the loaded library.
+fn c_abi() -> Res<Side> {
     // SAFETY: loading our own library, whose initialisers only set up Rust statics.
     let lib = unsafe { libloading::Library::new(libcuda()?)? };
     type Launch = unsafe extern "C" fn(
@@ -131,8 +121,10 @@ fn c_abi(n: usize) -> Res<(Duration, Duration)> {
         std::ptr::null_mut(),
         std::ptr::null_mut(),
     );
-    let mut arg = 0u64;
-    let mut params = [(&raw mut arg).cast::<c_void>()];
+    // The argument and the parameter array are read at each launch, after this function
+    // returns: they live for the process.
+    let arg: &'static mut u64 = Box::leak(Box::new(0));
+    let params: &'static mut [*mut c_void; 1] = Box::leak(Box::new([(arg as *mut u64).cast()]));
     // SAFETY: the calls as cuda.h documents them, with valid out-pointers and NUL-terminated
     // strings; `params` holds one pointer per kernel parameter.
     unsafe {
@@ -147,34 +139,45 @@ fn c_abi(n: usize) -> Res<(Duration, Duration)> {
     }
     let p = params.as_mut_ptr();
     let null = std::ptr::null_mut();
-    // SAFETY: as above.
-    let go = || unsafe { check("cuLaunchKernel", launch(f, 1, 1, 1, 1, 1, 1, 0, s, p, null)) };
-    // SAFETY: as above.
-    let wait = || unsafe { check("cuStreamSynchronize", sync(s)) };
-    go()?;
-    wait()?;
-    let times = time(n, go, wait)?;
     // The library stays loaded: its contexts and threads outlive this function.
     std::mem::forget(lib);
-    Ok(times)
+    // SAFETY: the calls as cuda.h documents them, with the handles made above.
+    let go = move || unsafe { check("cuLaunchKernel", launch(f, 1, 1, 1, 1, 1, 1, 0, s, p, null)) };
+    // SAFETY: as above.
+    let wait = move || unsafe { check("cuStreamSynchronize", sync(s)) };
+    go()?;
+    wait()?;
+    Ok(Side {
+        launch: Box::new(go),
+        wait: Box::new(wait),
+    })
 }
 
+/// Each measurement alternates between the two sides, five rounds, best of each: the machine's
+/// other load then weighs on both alike.
 fn main() -> Res<()> {
     let n = if full() { 2000 } else { 20 };
-    let (rb, ru) = rust_api(n)?;
-    let (cb, cu) = c_abi(n)?;
-    println!("launch: empty kernel, {n} launches on a stream, best of 3");
-    println!(
-        "  batched    Rust API {:8.2} us   C ABI {:8.2} us   C/Rust {:.2}",
-        us(rb, n),
-        us(cb, n),
-        cb.as_secs_f64() / rb.as_secs_f64()
-    );
-    println!(
-        "  unbatched  Rust API {:8.2} us   C ABI {:8.2} us   C/Rust {:.2}",
-        us(ru, n),
-        us(cu, n),
-        cu.as_secs_f64() / ru.as_secs_f64()
-    );
+    let mut rust = rust_api()?;
+    let mut c = c_abi()?;
+    let mut best = [Duration::MAX; 4];
+    for _ in 0..5 {
+        for (i, (side, each)) in [(0, false), (1, false), (0, true), (1, true)]
+            .into_iter()
+            .enumerate()
+        {
+            let s = if side == 0 { &mut rust } else { &mut c };
+            best[i] = best[i].min(s.time(n, each)?);
+        }
+    }
+    let [rb, cb, ru, cu] = best;
+    println!("launch: empty kernel, {n} launches on a stream, best of 5 alternating rounds");
+    for (what, r, c) in [("batched  ", rb, cb), ("unbatched", ru, cu)] {
+        println!(
+            "  {what}  Rust API {:8.2} us   C ABI {:8.2} us   C/Rust {:.2}",
+            us(r, n),
+            us(c, n),
+            c.as_secs_f64() / r.as_secs_f64()
+        );
+    }
     Ok(())
 }

@@ -63,15 +63,19 @@ pub fn get(ordinal: i32) -> CuResult<&'static DeviceInfo> {
         .ok_or(CuError::InvalidDevice(ordinal))
 }
 
-/// `PTXVK_CC=MAJOR.MINOR`, else [`DEFAULT_CC`].
+/// `PTXVK_CC=MAJOR.MINOR`, else [`DEFAULT_CC`]; read once, at first use (launches check
+/// their configuration against attributes that depend on it).
 pub fn compute_capability() -> (i32, i32) {
-    std::env::var("PTXVK_CC")
-        .ok()
-        .and_then(|v| {
-            let (a, b) = v.trim().split_once('.')?;
-            Some((a.parse().ok()?, b.parse().ok()?))
-        })
-        .unwrap_or(DEFAULT_CC)
+    static CC: OnceLock<(i32, i32)> = OnceLock::new();
+    *CC.get_or_init(|| {
+        std::env::var("PTXVK_CC")
+            .ok()
+            .and_then(|v| {
+                let (a, b) = v.trim().split_once('.')?;
+                Some((a.parse().ok()?, b.parse().ok()?))
+            })
+            .unwrap_or(DEFAULT_CC)
+    })
 }
 
 /// A stable 16-byte id: the driver's pipeline-cache UUID mixed with the device's position and
