@@ -24,6 +24,7 @@ mod operands;
 mod sm90;
 mod spaces;
 mod video;
+mod video_model;
 // --- corpus ---
 mod corpus;
 // --- textures ---
