@@ -81,6 +81,11 @@ fn the_linker_resolves_externs_across_ptx_inputs() {
 }
 
 #[test]
+fn forged_handles_and_null_pointers_give_error_codes() {
+    run("forged");
+}
+
+#[test]
 fn a_faulting_kernel_leaves_a_sticky_error() {
     run("sticky");
 }

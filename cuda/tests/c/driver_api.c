@@ -1026,6 +1026,82 @@ static void linker(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* Forged handles (numbers that look like handles but were never given out) and NULL
+ * out-pointers: every entry point answers with an error code, none crashes. */
+static void forged(void) {
+    CUcontext ctx = make_context();
+    CUcontext fc = (CUcontext)(uintptr_t)0x4400;
+    CUmodule fm = (CUmodule)(uintptr_t)0x4500;
+    CUfunction ff = (CUfunction)(uintptr_t)0x4600;
+    CUstream fs = (CUstream)(uintptr_t)0x4700;
+    CUevent fe = (CUevent)(uintptr_t)0x4800;
+    CUlibrary fl = (CUlibrary)(uintptr_t)0x4900;
+    CUkernel fk = (CUkernel)(uintptr_t)0x4a00;
+    CUlinkState fs2 = (CUlinkState)(uintptr_t)0x4b00;
+    CUdeviceptr fp = 0x10;
+    int i = 0;
+    unsigned u = 0;
+    size_t z = 0;
+    float ms = 0;
+    void *p = NULL;
+    const char *name = NULL;
+    unsigned long long id = 0;
+    EXPECT(cuCtxPushCurrent(fc), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxDestroy(fc), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxGetApiVersion(fc, &u), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuModuleGetFunction(&ff, fm, "saxpy"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuModuleGetGlobal(&fp, &z, fm, "bias"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuModuleUnload(fm), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuFuncGetAttribute(&i, CU_FUNC_ATTRIBUTE_NUM_REGS, ff), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuFuncSetAttribute(ff, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuFuncGetName(&name, ff), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuOccupancyMaxActiveBlocksPerMultiprocessor(&i, ff, 32, 0), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLaunchKernel(ff, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamSynchronize(fs), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamQuery(fs), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamDestroy(fs), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamGetFlags(fs, &u), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamGetId(fs, &id), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuStreamWaitEvent(NULL, fe, 0), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuMemcpyHtoDAsync(fp, &i, 4, fs), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventRecord(fe, NULL), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventQuery(fe), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventSynchronize(fe), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventElapsedTime(&ms, fe, fe), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuEventDestroy(fe), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLibraryGetKernel(&fk, fl, "saxpy"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLibraryUnload(fl), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuKernelGetFunction(&ff, fk), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuKernelGetName(&name, fk), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLinkComplete(fs2, &p, &z), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuLinkDestroy(fs2), CUDA_ERROR_INVALID_HANDLE);
+    /* A handle of one kind is not a handle of another. */
+    CUstream real;
+    CHECK(cuStreamCreate(&real, 0));
+    EXPECT(cuEventQuery((CUevent)real), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuModuleUnload((CUmodule)real), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuStreamDestroy(real));
+    /* Unknown device pointers and NULL out-pointers. */
+    EXPECT(cuMemcpyDtoH(&i, fp, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemcpyDtoD(fp, fp, 4), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemsetD32Async(fp, 0, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemFree(fp), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemGetAddressRange(&fp, &z, fp), CUDA_ERROR_NOT_FOUND);
+    EXPECT(cuMemFreeHost(&i), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemAlloc(NULL, 16), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuStreamCreate(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuEventCreate(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuDeviceGetName(NULL, 16, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuModuleLoadData(NULL, PTX), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuModuleLoadData(&fm, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemcpy2D(NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernelEx(NULL, ff, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuPointerGetAttribute(NULL, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, fp), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGetProcAddress(NULL, &p, 12000, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGetProcAddress("cuInit", NULL, 12000, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -1039,6 +1115,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "sticky") == 0) sticky();
     else if (strcmp(mode, "libraries") == 0) libraries();
     else if (strcmp(mode, "linker") == 0) linker();
+    else if (strcmp(mode, "forged") == 0) forged();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;
