@@ -62,7 +62,7 @@ pub fn resolve(handle: usize) -> CuResult<(Arc<Ctx>, Stream)> {
     crate::device::check_init()?;
     let s = STREAMS.get(handle)?;
     s.ctx.check_sticky()?;
-    if s.flags & STREAM_NON_BLOCKING == 0 {
+    if s.flags & STREAM_NON_BLOCKING == 0 && s.ctx.default_issued.load(Ordering::Acquire) {
         let default = s.ctx.rt.default_stream()?;
         wait_for(&s.stream, (&default, &s.ctx.default_issued))?;
     }
