@@ -11,6 +11,7 @@ use ptxvk_translator::ast::{Item, OperandKind, Statement};
 use crate::Case;
 
 const ISA_LIST: &str = include_str!("../data/isa-8.7.1-8.7.7.txt");
+const VIDEO_LIST: &str = include_str!("../data/isa-9.7.18-video.txt");
 
 /// One instruction of the ISA's list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,11 @@ pub struct Entry {
 /// The ISA's instructions, in section order.
 pub fn isa_list() -> Vec<Entry> {
     parse_list(ISA_LIST)
+}
+
+/// The video instructions of the later ISA (9.7.18), reported after 8.7.1-8.7.7.
+pub fn video_list() -> Vec<Entry> {
+    parse_list(VIDEO_LIST)
 }
 
 pub fn parse_list(text: &str) -> Vec<Entry> {
@@ -132,6 +138,8 @@ pub struct EntryCoverage {
 /// The coverage report.
 #[derive(Clone, Debug)]
 pub struct Coverage {
+    /// Which part of the ISA `list` is, for the report's closing line.
+    pub title: &'static str,
     pub list: Vec<Entry>,
     pub entries: Vec<EntryCoverage>,
     /// Cases whose PTX did not parse (their instructions are not counted).
@@ -141,7 +149,15 @@ pub struct Coverage {
 /// What `cases` exercise. The scaffolding every generated kernel shares (the element-wise
 /// loads and stores) counts like anything else: it runs and is checked.
 pub fn compute(cases: &[Case]) -> Coverage {
-    let list = isa_list();
+    compute_list(cases, isa_list(), "ISA 8.7.1-8.7.7")
+}
+
+/// The same for the video instructions (ISA 9.7.18).
+pub fn compute_video(cases: &[Case]) -> Coverage {
+    compute_list(cases, video_list(), "ISA 9.7.18 (video)")
+}
+
+fn compute_list(cases: &[Case], list: Vec<Entry>, title: &'static str) -> Coverage {
     let mut entries = vec![EntryCoverage::default(); list.len()];
     let mut unparsed = Vec::new();
     for c in cases {
@@ -167,6 +183,7 @@ pub fn compute(cases: &[Case]) -> Coverage {
         }
     }
     Coverage {
+        title,
         list,
         entries,
         unparsed,
@@ -211,7 +228,8 @@ impl Coverage {
         let ((i, it), (m, mt)) = self.totals();
         let _ = writeln!(
             s,
-            "\n{i} of {it} instructions and {m} of {mt} modifiers of ISA 8.7.1-8.7.7 are exercised by some case"
+            "\n{i} of {it} instructions and {m} of {mt} modifiers of {} are exercised by some case",
+            self.title
         );
         if !self.unparsed.is_empty() {
             let _ = writeln!(
@@ -244,7 +262,7 @@ impl Coverage {
                 })
             })
             .collect();
-        serde_json::json!({ "instructions": rows, "unparsed": self.unparsed })
+        serde_json::json!({ "part": self.title, "instructions": rows, "unparsed": self.unparsed })
     }
 }
 
@@ -319,5 +337,25 @@ mod tests {
         assert_eq!(cov.entries[i].cases, 1);
         assert!(cov.entries[i].covered.contains("sat") && cov.entries[i].covered.contains("s32"));
         assert!(cov.report().contains("NOT EXERCISED"));
+    }
+
+    #[test]
+    fn video_uses_belong_to_their_section() {
+        let list = video_list();
+        let section = |op: &str| {
+            let mut parts = op.split('.');
+            let u = Use {
+                opcode: parts.next().unwrap_or_default().to_string(),
+                modifiers: parts.map(str::to_string).collect(),
+                vector_operand: false,
+            };
+            classify(&list, &u).map_or("none".into(), |i| list[i].section.clone())
+        };
+        assert_eq!(section("vadd.s32.u32.s32.sat"), "9.7.18.1.1");
+        assert_eq!(section("vset.u32.u32.lt"), "9.7.18.1.4");
+        assert_eq!(section("vavrg2.u32.u32.u32.add"), "9.7.18.2.1");
+        assert_eq!(section("vset4.s32.s32.ne"), "9.7.18.2.4");
+        assert_eq!(section("add.u32"), "none");
+        assert_eq!(list.len(), 23);
     }
 }

@@ -191,11 +191,14 @@ fn forms() -> Vec<Form> {
             bsel: "b0",
             ..base(op, 1, [true, true, false])
         });
-        v.push(Form {
-            mode: "wrap",
-            secop: "add",
-            ..base(op, 1, [true, true, false])
-        });
+        for (secop, sat) in [("add", false), ("min", true), ("max", false)] {
+            v.push(Form {
+                mode: "wrap",
+                secop,
+                sat,
+                ..base(op, 1, [true, true, false])
+            });
+        }
     }
     for lanes in [2, 4] {
         for op in OPS {
