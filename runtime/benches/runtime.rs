@@ -1,4 +1,4 @@
-//! The runtime's benchmarks (`cargo xtask bench [launch|copy|memory|kernels|all]`). Each number
+//! The runtime's benchmarks (`cargo xtask bench [launch|copy|memory|all]`). Each number
 //! is reported next to a reference measured in the same run on the same machine:
 //!
 //! - `launch`: an empty kernel's launch cost, unbatched (`Kernel::launch`, one submission and
@@ -7,17 +7,14 @@
 //! - `copy`: host-to-device and device-to-host bandwidth of 64 MiB copies (direct and through
 //!   staging buffers), against `copy_from_slice` of the same size in host memory.
 //! - `memory`: resident memory over 10,000 load/launch/unload cycles of a module.
-//! - `kernels`: saxpy, a reduction and a tiled matmul from `shaders/` against plain Rust loops
-//!   on one core doing the same arithmetic.
+//!
+//! Kernels against their GLSL twins: `benches/kernels.rs` (`cargo xtask bench kernels`).
 
 use std::time::{Duration, Instant};
 
 use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
 
 const EMPTY: &str = include_str!("../../shaders/empty.ptx");
-const SAXPY: &str = include_str!("../../shaders/saxpy_clang.ptx");
-const REDUCE: &str = include_str!("../../shaders/reduce_clang.ptx");
-const MATMUL: &str = include_str!("../../shaders/matmul_clang.ptx");
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -209,131 +206,6 @@ fn memory(ctx: &Context) -> Res<()> {
     Ok(())
 }
 
-fn kernels(ctx: &Context) -> Res<()> {
-    println!("kernels: device time (events) against a plain Rust loop on one core, best of 3");
-    // saxpy over 16 M floats.
-    let n = scaled(16 << 20, 1 << 12);
-    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
-    let y: Vec<f32> = vec![1.0; n];
-    let m = ctx.load_ptx("saxpy_clang.ptx", SAXPY)?;
-    let k = m.kernel("saxpy")?;
-    let (dx, dy) = (
-        DeviceBuffer::from_slice(ctx, &x)?,
-        DeviceBuffer::from_slice(ctx, &y)?,
-    );
-    let s = ctx.new_stream()?;
-    let cfg = LaunchConfig::for_num_elems(n as u32, 256);
-    let args = [(n as u32).into(), 2.0f32.into(), (&dx).into(), (&dy).into()];
-    let device = |s: &ptxvk_runtime::Stream, f: &dyn Fn() -> Res<()>| -> Res<(Duration, ())> {
-        f()?; // warm-up
-        best_of(3, || {
-            let a = s.record_event()?;
-            f()?;
-            let b = s.record_event()?;
-            Ok((a.elapsed(&b)?, ()))
-        })
-    };
-    let (d, ()) = device(&s, &|| Ok(s.launch(&k, &cfg, &args)?))?;
-    let mut yy = y.clone();
-    let (h, ()) = best_of(3, || {
-        let t = Instant::now();
-        for (yi, xi) in yy.iter_mut().zip(&x) {
-            *yi = 2.0f32.mul_add(*xi, *yi);
-        }
-        std::hint::black_box(&yy);
-        Ok((t.elapsed(), ()))
-    })?;
-    report(&format!("saxpy, {n} f32"), d, h);
-
-    // Reduction of 16 M integers (all passes).
-    let data: Vec<u32> = (0..n as u32).map(|i| i % 1000).collect();
-    let m = ctx.load_ptx("reduce_clang.ptx", REDUCE)?;
-    let k = m.kernel("reduce_sum")?;
-    let input = DeviceBuffer::from_slice(ctx, &data)?;
-    let mut levels = Vec::new();
-    let mut len = n;
-    while len > 1 {
-        len = len.div_ceil(512);
-        levels.push(DeviceBuffer::<u32>::zeroed(ctx, len)?);
-    }
-    let run = || -> Res<()> {
-        let mut len = n;
-        for (i, out) in levels.iter().enumerate() {
-            let src = if i == 0 { &input } else { &levels[i - 1] };
-            s.launch(
-                &k,
-                &LaunchConfig::new([len.div_ceil(512) as u32, 1, 1], [256, 1, 1]),
-                &[src.into(), out.into(), (len as u32).into()],
-            )?;
-            len = len.div_ceil(512);
-        }
-        Ok(())
-    };
-    let (d, ()) = device(&s, &run)?;
-    let (h, ()) = best_of(3, || {
-        let t = Instant::now();
-        let sum = std::hint::black_box(&data)
-            .iter()
-            .fold(0u32, |a, &v| a.wrapping_add(v));
-        std::hint::black_box(sum);
-        Ok((t.elapsed(), ()))
-    })?;
-    let got = levels
-        .last()
-        .map(|l| l.to_vec())
-        .transpose()?
-        .unwrap_or_default();
-    if got.first() != Some(&data.iter().fold(0u32, |a, &v| a.wrapping_add(v))) {
-        return Err("the reduction is wrong".into());
-    }
-    report(&format!("reduction, {n} u32"), d, h);
-
-    // 512 x 512 matmul.
-    let n = scaled(512, 32);
-    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32).collect();
-    let m = ctx.load_ptx("matmul_clang.ptx", MATMUL)?;
-    let k = m.kernel("matmul")?;
-    let (da, db) = (
-        DeviceBuffer::from_slice(ctx, &a)?,
-        DeviceBuffer::from_slice(ctx, &b)?,
-    );
-    let dc = DeviceBuffer::<f32>::zeroed(ctx, n * n)?;
-    let tiles = (n / 16) as u32;
-    let (d, ()) = device(&s, &|| {
-        Ok(s.launch(
-            &k,
-            &LaunchConfig::new([tiles, tiles, 1], [16, 16, 1]),
-            &[(&da).into(), (&db).into(), (&dc).into(), (n as u32).into()],
-        )?)
-    })?;
-    let mut c = vec![0f32; n * n];
-    let (h, ()) = best_of(3, || {
-        let t = Instant::now();
-        for i in 0..n {
-            for kk in 0..n {
-                let aik = a[i * n + kk];
-                for j in 0..n {
-                    c[i * n + j] = aik.mul_add(b[kk * n + j], c[i * n + j]);
-                }
-            }
-        }
-        std::hint::black_box(&c);
-        Ok((t.elapsed(), ()))
-    })?;
-    report(&format!("matmul, {n} x {n}"), d, h);
-    Ok(())
-}
-
-fn report(what: &str, device: Duration, host: Duration) {
-    println!(
-        "  {what:<22} ptxvk {:9.3} ms   Rust loop {:9.3} ms   ratio {:.2}",
-        device.as_secs_f64() * 1e3,
-        host.as_secs_f64() * 1e3,
-        device.as_secs_f64() / host.as_secs_f64()
-    );
-}
-
 fn main() -> Res<()> {
     // `cargo bench` passes `--bench`; the first other argument picks the benchmarks.
     let which = std::env::args()
@@ -352,17 +224,14 @@ fn main() -> Res<()> {
         copy(true)?;
         println!();
     }
-    if all || which == "kernels" {
-        kernels(&ctx)?;
-        println!();
-    }
     if all || which == "memory" {
         memory(&ctx)?;
     }
-    if !all && !["launch", "copy", "kernels", "memory"].contains(&which.as_str()) {
-        return Err(
-            format!("unknown benchmark `{which}` (launch, copy, kernels, memory, all)").into(),
-        );
+    if !all && !["launch", "copy", "memory"].contains(&which.as_str()) {
+        return Err(format!(
+            "unknown benchmark `{which}` (launch, copy, memory, all; kernels: the `kernels` bench)"
+        )
+        .into());
     }
     Ok(())
 }

@@ -47,6 +47,7 @@ mod memory;
 mod module;
 mod pipeline;
 mod probe;
+mod spirv_kernel;
 mod stream;
 // --- textures ---
 mod texture;
@@ -61,6 +62,7 @@ pub use memory::{Buffer, DeviceBuffer, DeviceRange, DeviceSlice, Download};
 pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;
 pub(crate) use ptxvk_translator::types::TypeKind;
+pub use spirv_kernel::SpirvKernel;
 pub use stream::{MAX_BATCH, Stream};
 // --- textures ---
 pub use launch::TextureRef;

@@ -16,6 +16,8 @@ use anyhow::{Context, Result, bail};
 pub enum Need {
     /// Running kernels: loader and driver.
     Run,
+    /// The benchmarks: also glslang, which compiles the GLSL twins of the benchmark kernels.
+    Bench,
     /// The test suite: also the validation layer, clang-19, rustfmt/clippy and the NVIDIA venv.
     Test,
 }
@@ -70,7 +72,7 @@ pub fn ensure(need: Need) -> Result<TestEnv> {
         ));
     }
     if installed.is_empty() {
-        println!("== everything the tests need is installed");
+        println!("== everything needed is installed");
     } else {
         println!("== installed: {}", installed.join(", "));
     }
@@ -105,6 +107,9 @@ fn system_packages(need: Need, installed: &mut Vec<String>) -> Result<()> {
     if !crate::env::has_driver() || old_mesa {
         missing.push("mesa-vulkan-drivers");
     }
+    if need != Need::Run && !has_command("glslangValidator") {
+        missing.push("glslang-tools");
+    }
     if need == Need::Test {
         if !crate::env::has_validation_layer() {
             missing.push("vulkan-validationlayers");
@@ -138,8 +143,9 @@ fn system_packages(need: Need, installed: &mut Vec<String>) -> Result<()> {
         }
         bail!(
             "missing {} (or their equivalents).\n  Debian/Ubuntu: {cmd}\n  Fedora: sudo dnf install \
-             vulkan-loader mesa-vulkan-drivers vulkan-validation-layers clang python3\n  Arch: sudo \
-             pacman -S vulkan-icd-loader vulkan-swrast vulkan-validation-layers clang python",
+             vulkan-loader mesa-vulkan-drivers vulkan-validation-layers clang python3 glslang\n  Arch: \
+             sudo pacman -S vulkan-icd-loader vulkan-swrast vulkan-validation-layers clang python \
+             glslang",
             missing.join(", ")
         );
     }
@@ -299,6 +305,13 @@ fn mesa_version(v: &str) -> Option<(u32, u32)> {
     let major = parts.next()?.parse().ok()?;
     let minor = parts.next()?.parse().ok()?;
     Some((major, minor))
+}
+
+fn has_command(name: &str) -> bool {
+    Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn python_has_venv() -> bool {

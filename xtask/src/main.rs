@@ -182,15 +182,23 @@ fn shaders(check: bool) -> Result<()> {
         bail!("clang-19 is needed: apt-get install clang-19");
     };
     let dir = root().join("shaders");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
-        .collect();
-    sources.sort();
+    let cu_files = |d: &Path| -> Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    // shaders/X.cu gives X_clang.ptx beside it; the benchmark's shaders/bench/X.cu gives X.ptx.
+    let bench = dir.join("bench");
+    let mut sources: Vec<(PathBuf, &str)> =
+        cu_files(&dir)?.into_iter().map(|p| (p, "_clang")).collect();
+    sources.extend(cu_files(&bench)?.into_iter().map(|p| (p, "")));
     let mut stale = Vec::new();
-    for cu in sources {
+    for (cu, suffix) in sources {
         let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        let ptx = dir.join(format!("{stem}_clang.ptx"));
+        let ptx = cu.with_file_name(format!("{stem}{suffix}.ptx"));
         let tmp = std::env::temp_dir().join(format!("ptxvk-{stem}-{}.ptx", std::process::id()));
         run(Command::new(&clang)
             .args(CLANG_FLAGS)
@@ -239,18 +247,39 @@ fn conformance_cmd(args: &[String]) -> Command {
 /// `validate` feature: SPIRV-Tools is not needed to measure, and building it optimised would
 /// take minutes.
 fn bench(args: &[String]) -> Result<()> {
-    deps::ensure(deps::Need::Run)?;
-    run(cargo()
-        .args([
-            "bench",
-            "-p",
-            "ptxvk-runtime",
-            "--no-default-features",
-            "--bench",
-            "runtime",
-            "--",
-        ])
-        .args(args))
+    deps::ensure(deps::Need::Bench)?;
+    let which = args.first().map(String::as_str).unwrap_or("all");
+    // `kernels` is its own benchmark (translated kernels against GLSL twins); `all` runs both.
+    let targets: &[&str] = match which {
+        "kernels" => &["kernels"],
+        "all" => &["runtime", "kernels"],
+        _ => &["runtime"],
+    };
+    let rest = if which == "kernels" || which == "all" {
+        &args[args.len().min(1)..]
+    } else {
+        args
+    };
+    let all = ["all".to_string()];
+    for target in targets {
+        let target_args = if *target == "runtime" && which == "all" {
+            &all[..]
+        } else {
+            rest
+        };
+        run(cargo()
+            .args([
+                "bench",
+                "-p",
+                "ptxvk-runtime",
+                "--no-default-features",
+                "--bench",
+                target,
+                "--",
+            ])
+            .args(target_args))?;
+    }
+    Ok(())
 }
 
 /// Targets the runtime must build for besides the host (CI runs on Linux only), with the C
