@@ -302,3 +302,61 @@ fn versions_and_targets_of_the_cuda_13_releases() {
     assert_eq!(sm_number("sm_121f"), Some(121));
     assert_eq!(sm_number("sm_107a"), Some(107));
 }
+
+/// The rows of the later instructions against their "PTX ISA Notes" / "Target ISA Notes".
+#[test]
+fn later_entries_match_the_isa_text() {
+    // Video (ISA 9.7.18): "vadd, vsub, vabsdiff, vmin, vmax require sm_20 or higher",
+    // "Introduced in PTX ISA version 2.0"; the same for vshl, vshr, vmad, vset; the SIMD forms
+    // "Introduced in PTX ISA version 3.0", "require sm_30 or higher".
+    for op in ["vadd", "vabsdiff", "vshr", "vmad", "vset"] {
+        assert_eq!(need(op, &["s32", "u32", "u32"], &[]), ((2, 0), 20), "{op}");
+    }
+    for op in ["vavrg2", "vset2", "vmax4", "vabsdiff4", "vset4"] {
+        assert_eq!(need(op, &["u32", "u32", "u32"], &[]), ((3, 0), 30), "{op}");
+    }
+    // fence.proxy.alias and membar.proxy: PTX ISA 7.5, sm_70; the async proxy: 8.0, sm_90;
+    // .tensormap::generic: 8.3; .sync_restrict and .async::generic: 8.6.
+    assert_eq!(need("fence", &["proxy", "alias"], &[]), ((7, 5), 70));
+    assert_eq!(
+        need("fence", &["proxy", "async", "global"], &[]),
+        ((8, 0), 90)
+    );
+    assert_eq!(
+        need(
+            "fence",
+            &["proxy", "tensormap::generic", "release", "gpu"],
+            &[]
+        ),
+        ((8, 3), 90)
+    );
+    assert_eq!(
+        need(
+            "fence",
+            &["acquire", "sync_restrict::shared::cluster", "cluster"],
+            &[]
+        ),
+        ((8, 6), 90)
+    );
+    assert_eq!(need("fence", &["sc", "gpu"], &[]), ((6, 0), 70));
+    // elect.sync, setmaxnreg: PTX ISA 8.0, sm_90; griddepcontrol, mapa, getctarank, %cluster_*,
+    // .reqnctapercluster: 7.8, sm_90; createpolicy: 7.4, sm_80.
+    assert_eq!(need("elect", &["sync"], &[]), ((8, 0), 90));
+    assert_eq!(
+        need("setmaxnreg", &["inc", "sync", "aligned", "u32"], &[]),
+        ((8, 0), 90)
+    );
+    assert_eq!(need("griddepcontrol", &["wait"], &[]), ((7, 8), 90));
+    assert_eq!(need("mapa", &["shared::cluster", "u32"], &[]), ((7, 8), 90));
+    assert_eq!(need("%cluster_nctarank", &[], &[]), ((7, 8), 90));
+    assert_eq!(need("%is_explicit_cluster", &[], &[]), ((7, 8), 90));
+    assert_eq!(need(".reqnctapercluster", &[], &[]), ((7, 8), 90));
+    assert_eq!(
+        need(
+            "createpolicy",
+            &["fractional", "L2::evict_last", "b64"],
+            &[]
+        ),
+        ((7, 4), 80)
+    );
+}
