@@ -155,6 +155,11 @@ pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
         75 => major,
         76 => minor,
         79 | 80 => 1,
+        // CAN_MAP_HOST_MEMORY: page-locked memory mapped for the device is device memory the
+        // host sees. MANAGED_MEMORY, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: one address for both
+        // needs the device's addresses to be the host's, as on a CPU device.
+        19 => i32::from(info.host_visible_device_memory),
+        83 | 101 => i32::from(info.host_visible_device_memory && info.kind == DeviceKind::Cpu),
         81 | 97 => shared,
         87 => 2,
         106 => 32,

@@ -1,7 +1,7 @@
 //! Page-locked host memory: what `cuMemAllocHost`/`cuMemHostAlloc` hand out (plain
-//! page-aligned host allocations here) and what `cuMemHostRegister` registers. Both are
-//! remembered, so that frees, unregistrations, flags and pointer attributes accept exactly
-//! those ranges. Neither is mapped for the device yet.
+//! page-aligned host allocations, or, mapped for the device, device memory the host sees) and
+//! what `cuMemHostRegister` registers. All are remembered, so that frees, unregistrations,
+//! flags, device pointers and pointer attributes accept exactly those ranges.
 
 use std::alloc::Layout;
 use std::collections::BTreeMap;
@@ -13,8 +13,25 @@ use crate::error::{CuError, CuResult};
 struct Range {
     size: usize,
     flags: u32,
-    /// Allocated here (freed with `cuMemFreeHost`), or the caller's (registered).
-    owned: Option<Layout>,
+    owner: Owner,
+}
+
+/// Who owns a range's memory.
+#[derive(Clone, Copy)]
+enum Owner {
+    /// Allocated here on the host heap (freed with `cuMemFreeHost`).
+    Heap(Layout),
+    /// A device allocation of a context, seen by the host (CU_MEMHOSTALLOC_DEVICEMAP).
+    Device { ctx_id: usize, base: u64 },
+    /// The caller's, registered.
+    Registered,
+}
+
+/// What `cuMemFreeHost` must still release.
+pub enum Freed {
+    Nothing,
+    /// The device allocation behind mapped memory: (context id, device address).
+    Device(usize, u64),
 }
 
 static RANGES: Mutex<BTreeMap<usize, Range>> = Mutex::new(BTreeMap::new());
@@ -44,19 +61,33 @@ pub fn alloc(size: usize, flags: u32) -> CuResult<*mut u8> {
     let range = Range {
         size,
         flags,
-        owned: Some(layout),
+        owner: Owner::Heap(layout),
     };
     ranges().insert(p as usize, range);
     Ok(p)
 }
 
-pub fn free(p: *mut u8) -> CuResult<()> {
+/// Records device memory at `host` (the host's view of `base` in context `ctx_id`) as
+/// page-locked memory mapped for the device.
+pub fn add_mapped(host: usize, size: usize, flags: u32, (ctx_id, base): (usize, u64)) {
+    let owner = Owner::Device { ctx_id, base };
+    ranges().insert(host, Range { size, flags, owner });
+}
+
+/// `cuMemHostGetDevicePointer`: the device address of mapped page-locked memory.
+pub fn device_pointer(p: usize) -> Option<u64> {
+    let map = ranges();
+    let (&host, r) = map.range(..=p).next_back()?;
+    match r.owner {
+        Owner::Device { base, .. } if p - host < r.size => Some(base + (p - host) as u64),
+        _ => None,
+    }
+}
+
+pub fn free(p: *mut u8) -> CuResult<Freed> {
     let mut map = ranges();
-    let layout = match map.get(&(p as usize)) {
-        Some(Range {
-            owned: Some(layout),
-            ..
-        }) => *layout,
+    let owner = match map.get(&(p as usize)) {
+        Some(Range { owner, .. }) if !matches!(owner, Owner::Registered) => *owner,
         _ => {
             return Err(CuError::invalid(format!(
                 "{p:?} is not page-locked host memory"
@@ -64,10 +95,16 @@ pub fn free(p: *mut u8) -> CuResult<()> {
         }
     };
     map.remove(&(p as usize));
-    // SAFETY: `p` was returned by `alloc` with this layout and is freed once (it has just been
-    // removed from the table).
-    unsafe { std::alloc::dealloc(p, layout) };
-    Ok(())
+    match owner {
+        Owner::Heap(layout) => {
+            // SAFETY: `p` was returned by `alloc` with this layout and is freed once (it has
+            // just been removed from the table).
+            unsafe { std::alloc::dealloc(p, layout) };
+            Ok(Freed::Nothing)
+        }
+        Owner::Device { ctx_id, base } => Ok(Freed::Device(ctx_id, base)),
+        Owner::Registered => Ok(Freed::Nothing),
+    }
 }
 
 /// `cuMemHostRegister`: overlapping an earlier range is CUDA's "already registered".
@@ -84,14 +121,8 @@ pub fn register(p: usize, size: usize, flags: u32) -> CuResult<()> {
     if overlaps {
         return Err(CuError::HostMemoryAlreadyRegistered);
     }
-    map.insert(
-        p,
-        Range {
-            size,
-            flags,
-            owned: None,
-        },
-    );
+    let owner = Owner::Registered;
+    map.insert(p, Range { size, flags, owner });
     Ok(())
 }
 
@@ -99,7 +130,10 @@ pub fn register(p: usize, size: usize, flags: u32) -> CuResult<()> {
 pub fn unregister(p: usize) -> CuResult<()> {
     let mut map = ranges();
     match map.get(&p) {
-        Some(Range { owned: None, .. }) => {
+        Some(Range {
+            owner: Owner::Registered,
+            ..
+        }) => {
             map.remove(&p);
             Ok(())
         }

@@ -27,6 +27,11 @@ pub struct Allocation {
     pub base: u64,
     pub size: u64,
     pub backing: Backing,
+    /// Where the host reaches the same memory: managed memory (at the same address) and
+    /// device-mapped page-locked memory.
+    pub host: Option<u64>,
+    /// `cuMemAllocManaged`.
+    pub managed: bool,
 }
 
 /// A resolved range: the allocation and the offset of the pointer in it.
@@ -58,23 +63,47 @@ impl Allocations {
 
     /// `cuMemAlloc`: zero bytes is an invalid value, as in CUDA.
     pub fn alloc(&self, ctx: &ptxvk_runtime::Context, size: u64) -> CuResult<u64> {
-        if size == 0 {
-            return Err(CuError::invalid("an allocation of 0 bytes"));
+        let buf = new_buffer(ctx, size)?;
+        Ok(self.insert(buf, None, false))
+    }
+
+    /// Device memory the host reaches too: (device address, host address). `managed` asks
+    /// for `cuMemAllocManaged`'s one address for both, which holds where the device's
+    /// addresses are the host's (lavapipe); mapped page-locked memory only needs the host to
+    /// see device memory (integrated GPUs, lavapipe, resizable BAR).
+    pub fn alloc_shared(
+        &self,
+        ctx: &ptxvk_runtime::Context,
+        size: u64,
+        managed: bool,
+    ) -> CuResult<(u64, u64)> {
+        let buf = new_buffer(ctx, size)?;
+        let host = buf.host_ptr().map(|p| p as u64);
+        match host {
+            Some(h) if !managed || h == buf.address() => Ok((self.insert(buf, host, managed), h)),
+            Some(_) => Err(CuError::NotSupported(
+                "managed memory: the device's addresses are not the host's".into(),
+            )),
+            None => Err(CuError::NotSupported(
+                "memory both sides reach: device memory is not host-visible here".into(),
+            )),
         }
-        let buf = Buffer::new(ctx, size).map_err(|e| match e {
-            ptxvk_runtime::Error::DeviceLost => CuError::LaunchFailed(e.to_string()),
-            e => CuError::OutOfMemory(e.to_string()),
-        })?;
+    }
+
+    fn insert(&self, buf: Buffer, host: Option<u64>, managed: bool) -> u64 {
         let base = buf.address();
+        let size = buf.size();
         self.lock().insert(
             base,
             Allocation {
                 base,
                 size,
                 backing: Backing::Buffer(Arc::new(buf)),
+                host,
+                managed,
             },
         );
-        Ok(base)
+        base
     }
 
     pub fn add_global(&self, alloc: Allocation) {
@@ -129,6 +158,16 @@ impl Allocations {
             .map(|a| a.size)
             .sum()
     }
+}
+
+fn new_buffer(ctx: &ptxvk_runtime::Context, size: u64) -> CuResult<Buffer> {
+    if size == 0 {
+        return Err(CuError::invalid("an allocation of 0 bytes"));
+    }
+    Buffer::new(ctx, size).map_err(|e| match e {
+        ptxvk_runtime::Error::DeviceLost => CuError::LaunchFailed(e.to_string()),
+        e => CuError::OutOfMemory(e.to_string()),
+    })
 }
 
 /// Host bytes into device memory. On a stream the data is staged before this returns;

@@ -86,6 +86,8 @@ pub fn load(ctx_id: usize, ctx: Arc<Ctx>, name: &str, image: &[u8]) -> CuResult<
                 name: g.name,
                 module_id: id,
             },
+            host: None,
+            managed: false,
         });
     }
     Ok(id)

@@ -85,6 +85,23 @@ fn forged_handles_and_null_pointers_give_error_codes() {
     run("forged");
 }
 
+/// On a CPU device (lavapipe) both kinds of shared memory must really run.
+#[test]
+fn managed_and_mapped_memory_where_the_device_allows() {
+    let (exe, dir) = program();
+    let out = common::run_c(exe, dir, &["shared_memory"], &[]);
+    assert!(out.contains("shared_memory: ok"), "{out}");
+    let devices = ptxvk_runtime::devices().unwrap_or_default();
+    let chosen =
+        ptxvk_runtime::select_device(&devices, std::env::var("PTXVK_DEVICE").ok().as_deref());
+    if chosen.is_ok_and(|i| devices[i].kind == ptxvk_runtime::DeviceKind::Cpu) {
+        assert!(
+            out.contains("managed memory: ran") && out.contains("mapped memory: ran"),
+            "{out}"
+        );
+    }
+}
+
 #[test]
 fn a_faulting_kernel_leaves_a_sticky_error() {
     run("sticky");
@@ -111,6 +128,7 @@ fn every_group_also_builds_and_runs_against_the_cuda_13_header() {
         "libraries",
         "linker",
         "forged",
+        "shared_memory",
     ] {
         let out = common::run_c(&exe, &dir, &[mode], &[("PTXVK_CC", "7.5")]);
         assert!(out.contains(&format!("{mode}: ok")), "{out}");

@@ -142,8 +142,10 @@ pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, size: usize) ->
     )
 }
 
-/// Host memory for the host only: CU_MEMHOSTALLOC_DEVICEMAP (mapping it for kernels) is not
-/// supported yet, the other flags change nothing here.
+/// With CU_MEMHOSTALLOC_DEVICEMAP the memory is device memory the host sees (where device
+/// memory is host-visible; CUDA_ERROR_NOT_SUPPORTED elsewhere), whose device address
+/// `cuMemHostGetDevicePointer` gives; without it, host memory. PORTABLE and WRITECOMBINED
+/// change nothing here.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemHostAlloc(
     pp: *mut *mut c_void,
@@ -157,10 +159,17 @@ pub unsafe extern "C" fn cuMemHostAlloc(
             if flags & !0x7 != 0 {
                 return Err(CuError::invalid(format!("flags {flags:#x}")));
             }
-            if flags & 0x2 != 0 {
-                return Err(CuError::NotSupported("CU_MEMHOSTALLOC_DEVICEMAP".into()));
+            if flags & MEMHOSTALLOC_DEVICEMAP == 0 {
+                return alloc_host(pp, size, flags);
             }
-            alloc_host(pp, size, flags)
+            if pp.is_null() {
+                return Err(CuError::invalid("pp is NULL"));
+            }
+            let (ctx_id, ctx) = context::current()?;
+            let (device, host_addr) = ctx.memory.alloc_shared(&ctx.rt, size as u64, false)?;
+            host::add_mapped(host_addr as usize, size, flags, (ctx_id, device));
+            // SAFETY: non-NULL and writable by the caller's contract.
+            unsafe { put(pp, host_addr as *mut c_void) }
         },
     )
 }
@@ -169,8 +178,73 @@ pub unsafe extern "C" fn cuMemHostAlloc(
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     entry("cuMemFreeHost", format_args!("p={:#x?}", p), || {
         context::current()?;
-        host::free(p.cast())
+        match host::free(p.cast())? {
+            host::Freed::Nothing => Ok(()),
+            host::Freed::Device(ctx_id, base) => {
+                let ctx = crate::context::CONTEXTS
+                    .get(ctx_id)
+                    .map_err(|_| CuError::InvalidContext)?;
+                let alloc = ctx.memory.free(base)?;
+                let synced = ctx.rt.synchronize();
+                drop(alloc);
+                Ok(synced?)
+            }
+        }
     })
+}
+
+/// CU_MEMHOSTALLOC_DEVICEMAP.
+const MEMHOSTALLOC_DEVICEMAP: c_uint = 0x2;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(
+    dptr: *mut CUdeviceptr,
+    p: *mut c_void,
+    flags: c_uint,
+) -> CUresult {
+    entry(
+        "cuMemHostGetDevicePointer_v2",
+        format_args!("dptr={dptr:#x?} p={p:#x?} flags={flags:#x}"),
+        || {
+            context::current()?;
+            if flags != 0 {
+                return Err(CuError::invalid(format!("flags {flags:#x}")));
+            }
+            let d = host::device_pointer(p as usize)
+                .ok_or_else(|| CuError::invalid(format!("{p:?} is not mapped for the device")))?;
+            // SAFETY: NULL or writable.
+            unsafe { put(dptr, d) }
+        },
+    )
+}
+
+/// Where the device's addresses are the host's and its memory host-visible (lavapipe), one
+/// allocation serves both at the same address; CUDA_ERROR_NOT_SUPPORTED elsewhere. The host
+/// may touch it only while no kernel uses it (CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
+/// is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemAllocManaged(
+    dptr: *mut CUdeviceptr,
+    size: usize,
+    flags: c_uint,
+) -> CUresult {
+    entry(
+        "cuMemAllocManaged",
+        format_args!("dptr={dptr:#x?} size={size:#x} flags={flags:#x}"),
+        || {
+            // CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST.
+            if !matches!(flags, 1 | 2) {
+                return Err(CuError::invalid(format!("flags {flags:#x}")));
+            }
+            if dptr.is_null() {
+                return Err(CuError::invalid("dptr is NULL"));
+            }
+            let (_, ctx) = context::current()?;
+            let (device, _) = ctx.memory.alloc_shared(&ctx.rt, size as u64, true)?;
+            // SAFETY: non-NULL and writable.
+            unsafe { put(dptr, device) }
+        },
+    )
 }
 
 /// CU_MEMHOSTREGISTER_PORTABLE, DEVICEMAP, IOMEMORY, READ_ONLY.

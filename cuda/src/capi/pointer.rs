@@ -4,6 +4,7 @@ use std::ffi::{c_uint, c_void};
 
 use super::{CUdeviceptr, entry, handle};
 use crate::error::{CUresult, CuError, CuResult};
+use crate::host;
 use crate::pointer::{self, Pointer};
 
 /// An attribute's value, written with the type cuda.h gives it.
@@ -46,8 +47,6 @@ fn value(p: Option<&Pointer>, attr: c_uint, ptr: u64) -> CuResult<Value> {
         Some(Pointer::Host { base, size }) => (*base as u64, *size as u64),
         None => (0, 0),
     };
-    let device = matches!(p, Some(Pointer::Device { .. }));
-    let host = matches!(p, Some(Pointer::Host { .. }));
     let not_mapped = || CuError::invalid(format!("{ptr:#x} has no address on the other side"));
     Ok(match attr {
         // CONTEXT
@@ -61,19 +60,30 @@ fn value(p: Option<&Pointer>, attr: c_uint, ptr: u64) -> CuResult<Value> {
             Some(Pointer::Host { .. }) => MEMORYTYPE_HOST,
             None => 0,
         }),
-        // DEVICE_POINTER: page-locked memory is not mapped for the device yet.
-        3 if host => return Err(not_mapped()),
-        3 => Value::U64(if device { ptr } else { 0 }),
-        // HOST_POINTER: device memory is not host-accessible through CUDA's API.
-        4 if device => return Err(not_mapped()),
-        4 => Value::Ptr(if host { ptr as usize } else { 0 }),
+        // DEVICE_POINTER: page-locked memory has one where it is mapped for the device.
+        3 => match p {
+            Some(Pointer::Device { .. }) => Value::U64(ptr),
+            Some(Pointer::Host { .. }) => {
+                Value::U64(host::device_pointer(ptr as usize).ok_or_else(not_mapped)?)
+            }
+            None => Value::U64(0),
+        },
+        // HOST_POINTER: device memory has one where the host sees it (managed, mapped).
+        4 => match p {
+            Some(Pointer::Device { alloc, .. }) => {
+                let h = alloc.host.ok_or_else(not_mapped)?;
+                Value::Ptr((h + (ptr - alloc.base)) as usize)
+            }
+            Some(Pointer::Host { .. }) => Value::Ptr(ptr as usize),
+            None => Value::Ptr(0),
+        },
         // SYNC_MEMOPS: synchronous copies here always complete before returning.
         6 => Value::Bool(p.is_some()),
         // BUFFER_ID, MEMORY_BLOCK_ID: the base address is unique among live allocations.
         7 | 20 => Value::U64(base),
-        // IS_MANAGED, IS_LEGACY_CUDA_IPC_CAPABLE, IS_GPU_DIRECT_RDMA_CAPABLE,
-        // IS_HW_DECOMPRESS_CAPABLE
-        8 | 10 | 15 | 21 => Value::Bool(false),
+        8 => Value::Bool(matches!(p, Some(Pointer::Device { alloc, .. }) if alloc.managed)),
+        // IS_LEGACY_CUDA_IPC_CAPABLE, IS_GPU_DIRECT_RDMA_CAPABLE, IS_HW_DECOMPRESS_CAPABLE
+        10 | 15 | 21 => Value::Bool(false),
         // DEVICE_ORDINAL
         9 => Value::I32(match p {
             Some(Pointer::Device { ctx, .. }) => ctx.device,

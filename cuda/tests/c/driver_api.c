@@ -1102,6 +1102,62 @@ static void forged(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* saxpy (a = 3) over x = i, y = 1 at the given device addresses; the host checks y through
+ * its own view of the same memory after the kernel. */
+static void saxpy_shared(CUfunction saxpy, CUdeviceptr dx, CUdeviceptr dy, float *hx, float *hy, int n) {
+    for (int i = 0; i < n; i++) { hx[i] = (float)i; hy[i] = 1.0f; }
+    float a = 3.0f;
+    void *params[] = {&n, &a, &dx, &dy};
+    CHECK(cuLaunchKernel(saxpy, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, params, NULL));
+    CHECK(cuCtxSynchronize());
+    for (int i = 0; i < n; i++) ASSERT(hy[i] == 1.0f + 3.0f * (float)i);
+}
+
+/* Managed memory (one address on both sides) and page-locked memory mapped for the device,
+ * where the device offers them; CUDA_ERROR_NOT_SUPPORTED where it does not. */
+static void shared_memory(void) {
+    CUcontext ctx = make_context();
+    CUmodule mod = load_module();
+    CUfunction saxpy;
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    enum { N = 512 };
+    int can_map = 0, managed = 0;
+    CHECK(cuDeviceGetAttribute(&can_map, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 0));
+    CHECK(cuDeviceGetAttribute(&managed, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0));
+    CUdeviceptr m;
+    if (managed) {
+        CHECK(cuMemAllocManaged(&m, 2 * N * sizeof(float), CU_MEM_ATTACH_GLOBAL));
+        float *h = (float *)(uintptr_t)m;
+        saxpy_shared(saxpy, m, m + N * sizeof(float), h, h + N, N);
+        unsigned is_managed = 0;
+        void *hp = NULL;
+        CHECK(cuPointerGetAttribute(&is_managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m + 4));
+        CHECK(cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, m + 4));
+        ASSERT(is_managed == 1 && hp == (char *)h + 4);
+        CHECK(cuMemFree(m));
+        printf("managed memory: ran\n");
+    } else {
+        EXPECT(cuMemAllocManaged(&m, 64, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_NOT_SUPPORTED);
+    }
+    EXPECT(cuMemAllocManaged(&m, 64, 0), CUDA_ERROR_INVALID_VALUE);
+    float *hp = NULL;
+    if (can_map) {
+        CHECK(cuMemHostAlloc((void **)&hp, 2 * N * sizeof(float), CU_MEMHOSTALLOC_DEVICEMAP));
+        CUdeviceptr dp = 0, attr = 0;
+        CHECK(cuMemHostGetDevicePointer(&dp, hp, 0));
+        ASSERT(dp != 0);
+        saxpy_shared(saxpy, dp, dp + N * sizeof(float), hp, hp + N, N);
+        CHECK(cuPointerGetAttribute(&attr, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, (CUdeviceptr)(hp + 2)));
+        ASSERT(attr == dp + 2 * sizeof(float));
+        CHECK(cuMemFreeHost(hp));
+        EXPECT(cuMemHostGetDevicePointer(&dp, hp, 0), CUDA_ERROR_INVALID_VALUE);
+        printf("mapped memory: ran\n");
+    } else {
+        EXPECT(cuMemHostAlloc((void **)&hp, 64, CU_MEMHOSTALLOC_DEVICEMAP), CUDA_ERROR_NOT_SUPPORTED);
+    }
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -1116,6 +1172,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "libraries") == 0) libraries();
     else if (strcmp(mode, "linker") == 0) linker();
     else if (strcmp(mode, "forged") == 0) forged();
+    else if (strcmp(mode, "shared_memory") == 0) shared_memory();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;

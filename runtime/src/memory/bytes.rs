@@ -66,3 +66,18 @@ impl Stream {
         copy::fill(&self.core, &dst.raw, offset, len, pattern)
     }
 }
+
+impl Buffer {
+    /// The buffer's memory as the host sees it, where device memory is host-visible and this
+    /// context reads and writes it directly (integrated GPUs, lavapipe, resizable BAR; `None`
+    /// where copies go through staging). Accesses through the pointer are plain memory
+    /// accesses: the caller orders them with the device's work, as with CUDA's mapped and
+    /// managed memory.
+    pub fn host_ptr(&self) -> Option<*mut u8> {
+        if self.ctx.uses_staging() {
+            None
+        } else {
+            self.raw.mapped()
+        }
+    }
+}
