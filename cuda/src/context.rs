@@ -130,6 +130,7 @@ fn release(id: usize, ctx: &Ctx) -> CuResult<()> {
     let _ = ctx.rt.synchronize();
     crate::module::forget_context(id);
     crate::stream::forget_context(id);
+    crate::texture::forget_context(id);
     CONTEXTS.remove(id).map(drop)
 }
 

@@ -1,6 +1,7 @@
 //! `cuLaunchKernel`: the configuration checked as CUDA checks it, and the parameters, given as
 //! one pointer per parameter or as one packed buffer, laid out by the kernel's PTX signature.
 
+use ptxvk_runtime::translator::texture::TextureSource;
 use ptxvk_runtime::{KernelArg, LaunchConfig};
 
 use crate::error::{CuError, CuResult};
@@ -80,31 +81,48 @@ pub fn check_config(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
     Ok(())
 }
 
-/// The runtime's arguments: each parameter's bytes, taken from where the caller put them.
+/// The runtime's arguments: each parameter's bytes, taken from where the caller put them. A
+/// parameter the kernel reads as a texture object goes as the handle it holds, which the
+/// runtime resolves to the texture to bind.
 pub fn arguments(f: &Func, params: &Params<'_>) -> CuResult<Vec<KernelArg>> {
     let abi = f.kernel.abi();
-    match params {
-        Params::None if abi.params.is_empty() => Ok(Vec::new()),
-        Params::None => Err(CuError::invalid(format!(
-            "kernel `{}` takes {} parameters and none were given",
-            abi.name,
-            abi.params.len()
-        ))),
-        Params::Pointers(values) => Ok(values
-            .iter()
-            .map(|v| KernelArg::Bytes(v.to_vec()))
-            .collect()),
+    let bytes: Vec<&[u8]> = match params {
+        Params::None if abi.params.is_empty() => Vec::new(),
+        Params::None => {
+            return Err(CuError::invalid(format!(
+                "kernel `{}` takes {} parameters and none were given",
+                abi.name,
+                abi.params.len()
+            )));
+        }
+        Params::Pointers(values) => values.clone(),
         Params::Buffer(buf) => abi
             .params
             .iter()
             .map(|p| {
                 let at = p.offset as usize;
                 buf.get(at..at + p.size as usize)
-                    .map(|b| KernelArg::Bytes(b.to_vec()))
                     .ok_or_else(|| CuError::invalid("parameter buffer too small"))
             })
-            .collect(),
-    }
+            .collect::<CuResult<_>>()?,
+    };
+    let textures: Vec<usize> = abi
+        .textures
+        .slots
+        .iter()
+        .filter_map(|s| match &s.source {
+            TextureSource::Param { index, .. } => Some(*index as usize),
+            TextureSource::TexRef { .. } => None,
+        })
+        .collect();
+    Ok(bytes
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| match <[u8; 8]>::try_from(b) {
+            Ok(h) if textures.contains(&i) => KernelArg::U64(u64::from_le_bytes(h)),
+            _ => KernelArg::Bytes(b.to_vec()),
+        })
+        .collect())
 }
 
 /// Checks the size given with CU_LAUNCH_PARAM_BUFFER_SIZE: it must cover every parameter, and

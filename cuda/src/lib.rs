@@ -23,6 +23,7 @@ mod module;
 mod pointer;
 pub mod proc_address;
 mod stream;
+mod texture;
 
 /// `name` if it is one of the exported entry points (`symbols.txt`).
 pub(crate) fn symbols_exported(name: &str) -> Option<&'static str> {

@@ -103,6 +103,11 @@ fn managed_and_mapped_memory_where_the_device_allows() {
 }
 
 #[test]
+fn texture_objects_over_arrays() {
+    run("textures");
+}
+
+#[test]
 fn a_faulting_kernel_leaves_a_sticky_error() {
     run("sticky");
 }
@@ -129,6 +134,7 @@ fn every_group_also_builds_and_runs_against_the_cuda_13_header() {
         "linker",
         "forged",
         "shared_memory",
+        "textures",
     ] {
         let out = common::run_c(&exe, &dir, &[mode], &[("PTXVK_CC", "7.5")]);
         assert!(out.contains(&format!("{mode}: ok")), "{out}");

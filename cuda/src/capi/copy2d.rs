@@ -1,11 +1,15 @@
-//! `cuMemcpy2D` and `cuMemcpy3D` (+ `Unaligned`, `Async`) between host and device memory, as
-//! a copy per row (one copy where both sides are contiguous). Arrays are not supported yet.
+//! `cuMemcpy2D` and `cuMemcpy3D` (+ `Unaligned`, `Async`) between host memory, device memory
+//! and CUDA arrays, as a copy per row (one copy where both sides are contiguous). An array's
+//! texels are host memory here (see `texture.rs`); writing them refills its texture objects.
 
 use std::ffi::c_void;
+
+use std::sync::Arc;
 
 use super::{CUdeviceptr, Handle, bytes, bytes_mut, entry, id};
 use crate::copy;
 use crate::error::{CUresult, CuError, CuResult};
+use crate::texture::{ARRAYS, Arr};
 
 /// `CUDA_MEMCPY2D`.
 #[repr(C)]
@@ -77,26 +81,50 @@ struct Plane {
     ty: u32,
     host: u64,
     device: CUdeviceptr,
+    array: *mut c_void,
     at: [usize; 3],
     pitch: usize,
     height: usize,
 }
 
 impl Plane {
-    fn side(&self, stream: Option<usize>) -> CuResult<Side> {
-        let (device, base) = match self.ty {
-            MEMORYTYPE_HOST => (false, self.host),
-            MEMORYTYPE_DEVICE => (true, self.device),
-            MEMORYTYPE_UNIFIED => (copy::is_device(self.device, stream)?, self.device),
-            MEMORYTYPE_ARRAY => {
-                return Err(CuError::NotSupported(
-                    "copies to and from CUDA arrays".into(),
-                ));
+    fn array(&self) -> CuResult<Option<Arc<Arr>>> {
+        if self.ty != MEMORYTYPE_ARRAY {
+            return Ok(None);
+        }
+        ARRAYS.get(id(self.array)).map(Some)
+    }
+
+    /// The side as addresses. An array side is its texels (`array`, locked by the caller),
+    /// with the array's own pitches, checked to hold the whole `extent`.
+    fn side(
+        &self,
+        stream: Option<usize>,
+        array: Option<(&Arr, &mut [u8])>,
+        extent: [usize; 3],
+    ) -> CuResult<Side> {
+        let (device, base, pitch, height) = match (self.ty, array) {
+            (MEMORYTYPE_HOST, _) => (false, self.host, self.pitch, self.height),
+            (MEMORYTYPE_DEVICE, _) => (true, self.device, self.pitch, self.height),
+            (MEMORYTYPE_UNIFIED, _) => {
+                let device = copy::is_device(self.device, stream)?;
+                (device, self.device, self.pitch, self.height)
             }
-            t => return Err(CuError::invalid(format!("memory type {t}"))),
+            (MEMORYTYPE_ARRAY, Some((arr, texels))) => {
+                let pitch = arr.pitch();
+                let rows = arr.slice() / pitch.max(1);
+                let [x, y, z] = self.at;
+                let [w, h, d] = extent;
+                let last = (z + d.max(1) - 1) * rows * pitch + (y + h.max(1) - 1) * pitch + x + w;
+                if x + w > pitch || last > texels.len() {
+                    return Err(CuError::invalid("the copy runs past the array"));
+                }
+                (false, texels.as_mut_ptr() as u64, pitch, rows)
+            }
+            (t, _) => return Err(CuError::invalid(format!("memory type {t}"))),
         };
-        let pitch = self.pitch as u64;
-        let slice = pitch.saturating_mul(self.height as u64);
+        let pitch = pitch as u64;
+        let slice = pitch.saturating_mul(height as u64);
         let [x, y, z] = self.at.map(|v| v as u64);
         let origin = base
             .checked_add(x)
@@ -179,6 +207,45 @@ fn copy_3d(
     Ok(())
 }
 
+/// Copies between two planes, locking the arrays among them for the copy and refilling the
+/// destination array's texture objects after it.
+fn copy_planes(
+    src: &Plane,
+    dst: &Plane,
+    extent: [usize; 3],
+    stream: Option<usize>,
+) -> CuResult<()> {
+    let (src_arr, dst_arr) = (src.array()?, dst.array()?);
+    if let (Some(a), Some(b)) = (&src_arr, &dst_arr)
+        && Arc::ptr_eq(a, b)
+    {
+        return Err(CuError::NotSupported("copies within one array".into()));
+    }
+    {
+        let mut src_texels = src_arr.as_ref().map(|a| a.texels());
+        let mut dst_texels = dst_arr.as_ref().map(|a| a.texels());
+        let s = src.side(
+            stream,
+            src_arr
+                .as_deref()
+                .zip(src_texels.as_deref_mut().map(Vec::as_mut_slice)),
+            extent,
+        )?;
+        let d = dst.side(
+            stream,
+            dst_arr
+                .as_deref()
+                .zip(dst_texels.as_deref_mut().map(Vec::as_mut_slice)),
+            extent,
+        )?;
+        copy_3d(&s, &d, extent, stream)?;
+    }
+    match dst_arr {
+        Some(a) => a.refill(),
+        None => Ok(()),
+    }
+}
+
 fn memcpy_2d(p: *const Memcpy2D, stream: Option<usize>) -> CuResult<()> {
     // SAFETY: NULL or a valid CUDA_MEMCPY2D by the caller's contract.
     let c = unsafe { p.as_ref() }.ok_or_else(|| CuError::invalid("pCopy is NULL"))?;
@@ -186,6 +253,7 @@ fn memcpy_2d(p: *const Memcpy2D, stream: Option<usize>) -> CuResult<()> {
         ty: c.src_type,
         host: c.src_host as u64,
         device: c.src_device,
+        array: c.src_array,
         at: [c.src_x, c.src_y, 0],
         pitch: c.src_pitch,
         height: 0,
@@ -194,16 +262,12 @@ fn memcpy_2d(p: *const Memcpy2D, stream: Option<usize>) -> CuResult<()> {
         ty: c.dst_type,
         host: c.dst_host as u64,
         device: c.dst_device,
+        array: c.dst_array,
         at: [c.dst_x, c.dst_y, 0],
         pitch: c.dst_pitch,
         height: 0,
     };
-    copy_3d(
-        &src.side(stream)?,
-        &dst.side(stream)?,
-        [c.width, c.height, 1],
-        stream,
-    )
+    copy_planes(&src, &dst, [c.width, c.height, 1], stream)
 }
 
 fn memcpy_3d(p: *const Memcpy3D, stream: Option<usize>) -> CuResult<()> {
@@ -221,6 +285,7 @@ fn memcpy_3d(p: *const Memcpy3D, stream: Option<usize>) -> CuResult<()> {
         ty: c.src_type,
         host: c.src_host as u64,
         device: c.src_device,
+        array: c.src_array,
         at: [c.src_x, c.src_y, c.src_z],
         pitch: c.src_pitch,
         height: c.src_height,
@@ -229,16 +294,12 @@ fn memcpy_3d(p: *const Memcpy3D, stream: Option<usize>) -> CuResult<()> {
         ty: c.dst_type,
         host: c.dst_host as u64,
         device: c.dst_device,
+        array: c.dst_array,
         at: [c.dst_x, c.dst_y, c.dst_z],
         pitch: c.dst_pitch,
         height: c.dst_height,
     };
-    copy_3d(
-        &src.side(stream)?,
-        &dst.side(stream)?,
-        [c.width, c.height, c.depth],
-        stream,
-    )
+    copy_planes(&src, &dst, [c.width, c.height, c.depth], stream)
 }
 
 #[unsafe(no_mangle)]

@@ -30,6 +30,7 @@ mod memory;
 mod module;
 mod pointer;
 mod stream;
+mod texture;
 
 use std::collections::BTreeSet;
 use std::ffi::{CStr, c_char, c_void};
@@ -193,7 +194,7 @@ macro_rules! stub {
 #[allow(unused_imports)]
 use self::{
     context::*, copy2d::*, device::*, init::*, launch::*, library::*, link::*, memory::*,
-    module::*, pointer::*, stream::*,
+    module::*, pointer::*, stream::*, texture::*,
 };
 
 include!(concat!(env!("OUT_DIR"), "/entries.rs"));

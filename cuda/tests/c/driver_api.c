@@ -1158,6 +1158,110 @@ static void shared_memory(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* Texture objects over CUDA arrays: each thread of a w x h block reads texel (x, y) at its
+ * centre and writes its first channel to out[y * w + x]. */
+static const char *TEX_PTX =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry texread(.param .u64 tex, .param .u64 out, .param .u32 w)\n{\n"
+    " .reg .f32 %f<8>; .reg .b32 %r<6>; .reg .b64 %rd<6>;\n"
+    " ld.param.u64 %rd1, [tex]; ld.param.u64 %rd2, [out]; ld.param.u32 %r5, [w];\n"
+    " mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y;\n"
+    " cvt.rn.f32.u32 %f1, %r1; cvt.rn.f32.u32 %f2, %r2;\n"
+    " add.f32 %f1, %f1, 0f3F000000; add.f32 %f2, %f2, 0f3F000000;\n"
+    " tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];\n"
+    " mad.lo.u32 %r3, %r2, %r5, %r1; mul.wide.u32 %rd3, %r3, 4; add.s64 %rd4, %rd2, %rd3;\n"
+    " st.global.f32 [%rd4], %f3;\n ret;\n}\n";
+
+static void read_texture(CUfunction f, CUtexObject tex, CUdeviceptr out, unsigned w, unsigned h, float *got) {
+    void *params[] = {&tex, &out, &w};
+    CHECK(cuLaunchKernel(f, 1, 1, 1, w, h, 1, 0, NULL, params, NULL));
+    CHECK(cuMemcpyDtoH(got, out, w * h * sizeof(float)));
+}
+
+static void textures(void) {
+    CUcontext ctx = make_context();
+    CUmodule mod;
+    CUfunction texread;
+    CHECK(cuModuleLoadData(&mod, TEX_PTX));
+    CHECK(cuModuleGetFunction(&texread, mod, "texread"));
+    enum { W = 4, H = 3 };
+    float texels[H][W], got[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) texels[y][x] = (float)(10 * y + x) + 0.25f;
+    CUarray arr;
+    CUDA_ARRAY_DESCRIPTOR ad = {W, H, CU_AD_FORMAT_FLOAT, 1};
+    CHECK(cuArrayCreate(&arr, &ad));
+    CHECK(cuMemcpyHtoA(arr, 0, texels, sizeof texels));
+    CUDA_ARRAY_DESCRIPTOR back;
+    CHECK(cuArrayGetDescriptor(&back, arr));
+    ASSERT(back.Width == W && back.Height == H && back.Format == CU_AD_FORMAT_FLOAT && back.NumChannels == 1);
+    float row[W];
+    CHECK(cuMemcpyAtoH(row, arr, W * sizeof(float), sizeof row));
+    ASSERT(memcmp(row, texels[1], sizeof row) == 0);
+
+    CUDA_RESOURCE_DESC res;
+    memset(&res, 0, sizeof res);
+    res.resType = CU_RESOURCE_TYPE_ARRAY;
+    res.res.array.hArray = arr;
+    CUDA_TEXTURE_DESC td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    td.filterMode = CU_TR_FILTER_MODE_POINT;
+    CUtexObject tex = 0;
+    CHECK(cuTexObjectCreate(&tex, &res, &td, NULL));
+    ASSERT(tex != 0);
+    CUDA_RESOURCE_DESC got_res;
+    CHECK(cuTexObjectGetResourceDesc(&got_res, tex));
+    ASSERT(got_res.resType == CU_RESOURCE_TYPE_ARRAY && got_res.res.array.hArray == arr);
+
+    CUdeviceptr out;
+    CHECK(cuMemAlloc(&out, sizeof got));
+    read_texture(texread, tex, out, W, H, got);
+    ASSERT(memcmp(got, texels, sizeof got) == 0);
+
+    /* A 2D copy into the array's second row: the texture object sees it. */
+    float fresh[2] = {-1.5f, -2.5f};
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = fresh;
+    c.srcPitch = sizeof fresh;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = arr;
+    c.dstXInBytes = sizeof(float);
+    c.dstY = 1;
+    c.WidthInBytes = sizeof fresh;
+    c.Height = 1;
+    CHECK(cuMemcpy2D(&c));
+    texels[1][1] = fresh[0];
+    texels[1][2] = fresh[1];
+    read_texture(texread, tex, out, W, H, got);
+    ASSERT(memcmp(got, texels, sizeof got) == 0);
+    c.dstXInBytes = 3 * sizeof(float); /* past the row */
+    EXPECT(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+
+    /* 8-bit texels read as normalized floats unless CU_TRSF_READ_AS_INTEGER. */
+    CUarray bytes_arr;
+    CUDA_ARRAY_DESCRIPTOR bd = {W, 1, CU_AD_FORMAT_UNSIGNED_INT8, 1};
+    CHECK(cuArrayCreate(&bytes_arr, &bd));
+    unsigned char b[W] = {0, 51, 204, 255};
+    CHECK(cuMemcpyHtoA(bytes_arr, 0, b, sizeof b));
+    res.res.array.hArray = bytes_arr;
+    CUtexObject btex;
+    CHECK(cuTexObjectCreate(&btex, &res, &td, NULL));
+    read_texture(texread, btex, out, W, 1, got);
+    for (int x = 0; x < W; x++) ASSERT(fabsf(got[x] - (float)b[x] / 255.0f) < 1e-6f);
+
+    EXPECT(cuMemcpyHtoA(arr, sizeof texels - 2, texels, 4), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuTexObjectDestroy(btex));
+    EXPECT(cuTexObjectDestroy(btex), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuTexObjectDestroy(tex));
+    CHECK(cuArrayDestroy(bytes_arr));
+    CHECK(cuArrayDestroy(arr));
+    EXPECT(cuArrayDestroy(arr), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -1173,6 +1277,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "linker") == 0) linker();
     else if (strcmp(mode, "forged") == 0) forged();
     else if (strcmp(mode, "shared_memory") == 0) shared_memory();
+    else if (strcmp(mode, "textures") == 0) textures();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;
