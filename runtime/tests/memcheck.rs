@@ -64,6 +64,35 @@ END:
 	st.global.u32 [%rd1], %r2;
 	ret;
 }
+
+.visible .entry walk(.param .u64 a, .param .u64 b, .param .u64 out, .param .u32 n)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [b];
+	ld.param.u64 %rd3, [out];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, 0;
+	mov.u32 %r3, 0;
+LOOP:
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra DONE;
+	and.b32 %r4, %r2, 1;
+	setp.eq.u32 %p2, %r4, 1;
+	shr.u32 %r5, %r2, 1;
+	mul.wide.u32 %rd4, %r5, 4;
+	selp.b64 %rd5, %rd2, %rd1, %p2;
+	add.s64 %rd6, %rd5, %rd4;
+	ld.global.u32 %r6, [%rd6];
+	add.u32 %r3, %r3, %r6;
+	add.u32 %r2, %r2, 1;
+	bra LOOP;
+DONE:
+	st.global.u32 [%rd3], %r3;
+	ret;
+}
 "#;
 
 fn checked_context() -> Context {
@@ -117,6 +146,28 @@ fn out_of_bounds_global_accesses_are_errors() {
     // The context is still usable.
     k.launch(&cfg, &[(&dst).into(), (&src).into(), 50u32.into()])
         .unwrap();
+}
+
+#[test]
+fn one_access_alternating_between_buffers_is_checked_each_time() {
+    // The site's last allocation changes at every access, then an access steps past the end
+    // of the one it had just used.
+    let ctx = checked_context();
+    let m = ctx.load_ptx("oob.ptx", PTX).unwrap();
+    let k = m.kernel("walk").unwrap();
+    let a = DeviceBuffer::from_slice(&ctx, &(0..100u32).collect::<Vec<_>>()).unwrap();
+    let b = DeviceBuffer::from_slice(&ctx, &(1000..1100u32).collect::<Vec<_>>()).unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(&ctx, 1).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 1], [1, 1, 1]);
+    let args = |n: u32| [(&a).into(), (&b).into(), (&out).into(), n.into()];
+    k.launch(&cfg, &args(200)).unwrap();
+    let want: u32 = (0..100u32).chain(1000..1100).sum();
+    assert_eq!(out.to_vec().unwrap(), [want]);
+    let reason = failure(k.launch(&cfg, &args(201)).unwrap_err());
+    assert!(
+        reason.contains("out-of-bounds global load of 4 bytes"),
+        "{reason}"
+    );
 }
 
 #[test]
