@@ -5,7 +5,8 @@
 //!   shaders       regenerate shaders/*.ptx from shaders/*.cu and the corpus shaders/corpus/*.cu
 //!                 with clang (--check: compare only)
 //!   conformance   the reference suite (arguments go to the runner; --help for them)
-//!   bench         runtime benchmarks, optimised build: launch | copy | kernels | memory | all
+//!   bench         runtime benchmarks, optimised build: launch (also through libcuda) | copy |
+//!                 kernels | memory | all
 //!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
 //!   bench translate   translation throughput on a generated 100k-line module (optimised build)
 
@@ -278,6 +279,10 @@ fn bench(args: &[String]) -> Result<()> {
                 "--",
             ])
             .args(target_args))?;
+    }
+    // The launch cost through libcuda's C ABI against the Rust API, in the same run.
+    if matches!(which, "launch" | "all") {
+        run(cargo().args(["bench", "-p", "ptxvk-cuda", "--bench", "launch"]))?;
     }
     Ok(())
 }
