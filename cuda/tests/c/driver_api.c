@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
+/* Counted from several threads in the threads group. */
+static _Atomic int failures = 0;
 
 /* Declared by cuda.h only when the program asks for the per-thread default stream. */
 extern CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void *, size_t);
@@ -299,6 +300,42 @@ static void *other_thread(void *p) {
     return NULL;
 }
 
+/* Two threads launching in one context at once, each on its own stream. */
+struct worker {
+    CUcontext ctx;
+    CUfunction saxpy;
+    float a;
+    int failures;
+};
+
+static void *launch_worker(void *p) {
+    struct worker *w = p;
+    int before = failures;
+    enum { N = 2048 };
+    static _Thread_local float x[N], y[N];
+    CHECK(cuCtxSetCurrent(w->ctx));
+    CUstream s;
+    CUdeviceptr dx, dy;
+    CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CHECK(cuMemAlloc(&dx, sizeof x));
+    CHECK(cuMemAlloc(&dy, sizeof y));
+    for (int i = 0; i < N; i++) { x[i] = (float)i; y[i] = 0.0f; }
+    CHECK(cuMemcpyHtoDAsync(dx, x, sizeof x, s));
+    CHECK(cuMemcpyHtoDAsync(dy, y, sizeof y, s));
+    int n = N;
+    void *params[] = {&n, &w->a, &dx, &dy};
+    for (int k = 0; k < 10; k++)
+        CHECK(cuLaunchKernel(w->saxpy, N / 256, 1, 1, 256, 1, 1, 0, s, params, NULL));
+    CHECK(cuMemcpyDtoHAsync(y, dy, sizeof y, s));
+    CHECK(cuStreamSynchronize(s));
+    for (int i = 0; i < N; i++) ASSERT(y[i] == 10.0f * w->a * (float)i);
+    CHECK(cuMemFree(dx));
+    CHECK(cuMemFree(dy));
+    CHECK(cuStreamDestroy(s));
+    w->failures = failures - before;
+    return NULL;
+}
+
 static void threads(void) {
     CUcontext ctx = make_context();
     CUdeviceptr p;
@@ -315,6 +352,14 @@ static void threads(void) {
     CHECK(cuMemcpyDtoH(&v, p, sizeof v));
     ASSERT(v == 0xdeadbeef);
     CHECK(cuMemFree(p));
+
+    CUmodule mod = load_module();
+    CUfunction saxpy;
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    struct worker w[2] = {{ctx, saxpy, 2.0f, 0}, {ctx, saxpy, 0.5f, 0}};
+    pthread_t t2[2];
+    for (int i = 0; i < 2; i++) ASSERT(pthread_create(&t2[i], NULL, launch_worker, &w[i]) == 0);
+    for (int i = 0; i < 2; i++) ASSERT(pthread_join(t2[i], NULL) == 0);
     CHECK(cuCtxDestroy(ctx));
 }
 
