@@ -238,9 +238,7 @@ pub enum OperandKind<'a> {
 /// digits. Which ones an instruction takes is the decoder's to say.
 pub fn is_video_selector(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some('b' | 'h'))
-        && s.len() > 1
-        && chars.all(|c| c.is_ascii_digit())
+    matches!(chars.next(), Some('b' | 'h')) && s.len() > 1 && chars.all(|c| c.is_ascii_digit())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -335,7 +335,12 @@ pub const GATES: &[Gate] = &[
     g("griddepcontrol", &[], (7, 8), 90),
     g("mbarrier", &[], (7, 0), 80),
     // ---- video ----
-    g("vadd|vsub|vabsdiff|vmin|vmax|vshl|vshr|vset|vmad", &[], (2, 0), 20),
+    g(
+        "vadd|vsub|vabsdiff|vmin|vmax|vshl|vshr|vset|vmad",
+        &[],
+        (2, 0),
+        20,
+    ),
     g(
         "vadd2|vsub2|vavrg2|vabsdiff2|vmin2|vmax2|vset2|vadd4|vsub4|vavrg4|vabsdiff4|vmin4|vmax4|vset4",
         &[],
