@@ -11,7 +11,6 @@ mod operands;
 pub mod typed;
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ast::{self, FunctionKind};
 use crate::diag::{Diagnostic, Span};
@@ -335,61 +334,36 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
     h
 }
 
-/// FxHash, as in rustc: the checker's maps are keyed by short names, where SipHash's resistance to
-/// chosen keys buys nothing and its cost showed up in the parse benchmark; the later passes'
-/// maps are keyed by ids, hashed with one multiply per integer.
-#[derive(Clone, Copy, Default)]
-pub struct FxHasher(u64);
+/// A hash map with FxHash, as in rustc: the checker's maps are keyed by short names, where
+/// SipHash's resistance to chosen keys buys nothing and its cost showed up in the parse
+/// benchmark; the later passes' maps are keyed by ids. (A copy of FxHash 1.x used here gave names
+/// of exactly 8 bytes nearly the same low bits: 100,000 labels such as `LBL00000` took 14x as
+/// long to check as 7- or 9-byte ones.)
+pub type Map<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
-impl FxHasher {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
+#[cfg(test)]
+mod map_tests {
+    use std::hash::BuildHasher;
 
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(Self::K);
+    /// Names of one length that differ only in their last bytes spread over a table's buckets
+    /// (the low bits of the hash) as well as names of other lengths do.
+    #[test]
+    fn names_of_every_length_spread_over_buckets() {
+        let h = rustc_hash::FxBuildHasher;
+        for width in [5, 6, 7, 8, 9, 16] {
+            let mut buckets = std::collections::HashSet::new();
+            for i in 0..20_000u32 {
+                let name = format!("L{i:0w$}", w = width - 1);
+                buckets.insert(h.hash_one(name.as_str()) & 0xffff);
+            }
+            assert!(
+                buckets.len() > 15_000,
+                "{width}-byte names: {} buckets",
+                buckets.len()
+            );
+        }
     }
 }
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u16(&mut self, i: u16) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A hash map with `FxHasher`.
-pub type Map<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Module-wide state while checking.
 pub(crate) struct ModuleCx<'d> {
