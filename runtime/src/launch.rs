@@ -13,6 +13,9 @@ use crate::module::Kernel;
 use crate::pipeline::PipelineKey;
 use crate::stream::Stream;
 
+/// The largest grid CUDA launches, in blocks per dimension (`maxGridSize`).
+pub const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
+
 /// Grid and block dimensions, as in `cuLaunchKernel`.
 ///
 /// ```
@@ -331,6 +334,16 @@ impl Kernel {
                 "grid {:?} and block {:?} must be at least 1 in every dimension",
                 cfg.grid, cfg.block
             ));
+        }
+        // CUDA's grid limits. Larger grids than the device's are split over several
+        // dispatches, so nothing else would stop one of 2^31 blocks from running for minutes.
+        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+            if cfg.grid[i] > MAX_GRID[i] {
+                return bad(format!(
+                    "grid {axis} = {} exceeds CUDA's limit of {} blocks",
+                    cfg.grid[i], MAX_GRID[i]
+                ));
+            }
         }
         for (i, axis) in ["x", "y", "z"].iter().enumerate() {
             if cfg.block[i] > info.max_workgroup_size[i] {

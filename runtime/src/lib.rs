@@ -57,7 +57,7 @@ pub use device::{DeviceInfo, DeviceKind, select as select_device};
 pub use error::{Error, Result, install_hint};
 pub use event::Event;
 pub use instance::Validation;
-pub use launch::{BufferRef, KernelArg, LaunchConfig, describe_param};
+pub use launch::{BufferRef, KernelArg, LaunchConfig, MAX_GRID, describe_param};
 pub use memory::{Buffer, DeviceBuffer, DeviceRange, DeviceSlice, Download};
 pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;

@@ -327,6 +327,7 @@ fn translate_to_a_directory_names_long_kernels_and_reports_every_failure() {
     let file = dir.join("k.ptx");
     std::fs::write(&file, ptx).unwrap();
     let out = dir.join("out");
+    // A path that is no directory and does not end in `/` is refused, not made a directory.
     let o = ptxvk(&[
         "translate",
         &file.display().to_string(),
@@ -334,6 +335,16 @@ fn translate_to_a_directory_names_long_kernels_and_reports_every_failure() {
         "lavapipe",
         "-o",
         &out.display().to_string(),
+    ]);
+    assert_fails(&o, "is not a directory");
+    assert!(!out.exists());
+    let o = ptxvk(&[
+        "translate",
+        &file.display().to_string(),
+        "--device-profile",
+        "lavapipe",
+        "-o",
+        &format!("{}/", out.display()),
     ]);
     assert_fails(
         &o,
@@ -354,4 +365,72 @@ fn translate_to_a_directory_names_long_kernels_and_reports_every_failure() {
         ptxvk_runtime::translator::validate(&words).unwrap();
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn huge_buffer_arguments_are_errors_not_panics() {
+    for (arg, expect) in [
+        ("x=f32[4611686018427387904]", "more than the device's"),
+        ("x=u8[18446744073709551615]", "more than the device's"),
+    ] {
+        let o = ptxvk(&[
+            "run",
+            "shaders/saxpy.ptx",
+            "--arg",
+            "1",
+            "--arg",
+            "1.0",
+            "--arg",
+            arg,
+            "--arg",
+            "y=f32[1]:0",
+        ]);
+        assert_fails(&o, expect);
+    }
+}
+
+#[test]
+fn grids_past_cuda_limits_are_refused_at_launch() {
+    for grid in ["2147483648", "1,65536", "1,1,65536"] {
+        let o = ptxvk(&[
+            "run",
+            "shaders/saxpy.ptx",
+            "--grid",
+            grid,
+            "--block",
+            "1",
+            "--arg",
+            "1",
+            "--arg",
+            "1.0",
+            "--arg",
+            "x=f32[1]:0",
+            "--arg",
+            "y=f32[1]:0",
+        ]);
+        assert_fails(&o, "exceeds CUDA's limit");
+    }
+}
+
+#[test]
+fn text_that_is_not_utf8_is_refused_with_its_position() {
+    let dir = std::env::temp_dir().join(format!("ptxvk-cli-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.ptx");
+    std::fs::write(&file, b".version 7.0\n.target sm_70\n// caf\xe9\n").unwrap();
+    let o = ptxvk(&["check", &file.display().to_string()]);
+    assert_fails(&o, "bad.ptx:3:7: not UTF-8 text (byte 0xe9)");
+}
+
+#[test]
+fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxvk"))
+        .args(SAXPY_ARGS)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .env("PTXVK_LOG", "ptxvk_runtime=debug")
+        .output()
+        .expect("run ptxvk");
+    let err = stderr(&o);
+    assert!(err.contains("DEBUG"), "no log lines to look at: {err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
 }

@@ -54,8 +54,13 @@ impl RawBuffer {
             )
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid device and create info.
-        let buffer =
-            unsafe { dev.create_buffer(&info, None) }.map_err(|e| vk.error("vkCreateBuffer", e))?;
+        let buffer = unsafe { dev.create_buffer(&info, None) }.map_err(|e| match e {
+            // Drivers refuse a buffer larger than they can back here, before any allocation.
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => {
+                Error::OutOfDeviceMemory { bytes: size }
+            }
+            e => vk.error("vkCreateBuffer", e),
+        })?;
         // SAFETY: the buffer was just created on this device.
         let requirements = unsafe { dev.get_buffer_memory_requirements(buffer) };
         let location = match place {

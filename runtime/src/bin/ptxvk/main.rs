@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use ptxvk_runtime::translator::{Program, SourceFile};
 
@@ -96,6 +96,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let cli = Cli::parse();
     match dispatch(cli.command) {
@@ -131,8 +132,18 @@ fn dispatch(cmd: Command) -> Result<ExitCode> {
 }
 
 pub fn read_source(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        // Where the bad byte is, as a diagnostic would say it.
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+        let col = 1 + good.iter().rev().take_while(|&&b| b != b'\n').count();
+        anyhow!(
+            "{}:{line}:{col}: not UTF-8 text (byte 0x{:02x}); PTX is ASCII",
+            path.display(),
+            e.as_bytes()[good.len()]
+        )
+    })?;
     Ok(SourceFile::new(path.display().to_string(), text))
 }
 

@@ -159,7 +159,7 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
                 count,
                 init,
             } => {
-                let data = init_bytes(*ty, *count, init)
+                let data = init_bytes(*ty, *count, init, ctx.info().device_local_bytes)
                     .with_context(|| format!("argument {i} (`{}`)", p.name))?;
                 let count = data.len() / ty.bytes() as usize;
                 let buffer = Buffer::new(&ctx, data.len() as u64)?;
@@ -390,8 +390,27 @@ fn scalar_arg(ty: ScalarType, b: &[u8]) -> KernelArg {
     }
 }
 
-fn init_bytes(ty: ScalarType, count: Option<usize>, init: &Init) -> Result<Vec<u8>> {
+/// A buffer argument's initial bytes. A size past the device's memory (`max_bytes`), or one the
+/// host cannot allocate, is an error before anything is allocated.
+fn init_bytes(
+    ty: ScalarType,
+    count: Option<usize>,
+    init: &Init,
+    max_bytes: u64,
+) -> Result<Vec<u8>> {
     let size = ty.bytes() as usize;
+    if let Some(n) = count {
+        let fits = n
+            .checked_mul(size)
+            .filter(|&b| b as u64 <= max_bytes)
+            .ok_or_else(|| {
+                anyhow!("{n} {ty} values are more than the device's {max_bytes} bytes of memory")
+            })?;
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(fits)
+            .map_err(|_| anyhow!("cannot allocate {fits} bytes on the host for {n} {ty} values"))?;
+    }
     Ok(match init {
         Init::Zeros => vec![0; count.unwrap_or(0) * size],
         Init::Iota => (0..count.unwrap_or(0))

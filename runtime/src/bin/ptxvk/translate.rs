@@ -53,7 +53,20 @@ pub fn translate(
             names.len()
         );
     }
-    let dir = output.filter(|p| !stdout && (names.len() > 1 || p.is_dir()));
+    // Several kernels go into a directory, which `-o` must name as one: an existing directory or
+    // a path ending in `/` (a file name would otherwise silently become a directory).
+    if let Some(p) = output.filter(|p| {
+        !stdout && emit == Emit::Spirv && names.len() > 1 && !p.is_dir() && !ends_in_slash(p)
+    }) {
+        anyhow::bail!(
+            "`{}` has {} kernels and `{}` is not a directory: give one (ending in `/` to create \
+             it) or pick a kernel with --kernel",
+            file.display(),
+            names.len(),
+            p.display()
+        );
+    }
+    let dir = output.filter(|p| !stdout && (names.len() > 1 || p.is_dir() || ends_in_slash(p)));
     if let Some(d) = dir.filter(|_| emit == Emit::Spirv) {
         std::fs::create_dir_all(d)
             .with_context(|| format!("cannot create directory `{}`", d.display()))?;
@@ -170,6 +183,12 @@ fn write_manifest(path: &Path, written: &[(&str, PathBuf)]) -> Result<()> {
         .collect();
     let json = serde_json::to_string_pretty(&serde_json::json!({ "kernels": kernels }))?;
     std::fs::write(path, json + "\n").with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+fn ends_in_slash(p: &Path) -> bool {
+    p.as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::MAIN_SEPARATOR)
 }
 
 #[cfg(test)]
