@@ -226,11 +226,18 @@ fn old_lavapipe(installed: &mut Vec<String>) -> Result<String> {
             dir.display()
         );
         std::fs::create_dir_all(&dir)?;
-        crate::run(
-            Command::new("apt-get")
-                .args(["download", "-qq", "mesa-vulkan-drivers/bookworm"])
-                .current_dir(&dir),
-        )?;
+        let download = || {
+            crate::run(
+                Command::new("apt-get")
+                    .args(["download", "-qq", "mesa-vulkan-drivers/bookworm"])
+                    .current_dir(&dir),
+            )
+        };
+        // The package lists may be absent on a machine where everything else is installed.
+        if download().is_err() {
+            crate::run(Command::new("apt-get").args(["update", "-qq"]))?;
+            download()?;
+        }
         let deb = std::fs::read_dir(&dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .find(|p| p.extension().is_some_and(|x| x == "deb"))
