@@ -6,6 +6,7 @@
 
 use chumsky::span::SimpleSpan;
 
+use super::MAX_NESTING;
 use super::lexer::{Lexer, Token};
 use crate::ast::*;
 use crate::diag::{Span, Spanned};
@@ -42,6 +43,9 @@ struct P<'a> {
     no_estimate: bool,
     /// The labels of the function body being read ([`Function::labels`]).
     labels: Vec<Spanned<&'a str>>,
+    /// Brackets, blocks and operators open on the current path: past [`MAX_NESTING`] this parser
+    /// gives up (rather than overflow its stack) and the grammar path reports where.
+    nest: usize,
 }
 
 pub fn module(src: &str) -> Option<Module<'_>> {
@@ -56,6 +60,7 @@ pub fn module(src: &str) -> Option<Module<'_>> {
         lexed_all: false,
         no_estimate: false,
         labels: Vec::new(),
+        nest: 0,
     };
     let mut items = Vec::new();
     while p.peek().is_some() {
@@ -145,6 +150,16 @@ impl<'a> P<'a> {
             self.last_end = self.buf[self.pos].1.end;
             self.pos += 1;
         }
+    }
+
+    /// One more level of nesting; an error past the limit.
+    fn enter(&mut self) -> R<()> {
+        self.nest += 1;
+        if self.nest > MAX_NESTING {
+            self.failed = true;
+            return Err(());
+        }
+        Ok(())
     }
 
     fn bump(&mut self) -> R<Tok<'a>> {
@@ -650,6 +665,7 @@ impl<'a> P<'a> {
         }
         let from = self.mark();
         self.advance();
+        self.enter()?;
         let mut items = Vec::new();
         while !self.eat(Token::Punct("}")) {
             items.push(self.initializer()?);
@@ -658,6 +674,7 @@ impl<'a> P<'a> {
                 break;
             }
         }
+        self.nest -= 1;
         Ok(Initializer::List(items, self.span_from(from)))
     }
 
@@ -690,8 +707,10 @@ impl<'a> P<'a> {
             }
             Some(Token::Punct("{")) => {
                 self.advance();
+                self.enter()?;
                 let body = self.statements(DEFAULT_BODY)?;
                 self.punct("}")?;
+                self.nest -= 1;
                 Ok(Statement::Block(body, self.span_from(from)))
             }
             Some(Token::Dot("branchtargets")) => {
@@ -857,13 +876,17 @@ impl<'a> P<'a> {
 
     fn single_operand(&mut self) -> R<Operand<'a>> {
         let from = self.mark();
+        // Vectors, addresses and lists nest operands in operands.
+        let base = self.nest;
         let kind = match self.peek() {
             Some(Token::Punct("{")) => {
                 self.advance();
+                self.enter()?;
                 OperandKind::Vector(self.operand_list("}")?)
             }
             Some(Token::Punct("[")) => {
                 self.advance();
+                self.enter()?;
                 let mut items = self.operand_list("]")?;
                 if items.len() == 1 {
                     match items.pop() {
@@ -887,6 +910,7 @@ impl<'a> P<'a> {
                 // `(a, b, ...)` is a list; `(a)` an expression (or the start of one).
                 let save = (self.pos, self.last_end);
                 self.advance();
+                self.enter()?;
                 let list = self.operand().ok().and_then(|first| {
                     if self.is_punct(",") {
                         let mut items = vec![first];
@@ -902,6 +926,7 @@ impl<'a> P<'a> {
                     Some(items) => OperandKind::List(items),
                     None => {
                         (self.pos, self.last_end) = save;
+                        self.nest = base;
                         OperandKind::Imm(self.expr(false)?)
                     }
                 }
@@ -947,6 +972,7 @@ impl<'a> P<'a> {
             },
             _ => OperandKind::Imm(self.expr(false)?),
         };
+        self.nest = base;
         Ok(Operand {
             kind,
             span: self.span_from(from),
@@ -959,9 +985,11 @@ impl<'a> P<'a> {
     fn expr(&mut self, allow_or: bool) -> R<Expr<'a>> {
         let c = self.binary(0, allow_or)?;
         if self.eat(Token::Punct("?")) {
+            self.enter()?;
             let a = self.expr(true)?;
             self.punct(":")?;
             let b = self.expr(true)?;
+            self.nest -= 1;
             return Ok(Expr {
                 span: c.span.to(b.span),
                 kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
@@ -972,18 +1000,25 @@ impl<'a> P<'a> {
 
     /// Precedence climbing over Table 4's binary levels, all left-associative.
     fn binary(&mut self, min_level: u8, allow_or: bool) -> R<Expr<'a>> {
+        // Each operator of a left-associative chain deepens the tree without a call here, so
+        // the chain counts towards the limit too (the tree is walked recursively later).
+        let base = self.nest;
         let mut a = self.unary(allow_or)?;
         loop {
             let Some(Token::Punct(p)) = self.peek() else {
+                self.nest = base;
                 return Ok(a);
             };
             let Some((level, op)) = binary_op(p) else {
+                self.nest = base;
                 return Ok(a);
             };
             if level < min_level || (op == BinaryOp::BitOr && !allow_or) {
+                self.nest = base;
                 return Ok(a);
             }
             self.advance();
+            self.enter()?;
             let b = self.binary(level + 1, allow_or)?;
             a = Expr {
                 span: a.span.to(b.span),
@@ -1004,7 +1039,9 @@ impl<'a> P<'a> {
         if let Some(op) = op {
             self.advance();
             let span = self.span_from(from);
+            self.enter()?;
             let inner = self.unary(allow_or)?;
+            self.nest -= 1;
             return Ok(Expr {
                 span: span.to(inner.span),
                 kind: ExprKind::Unary(op, Box::new(inner)),
@@ -1022,7 +1059,9 @@ impl<'a> P<'a> {
             self.advance();
             self.advance();
             let span = self.span_from(from);
+            self.enter()?;
             let inner = self.unary(allow_or)?;
+            self.nest -= 1;
             return Ok(Expr {
                 span: span.to(inner.span),
                 kind: ExprKind::Cast(ty, Box::new(inner)),
@@ -1052,8 +1091,10 @@ impl<'a> P<'a> {
             Token::Ident(s) => ExprKind::Name(s),
             Token::Punct("(") => {
                 self.advance();
+                self.enter()?;
                 let e = self.expr(true)?;
                 self.punct(")")?;
+                self.nest -= 1;
                 return Ok(e);
             }
             _ => return Err(()),

@@ -14,6 +14,11 @@ use crate::diag::{Diagnostic, Span};
 
 pub use lexer::Token;
 
+/// How deep brackets, blocks, initializer braces and expressions may nest (docs/decisions.md,
+/// "Nesting limit"). Every later stage walks these trees recursively; the limit keeps them within
+/// any thread's stack.
+pub const MAX_NESTING: usize = 256;
+
 /// Parses a whole module. Errors come back as diagnostics; where the parser could recover, the
 /// module is returned too, with the unreadable statements marked.
 ///
@@ -51,11 +56,94 @@ fn with_grammar<'a>(
         .into_iter()
         .map(|e| Diagnostic::error(Span::from(e.span), e.message).with_label("here"))
         .collect();
+    let shape = prescan(tokens);
+    if !shape.is_empty() {
+        diags.extend(shape);
+        return (None, diags);
+    }
     let eoi = SimpleSpan::from(src.len()..src.len());
     let input = tokens.map(eoi, |(t, s)| (t, s));
     let (module, errs) = grammar::module(src).parse(input).into_output_errors();
     diags.extend(errs.into_iter().map(|e| to_diag(&e)));
     (module, diags)
+}
+
+/// What the chumsky grammar must not see: nesting past [`MAX_NESTING`] (it needs about 50 KB of
+/// stack a level) and unclosed `(` (it backtracks over them in cubic time). One linear pass.
+///
+/// An expression's level counts the brackets around it plus every operator and `(` since the
+/// last `,`, `;`, `{` or `}`: a bound on the depth of any expression tree built from it, which
+/// the hand-written parser's own count never exceeds, so input it gives up on is reported here.
+fn prescan(tokens: &[(Token<'_>, SimpleSpan)]) -> Vec<Diagnostic> {
+    let mut open: Vec<(&str, SimpleSpan)> = Vec::new();
+    let mut ops = 0usize;
+    let mut diags = Vec::new();
+    // Reports the `(` left open in the statement that ends here and forgets it.
+    let close_parens = |open: &mut Vec<(&str, SimpleSpan)>, diags: &mut Vec<Diagnostic>| {
+        let first = open
+            .iter()
+            .rposition(|(p, _)| *p == "{")
+            .map_or(0, |i| i + 1);
+        if let Some(&(_, at)) = open[first..].iter().find(|(p, _)| *p == "(") {
+            diags.push(
+                Diagnostic::error(Span::from(at), "unclosed `(`")
+                    .with_label("this `(` has no matching `)`"),
+            );
+        }
+        open.truncate(first);
+    };
+    for &(tok, span) in tokens {
+        let Token::Punct(p) = tok else { continue };
+        match p {
+            "(" | "[" | "{" => {
+                if p == "{" {
+                    close_parens(&mut open, &mut diags);
+                    ops = 0;
+                } else if p == "(" {
+                    ops += 1;
+                }
+                open.push((p, span));
+            }
+            ")" | "]" => {
+                let want = if p == ")" { "(" } else { "[" };
+                if open.last().is_some_and(|(o, _)| *o == want) {
+                    open.pop();
+                }
+            }
+            "}" => {
+                close_parens(&mut open, &mut diags);
+                open.pop();
+                ops = 0;
+            }
+            ";" => {
+                close_parens(&mut open, &mut diags);
+                ops = 0;
+            }
+            "," => ops = 0,
+            ":" => {}
+            _ => ops += 1,
+        }
+        if open.len() + ops > MAX_NESTING {
+            let what = match p {
+                "(" | "[" | "{" => format!("`{p}`"),
+                _ => "expression".to_string(),
+            };
+            diags.push(
+                Diagnostic::error(
+                    Span::from(span),
+                    format!("{what} nested deeper than {MAX_NESTING} levels"),
+                )
+                .with_label(format!("level {} starts here", open.len() + ops))
+                .with_note(
+                    "each bracket, block and initializer brace, and each operator and \
+                     parenthesis of an expression, is one level",
+                ),
+            );
+            return diags;
+        }
+    }
+    close_parens(&mut open, &mut diags);
+    diags
 }
 
 /// The number of tokens in `src`, or `None` if it does not lex: the lexer alone, as a reference
