@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
-use codespan_reporting::files::SimpleFile;
+use codespan_reporting::files::{Files, SimpleFile};
 use codespan_reporting::term::{self, Chars, Config};
 
 /// A byte range in a source file.
@@ -94,19 +94,61 @@ impl SourceFile {
         })
     }
 
+    /// Byte offsets of the starts of lines after the first. A line ends at `\n`, `\r\n` or a lone
+    /// `\r` (old Mac files: otherwise the whole file is one line).
+    fn line_starts(&self) -> &[u32] {
+        self.lines.get_or_init(|| {
+            let b = self.text.as_bytes();
+            let mut starts = Vec::new();
+            for (i, &c) in b.iter().enumerate() {
+                if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+                    starts.push(i as u32 + 1);
+                }
+            }
+            starts
+        })
+    }
+
+    /// 0-based line index of a byte offset.
+    fn line_index(&self, offset: usize) -> usize {
+        self.line_starts()
+            .partition_point(|&s| s as usize <= offset)
+    }
+
+    /// The bytes of line `index` (0-based), without its line break.
+    fn line_range(&self, index: usize) -> Range<usize> {
+        let starts = self.line_starts();
+        let start = if index == 0 {
+            0
+        } else {
+            starts
+                .get(index - 1)
+                .map_or(self.text.len(), |&s| s as usize)
+        };
+        let mut end = starts.get(index).map_or(self.text.len(), |&s| s as usize);
+        let b = self.text.as_bytes();
+        while end > start && matches!(b[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        start..end
+    }
+
+    /// Whether some line ends in a lone `\r`, which codespan's own line splitting misses.
+    fn has_lone_cr(&self) -> bool {
+        let b = self.text.as_bytes();
+        b.iter()
+            .enumerate()
+            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+    }
+
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: u32) -> (usize, usize) {
         let offset = floor_char_boundary(&self.text, (offset as usize).min(self.text.len()));
-        let starts = self.lines.get_or_init(|| {
-            let nl = self.text.bytes().enumerate().filter(|(_, b)| *b == b'\n');
-            nl.map(|(i, _)| i as u32 + 1).collect()
-        });
-        // Line starts at or before `offset`.
-        let line = starts.partition_point(|&s| s as usize <= offset);
+        let line = self.line_index(offset);
         let line_start = if line == 0 {
             0
         } else {
-            starts[line - 1] as usize
+            self.line_starts()[line - 1] as usize
         };
         let col = self.text[line_start..offset].chars().count() + 1;
         (line + 1, col)
@@ -194,10 +236,27 @@ impl Diagnostics {
         self.items.iter().filter(|d| d.severity == Severity::Error)
     }
 
+    /// The diagnostics shown, and the line that counts the rest: a file of thousands of errors
+    /// (one per `}` of a long line) would otherwise print megabytes no one reads.
+    fn shown(&self) -> (&[Diagnostic], Option<String>) {
+        let n = self.items.len().min(MAX_SHOWN);
+        let rest = &self.items[n..];
+        let more = (!rest.is_empty()).then(|| {
+            let what = if rest.iter().all(|d| d.severity == Severity::Error) {
+                "errors"
+            } else {
+                "errors and warnings"
+            };
+            format!("{} more {what} not shown\n", rest.len())
+        });
+        (&self.items[..n], more)
+    }
+
     /// `file:line:col: error: message`, one line per diagnostic.
     pub fn short(&self) -> String {
+        let (shown, more) = self.shown();
         let mut out = String::new();
-        for d in &self.items {
+        for d in shown {
             let (line, col) = self.file.line_col(d.span.start);
             let sev = match d.severity {
                 Severity::Error => "error",
@@ -208,32 +267,226 @@ impl Diagnostics {
                 self.file.name, d.message
             ));
         }
+        out.extend(more);
         out
     }
 
-    /// The rustc-style rendering: message, `--> file:line:col`, the source line, a caret.
+    /// The rustc-style rendering: message, `--> file:line:col`, the source line, a caret. A
+    /// line longer than [`LONG_LINE`] bytes is shown as an excerpt around each label.
     pub fn render(&self, color: bool) -> String {
         let files = SimpleFile::new(self.file.name.as_str(), self.file.text.as_str());
+        let lone_cr = self.file.has_lone_cr();
         let config = Config {
             chars: Chars::ascii(),
             ..Config::default()
         };
+        let (shown, more) = self.shown();
         let mut buf: Vec<u8> = Vec::new();
-        for d in &self.items {
-            let cs = to_codespan(d, self.file.text.len());
-            let result = if color {
-                let mut w = term::termcolor::Ansi::new(&mut buf);
-                term::emit_to_write_style(&mut w, &config, &files, &cs)
+        for d in shown {
+            let long = std::iter::once(d.span)
+                .chain(d.secondary.iter().map(|(s, _)| *s))
+                .any(|s| {
+                    let line = self.file.line_index(s.start as usize);
+                    self.file.line_range(line).len() > LONG_LINE
+                });
+            let result = if long || lone_cr {
+                let (excerpt, cs) = Excerpt::new(&self.file, d);
+                emit(&mut buf, color, &config, &excerpt, &cs)
             } else {
-                let mut w = term::termcolor::NoColor::new(&mut buf);
-                term::emit_to_write_style(&mut w, &config, &files, &cs)
+                let cs = to_codespan(d, self.file.text.len());
+                emit(&mut buf, color, &config, &files, &cs)
             };
             if result.is_err() {
                 // Rendering only fails on spans outside the file; fall back to the short form.
-                buf.extend_from_slice(self.short().as_bytes());
+                let one = Diagnostics::new(self.file.clone(), vec![d.clone()]);
+                buf.extend_from_slice(one.short().as_bytes());
             }
         }
+        if let Some(more) = more {
+            buf.extend_from_slice(more.as_bytes());
+        }
         String::from_utf8_lossy(&buf).into_owned()
+    }
+}
+
+/// At most this many diagnostics of a file are shown.
+pub const MAX_SHOWN: usize = 100;
+/// Lines longer than this (in bytes) are shown as an excerpt around the caret.
+const LONG_LINE: usize = 200;
+/// Bytes of a long line shown on either side of a label's start.
+const CONTEXT: usize = 60;
+
+fn emit<'f, F: Files<'f, FileId = ()>>(
+    buf: &mut Vec<u8>,
+    color: bool,
+    config: &Config,
+    files: &'f F,
+    cs: &CsDiagnostic<()>,
+) -> Result<(), codespan_reporting::files::Error> {
+    if color {
+        let mut w = term::termcolor::Ansi::new(buf);
+        term::emit_to_write_style(&mut w, config, files, cs)
+    } else {
+        let mut w = term::termcolor::NoColor::new(buf);
+        term::emit_to_write_style(&mut w, config, files, cs)
+    }
+}
+
+/// The lines a diagnostic's labels fall on, each cut to a window around its first label when
+/// long, as a small file whose line and column numbers are those of the real one.
+struct Excerpt<'f> {
+    name: &'f str,
+    text: String,
+    lines: Vec<ExcerptLine>,
+}
+
+/// One shown line: where it starts in the excerpt, its real 0-based index, the real column
+/// (0-based, in characters) of its first byte after `prefix` (the `...` of a cut start).
+struct ExcerptLine {
+    start: usize,
+    real: usize,
+    col: usize,
+    prefix: usize,
+}
+
+impl<'f> Excerpt<'f> {
+    fn new(file: &'f SourceFile, d: &Diagnostic) -> (Self, CsDiagnostic<()>) {
+        let len = file.text.len();
+        let mut spans: Vec<(Span, bool, String)> = vec![(d.span, true, d.label.clone())];
+        spans.extend(d.secondary.iter().map(|(s, m)| (*s, false, m.clone())));
+        let mut windows: Vec<(usize, Range<usize>)> = Vec::new();
+        for (s, _, _) in &spans {
+            let at = floor_char_boundary(&file.text, (s.start as usize).min(len));
+            let line = file.line_index(at);
+            if windows.iter().any(|(l, _)| *l == line) {
+                continue;
+            }
+            let r = file.line_range(line);
+            let lo = floor_char_boundary(&file.text, at.saturating_sub(CONTEXT).max(r.start));
+            let hi = floor_char_boundary(&file.text, (at + CONTEXT).min(r.end));
+            let w = if r.len() <= LONG_LINE { r } else { lo..hi };
+            windows.push((line, w));
+        }
+        windows.sort_by_key(|(l, _)| *l);
+        let mut text = String::new();
+        let mut lines = Vec::new();
+        for (line, w) in &windows {
+            let r = file.line_range(*line);
+            let start = text.len();
+            let prefix = if w.start > r.start { "..." } else { "" };
+            text.push_str(prefix);
+            text.push_str(&file.text[w.clone()]);
+            if w.end < r.end {
+                text.push_str("...");
+            }
+            text.push('\n');
+            lines.push(ExcerptLine {
+                start,
+                real: *line,
+                col: file.text[r.start..w.start].chars().count(),
+                prefix: prefix.len(),
+            });
+        }
+        // Each label cut to its window, at its place in the excerpt; one outside it is dropped.
+        let labels = spans
+            .into_iter()
+            .filter_map(|(s, primary, msg)| {
+                let at = floor_char_boundary(&file.text, (s.start as usize).min(len));
+                let i = windows
+                    .iter()
+                    .position(|(l, _)| *l == file.line_index(at))?;
+                let w = &windows[i].1;
+                if !w.contains(&at) && at != w.end {
+                    return None;
+                }
+                let end = floor_char_boundary(&file.text, (s.end as usize).clamp(at, w.end));
+                let base = lines[i].start + lines[i].prefix;
+                let r = base + (at - w.start)..base + (end - w.start);
+                let l = if primary {
+                    Label::primary((), r)
+                } else {
+                    Label::secondary((), r)
+                };
+                Some(l.with_message(msg))
+            })
+            .collect();
+        let base = match d.severity {
+            Severity::Error => CsDiagnostic::error(),
+            Severity::Warning => CsDiagnostic::warning(),
+        };
+        let cs = base
+            .with_message(d.message.clone())
+            .with_labels(labels)
+            .with_notes(d.notes.clone());
+        let name = file.name.as_str();
+        (Excerpt { name, text, lines }, cs)
+    }
+
+    fn line(&self, index: usize) -> Result<&ExcerptLine, codespan_reporting::files::Error> {
+        self.lines
+            .get(index)
+            .ok_or(codespan_reporting::files::Error::LineTooLarge {
+                given: index,
+                max: self.lines.len(),
+            })
+    }
+}
+
+impl<'a> Files<'a> for Excerpt<'_> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        Ok(self.name)
+    }
+
+    fn source(&'a self, (): ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        Ok(&self.text)
+    }
+
+    fn line_index(
+        &'a self,
+        (): (),
+        byte: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        Ok(self
+            .lines
+            .partition_point(|l| l.start <= byte)
+            .saturating_sub(1))
+    }
+
+    fn line_number(
+        &'a self,
+        (): (),
+        index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        Ok(self.line(index)?.real + 1)
+    }
+
+    fn column_number(
+        &'a self,
+        (): (),
+        index: usize,
+        byte: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        let l = self.line(index)?;
+        let from = l.start + l.prefix;
+        let byte = floor_char_boundary(&self.text, byte.clamp(from, self.text.len()));
+        Ok(l.col + self.text[from..byte].chars().count() + 1)
+    }
+
+    fn line_range(
+        &'a self,
+        (): (),
+        index: usize,
+    ) -> Result<Range<usize>, codespan_reporting::files::Error> {
+        let start = self.line(index)?.start;
+        let end = self
+            .lines
+            .get(index + 1)
+            .map_or(self.text.len(), |l| l.start);
+        Ok(start..end)
     }
 }
 

@@ -139,3 +139,65 @@ fn unclosed_parentheses_are_reported_at_the_first() {
         d.short()
     );
 }
+
+/// Bounds a rendering: at most 100 diagnostics, each with a short excerpt of its line.
+fn assert_bounded(d: &Diagnostics, total: usize) {
+    let text = d.render(false);
+    let shown = text.matches("\nerror").count() + usize::from(text.starts_with("error"));
+    assert_eq!(shown, 100, "{}", &text[..text.len().min(2000)]);
+    assert!(
+        text.ends_with(&format!("{} more errors not shown\n", total - 100)),
+        "{}",
+        &text[text.len().saturating_sub(500)..]
+    );
+    assert!(text.len() < 100 * 1200, "{} bytes", text.len());
+    let short = d.short();
+    assert_eq!(short.lines().count(), 101);
+    assert!(short.lines().take(100).all(|l| l.starts_with("t.ptx:")));
+}
+
+#[test]
+fn a_line_of_closing_braces_gives_a_bounded_report() {
+    let src = format!("{HEADER}{}\n", "}".repeat(4000));
+    let d = parse(src).expect_err("stray braces");
+    let total = d.items.len();
+    assert!(total > 100, "{total}");
+    assert_bounded(&d, total);
+    let first = d.short();
+    assert!(first.starts_with("t.ptx:4:1: error"), "{first}");
+}
+
+#[test]
+fn a_line_of_repeated_instructions_gives_a_bounded_report() {
+    let src = kernel(&"mov.u32 ".repeat(4000));
+    let d = parse(src).expect_err("no operands");
+    let text = d.render(false);
+    assert!(text.contains("--> t.ptx:7:"), "{text}");
+    assert!(text.len() < 100 * 1200, "{} bytes", text.len());
+}
+
+#[test]
+fn long_lines_are_shown_as_an_excerpt_around_the_caret() {
+    let pad = " ".repeat(50_000);
+    let src = kernel(&format!("{pad}add.u32 %r1, %r2, %nope;{pad}"));
+    let d = parse(src).expect_err("undeclared register");
+    let text = d.render(false);
+    assert!(text.contains("--> t.ptx:7:50019"), "{text}");
+    assert!(text.contains("...") && text.contains("%nope"), "{text}");
+    assert!(text.len() < 1000, "{text}");
+    // The caret is under the name.
+    let src_line = text.lines().find(|l| l.starts_with("7 |")).expect("line");
+    let caret = text.lines().find(|l| l.contains('^')).expect("caret");
+    assert_eq!(src_line.find("%nope"), caret.find('^'), "{text}");
+}
+
+#[test]
+fn carriage_returns_alone_end_lines() {
+    let src = kernel("add.u32 %r1, %r2, %nope;").replace('\n', "\r");
+    let d = parse(src).expect_err("undeclared register");
+    assert!(d.short().starts_with("t.ptx:7:19: error"), "{}", d.short());
+    let text = d.render(false);
+    assert!(text.contains("--> t.ptx:7:19"), "{text}");
+    let shown = text.lines().find(|l| l.starts_with("7 |")).expect("line");
+    assert!(!shown.contains("ret;"), "{text}");
+}
