@@ -1,6 +1,7 @@
 //! Everything outside Rust that the demo and the tests use, checked before anything is built:
 //! the Vulkan loader, a driver, the validation layer, clang-19, the Rust components, and
-//! NVIDIA's host-only libraries and headers from PyPI in a virtual environment of ptxvk's own.
+//! NVIDIA's host-only libraries and headers from PyPI in a virtual environment of ptxvk's own,
+//! and numba-cuda in a second one.
 //!
 //! On Debian/Ubuntu as root what is missing is installed and named; elsewhere the exact command
 //! is printed and the task stops before building, so that a missing tool is never a panic in the
@@ -18,7 +19,7 @@ pub enum Need {
     Run,
     /// The benchmarks: also glslang, which compiles the GLSL twins of the benchmark kernels.
     Bench,
-    /// The test suite: also the validation layer, clang-19, rustfmt/clippy and the NVIDIA venv.
+    /// The test suite: also the validation layer, clang-19, rustfmt/clippy and the two venvs.
     Test,
 }
 
@@ -44,6 +45,25 @@ const VENV_PACKAGES: &[&str] = &[
     "cuda-bindings==12.9.10",
 ];
 
+/// numba-cuda and what it loads, in a virtual environment of its own so that its packages
+/// never change what the other tests load. These are the packages of `numba-cuda[cu12]`
+/// except nvJitLink: with nvJitLink installed numba links SASS itself and hands the driver a
+/// cubin, which ptxvk cannot run; without it numba hands the driver PTX through `cuLink*`.
+const NUMBA_PACKAGES: &[&str] = &[
+    "numba-cuda==0.30.4",
+    "numba==0.68.1",
+    "cuda-core==1.2.2",
+    "cuda-bindings==12.9.10",
+    // libNVVM, which compiles numba's LLVM IR to PTX.
+    "nvidia-cuda-nvcc-cu12==12.9.86",
+    // numba loads libcudart and libnvrtc at import (for the toolkit's version and headers).
+    "nvidia-cuda-runtime-cu12==12.9.79",
+    "nvidia-cuda-nvrtc-cu12==12.9.86",
+];
+
+/// The package `numba-cuda[cu12]` adds that must stay out of numba's venv (see above).
+const NUMBA_REFUSED: &str = "nvidia-nvjitlink-cu12";
+
 /// Where the tests find what the venv holds: (variable, path under site-packages).
 const VENV_EXPORTS: &[(&str, &str)] = &[
     ("PTXVK_NVRTC", "nvidia/cuda_nvrtc/lib/libnvrtc.so.12"),
@@ -66,6 +86,11 @@ pub fn ensure(need: Need) -> Result<TestEnv> {
     if need == Need::Test {
         rust_components(&mut installed)?;
         vars = venv(&mut installed)?;
+        let numba = numba_venv(&mut installed)?;
+        vars.push((
+            "PTXVK_NUMBA_PYTHON".to_string(),
+            numba.display().to_string(),
+        ));
         vars.push((
             "PTXVK_OLD_LAVAPIPE_ICD".to_string(),
             old_lavapipe(&mut installed)?,
@@ -96,6 +121,34 @@ pub fn venv_dir() -> PathBuf {
         return PathBuf::from(v);
     }
     cache_dir().join("venv")
+}
+
+/// Creates (or completes) numba's virtual environment, without nvJitLink, and returns its
+/// Python.
+pub fn numba_venv(installed: &mut Vec<String>) -> Result<PathBuf> {
+    let numba = venv_with(&numba_venv_dir(), NUMBA_PACKAGES, installed)?;
+    if has_package(&numba, NUMBA_REFUSED) {
+        println!("== pip uninstall {NUMBA_REFUSED} (numba would hand the driver cubins)");
+        crate::run(Command::new(&numba).args([
+            "-m",
+            "pip",
+            "uninstall",
+            "-q",
+            "-y",
+            NUMBA_REFUSED,
+        ]))?;
+        installed.push(format!("pip uninstall {NUMBA_REFUSED}"));
+    }
+    Ok(numba)
+}
+
+/// numba's virtual environment: `$PTXVK_NUMBA_VENV`, else `venv-numba` beside the main one
+/// in ptxvk's cache folder.
+pub fn numba_venv_dir() -> PathBuf {
+    if let Some(v) = std::env::var_os("PTXVK_NUMBA_VENV") {
+        return PathBuf::from(v);
+    }
+    cache_dir().join("venv-numba")
 }
 
 fn system_packages(need: Need, installed: &mut Vec<String>) -> Result<()> {
@@ -350,15 +403,33 @@ fn rust_components(installed: &mut Vec<String>) -> Result<()> {
 /// Creates (or completes) the virtual environment and returns the variables that point the
 /// tests at its contents.
 fn venv(installed: &mut Vec<String>) -> Result<Vec<(String, String)>> {
-    let dir = venv_dir();
+    let python = venv_with(&venv_dir(), VENV_PACKAGES, installed)?;
+    let site = site_packages(&python)?;
+    let mut vars = Vec::new();
+    for (var, rel) in VENV_EXPORTS {
+        let path = site.join(rel);
+        if !path.exists() {
+            bail!(
+                "{} is missing after installing {}: the package's layout changed",
+                path.display(),
+                VENV_PACKAGES.join(" ")
+            );
+        }
+        vars.push((var.to_string(), path.display().to_string()));
+    }
+    Ok(vars)
+}
+
+/// Creates (or completes) the virtual environment `dir` with `packages` and returns its
+/// Python.
+fn venv_with(dir: &Path, packages: &[&str], installed: &mut Vec<String>) -> Result<PathBuf> {
     let python = dir.join("bin").join("python3");
     if !python.exists() {
         println!("== creating the Python environment {}", dir.display());
-        crate::run(Command::new("python3").arg("-m").arg("venv").arg(&dir))?;
+        crate::run(Command::new("python3").arg("-m").arg("venv").arg(dir))?;
         installed.push(format!("a Python venv at {}", dir.display()));
     }
-    let site = site_packages(&python)?;
-    let missing: Vec<&str> = VENV_PACKAGES
+    let missing: Vec<&str> = packages
         .iter()
         .copied()
         .filter(|p| !has_package(&python, p))
@@ -376,19 +447,7 @@ fn venv(installed: &mut Vec<String>) -> Result<Vec<(String, String)>> {
         )?;
         installed.extend(missing.iter().map(|p| format!("pip {p}")));
     }
-    let mut vars = Vec::new();
-    for (var, rel) in VENV_EXPORTS {
-        let path = site.join(rel);
-        if !path.exists() {
-            bail!(
-                "{} is missing after installing {}: the package's layout changed",
-                path.display(),
-                VENV_PACKAGES.join(" ")
-            );
-        }
-        vars.push((var.to_string(), path.display().to_string()));
-    }
-    Ok(vars)
+    Ok(python)
 }
 
 fn site_packages(python: &Path) -> Result<PathBuf> {
