@@ -198,7 +198,20 @@ impl Program {
             .functions
             .iter_mut()
             .map(|f| structurize::structurize_in(f, &mut scratch.structurize))
-            .collect();
+            .collect::<Result<_, _>>()
+            .map_err(|structurize::TooDeep| {
+                err(vec![
+                    Diagnostic::error(
+                        f.span,
+                        format!(
+                            "control flow of `{}` nests deeper than {} ifs and loops",
+                            f.name,
+                            structurize::MAX_DEPTH
+                        ),
+                    )
+                    .with_label("in this kernel or a function it calls"),
+                ])
+            })?;
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
                 let entry = ir.entry.0 as usize;

@@ -201,3 +201,53 @@ fn carriage_returns_alone_end_lines() {
     let shown = text.lines().find(|l| l.starts_with("7 |")).expect("line");
     assert!(!shown.contains("ret;"), "{text}");
 }
+
+/// `n` forward branches, each over the next: ifs nested `n` deep once structured.
+fn nested_ifs(n: usize) -> String {
+    let mut body = String::from(".reg .pred %p;\nsetp.eq.u32 %p, %r1, 0;\n");
+    for i in 0..n {
+        body.push_str(&format!("@%p bra L{i};\nadd.u32 %r2, %r2, 1;\n"));
+    }
+    for i in (0..n).rev() {
+        body.push_str(&format!("L{i}:\nadd.u32 %r3, %r3, 1;\n"));
+    }
+    kernel(&body)
+}
+
+/// `n` backward branches, each around the one before: loops nested `n` deep.
+fn nested_loops(n: usize) -> String {
+    let mut body = String::from(".reg .pred %p;\nsetp.eq.u32 %p, %r1, 0;\n");
+    for i in 0..n {
+        body.push_str(&format!("H{i}:\nadd.u32 %r2, %r2, 1;\n"));
+    }
+    for i in (0..n).rev() {
+        body.push_str(&format!("@%p bra H{i};\n"));
+    }
+    kernel(&body)
+}
+
+fn translate(src: String) -> Result<(), Diagnostics> {
+    small_stack(move || {
+        let p = Program::parse(SourceFile::new("t.ptx", src))?;
+        p.translate_kernel("k", &ptxvk_translator::DeviceProfile::lavapipe())
+            .map(|_| ())
+    })
+}
+
+#[test]
+fn deeply_nested_control_flow_is_an_error() {
+    for src in [nested_ifs(3000), nested_loops(3000)] {
+        let d = translate(src).expect_err("too deep");
+        let short = d.short();
+        assert!(
+            short.starts_with("t.ptx:4:1: error: control flow of `k` nests deeper than 256"),
+            "{short}"
+        );
+    }
+}
+
+#[test]
+fn nested_control_flow_near_the_limit_translates() {
+    translate(nested_ifs(100)).expect("100 nested ifs");
+    translate(nested_loops(100)).expect("100 nested loops");
+}

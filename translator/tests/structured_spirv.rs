@@ -98,7 +98,7 @@ fn random_cfgs_emit_valid_spirv() {
     };
     for round in 0..300 {
         let mut f = random_function(&mut rng);
-        let tree = structurize(&mut f);
+        let tree = structurize(&mut f).expect("shallow");
         let module = ir::Module {
             functions: vec![f],
             entry: ir::FuncId(0),

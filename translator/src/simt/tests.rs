@@ -33,7 +33,7 @@ fn kernel(body: &str) -> (Function, Vec<Node>) {
     ir::inline::inline_where(&mut m, |g| g.must_inline(true));
     let entry = m.entry.0 as usize;
     let mut f = m.functions.swap_remove(entry);
-    let tree = structurize::structurize(&mut f);
+    let tree = structurize::structurize(&mut f).expect("shallow");
     (f, tree)
 }
 

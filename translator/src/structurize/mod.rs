@@ -49,13 +49,22 @@ pub enum Node {
     Unreachable,
 }
 
+/// Control flow nested deeper than [`MAX_DEPTH`] constructs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooDeep;
+
+/// How deep the structured tree may nest (ifs, loops and blocks around a node). The walks of the
+/// tree (here, the SIMT pass, emission) recurse on it; this keeps them within a 2 MiB stack,
+/// below SPIR-V's limit of 1,023 nested constructs.
+pub const MAX_DEPTH: usize = crate::parse::MAX_NESTING;
+
 /// Structurizes `f` (which may gain blocks and a variable if it had irreducible loops).
-pub fn structurize(f: &mut Function) -> Vec<Node> {
+pub fn structurize(f: &mut Function) -> Result<Vec<Node>, TooDeep> {
     structurize_in(f, &mut Buffers::default())
 }
 
 /// `structurize`, with the analyses' vectors from (and back to) `buf`.
-pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
+pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Result<Vec<Node>, TooDeep> {
     let cfg = irreducible::make_reducible(f, buf);
     let loops = Loops::new_in(&cfg, buf);
     let n = f.blocks.len();
@@ -102,20 +111,28 @@ pub fn structurize_in(f: &mut Function, buf: &mut Buffers) -> Vec<Node> {
         merges,
         follows,
         ctx: Vec::new(),
+        depth: 0,
+        too_deep: false,
     };
     let mut out = Vec::with_capacity(SEQ_ROOM);
     let entry = s.f.entry;
     s.do_tree(entry, &mut out);
     let Structurizer {
-        merges, follows, ..
+        merges,
+        follows,
+        too_deep,
+        ..
     } = s;
     buf.lists.extend([merges, follows]);
     buf.bools.push(is_merge);
     buf.usizes.push(forward);
     loops.recycle(buf);
     cfg.recycle(buf);
+    if too_deep {
+        return Err(TooDeep);
+    }
     simplify::drop_blocks(f, &mut out, 0);
-    out
+    Ok(out)
 }
 
 /// Room for the nodes of a function's sequence and of each `Block` and `Loop` body: they hold
@@ -136,12 +153,25 @@ struct Structurizer<'a> {
     merges: Vec<Vec<BlockId>>,
     follows: Vec<Vec<BlockId>>,
     ctx: Vec<Ctx>,
+    /// Calls of `do_tree` open; past `MAX_DEPTH` the walk stops and sets `too_deep`.
+    depth: usize,
+    too_deep: bool,
 }
 
 impl Structurizer<'_> {
     /// Appends the code of `x`'s subtree; loops instead of recursing on tail positions, so long
     /// chains of blocks do not grow the stack.
-    fn do_tree(&mut self, mut x: BlockId, out: &mut Vec<Node>) {
+    fn do_tree(&mut self, x: BlockId, out: &mut Vec<Node>) {
+        if self.too_deep || self.depth >= MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.do_tree_at(x, out);
+        self.depth -= 1;
+    }
+
+    fn do_tree_at(&mut self, mut x: BlockId, out: &mut Vec<Node>) {
         loop {
             let next = if self.loops.is_header[x.0 as usize] {
                 self.with_list(|s| &mut s.follows, x, |s, l| s.wrap_follows(x, l, out))

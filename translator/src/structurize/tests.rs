@@ -199,7 +199,7 @@ fn check(succs: &[Vec<u32>]) {
         "cfg {succs:?}"
     );
     let mut f = original.clone();
-    let tree = structurize(&mut f);
+    let tree = structurize(&mut f).expect("shallow");
     // Every reachable block of the final CFG appears exactly once.
     let cfg = Cfg::new(&f);
     let mut seen = vec![0; f.blocks.len()];
@@ -291,7 +291,7 @@ fn nested_loops_with_breaks() {
 fn loop_exit_runs_after_the_loop() {
     // The exit block 3 has a single predecessor inside the loop; it must not be nested in it.
     let mut f = build(&[v(&[1]), v(&[2, 3]), v(&[1]), v(&[])]);
-    let tree = structurize(&mut f);
+    let tree = structurize(&mut f).expect("shallow");
     fn loop_contains(nodes: &[Node], b: u32, in_loop: bool) -> bool {
         nodes.iter().any(|n| match n {
             Node::Code(x) => in_loop && x.0 == b,
@@ -380,7 +380,7 @@ fn merges_reached_by_falling_through_need_no_block() {
         vec![v(&[1, 2]), v(&[3]), v(&[3]), v(&[])],
     ] {
         let mut f = build(&succs);
-        let tree = structurize(&mut f);
+        let tree = structurize(&mut f).expect("shallow");
         assert_eq!(constructs(&tree), 0, "{tree:#?}");
         check(&succs);
     }
@@ -388,7 +388,7 @@ fn merges_reached_by_falling_through_need_no_block() {
     // is followed by block 2's code, so one block stays (the one of merge 3).
     let succs = [v(&[1, 2]), v(&[2, 3]), v(&[3]), v(&[])];
     let mut f = build(&succs);
-    let tree = structurize(&mut f);
+    let tree = structurize(&mut f).expect("shallow");
     assert_eq!(constructs(&tree), 1, "{tree:#?}");
     check(&succs);
 }
@@ -525,20 +525,20 @@ fn early_exit_chains_nest_only_as_deep_as_allowed() {
     for returns in [false, true] {
         let short = exit_chain(20, returns);
         let mut f = build(&short);
-        let tree = structurize(&mut f);
+        let tree = structurize(&mut f).expect("shallow");
         assert_eq!(constructs(&tree), 0, "{tree:#?}");
         assert_eq!(depth(&tree), 20);
         check(&short);
 
         let long = exit_chain(400, returns);
         let mut f = build(&long);
-        let tree = structurize(&mut f);
+        let tree = structurize(&mut f).expect("shallow");
         assert!(depth(&tree) <= 3, "depth {}", depth(&tree));
         check(&long);
 
         // The walk and the passes after it stay within a test thread's stack.
         let mut f = build(&exit_chain(50_000, returns));
-        let tree = structurize(&mut f);
+        let tree = structurize(&mut f).expect("shallow");
         assert!(depth(&tree) <= 3, "depth {}", depth(&tree));
     }
 }
