@@ -61,6 +61,11 @@ const NUMBA_PACKAGES: &[&str] = &[
     "nvidia-cuda-nvrtc-cu12==12.9.86",
 ];
 
+/// What numba-cuda's test suite imports (`numba.cuda.testing`, which imports pytest even
+/// under numba's own runner), for `cargo xtask compat numba`
+/// only: the tests of this repository do not need it.
+const NUMBA_TEST_PACKAGES: &[&str] = &["pytest==8.4.2", "filecheck==1.0.6"];
+
 /// The package `numba-cuda[cu12]` adds that must stay out of numba's venv (see above).
 const NUMBA_REFUSED: &str = "nvidia-nvjitlink-cu12";
 
@@ -139,6 +144,13 @@ pub fn numba_venv(installed: &mut Vec<String>) -> Result<PathBuf> {
         ]))?;
         installed.push(format!("pip uninstall {NUMBA_REFUSED}"));
     }
+    Ok(numba)
+}
+
+/// numba's virtual environment with what numba-cuda's own test suite imports besides numba.
+pub fn numba_compat_venv(installed: &mut Vec<String>) -> Result<PathBuf> {
+    let numba = numba_venv(installed)?;
+    venv_with(&numba_venv_dir(), NUMBA_TEST_PACKAGES, installed)?;
     Ok(numba)
 }
 

@@ -12,6 +12,7 @@
 
 mod bench_parse;
 mod bench_translate;
+mod compat;
 mod corpus;
 mod deps;
 mod env;
@@ -31,13 +32,14 @@ fn main() {
         Some("test") => test(&args[1..]),
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance(&args[1..]),
+        Some("compat") => compat::compat(&args[1..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "translate") => {
             bench_translate::bench_translate(&args[2..])
         }
         Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | bench [launch|copy|kernels|memory|all|parse|translate]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | compat numba | bench [launch|copy|kernels|memory|all|parse|translate]>"
             );
             std::process::exit(2);
         }
