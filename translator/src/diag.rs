@@ -181,11 +181,29 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
 }
 
+/// The longest message, label or note kept, in bytes. Messages quote the source (`unknown
+/// name `...``), and a name can be as long as a line: a 100 MB operand made a 100 MB report.
+pub const MAX_MESSAGE: usize = 400;
+
+/// `text`, cut to [`MAX_MESSAGE`] bytes (at a character boundary) with `...` where it was cut.
+fn bounded(text: impl Into<String>) -> String {
+    let mut text = text.into();
+    if text.len() > MAX_MESSAGE {
+        let mut end = MAX_MESSAGE;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("...");
+    }
+    text
+}
+
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
-            message: message.into(),
+            message: bounded(message),
             span,
             label: String::new(),
             secondary: Vec::new(),
@@ -201,17 +219,17 @@ impl Diagnostic {
     }
 
     pub fn with_label(mut self, label: impl Into<String>) -> Self {
-        self.label = label.into();
+        self.label = bounded(label);
         self
     }
 
     pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Self {
-        self.secondary.push((span, label.into()));
+        self.secondary.push((span, bounded(label)));
         self
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
-        self.notes.push(note.into());
+        self.notes.push(bounded(note));
         self
     }
 }
