@@ -317,40 +317,17 @@ pub(crate) struct KernelState {
 
 impl KernelState {
     fn new(vk: &Arc<Vk>, cache: Arc<ModuleCache>, translated: KernelModule) -> Result<KernelState> {
-        let dev = &vk.device;
         let entry = CString::new(translated.abi.name.clone())
             .map_err(|_| Error::InvalidArgument("a kernel name contains a NUL character".into()))?;
-        let info = vk::ShaderModuleCreateInfo::default().code(&translated.spirv);
-        // SAFETY: the SPIR-V comes from our emitter (validated in tests).
-        let shader = unsafe { dev.create_shader_module(&info, None) }
-            .map_err(|e| vk.error("vkCreateShaderModule", e))?;
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .offset(0)
-            .size(abi::PUSH_CONSTANT_SIZE)];
-        let textures = match crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures)
-        {
-            Ok(t) => t,
-            Err(e) => {
-                // SAFETY: created above, unused.
-                unsafe { dev.destroy_shader_module(shader, None) };
-                return Err(e);
-            }
-        };
+        let textures = crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures)?;
         let set_layouts: Vec<vk::DescriptorSetLayout> =
             textures.iter().map(|t| t.set_layout).collect();
-        let layout_info = vk::PipelineLayoutCreateInfo::default()
-            .push_constant_ranges(&ranges)
-            .set_layouts(&set_layouts);
-        // SAFETY: valid device and create info.
-        let layout = match unsafe { dev.create_pipeline_layout(&layout_info, None) } {
-            Ok(l) => l,
-            Err(e) => {
-                // SAFETY: created above, unused.
-                unsafe { dev.destroy_shader_module(shader, None) };
-                return Err(vk.error("vkCreatePipelineLayout", e));
-            }
-        };
+        let (shader, layout) = pipeline::shader_and_layout(
+            vk,
+            &translated.spirv,
+            abi::PUSH_CONSTANT_SIZE,
+            &set_layouts,
+        )?;
         Ok(KernelState {
             vk: vk.clone(),
             cache,

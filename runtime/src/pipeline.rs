@@ -103,6 +103,38 @@ pub(crate) fn create_pipeline(
     pipelines.into_iter().next().ok_or(crate::Error::DeviceLost)
 }
 
+/// A shader module of `words` and a pipeline layout with `push_bytes` of push constants and
+/// `set_layouts`, or neither.
+pub(crate) fn shader_and_layout(
+    vk: &Vk,
+    words: &[u32],
+    push_bytes: u32,
+    set_layouts: &[vk::DescriptorSetLayout],
+) -> Result<(vk::ShaderModule, vk::PipelineLayout)> {
+    let dev = &vk.device;
+    let info = vk::ShaderModuleCreateInfo::default().code(words);
+    // SAFETY: valid device; the code is our emitter's (validated in tests) or a caller's, which
+    // the driver and, when on, the validation layer check.
+    let shader = unsafe { dev.create_shader_module(&info, None) }
+        .map_err(|e| vk.error("vkCreateShaderModule", e))?;
+    let ranges = [vk::PushConstantRange::default()
+        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        .offset(0)
+        .size(push_bytes)];
+    let layout_info = vk::PipelineLayoutCreateInfo::default()
+        .push_constant_ranges(&ranges)
+        .set_layouts(set_layouts);
+    // SAFETY: valid device and create info.
+    match unsafe { dev.create_pipeline_layout(&layout_info, None) } {
+        Ok(layout) => Ok((shader, layout)),
+        Err(e) => {
+            // SAFETY: created above, unused.
+            unsafe { dev.destroy_shader_module(shader, None) };
+            Err(vk.error("vkCreatePipelineLayout", e))
+        }
+    }
+}
+
 /// The platform's cache directory for ptxvk, if there is one.
 pub(crate) fn default_cache_dir() -> Option<PathBuf> {
     let env = |k: &str| {

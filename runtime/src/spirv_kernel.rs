@@ -45,24 +45,8 @@ impl Context {
             .map_err(|_| Error::InvalidArgument("an entry point name contains NUL".into()))?;
         let vk = self.inner.vk.clone();
         let dev = &vk.device;
-        let info = vk::ShaderModuleCreateInfo::default().code(words);
-        // SAFETY: valid device; the driver (and the validation layer, when on) checks the code.
-        let shader = unsafe { dev.create_shader_module(&info, None) }
-            .map_err(|e| vk.error("vkCreateShaderModule", e))?;
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .offset(0)
-            .size(push_bytes.max(4))];
-        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
-        // SAFETY: valid device and create info.
-        let layout = match unsafe { dev.create_pipeline_layout(&layout_info, None) } {
-            Ok(l) => l,
-            Err(e) => {
-                // SAFETY: created above, unused.
-                unsafe { dev.destroy_shader_module(shader, None) };
-                return Err(vk.error("vkCreatePipelineLayout", e));
-            }
-        };
+        let (shader, layout) =
+            crate::pipeline::shader_and_layout(&vk, words, push_bytes.max(4), &[])?;
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(shader)

@@ -78,6 +78,11 @@ fn step(grid: [u32; 3], block: [u32; 3], ptx_args: Vec<Arg>, push: Vec<Arg>) -> 
     }
 }
 
+/// A step whose twin takes the kernel's arguments in the same order.
+fn same(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> Step {
+    step(grid, block, args.clone(), args)
+}
+
 fn groups(n: usize, per: usize) -> u32 {
     n.div_ceil(per) as u32
 }
@@ -133,7 +138,7 @@ fn reduce(n: usize) -> Case {
         size: format!("{n} f32"),
         work: Work::Bytes(4.0 * n as f64),
         buffers: vec![f32s(&x), vec![0; blocks * 4]],
-        steps: vec![step([blocks as u32, 1, 1], [256, 1, 1], args.clone(), args)],
+        steps: vec![same([blocks as u32, 1, 1], [256, 1, 1], args)],
         output: 1,
         check: close(want, 1e-4),
     }
@@ -158,7 +163,7 @@ fn transpose(name: &'static str, n: usize) -> Case {
         size: format!("{n} x {n} f32"),
         work: Work::Bytes(8.0 * (n * n) as f64),
         buffers: vec![f32s(&x), vec![0; n * n * 4]],
-        steps: vec![step(grid, block, args.clone(), args)],
+        steps: vec![same(grid, block, args)],
         output: 1,
         check: close(want, 0.0),
     }
@@ -181,12 +186,7 @@ fn sgemm(n: usize) -> Case {
         size: format!("{n} x {n} f32"),
         work: Work::Flops(2.0 * (n * n * n) as f64),
         buffers: vec![f32s(&a), f32s(&b), vec![0; n * n * 4]],
-        steps: vec![step(
-            [groups(n, 16), groups(n, 16), 1],
-            [16, 16, 1],
-            args.clone(),
-            args,
-        )],
+        steps: vec![same([groups(n, 16), groups(n, 16), 1], [16, 16, 1], args)],
         output: 2,
         check: close(want, 1e-4),
     }
@@ -211,10 +211,9 @@ fn stencil3d(n: usize) -> Case {
         size: format!("{n}^3 f32"),
         work: Work::Bytes(8.0 * (n * n * n) as f64),
         buffers: vec![f32s(&x), vec![0; n * n * n * 4]],
-        steps: vec![step(
+        steps: vec![same(
             [groups(n, 8), groups(n, 8), groups(n, 4)],
             [8, 8, 4],
-            args.clone(),
             args,
         )],
         output: 1,
@@ -236,12 +235,7 @@ fn scan(n: usize) -> Case {
         size: format!("{n} u32"),
         work: Work::Bytes(8.0 * n as f64),
         buffers: vec![u32s(&x), vec![0; n * 4]],
-        steps: vec![step(
-            [groups(n, 256), 1, 1],
-            [256, 1, 1],
-            args.clone(),
-            args,
-        )],
+        steps: vec![same([groups(n, 256), 1, 1], [256, 1, 1], args)],
         output: 1,
         check: exact(want),
     }
@@ -282,12 +276,7 @@ fn bitonic(n: usize) -> Case {
         let mut j = k / 2;
         while j > 0 {
             let args = vec![Arg::Buf(0), Arg::U32(j as u32), Arg::U32(k as u32)];
-            steps.push(step(
-                [groups(n, 256), 1, 1],
-                [256, 1, 1],
-                args.clone(),
-                args,
-            ));
+            steps.push(same([groups(n, 256), 1, 1], [256, 1, 1], args));
             j /= 2;
         }
         k *= 2;
@@ -318,7 +307,7 @@ fn softmax(rows: usize) -> Case {
         size: format!("{rows} x 1024 f32"),
         work: Work::Bytes(8.0 * (rows * 1024) as f64),
         buffers: vec![f32s(&x), vec![0; rows * 1024 * 4]],
-        steps: vec![step([rows as u32, 1, 1], [256, 1, 1], args.clone(), args)],
+        steps: vec![same([rows as u32, 1, 1], [256, 1, 1], args)],
         output: 1,
         // `ex2.approx` has 2 ulp of error, and the row sums add it up.
         check: close(want, 1e-4),
@@ -337,12 +326,7 @@ fn warp_reduce(n: usize) -> Case {
         size: format!("{n} u32"),
         work: Work::Bytes(4.0 * n as f64),
         buffers: vec![u32s(&x), vec![0; n.div_ceil(256) * 4]],
-        steps: vec![step(
-            [groups(n, 256), 1, 1],
-            [256, 1, 1],
-            args.clone(),
-            args,
-        )],
+        steps: vec![same([groups(n, 256), 1, 1], [256, 1, 1], args)],
         output: 1,
         check: exact(want),
     }

@@ -169,16 +169,7 @@ fn enqueue(stream: &Stream, side: &Side, step: &Step, addr: &dyn Fn(usize) -> u6
             stream.launch(k, &LaunchConfig::new(step.grid, step.block), &args)?;
         }
         Side::Glsl(s) => {
-            let mut push = Vec::new();
-            for a in &step.push {
-                match *a {
-                    Arg::Buf(i) => push.extend_from_slice(&addr(i).to_le_bytes()),
-                    Arg::U32(v) => push.extend_from_slice(&v.to_le_bytes()),
-                    Arg::F32(v) => push.extend_from_slice(&v.to_le_bytes()),
-                }
-            }
-            // std430 rounds the block up to its largest member, a buffer address.
-            push.resize(push.len().next_multiple_of(8), 0);
+            let push = push_bytes(step, addr);
             stream.dispatch_spirv(s, step.grid, &push)?;
         }
     }
@@ -247,12 +238,22 @@ fn main() -> Res<()> {
     Ok(())
 }
 
-/// Bytes of the twin's push constants: the first step's, rounded up to a buffer address.
+/// The twin's push constants for `step`, std430: rounded up to its largest member, a buffer
+/// address.
+fn push_bytes(step: &Step, addr: &dyn Fn(usize) -> u64) -> Vec<u8> {
+    let mut push = Vec::new();
+    for a in &step.push {
+        match *a {
+            Arg::Buf(i) => push.extend_from_slice(&addr(i).to_le_bytes()),
+            Arg::U32(v) => push.extend_from_slice(&v.to_le_bytes()),
+            Arg::F32(v) => push.extend_from_slice(&v.to_le_bytes()),
+        }
+    }
+    push.resize(push.len().next_multiple_of(8), 0);
+    push
+}
+
+/// Bytes of the twin's push constants (every step of a case has the same layout).
 fn push_size(case: &Case) -> u32 {
-    let bytes: usize = case.steps[0]
-        .push
-        .iter()
-        .map(|a| if matches!(a, Arg::Buf(_)) { 8 } else { 4 })
-        .sum();
-    bytes.next_multiple_of(8) as u32
+    push_bytes(&case.steps[0], &|_| 0).len() as u32
 }
