@@ -160,3 +160,32 @@ pub fn run_c(exe: &Path, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Str
     );
     text
 }
+
+/// A library the venv holds, by its path under site-packages (`nvidia/...`).
+pub fn venv_lib(rel: &str) -> Option<PathBuf> {
+    std::fs::read_dir(venv_dir().join("lib"))
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages").join(rel))
+        .find(|p| p.exists())
+}
+
+/// NVIDIA's NVRTC: `$PTXVK_NVRTC`, else the venv's; `None` (the test is skipped) when
+/// `PTXVK_NVRTC=skip`; a panic naming the install command when neither has it.
+pub fn nvrtc() -> Option<PathBuf> {
+    const REL: &str = "nvidia/cuda_nvrtc/lib/libnvrtc.so.12";
+    match std::env::var("PTXVK_NVRTC") {
+        Ok(v) if v == "skip" => {
+            eprintln!("skipped: PTXVK_NVRTC=skip");
+            None
+        }
+        Ok(v) => Some(PathBuf::from(v)),
+        Err(_) => Some(venv_lib(REL).unwrap_or_else(|| {
+            panic!(
+                "PTXVK_NVRTC is not set and the venv has no {REL}; install it with\n  \
+                 cargo xtask test (which installs it), or: \
+                 ~/.cache/ptxvk/venv/bin/pip install nvidia-cuda-nvrtc-cu12\nor set PTXVK_NVRTC=skip"
+            )
+        })),
+    }
+}
