@@ -45,3 +45,25 @@ fn cuda_bindings_finds_every_entry_point_and_runs_saxpy() {
     );
     assert!(out.contains("bindings: ok"), "{out}");
 }
+
+#[test]
+fn cuda_python_with_nvrtc_runs_streams_events_and_globals() {
+    let Some(python) = python() else { return };
+    let has_numpy = Command::new(&python)
+        .args(["-c", "import numpy, cuda.bindings.nvrtc"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        has_numpy,
+        "{} cannot import numpy and cuda.bindings.nvrtc; install them with\n  \
+         cargo xtask test (which installs them), or: \
+         ~/.cache/ptxvk/venv/bin/pip install numpy==2.4.6 nvidia-cuda-nvrtc-cu12\n\
+         or set PTXVK_PYTHON=skip",
+        python.display()
+    );
+    let dir = common::lib_dir("python-nvrtc");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("tests/python/nvrtc_streams.py");
+    let out = common::run_c(&python, &dir, &[&script.to_string_lossy()], &[]);
+    assert!(out.contains("nvrtc: ok (compute_"), "{out}");
+}

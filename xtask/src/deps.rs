@@ -43,6 +43,8 @@ const VENV_PACKAGES: &[&str] = &[
     "nvidia-cuda-runtime==13.5.37",
     // NVIDIA's Python driver bindings, run unmodified against libcuda (cuda/tests/python.rs).
     "cuda-bindings==12.9.10",
+    // What the cuda-python programs check their results against.
+    "numpy==2.4.6",
 ];
 
 /// numba-cuda and what it loads, in a virtual environment of its own so that its packages
