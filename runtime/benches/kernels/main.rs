@@ -14,6 +14,7 @@
 //! every kernel and twin.
 
 mod cases;
+mod cuda;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -208,8 +209,12 @@ fn main() -> Res<()> {
     std::fs::create_dir_all(&dir)?;
     let module = checked.load_ptx("bench.ptx", PTX)?;
     let module_unchecked = unchecked.load_ptx("bench.ptx", PTX)?;
+    let cuda = cuda::Cuda::open(PTX).transpose()?;
+    if let Some(c) = &cuda {
+        println!("CUDA: the same PTX through NVIDIA's driver on {}", c.name);
+    }
     let mut rows = Vec::new();
-    report::header();
+    report::header(cuda.is_some());
     for case in cases::all(full()) {
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
             continue;
@@ -222,7 +227,8 @@ fn main() -> Res<()> {
             &case,
             &Side::Ptx(&module_unchecked.kernel(case.name)?),
         )?;
-        let row = report::Row::new(&case, glsl, ptx, raw);
+        let by_cuda = cuda.as_ref().map(|c| c.measure(&case)).transpose()?;
+        let row = report::Row::new(&case, glsl, ptx, raw, by_cuda);
         row.print();
         rows.push(row);
     }

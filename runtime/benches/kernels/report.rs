@@ -16,6 +16,8 @@ pub struct Row {
     glsl: Duration,
     ptx: Duration,
     unchecked: Duration,
+    /// The same PTX through NVIDIA's CUDA driver, where there is one.
+    cuda: Option<Duration>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -23,7 +25,13 @@ fn ms(d: Duration) -> f64 {
 }
 
 impl Row {
-    pub fn new(case: &Case, glsl: Duration, ptx: Duration, unchecked: Duration) -> Row {
+    pub fn new(
+        case: &Case,
+        glsl: Duration,
+        ptx: Duration,
+        unchecked: Duration,
+        cuda: Option<Duration>,
+    ) -> Row {
         Row {
             name: case.name,
             size: case.size.clone(),
@@ -31,7 +39,13 @@ impl Row {
             glsl,
             ptx,
             unchecked,
+            cuda,
         }
+    }
+
+    /// ptxvk with the default settings against CUDA running the same PTX.
+    fn ratio_cuda(&self) -> Option<f64> {
+        self.cuda.map(|c| self.ptx.as_secs_f64() / c.as_secs_f64())
     }
 
     fn ratio(&self) -> f64 {
@@ -53,8 +67,12 @@ impl Row {
 
     pub fn print(&self) {
         let (rate, unit) = self.rate();
+        let cuda = match (self.cuda, self.ratio_cuda()) {
+            (Some(c), Some(r)) => format!(" {:>10.3} {r:>7.2}", ms(c)),
+            _ => String::new(),
+        };
         println!(
-            "{:<16} {:<24} {:>10.3} {:>10.3} {:>6.2}{} {:>10.3} {:>6.2} {:>9.2} {unit}",
+            "{:<16} {:<24} {:>10.3} {:>10.3} {:>6.2}{} {:>10.3} {:>6.2} {:>9.2} {unit}{cuda}",
             self.name,
             self.size,
             ms(self.glsl),
@@ -68,13 +86,25 @@ impl Row {
     }
 }
 
-pub fn header() {
+pub fn header(cuda: bool) {
     println!(
         "device time per run (timestamps, median); ratio = ptxvk / GLSL twin; * = over {TARGET}x"
     );
     println!(
-        "{:<16} {:<24} {:>10} {:>10} {:>7} {:>10} {:>6} {:>14}",
-        "kernel", "size", "GLSL ms", "ptxvk ms", "ratio", "unchecked", "ratio", "ptxvk rate"
+        "{:<16} {:<24} {:>10} {:>10} {:>7} {:>10} {:>6} {:>14}{}",
+        "kernel",
+        "size",
+        "GLSL ms",
+        "ptxvk ms",
+        "ratio",
+        "unchecked",
+        "ratio",
+        "ptxvk rate",
+        if cuda {
+            format!(" {:>10} {:>7}", "CUDA ms", "vs CUDA")
+        } else {
+            String::new()
+        }
     );
 }
 
@@ -92,6 +122,8 @@ pub fn json(ctx: &Context, rows: &[Row]) -> String {
                 "ratio": r.ratio(),
                 "ratio_unchecked": r.ratio_unchecked(),
                 "memcheck_cost": r.ptx.as_secs_f64() / r.unchecked.as_secs_f64(),
+                "cuda_ms": r.cuda.map(ms),
+                "ratio_cuda": r.ratio_cuda(),
                 "rate": rate,
                 "rate_unit": unit,
             })
