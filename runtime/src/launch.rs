@@ -461,9 +461,9 @@ impl Stream {
             status_buf.write_mapped(status_off, &[0; 48])?;
             let status_addr = status_buf.address() + status_off;
             let (table_addr, table_len) = if memcheck {
-                let table = allocation_table(r.vk())?;
+                let (table, sorted) = allocation_table(r.vk(), &params, globals.address())?;
                 let (_, _, addr) = r.upload(&table)?;
-                (addr, (table.len() / 16) as u32)
+                (addr, sorted)
             } else {
                 (0, 0)
             };
@@ -537,21 +537,43 @@ impl Stream {
     }
 }
 
-/// The live allocations as the memory checker reads them: `[start, end)` pairs of u64 in
-/// address order, padded to a power of two with empty ranges at the top of the address space.
-fn allocation_table(vk: &crate::context::Vk) -> Result<Vec<u8>> {
+/// The live allocations as the memory checker reads them (`abi::PUSH_MEM_TABLE`): first the
+/// allocations that the parameter block's 8-byte words and the module's globals point into, then
+/// every live one as `[start, end)` pairs of u64 in address order, padded to a power of two
+/// with empty ranges at the top of the address space. Returns the table and the length of its
+/// sorted part.
+fn allocation_table(
+    vk: &crate::context::Vk,
+    params: &[u8],
+    globals: u64,
+) -> Result<(Vec<u8>, u32)> {
     let live = vk.allocations.lock().map_err(|_| Error::DeviceLost)?;
+    let hints_max = abi::MEM_HINTS as usize;
+    let mut hints: Vec<(u64, u64)> = Vec::with_capacity(hints_max);
+    let words = params
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+    for v in std::iter::once(globals).chain(words) {
+        if hints.len() == hints_max {
+            break;
+        }
+        if let Some((&start, &end)) = live.range(..=v).next_back()
+            && v < end
+            && !hints.contains(&(start, end))
+        {
+            hints.push((start, end));
+        }
+    }
+    hints.resize(hints_max, (u64::MAX, u64::MAX));
     let n = live.len().max(1).next_power_of_two();
-    let mut out = Vec::with_capacity(n * 16);
-    for (start, end) in live.iter() {
+    let mut out = Vec::with_capacity((hints_max + n) * 16);
+    let sorted = live.iter().map(|(s, e)| (*s, *e));
+    let padding = std::iter::repeat_n((u64::MAX, u64::MAX), n - live.len());
+    for (start, end) in hints.into_iter().chain(sorted).chain(padding) {
         out.extend_from_slice(&start.to_le_bytes());
         out.extend_from_slice(&end.to_le_bytes());
     }
-    while out.len() < n * 16 {
-        out.extend_from_slice(&u64::MAX.to_le_bytes());
-        out.extend_from_slice(&u64::MAX.to_le_bytes());
-    }
-    Ok(out)
+    Ok((out, n as u32))
 }
 
 /// The push-constant block of `ptxvk_translator::abi`.

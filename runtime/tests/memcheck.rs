@@ -93,6 +93,24 @@ DONE:
 	st.global.u32 [%rd3], %r3;
 	ret;
 }
+
+.visible .entry indirect(.param .u64 table, .param .u64 out, .param .u32 slot, .param .u32 i)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [table];
+	ld.param.u64 %rd2, [out];
+	ld.param.u32 %r1, [slot];
+	ld.param.u32 %r2, [i];
+	mul.wide.u32 %rd3, %r1, 8;
+	add.s64 %rd4, %rd1, %rd3;
+	ld.global.u64 %rd5, [%rd4];
+	mul.wide.u32 %rd6, %r2, 4;
+	add.s64 %rd7, %rd5, %rd6;
+	ld.global.u32 %r3, [%rd7];
+	st.global.u32 [%rd2], %r3;
+	ret;
+}
 "#;
 
 fn checked_context() -> Context {
@@ -166,6 +184,60 @@ fn one_access_alternating_between_buffers_is_checked_each_time() {
     let reason = failure(k.launch(&cfg, &args(201)).unwrap_err());
     assert!(
         reason.contains("out-of-bounds global load of 4 bytes"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn pointers_no_parameter_points_into_are_checked_too() {
+    // The launch's table puts the allocations its parameters point into first; these buffers
+    // are reached only through pointers stored in memory, and there are more of them than the
+    // table holds first, so each access is found by the search.
+    let ctx = checked_context();
+    let m = ctx.load_ptx("oob.ptx", PTX).unwrap();
+    let k = m.kernel("indirect").unwrap();
+    let targets: Vec<DeviceBuffer<u32>> = (0..8u32)
+        .map(|t| DeviceBuffer::from_slice(&ctx, &(t * 100..t * 100 + 10).collect::<Vec<_>>()))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let addrs: Vec<u64> = targets.iter().map(|b| b.address()).collect();
+    let table = DeviceBuffer::from_slice(&ctx, &addrs).unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(&ctx, 1).unwrap();
+    let one = LaunchConfig::new([1, 1, 1], [1, 1, 1]);
+    for slot in 0..8u32 {
+        k.launch(
+            &one,
+            &[(&table).into(), (&out).into(), slot.into(), 9u32.into()],
+        )
+        .unwrap();
+        assert_eq!(out.to_vec().unwrap(), [slot * 100 + 9]);
+        let reason = failure(
+            k.launch(
+                &one,
+                &[
+                    (&table).into(),
+                    (&out).into(),
+                    slot.into(),
+                    (1u32 << 20).into(),
+                ],
+            )
+            .unwrap_err(),
+        );
+        assert!(
+            reason.contains("out-of-bounds global load of 4 bytes"),
+            "{reason}"
+        );
+    }
+    // A slot past the table's end: the pointer load itself is out of bounds.
+    let reason = failure(
+        k.launch(
+            &one,
+            &[(&table).into(), (&out).into(), 4096u32.into(), 0u32.into()],
+        )
+        .unwrap_err(),
+    );
+    assert!(
+        reason.contains("out-of-bounds global load of 8 bytes"),
         "{reason}"
     );
 }

@@ -14,6 +14,7 @@
 
 use super::Cx;
 use super::memory::Where;
+use crate::abi;
 use crate::ir::{self, BinOp, Builtin, FuncId, Function, Op, Ptr, Terminator, Ty, ValueId};
 
 /// Bytes of scratch after the status word that failing global accesses use (a `.v8.b32`/`.v4.b64`
@@ -29,6 +30,11 @@ pub struct Checkers {
 
 /// `check_global(addr: u64, bytes: u32, site: u32) -> u64`: `addr` if `[addr, addr + bytes)` lies
 /// in one allocation, else the scratch address (after recording `site`).
+///
+/// The launch's hint entries (`abi::MEM_HINTS`) are tried first, unrolled and without branches;
+/// the binary search over the sorted entries runs only for lanes no hint covers. On lavapipe,
+/// which runs both sides of every branch masked but leaves a loop once no lane goes round, the
+/// search then costs one test of the loop's condition.
 pub fn global_checker() -> Function {
     let mut f = Function::new("ptxvk.memcheck.global");
     f.params = vec![Ty::I64, Ty::I32, Ty::I32];
@@ -39,16 +45,26 @@ pub fn global_checker() -> Function {
     let site = f.new_var(Ty::I32, "site");
     let lo = f.new_var(Ty::I32, "lo");
     let step = f.new_var(Ty::I32, "step");
+    let hinted = f.new_var(Ty::Bool, "hinted");
     for (i, v) in [addr, bytes, site].into_iter().enumerate() {
         let ty = f.vars[v.0 as usize].ty;
         let p = f.push(e, ty, Op::Param(i as u32));
         f.push_void(e, Op::StoreVar(v, p));
     }
+    let first = f.push(e, Ty::I32, Op::Const(0));
+    let mut hit = in_entry(&mut f, e, first, addr, bytes);
+    for h in 1..abi::MEM_HINTS {
+        let i = f.push(e, Ty::I32, Op::Const(u64::from(h)));
+        let inside = in_entry(&mut f, e, i, addr, bytes);
+        hit = bin(&mut f, e, Ty::Bool, BinOp::Or, hit, inside);
+    }
+    f.push_void(e, Op::StoreVar(hinted, hit));
     let zero = f.push(e, Ty::I32, Op::Const(0));
     f.push_void(e, Op::StoreVar(lo, zero));
     let count = f.push(e, Ty::I32, Op::Builtin(Builtin::MemCount));
     let one = f.push(e, Ty::I32, Op::Const(1));
     let half = bin(&mut f, e, Ty::I32, BinOp::LShr, count, one);
+    let half = f.push(e, Ty::I32, Op::Select(hit, zero, half));
     f.push_void(e, Op::StoreVar(step, half));
     let (head, body, done, good, bad) = (
         f.new_block(),
@@ -58,7 +74,7 @@ pub fn global_checker() -> Function {
         f.new_block(),
     );
     f.block_mut(e).term = Terminator::Jump(head);
-    // Binary search for the last start <= addr.
+    // Binary search of the sorted entries for the last start <= addr.
     let s = f.push(head, Ty::I32, Op::LoadVar(step));
     let zero = f.push(head, Ty::I32, Op::Const(0));
     let more = bin(&mut f, head, Ty::Bool, BinOp::INe, s, zero);
@@ -70,7 +86,8 @@ pub fn global_checker() -> Function {
     let l = f.push(body, Ty::I32, Op::LoadVar(lo));
     let s = f.push(body, Ty::I32, Op::LoadVar(step));
     let mid = bin(&mut f, body, Ty::I32, BinOp::IAdd, l, s);
-    let start = entry_word(&mut f, body, mid, 0);
+    let i = sorted(&mut f, body, mid);
+    let start = entry_word(&mut f, body, i, 0);
     let a = f.push(body, Ty::I64, Op::LoadVar(addr));
     let le = bin(&mut f, body, Ty::Bool, BinOp::ULe, start, a);
     let l2 = f.push(body, Ty::I32, Op::Select(le, mid, l));
@@ -79,19 +96,12 @@ pub fn global_checker() -> Function {
     let s2 = bin(&mut f, body, Ty::I32, BinOp::LShr, s, one);
     f.push_void(body, Op::StoreVar(step, s2));
     f.block_mut(body).term = Terminator::Jump(head);
-    // In that allocation: start <= addr and bytes <= end - addr.
+    // In a hinted allocation, or in the one the search found.
     let l = f.push(done, Ty::I32, Op::LoadVar(lo));
-    let start = entry_word(&mut f, done, l, 0);
-    let end = entry_word(&mut f, done, l, 8);
-    let a = f.push(done, Ty::I64, Op::LoadVar(addr));
-    let n = f.push(done, Ty::I32, Op::LoadVar(bytes));
-    let n = f.push(done, Ty::I64, Op::Conv(ir::ConvOp::ZExt, n));
-    let c1 = bin(&mut f, done, Ty::Bool, BinOp::ULe, start, a);
-    let c2 = bin(&mut f, done, Ty::Bool, BinOp::ULe, a, end);
-    let room = bin(&mut f, done, Ty::I64, BinOp::ISub, end, a);
-    let c3 = bin(&mut f, done, Ty::Bool, BinOp::ULe, n, room);
-    let ok = bin(&mut f, done, Ty::Bool, BinOp::And, c1, c2);
-    let ok = bin(&mut f, done, Ty::Bool, BinOp::And, ok, c3);
+    let i = sorted(&mut f, done, l);
+    let found = in_entry(&mut f, done, i, addr, bytes);
+    let hit = f.push(done, Ty::Bool, Op::LoadVar(hinted));
+    let ok = bin(&mut f, done, Ty::Bool, BinOp::Or, hit, found);
     f.block_mut(done).term = Terminator::Branch {
         cond: ok,
         then: good,
@@ -104,6 +114,34 @@ pub fn global_checker() -> Function {
     let sink = bin(&mut f, bad, Ty::I64, BinOp::IAdd, status, k);
     f.block_mut(bad).term = Terminator::Return(vec![sink]);
     f
+}
+
+/// The table index of sorted entry `i` (after the hints).
+fn sorted(f: &mut Function, b: ir::BlockId, i: ValueId) -> ValueId {
+    let k = f.push(b, Ty::I32, Op::Const(u64::from(abi::MEM_HINTS)));
+    bin(f, b, Ty::I32, BinOp::IAdd, i, k)
+}
+
+/// Whether `[addr, addr + bytes)` lies in table entry `i`: start <= addr <= end and
+/// bytes <= end - addr.
+fn in_entry(
+    f: &mut Function,
+    b: ir::BlockId,
+    i: ValueId,
+    addr: ir::VarId,
+    bytes: ir::VarId,
+) -> ValueId {
+    let start = entry_word(f, b, i, 0);
+    let end = entry_word(f, b, i, 8);
+    let a = f.push(b, Ty::I64, Op::LoadVar(addr));
+    let n = f.push(b, Ty::I32, Op::LoadVar(bytes));
+    let n = f.push(b, Ty::I64, Op::Conv(ir::ConvOp::ZExt, n));
+    let c1 = bin(f, b, Ty::Bool, BinOp::ULe, start, a);
+    let c2 = bin(f, b, Ty::Bool, BinOp::ULe, a, end);
+    let room = bin(f, b, Ty::I64, BinOp::ISub, end, a);
+    let c3 = bin(f, b, Ty::Bool, BinOp::ULe, n, room);
+    let ok = bin(f, b, Ty::Bool, BinOp::And, c1, c2);
+    bin(f, b, Ty::Bool, BinOp::And, ok, c3)
 }
 
 /// `check_arena(offset: u32, bytes: u32, size: u32, site: u32) -> u32`: `offset` if
