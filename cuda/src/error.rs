@@ -12,6 +12,7 @@ pub const CUDA_ERROR_NOT_INITIALIZED: CUresult = 3;
 pub const CUDA_ERROR_NO_DEVICE: CUresult = 100;
 pub const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 pub const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
+pub const CUDA_ERROR_NO_BINARY_FOR_GPU: CUresult = 209;
 pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 pub const CUDA_ERROR_UNSUPPORTED_LIMIT: CUresult = 215;
 pub const CUDA_ERROR_INVALID_PTX: CUresult = 218;
@@ -55,6 +56,8 @@ pub enum CuError {
     InvalidPtx(String),
     #[error("invalid image: {0}")]
     InvalidImage(String),
+    #[error("no binary for the device: {0}")]
+    NoBinaryForGpu(String),
     #[error("file not found: {0}")]
     FileNotFound(String),
     #[error("unsupported limit {0}")]
@@ -100,6 +103,7 @@ impl CuError {
             CuError::NotReady => CUDA_ERROR_NOT_READY,
             CuError::InvalidPtx(_) => CUDA_ERROR_INVALID_PTX,
             CuError::InvalidImage(_) => CUDA_ERROR_INVALID_IMAGE,
+            CuError::NoBinaryForGpu(_) => CUDA_ERROR_NO_BINARY_FOR_GPU,
             CuError::FileNotFound(_) => CUDA_ERROR_FILE_NOT_FOUND,
             CuError::UnsupportedLimit(_) => CUDA_ERROR_UNSUPPORTED_LIMIT,
             CuError::PrimaryContextActive => CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE,
@@ -125,6 +129,12 @@ impl CuError {
 
     pub fn invalid(what: impl Into<String>) -> CuError {
         CuError::InvalidValue(what.into())
+    }
+}
+
+impl From<crate::fatbin::FatbinError> for CuError {
+    fn from(e: crate::fatbin::FatbinError) -> CuError {
+        CuError::InvalidImage(e.to_string())
     }
 }
 

@@ -12,6 +12,7 @@ mod copy;
 pub mod device;
 pub mod error;
 mod error_names;
+pub mod fatbin;
 mod handles;
 mod host;
 mod launch;

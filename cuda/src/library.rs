@@ -33,7 +33,7 @@ pub static KERNELS: Table<Kern> = Table::new("kernel");
 
 /// Checks the PTX now (as CUDA compiles a library at load), without a context.
 pub fn load(image: &[u8]) -> CuResult<usize> {
-    let text = module::image_text(image)?.to_string();
+    let text = module::image_text(image)?.into_owned();
     let program = Program::parse(SourceFile::new("library.ptx", text.as_str()))
         .map_err(|d| CuError::InvalidPtx(d.to_string()))?;
     let (id, _) = LIBRARIES.insert(Lib {

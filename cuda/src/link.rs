@@ -1,4 +1,4 @@
-//! The JIT linker (`cuLink*`) for PTX inputs: the inputs become one PTX module, in which each
+//! The JIT linker (`cuLink*`) for PTX inputs (text, or the PTX of a fatbinary): the inputs become one PTX module, in which each
 //! `.extern` declaration meets the definition another input gives. The result is PTX text,
 //! which `cuModuleLoadData` accepts like the cubin CUDA's linker would produce.
 //!
@@ -8,6 +8,7 @@
 //! input defines the variable (the checker rejects a declaration beside a definition, while
 //! function prototypes may repeat).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
@@ -15,6 +16,7 @@ use ptxvk_runtime::translator::{Program, SourceFile};
 
 use crate::error::{CuError, CuResult};
 use crate::handles::Table;
+use crate::{fatbin, module};
 
 #[derive(Default)]
 pub struct Linker {
@@ -28,6 +30,7 @@ pub static LINKERS: Table<Mutex<Linker>> = Table::new("link state");
 
 /// `CUjitInputType` values.
 const INPUT_PTX: u32 = 1;
+const INPUT_FATBINARY: u32 = 2;
 
 fn header_directive(line: &str) -> Option<&str> {
     let t = line.trim_start();
@@ -76,18 +79,30 @@ fn declared_variable(line: &str) -> Option<&str> {
 
 impl Linker {
     pub fn add(&mut self, kind: u32, data: &[u8], name: &str) -> CuResult<()> {
-        if kind != INPUT_PTX {
-            return Err(CuError::NotSupported(format!(
-                "linker input type {kind} (only PTX is linked)"
-            )));
-        }
-        let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-        let text = std::str::from_utf8(&data[..end])
-            .map_err(|_| CuError::InvalidPtx(format!("{name}: not UTF-8 text")))?;
+        let text = match kind {
+            INPUT_PTX => {
+                let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+                std::str::from_utf8(&data[..end])
+                    .map(Cow::Borrowed)
+                    .map_err(|_| CuError::InvalidPtx(format!("{name}: not UTF-8 text")))?
+            }
+            // The PTX in it that a module load of the fatbinary would take.
+            INPUT_FATBINARY if data.starts_with(&fatbin::FATBIN_MAGIC.to_le_bytes()) => {
+                module::image_text(data)?
+            }
+            INPUT_FATBINARY => {
+                return Err(CuError::InvalidImage(format!("{name}: not a fatbinary")));
+            }
+            _ => {
+                return Err(CuError::NotSupported(format!(
+                    "linker input type {kind} (PTX and fatbinaries holding PTX are linked)"
+                )));
+            }
+        };
         // CUDA compiles each PTX input as it is added: errors show here.
-        Program::parse(SourceFile::new(name, text))
+        Program::parse(SourceFile::new(name, text.as_ref()))
             .map_err(|d| CuError::InvalidPtx(d.to_string()))?;
-        self.inputs.push((name.to_string(), text.to_string()));
+        self.inputs.push((name.to_string(), text.into_owned()));
         Ok(())
     }
 

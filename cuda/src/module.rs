@@ -1,5 +1,7 @@
-//! Modules (PTX text handed to `cuModuleLoadData*`) and their functions.
+//! Modules (PTX text, or fatbinaries holding PTX, handed to `cuModuleLoadData*`) and their
+//! functions.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex};
@@ -10,6 +12,7 @@ use crate::context::Ctx;
 use crate::error::{CuError, CuResult};
 use crate::handles::Table;
 use crate::memory::{Allocation, Backing};
+use crate::{device, fatbin};
 
 pub struct Mod {
     pub ctx_id: usize,
@@ -38,18 +41,67 @@ pub struct Func {
 pub static MODULES: Table<Mod> = Table::new("module");
 pub static FUNCTIONS: Table<Func> = Table::new("function");
 
-/// What a module image holds, from its first bytes.
-pub fn image_text(image: &[u8]) -> CuResult<&str> {
+/// The PTX a module image holds: the text itself, or the entry of a fatbinary that CUDA's
+/// driver would JIT-compile for the device (the highest `compute_XX` not above its compute
+/// capability). Machine code (cubins, fatbinaries with only SASS) is for NVIDIA GPUs alone.
+pub fn image_text(image: &[u8]) -> CuResult<Cow<'_, str>> {
     if image.starts_with(b"\x7fELF") {
         return Err(CuError::InvalidImage(
             "a cubin (ELF) holds machine code for NVIDIA GPUs only; hand over PTX".into(),
         ));
     }
-    if image.starts_with(&[0x50, 0xed, 0x55, 0xba]) || image.starts_with(&[0xb1, 0x43, 0x62, 0x46])
-    {
-        return Err(CuError::NotSupported("fatbinary images".into()));
+    if image.starts_with(&fatbin::FATBIN_MAGIC.to_le_bytes()) {
+        return fatbin_ptx(image).map(Cow::Owned);
     }
-    std::str::from_utf8(image).map_err(|_| CuError::InvalidImage("PTX is not UTF-8 text".into()))
+    if image.starts_with(&fatbin::WRAPPER_MAGIC.to_le_bytes()) {
+        // The C entry points follow the wrapper to its container; a wrapper in bytes is not
+        // something a caller can hand over otherwise.
+        return Err(CuError::InvalidImage(
+            "a fatbinary wrapper without its container".into(),
+        ));
+    }
+    std::str::from_utf8(image)
+        .map(Cow::Borrowed)
+        .map_err(|_| CuError::InvalidImage("PTX is not UTF-8 text".into()))
+}
+
+/// The PTX of a fatbinary for this device, or CUDA_ERROR_NO_BINARY_FOR_GPU with a warning
+/// that says which PTX is missing and how nvcc is told to embed it.
+fn fatbin_ptx(image: &[u8]) -> CuResult<String> {
+    let fb = fatbin::Fatbin::parse(image)?;
+    let (major, minor) = device::compute_capability();
+    let cc = u32::try_from(major * 10 + minor).unwrap_or(0);
+    if let Some(entry) = fb.best_ptx(cc) {
+        tracing::debug!(
+            target: "ptxvk_cuda",
+            "fatbinary: compute_{} PTX of {} entries ({:?} compression)",
+            entry.arch,
+            fb.entries().len(),
+            entry.compression
+        );
+        return Ok(entry.ptx()?);
+    }
+    let list = |archs: Vec<u32>, prefix: &str| {
+        archs
+            .iter()
+            .map(|a| format!("{prefix}_{a}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sass = list(fb.archs(fatbin::EntryKind::Elf), "sm");
+    let ptx = list(fb.archs(fatbin::EntryKind::Ptx), "compute");
+    let held = match (sass.is_empty(), ptx.is_empty()) {
+        (true, true) => "nothing ptxvk can run".to_string(),
+        (false, true) => format!("only machine code ({sass})"),
+        (true, false) => format!("PTX for newer devices only ({ptx})"),
+        (false, false) => format!("machine code ({sass}) and PTX for newer devices ({ptx})"),
+    };
+    let message = format!(
+        "the fatbinary has no PTX for compute capability {major}.{minor} or lower, {held}; \
+         ptxvk runs PTX: build with -gencode arch=compute_{cc},code=compute_{cc}"
+    );
+    tracing::warn!(target: "ptxvk_cuda", "{message}");
+    Err(CuError::NoBinaryForGpu(message))
 }
 
 /// `.version X.Y` of PTX text as X * 10 + Y (0 when absent).
@@ -67,8 +119,8 @@ fn ptx_version(text: &str) -> i32 {
 /// function is first asked for) and registers its variables as device memory.
 pub fn load(ctx_id: usize, ctx: Arc<Ctx>, name: &str, image: &[u8]) -> CuResult<usize> {
     let text = image_text(image)?;
-    let module = Arc::new(ctx.rt.load_ptx(name, text)?);
-    let ptx_version = ptx_version(text);
+    let module = Arc::new(ctx.rt.load_ptx(name, &text)?);
+    let ptx_version = ptx_version(&text);
     let globals = module.globals();
     let (id, _) = MODULES.insert(Mod {
         ctx_id,

@@ -45,6 +45,8 @@ const VENV_PACKAGES: &[&str] = &[
     "cuda-bindings==12.9.10",
     // What the cuda-python programs check their results against.
     "numpy==2.4.6",
+    // NVIDIA's fatbinary writer: the tests make fatbinaries with it rather than ship any.
+    "nvidia-nvfatbin-cu12==12.9.82",
 ];
 
 /// numba-cuda and what it loads, in a virtual environment of its own so that its packages

@@ -3,21 +3,73 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 
 use super::{CUdeviceptr, Handle, c_str, entry, handle, id, put, put_new};
-use crate::context;
 use crate::error::{CUresult, CuError, CuResult};
 use crate::module::{self, FUNCTIONS};
+use crate::{context, fatbin};
 
-/// The image as bytes: PTX text up to its NUL, or the first bytes of a binary image (which
-/// hold a NUL within their header), enough to tell what it is.
+/// The image as bytes: PTX text up to its NUL; a fatbinary whole (its header gives its
+/// length), also through the `__fatBinC_Wrapper_t` that nvcc's host code passes; or the first
+/// bytes of another binary image (a cubin, which holds a NUL within its header), enough to
+/// tell what it is.
 ///
 /// # Safety
-/// `image` is NULL or points to a NUL-terminated PTX string or a cubin/fatbinary image.
+/// `image` is NULL or points to a NUL-terminated PTX string, a fatbinary, a fatbinary wrapper
+/// or a cubin.
 pub(super) unsafe fn image_bytes<'a>(image: *const c_void) -> CuResult<&'a [u8]> {
     if image.is_null() {
         return Err(CuError::invalid("image is NULL"));
     }
-    // SAFETY: by the caller's contract the image contains a NUL byte.
-    Ok(unsafe { CStr::from_ptr(image.cast::<c_char>()) }.to_bytes())
+    let p = image.cast::<u8>();
+    // The first bytes one at a time, up to a NUL: no magic holds one, so a PTX string
+    // shorter than a magic is never read past its end.
+    let mut first = [0u8; 4];
+    for (i, b) in first.iter_mut().enumerate() {
+        // SAFETY: every byte before this one was not NUL, so this one is still the image's.
+        *b = unsafe { p.add(i).read() };
+        if *b == 0 {
+            break;
+        }
+    }
+    match u32::from_le_bytes(first) {
+        fatbin::FATBIN_MAGIC => {
+            // SAFETY: a fatbinary, by its magic.
+            unsafe { fatbin_at(p) }
+        }
+        fatbin::WRAPPER_MAGIC => {
+            // SAFETY: a wrapper, by its magic: 24 bytes on a 64-bit host.
+            let bytes = unsafe { p.cast::<[u8; fatbin::WRAPPER_LEN]>().read_unaligned() };
+            let wrapper = fatbin::parse_wrapper(&bytes)?;
+            if wrapper.data == 0 {
+                return Err(CuError::InvalidImage(
+                    "the fatbinary wrapper points at no container".into(),
+                ));
+            }
+            // SAFETY: the wrapper's data is the container nvcc embedded.
+            unsafe { fatbin_at(wrapper.data as usize as *const u8) }
+        }
+        // SAFETY: by the caller's contract the image contains a NUL byte.
+        _ => Ok(unsafe { CStr::from_ptr(image.cast::<c_char>()) }.to_bytes()),
+    }
+}
+
+/// The largest fatbinary read through a pointer: a header claiming more is damaged.
+const FATBIN_MAX_LEN: u64 = 1 << 32;
+
+/// A fatbinary container in memory, as long as its header says.
+///
+/// # Safety
+/// `p` points to a fatbinary container of the length its header gives.
+unsafe fn fatbin_at<'a>(p: *const u8) -> CuResult<&'a [u8]> {
+    // SAFETY: a container starts with its header.
+    let header = unsafe { p.cast::<[u8; fatbin::HEADER_LEN]>().read_unaligned() };
+    let len = fatbin::container_len(&header)?;
+    if len > FATBIN_MAX_LEN {
+        return Err(CuError::InvalidImage(format!(
+            "the fatbinary header claims {len} bytes"
+        )));
+    }
+    // SAFETY: the container is as long as its header says, by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, len as usize) })
 }
 
 fn load(pmod: *mut Handle, name: &str, image: &[u8]) -> CuResult<()> {
@@ -42,6 +94,23 @@ pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_voi
     )
 }
 
+/// The PTX of a fatbinary (or of the wrapper nvcc's host code registers); PTX text and
+/// cubins are taken as `cuModuleLoadData` takes them, as CUDA does.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuModuleLoadFatBinary(
+    pmod: *mut Handle,
+    fat_cubin: *const c_void,
+) -> CUresult {
+    entry(
+        "cuModuleLoadFatBinary",
+        format_args!("pmod={:#x?} fatCubin={:#x?}", pmod, fat_cubin),
+        || {
+            // SAFETY: CUDA's contract for the image.
+            load(pmod, "fatbinary.ptx", unsafe { image_bytes(fat_cubin) }?)
+        },
+    )
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUresult {
     entry(
@@ -55,12 +124,15 @@ pub unsafe extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -
     )
 }
 
-/// A module or library file; a PTX file read whole ends at its first NUL, as text in memory.
+/// A module or library file: a fatbinary whole; PTX up to its first NUL, as text in memory.
 pub(super) fn read_image_file(path: &str) -> CuResult<Vec<u8>> {
     let mut data = std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => CuError::FileNotFound(path.to_string()),
         _ => CuError::invalid(format!("{path}: {e}")),
     })?;
+    if data.starts_with(&fatbin::FATBIN_MAGIC.to_le_bytes()) {
+        return Ok(data);
+    }
     if let Some(end) = data.iter().position(|&b| b == 0) {
         data.truncate(end);
     }

@@ -8,6 +8,7 @@ import sys
 import numpy as np
 from cuda.bindings import driver as cu
 from cuda.bindings import nvrtc
+from cuda_helpers import nvrtc_compile, ok
 
 SOURCE = rb"""
 __constant__ float coeffs[4];
@@ -48,33 +49,6 @@ extern "C" __global__ void scale_by(float *y, const int *factor, int n) {
 POLY = b"poly<float>"
 
 
-def ok(result):
-    err, *values = result
-    if int(err) != 0:
-        sys.exit(f"failed: {err!r}")
-    if not values:
-        return None
-    return values[0] if len(values) == 1 else values
-
-
-def compile_ptx(arch):
-    prog = ok(nvrtc.nvrtcCreateProgram(SOURCE, b"program.cu", 0, [], []))
-    ok(nvrtc.nvrtcAddNameExpression(prog, POLY))
-    opts = [f"--gpu-architecture={arch}".encode(), b"--std=c++17"]
-    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        size = ok(nvrtc.nvrtcGetProgramLogSize(prog))
-        log = b" " * size
-        ok(nvrtc.nvrtcGetProgramLog(prog, log))
-        sys.exit(f"nvrtc: {err!r}\n{log.decode(errors='replace')}")
-    size = ok(nvrtc.nvrtcGetPTXSize(prog))
-    ptx = b" " * size
-    ok(nvrtc.nvrtcGetPTX(prog, ptx))
-    lowered = ok(nvrtc.nvrtcGetLoweredName(prog, POLY))
-    ok(nvrtc.nvrtcDestroyProgram(prog))
-    return ptx, lowered
-
-
 ok(cu.cuInit(0))
 dev = ok(cu.cuDeviceGet(0))
 attr = cu.CUdevice_attribute
@@ -83,7 +57,8 @@ minor = ok(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_M
 # The device's own virtual architecture, within what this NVRTC knows.
 supported = ok(nvrtc.nvrtcGetSupportedArchs())
 cc = max(a for a in supported if a <= major * 10 + minor)
-ptx, poly_name = compile_ptx(f"compute_{cc}")
+ptx, lowered = nvrtc_compile(SOURCE, f"compute_{cc}", [b"--std=c++17"], [POLY])
+poly_name = lowered[POLY]
 if not ptx.lstrip().startswith(b"//") or b".target sm_" not in ptx:
     sys.exit("NVRTC did not produce PTX")
 
