@@ -12,6 +12,7 @@ use crate::Case;
 
 const ISA_LIST: &str = include_str!("../data/isa-8.7.1-8.7.7.txt");
 const VIDEO_LIST: &str = include_str!("../data/isa-9.7.18-video.txt");
+const MODERN_LIST: &str = include_str!("../data/isa-modern.txt");
 
 /// One instruction of the ISA's list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +35,11 @@ pub fn isa_list() -> Vec<Entry> {
 /// The video instructions of the later ISA (9.7.18), reported after 8.7.1-8.7.7.
 pub fn video_list() -> Vec<Entry> {
     parse_list(VIDEO_LIST)
+}
+
+/// Later forms (narrow-format `cvt`, ...), reported last.
+pub fn modern_list() -> Vec<Entry> {
+    parse_list(MODERN_LIST)
 }
 
 pub fn parse_list(text: &str) -> Vec<Entry> {
@@ -155,6 +161,11 @@ pub fn compute(cases: &[Case]) -> Coverage {
 /// The same for the video instructions (ISA 9.7.18).
 pub fn compute_video(cases: &[Case]) -> Coverage {
     compute_list(cases, video_list(), "ISA 9.7.18 (video)")
+}
+
+/// The same for the later forms of [`modern_list`].
+pub fn compute_modern(cases: &[Case]) -> Coverage {
+    compute_list(cases, modern_list(), "the later ISA forms")
 }
 
 fn compute_list(cases: &[Case], list: Vec<Entry>, title: &'static str) -> Coverage {
@@ -357,5 +368,23 @@ mod tests {
         assert_eq!(section("vset4.s32.s32.ne"), "9.7.18.2.4");
         assert_eq!(section("add.u32"), "none");
         assert_eq!(list.len(), 23);
+    }
+
+    #[test]
+    fn later_forms_belong_to_their_entry() {
+        let list = modern_list();
+        let entry = |op: &str| {
+            let mut parts = op.split('.');
+            let u = Use {
+                opcode: parts.next().unwrap_or_default().to_string(),
+                modifiers: parts.map(str::to_string).collect(),
+                vector_operand: false,
+            };
+            classify(&list, &u).map_or("none".into(), |i| list[i].name.clone())
+        };
+        assert_eq!(entry("cvt.rn.satfinite.relu.e4m3x2.f32"), "cvt.e4m3x2");
+        assert_eq!(entry("cvt.rn.f16x2.e2m1x2"), "cvt.e2m1x2");
+        assert_eq!(entry("cvt.rp.satfinite.ue8m0x2.bf16x2"), "cvt.ue8m0x2");
+        assert_eq!(entry("cvt.rn.f16.f32"), "none");
     }
 }

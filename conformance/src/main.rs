@@ -40,8 +40,8 @@ struct Args {
     /// all 2^32 inputs (hours on lavapipe; the 8- and 16-bit ones are always exhaustive).
     #[arg(long)]
     exhaustive: bool,
-    /// Report which instructions and modifiers of ISA 8.7.1-8.7.7, and of the video
-    /// instructions (9.7.18), the selected cases exercise.
+    /// Report which instructions and modifiers of ISA 8.7.1-8.7.7, of the video instructions
+    /// (9.7.18) and of the later forms ptxvk implements the selected cases exercise.
     #[arg(long)]
     coverage: bool,
     /// Cases run at once, over all devices (default: the number of CPUs).
@@ -100,9 +100,14 @@ fn run(args: &Args) -> Result<bool> {
     if args.coverage {
         let cov = coverage::compute(&cases);
         let video = coverage::compute_video(&cases);
-        print!("{}\n{}", cov.report(), video.report());
+        let modern = coverage::compute_modern(&cases);
+        print!("{}\n{}\n{}", cov.report(), video.report(), modern.report());
         if let Some(path) = &args.json {
-            let both = serde_json::json!({ "isa": cov.to_json(), "video": video.to_json() });
+            let both = serde_json::json!({
+                "isa": cov.to_json(),
+                "video": video.to_json(),
+                "modern": modern.to_json(),
+            });
             write_json(path, &both)?;
         }
         return Ok(true);

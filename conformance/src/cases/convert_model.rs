@@ -397,6 +397,189 @@ pub fn pack(bits: u32, signed: bool, a: u64, b: u64, c: Option<u64>) -> u64 {
     d & 0xffff_ffff
 }
 
+/// A narrow format of the ISA's "Alternate Floating Point Data Formats", converted in pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Narrow {
+    E4m3,
+    E5m2,
+    E2m3,
+    E3m2,
+    E2m1,
+    Ue8m0,
+}
+
+impl Narrow {
+    pub const FLOATS: [Narrow; 5] = [
+        Narrow::E4m3,
+        Narrow::E5m2,
+        Narrow::E2m3,
+        Narrow::E3m2,
+        Narrow::E2m1,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Narrow::E4m3 => "e4m3x2",
+            Narrow::E5m2 => "e5m2x2",
+            Narrow::E2m3 => "e2m3x2",
+            Narrow::E3m2 => "e3m2x2",
+            Narrow::E2m1 => "e2m1x2",
+            Narrow::Ue8m0 => "ue8m0x2",
+        }
+    }
+
+    /// Exponent bits, fraction bits and bias, as the ISA's format table gives them.
+    fn layout(self) -> (u32, u32, i32) {
+        match self {
+            Narrow::E4m3 => (4, 3, 7),
+            Narrow::E5m2 => (5, 2, 15),
+            Narrow::E2m3 => (2, 3, 1),
+            Narrow::E3m2 => (3, 2, 3),
+            Narrow::E2m1 => (2, 1, 1),
+            Narrow::Ue8m0 => (8, 0, 127),
+        }
+    }
+
+    /// Bits of one value, sign included (`.ue8m0` is unsigned).
+    pub fn width(self) -> u32 {
+        let (e, m, _) = self.layout();
+        if self == Narrow::Ue8m0 { 8 } else { 1 + e + m }
+    }
+
+    /// Bits each value of a pair takes in the register (6-bit values sit in bytes).
+    pub fn slot(self) -> u32 {
+        if self == Narrow::E2m1 { 4 } else { 8 }
+    }
+
+    fn sign_bit(self) -> u64 {
+        1 << (self.width() - 1)
+    }
+
+    /// The value an encoding stands for: e4m3 has no infinity and one NaN magnitude
+    /// (`S.1111.111`), e5m2 reserves its top exponent as IEEE 754 does, fp6 and fp4 have only
+    /// numbers, `.ue8m0` is 2^(bits - 127) with 0xFF NaN.
+    pub fn value(self, code: u64) -> f64 {
+        let (eb, mb, bias) = self.layout();
+        if self == Narrow::Ue8m0 {
+            return if code == 0xff {
+                f64::NAN
+            } else {
+                2f64.powi(code as i32 - bias)
+            };
+        }
+        let neg = code & self.sign_bit() != 0;
+        let e = (code >> mb) & ((1 << eb) - 1);
+        let f = code & ((1 << mb) - 1);
+        let top = (1 << eb) - 1;
+        let mag = match self {
+            Narrow::E4m3 if e == top && f == (1 << mb) - 1 => f64::NAN,
+            Narrow::E5m2 if e == top && f == 0 => f64::INFINITY,
+            Narrow::E5m2 if e == top => f64::NAN,
+            _ if e == 0 => f as f64 * 2f64.powi(1 - bias - mb as i32),
+            _ => ((1u64 << mb) + f) as f64 * 2f64.powi(e as i32 - bias - mb as i32),
+        };
+        if neg { -mag } else { mag }
+    }
+
+    /// The largest finite magnitude and its encoding.
+    pub fn max_norm(self) -> (f64, u64) {
+        (0..self.sign_bit())
+            .map(|c| (self.value(c), c))
+            .filter(|(v, _)| v.is_finite())
+            .fold((0.0, 0), |best, x| if x.0 > best.0 { x } else { best })
+    }
+}
+
+/// `cvt.rn.satfinite{.relu}.<narrow>x2` of one value `x` (exact in `f64`): the encoding nearest
+/// `x`, ties to the even encoding; "if the absolute value of input (ignoring sign) is greater
+/// than MAX_NORM ..., then the result is sign-preserved MAX_NORM"; a NaN input gives the
+/// format's NaN, and "for .e2m1x2, .e2m3x2, .e3m2x2 ... NaN results are converted to positive
+/// MAX_NORM"; `.relu` "clamps the result to 0 if negative. NaN results are converted to
+/// canonical NaN."
+pub fn to_narrow(n: Narrow, x: f64, relu: bool) -> Expect {
+    let (max, max_code) = n.max_norm();
+    let sign = if x.is_sign_negative() {
+        n.sign_bit()
+    } else {
+        0
+    };
+    if x.is_nan() {
+        return match n {
+            Narrow::E4m3 | Narrow::E5m2 if relu => Expect::Bits(0x7f),
+            Narrow::E4m3 | Narrow::E5m2 => Expect::Either(0x7f, 0xff),
+            _ => Expect::Bits(max_code),
+        };
+    }
+    if relu && x.is_sign_negative() {
+        return Expect::Either(0, n.sign_bit());
+    }
+    if x.abs() > max {
+        return Expect::Bits(sign | max_code);
+    }
+    let a = x.abs();
+    let mut best = (f64::INFINITY, 0u64);
+    for c in 0..n.sign_bit() {
+        let v = n.value(c);
+        if !v.is_finite() {
+            continue;
+        }
+        let d = (v - a).abs();
+        if d < best.0 || (d == best.0 && c & 1 == 0) {
+            best = (d, c);
+        }
+    }
+    Expect::Bits(sign | best.1)
+}
+
+/// `cvt.rn{.relu}.f16x2.<narrow>x2` of one encoding, as `.f16` bits: every value is exact.
+pub fn from_narrow(n: Narrow, code: u64, relu: bool) -> Expect {
+    let v = n.value(code);
+    if v.is_nan() {
+        return if relu {
+            Expect::Bits(0x7fff)
+        } else {
+            Expect::AnyNan
+        };
+    }
+    if relu && code & n.sign_bit() != 0 {
+        return Expect::Either(0, 0x8000);
+    }
+    Expect::Bits(u64::from(half::f16::from_f64(v).to_bits()))
+}
+
+/// `cvt.{rz,rp}{.satfinite}.ue8m0x2` of one value: the power of two 2^k, -127 <= k <= 127,
+/// next to `|x|` toward zero or up (the format has no sign; nothing lies below 2^-127, so
+/// smaller magnitudes and zero give 2^-127). NaN gives NaN (0xFF); past 2^127 the result is
+/// NaN, or with `.satfinite` MAX_NORM (2^127, 0xFE).
+pub fn to_ue8m0(x: f64, up: bool, satfinite: bool) -> u64 {
+    let over = if satfinite { 0xfe } else { 0xff };
+    if x.is_nan() {
+        return 0xff;
+    }
+    let a = x.abs();
+    if a.is_infinite() {
+        return over;
+    }
+    let k = if up {
+        (-127..=128).find(|&k| 2f64.powi(k) >= a).unwrap_or(128)
+    } else {
+        (-127..=127)
+            .rev()
+            .find(|&k| 2f64.powi(k) <= a)
+            .unwrap_or(-127)
+    };
+    if k > 127 { over } else { (k + 127) as u64 }
+}
+
+/// `cvt.rn.bf16x2.ue8m0x2` of one encoding, as `.bf16` bits (exact; 2^-127 is subnormal).
+pub fn from_ue8m0(code: u64) -> Expect {
+    let v = Narrow::Ue8m0.value(code);
+    if v.is_nan() {
+        return Expect::AnyNan;
+    }
+    Expect::Bits(u64::from(half::bf16::from_f64(v).to_bits()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,5 +720,45 @@ mod tests {
         );
         assert_eq!(pack(8, false, 300, 5, Some(0xABCD)), 0xABCD_FF05);
         assert_eq!(pack(4, true, (-9i32) as u32 as u64, 3, Some(0)), 0x83);
+    }
+    #[test]
+    fn narrow_formats_match_their_published_ranges() {
+        // MAX_NORM: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6; smallest subnormals
+        // 2^-9, 2^-16, 2^-3, 2^-4, 2^-1.
+        let max = |n: Narrow| n.max_norm().0;
+        assert_eq!(max(Narrow::E4m3), 448.0);
+        assert_eq!(max(Narrow::E5m2), 57344.0);
+        assert_eq!(max(Narrow::E2m3), 7.5);
+        assert_eq!(max(Narrow::E3m2), 28.0);
+        assert_eq!(max(Narrow::E2m1), 6.0);
+        assert_eq!(Narrow::E4m3.value(1), 2f64.powi(-9));
+        assert_eq!(Narrow::E5m2.value(1), 2f64.powi(-16));
+        assert_eq!(Narrow::E2m3.value(1), 0.125);
+        assert_eq!(Narrow::E3m2.value(1), 0.0625);
+        assert_eq!(Narrow::E2m1.value(1), 0.5);
+        assert!(Narrow::E4m3.value(0x7f).is_nan());
+        assert!(Narrow::E5m2.value(0x7c).is_infinite());
+        assert_eq!(Narrow::Ue8m0.value(0), 2f64.powi(-127));
+    }
+
+    #[test]
+    fn narrow_rounding_and_saturation() {
+        let b = |e: Expect| match e {
+            Expect::Bits(b) => b,
+            other => panic!("{other:?}"),
+        };
+        // 17 lies halfway between 16 (0x58) and 18 (0x59) in e4m3: ties to even.
+        assert_eq!(b(to_narrow(Narrow::E4m3, 17.0, false)), 0x58);
+        assert_eq!(b(to_narrow(Narrow::E4m3, 1e9, false)), 0x7e);
+        assert_eq!(b(to_narrow(Narrow::E4m3, f64::NEG_INFINITY, false)), 0xfe);
+        assert_eq!(b(to_narrow(Narrow::E5m2, f64::INFINITY, false)), 0x7b);
+        assert_eq!(b(to_narrow(Narrow::E2m1, f64::NAN, false)), 0x7);
+        assert_eq!(b(to_narrow(Narrow::E2m1, -2.5, false)), 0xc);
+        assert_eq!(b(to_narrow(Narrow::E2m3, -100.0, false)), 0x3f);
+        assert_eq!(to_ue8m0(3.0, false, false), 128);
+        assert_eq!(to_ue8m0(3.0, true, false), 129);
+        assert_eq!(to_ue8m0(0.0, true, false), 0);
+        assert_eq!(to_ue8m0(f64::from(f32::MAX), true, false), 0xff);
+        assert_eq!(to_ue8m0(f64::from(f32::MAX), true, true), 0xfe);
     }
 }

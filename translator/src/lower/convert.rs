@@ -10,10 +10,11 @@
 //! subnormal results, overflow, NaN and saturation as the ISA defines them.
 
 mod fast;
+mod narrow;
 mod round;
 
 use super::Cx;
-use crate::check::inst::{Cvt, CvtPack, RoundMode};
+use crate::check::inst::{Cvt, CvtNarrow, CvtPack, RoundMode};
 use crate::check::{Dst, Src};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
@@ -46,6 +47,11 @@ pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
         None => one(cx, c, &c.src),
     };
     write_bits(cx, &c.dst, dt, r);
+}
+
+/// `cvt` to or from a pair of fp8/fp6/fp4/ue8m0 values.
+pub fn cvt_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
+    narrow::cvt(cx, c);
 }
 
 /// Writes the low bits of an I64 as a value of type `ty`.

@@ -670,6 +670,7 @@ impl Cx<'_> {
             PtxOp::Atom(a) => atomic::atom(self, a),
             // --- data movement and conversion ---
             PtxOp::CvtPack(p) => convert::cvt_pack(self, p),
+            PtxOp::CvtNarrow(c) => convert::cvt_narrow(self, c),
             PtxOp::Prefetch => {}
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),

@@ -218,6 +218,7 @@ pub const GATES: &[Gate] = &[
     g("cvt", &["pack"], (6, 5), 72),
     g("cvt", &["pack", "u4|s4|u2|s2"], (6, 5), 75),
     g("cvt", &["e4m3x2|e5m2x2"], (7, 8), 89),
+    g("cvt", &["e2m3x2|e3m2x2|e2m1x2|ue8m0x2"], (8, 6), 100),
     g("cp", &["async"], (7, 0), 80),
     g(
         "cp",

@@ -33,7 +33,7 @@ pub enum RoundMode {
 }
 
 impl RoundMode {
-    fn of(r: Rounding) -> RoundMode {
+    pub(super) fn of(r: Rounding) -> RoundMode {
         match r {
             Rounding::Rn | Rounding::Rni => RoundMode::NearestEven,
             Rounding::Rz | Rounding::Rzi => RoundMode::Zero,

@@ -39,7 +39,9 @@ pub use warp::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 // --- data movement and conversion ---
 mod convert;
 mod ldst;
+mod narrow;
 pub use convert::{CvtPack, RoundMode};
+pub use narrow::{CvtNarrow, Narrow};
 
 // --- integer, extended precision, logic/shift, prmt ---
 mod extended;
@@ -110,6 +112,8 @@ pub enum Op {
     // --- data movement and conversion ---
     /// `cvt.pack.sat`
     CvtPack(CvtPack),
+    /// `cvt` to or from a pair of fp8/fp6/fp4/ue8m0 values.
+    CvtNarrow(Box<CvtNarrow>),
     /// `prefetch`/`prefetchu`: a cache hint, checked and dropped.
     Prefetch,
     Ret,
@@ -283,6 +287,9 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         // --- data movement and conversion ---
         "cvt" if i.modifiers.iter().any(|m| m.node == "pack") => {
             convert::cvt_pack(cx, i, &mut m).map(Op::CvtPack)
+        }
+        "cvt" if narrow::is_narrow(i) => {
+            narrow::cvt_narrow(cx, i, &mut m).map(|c| Op::CvtNarrow(Box::new(c)))
         }
         "cvt" => convert::cvt(cx, i, &mut m).map(Op::Cvt),
         "isspacep" => data::isspacep(cx, i, &mut m).map(Op::Isspacep),

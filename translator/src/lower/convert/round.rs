@@ -272,6 +272,29 @@ pub(super) fn dropped_bits(
 /// Rounds a finite nonzero unpacked value to format `f` (subnormal results and overflow
 /// included) and returns the bits, sign included. Zero, infinity and NaN are the caller's.
 pub(super) fn round_pack(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f: Fmt) -> ValueId {
+    let mag = round_magnitude(cx, u, mode, f);
+    let inf = k(cx, f.inf());
+    let over = cx.bin(BinOp::UGe, mag, inf);
+    // Overflow gives infinity when rounding away from zero, else the largest finite value.
+    let max = k(cx, f.max_finite());
+    let to_inf = match mode {
+        RoundMode::NearestEven | RoundMode::NearestAway => None,
+        RoundMode::Zero => Some(false_(cx)),
+        RoundMode::Down => Some(u.sign),
+        RoundMode::Up => Some(not(cx, u.sign)),
+    };
+    let ovf = match to_inf {
+        None => inf,
+        Some(c) => cx.select(c, inf, max),
+    };
+    let mag = cx.select(over, ovf, mag);
+    with_sign(cx, u.sign, mag, f)
+}
+
+/// The rounded magnitude of a finite nonzero unpacked value in format `f`, as if the exponent
+/// field had no upper end: a result at or past `f.inf()` has overflowed, which the caller
+/// resolves as the format and the instruction say.
+pub(super) fn round_magnitude(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f: Fmt) -> ValueId {
     let emin = 1 - f.bias();
     // Bits dropped from the right of `m`: 63 - mant, plus the distance below the normal range.
     let emin_c = ks(cx, emin);
@@ -302,23 +325,7 @@ pub(super) fn round_pack(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f: Fmt)
     let field = cx.select(is_sub, z, field);
     let mant = k(cx, u64::from(f.mant));
     let field = cx.bin(BinOp::Shl, field, mant);
-    let mag = cx.bin(BinOp::IAdd, field, q);
-    let inf = k(cx, f.inf());
-    let over = cx.bin(BinOp::UGe, mag, inf);
-    // Overflow gives infinity when rounding away from zero, else the largest finite value.
-    let max = k(cx, f.max_finite());
-    let to_inf = match mode {
-        RoundMode::NearestEven | RoundMode::NearestAway => None,
-        RoundMode::Zero => Some(false_(cx)),
-        RoundMode::Down => Some(u.sign),
-        RoundMode::Up => Some(not(cx, u.sign)),
-    };
-    let ovf = match to_inf {
-        None => inf,
-        Some(c) => cx.select(c, inf, max),
-    };
-    let mag = cx.select(over, ovf, mag);
-    with_sign(cx, u.sign, mag, f)
+    cx.bin(BinOp::IAdd, field, q)
 }
 
 pub(super) fn with_sign(cx: &mut Cx<'_>, sign: ValueId, mag: ValueId, f: Fmt) -> ValueId {
