@@ -1,0 +1,147 @@
+//! A kernel whose loop never ends, whatever the host does: the launch ends in the timeout
+//! error, the context reports itself lost, a new context works, and the process still exits
+//! normally. The scenario runs in a child process (this test binary, running the ignored test
+//! below) so that a process that could not exit fails the test instead of hanging it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ptxvk_runtime::{Context, DeviceBuffer, Error, LaunchConfig};
+
+// The loop has a side effect (an atomic add): a loop without one may be removed by the
+// driver's compiler, as C++ and LLVM allow, and then the kernel finishes at once.
+const PTX: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry endless(.param .u64 counter)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [counter];
+$L_top:
+	atom.global.add.u32 %r1, [%rd1], 1;
+	bra $L_top;
+}
+
+.visible .entry answer(.param .u64 out)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, 42;
+	st.global.u32 [%rd1], %r1;
+	ret;
+}
+";
+
+/// CPU time of this process so far (user + system), from /proc.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ is 100 on every Linux configuration Rust supports.
+    Some(Duration::from_millis(ticks * 10))
+}
+
+#[test]
+#[ignore = "run by `an_endless_kernel_times_out_and_the_process_exits` in a child process"]
+fn endless_kernel_child() {
+    let mut opts = common::options();
+    opts.timeout = Duration::from_millis(1500);
+    let ctx = Context::new(&opts).unwrap();
+    let module = ctx.load_ptx("endless.ptx", PTX).unwrap();
+    let endless = module.kernel("endless").unwrap();
+    let counter = DeviceBuffer::<u32>::zeroed(&ctx, 1).unwrap();
+    let start = Instant::now();
+    let err = endless
+        .launch(
+            &LaunchConfig::new([1, 1, 1], [1, 1, 1]),
+            &[(&counter).into()],
+        )
+        .unwrap_err();
+    let waited = start.elapsed();
+    assert!(matches!(err, Error::Timeout { .. }), "{err}");
+    assert!(err.to_string().contains("kernel `endless`"), "{err}");
+    assert!(
+        waited >= Duration::from_millis(1500) && waited < Duration::from_secs(30),
+        "{waited:?}"
+    );
+    assert!(ctx.is_lost());
+    // Every later call on the lost context is refused with a typed error, not a hang.
+    assert!(matches!(
+        endless.launch(
+            &LaunchConfig::new([1, 1, 1], [1, 1, 1]),
+            &[(&counter).into()]
+        ),
+        Err(Error::DeviceLost)
+    ));
+    assert!(matches!(ctx.synchronize(), Err(Error::DeviceLost)));
+    assert!(matches!(ctx.new_stream(), Err(Error::DeviceLost)));
+    drop(counter);
+    drop(module);
+    drop(ctx);
+
+    let ctx2 = common::context();
+    let m2 = ctx2.load_ptx("endless.ptx", PTX).unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(&ctx2, 1).unwrap();
+    m2.kernel("answer")
+        .unwrap()
+        .launch(&LaunchConfig::for_num_elems(1, 1), &[(&out).into()])
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), [42]);
+
+    // What the kernel still costs: the driver's thread running it (on lavapipe, a CPU thread;
+    // docs/decisions.md, "Runtime").
+    if let (Some(before), wall) = (cpu_time(), Instant::now()) {
+        std::thread::sleep(Duration::from_millis(1000));
+        if let Some(after) = cpu_time() {
+            println!(
+                "cpu while idle: {:.0}% of one core",
+                100.0 * (after - before).as_secs_f64() / wall.elapsed().as_secs_f64()
+            );
+        }
+    }
+    println!("child done");
+}
+
+#[test]
+fn an_endless_kernel_times_out_and_the_process_exits() {
+    let exe = std::env::current_exe().unwrap();
+    let mut child = Command::new(exe)
+        .args([
+            "--ignored",
+            "--exact",
+            "endless_kernel_child",
+            "--nocapture",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the process did not exit within 120 s of a kernel that never ends");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut out = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        std::io::Read::read_to_string(&mut s, &mut out).unwrap();
+    }
+    eprintln!("{out}");
+    assert!(status.success(), "{status}\n{out}");
+    assert!(out.contains("child done"), "{out}");
+}
