@@ -304,6 +304,11 @@ fn info_json_lists_devices() {
     assert!(d["max_workgroup_invocations"].as_u64().unwrap() >= 128);
 }
 
+/// The rest of a kernel that ptxvk cannot translate (it reads a texture through a sampler passed
+/// as a kernel parameter), for a module whose `.target` has `texmode_independent`.
+const SAMPLED: &str = ".param .texref t, .param .samplerref s) { .reg .f32 %f<6>; \
+                       tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, s, {%f5, %f5}]; ret; }";
+
 /// `translate -o DIR` writes every kernel it can, names files so that any kernel name fits (a
 /// name longer than a file name is shortened with a hash; `manifest.json` maps files to
 /// kernels), and reports every kernel it could not translate instead of stopping at the first.
@@ -316,13 +321,13 @@ fn translate_to_a_directory_names_long_kernels_and_reports_every_failure() {
         "_ZN3cub17CUB_300000_SM_90011DeviceScan{}Ev",
         "N".repeat(300)
     );
-    // %globaltimer needs a nanosecond clock that no Vulkan device has: two kernels fail.
+    // A sampler passed as a kernel parameter is not supported: two kernels fail.
     let ptx = format!(
-        ".version 8.0\n.target sm_80\n.address_size 64\n\
-         .visible .entry bad_one(.param .u64 o) {{ .reg .b64 %t; mov.u64 %t, %globaltimer; ret; }}\n\
+        ".version 8.0\n.target sm_80, texmode_independent\n.address_size 64\n\
+         .visible .entry bad_one(.param .u64 o, {SAMPLED}\n\
          .visible .entry ok(.param .u64 o) {{ ret; }}\n\
          .visible .entry {long}(.param .u64 o) {{ ret; }}\n\
-         .visible .entry bad_two(.param .u64 o) {{ .reg .b64 %t; mov.u64 %t, %globaltimer; ret; }}\n"
+         .visible .entry bad_two(.param .u64 o, {SAMPLED}\n"
     );
     let file = dir.join("k.ptx");
     std::fs::write(&file, ptx).unwrap();

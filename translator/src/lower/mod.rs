@@ -492,6 +492,8 @@ pub(crate) struct Cx<'a> {
     /// The variable holding the thread's linear index in its block, once read
     /// (`special::linear_tid`).
     linear_tid: Option<VarId>,
+    /// The substitute clock's counter, once read (`special::counter`).
+    clock_counter: Option<VarId>,
 }
 
 impl<'a> Cx<'a> {
@@ -536,6 +538,7 @@ impl<'a> Cx<'a> {
             spare: Vec::new(),
             helpers: places.helpers,
             linear_tid: None,
+            clock_counter: None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! Special registers (ISA 10): how each is computed from what Vulkan provides. The ones Vulkan
 //! has no counterpart for are defined here (see `read`): `%smid` 0 of `%nsmid` 1, `%gridid` 0,
-//! `%envregN` and `%pmN` 0; `%globaltimer` is refused as a missing device feature, and the cycle
-//! counters need VK_KHR_shader_clock.
+//! `%envregN` and `%pmN` 0; the cycle counters read VK_KHR_shader_clock's subgroup clock where
+//! the device has it, and `%globaltimer` (and the cycle counters elsewhere) a per-invocation
+//! counter that every read advances (see `counter`).
 //!
 //! A warp is always 32 consecutive linear thread ids (x fastest, then y, then z), as in CUDA.
 //! With native subgroups the linear id is built from the subgroup ids (so the warp/subgroup
@@ -136,16 +137,11 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
             cx.bin(BinOp::IAdd, d, s)
         }
         SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64 => clock(cx, s),
+        // VK_KHR_shader_clock's device clock counts in unspecified units; %globaltimer is
+        // defined in nanoseconds, which no Vulkan feature provides.
         SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi => {
-            // VK_KHR_shader_clock's device clock counts in unspecified units; %globaltimer is
-            // defined in nanoseconds, which no Vulkan feature provides.
-            cx.missing_feature("a nanosecond global timer (%globaltimer); Vulkan has none");
-            let ty = if s == SpecialReg::GlobalTimer {
-                Ty::I64
-            } else {
-                Ty::I32
-            };
-            cx.konst(ty, 0)
+            let c = counter(cx);
+            split(cx, c, s)
         }
         // The ISA only promises 0 <= %smid < %nsmid (ids need not be contiguous, and a thread's
         // %smid may change); Vulkan does not say which core runs a workgroup, so every thread
@@ -161,27 +157,56 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
     }
 }
 
-/// `%clock`, `%clock_hi`, `%clock64`: the subgroup's cycle counter (VK_KHR_shader_clock).
+/// `%clock`, `%clock_hi`, `%clock64`: the subgroup's cycle counter (VK_KHR_shader_clock), or
+/// the substitute counter on devices without it.
 fn clock(cx: &mut Cx<'_>, s: SpecialReg) -> ValueId {
-    if !cx.profile.shader_clock {
-        cx.missing_feature("VK_KHR_shader_clock (shaderSubgroupClock) for the cycle counters");
-        return cx.konst(
-            if s == SpecialReg::Clock64 {
-                Ty::I64
-            } else {
-                Ty::I32
-            },
-            0,
-        );
-    }
-    let c = cx.emit(Ty::I64, Op::Builtin(Builtin::Clock));
+    let c = if cx.profile.shader_clock {
+        cx.emit(Ty::I64, Op::Builtin(Builtin::Clock))
+    } else {
+        counter(cx)
+    };
+    split(cx, c, s)
+}
+
+/// The part of a 64-bit counter that register `s` reads.
+fn split(cx: &mut Cx<'_>, c: ValueId, s: SpecialReg) -> ValueId {
     match s {
-        SpecialReg::Clock => cx.conv(ConvOp::Trunc, c, Ty::I32),
-        SpecialReg::ClockHi => {
+        SpecialReg::Clock | SpecialReg::GlobalTimerLo => cx.conv(ConvOp::Trunc, c, Ty::I32),
+        SpecialReg::ClockHi | SpecialReg::GlobalTimerHi => {
             let k = cx.konst(Ty::I64, 32);
             let hi = cx.bin(BinOp::LShr, c, k);
             cx.conv(ConvOp::Trunc, hi, Ty::I32)
         }
         _ => c,
     }
+}
+
+/// How far each read of the substitute counter advances it: about what one turn of a loop that
+/// reads a clock, subtracts and compares costs on NVIDIA hardware, in cycles or nanoseconds, so
+/// that a loop waiting for a span of time ends after a number of turns of the same order as on
+/// a GPU.
+pub const COUNTER_STEP: u64 = 32;
+
+/// The substitute for a clock the device lacks: a per-invocation 64-bit counter, zero at the
+/// function's entry, that each read advances by [`COUNTER_STEP`] before returning it. Reads in
+/// one function body are strictly increasing in program order, so `t1 - t0 > 0` holds for any
+/// two reads in that order and a loop that waits for the difference to reach a bound ends.
+/// The counter is the function's own: a called function starts from zero.
+fn counter(cx: &mut Cx<'_>) -> ValueId {
+    let var = match cx.clock_counter {
+        Some(v) => v,
+        None => {
+            let entry = cx.f.entry;
+            let zero = cx.f.push(entry, Ty::I64, Op::Const(0));
+            let var = cx.f.new_var(Ty::I64, "clock.counter");
+            cx.f.push_void(entry, Op::StoreVar(var, zero));
+            cx.clock_counter = Some(var);
+            var
+        }
+    };
+    let c = cx.load_var(var);
+    let step = cx.konst(Ty::I64, COUNTER_STEP);
+    let next = cx.bin(BinOp::IAdd, c, step);
+    cx.emit_void(Op::StoreVar(var, next));
+    next
 }
