@@ -289,10 +289,19 @@ fn write_cache_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&Sha256::digest(data));
     out.extend_from_slice(data);
-    // Write then rename, so that a concurrent reader sees the old file or the new one.
+    // Write, flush to disk, then rename: a concurrent reader, or the next process after a kill
+    // or a crash midway, sees the old file or the new one, never a part.
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
-    std::fs::write(&tmp, out)?;
-    std::fs::rename(&tmp, path)
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            std::io::Write::write_all(&mut f, &out)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

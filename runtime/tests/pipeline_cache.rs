@@ -74,3 +74,27 @@ fn pipelines_are_cached_on_disk_per_module_and_device() {
     assert!(!run_saxpy(&ctx2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_cache_file_that_cannot_be_written_leaves_nothing_behind() {
+    let dir = common::temp_dir("pipeline-cache-unwritable");
+    let mut opts = common::options();
+    opts.pipeline_cache_dir = Some(dir.clone());
+    let ctx = Context::new(&opts).unwrap();
+    assert!(!run_saxpy(&ctx));
+    let files = cache_files(&dir);
+    assert_eq!(files.len(), 2, "{files:?}");
+    // A directory where each file was: reading it fails, and so does renaming the new file
+    // over it when the module is dropped.
+    for f in &files {
+        std::fs::remove_file(f).unwrap();
+        std::fs::create_dir(f).unwrap();
+    }
+    assert!(!run_saxpy(&ctx));
+    let ctx2 = Context::new(&opts).unwrap();
+    assert!(!run_saxpy(&ctx2));
+    // The kernels ran; no temporary file is left beside the cache's entries.
+    assert_eq!(cache_files(&dir), files);
+    assert!(files.iter().all(|f| f.is_dir()));
+    let _ = std::fs::remove_dir_all(&dir);
+}

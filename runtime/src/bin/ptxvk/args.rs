@@ -208,6 +208,75 @@ pub fn random_bytes(ty: ScalarType, count: usize, seed: u64) -> Vec<u8> {
     out
 }
 
+/// A buffer argument's initial bytes. A size past the device's memory (`max_bytes`), or one the
+/// host cannot allocate, is an error before anything is allocated.
+pub fn init_bytes(
+    ty: ScalarType,
+    count: Option<usize>,
+    init: &Init,
+    max_bytes: u64,
+) -> Result<Vec<u8>> {
+    let size = ty.bytes() as usize;
+    if let Some(n) = count {
+        let fits = n
+            .checked_mul(size)
+            .filter(|&b| b as u64 <= max_bytes)
+            .ok_or_else(|| {
+                anyhow!("{n} {ty} values are more than the device's {max_bytes} bytes of memory")
+            })?;
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(fits)
+            .map_err(|_| anyhow!("cannot allocate {fits} bytes on the host for {n} {ty} values"))?;
+    }
+    Ok(match init {
+        Init::Zeros => vec![0; count.unwrap_or(0) * size],
+        Init::Iota => (0..count.unwrap_or(0))
+            .map(|i| {
+                let text = if ty.is_float() {
+                    format!("{i}.0")
+                } else {
+                    i.to_string()
+                };
+                value_bytes(&text, ty)
+            })
+            .collect::<Result<Vec<_>>>()?
+            .concat(),
+        Init::Rand(seed) => random_bytes(ty, count.unwrap_or(0), *seed),
+        Init::Fill(v) => value_bytes(v, ty)?.repeat(count.unwrap_or(0)),
+        Init::List(vals) => {
+            if let Some(c) = count
+                && c != vals.len()
+            {
+                bail!("{} values listed for {} elements", vals.len(), c);
+            }
+            vals.iter()
+                .map(|v| value_bytes(v, ty))
+                .collect::<Result<Vec<_>>>()?
+                .concat()
+        }
+        Init::File(path) => {
+            let data = std::fs::read(path).with_context(|| format!("cannot read `{path}`"))?;
+            if data.len() % size != 0 {
+                bail!(
+                    "`{path}` holds {} bytes, not a whole number of {ty} values",
+                    data.len()
+                );
+            }
+            if let Some(c) = count
+                && c * size != data.len()
+            {
+                bail!(
+                    "`{path}` holds {} values, {} expected",
+                    data.len() / size,
+                    c
+                );
+            }
+            data
+        }
+    })
+}
+
 /// Formats one element for display.
 pub fn format_value(bytes: &[u8], ty: ScalarType) -> String {
     let mut b8 = [0u8; 8];

@@ -1,6 +1,7 @@
 //! `ptxvk`: check, translate and run PTX kernels on Vulkan devices.
 
 mod args;
+mod cli;
 mod exec;
 mod run;
 mod translate;
@@ -10,85 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::Parser;
 use ptxvk_runtime::translator::{Program, SourceFile};
+
+use crate::cli::{Cli, Command};
 
 // Translation makes many small allocations; mimalloc runs it 1.3-1.5x faster than glibc's
 // malloc (docs/benchmarks.md), as rustc links jemalloc for the same reason.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: ptxvk_alloc::MiMalloc = ptxvk_alloc::MiMalloc;
-
-#[derive(Parser)]
-#[command(
-    name = "ptxvk",
-    version,
-    about = "Run NVIDIA PTX kernels on any Vulkan device"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// List Vulkan devices and the features ptxvk uses.
-    Info {
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Parse and check PTX files; print diagnostics and each kernel's signature.
-    Check {
-        /// PTX files.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Machine-readable output (kernels with their parameters).
-        #[arg(long)]
-        json: bool,
-    },
-    /// Translate a PTX file to SPIR-V.
-    Translate {
-        /// The PTX file.
-        file: PathBuf,
-        /// Only this kernel (default: every kernel).
-        #[arg(long, short)]
-        kernel: Option<String>,
-        /// Output file, `-` for stdout (default: FILE.KERNEL.spv next to the input, or stdout
-        /// for text forms).
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-        /// What to write.
-        #[arg(long, value_enum, default_value = "spirv")]
-        emit: Emit,
-        /// Translate for a named device profile instead of the default device (see `ptxvk info`).
-        #[arg(long)]
-        device_profile: Option<String>,
-    },
-    /// Run a kernel: allocate its buffers, launch it, show or save the results.
-    Run(run::RunArgs),
-    /// Launch a kernel many times (batched on one stream) and report the time per launch.
-    Bench(run::BenchArgs),
-    /// Run a CUDA program on ptxvk: COMMAND runs with ptxvk's libcuda.so.1 first on
-    /// LD_LIBRARY_PATH (`ptxvk exec -- ./app ARGS`).
-    Exec {
-        /// The program and its arguments.
-        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
-        command: Vec<std::ffi::OsString>,
-    },
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Emit {
-    /// SPIR-V binary.
-    Spirv,
-    /// SPIR-V assembly text.
-    Spvasm,
-    /// ptxvk's IR (for debugging the translator).
-    Ir,
-    /// The kernel ABI (parameters and their layout) as JSON.
-    Abi,
-}
 
 fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_env("PTXVK_LOG")
@@ -145,6 +77,29 @@ pub fn read_source(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
         )
     })?;
     Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+/// Writes `path` whole or not at all: the bytes go to a temporary file in the same directory,
+/// flushed to disk and then renamed over `path`, so that an error or a kill midway leaves the
+/// old file (or none) rather than a truncated one that looks like a result.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write as _;
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if path.file_name().is_none() {
+        bail!("cannot write `{}`: not a file name", path.display());
+    }
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // Not derived from the output's name, which may already be as long as a name can be.
+    let tmp = path.with_file_name(format!(".ptxvk-{}-{n}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    let result = written.and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 /// Prints translator diagnostics the rustc way (colors on a terminal).
@@ -286,4 +241,30 @@ fn signature(k: &ptxvk_runtime::translator::KernelAbi) -> String {
         params: k.params.clone(),
     }
     .signature()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_file;
+
+    #[test]
+    fn write_file_replaces_whole_files_and_leaves_nothing_on_failure() {
+        let dir = std::env::temp_dir().join(format!("ptxvk-write-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("out.bin");
+        write_file(&file, b"first").unwrap();
+        write_file(&file, b"second, longer").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"second, longer");
+        // A directory in the way: the rename fails, and the temporary file goes too.
+        let blocked = dir.join("blocked");
+        std::fs::create_dir(&blocked).unwrap();
+        let err = write_file(&blocked, b"data").unwrap_err();
+        assert!(err.to_string().contains("cannot write"), "{err}");
+        // No directory to write in, or no file name: nothing is created.
+        assert!(write_file(&dir.join("missing/out.bin"), b"x").is_err());
+        assert!(write_file(std::path::Path::new("/"), b"x").is_err());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -2,64 +2,17 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-use anyhow::{Context as _, Result, anyhow, bail};
-use clap::Args;
-use ptxvk_runtime::translator::ScalarType;
 use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use ptxvk_runtime::translator::ScalarType;
 
 use ptxvk_runtime::{
     Buffer, Context, ContextOptions, Error, Kernel, KernelArg, LaunchConfig, Module, describe_param,
 };
 
-use crate::args::{self, ArgSpec, Init};
-
-#[derive(Args)]
-pub struct RunArgs {
-    /// The PTX file.
-    file: PathBuf,
-    /// The kernel to run (optional when the file has one kernel).
-    #[arg(long, short)]
-    kernel: Option<String>,
-    /// Grid size in blocks: `X[,Y[,Z]]`.
-    #[arg(long, default_value = "1")]
-    grid: String,
-    /// Block size in threads: `X[,Y[,Z]]`.
-    #[arg(long, default_value = "1")]
-    block: String,
-    /// Kernel arguments, in order: scalars (`1000`, `f32:2.5`) or buffers (`x=f32[1000]:rand`,
-    /// `f32[N]:iota`, `f32[N]:1.5`, `u32[3]:[1,2,3]`, `f32[]:@file.bin`).
-    #[arg(long = "arg", short = 'a', allow_hyphen_values = true)]
-    args: Vec<String>,
-    /// Write a buffer's final contents (raw little-endian) to a file: NAME=FILE.
-    #[arg(long = "out", short = 'o')]
-    outs: Vec<String>,
-    /// How many elements of each buffer to print (0: none).
-    #[arg(long, default_value_t = 8)]
-    print: usize,
-    /// Print the buffers as JSON instead.
-    #[arg(long)]
-    json: bool,
-    /// Device index, `kind:TYPE` or name substring (overrides PTXVK_DEVICE).
-    #[arg(long)]
-    device: Option<String>,
-    /// Dynamic shared memory bytes for `extern .shared` arrays.
-    #[arg(long, default_value_t = 0)]
-    shared: u32,
-    /// Measure the kernel's device time with Vulkan timestamps.
-    #[arg(long)]
-    time: bool,
-}
-
-/// `ptxvk bench`: the `run` arguments plus how often to launch.
-#[derive(Args)]
-pub struct BenchArgs {
-    #[command(flatten)]
-    run: RunArgs,
-    /// Timed launches (after one untimed warm-up launch).
-    #[arg(long, short = 'n', default_value_t = 100)]
-    iters: u32,
-}
+use crate::args::{self, ArgSpec};
+use crate::cli::{BenchArgs, RunArgs};
 
 struct HostBuffer {
     name: String,
@@ -81,18 +34,15 @@ struct Prepared {
     cfg: LaunchConfig,
     kargs: Vec<KernelArg>,
     buffers: Vec<HostBuffer>,
+    /// `--out NAME=FILE`.
+    outs: Vec<(String, PathBuf)>,
 }
 
 /// `Ok(None)`: diagnostics were printed, exit with 1.
 fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
+    let spec = a.launch_spec()?;
     let src = crate::read_source(&a.file)?;
-    let grid = args::parse_dims(&a.grid).context("--grid")?;
-    let block = args::parse_dims(&a.block).context("--block")?;
-    let specs: Vec<ArgSpec> = a
-        .args
-        .iter()
-        .map(|s| args::parse_arg(s).with_context(|| format!("--arg {s}")))
-        .collect::<Result<_>>()?;
+    let specs = spec.args;
 
     let mut opts = ContextOptions::from_env();
     if a.device.is_some() {
@@ -159,7 +109,7 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
                 count,
                 init,
             } => {
-                let data = init_bytes(*ty, *count, init, ctx.info().device_local_bytes)
+                let data = args::init_bytes(*ty, *count, init, ctx.info().device_local_bytes)
                     .with_context(|| format!("argument {i} (`{}`)", p.name))?;
                 let count = data.len() / ty.bytes() as usize;
                 let buffer = Buffer::new(&ctx, data.len() as u64)?;
@@ -175,9 +125,18 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
             }
         }
     }
+    // Every `--out` names a buffer, checked before the launch: a typo found after it would
+    // leave the files written so far beside an error.
+    if let Some((name, path)) = spec
+        .outs
+        .iter()
+        .find(|(n, _)| !buffers.iter().any(|b| &b.name == n))
+    {
+        bail!("--out {name}={}: no buffer named `{name}`", path.display());
+    }
     let cfg = LaunchConfig {
-        grid,
-        block,
+        grid: spec.grid,
+        block: spec.block,
         shared_bytes: a.shared,
     };
     Ok(Some(Prepared {
@@ -189,6 +148,7 @@ fn prepare(a: &RunArgs) -> Result<Option<Prepared>> {
         cfg,
         kargs,
         buffers,
+        outs: spec.outs,
     }))
 }
 
@@ -207,20 +167,17 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         ctx,
         kernel_name,
         buffers,
+        outs,
         ..
     } = p;
 
-    for o in &a.outs {
-        let (name, path) = o
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--out expects NAME=FILE, got `{o}`"))?;
-        let b = buffers
-            .iter()
-            .find(|b| b.name == name)
-            .ok_or_else(|| anyhow!("--out {o}: no buffer named `{name}`"))?;
+    for (name, path) in &outs {
+        let Some(b) = buffers.iter().find(|b| &b.name == name) else {
+            continue; // refused in `prepare`
+        };
         let mut data = vec![0u8; b.buffer.size() as usize];
         b.buffer.read_bytes(0, &mut data)?;
-        std::fs::write(path, data).with_context(|| format!("cannot write `{path}`"))?;
+        crate::write_file(path, &data)?;
     }
     if a.json {
         let mut map = serde_json::Map::new();
@@ -388,73 +345,4 @@ fn scalar_arg(ty: ScalarType, b: &[u8]) -> KernelArg {
             _ => KernelArg::U64(v),
         },
     }
-}
-
-/// A buffer argument's initial bytes. A size past the device's memory (`max_bytes`), or one the
-/// host cannot allocate, is an error before anything is allocated.
-fn init_bytes(
-    ty: ScalarType,
-    count: Option<usize>,
-    init: &Init,
-    max_bytes: u64,
-) -> Result<Vec<u8>> {
-    let size = ty.bytes() as usize;
-    if let Some(n) = count {
-        let fits = n
-            .checked_mul(size)
-            .filter(|&b| b as u64 <= max_bytes)
-            .ok_or_else(|| {
-                anyhow!("{n} {ty} values are more than the device's {max_bytes} bytes of memory")
-            })?;
-        let mut probe: Vec<u8> = Vec::new();
-        probe
-            .try_reserve_exact(fits)
-            .map_err(|_| anyhow!("cannot allocate {fits} bytes on the host for {n} {ty} values"))?;
-    }
-    Ok(match init {
-        Init::Zeros => vec![0; count.unwrap_or(0) * size],
-        Init::Iota => (0..count.unwrap_or(0))
-            .map(|i| {
-                let text = if ty.is_float() {
-                    format!("{i}.0")
-                } else {
-                    i.to_string()
-                };
-                args::value_bytes(&text, ty)
-            })
-            .collect::<Result<Vec<_>>>()?
-            .concat(),
-        Init::Rand(seed) => args::random_bytes(ty, count.unwrap_or(0), *seed),
-        Init::Fill(v) => args::value_bytes(v, ty)?.repeat(count.unwrap_or(0)),
-        Init::List(vals) => {
-            if let Some(c) = count
-                && c != vals.len()
-            {
-                bail!("{} values listed for {} elements", vals.len(), c);
-            }
-            vals.iter()
-                .map(|v| args::value_bytes(v, ty))
-                .collect::<Result<Vec<_>>>()?
-                .concat()
-        }
-        Init::File(path) => {
-            let data = std::fs::read(path).with_context(|| format!("cannot read `{path}`"))?;
-            if data.len() % size != 0 {
-                bail!(
-                    "`{path}` holds {} bytes, not a whole number of {ty} values",
-                    data.len()
-                );
-            }
-            if let Some(c) = count
-                && c * size != data.len()
-            {
-                bail!(
-                    "`{path}` holds {} values, {} expected",
-                    data.len() / size,
-                    c
-                );
-            }
-            data
-        }
-    })
 }

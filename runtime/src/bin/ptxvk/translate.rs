@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use ptxvk_runtime::translator::{DeviceProfile, Program};
 
-use crate::{Emit, print_diagnostics, read_source};
+use crate::cli::Emit;
+use crate::{print_diagnostics, read_source, write_file};
 
 /// The longest file name common file systems take (ext4, XFS, APFS, NTFS: 255 bytes).
 const NAME_MAX: usize = 255;
@@ -96,8 +97,7 @@ pub fn translate(
                     (None, None) => beside(file, name),
                 };
                 let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-                std::fs::write(&path, bytes)
-                    .with_context(|| format!("cannot write `{}`", path.display()))?;
+                write_file(&path, &bytes)?;
                 eprintln!("wrote {} ({} words)", path.display(), k.spirv.len());
                 if !path.to_string_lossy().contains(name.as_str()) {
                     eprintln!("  (kernel `{name}`: its name is too long for a file name)");
@@ -117,8 +117,11 @@ pub fn translate(
     }
     if !text.is_empty() {
         match output {
-            Some(p) if !stdout => std::fs::write(p, text)
-                .with_context(|| format!("cannot write `{}`", p.display()))?,
+            // One file for every kernel: without the failed ones it would pass for complete.
+            Some(p) if !stdout && !failed.is_empty() => {
+                eprintln!("not writing `{}`: some kernels failed", p.display());
+            }
+            Some(p) if !stdout => write_file(p, text.as_bytes())?,
             _ => print!("{text}"),
         }
     }
@@ -182,7 +185,7 @@ fn write_manifest(path: &Path, written: &[(&str, PathBuf)]) -> Result<()> {
         })
         .collect();
     let json = serde_json::to_string_pretty(&serde_json::json!({ "kernels": kernels }))?;
-    std::fs::write(path, json + "\n").with_context(|| format!("cannot write `{}`", path.display()))
+    write_file(path, (json + "\n").as_bytes())
 }
 
 fn ends_in_slash(p: &Path) -> bool {
