@@ -386,5 +386,13 @@ mod tests {
         assert_eq!(entry("cvt.rn.f16x2.e2m1x2"), "cvt.e2m1x2");
         assert_eq!(entry("cvt.rp.satfinite.ue8m0x2.bf16x2"), "cvt.ue8m0x2");
         assert_eq!(entry("cvt.rn.f16.f32"), "none");
+        assert_eq!(
+            entry("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+            "mma"
+        );
+        assert_eq!(
+            entry("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
+            "ldmatrix"
+        );
     }
 }

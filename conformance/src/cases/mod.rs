@@ -19,6 +19,7 @@ mod convert;
 mod convert_model;
 mod kernel_case;
 mod ldst;
+mod matrix;
 mod moves;
 mod operands;
 mod sm90;
@@ -54,6 +55,7 @@ pub fn all() -> Vec<Case> {
     v.extend(spaces::cases());
     v.extend(sm90::cases());
     v.extend(video::cases());
+    v.extend(matrix::cases());
     // --- corpus ---
     v.extend(corpus::cases());
     // --- textures ---

@@ -152,6 +152,21 @@ impl<'s, 'a> Mods<'s, 'a> {
         None
     }
 
+    /// The next modifier, in written order, that `table` names (for instructions whose
+    /// modifiers of one group are written several times, as `mma`'s element types).
+    pub fn next_of<T: Copy>(&mut self, table: &[(&str, T)]) -> Option<(T, Span)> {
+        for i in 0..self.items.len() {
+            if self.is_used(i) {
+                continue;
+            }
+            if let Some((_, v)) = table.iter().find(|(n, _)| same(self.items[i].node, n)) {
+                self.set_used(i);
+                return Some((*v, self.items[i].span));
+            }
+        }
+        None
+    }
+
     /// The next type modifier, which must be one of `allowed`.
     pub fn ty(&mut self, allowed: &[ScalarType]) -> Option<ScalarType> {
         match self.next_type() {

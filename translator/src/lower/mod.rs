@@ -39,6 +39,8 @@ mod convert;
 mod async_copy;
 mod misc;
 mod video;
+// --- warp-level matrix instructions ---
+mod matrix;
 // --- textures ---
 #[cfg(test)]
 mod held_tests;
@@ -714,6 +716,11 @@ impl Cx<'_> {
             PtxOp::VideoScalar(v) => video::scalar(self, v),
             PtxOp::VideoSimd(v) => video::simd(self, v),
             PtxOp::VideoMad(v) => video::mad(self, v),
+            // --- warp-level matrix instructions ---
+            PtxOp::Ldmatrix(l) => matrix::ldmatrix(self, l),
+            PtxOp::Stmatrix(s) => matrix::stmatrix(self, s),
+            PtxOp::Movmatrix(m) => matrix::movmatrix(self, m),
+            PtxOp::Mma(x) => matrix::mma(self, x),
             // --- textures ---
             PtxOp::Tex(t) => texture::tex(self, t),
             PtxOp::Tld4(t) => texture::tld4(self, t),

@@ -360,3 +360,79 @@ fn later_entries_match_the_isa_text() {
         ((7, 4), 80)
     );
 }
+
+/// The warp-level matrix instructions, from their "PTX ISA Notes" and "Target ISA Notes":
+/// ldmatrix 6.5/sm_75; movmatrix 7.8/sm_75; stmatrix 7.8/sm_90; mma 6.4/sm_70 (.m8n8k4),
+/// 6.5/sm_75 (.m8n8k16/.m8n8k32/.m8n8k128, .m16n8k8 with .f16), 7.0/sm_80 (the other
+/// .m16n8 shapes, .bf16, .tf32, .m8n8k4 with .f64), 7.1 (.and.popc), 7.8/sm_90 (.m16n8 .f64),
+/// 8.4/sm_89 (.e4m3/.e5m2 .m16n8k32), 8.7 (.e4m3/.e5m2 .m16n8k16).
+#[test]
+fn matrix_instructions() {
+    let sync = ["sync", "aligned"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        sync.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    assert_eq!(
+        need("ldmatrix", &with(&["m8n8", "x4", "b16"]), &[]),
+        ((6, 5), 75)
+    );
+    assert_eq!(
+        need("movmatrix", &with(&["m8n8", "trans", "b16"]), &[]),
+        ((7, 8), 75)
+    );
+    assert_eq!(
+        need("stmatrix", &with(&["m8n8", "x1", "b16"]), &[]),
+        ((7, 8), 90)
+    );
+    let mma = |m: &[&'static str]| need("mma", &with(m), &[]);
+    assert_eq!(
+        mma(&["m8n8k4", "row", "col", "f32", "f16", "f16", "f32"]),
+        ((6, 4), 70)
+    );
+    assert_eq!(
+        mma(&["m16n8k8", "row", "col", "f16", "f16", "f16", "f16"]),
+        ((6, 5), 75)
+    );
+    assert_eq!(
+        mma(&["m8n8k16", "row", "col", "s32", "s8", "s8", "s32"]),
+        ((6, 5), 75)
+    );
+    assert_eq!(
+        mma(&["m16n8k16", "row", "col", "f32", "bf16", "bf16", "f32"]),
+        ((7, 0), 80)
+    );
+    assert_eq!(
+        mma(&["m16n8k8", "row", "col", "f32", "tf32", "tf32", "f32"]),
+        ((7, 0), 80)
+    );
+    assert_eq!(
+        mma(&["m8n8k4", "row", "col", "f64", "f64", "f64", "f64"]),
+        ((7, 0), 80)
+    );
+    assert_eq!(
+        mma(&[
+            "m16n8k256",
+            "row",
+            "col",
+            "s32",
+            "b1",
+            "b1",
+            "s32",
+            "and",
+            "popc"
+        ]),
+        ((7, 1), 80)
+    );
+    assert_eq!(
+        mma(&["m16n8k8", "row", "col", "f64", "f64", "f64", "f64"]),
+        ((7, 8), 90)
+    );
+    assert_eq!(
+        mma(&["m16n8k32", "row", "col", "f32", "e4m3", "e5m2", "f32"]),
+        ((8, 4), 89)
+    );
+    assert_eq!(
+        mma(&["m16n8k16", "row", "col", "f32", "e4m3", "e4m3", "f32"]),
+        ((8, 7), 89)
+    );
+}

@@ -63,6 +63,10 @@ pub use misc::{ClusterQuery, NoEffect};
 mod video;
 pub use video::{Part, Secondary, VideoMad, VideoOp, VideoScalar, VideoSimd};
 
+// --- warp-level matrix instructions ---
+mod matrix;
+pub use matrix::{BitOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix};
+
 // --- textures ---
 mod texture;
 pub use texture::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
@@ -173,6 +177,11 @@ pub enum Op {
     VideoSimd(Box<VideoSimd>),
     /// `vmad`.
     VideoMad(Box<VideoMad>),
+    // --- warp-level matrix instructions ---
+    Ldmatrix(Box<Ldmatrix>),
+    Stmatrix(Box<Stmatrix>),
+    Movmatrix(Box<Movmatrix>),
+    Mma(Box<Mma>),
     // --- textures ---
     Tex(Box<Tex>),
     Tld4(Box<Tld4>),
@@ -257,6 +266,11 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "shf" => logic::shf(cx, i, &mut m).map(Op::Shf),
         "prmt" => permute::prmt(cx, i, &mut m).map(Op::Prmt),
         // --- end integer ---
+        // --- warp-level matrix instructions ---
+        "ldmatrix" => matrix::ldmatrix(cx, i, &mut m).map(|l| Op::Ldmatrix(Box::new(l))),
+        "stmatrix" => matrix::stmatrix(cx, i, &mut m).map(|s| Op::Stmatrix(Box::new(s))),
+        "movmatrix" => matrix::movmatrix(cx, i, &mut m).map(|v| Op::Movmatrix(Box::new(v))),
+        "mma" => matrix::mma(cx, i, &mut m).map(|x| Op::Mma(Box::new(x))),
         // --- textures ---
         "tex" => texture::tex(cx, i, &mut m).map(|t| Op::Tex(Box::new(t))),
         "tld4" => texture::tld4(cx, i, &mut m).map(|t| Op::Tld4(Box::new(t))),

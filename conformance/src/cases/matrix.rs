@@ -1,0 +1,899 @@
+//! The warp-level matrix instructions: `mma.sync.aligned` for each shape and type, `ldmatrix`,
+//! `stmatrix` and `movmatrix`, on one warp with random inputs. The reference model places every
+//! fragment element by the formulas of the ISA's "Matrix Fragments for mma.mXnYkZ" tables and
+//! the `ldmatrix`/`stmatrix`/`movmatrix` fragment figures, and computes D from the matrices.
+//! Integer results are exact; floating-point ones are within the bound of docs/decisions.md
+//! ("Warp-level matrix multiply-accumulate") of the exact value, the ISA leaving the order of
+//! accumulation open.
+
+use std::sync::Arc;
+
+use super::kernel_case::rejected_line;
+use crate::launch::{self, Arg, Launch};
+use crate::values::Rng;
+use crate::{Case, Outcome, launch_outcome};
+
+const FAMILY: &str = "warp matrix";
+const HEADER: &str = ".version 8.7\n.target sm_90\n.address_size 64\n";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum T {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S4,
+    U4,
+    B1,
+    S32,
+    E4m3,
+    E5m2,
+}
+
+impl T {
+    fn name(self) -> &'static str {
+        match self {
+            T::F16 => "f16",
+            T::Bf16 => "bf16",
+            T::Tf32 => "tf32",
+            T::F32 => "f32",
+            T::F64 => "f64",
+            T::S8 => "s8",
+            T::U8 => "u8",
+            T::S4 => "s4",
+            T::U4 => "u4",
+            T::B1 => "b1",
+            T::S32 => "s32",
+            T::E4m3 => "e4m3",
+            T::E5m2 => "e5m2",
+        }
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            T::B1 => 1,
+            T::S4 | T::U4 => 4,
+            T::S8 | T::U8 | T::E4m3 | T::E5m2 => 8,
+            T::F16 | T::Bf16 => 16,
+            T::Tf32 | T::F32 | T::S32 => 32,
+            T::F64 => 64,
+        }
+    }
+
+    /// Elements per fragment register.
+    fn per_reg(self) -> u32 {
+        (32 / self.bits()).max(1)
+    }
+
+    /// The value of an element's bits.
+    fn value(self, b: u64) -> f64 {
+        match self {
+            T::F16 => f64::from(half::f16::from_bits(b as u16)),
+            T::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
+            // "The lower 13 bits are ignored": .tf32 is an f32 with a 10-bit fraction.
+            T::Tf32 => f64::from(f32::from_bits(b as u32 & !0x1FFF)),
+            T::F32 => f64::from(f32::from_bits(b as u32)),
+            T::F64 => f64::from_bits(b),
+            T::S8 => f64::from(b as u8 as i8),
+            T::U8 => f64::from(b as u8),
+            T::S4 => f64::from(((b as u8) << 4) as i8 >> 4),
+            T::U4 => f64::from(b as u8 & 15),
+            T::B1 => (b & 1) as f64,
+            T::S32 => f64::from(b as u32 as i32),
+            T::E4m3 => fp8(b as u8, 4, 3),
+            T::E5m2 => fp8(b as u8, 5, 2),
+        }
+    }
+
+    /// Random element bits: floats of moderate range (no overflow of the accumulation),
+    /// integers over all their values.
+    fn random(self, rng: &mut Rng) -> u64 {
+        let r = rng.next_u64();
+        let small = |rng: &mut Rng| {
+            let m = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+            m * 2f64.powi(rng.below(8) as i32 - 4)
+        };
+        match self {
+            T::F16 => u64::from(half::f16::from_f64(small(rng)).to_bits()),
+            T::Bf16 => u64::from(half::bf16::from_f64(small(rng)).to_bits()),
+            // Random low bits, which the instruction must ignore.
+            T::Tf32 => u64::from((small(rng) as f32).to_bits() ^ (r as u32 & 0x1FFF)),
+            T::F32 => u64::from((small(rng) as f32).to_bits()),
+            T::F64 => small(rng).to_bits(),
+            T::E4m3 | T::E5m2 => {
+                // Any byte but the NaNs (and, for .e5m2, infinities).
+                let b = r as u8;
+                let nan =
+                    self.value(u64::from(b)).is_nan() || self.value(u64::from(b)).is_infinite();
+                u64::from(if nan { b & 0xB7 } else { b })
+            }
+            _ => r & ((1u64 << self.bits()) - 1),
+        }
+    }
+}
+
+/// The value of an 8-bit float: `.e4m3` (bias 7, S.1111.111 NaN, no infinities) or `.e5m2`
+/// (IEEE binary16's top byte).
+fn fp8(b: u8, e: u32, m: u32) -> f64 {
+    let sign = if b >> 7 == 1 { -1.0 } else { 1.0 };
+    let ex = (u32::from(b) >> m) & ((1 << e) - 1);
+    let fr = u32::from(b) & ((1 << m) - 1);
+    let bias = (1i32 << (e - 1)) - 1;
+    if e == 4 && ex == 15 && fr == 7 {
+        return f64::NAN;
+    }
+    if e == 5 && ex == 31 {
+        return if fr == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    let (sig, p) = if ex == 0 {
+        (f64::from(fr), 1 - bias - m as i32)
+    } else {
+        (f64::from(fr | (1 << m)), ex as i32 - bias - m as i32)
+    };
+    sign * sig * 2f64.powi(p)
+}
+
+/// One `mma` form.
+#[derive(Clone, Copy, Debug)]
+struct Form {
+    m: u32,
+    n: u32,
+    k: u32,
+    d: T,
+    a: T,
+    b: T,
+    c: T,
+    satfinite: bool,
+    /// `.xor` (false) or `.and` (true) for `.b1`.
+    and: bool,
+}
+
+impl Form {
+    fn mnemonic(&self) -> String {
+        let mut s = format!("mma.sync.aligned.m{}n{}k{}.row.col", self.m, self.n, self.k);
+        if self.satfinite {
+            s.push_str(".satfinite");
+        }
+        for t in [self.d, self.a, self.b, self.c] {
+            s.push('.');
+            s.push_str(t.name());
+        }
+        if self.a == T::B1 {
+            s.push_str(if self.and { ".and.popc" } else { ".xor.popc" });
+        }
+        s
+    }
+
+    /// Elements of each fragment per lane: A, B, C/D.
+    fn elems(&self) -> (u32, u32, u32) {
+        (
+            self.m * self.k / 32,
+            self.k * self.n / 32,
+            self.m * self.n / 32,
+        )
+    }
+
+    fn regs(&self, t: T, elems: u32) -> u32 {
+        if t == T::F64 {
+            elems
+        } else {
+            elems / t.per_reg()
+        }
+    }
+}
+
+/// `(row, col)` of element `i` of lane `lane`'s A fragment, by the ISA's formulas (groupID =
+/// %laneid >> 2, threadID_in_group = %laneid % 4).
+fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane % 4);
+    match (f.a, f.m, f.k) {
+        // .f16/.bf16 m16n8k16: row groupID for a0,a1,a4,a5, else groupID + 8; col
+        // threadID_in_group * 2 + (i & 1), + 8 for i >= 4.
+        (T::F16 | T::Bf16, 16, 16) => (
+            if i < 2 || (4..6).contains(&i) {
+                g
+            } else {
+                g + 8
+            },
+            t * 2 + (i & 1) + if i >= 4 { 8 } else { 0 },
+        ),
+        // m16n8k8: row groupID for a0,a1, groupID + 8 for a2,a3; col threadID_in_group * 2 + (i & 1).
+        (T::F16 | T::Bf16, 16, 8) => (if i < 2 { g } else { g + 8 }, t * 2 + (i & 1)),
+        // .tf32 and .f64: row groupID for even i, groupID + 8 for odd (m16); col
+        // threadID_in_group + 4 * (i >> 1) (m16), threadID_in_group (m8n8k4).
+        (T::Tf32 | T::F64, 16, _) => (if i % 2 == 0 { g } else { g + 8 }, t + 4 * (i >> 1)),
+        (T::F64, 8, 4) => (g, t),
+        // 8-bit: m8n8k16 row groupID, col threadID_in_group * 4 + i; m16n8k16 row groupID
+        // for i < 4; m16n8k32 row groupID for i < 4 or 8 <= i < 12; col + 16 for i >= 8.
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 8, 16) => (g, t * 4 + i),
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 16, 16) => {
+            (if i < 4 { g } else { g + 8 }, t * 4 + (i & 3))
+        }
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 16, 32) => (
+            if i < 4 || (8..12).contains(&i) {
+                g
+            } else {
+                g + 8
+            },
+            t * 4 + (i & 3) + if i >= 8 { 16 } else { 0 },
+        ),
+        // 4-bit: m8n8k32 col threadID_in_group * 8 + i; m16n8k32 row groupID for i < 8;
+        // m16n8k64 row groupID for i < 8 or 16 <= i < 24, col + 32 for i >= 16.
+        (T::S4 | T::U4, 8, 32) => (g, t * 8 + i),
+        (T::S4 | T::U4, 16, 32) => (if i < 8 { g } else { g + 8 }, t * 8 + (i & 7)),
+        (T::S4 | T::U4, 16, 64) => (
+            if i < 8 || (16..24).contains(&i) {
+                g
+            } else {
+                g + 8
+            },
+            t * 8 + (i & 7) + if i >= 16 { 32 } else { 0 },
+        ),
+        // 1-bit: m8n8k128 col threadID_in_group * 32 + i; m16n8k128 row groupID for i < 32;
+        // m16n8k256 row groupID for i < 32 or 64 <= i < 96, col + 128 for i >= 64.
+        (T::B1, 8, 128) => (g, t * 32 + i),
+        (T::B1, 16, 128) => (if i < 32 { g } else { g + 8 }, t * 32 + (i & 31)),
+        (T::B1, 16, 256) => (
+            if i < 32 || (64..96).contains(&i) {
+                g
+            } else {
+                g + 8
+            },
+            t * 32 + (i & 31) + if i >= 64 { 128 } else { 0 },
+        ),
+        _ => (0, 0),
+    }
+}
+
+/// `(row, col)` of element `i` of the B fragment.
+fn b_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane % 4);
+    let row = match (f.b, f.k) {
+        // .f16/.bf16: threadID_in_group * 2 + (i & 1), + 8 for i >= 2 (k16).
+        (T::F16 | T::Bf16, _) => t * 2 + (i & 1) + if i >= 2 { 8 } else { 0 },
+        // .tf32/.f64: threadID_in_group + 4 * i.
+        (T::Tf32 | T::F64, _) => t + 4 * i,
+        // 8-bit: threadID_in_group * 4 + (i & 3), + 16 for i >= 4 (k32).
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2, _) => t * 4 + (i & 3) + if i >= 4 { 16 } else { 0 },
+        // 4-bit: threadID_in_group * 8 + (i & 7), + 32 for i >= 8 (k64).
+        (T::S4 | T::U4, _) => t * 8 + (i & 7) + if i >= 8 { 32 } else { 0 },
+        // 1-bit: threadID_in_group * 32 + (i & 31), + 128 for i >= 32 (k256).
+        (T::B1, _) => t * 32 + (i & 31) + if i >= 32 { 128 } else { 0 },
+        _ => 0,
+    };
+    (row, g)
+}
+
+/// `(row, col)` of element `i` of C and D: row groupID (+ 8 for c2, c3), col
+/// threadID_in_group * 2 + (i & 1).
+fn c_pos(lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane % 4);
+    (if i < 2 { g } else { g + 8 }, t * 2 + (i & 1))
+}
+
+/// Packs a lane's elements (in fragment order) into registers of `t`, as words.
+fn pack(t: T, elems: &[u64]) -> Vec<u32> {
+    if t == T::F64 {
+        return elems
+            .iter()
+            .flat_map(|&e| [e as u32, (e >> 32) as u32])
+            .collect();
+    }
+    let per = t.per_reg() as usize;
+    let mask = if t.bits() == 32 {
+        u64::MAX
+    } else {
+        (1u64 << t.bits()) - 1
+    };
+    elems
+        .chunks(per)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u64, |w, (j, &e)| w | ((e & mask) << (j as u32 * t.bits())))
+                as u32
+        })
+        .collect()
+}
+
+fn unpack(t: T, words: &[u32], n: usize) -> Vec<u64> {
+    if t == T::F64 {
+        return words
+            .chunks(2)
+            .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
+            .collect();
+    }
+    let per = t.per_reg() as usize;
+    (0..n)
+        .map(|i| {
+            let w = u64::from(words[i / per]);
+            let sh = (i % per) as u32 * t.bits();
+            if t.bits() == 32 {
+                w
+            } else {
+                (w >> sh) & ((1u64 << t.bits()) - 1)
+            }
+        })
+        .collect()
+}
+
+/// The PTX register class and load/store type of a fragment of `t`.
+fn reg_class(t: T) -> (&'static str, &'static str) {
+    match t {
+        T::F64 => ("%fd", "f64"),
+        T::F32 => ("%f", "f32"),
+        _ => ("%r", "b32"),
+    }
+}
+
+/// A kernel in which lane `l` loads its A, B and C registers from `inp + l * in_stride`, runs
+/// `mma`, and stores D at `out + l * out_stride`.
+fn mma_kernel(f: &Form) -> (String, u32, u32) {
+    let (ea, eb, ec) = f.elems();
+    let counts = [
+        (f.a, f.regs(f.a, ea)),
+        (f.b, f.regs(f.b, eb)),
+        (f.c, f.regs(f.c, ec)),
+    ];
+    let nd = f.regs(f.d, ec);
+    let mut body = String::new();
+    let mut off = 0u32;
+    let mut names: Vec<Vec<String>> = Vec::new();
+    let mut next = [0u32; 3];
+    let idx = |class: &str| match class {
+        "%fd" => 0,
+        "%f" => 1,
+        _ => 2,
+    };
+    for (t, n) in counts {
+        let (class, ty) = reg_class(t);
+        let mut v = Vec::new();
+        for _ in 0..n {
+            let r = &mut next[idx(class)];
+            let name = format!("{class}{r}");
+            *r += 1;
+            body.push_str(&format!("\tld.global.{ty} {name}, [%rd3+{off}];\n"));
+            off += if t == T::F64 { 8 } else { 4 };
+            v.push(name);
+        }
+        names.push(v);
+    }
+    let in_stride = off;
+    let (dclass, dty) = reg_class(f.d);
+    let mut dn = Vec::new();
+    for _ in 0..nd {
+        let r = &mut next[idx(dclass)];
+        dn.push(format!("{dclass}{r}"));
+        *r += 1;
+    }
+    let list = |v: &[String]| format!("{{{}}}", v.join(", "));
+    body.push_str(&format!(
+        "\t{} {}, {}, {}, {};\n",
+        f.mnemonic(),
+        list(&dn),
+        list(&names[0]),
+        list(&names[1]),
+        list(&names[2])
+    ));
+    let dsize = if f.d == T::F64 { 8 } else { 4 };
+    for (i, d) in dn.iter().enumerate() {
+        body.push_str(&format!(
+            "\tst.global.{dty} [%rd5+{}], {d};\n",
+            i as u32 * dsize
+        ));
+    }
+    let out_stride = nd * dsize;
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .u64 inp, .param .u64 out)\n{{\n\
+         \t.reg .b32 %r<{}>;\n\t.reg .f32 %f<{}>;\n\t.reg .f64 %fd<{}>;\n\t.reg .b64 %rd<8>;\n\
+         \t.reg .b32 %lane;\n\
+         \tld.param.u64 %rd1, [inp];\n\tld.param.u64 %rd2, [out];\n\
+         \tmov.u32 %lane, %laneid;\n\
+         \tmul.wide.u32 %rd6, %lane, {in_stride};\n\tadd.s64 %rd3, %rd1, %rd6;\n\
+         \tmul.wide.u32 %rd7, %lane, {out_stride};\n\tadd.s64 %rd5, %rd2, %rd7;\n\
+         {body}\tret;\n}}\n",
+        next[2] + 1,
+        next[1] + 1,
+        next[0] + 1,
+    );
+    (ptx, in_stride, out_stride)
+}
+
+/// The matrices of one test: A (M x K), B (K x N), C (M x N), as element bits.
+struct Mats {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+}
+
+fn random_mats(f: &Form, rng: &mut Rng) -> Mats {
+    let (m, n, k) = (f.m as usize, f.n as usize, f.k as usize);
+    Mats {
+        a: (0..m * k).map(|_| f.a.random(rng)).collect(),
+        b: (0..k * n).map(|_| f.b.random(rng)).collect(),
+        c: (0..m * n)
+            .map(|_| match f.c {
+                // Accumulators of every size.
+                T::S32 => rng.next_u64() >> (rng.below(3) * 16) & 0xFFFF_FFFF,
+                t => t.random(rng),
+            })
+            .collect(),
+    }
+}
+
+/// The input words of every lane.
+fn fragments(f: &Form, x: &Mats) -> Vec<u32> {
+    let (ea, eb, ec) = f.elems();
+    let k = f.k as usize;
+    let n = f.n as usize;
+    let mut words = Vec::new();
+    for lane in 0..32 {
+        let a: Vec<u64> = (0..ea)
+            .map(|i| {
+                let (r, c) = a_pos(f, lane, i);
+                x.a[r as usize * k + c as usize]
+            })
+            .collect();
+        let b: Vec<u64> = (0..eb)
+            .map(|i| {
+                let (r, c) = b_pos(f, lane, i);
+                x.b[r as usize * n + c as usize]
+            })
+            .collect();
+        let c: Vec<u64> = (0..ec)
+            .map(|i| {
+                let (r, col) = c_pos(lane, i);
+                x.c[r as usize * n + col as usize]
+            })
+            .collect();
+        words.extend(pack(f.a, &a));
+        words.extend(pack(f.b, &b));
+        words.extend(pack(f.c, &c));
+    }
+    words
+}
+
+/// Why element `(r, col)` of D, `got`, is wrong, if it is.
+fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<String> {
+    let (n, k) = (f.n as usize, f.k as usize);
+    if f.d == T::S32 {
+        let mut sum = i64::from(x.c[r * n + col] as u32 as i32);
+        for kk in 0..k {
+            let (a, b) = (x.a[r * k + kk], x.b[kk * n + col]);
+            sum += if f.a == T::B1 {
+                i64::from(if f.and { a & b } else { a ^ b } as u8 & 1)
+            } else {
+                f.a.value(a) as i64 * f.b.value(b) as i64
+            };
+        }
+        let want = if f.satfinite {
+            sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+        } else {
+            sum as i32
+        };
+        return (got as u32 as i32 != want)
+            .then(|| format!("expected {want}, got {}", got as u32 as i32));
+    }
+    // The exact sum (products of these formats are exact in f64; the sum is within a few f64
+    // units, far inside the bound) and the sum of magnitudes that bounds the rounding.
+    let c = f.c.value(x.c[r * n + col]);
+    let mut exact = c;
+    let mut mag = c.abs();
+    for kk in 0..k {
+        let p = f.a.value(x.a[r * k + kk]) * f.b.value(x.b[kk * n + col]);
+        exact += p;
+        mag += p.abs();
+    }
+    let (got_v, unit, tiny) = match f.d {
+        T::F64 => (f64::from_bits(got), 2f64.powi(-53), 2f64.powi(-1074)),
+        T::F16 => (
+            f64::from(half::f16::from_bits(got as u16)),
+            2f64.powi(-24),
+            2f64.powi(-149),
+        ),
+        _ => (
+            f64::from(f32::from_bits(got as u32)),
+            2f64.powi(-24),
+            2f64.powi(-149),
+        ),
+    };
+    // A rounding of each product and of each of the K + 1 additions (a term passes through
+    // at most K + 2 roundings), plus the final rounding to .f16.
+    let mut bound = f64::from(f.k + 2) * unit * mag + f64::from(f.k + 2) * tiny;
+    if f.d == T::F16 {
+        bound += (exact.abs() + bound) * 2f64.powi(-11) + 2f64.powi(-25);
+    }
+    ((got_v - exact).abs() > bound || got_v.is_nan())
+        .then(|| format!("expected {exact} (within {bound:e}), got {got_v}"))
+}
+
+/// A launch of one warp running kernel `k` of `ptx`, whose parameters are the addresses of
+/// `buffers` in order.
+fn one_warp(name: &str, ptx: &str, buffers: Vec<Vec<u8>>) -> Launch {
+    Launch {
+        module_name: format!("{}.ptx", name.replace('/', "_")),
+        ptx: Arc::from(ptx),
+        kernel: "k".into(),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+        args: (0..buffers.len()).map(Arg::Buffer).collect(),
+        buffers,
+    }
+}
+
+fn mma_case(f: Form, seed: u64) -> Case {
+    let (ptx, in_stride, out_stride) = mma_kernel(&f);
+    let mut rng = Rng::new(seed);
+    let x = random_mats(&f, &mut rng);
+    let words = fragments(&f, &x);
+    debug_assert_eq!(words.len() as u32 * 4, in_stride * 32);
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let name = format!("matrix/{}/{seed}", f.mnemonic());
+    let launch = one_warp(
+        &name,
+        &ptx,
+        vec![input, vec![0xA5; (out_stride * 32) as usize]],
+    );
+    launched_case(name, ptx, launch, move |out| {
+        let (_, _, ec) = f.elems();
+        for lane in 0..32u32 {
+            let at = (lane * out_stride) as usize;
+            let words: Vec<u32> = out[1][at..at + out_stride as usize]
+                .chunks(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let d = unpack(f.d, &words, ec as usize);
+            for (i, &got) in d.iter().enumerate() {
+                let (r, col) = c_pos(lane, i as u32);
+                if let Some(why) = check_elem(&f, &x, r as usize, col as usize, got) {
+                    return Outcome::Fail(format!("D[{r}][{col}] (lane {lane}, d{i}): {why}"));
+                }
+            }
+        }
+        Outcome::Pass
+    })
+}
+
+fn forms() -> Vec<Form> {
+    let f = |m, n, k, d, a, b, c| Form {
+        m,
+        n,
+        k,
+        d,
+        a,
+        b,
+        c,
+        satfinite: false,
+        and: false,
+    };
+    let mut v = vec![
+        f(16, 8, 16, T::F32, T::F16, T::F16, T::F32),
+        f(16, 8, 16, T::F16, T::F16, T::F16, T::F16),
+        f(16, 8, 16, T::F32, T::F16, T::F16, T::F16),
+        f(16, 8, 16, T::F16, T::F16, T::F16, T::F32),
+        f(16, 8, 16, T::F32, T::Bf16, T::Bf16, T::F32),
+        f(16, 8, 8, T::F32, T::F16, T::F16, T::F32),
+        f(16, 8, 8, T::F16, T::F16, T::F16, T::F16),
+        f(16, 8, 8, T::F32, T::Bf16, T::Bf16, T::F32),
+        f(16, 8, 8, T::F32, T::Tf32, T::Tf32, T::F32),
+        f(16, 8, 4, T::F32, T::Tf32, T::Tf32, T::F32),
+        f(8, 8, 4, T::F64, T::F64, T::F64, T::F64),
+        f(16, 8, 4, T::F64, T::F64, T::F64, T::F64),
+        f(16, 8, 8, T::F64, T::F64, T::F64, T::F64),
+        f(16, 8, 16, T::F64, T::F64, T::F64, T::F64),
+        f(8, 8, 16, T::S32, T::S8, T::S8, T::S32),
+        f(16, 8, 16, T::S32, T::S8, T::U8, T::S32),
+        f(16, 8, 32, T::S32, T::U8, T::S8, T::S32),
+        f(16, 8, 32, T::S32, T::U8, T::U8, T::S32),
+        f(8, 8, 32, T::S32, T::S4, T::S4, T::S32),
+        f(16, 8, 32, T::S32, T::U4, T::S4, T::S32),
+        f(16, 8, 64, T::S32, T::S4, T::U4, T::S32),
+        f(8, 8, 128, T::S32, T::B1, T::B1, T::S32),
+        f(16, 8, 128, T::S32, T::B1, T::B1, T::S32),
+        f(16, 8, 256, T::S32, T::B1, T::B1, T::S32),
+        f(16, 8, 32, T::F32, T::E4m3, T::E5m2, T::F32),
+        f(16, 8, 32, T::F32, T::E5m2, T::E5m2, T::F32),
+        f(16, 8, 16, T::F32, T::E4m3, T::E4m3, T::F32),
+    ];
+    let sat: Vec<Form> = v
+        .iter()
+        .filter(|x| matches!(x.a, T::S8 | T::U8 | T::S4 | T::U4))
+        .map(|x| Form {
+            satfinite: true,
+            ..*x
+        })
+        .collect();
+    v.extend(sat);
+    let and: Vec<Form> = v
+        .iter()
+        .filter(|x| x.a == T::B1)
+        .map(|x| Form { and: true, ..*x })
+        .collect();
+    v.extend(and);
+    v
+}
+
+// ---- ldmatrix, stmatrix, movmatrix ----
+
+/// Byte offsets (16-byte aligned, distinct) of the 32 rows lanes give, within a 1 KiB array.
+fn row_offsets(rng: &mut Rng) -> Vec<u32> {
+    let mut slots: Vec<u32> = (0..64).collect();
+    for i in (1..slots.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        slots.swap(i, j);
+    }
+    slots[..32].iter().map(|s| s * 16).collect()
+}
+
+/// Halfword `col` of row `row` of matrix `mi`, whose rows start at `offs[8 * mi + row]`.
+fn half_at(mem: &[u8], offs: &[u32], mi: u32, row: u32, col: u32) -> u16 {
+    let at = (offs[(8 * mi + row) as usize] + 2 * col) as usize;
+    u16::from_le_bytes([mem[at], mem[at + 1]])
+}
+
+/// The fragment word of lane `lane` for matrix `mi`: elements (lane / 4, 2 * (lane % 4) + j)
+/// of the matrix, of its transpose with `.trans`.
+fn frag_word(mem: &[u8], offs: &[u32], mi: u32, lane: u32, trans: bool) -> u32 {
+    let (r, c0) = (lane / 4, 2 * (lane % 4));
+    let h = |j: u32| {
+        if trans {
+            half_at(mem, offs, mi, c0 + j, r)
+        } else {
+            half_at(mem, offs, mi, r, c0 + j)
+        }
+    };
+    u32::from(h(0)) | u32::from(h(1)) << 16
+}
+
+fn ld_st_case(store: bool, num: u32, trans: bool, generic: bool, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    let offs = row_offsets(&mut rng);
+    let mem: Vec<u8> = (0..1024).map(|_| rng.next_u64() as u8).collect();
+    let frags: Vec<u32> = (0..32 * 4).map(|_| rng.next_u64() as u32).collect();
+    let regs: Vec<String> = (0..num).map(|i| format!("%r{}", 10 + i)).collect();
+    let list = format!("{{{}}}", regs.join(", "));
+    let shape = format!(
+        "m8n8.x{num}{}{}.b16",
+        if trans { ".trans" } else { "" },
+        if generic { "" } else { ".shared" }
+    );
+    let op = if store { "stmatrix" } else { "ldmatrix" };
+    let addr = if generic { "%rd8" } else { "%r5" };
+    let mut body = String::new();
+    if store {
+        for (i, r) in regs.iter().enumerate() {
+            body.push_str(&format!("\tld.global.b32 {r}, [%rd6+{}];\n", 4 * i));
+        }
+        body.push_str(&format!(
+            "\tstmatrix.sync.aligned.{shape} [{addr}], {list};\n"
+        ));
+        body.push_str("\tbar.sync 0;\n");
+        // Lane l copies bytes 32l..32l+32 of the array out.
+        for w in 0..8 {
+            body.push_str(&format!(
+                "\tld.shared.b32 %r20, [%r6+{}];\n\tst.global.b32 [%rd9+{}], %r20;\n",
+                4 * w,
+                4 * w
+            ));
+        }
+    } else {
+        body.push_str(&format!(
+            "\tldmatrix.sync.aligned.{shape} {list}, [{addr}];\n"
+        ));
+        for (i, r) in regs.iter().enumerate() {
+            body.push_str(&format!("\tst.global.b32 [%rd7+{}], {r};\n", 4 * i));
+        }
+    }
+    // Lane l: fills bytes 32l.. of the array from `mem`, reads its row offset.
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .u64 mem, .param .u64 offs, .param .u64 frag, .param .u64 out)\n{{\n\
+         \t.reg .b32 %r<24>;\n\t.reg .b64 %rd<12>;\n\
+         \t.shared .align 16 .b8 arr[1024];\n\
+         \tld.param.u64 %rd1, [mem];\n\tld.param.u64 %rd2, [offs];\n\
+         \tld.param.u64 %rd3, [frag];\n\tld.param.u64 %rd4, [out];\n\
+         \tmov.u32 %r1, %laneid;\n\
+         \tmov.u32 %r2, arr;\n\tshl.b32 %r3, %r1, 5;\n\tadd.u32 %r6, %r2, %r3;\n\
+         \tcvt.u64.u32 %rd5, %r3;\n\tadd.s64 %rd5, %rd1, %rd5;\n\
+         \tld.global.v4.b32 {{%r12, %r13, %r14, %r15}}, [%rd5];\n\
+         \tst.shared.v4.b32 [%r6], {{%r12, %r13, %r14, %r15}};\n\
+         \tld.global.v4.b32 {{%r12, %r13, %r14, %r15}}, [%rd5+16];\n\
+         \tst.shared.v4.b32 [%r6+16], {{%r12, %r13, %r14, %r15}};\n\
+         \tbar.sync 0;\n\
+         \tmul.wide.u32 %rd5, %r1, 4;\n\tadd.s64 %rd5, %rd2, %rd5;\n\tld.global.u32 %r4, [%rd5];\n\
+         \tadd.u32 %r5, %r2, %r4;\n\
+         \tcvta.shared.u64 %rd8, arr;\n\tcvt.u64.u32 %rd10, %r4;\n\
+         \tadd.s64 %rd8, %rd8, %rd10;\n\
+         \tmul.wide.u32 %rd5, %r1, 16;\n\tadd.s64 %rd6, %rd3, %rd5;\n\tadd.s64 %rd7, %rd4, %rd5;\n\
+         \tmul.wide.u32 %rd5, %r1, 32;\n\tadd.s64 %rd9, %rd4, %rd5;\n\
+         {body}\tret;\n}}\n"
+    );
+    // The expected output buffer.
+    let want: Vec<u8> = if store {
+        let mut m = mem.clone();
+        for lane in 0..32u32 {
+            for mi in 0..num {
+                let w = frags[(lane * 4 + mi) as usize];
+                let (r, c0) = (lane / 4, 2 * (lane % 4));
+                for j in 0..2u32 {
+                    let (row, col) = if trans { (c0 + j, r) } else { (r, c0 + j) };
+                    let at = (offs[(8 * mi + row) as usize] + 2 * col) as usize;
+                    let h = (w >> (16 * j)) as u16;
+                    m[at..at + 2].copy_from_slice(&h.to_le_bytes());
+                }
+            }
+        }
+        m
+    } else {
+        let mut out = vec![0xA5u8; 32 * 16];
+        for lane in 0..32u32 {
+            for mi in 0..num {
+                let w = frag_word(&mem, &offs, mi, lane, trans);
+                let at = (lane * 16 + mi * 4) as usize;
+                out[at..at + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        out
+    };
+    let out_len = if store { 1024 } else { 32 * 16 };
+    let name = format!("matrix/{op}.{shape}/{seed}");
+    let words = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let launch = one_warp(
+        &name,
+        &ptx,
+        vec![mem, words(&offs), words(&frags), vec![0xA5; out_len]],
+    );
+    bytes_case(name, ptx, launch, 3, want)
+}
+
+/// A case that runs `launch` and judges the final buffers with `check`.
+fn launched_case(
+    name: String,
+    ptx: String,
+    launch: Launch,
+    check: impl Fn(&[Vec<u8>]) -> Outcome + Send + Sync + 'static,
+) -> Case {
+    Case {
+        name,
+        family: FAMILY,
+        ptx,
+        run: Box::new(move |ctx| match launch::execute(ctx, &launch) {
+            Ok(out) => check(&out),
+            Err(e) => launch_outcome(e),
+        }),
+    }
+}
+
+/// A case that passes when buffer `n` holds `want` after the launch.
+fn bytes_case(name: String, ptx: String, launch: Launch, n: usize, want: Vec<u8>) -> Case {
+    launched_case(name, ptx, launch, move |out| {
+        match (0..want.len()).find(|&i| out[n][i] != want[i]) {
+            None => Outcome::Pass,
+            Some(i) => {
+                let at = i / 4 * 4;
+                Outcome::Fail(format!(
+                    "bytes {at}..{}: expected {:02x?}, got {:02x?}",
+                    at + 4,
+                    &want[at..at + 4],
+                    &out[n][at..at + 4]
+                ))
+            }
+        }
+    })
+}
+
+/// `movmatrix`: lane l's word holds elements (l / 4, 2 * (l % 4) + j); afterwards, of the
+/// transpose.
+fn movmatrix_case(seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    let a: Vec<u32> = (0..32).map(|_| rng.next_u64() as u32).collect();
+    let elem = |r: u32, c: u32| (a[(4 * r + c / 2) as usize] >> (16 * (c % 2))) as u16;
+    let want: Vec<u8> = (0..32u32)
+        .flat_map(|l| {
+            let (r, c0) = (l / 4, 2 * (l % 4));
+            let w = u32::from(elem(c0, r)) | u32::from(elem(c0 + 1, r)) << 16;
+            w.to_le_bytes()
+        })
+        .collect();
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .u64 inp, .param .u64 out)\n{{\n\
+         \t.reg .b32 %r<4>;\n\t.reg .b64 %rd<6>;\n\
+         \tld.param.u64 %rd1, [inp];\n\tld.param.u64 %rd2, [out];\n\
+         \tmov.u32 %r1, %laneid;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
+         \tadd.s64 %rd4, %rd1, %rd3;\n\tadd.s64 %rd5, %rd2, %rd3;\n\
+         \tld.global.b32 %r2, [%rd4];\n\
+         \tmovmatrix.sync.aligned.m8n8.trans.b16 %r3, %r2;\n\
+         \tst.global.b32 [%rd5], %r3;\n\tret;\n}}\n"
+    );
+    let name = format!("matrix/movmatrix.sync.aligned.m8n8.trans.b16/{seed}");
+    let launch = one_warp(
+        &name,
+        &ptx,
+        vec![
+            a.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            vec![0xA5; 128],
+        ],
+    );
+    bytes_case(name, ptx, launch, 1, want)
+}
+
+fn module(line: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry k()\n{{\n\t.reg .b32 %r<12>;\n\t.reg .f32 %f<12>;\n\
+         \t.reg .b64 %rd<4>;\n\t.shared .align 16 .b8 s[256];\n{line}\n\tret;\n}}\n"
+    )
+}
+
+fn rejections() -> Vec<Case> {
+    [
+        // ".num = {.x1, .x2, .x4}" and one register per matrix.
+        ("ldmatrix-count", "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [s];", "{%r1}"),
+        ("ldmatrix-without-sync", "ldmatrix.aligned.m8n8.x1.shared.b16 {%r1}, [s];", "ldmatrix"),
+        ("ldmatrix-b32", "ldmatrix.sync.aligned.m8n8.x1.shared.b32 {%r1}, [s];", "b32"),
+        // "movmatrix ... .trans" is mandatory.
+        ("movmatrix-without-trans", "movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "movmatrix.sync.aligned.m8n8.b16"),
+        // m16n8k16 .f16: A is four registers.
+        (
+            "mma-a-count",
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3,%r4}, {%f5,%f6,%f7,%f8};",
+            "{%r1,%r2}",
+        ),
+        // ".alayout = {.row}; .blayout = {.col}" beyond .m8n8k4.
+        (
+            "mma-col-row",
+            "mma.sync.aligned.m16n8k8.col.row.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f5,%f6,%f7,%f8};",
+            "mma.sync.aligned.m16n8k8.col.row.f32.f16.f16.f32",
+        ),
+        // .bf16 accumulates into .f32 only.
+        (
+            "mma-bf16-into-f16",
+            "mma.sync.aligned.m16n8k8.row.col.f16.bf16.bf16.f16 {%r1,%r2}, {%r3,%r4}, {%r5}, {%r6,%r7};",
+            "bf16",
+        ),
+        // No .m16n8k4 for .f16.
+        (
+            "mma-f16-k4",
+            "mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1}, {%r3}, {%f5,%f6,%f7,%f8};",
+            "m16n8k4",
+        ),
+    ]
+    .into_iter()
+    .map(|form| rejected_line(FAMILY, "matrix/rejected", module, form))
+    .collect()
+}
+
+pub fn cases() -> Vec<Case> {
+    let mut v: Vec<Case> = Vec::new();
+    for (i, f) in forms().into_iter().enumerate() {
+        for s in 0..2 {
+            v.push(mma_case(f, 1000 + 2 * i as u64 + s));
+        }
+    }
+    for store in [false, true] {
+        for num in [1, 2, 4] {
+            for trans in [false, true] {
+                v.push(ld_st_case(
+                    store,
+                    num,
+                    trans,
+                    false,
+                    u64::from(num) * 7 + u64::from(trans),
+                ));
+            }
+        }
+        v.push(ld_st_case(store, 4, true, true, 99));
+        v.push(ld_st_case(store, 2, false, true, 98));
+    }
+    for seed in 0..3 {
+        v.push(movmatrix_case(seed));
+    }
+    v.extend(rejections());
+    v
+}

@@ -1,0 +1,528 @@
+//! Warp-level matrix instructions (the ISA's "Warp Level Matrix Multiply-Accumulate
+//! Instructions"): `ldmatrix`, `stmatrix`, `movmatrix` and `mma.sync.aligned` with the shapes,
+//! element types and fragment sizes the ISA lists for them.
+
+use super::{operands, space_modifier};
+use crate::ast::{self, OperandKind};
+use crate::check::FnCx;
+use crate::check::mods::Mods;
+use crate::check::operands::TypeRule;
+use crate::check::typed::*;
+use crate::types::{ScalarType, StateSpace};
+
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 r, [p];`
+#[derive(Clone, Debug)]
+pub struct Ldmatrix {
+    /// The 8x8 matrices loaded: 1, 2 or 4, one destination register each.
+    pub num: u32,
+    pub trans: bool,
+    /// `.shared`, or generic (an address that must point into shared memory).
+    pub space: StateSpace,
+    pub dst: Vec<Dst>,
+    pub addr: Address,
+}
+
+/// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 [p], r;`
+#[derive(Clone, Debug)]
+pub struct Stmatrix {
+    pub num: u32,
+    pub trans: bool,
+    pub space: StateSpace,
+    pub src: Vec<Src>,
+    pub addr: Address,
+}
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16 d, a;`
+#[derive(Clone, Debug)]
+pub struct Movmatrix {
+    pub dst: Dst,
+    pub a: Src,
+}
+
+/// An element type of `mma`'s matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaType {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S4,
+    U4,
+    B1,
+    S32,
+    E4m3,
+    E5m2,
+}
+
+impl MmaType {
+    pub const NAMES: [(&'static str, MmaType); 13] = [
+        ("f16", MmaType::F16),
+        ("bf16", MmaType::Bf16),
+        ("tf32", MmaType::Tf32),
+        ("f32", MmaType::F32),
+        ("f64", MmaType::F64),
+        ("s8", MmaType::S8),
+        ("u8", MmaType::U8),
+        ("s4", MmaType::S4),
+        ("u4", MmaType::U4),
+        ("b1", MmaType::B1),
+        ("s32", MmaType::S32),
+        ("e4m3", MmaType::E4m3),
+        ("e5m2", MmaType::E5m2),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, t)| *t == self)
+            .map_or("?", |(n, _)| n)
+    }
+
+    /// Bits of one element.
+    pub fn bits(self) -> u32 {
+        match self {
+            MmaType::B1 => 1,
+            MmaType::S4 | MmaType::U4 => 4,
+            MmaType::S8 | MmaType::U8 | MmaType::E4m3 | MmaType::E5m2 => 8,
+            MmaType::F16 | MmaType::Bf16 => 16,
+            MmaType::Tf32 | MmaType::F32 | MmaType::S32 => 32,
+            MmaType::F64 => 64,
+        }
+    }
+
+    /// Elements of a multiplicand held in one register (`.f64` has registers of its own).
+    pub fn per_reg(self) -> u32 {
+        (32 / self.bits()).max(1)
+    }
+
+    /// The register width of fragments of this type.
+    pub fn reg_type(self) -> ScalarType {
+        if self == MmaType::F64 {
+            ScalarType::B64
+        } else {
+            ScalarType::B32
+        }
+    }
+}
+
+/// `.xor.popc` / `.and.popc` of the single-bit forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    Xor,
+    And,
+}
+
+/// `mma.sync.aligned.shape.row.col{.satfinite}{.rnd}.dtype.atype.btype.ctype{.bitop.popc}
+/// d, a, b, c;` with the fragment vectors as the ISA's layout tables size them.
+#[derive(Clone, Debug)]
+pub struct Mma {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub d_ty: MmaType,
+    pub a_ty: MmaType,
+    pub b_ty: MmaType,
+    pub c_ty: MmaType,
+    /// Integer results clamp to the s32 range instead of wrapping.
+    pub satfinite: bool,
+    /// `.f64` only: the rounding of each step (`.rn` when not written).
+    pub rounding: super::Rounding,
+    pub bit_op: Option<BitOp>,
+    /// Whether A, and B, are row-major (`.row`): `.row.col` except in the sm_70 form.
+    pub row_major: (bool, bool),
+    pub d: Vec<Dst>,
+    pub a: Vec<Src>,
+    pub b: Vec<Src>,
+    pub c: Vec<Src>,
+}
+
+impl Mma {
+    /// K elements of A (and of B) that the four lanes of a group hold together in one
+    /// register each: the unit by which the layouts step along K.
+    pub fn k_slot(&self) -> u32 {
+        4 * self.a_ty.per_reg()
+    }
+
+    /// Registers of each fragment: A, B, C and D.
+    pub fn frag_regs(&self) -> [usize; 4] {
+        let slots = self.k / self.k_slot();
+        let a = (self.m / 8 * slots) as usize;
+        let b = slots as usize;
+        let acc = |t: MmaType| {
+            let per_lane = (self.m * self.n / 32) as usize;
+            if t == MmaType::F16 {
+                per_lane / 2
+            } else {
+                per_lane
+            }
+        };
+        [a, b, acc(self.c_ty), acc(self.d_ty)]
+    }
+}
+
+const SHAPES: [(&str, (u32, u32, u32)); 11] = [
+    ("m8n8k4", (8, 8, 4)),
+    ("m8n8k16", (8, 8, 16)),
+    ("m8n8k32", (8, 8, 32)),
+    ("m8n8k128", (8, 8, 128)),
+    ("m16n8k4", (16, 8, 4)),
+    ("m16n8k8", (16, 8, 8)),
+    ("m16n8k16", (16, 8, 16)),
+    ("m16n8k32", (16, 8, 32)),
+    ("m16n8k64", (16, 8, 64)),
+    ("m16n8k128", (16, 8, 128)),
+    ("m16n8k256", (16, 8, 256)),
+];
+
+/// The shapes the ISA lists for each multiplicand type (the sm_70 `.m8n8k4` `.f16` form, with
+/// its own quad-pair layout, is decoded but not translated).
+fn shape_allowed(a: MmaType, (m, _, k): (u32, u32, u32)) -> bool {
+    use MmaType::*;
+    match a {
+        F16 => matches!((m, k), (8, 4) | (16, 8) | (16, 16)),
+        Bf16 => matches!((m, k), (16, 8) | (16, 16)),
+        Tf32 => matches!((m, k), (16, 4) | (16, 8)),
+        F64 => matches!((m, k), (8, 4) | (16, 4) | (16, 8) | (16, 16)),
+        S8 | U8 => matches!((m, k), (8, 16) | (16, 16) | (16, 32)),
+        S4 | U4 => matches!((m, k), (8, 32) | (16, 32) | (16, 64)),
+        B1 => matches!((m, k), (8, 128) | (16, 128) | (16, 256)),
+        E4m3 | E5m2 => matches!((m, k), (16, 16) | (16, 32)),
+        F32 | S32 => false,
+    }
+}
+
+/// The accumulator types (C and D) the ISA pairs with multiplicand type `a`.
+fn acc_allowed(a: MmaType, c: MmaType, d: MmaType) -> bool {
+    use MmaType::*;
+    match a {
+        F16 => matches!(c, F16 | F32) && matches!(d, F16 | F32),
+        Bf16 | Tf32 | E4m3 | E5m2 => c == F32 && d == F32,
+        F64 => c == F64 && d == F64,
+        S8 | U8 | S4 | U4 | B1 => c == S32 && d == S32,
+        F32 | S32 => false,
+    }
+}
+
+/// A brace-enclosed vector operand of exactly `n` registers (a scalar when `n` is 1 and the
+/// ISA writes one).
+fn vector_items<'o, 'a>(
+    m: &mut Mods<'_, '_>,
+    op: &'o ast::Operand<'a>,
+    n: usize,
+    what: &str,
+) -> Option<Vec<&'o ast::Operand<'a>>> {
+    let items: Vec<&ast::Operand<'a>> = match &op.kind {
+        OperandKind::Vector(items) => items.iter().collect(),
+        _ => vec![op],
+    };
+    if items.len() != n {
+        m.error_at(
+            op.span,
+            format!(
+                "`{}` takes {n} register{} for {what}, found {}",
+                m.full_name(),
+                if n == 1 { "" } else { "s" },
+                items.len()
+            ),
+            format!("expected {{...}} of {n}"),
+        );
+        return None;
+    }
+    Some(items)
+}
+
+/// Each register of a vector operand of `n`, read by `each`.
+fn each_item<T>(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    op: &ast::Operand<'_>,
+    n: usize,
+    what: &str,
+    each: impl Fn(&mut FnCx<'_, '_>, &ast::Operand<'_>) -> Option<T>,
+) -> Option<Vec<T>> {
+    let items = vector_items(m, op, n, what)?;
+    let out: Vec<Option<T>> = items.into_iter().map(|i| each(cx, i)).collect();
+    out.into_iter().collect()
+}
+
+fn srcs(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    op: &ast::Operand<'_>,
+    n: usize,
+    ty: ScalarType,
+    what: &str,
+) -> Option<Vec<Src>> {
+    each_item(cx, m, op, n, what, |cx, i| cx.src(i, ty, TypeRule::Strict))
+}
+
+fn dsts(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    op: &ast::Operand<'_>,
+    n: usize,
+    ty: ScalarType,
+    what: &str,
+) -> Option<Vec<Dst>> {
+    each_item(cx, m, op, n, what, |cx, i| cx.dst(i, ty, TypeRule::Strict))
+}
+
+/// `.sync.aligned`, both mandatory.
+fn sync_aligned(m: &mut Mods<'_, '_>) {
+    for q in ["sync", "aligned"] {
+        if !m.flag(q) {
+            let op = m.opcode().to_string();
+            m.error_on_opcode(
+                format!("`{op}` needs `.{q}`"),
+                format!("write {op}.sync.aligned"),
+            );
+        }
+    }
+}
+
+/// The shape, count, `.trans` and space of `ldmatrix`/`stmatrix`.
+fn matrix_mods(m: &mut Mods<'_, '_>) -> Option<(u32, bool, StateSpace)> {
+    sync_aligned(m);
+    if !m.flag("m8n8") {
+        m.error(
+            format!("`{}` needs the shape .m8n8", m.opcode()),
+            "the .m16n16/.m8n16 forms of sm_100 are not translated",
+        );
+        return None;
+    }
+    let Some(num) = m.pick(&[("x1", 1), ("x2", 2), ("x4", 4)]) else {
+        m.error(
+            format!("`{}` needs the count .x1, .x2 or .x4", m.opcode()),
+            "add .x1, .x2 or .x4",
+        );
+        return None;
+    };
+    let trans = m.flag("trans");
+    let space = match space_modifier(m) {
+        None => StateSpace::Generic,
+        Some(StateSpace::Shared) => StateSpace::Shared,
+        Some(other) => {
+            m.error(
+                format!(
+                    "`{}` reads and writes shared memory, not {other}",
+                    m.opcode()
+                ),
+                "use .shared (or a generic address)",
+            );
+            return None;
+        }
+    };
+    m.ty(&[ScalarType::B16])?;
+    Some((num, trans, space))
+}
+
+pub fn ldmatrix(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<Ldmatrix> {
+    let (num, trans, space) = matrix_mods(m)?;
+    let ops = operands(cx, i, 2)?;
+    let dst = dsts(
+        cx,
+        m,
+        &ops[0],
+        num as usize,
+        ScalarType::B32,
+        "the fragments",
+    );
+    let addr = cx.address(&ops[1]);
+    Some(Ldmatrix {
+        num,
+        trans,
+        space,
+        dst: dst?,
+        addr: addr?,
+    })
+}
+
+pub fn stmatrix(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<Stmatrix> {
+    let (num, trans, space) = matrix_mods(m)?;
+    let ops = operands(cx, i, 2)?;
+    let addr = cx.address(&ops[0]);
+    let src = srcs(
+        cx,
+        m,
+        &ops[1],
+        num as usize,
+        ScalarType::B32,
+        "the fragments",
+    );
+    Some(Stmatrix {
+        num,
+        trans,
+        space,
+        src: src?,
+        addr: addr?,
+    })
+}
+
+pub fn movmatrix(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<Movmatrix> {
+    sync_aligned(m);
+    if !m.flag("m8n8") {
+        m.error("`movmatrix` needs the shape .m8n8", "add .m8n8");
+    }
+    if !m.flag("trans") {
+        m.error("`movmatrix` needs `.trans`", "add .trans");
+    }
+    m.ty(&[ScalarType::B16])?;
+    let ops = operands(cx, i, 2)?;
+    let dst = cx.dst(&ops[0], ScalarType::B32, TypeRule::Strict);
+    let a = cx.src(&ops[1], ScalarType::B32, TypeRule::Strict);
+    Some(Movmatrix { dst: dst?, a: a? })
+}
+
+pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Mma> {
+    sync_aligned(m);
+    let Some((shape, shape_span)) = m.pick_span(&SHAPES) else {
+        m.error("`mma` needs a shape such as .m16n8k16", "add the shape");
+        return None;
+    };
+    let layouts = [("row", true), ("col", false)];
+    let a_row = m.next_of(&layouts).map(|(r, _)| r);
+    let b_row = m.next_of(&layouts).map(|(r, _)| r);
+    let mut types = Vec::new();
+    while let Some(t) = m.next_of(&MmaType::NAMES) {
+        types.push(t);
+    }
+    let [(d_ty, _), (a_ty, a_span), (b_ty, b_span), (c_ty, _)] = types[..] else {
+        m.error(
+            "`mma` needs four element types: .dtype.atype.btype.ctype",
+            "as in .f32.f16.f16.f32",
+        );
+        return None;
+    };
+    // ".alayout = {.row}; .blayout = {.col}" for every shape but the sm_70 one, which takes
+    // either for each.
+    let f16_m8n8k4 = a_ty == MmaType::F16 && shape == (8, 8, 4);
+    if a_row.is_none()
+        || b_row.is_none()
+        || (!f16_m8n8k4 && (a_row, b_row) != (Some(true), Some(false)))
+    {
+        m.error(
+            "`mma` needs the layouts .row.col (A row-major, B column-major)",
+            "the only layouts of this shape",
+        );
+        return None;
+    }
+    if !shape_allowed(a_ty, shape) {
+        m.error_at(
+            shape_span,
+            format!(
+                "`mma` has no shape .m{}n{}k{} for .{}",
+                shape.0,
+                shape.1,
+                shape.2,
+                a_ty.name()
+            ),
+            "not a shape of this type",
+        );
+        return None;
+    }
+    let fp8 = |t: MmaType| matches!(t, MmaType::E4m3 | MmaType::E5m2);
+    let same_kind = a_ty == b_ty
+        || (fp8(a_ty) && fp8(b_ty))
+        || (matches!(a_ty, MmaType::S8 | MmaType::U8) && matches!(b_ty, MmaType::S8 | MmaType::U8))
+        || (matches!(a_ty, MmaType::S4 | MmaType::U4) && matches!(b_ty, MmaType::S4 | MmaType::U4));
+    if !same_kind {
+        m.error_at(
+            b_span,
+            format!("`mma` cannot multiply .{} by .{}", a_ty.name(), b_ty.name()),
+            "B's type must be of A's kind",
+        );
+        return None;
+    }
+    if !acc_allowed(a_ty, c_ty, d_ty) {
+        m.error_at(
+            a_span,
+            format!(
+                "`mma` with .{} multiplicands cannot accumulate .{} into .{}",
+                a_ty.name(),
+                c_ty.name(),
+                d_ty.name()
+            ),
+            "not an accumulator pairing of the ISA",
+        );
+        return None;
+    }
+    let int = matches!(d_ty, MmaType::S32);
+    let satfinite = m.flag("satfinite");
+    if satfinite && (!int || a_ty == MmaType::B1) {
+        m.error_on(
+            "satfinite",
+            "`.satfinite` is for the 8- and 4-bit integer forms",
+            "remove it",
+        );
+    }
+    let rounding = m.pick(&super::FLOAT_ROUNDING);
+    if rounding.is_some() && a_ty != MmaType::F64 {
+        m.error("a rounding modifier is for `.f64` `mma` only", "remove it");
+    }
+    let bit_op = m.pick(&[("xor", BitOp::Xor), ("and", BitOp::And)]);
+    let popc = m.flag("popc");
+    if a_ty == MmaType::B1 && (bit_op.is_none() || !popc) {
+        m.error(
+            "single-bit `mma` needs .xor.popc or .and.popc",
+            "add .xor.popc",
+        );
+        return None;
+    }
+    if a_ty != MmaType::B1 && (bit_op.is_some() || popc) {
+        m.error(
+            "`.popc` and its operation are for `.b1` `mma` only",
+            "remove them",
+        );
+        return None;
+    }
+    let mut mma = Mma {
+        m: shape.0,
+        n: shape.1,
+        k: shape.2,
+        d_ty,
+        a_ty,
+        b_ty,
+        c_ty,
+        satfinite,
+        rounding: rounding.unwrap_or(super::Rounding::Rn),
+        bit_op,
+        row_major: (a_row == Some(true), b_row == Some(true)),
+        d: Vec::new(),
+        a: Vec::new(),
+        b: Vec::new(),
+        c: Vec::new(),
+    };
+    let ops = operands(cx, i, 4)?;
+    let [na, nb, nc, nd] = if f16_m8n8k4 {
+        // Per lane: four A and four B elements, eight of C and D (f32) or four (f16).
+        let acc = |t: MmaType| if t == MmaType::F16 { 4 } else { 8 };
+        [2, 2, acc(c_ty), acc(d_ty)]
+    } else {
+        mma.frag_regs()
+    };
+    let reg = |t: MmaType| t.reg_type();
+    let d = dsts(cx, m, &ops[0], nd, reg(d_ty), "D");
+    let a = srcs(cx, m, &ops[1], na, reg(a_ty), "A");
+    let b = srcs(cx, m, &ops[2], nb, reg(b_ty), "B");
+    let c = srcs(cx, m, &ops[3], nc, reg(c_ty), "C");
+    mma.d = d?;
+    mma.a = a?;
+    mma.b = b?;
+    mma.c = c?;
+    Some(mma)
+}

@@ -1,0 +1,523 @@
+//! The warp-level matrix instructions (`ldmatrix`, `stmatrix`, `movmatrix`, `mma`) as lane
+//! exchanges ([`WarpOp::ReadLane`], the primitive `shfl` is made of) plus ordinary arithmetic,
+//! so they run wherever `shfl` does: native subgroups, partitions of wider ones, and the SIMT
+//! emulation on small subgroups. Each lane gathers from the lanes that hold them the elements
+//! its own fragment needs, following the ISA's fragment layout tables, and computes alone.
+//!
+//! `mma`'s layouts for every shape but the sm_70 `.m8n8k4.f16` one share one pattern (the
+//! tables of "Matrix Fragments for mma.mXnYkZ"): with `groupID = lane >> 2`,
+//! `threadID_in_group = lane % 4` and `e` elements of the multiplicand type per register,
+//! A's register `r` holds row `groupID + 8 * (r % (M/8))`, columns
+//! `4e * (r / (M/8)) + e * threadID_in_group + j`; B's register `s` holds column `groupID`, rows
+//! `4e * s + e * threadID_in_group + j`; C and D element `q` is row `groupID + 8 * (q / 2)`,
+//! column `2 * threadID_in_group + q % 2`. Floating-point accumulation order: docs/decisions.md.
+
+use super::Cx;
+use super::half;
+use super::rounding;
+use super::softfloat::{self as sf, Ops};
+use crate::check::Src;
+use crate::check::inst::{BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ty, UnOp, ValueId, VarId, WarpOp};
+use crate::types::{ScalarType, StateSpace};
+
+use super::memory::Where;
+
+impl Cx<'_> {
+    /// The 32-bit `v` of lane `src` (each exchange a synchronization point of its own), kept
+    /// in a variable: values do not outlive the block that made them.
+    fn exchange(&mut self, v: ValueId, src: ValueId) -> VarId {
+        let var = self.f.new_var(Ty::I32, "matrix.lane_value");
+        if let Some(r) = self.sync_op(WarpOp::ReadLane, &[v, src], Some(Ty::I32)) {
+            self.emit_void(Op::StoreVar(var, r));
+        }
+        var
+    }
+
+    /// `(groupID, threadID_in_group)` of this lane.
+    fn group_of_lane(&mut self) -> (ValueId, ValueId) {
+        let lane = super::special::lane_id(self);
+        let two = self.c32(2);
+        let three = self.c32(3);
+        let g = self.bop(BinOp::LShr, lane, two);
+        let t = self.bop(BinOp::And, lane, three);
+        (g, t)
+    }
+
+    /// `a * k + b` on lane numbers.
+    fn lane_expr(&mut self, a: ValueId, k: u32, b: u32) -> ValueId {
+        let kc = self.c32(k);
+        let bc = self.c32(b);
+        let m = self.bop(BinOp::IMul, a, kc);
+        self.bop(BinOp::IAdd, m, bc)
+    }
+
+    /// This lane's row address of an `ldmatrix`/`stmatrix` as a shared-memory offset: the ISA
+    /// makes a generic one point into shared memory, where its low word is the offset.
+    fn matrix_row_address(
+        &mut self,
+        space: StateSpace,
+        addr: &crate::check::Address,
+    ) -> Option<ValueId> {
+        match self.resolve(space, addr)? {
+            Where::Shared(o) => Some(o),
+            Where::Generic(a) => Some(self.conv(ConvOp::Trunc, a, Ty::I32)),
+            _ => {
+                self.unsupported("a matrix address outside shared memory");
+                None
+            }
+        }
+    }
+
+    /// The row address of lane `src`, plus `extra` bytes, as a place in shared memory.
+    fn row_of_lane(&mut self, mine: VarId, src: ValueId, extra: ValueId) -> Where {
+        let a = self.emit(Ty::I32, Op::LoadVar(mine));
+        let got = self.exchange(a, src);
+        let at = self.emit(Ty::I32, Op::LoadVar(got));
+        Where::Shared(self.bop(BinOp::IAdd, at, extra))
+    }
+}
+
+/// `ldmatrix`: lane `i` (of the first `8 * num`) gives the address of row `i % 8` of matrix
+/// `i / 8`; each lane then holds of every matrix the elements `(lane / 4, 2 * (lane % 4) + j)`,
+/// of the transposed matrix with `.trans`.
+pub fn ldmatrix(cx: &mut Cx<'_>, l: &Ldmatrix) {
+    let Some(own) = cx.matrix_row_address(l.space, &l.addr) else {
+        return;
+    };
+    let mine = cx.f.new_var(Ty::I32, "ldmatrix.row");
+    cx.emit_void(Op::StoreVar(mine, own));
+    let mut out = Vec::with_capacity(l.dst.len());
+    for mi in 0..l.num {
+        let var = cx.f.new_var(Ty::I32, "ldmatrix.fragment");
+        if l.trans {
+            // Element j: row 2 * (lane % 4) + j, column lane / 4.
+            let mut halves = Vec::new();
+            for j in 0..2 {
+                let (g, t) = cx.group_of_lane();
+                let src = cx.lane_expr(t, 2, 8 * mi + j);
+                let two = cx.c32(2);
+                let col = cx.bop(BinOp::IMul, g, two);
+                let at = cx.row_of_lane(mine, src, col);
+                let h = cx.load(at, Ty::I16, MemOrder::default());
+                let hv = cx.f.new_var(Ty::I16, "ldmatrix.half");
+                cx.emit_void(Op::StoreVar(hv, h));
+                halves.push(hv);
+            }
+            let lo = cx.emit(Ty::I16, Op::LoadVar(halves[0]));
+            let hi = cx.emit(Ty::I16, Op::LoadVar(halves[1]));
+            let w = half::join(cx, lo, hi);
+            cx.emit_void(Op::StoreVar(var, w));
+        } else {
+            let (g, t) = cx.group_of_lane();
+            let src = cx.lane_expr(g, 1, 8 * mi);
+            let four = cx.c32(4);
+            let col = cx.bop(BinOp::IMul, t, four);
+            let at = cx.row_of_lane(mine, src, col);
+            let w = cx.load(at, Ty::I32, MemOrder::default());
+            cx.emit_void(Op::StoreVar(var, w));
+        }
+        out.push(var);
+    }
+    for (d, var) in l.dst.iter().zip(out) {
+        let w = cx.emit(Ty::I32, Op::LoadVar(var));
+        cx.write(d, ScalarType::B32, w);
+    }
+}
+
+/// `stmatrix`: the inverse of `ldmatrix`; each lane stores its own elements at the rows whose
+/// addresses other lanes give.
+pub fn stmatrix(cx: &mut Cx<'_>, s: &Stmatrix) {
+    let Some(own) = cx.matrix_row_address(s.space, &s.addr) else {
+        return;
+    };
+    let mine = cx.f.new_var(Ty::I32, "stmatrix.row");
+    cx.emit_void(Op::StoreVar(mine, own));
+    for (mi, src_reg) in (0u32..).zip(&s.src) {
+        if s.trans {
+            for j in 0..2 {
+                let (g, t) = cx.group_of_lane();
+                let src = cx.lane_expr(t, 2, 8 * mi + j);
+                let two = cx.c32(2);
+                let col = cx.bop(BinOp::IMul, g, two);
+                let at = cx.row_of_lane(mine, src, col);
+                let w = cx.read(src_reg, ScalarType::B32);
+                let (lo, hi) = half::split(cx, w);
+                cx.store(at, if j == 0 { lo } else { hi }, MemOrder::default());
+            }
+        } else {
+            let (g, t) = cx.group_of_lane();
+            let src = cx.lane_expr(g, 1, 8 * mi);
+            let four = cx.c32(4);
+            let col = cx.bop(BinOp::IMul, t, four);
+            let at = cx.row_of_lane(mine, src, col);
+            let w = cx.read(src_reg, ScalarType::B32);
+            cx.store(at, w, MemOrder::default());
+        }
+    }
+}
+
+/// `movmatrix.trans`: lane `l` holds elements `(l / 4, 2 * (l % 4) + j)` of the matrix before
+/// and of its transpose after; element `(r, c)` lives in lane `4r + c / 2`, half `c % 2`.
+pub fn movmatrix(cx: &mut Cx<'_>, mv: &Movmatrix) {
+    let mut halves = Vec::new();
+    for j in 0..2 {
+        // Result element (g, 2t + j) is source element (2t + j, g).
+        let (g, t) = cx.group_of_lane();
+        let row = cx.lane_expr(t, 2, j);
+        let four = cx.c32(4);
+        let base = cx.bop(BinOp::IMul, row, four);
+        let one = cx.c32(1);
+        let half_col = cx.bop(BinOp::LShr, g, one);
+        let src = cx.bop(BinOp::IAdd, base, half_col);
+        let a = cx.read(&mv.a, ScalarType::B32);
+        let got = cx.exchange(a, src);
+        halves.push(got);
+    }
+    let mut parts = Vec::new();
+    for v in halves {
+        let w = cx.emit(Ty::I32, Op::LoadVar(v));
+        let (g, _) = cx.group_of_lane();
+        let one = cx.c32(1);
+        let odd = cx.bop(BinOp::And, g, one);
+        let sixteen = cx.c32(16);
+        let sh = cx.bop(BinOp::IMul, odd, sixteen);
+        let x = cx.bop(BinOp::LShr, w, sh);
+        parts.push(cx.trunc(x, Ty::I16));
+    }
+    let d = half::join(cx, parts[0], parts[1]);
+    cx.write(&mv.dst, ScalarType::B32, d);
+}
+
+/// One gathered register: its 32-bit words (two for `.f64`).
+type Gathered = Vec<VarId>;
+
+/// Gathers register `reg` of fragment `regs` from lane `src(cx)`, word by word.
+fn gather(
+    cx: &mut Cx<'_>,
+    regs: &[Src],
+    reg: usize,
+    wide: bool,
+    src: &dyn Fn(&mut Cx<'_>) -> ValueId,
+) -> Gathered {
+    let words = if wide { 2 } else { 1 };
+    (0..words)
+        .map(|w| {
+            let v = if wide {
+                let x = cx.read(&regs[reg], ScalarType::B64);
+                let x = if w == 1 {
+                    let sh = cx.konst(Ty::I64, 32);
+                    cx.bop(BinOp::LShr, x, sh)
+                } else {
+                    x
+                };
+                cx.trunc(x, Ty::I32)
+            } else {
+                cx.read(&regs[reg], ScalarType::B32)
+            };
+            let s = src(cx);
+            cx.exchange(v, s)
+        })
+        .collect()
+}
+
+/// The value of a gathered register: I32, or I64 for `.f64`.
+fn load_gathered(cx: &mut Cx<'_>, g: &Gathered) -> ValueId {
+    let lo = cx.emit(Ty::I32, Op::LoadVar(g[0]));
+    let Some(&hi) = g.get(1) else {
+        return lo;
+    };
+    let hi = cx.emit(Ty::I32, Op::LoadVar(hi));
+    let lo = cx.zext(lo, Ty::I64);
+    let hi = cx.zext(hi, Ty::I64);
+    let sh = cx.konst(Ty::I64, 32);
+    let hi = cx.bop(BinOp::Shl, hi, sh);
+    cx.bop(BinOp::Or, lo, hi)
+}
+
+/// Element `j` of a multiplicand register as the value the arithmetic uses: F32 for the
+/// floating-point types (all exact in f32), I64 bits for `.f64`, I32 for the integers.
+fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> ValueId {
+    let bits = ty.bits();
+    let field = |cx: &mut Cx<'_>| {
+        let sh = cx.c32(j * bits);
+        let x = cx.bop(BinOp::LShr, reg, sh);
+        let m = cx.c32(((1u64 << bits) - 1) as u32);
+        cx.bop(BinOp::And, x, m)
+    };
+    match ty {
+        MmaType::F16 | MmaType::Bf16 => {
+            let x = field(cx);
+            let h = cx.trunc(x, Ty::I16);
+            let fmt = if ty == MmaType::F16 {
+                sf::F16
+            } else {
+                sf::BF16
+            };
+            half::to_f32(cx, h, fmt)
+        }
+        MmaType::Tf32 => {
+            // The low 13 bits of a .tf32 register are not part of the value.
+            let m = cx.c32(!0x1FFF);
+            let x = cx.bop(BinOp::And, reg, m);
+            cx.float_of(x, Ty::F32)
+        }
+        MmaType::E4m3 => {
+            let x = field(cx);
+            fp8_to_f32(cx, x, 4, 3)
+        }
+        MmaType::E5m2 => {
+            let x = field(cx);
+            fp8_to_f32(cx, x, 5, 2)
+        }
+        MmaType::S8 | MmaType::S4 => {
+            let up = cx.c32(32 - (j + 1) * bits);
+            let x = cx.bop(BinOp::Shl, reg, up);
+            let down = cx.c32(32 - bits);
+            cx.bop(BinOp::AShr, x, down)
+        }
+        MmaType::F64 | MmaType::F32 | MmaType::S32 => reg,
+        MmaType::U8 | MmaType::U4 | MmaType::B1 => field(cx),
+    }
+}
+
+/// The exact f32 value of an 8-bit float with `e` exponent and `m` fraction bits: `.e4m3`
+/// (bias 7, no infinities, all-ones the NaN) or `.e5m2` (IEEE-like, bias 15).
+fn fp8_to_f32(cx: &mut Cx<'_>, x: ValueId, e: u32, m: u32) -> ValueId {
+    let bias = (1u32 << (e - 1)) - 1;
+    let frac_mask = cx.c32((1 << m) - 1);
+    let frac = cx.bop(BinOp::And, x, frac_mask);
+    let msh = cx.c32(m);
+    let ex = cx.bop(BinOp::LShr, x, msh);
+    let emask = cx.c32((1 << e) - 1);
+    let ex = cx.bop(BinOp::And, ex, emask);
+    let zero = cx.c32(0);
+    let normal = cx.bop(BinOp::INe, ex, zero);
+    // Significand as an integer and the power of two that scales it: every value is an
+    // integer times a power of two within f32's normal range, so both steps are exact.
+    let hidden = cx.c32(1 << m);
+    let with_hidden = cx.bop(BinOp::Or, frac, hidden);
+    let sig = cx.sel(normal, with_hidden, frac);
+    let one = cx.c32(1);
+    let ex1 = cx.sel(normal, ex, one);
+    // 2^(ex1 - bias - m) as f32 bits: (ex1 - bias - m + 127) << 23.
+    let off = cx.c32(127 - bias - m);
+    let pe = cx.bop(BinOp::IAdd, ex1, off);
+    let s23 = cx.c32(23);
+    let pbits = cx.bop(BinOp::Shl, pe, s23);
+    let p = cx.float_of(pbits, Ty::F32);
+    let sigf = cx.conv(ConvOp::UToF, sig, Ty::F32);
+    let mag = cx.bin_flags(BinOp::FMul, sigf, p, FpFlags { exact: true });
+    let mag_bits = cx.bits_of(mag);
+    let all = (1u32 << (e + m)) - 1;
+    let low7 = cx.c32(all);
+    let body = cx.bop(BinOp::And, x, low7);
+    let special = if e == 4 {
+        // Only S.1111.111 is special in .e4m3: NaN.
+        let nan = cx.bop(BinOp::IEq, body, low7);
+        (nan, None)
+    } else {
+        let emax = cx.c32(((1 << e) - 1) << m);
+        let is_special = cx.bop(BinOp::UGe, body, emax);
+        let is_inf = cx.bop(BinOp::IEq, body, emax);
+        (is_special, Some(is_inf))
+    };
+    let qnan = cx.c32(0x7FFF_FFFF);
+    let inf = cx.c32(0x7F80_0000);
+    let spec_bits = match special.1 {
+        Some(is_inf) => cx.sel(is_inf, inf, qnan),
+        None => qnan,
+    };
+    let mag_bits = cx.sel(special.0, spec_bits, mag_bits);
+    let sign_sh = cx.c32(e + m);
+    let sign = cx.bop(BinOp::LShr, x, sign_sh);
+    let s31 = cx.c32(31);
+    let sign = cx.bop(BinOp::Shl, sign, s31);
+    let r = cx.bop(BinOp::Or, mag_bits, sign);
+    cx.float_of(r, Ty::F32)
+}
+
+/// `mma.sync.aligned` for every shape and type of the common layout.
+pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
+    if x.a_ty == MmaType::F16 && (x.m, x.k) == (8, 4) {
+        cx.unsupported("`mma.m8n8k4` with `.f16` multiplicands (the sm_70 quad-pair layout)");
+        return;
+    }
+    let halves = x.m / 8;
+    let slots = x.k / x.k_slot();
+    let wide = x.a_ty == MmaType::F64;
+    // A: rows groupID + 8h, from the four lanes of this lane's group.
+    let mut a_regs: Vec<(u32, u32, u32, Gathered)> = Vec::new();
+    for h in 0..halves {
+        for s in 0..slots {
+            for tp in 0..4 {
+                let reg = (h + s * halves) as usize;
+                let g = gather(cx, &x.a, reg, wide, &|cx| {
+                    let (g, _) = cx.group_of_lane();
+                    cx.lane_expr(g, 4, tp)
+                });
+                a_regs.push((h, s, tp, g));
+            }
+        }
+    }
+    // B: columns 2 * threadID_in_group + i, from the group of lanes holding each column.
+    let mut b_regs: Vec<(u32, u32, u32, Gathered)> = Vec::new();
+    for i in 0..2 {
+        for s in 0..slots {
+            for tp in 0..4 {
+                let g = gather(cx, &x.b, s as usize, wide, &|cx| {
+                    let (_, t) = cx.group_of_lane();
+                    // 4 * (2t + i) + tp
+                    cx.lane_expr(t, 8, 4 * i + tp)
+                });
+                b_regs.push((i, s, tp, g));
+            }
+        }
+    }
+    // Element k of A's row h and of B's column i, in k order: gathered in (slot, lane of
+    // group, j) order, which is k order.
+    let (a_words, a_row) = unpack(cx, x.a_ty, halves as usize, &a_regs);
+    let (b_words, b_col) = unpack(cx, x.b_ty, 2, &b_regs);
+    let mut d = Vec::with_capacity(2 * halves as usize);
+    for h in 0..halves as usize {
+        for i in 0..2usize {
+            let q = 2 * h + i;
+            let r = match x.d_ty {
+                MmaType::S32 => int_dot(cx, x, q, &a_row[h], &b_col[i], &a_words[h], &b_words[i]),
+                MmaType::F64 => {
+                    let mut acc = read_acc(cx, x, q);
+                    for (&a, &b) in a_row[h].iter().zip(&b_col[i]) {
+                        // A product and a sum, each rounded: a fused chain would need
+                        // fma, emulated (slowly) where the device does not fuse.
+                        let p =
+                            rounding::arith(cx, FloatOp::Mul, x.rounding, true, sf::F64, &[a, b]);
+                        acc =
+                            rounding::arith(cx, FloatOp::Add, x.rounding, true, sf::F64, &[acc, p]);
+                    }
+                    acc
+                }
+                _ => {
+                    let c = read_acc(cx, x, q);
+                    let mut acc = if x.c_ty == MmaType::F16 {
+                        half::to_f32(cx, c, sf::F16)
+                    } else {
+                        cx.float_of(c, Ty::F32)
+                    };
+                    let exact = FpFlags { exact: true };
+                    for (&a, &b) in a_row[h].iter().zip(&b_col[i]) {
+                        let p = cx.bin_flags(BinOp::FMul, a, b, exact);
+                        acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
+                    }
+                    if x.d_ty == MmaType::F16 {
+                        half::from_f32(cx, acc, sf::F16)
+                    } else {
+                        cx.bits_of(acc)
+                    }
+                }
+            };
+            d.push(r);
+        }
+    }
+    write_acc(cx, x, &d);
+}
+
+/// The gathered registers of each of `lines` rows (A) or columns (B), loaded, and their
+/// elements in gathering order (none for `.b1`, whose words are used whole).
+type Lines = Vec<Vec<ValueId>>;
+
+fn unpack(
+    cx: &mut Cx<'_>,
+    ty: MmaType,
+    lines: usize,
+    regs: &[(u32, u32, u32, Gathered)],
+) -> (Lines, Lines) {
+    let mut words: Lines = vec![Vec::new(); lines];
+    let mut elems: Lines = vec![Vec::new(); lines];
+    for (line, _, _, g) in regs {
+        let reg = load_gathered(cx, g);
+        words[*line as usize].push(reg);
+        if ty != MmaType::B1 {
+            for j in 0..ty.per_reg() {
+                let v = element(cx, ty, reg, j);
+                elems[*line as usize].push(v);
+            }
+        }
+    }
+    (words, elems)
+}
+
+/// C's element `q` (bits: I32, I16 for `.f16`, I64 for `.f64`).
+fn read_acc(cx: &mut Cx<'_>, x: &Mma, q: usize) -> ValueId {
+    match x.c_ty {
+        MmaType::F16 => {
+            let w = cx.read(&x.c[q / 2], ScalarType::B32);
+            let (lo, hi) = half::split(cx, w);
+            if q % 2 == 0 { lo } else { hi }
+        }
+        MmaType::F64 => cx.read(&x.c[q], ScalarType::B64),
+        _ => cx.read(&x.c[q], ScalarType::B32),
+    }
+}
+
+fn write_acc(cx: &mut Cx<'_>, x: &Mma, d: &[ValueId]) {
+    match x.d_ty {
+        MmaType::F16 => {
+            for (pair, dst) in d.chunks(2).zip(&x.d) {
+                let w = half::join(cx, pair[0], pair[1]);
+                cx.write(dst, ScalarType::B32, w);
+            }
+        }
+        MmaType::F64 => {
+            for (&v, dst) in d.iter().zip(&x.d) {
+                cx.write(dst, ScalarType::B64, v);
+            }
+        }
+        _ => {
+            for (&v, dst) in d.iter().zip(&x.d) {
+                cx.write(dst, ScalarType::B32, v);
+            }
+        }
+    }
+}
+
+/// An integer D element: the exact dot product (it fits in 32 bits for every shape: at most
+/// 256 products of magnitude 255 * 255) plus C, wrapped or, with `.satfinite`, clamped to s32.
+fn int_dot(
+    cx: &mut Cx<'_>,
+    x: &Mma,
+    q: usize,
+    a: &[ValueId],
+    b: &[ValueId],
+    a_words: &[ValueId],
+    b_words: &[ValueId],
+) -> ValueId {
+    let mut dot = cx.c32(0);
+    if let Some(op) = x.bit_op {
+        for (&wa, &wb) in a_words.iter().zip(b_words) {
+            let bin = match op {
+                BitOp::Xor => BinOp::Xor,
+                BitOp::And => BinOp::And,
+            };
+            let v = cx.bop(bin, wa, wb);
+            let n = cx.un(UnOp::BitCount, v);
+            dot = cx.bop(BinOp::IAdd, dot, n);
+        }
+    } else {
+        for (&va, &vb) in a.iter().zip(b) {
+            let p = cx.bop(BinOp::IMul, va, vb);
+            dot = cx.bop(BinOp::IAdd, dot, p);
+        }
+    }
+    let c = read_acc(cx, x, q);
+    if !x.satfinite {
+        return cx.bop(BinOp::IAdd, c, dot);
+    }
+    let c64 = cx.conv(ConvOp::SExt, c, Ty::I64);
+    let d64 = cx.conv(ConvOp::SExt, dot, Ty::I64);
+    let sum = cx.bop(BinOp::IAdd, c64, d64);
+    let lo = cx.konst(Ty::I64, i64::from(i32::MIN) as u64);
+    let hi = cx.konst(Ty::I64, i64::from(i32::MAX) as u64);
+    let s = cx.ext(ExtOp::SMax, &[sum, lo], FpFlags::default());
+    let s = cx.ext(ExtOp::SMin, &[s, hi], FpFlags::default());
+    cx.trunc(s, Ty::I32)
+}
