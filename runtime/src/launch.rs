@@ -460,12 +460,12 @@ impl Stream {
             let (status_buf, status_off) = r.alloc(48)?;
             status_buf.write_mapped(status_off, &[0; 48])?;
             let status_addr = status_buf.address() + status_off;
-            let (table_addr, table_len) = if memcheck {
-                let (table, sorted) = allocation_table(r.vk(), &params, globals.address())?;
-                let (_, _, addr) = r.upload(&table)?;
-                (addr, sorted)
+            let mem = if memcheck {
+                let m = allocation_table(r.vk(), &params, globals.address())?;
+                let (_, _, addr) = r.upload(&m.table)?;
+                Some((addr, m))
             } else {
-                (0, 0)
+                None
             };
             if !codes.is_empty() {
                 r.check(crate::stream::StatusCheck {
@@ -502,7 +502,7 @@ impl Stream {
                                 grid,
                                 globals.address(),
                                 status_addr,
-                                (table_addr, table_len),
+                                mem.as_ref(),
                             );
                             r.dev.cmd_push_constants(
                                 r.cb,
@@ -537,43 +537,48 @@ impl Stream {
     }
 }
 
-/// The live allocations as the memory checker reads them (`abi::PUSH_MEM_TABLE`): first the
-/// allocations that the parameter block's 8-byte words and the module's globals point into, then
-/// every live one as `[start, end)` pairs of u64 in address order, padded to a power of two
-/// with empty ranges at the top of the address space. Returns the table and the length of its
-/// sorted part.
-fn allocation_table(
-    vk: &crate::context::Vk,
-    params: &[u8],
-    globals: u64,
-) -> Result<(Vec<u8>, u32)> {
+/// The memory checker's view of the live allocations: the `abi::PUSH_MEM_HINTS` ranges (the
+/// allocations the parameter block's 8-byte words and the module's globals point into) and the
+/// table `abi::PUSH_MEM_TABLE` (every live allocation as `[start, end)` pairs of u64 in address
+/// order, padded to a power of two with empty ranges at the top of the address space).
+fn allocation_table(vk: &crate::context::Vk, params: &[u8], globals: u64) -> Result<MemTable> {
     let live = vk.allocations.lock().map_err(|_| Error::DeviceLost)?;
-    let hints_max = abi::MEM_HINTS as usize;
-    let mut hints: Vec<(u64, u64)> = Vec::with_capacity(hints_max);
+    let mut hints = [(u64::MAX, u64::MAX); abi::MEM_HINTS as usize];
+    let mut used = 0;
     let words = params
         .chunks_exact(8)
         .map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
     for v in std::iter::once(globals).chain(words) {
-        if hints.len() == hints_max {
+        if used == hints.len() {
             break;
         }
         if let Some((&start, &end)) = live.range(..=v).next_back()
             && v < end
-            && !hints.contains(&(start, end))
+            && !hints[..used].contains(&(start, end))
         {
-            hints.push((start, end));
+            hints[used] = (start, end);
+            used += 1;
         }
     }
-    hints.resize(hints_max, (u64::MAX, u64::MAX));
     let n = live.len().max(1).next_power_of_two();
-    let mut out = Vec::with_capacity((hints_max + n) * 16);
-    let sorted = live.iter().map(|(s, e)| (*s, *e));
-    let padding = std::iter::repeat_n((u64::MAX, u64::MAX), n - live.len());
-    for (start, end) in hints.into_iter().chain(sorted).chain(padding) {
-        out.extend_from_slice(&start.to_le_bytes());
-        out.extend_from_slice(&end.to_le_bytes());
+    let mut table = Vec::with_capacity(n * 16);
+    let padding = std::iter::repeat_n((&u64::MAX, &u64::MAX), n - live.len());
+    for (start, end) in live.iter().chain(padding) {
+        table.extend_from_slice(&start.to_le_bytes());
+        table.extend_from_slice(&end.to_le_bytes());
     }
-    Ok((out, n as u32))
+    Ok(MemTable {
+        table,
+        len: n as u32,
+        hints,
+    })
+}
+
+/// What [`allocation_table`] gives a launch.
+struct MemTable {
+    table: Vec<u8>,
+    len: u32,
+    hints: [(u64, u64); abi::MEM_HINTS as usize],
 }
 
 /// The push-constant block of `ptxvk_translator::abi`.
@@ -583,7 +588,7 @@ fn push_constants(
     grid: [u32; 3],
     globals_addr: u64,
     status_addr: u64,
-    (table_addr, table_len): (u64, u32),
+    mem: Option<&(u64, MemTable)>,
 ) -> [u8; abi::PUSH_CONSTANT_SIZE as usize] {
     let mut p = [0u8; abi::PUSH_CONSTANT_SIZE as usize];
     let at = |o: u32| o as usize;
@@ -593,10 +598,17 @@ fn push_constants(
     p[g..g + 8].copy_from_slice(&globals_addr.to_le_bytes());
     let s = at(abi::PUSH_STATUS_ADDRESS);
     p[s..s + 8].copy_from_slice(&status_addr.to_le_bytes());
-    let t = at(abi::PUSH_MEM_TABLE);
-    p[t..t + 8].copy_from_slice(&table_addr.to_le_bytes());
-    let c = at(abi::PUSH_MEM_COUNT);
-    p[c..c + 4].copy_from_slice(&table_len.to_le_bytes());
+    if let Some((table_addr, m)) = mem {
+        let t = at(abi::PUSH_MEM_TABLE);
+        p[t..t + 8].copy_from_slice(&table_addr.to_le_bytes());
+        let c = at(abi::PUSH_MEM_COUNT);
+        p[c..c + 4].copy_from_slice(&m.len.to_le_bytes());
+        for (i, (start, end)) in m.hints.iter().enumerate() {
+            let h = at(abi::PUSH_MEM_HINTS) + 16 * i;
+            p[h..h + 8].copy_from_slice(&start.to_le_bytes());
+            p[h + 8..h + 16].copy_from_slice(&end.to_le_bytes());
+        }
+    }
     for i in 0..3 {
         let b = at(abi::PUSH_CTA_BASE) + 4 * i;
         p[b..b + 4].copy_from_slice(&base[i].to_le_bytes());

@@ -20,17 +20,18 @@ pub const PUSH_GLOBALS_BASE: u32 = 32;
 /// Address of the launch's status word (`u32`, zero before the launch; see
 /// `KernelAbi::status_codes`).
 pub const PUSH_STATUS_ADDRESS: u32 = 40;
-/// With memory checking: the address (u64) of the launch's table of live allocations and the
-/// length (u32) of its sorted part. The table is `[start, end)` pairs of u64: first
-/// `MEM_HINTS` entries chosen by the launch (the allocations its parameters point into; empty
-/// ranges `[u64::MAX, u64::MAX)` where unused), then every live allocation sorted by start,
-/// padded to a power of two.
+/// With memory checking: the address (u64) and length (u32) of the launch's table of live
+/// allocations, `[start, end)` pairs of u64 sorted by start, padded to a power of two.
 pub const PUSH_MEM_TABLE: u32 = 48;
 pub const PUSH_MEM_COUNT: u32 = 56;
-pub const PUSH_CONSTANT_SIZE: u32 = 64;
-/// Entries at the head of the memory checker's table that every access tries first, without a
-/// search: most accesses fall in an allocation a parameter points into.
+/// With memory checking: `MEM_HINTS` ranges `[start, end)` (u64 pairs) that every access tries
+/// before searching the table: the allocations the launch's parameters point into (empty
+/// ranges `[u64::MAX, u64::MAX)` where unused). In push constants, so that the test is a few
+/// comparisons of uniform values, without memory loads.
+pub const PUSH_MEM_HINTS: u32 = 64;
 pub const MEM_HINTS: u32 = 4;
+/// Within the 128 bytes every Vulkan device offers.
+pub const PUSH_CONSTANT_SIZE: u32 = PUSH_MEM_HINTS + 16 * MEM_HINTS;
 
 pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;

@@ -563,11 +563,14 @@ impl Emitter {
         }
         let u32t = self.ty(Ty::I32);
         let u64t = self.ty(Ty::I64);
-        let st = self.struct_of(&[
+        let hints = 2 * abi::MEM_HINTS as usize;
+        let mut members = vec![
             u64t, u32t, u32t, u32t, u32t, u32t, u32t, u64t, u64t, u64t, u32t,
-        ]);
+        ];
+        members.extend(std::iter::repeat_n(u64t, hints));
+        let st = self.struct_of(&members);
         self.b.decorate(st, Decoration::Block, []);
-        let offsets = [
+        let mut offsets = vec![
             abi::PUSH_PARAM_BASE,
             abi::PUSH_CTA_BASE,
             abi::PUSH_CTA_BASE + 4,
@@ -580,6 +583,7 @@ impl Emitter {
             abi::PUSH_MEM_TABLE,
             abi::PUSH_MEM_COUNT,
         ];
+        offsets.extend((0..hints as u32).map(|i| abi::PUSH_MEM_HINTS + 8 * i));
         for (i, off) in offsets.iter().enumerate() {
             self.b
                 .member_decorate(st, i as u32, Decoration::Offset, *off);
@@ -641,6 +645,7 @@ impl Emitter {
             Builtin::StatusAddress => self.push_field(8, Ty::I64),
             Builtin::MemTable => self.push_field(9, Ty::I64),
             Builtin::MemCount => self.push_field(10, Ty::I32),
+            Builtin::MemHint(i) => self.push_field(11 + u32::from(i), Ty::I64),
             Builtin::DynamicSharedBytes => self.dynamic_shared_bytes(),
             Builtin::ScratchBase => self.scratch_base(),
             Builtin::SharedLock => self.lock_index(),

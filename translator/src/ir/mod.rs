@@ -642,6 +642,9 @@ pub enum Builtin {
     /// Memory checking: the launch's table of live allocations and its length.
     MemTable,
     MemCount,
+    /// Memory checking: word `i` of the launch's hint ranges (`abi::PUSH_MEM_HINTS`): hint
+    /// `i / 2`'s start when `i` is even, its end when odd.
+    MemHint(u8),
     /// Word index of the counted barriers' words (a counter and a generation for each of the 16
     /// barriers), after the lock word.
     BarrierWords,

@@ -31,7 +31,7 @@ pub struct Checkers {
 /// `check_global(addr: u64, bytes: u32, site: u32) -> u64`: `addr` if `[addr, addr + bytes)` lies
 /// in one allocation, else the scratch address (after recording `site`).
 ///
-/// The launch's hint entries (`abi::MEM_HINTS`) are tried first, unrolled and without branches;
+/// The launch's hint ranges (`abi::PUSH_MEM_HINTS`) are tried first, unrolled and without branches;
 /// the binary search over the sorted entries runs only for lanes no hint covers. On lavapipe,
 /// which runs both sides of every branch masked but leaves a loop once no lane goes round, the
 /// search then costs one test of the loop's condition.
@@ -51,11 +51,14 @@ pub fn global_checker() -> Function {
         let p = f.push(e, ty, Op::Param(i as u32));
         f.push_void(e, Op::StoreVar(v, p));
     }
-    let first = f.push(e, Ty::I32, Op::Const(0));
-    let mut hit = in_entry(&mut f, e, first, addr, bytes);
-    for h in 1..abi::MEM_HINTS {
-        let i = f.push(e, Ty::I32, Op::Const(u64::from(h)));
-        let inside = in_entry(&mut f, e, i, addr, bytes);
+    let in_hint = |f: &mut Function, h: u8| {
+        let start = f.push(e, Ty::I64, Op::Builtin(Builtin::MemHint(2 * h)));
+        let end = f.push(e, Ty::I64, Op::Builtin(Builtin::MemHint(2 * h + 1)));
+        in_range(f, e, (start, end), addr, bytes)
+    };
+    let mut hit = in_hint(&mut f, 0);
+    for h in 1..abi::MEM_HINTS as u8 {
+        let inside = in_hint(&mut f, h);
         hit = bin(&mut f, e, Ty::Bool, BinOp::Or, hit, inside);
     }
     f.push_void(e, Op::StoreVar(hinted, hit));
@@ -86,8 +89,7 @@ pub fn global_checker() -> Function {
     let l = f.push(body, Ty::I32, Op::LoadVar(lo));
     let s = f.push(body, Ty::I32, Op::LoadVar(step));
     let mid = bin(&mut f, body, Ty::I32, BinOp::IAdd, l, s);
-    let i = sorted(&mut f, body, mid);
-    let start = entry_word(&mut f, body, i, 0);
+    let start = entry_word(&mut f, body, mid, 0);
     let a = f.push(body, Ty::I64, Op::LoadVar(addr));
     let le = bin(&mut f, body, Ty::Bool, BinOp::ULe, start, a);
     let l2 = f.push(body, Ty::I32, Op::Select(le, mid, l));
@@ -98,8 +100,9 @@ pub fn global_checker() -> Function {
     f.block_mut(body).term = Terminator::Jump(head);
     // In a hinted allocation, or in the one the search found.
     let l = f.push(done, Ty::I32, Op::LoadVar(lo));
-    let i = sorted(&mut f, done, l);
-    let found = in_entry(&mut f, done, i, addr, bytes);
+    let start = entry_word(&mut f, done, l, 0);
+    let end = entry_word(&mut f, done, l, 8);
+    let found = in_range(&mut f, done, (start, end), addr, bytes);
     let hit = f.push(done, Ty::Bool, Op::LoadVar(hinted));
     let ok = bin(&mut f, done, Ty::Bool, BinOp::Or, hit, found);
     f.block_mut(done).term = Terminator::Branch {
@@ -116,23 +119,15 @@ pub fn global_checker() -> Function {
     f
 }
 
-/// The table index of sorted entry `i` (after the hints).
-fn sorted(f: &mut Function, b: ir::BlockId, i: ValueId) -> ValueId {
-    let k = f.push(b, Ty::I32, Op::Const(u64::from(abi::MEM_HINTS)));
-    bin(f, b, Ty::I32, BinOp::IAdd, i, k)
-}
-
-/// Whether `[addr, addr + bytes)` lies in table entry `i`: start <= addr <= end and
+/// Whether `[addr, addr + bytes)` lies in `[start, end)`: start <= addr <= end and
 /// bytes <= end - addr.
-fn in_entry(
+fn in_range(
     f: &mut Function,
     b: ir::BlockId,
-    i: ValueId,
+    (start, end): (ValueId, ValueId),
     addr: ir::VarId,
     bytes: ir::VarId,
 ) -> ValueId {
-    let start = entry_word(f, b, i, 0);
-    let end = entry_word(f, b, i, 8);
     let a = f.push(b, Ty::I64, Op::LoadVar(addr));
     let n = f.push(b, Ty::I32, Op::LoadVar(bytes));
     let n = f.push(b, Ty::I64, Op::Conv(ir::ConvOp::ZExt, n));
@@ -215,6 +210,14 @@ impl Cx<'_> {
             return w;
         };
         let (space, size) = match w {
+            // A kernel parameter read at a constant offset inside the block.
+            Where::Global(a)
+                if self.param_access.is_some_and(|(at, offset)| {
+                    at == a && offset + u64::from(bytes) <= u64::from(self.param_block)
+                }) =>
+            {
+                return w;
+            }
             Where::Global(_) => ("global", None),
             Where::Shared(_) => ("shared", Some(self.shared_limit())),
             Where::Local(_) => ("local", Some(self.local_limit())),

@@ -78,6 +78,10 @@ impl Cx<'_> {
 
     /// Resolves `[base+offset]` for an access in `space`.
     pub fn resolve(&mut self, space: StateSpace, addr: &Address) -> Option<Where> {
+        let param_offset = match addr.base {
+            AddrBase::Var(VarRef::Local(l)) => self.params.get(&l).copied(),
+            _ => None,
+        };
         let base = match &addr.base {
             AddrBase::Reg(r, ty) => {
                 let src = Src::Reg {
@@ -120,6 +124,11 @@ impl Cx<'_> {
             let off = self.konst(Ty::I64, addr.offset as u64);
             self.bin(BinOp::IAdd, base, off)
         };
+        if let Some(at) = param_offset
+            && let Ok(offset) = u64::try_from(addr.offset)
+        {
+            self.param_access = Some((a, u64::from(at) + offset));
+        }
         Some(self.space_where(space, a))
     }
 

@@ -100,6 +100,7 @@ pub fn lower_kernel(
             site_base: status_sites.len() as u32,
             textures: &textures,
             helpers: &helpers,
+            param_block: abi.param_block_size,
         };
         match lower_function(module, f, profile, kernel_params, &places, scratch) {
             Ok((irf, uses)) => {
@@ -216,6 +217,8 @@ struct Places<'a> {
     textures: &'a std::cell::RefCell<texture::KernelTextures>,
     /// The kernel's helper functions (shared by its functions).
     helpers: &'a std::cell::RefCell<helper::Helpers>,
+    /// Bytes of the kernel's parameters in the parameter block.
+    param_block: u32,
 }
 
 /// What a function's lowering reports back: the words at the end of the shared arena it uses,
@@ -448,6 +451,11 @@ pub(crate) struct Cx<'a> {
     pub ids: &'a HashMap<check::FuncId, ir::FuncId>,
     /// Offsets of kernel parameters in the parameter block.
     pub params: HashMap<check::LocalId, u32>,
+    /// Bytes of the kernel's parameters in the parameter block.
+    pub param_block: u32,
+    /// The last address resolved to a kernel parameter at a constant offset, with that
+    /// offset in the block: an access there needs no memory check.
+    pub param_access: Option<(ValueId, u64)>,
     pub f: ir::Function,
     pub cur: BlockId,
     /// The capacity a block gets at its first instruction (see [`room_for`]).
@@ -514,6 +522,8 @@ impl<'a> Cx<'a> {
             func_id,
             profile,
             params: HashMap::default(),
+            param_block: places.param_block,
+            param_access: None,
             layout: places.layout,
             ids: places.ids,
             cur: f.entry,
@@ -554,6 +564,7 @@ impl<'a> Cx<'a> {
             site_base: 0,
             textures: self.textures,
             helpers: self.helpers,
+            param_block: self.param_block,
         };
         let mut cx = Cx::new(
             self.module,
