@@ -897,3 +897,45 @@ pub fn cases() -> Vec<Case> {
     v.extend(rejections());
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+
+    /// The family runs on lavapipe's emulated warps; under the other strategies (native
+    /// 32-lane subgroups, partitions of 64-lane ones) every kernel must still translate to
+    /// SPIR-V that validates.
+    #[test]
+    fn every_kernel_validates_under_every_profile() {
+        let kernels: Vec<_> = super::cases()
+            .into_iter()
+            .filter(|c| !c.name.starts_with("matrix/rejected"))
+            .collect();
+        assert!(kernels.len() > 90);
+        for name in DeviceProfile::names() {
+            let Some(p) = DeviceProfile::named(name) else {
+                continue;
+            };
+            let mut valid = 0;
+            for c in &kernels {
+                let program = Program::parse(SourceFile::new("case.ptx", c.ptx.clone()))
+                    .unwrap_or_else(|d| panic!("{}: {d}", c.name));
+                match program.translate_kernel("k", &p) {
+                    Ok(k) => {
+                        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
+                            panic!("{} under {name}: invalid SPIR-V: {e}", c.name);
+                        }
+                        valid += 1;
+                    }
+                    // A device without 64-bit floats refuses the .f64 forms, naming them.
+                    Err(d) => assert!(
+                        d.items.iter().all(|i| i.message.contains("lacks")),
+                        "{} under {name}: {d}",
+                        c.name
+                    ),
+                }
+            }
+            assert!(valid >= 80, "only {valid} kernels translated under {name}");
+        }
+    }
+}
