@@ -10,16 +10,12 @@ mod common;
 use half::f16;
 use ptxvk_runtime::{DeviceBuffer, LaunchConfig};
 
-/// Small integers in f16: every product and sum below is exact in f32, whatever the order.
+/// Small integers (-4..=3) in f16: every product and sum below is exact in f32, whatever
+/// the order.
 fn tile(n: usize, seed: u64) -> Vec<u16> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            f16::from_f32(((s >> 20) % 9) as f32 - 4.0).to_bits()
-        })
+    common::floats(n, seed)
+        .into_iter()
+        .map(|f| f16::from_f32((f / 2.0).floor()).to_bits())
         .collect()
 }
 
