@@ -7,6 +7,9 @@
 //! - `copy`: host-to-device and device-to-host bandwidth of 64 MiB copies (direct and through
 //!   staging buffers), against `copy_from_slice` of the same size in host memory.
 //! - `memory`: resident memory over 10,000 load/launch/unload cycles of a module.
+//! - `load`: loading a generated module of 10,000 lines (translation) and the first launch of
+//!   each of its kernels (pipeline creation and the driver's compile), against the same for
+//!   the empty kernel.
 //!
 //! Kernels against their GLSL twins: `benches/kernels.rs` (`cargo xtask bench kernels`).
 
@@ -98,6 +101,85 @@ fn launch(ctx: &Context) -> Res<()> {
         "  ratios: unbatched / reference {:.2}, batched / unbatched {:.3}",
         unbatched.as_secs_f64() / sync.as_secs_f64(),
         batched.as_secs_f64() / unbatched.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A module of `kernels` kernels, each a chain of `steps` integer operations over eight
+/// registers ending in one store: `lines` of PTX that translation and the driver's compiler must
+/// both walk.
+fn generated_module(kernels: usize, steps: usize) -> String {
+    let mut s = String::from(".version 7.0\n.target sm_70\n.address_size 64\n");
+    for k in 0..kernels {
+        s.push_str(&format!(
+            "\n.visible .entry chain{k}(.param .u64 out, .param .u32 seed)\n{{\n\
+             \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<2>;\n\
+             \tld.param.u64 %rd1, [out];\n\tld.param.u32 %r0, [seed];\n"
+        ));
+        for r in 1..8 {
+            s.push_str(&format!("\tadd.u32 %r{r}, %r0, {r};\n"));
+        }
+        for i in 0..steps {
+            let (d, a, b) = (i % 8, (i + 3) % 8, (i + 5) % 8);
+            let op = ["add.u32", "xor.b32", "mul.lo.u32", "sub.u32"][i % 4];
+            s.push_str(&format!("\t{op} %r{d}, %r{a}, %r{b};\n"));
+        }
+        s.push_str("\tst.global.u32 [%rd1], %r0;\n\tret;\n}\n");
+    }
+    s
+}
+
+/// Translation of a module and the first launch of each kernel: (load, first launches).
+fn load_and_first_launches(
+    ctx: &Context,
+    ptx: &str,
+    names: &[String],
+) -> Res<(Duration, Duration)> {
+    let out = DeviceBuffer::<u32>::zeroed(ctx, 1)?;
+    let t = Instant::now();
+    let m = ctx.load_ptx("generated.ptx", ptx)?;
+    let loaded = t.elapsed();
+    let t = Instant::now();
+    for name in names {
+        let args = [(&out).into(), 7u32.into()];
+        m.kernel(name)?
+            .launch(&LaunchConfig::new([1, 1, 1], [1, 1, 1]), &args)?;
+    }
+    Ok((loaded, t.elapsed()))
+}
+
+fn load() -> Res<()> {
+    let (kernels, steps) = (10, scaled(990, 20));
+    let big = generated_module(kernels, steps);
+    let names: Vec<String> = (0..kernels).map(|k| format!("chain{k}")).collect();
+    let small = generated_module(1, 0);
+    // Best of 3, each in a fresh context so that nothing is cached between them.
+    let (mut best_big, mut best_small) = (
+        (Duration::MAX, Duration::MAX),
+        (Duration::MAX, Duration::MAX),
+    );
+    for _ in 0..3 {
+        let c = Context::new(&options())?;
+        let r = load_and_first_launches(&c, &big, &names)?;
+        best_big = (best_big.0.min(r.0), best_big.1.min(r.1));
+        let c = Context::new(&options())?;
+        let r = load_and_first_launches(&c, &small, &names[..1])?;
+        best_small = (best_small.0.min(r.0), best_small.1.min(r.1));
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "load: a generated module of {} lines and {kernels} kernels, best of 3 (fresh contexts)",
+        big.lines().count()
+    );
+    println!(
+        "  translate (load_ptx)             {:8.2} ms   one small kernel: {:.2} ms",
+        ms(best_big.0),
+        ms(best_small.0)
+    );
+    println!(
+        "  first launches (pipelines)       {:8.2} ms   one small kernel: {:.2} ms",
+        ms(best_big.1),
+        ms(best_small.1)
     );
     Ok(())
 }
@@ -224,12 +306,16 @@ fn main() -> Res<()> {
         copy(true)?;
         println!();
     }
+    if all || which == "launch" || which == "load" {
+        load()?;
+        println!();
+    }
     if all || which == "memory" {
         memory(&ctx)?;
     }
-    if !all && !["launch", "copy", "memory"].contains(&which.as_str()) {
+    if !all && !["launch", "copy", "memory", "load"].contains(&which.as_str()) {
         return Err(format!(
-            "unknown benchmark `{which}` (launch, copy, memory, all; kernels: the `kernels` bench)"
+            "unknown benchmark `{which}` (launch, copy, load, memory, all; kernels: the `kernels` bench)"
         )
         .into());
     }
