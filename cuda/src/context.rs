@@ -4,7 +4,6 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::ContextOptions;
@@ -23,8 +22,8 @@ pub struct Ctx {
     /// The first kernel fault seen in the context: CUDA returns it from every later call
     /// until the context is destroyed (the runtime's context itself carries on).
     sticky: Mutex<Option<(CUresult, String)>>,
-    /// The default stream may have work in flight (see `stream::resolve`).
-    pub default_issued: AtomicBool,
+    /// Whether the legacy default stream may have work in flight (see `stream::resolve`).
+    pub default_work: crate::stream::WorkHint,
 }
 
 pub static CONTEXTS: Table<Ctx> = Table::new("context");
@@ -60,7 +59,7 @@ impl Ctx {
             memory: Allocations::default(),
             limits: Mutex::new(LIMITS.iter().copied().collect()),
             sticky: Mutex::new(None),
-            default_issued: AtomicBool::new(false),
+            default_work: Default::default(),
         })
     }
 

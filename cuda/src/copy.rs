@@ -5,49 +5,54 @@
 
 use std::sync::Arc;
 
-use ptxvk_runtime::Stream;
-
 use crate::context::{self, Ctx};
 use crate::error::{CuError, CuResult};
 use crate::memory;
+use crate::stream::Issue;
 
-/// The context and stream a copy runs in.
-fn target(stream: Option<usize>) -> CuResult<(Arc<Ctx>, Option<Stream>)> {
+/// The context a copy runs in, and the stream of an `Async` copy (kept until the copy is
+/// issued: see [`Issue`]).
+fn target(stream: Option<usize>) -> CuResult<(Arc<Ctx>, Option<Issue>)> {
     match stream {
         None => Ok((context::current()?.1, None)),
         Some(h) => {
-            let (ctx, s) = crate::stream::resolve(h)?;
-            Ok((ctx, Some(s)))
+            let issue = crate::stream::resolve(h)?;
+            Ok((issue.ctx.clone(), Some(issue)))
         }
+    }
+}
+
+/// The stream device-side work of a copy goes on: the `Async` copy's, else the legacy one.
+fn device_stream(s: Option<Issue>) -> CuResult<Issue> {
+    match s {
+        Some(s) => Ok(s),
+        None => crate::stream::resolve(0),
     }
 }
 
 pub fn htod(dst: u64, src: &[u8], stream: Option<usize>) -> CuResult<()> {
     let (ctx, s) = target(stream)?;
     let place = ctx.memory.resolve(dst, src.len() as u64)?;
-    memory::write(&place, src, s.as_ref())
+    memory::write(&place, src, s.as_ref().map(|i| &i.stream))
 }
 
 pub fn dtoh(dst: &mut [u8], src: u64, stream: Option<usize>) -> CuResult<()> {
     let (ctx, s) = target(stream)?;
     let place = ctx.memory.resolve(src, dst.len() as u64)?;
-    memory::read(&place, dst, s.as_ref())
+    memory::read(&place, dst, s.as_ref().map(|i| &i.stream))
 }
 
 pub fn dtod(dst: u64, src: u64, len: u64, stream: Option<usize>) -> CuResult<()> {
     let (ctx, s) = target(stream)?;
     let from = ctx.memory.resolve(src, len)?;
     let to = ctx.memory.resolve(dst, len)?;
-    let on = match &s {
-        Some(s) => s.clone(),
-        None => crate::stream::resolve(0)?.1,
-    };
-    on.copy_buffer(
+    let sync = s.is_none();
+    device_stream(s)?.stream.copy_buffer(
         (from.buffer()?, from.offset),
         (to.buffer()?, to.offset),
         len,
     )?;
-    if s.is_none() {
+    if sync {
         ctx.rt.synchronize()?;
     }
     Ok(())
@@ -66,12 +71,11 @@ pub fn memset(dst: u64, pattern: &[u8], count: usize, stream: Option<usize>) -> 
         .ok_or_else(|| CuError::invalid("memset size overflows"))?;
     let (ctx, s) = target(stream)?;
     let place = ctx.memory.resolve(dst, len)?;
-    let on = match &s {
-        Some(s) => s.clone(),
-        None => crate::stream::resolve(0)?.1,
-    };
-    on.fill_buffer(place.buffer()?, place.offset, len, pattern)?;
-    if s.is_none() {
+    let sync = s.is_none();
+    device_stream(s)?
+        .stream
+        .fill_buffer(place.buffer()?, place.offset, len, pattern)?;
+    if sync {
         ctx.rt.synchronize()?;
     }
     Ok(())

@@ -1,6 +1,8 @@
 //! Streams and events.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::{Event, Stream};
@@ -14,10 +16,47 @@ pub struct Strm {
     pub ctx: Arc<Ctx>,
     pub stream: Stream,
     pub flags: u32,
-    /// Work may be in flight: set when the stream is handed out for work, cleared when it is
-    /// found idle. Spares the legacy stream's check (a submission and a driver query) on
-    /// streams that have done nothing since.
-    issued: AtomicBool,
+    work: WorkHint,
+}
+
+/// Whether a stream may have work in flight, known without asking the driver: spares the
+/// legacy stream's check (a submission and a driver query) on streams that have done nothing
+/// since they were last found idle. `issues` counts the calls that put work on the stream,
+/// each counted once its work is recorded ([`Issue`]'s drop); `idle_at` is the count read
+/// before the stream was last found idle. Counting after recording is what makes the hint
+/// safe across threads: a count read before an idle check covers only work the check saw.
+#[derive(Default)]
+pub struct WorkHint {
+    issues: AtomicU64,
+    idle_at: AtomicU64,
+}
+
+impl WorkHint {
+    fn count(&self) {
+        self.issues.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// A stream handed out for work, with its context. Dropping it, once the work is recorded,
+/// counts the work in the stream's [`WorkHint`].
+pub struct Issue {
+    pub ctx: Arc<Ctx>,
+    pub stream: Stream,
+    on: IssuedOn,
+}
+
+enum IssuedOn {
+    Legacy,
+    Stream(Arc<Strm>),
+}
+
+impl Drop for Issue {
+    fn drop(&mut self) {
+        match &self.on {
+            IssuedOn::Legacy => self.ctx.default_work.count(),
+            IssuedOn::Stream(s) => s.work.count(),
+        }
+    }
 }
 
 pub struct Evt {
@@ -29,9 +68,9 @@ pub struct Evt {
 pub static STREAMS: Table<Strm> = Table::new("stream");
 pub static EVENTS: Table<Evt> = Table::new("event");
 
-/// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: handles that name the default stream.
+/// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: handles that name a default stream.
 const STREAM_LEGACY: usize = 0x1;
-const STREAM_PER_THREAD: usize = 0x2;
+pub const STREAM_PER_THREAD: usize = 0x2;
 const EVENT_DISABLE_TIMING: u32 = 0x2;
 
 /// NULL, CU_STREAM_LEGACY or CU_STREAM_PER_THREAD.
@@ -39,35 +78,120 @@ pub fn is_default(handle: usize) -> bool {
     matches!(handle, 0 | STREAM_LEGACY | STREAM_PER_THREAD)
 }
 
-/// The stream a handle names, with its context, ready for work issued on it now. NULL and the
-/// two special handles are the current context's default stream, which ptxvk serves with the
-/// runtime's default stream.
+/// The stream a handle names, with its context, ready for work issued on it now. NULL and
+/// CU_STREAM_LEGACY are the current context's legacy default stream, which ptxvk serves with
+/// the runtime's default stream; CU_STREAM_PER_THREAD is the calling thread's own default
+/// stream of the current context (see [`per_thread`]).
 ///
-/// The legacy default stream (NULL, CU_STREAM_LEGACY) synchronises with the context's
-/// blocking streams (created without CU_STREAM_NON_BLOCKING), as CUDA's does: its work waits
-/// for what they issued before, and their work waits for what it issued before. The waits are
-/// only added where the other side still has work in flight.
-pub fn resolve(handle: usize) -> CuResult<(Arc<Ctx>, Stream)> {
+/// The legacy default stream synchronises with the context's blocking streams (created
+/// without CU_STREAM_NON_BLOCKING, and every thread's per-thread stream), as CUDA's does: its
+/// work waits for what they issued before, and their work waits for what it issued before.
+/// The waits are only added where the other side still has work in flight.
+pub fn resolve(handle: usize) -> CuResult<Issue> {
+    if handle == STREAM_PER_THREAD {
+        let (ctx_id, ctx) = context::current()?;
+        return issue_on(per_thread(ctx_id, &ctx)?.1);
+    }
     if is_default(handle) {
         let (ctx_id, ctx) = context::current()?;
         let stream = ctx.rt.default_stream()?;
-        if handle != STREAM_PER_THREAD {
-            for other in blocking_streams(ctx_id) {
-                wait_for(&stream, (&other.stream, &other.issued))?;
-            }
+        for other in blocking_streams(ctx_id) {
+            wait_for(&stream, (&other.stream, &other.work))?;
         }
-        ctx.default_issued.store(true, Ordering::Release);
-        return Ok((ctx, stream));
+        return Ok(Issue {
+            ctx,
+            stream,
+            on: IssuedOn::Legacy,
+        });
+    }
+    crate::device::check_init()?;
+    issue_on(STREAMS.get(handle)?)
+}
+
+/// The stream a handle names, to wait for or ask about rather than to issue work on: the
+/// work it already holds waited for what it had to when it was issued, so only the legacy
+/// stream (whose rule is about everything before the call) adds waits here.
+pub fn lookup(handle: usize) -> CuResult<Stream> {
+    if handle == STREAM_PER_THREAD {
+        let (ctx_id, ctx) = context::current()?;
+        let (_, s) = per_thread(ctx_id, &ctx)?;
+        s.ctx.check_sticky()?;
+        return Ok(s.stream.clone());
+    }
+    if is_default(handle) {
+        return Ok(resolve(handle)?.stream.clone());
     }
     crate::device::check_init()?;
     let s = STREAMS.get(handle)?;
     s.ctx.check_sticky()?;
-    if s.flags & STREAM_NON_BLOCKING == 0 && s.ctx.default_issued.load(Ordering::Acquire) {
+    Ok(s.stream.clone())
+}
+
+/// A created or per-thread stream, ready for work: a blocking one first waits for the legacy
+/// default stream's work in flight.
+fn issue_on(s: Arc<Strm>) -> CuResult<Issue> {
+    s.ctx.check_sticky()?;
+    if s.flags & STREAM_NON_BLOCKING == 0 {
         let default = s.ctx.rt.default_stream()?;
-        wait_for(&s.stream, (&default, &s.ctx.default_issued))?;
+        wait_for(&s.stream, (&default, &s.ctx.default_work))?;
     }
-    s.issued.store(true, Ordering::Release);
-    Ok((s.ctx.clone(), s.stream.clone()))
+    Ok(Issue {
+        ctx: s.ctx.clone(),
+        stream: s.stream.clone(),
+        on: IssuedOn::Stream(s),
+    })
+}
+
+/// This thread's per-thread default streams, by context id, as stream-table ids. They are
+/// blocking streams of their context (so the legacy stream orders against them) that no
+/// program was handed; they go when the thread ends or their context is destroyed.
+struct PerThread(RefCell<BTreeMap<usize, usize>>);
+
+impl Drop for PerThread {
+    fn drop(&mut self) {
+        for id in std::mem::take(self.0.get_mut()).into_values() {
+            // Work already issued keeps its stream alive in the runtime.
+            let _ = STREAMS.remove(id);
+        }
+    }
+}
+
+thread_local! {
+    static PER_THREAD: PerThread = const { PerThread(RefCell::new(BTreeMap::new())) };
+}
+
+/// The calling thread's default stream in the context `ctx_id`, created on first use: what
+/// CU_STREAM_PER_THREAD, and the NULL stream of the `_ptsz`/`_ptds` entry points, name.
+fn per_thread(ctx_id: usize, ctx: &Arc<Ctx>) -> CuResult<(usize, Arc<Strm>)> {
+    PER_THREAD
+        .try_with(|map| {
+            let mut map = map.0.borrow_mut();
+            if let Some(&id) = map.get(&ctx_id)
+                && let Ok(s) = STREAMS.get(id)
+            {
+                return Ok((id, s));
+            }
+            let (id, s) = STREAMS.insert(Strm {
+                ctx_id,
+                ctx: ctx.clone(),
+                stream: ctx.rt.new_stream()?,
+                flags: 0,
+                work: WorkHint::default(),
+            });
+            map.insert(ctx_id, id);
+            Ok((id, s))
+        })
+        .map_err(|_| CuError::Unknown("the per-thread stream of an exiting thread".into()))?
+}
+
+/// `cuStreamGetId`: the table id of a created or per-thread stream, 0 for the legacy one.
+pub fn id_of(handle: usize) -> CuResult<u64> {
+    if handle == STREAM_PER_THREAD {
+        let (ctx_id, ctx) = context::current()?;
+        return Ok(per_thread(ctx_id, &ctx)?.0 as u64);
+    }
+    context_of(handle)?;
+    Ok(if is_default(handle) { 0 } else { handle as u64 })
 }
 
 const STREAM_NON_BLOCKING: u32 = 0x1;
@@ -82,15 +206,18 @@ fn blocking_streams(ctx_id: usize) -> Vec<Arc<Strm>> {
 }
 
 /// Makes work issued on `stream` from now on wait for the work issued on `other` so far;
-/// `issued` is `other`'s hint that it may have work in flight.
-fn wait_for(stream: &Stream, (other, issued): (&Stream, &AtomicBool)) -> CuResult<()> {
-    if !issued.load(Ordering::Acquire) {
+/// `hint` is `other`'s.
+fn wait_for(stream: &Stream, (other, hint): (&Stream, &WorkHint)) -> CuResult<()> {
+    let before = hint.issues.load(Ordering::Acquire);
+    if before == hint.idle_at.load(Ordering::Acquire) {
         return Ok(());
     }
     if other.is_idle()? {
-        issued.store(false, Ordering::Release);
+        // Work counted after `before` was read may not have been seen by the check.
+        hint.idle_at.fetch_max(before, Ordering::AcqRel);
     } else {
-        stream.wait_event(&other.record_event()?)?;
+        // A marker, not a timed event: it adds no work to `other`, which may be idle by now.
+        stream.wait_event(&other.record_marker()?)?;
     }
     Ok(())
 }
@@ -107,13 +234,13 @@ pub fn create(flags: u32) -> CuResult<usize> {
         ctx,
         stream,
         flags,
-        issued: AtomicBool::new(false),
+        work: WorkHint::default(),
     });
     Ok(id)
 }
 
 pub fn query(handle: usize) -> CuResult<()> {
-    let (_, s) = resolve(handle)?;
+    let s = lookup(handle)?;
     if s.is_idle()? {
         Ok(())
     } else {
@@ -122,12 +249,12 @@ pub fn query(handle: usize) -> CuResult<()> {
 }
 
 pub fn wait_event(stream: usize, event: usize) -> CuResult<()> {
-    let (_, s) = resolve(stream)?;
+    let s = resolve(stream)?;
     let e = EVENTS.get(event)?;
     let recorded = e.recorded.lock().unwrap_or_else(|p| p.into_inner());
     // Waiting for an event never recorded waits for nothing, as in CUDA.
     if let Some(ev) = recorded.as_ref() {
-        s.wait_event(ev)?;
+        s.stream.wait_event(ev)?;
     }
     Ok(())
 }
@@ -154,8 +281,7 @@ pub fn event_create(flags: u32) -> CuResult<usize> {
 
 pub fn record(event: usize, stream: usize) -> CuResult<()> {
     let e = EVENTS.get(event)?;
-    let (_, s) = resolve(stream)?;
-    let ev = s.record_event()?;
+    let ev = resolve(stream)?.stream.record_event()?;
     *e.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(ev);
     Ok(())
 }
@@ -213,7 +339,7 @@ pub fn context_of(handle: usize) -> CuResult<usize> {
 /// the work queued before it and before any queued after it. It runs on the calling thread once
 /// the stream is idle, which gives that order at the price of the caller's waiting.
 pub fn host_call(handle: usize, f: impl FnOnce(Result<(), &CuError>)) -> CuResult<()> {
-    let (_, s) = resolve(handle)?;
+    let s = lookup(handle)?;
     let done = s.synchronize().map_err(CuError::from);
     f(done.as_ref().map(|_| ()));
     done

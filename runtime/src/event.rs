@@ -93,6 +93,18 @@ impl Stream {
         })
     }
 
+    /// Marks the point after all work issued so far, without a timestamp: an event for other
+    /// streams to wait on or the host to poll that adds no command, so a stream that was idle
+    /// stays idle. [`Event::elapsed`] fails on it.
+    pub fn record_marker(&self) -> Result<Event> {
+        Ok(Event {
+            core: self.core.clone(),
+            value: self.core.mark()?,
+            query: None,
+            _ctx: self.ctx.clone(),
+        })
+    }
+
     /// Makes work issued on this stream from now on wait until `event` has completed (on the
     /// device: the host does not wait). Work already issued is not affected.
     pub fn wait_event(&self, event: &Event) -> Result<()> {

@@ -342,8 +342,9 @@ pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
-// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
-// default stream here.
+// and the per-thread default stream forms: a `_ptsz` form's NULL stream is the calling
+// thread's default stream; a `_ptds` form completes before it returns, after all earlier work
+// in the context, which includes that stream's.
 alias!(cuCtxCreate => cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice));
 alias!(cuCtxDestroy => cuCtxDestroy_v2(ctx: Handle));
 alias!(cuCtxPushCurrent => cuCtxPushCurrent_v2(ctx: Handle));

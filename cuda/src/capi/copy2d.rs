@@ -339,6 +339,6 @@ pub unsafe extern "C" fn cuMemcpy3DAsync_v2(p: *const Memcpy3D, s: Handle) -> CU
 alias!(cuMemcpy2D_v2_ptds => cuMemcpy2D_v2(p: *const Memcpy2D));
 alias!(cuMemcpy2DUnaligned_v2 => cuMemcpy2D_v2(p: *const Memcpy2D));
 alias!(cuMemcpy2DUnaligned_v2_ptds => cuMemcpy2D_v2(p: *const Memcpy2D));
-alias!(cuMemcpy2DAsync_v2_ptsz => cuMemcpy2DAsync_v2(p: *const Memcpy2D, s: Handle));
+alias!(cuMemcpy2DAsync_v2_ptsz => cuMemcpy2DAsync_v2(p: *const Memcpy2D, s: Handle), per_thread s);
 alias!(cuMemcpy3D_v2_ptds => cuMemcpy3D_v2(p: *const Memcpy3D));
-alias!(cuMemcpy3DAsync_v2_ptsz => cuMemcpy3DAsync_v2(p: *const Memcpy3D, s: Handle));
+alias!(cuMemcpy3DAsync_v2_ptsz => cuMemcpy3DAsync_v2(p: *const Memcpy3D, s: Handle), per_thread s);

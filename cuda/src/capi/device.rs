@@ -314,8 +314,9 @@ pub unsafe extern "C" fn cuDeviceGetProperties(prop: *mut DevProp, dev: CUdevice
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
-// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
-// default stream here.
+// and the per-thread default stream forms: a `_ptsz` form's NULL stream is the calling
+// thread's default stream; a `_ptds` form completes before it returns, after all earlier work
+// in the context, which includes that stream's.
 alias!(cuDeviceGetUuid_v2 => cuDeviceGetUuid(out: *mut [u8; 16], dev: CUdevice));
 alias!(cuDevicePrimaryCtxRelease_v2 => cuDevicePrimaryCtxRelease(dev: CUdevice));
 alias!(cuDevicePrimaryCtxReset_v2 => cuDevicePrimaryCtxReset(dev: CUdevice));

@@ -167,6 +167,7 @@ pub unsafe extern "C" fn cuGetExportTable(
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
-// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
-// default stream here.
+// and the per-thread default stream forms: a `_ptsz` form's NULL stream is the calling
+// thread's default stream; a `_ptds` form completes before it returns, after all earlier work
+// in the context, which includes that stream's.
 alias!(cuGetProcAddress_v2_ptsz => cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: u64, status: *mut c_int));

@@ -90,13 +90,13 @@ fn launch_kernel(
         }
     };
     let args = launch::arguments(&func, &params)?;
-    let (ctx, stream) = crate::stream::resolve(id(s))?;
-    if !std::sync::Arc::ptr_eq(&ctx, &func.ctx) {
+    let issue = crate::stream::resolve(id(s))?;
+    if !std::sync::Arc::ptr_eq(&issue.ctx, &func.ctx) {
         return Err(CuError::InvalidHandle(
             "function (of another context than the stream)",
         ));
     }
-    Ok(stream.launch(&func.kernel, &cfg, &args)?)
+    Ok(issue.stream.launch(&func.kernel, &cfg, &args)?)
 }
 
 #[unsafe(no_mangle)]
@@ -336,7 +336,29 @@ pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
-// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
-// default stream here.
-alias!(cuLaunchKernel_ptsz => cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, s: Handle, params: *mut *mut c_void, extra: *mut *mut c_void));
-alias!(cuLaunchKernelEx_ptsz => cuLaunchKernelEx(config: *const LaunchConfigEx, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void));
+// and the per-thread default stream forms: a `_ptsz` form's NULL stream is the calling
+// thread's default stream; a `_ptds` form completes before it returns, after all earlier work
+// in the context, which includes that stream's.
+alias!(cuLaunchKernel_ptsz => cuLaunchKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, s: Handle, params: *mut *mut c_void, extra: *mut *mut c_void), per_thread s);
+
+/// The per-thread default stream form: a NULL stream in the configuration is the calling
+/// thread's default stream.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuLaunchKernelEx_ptsz(
+    config: *const LaunchConfigEx,
+    f: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    // SAFETY: NULL or a valid CUlaunchConfig by the caller's contract.
+    let Some(c) = (unsafe { config.as_ref() }) else {
+        // SAFETY: the entry point reports the NULL configuration.
+        return unsafe { cuLaunchKernelEx(config, f, params, extra) };
+    };
+    let local = LaunchConfigEx {
+        stream: super::per_thread_if_null(c.stream),
+        ..*c
+    };
+    // SAFETY: a copy of the caller's configuration, with its attributes.
+    unsafe { cuLaunchKernelEx(&local, f, params, extra) }
+}

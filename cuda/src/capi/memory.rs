@@ -584,8 +584,9 @@ pub unsafe extern "C" fn cuMemsetD2D32Async(
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
-// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
-// default stream here.
+// and the per-thread default stream forms: a `_ptsz` form's NULL stream is the calling
+// thread's default stream; a `_ptds` form completes before it returns, after all earlier work
+// in the context, which includes that stream's.
 alias!(cuMemcpyHtoD_v2_ptds => cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, n: usize));
 alias!(cuMemcpyDtoH_v2_ptds => cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize));
 alias!(cuMemcpyDtoD_v2_ptds => cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize));
@@ -593,17 +594,17 @@ alias!(cuMemcpy_ptds => cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize));
 alias!(cuMemsetD8_v2_ptds => cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize));
 alias!(cuMemsetD16_v2_ptds => cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize));
 alias!(cuMemsetD32_v2_ptds => cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize));
-alias!(cuMemcpyHtoDAsync_v2_ptsz => cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, n: usize, s: Handle));
-alias!(cuMemcpyDtoHAsync_v2_ptsz => cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, n: usize, s: Handle));
-alias!(cuMemcpyDtoDAsync_v2_ptsz => cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize, s: Handle));
-alias!(cuMemcpyAsync_ptsz => cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n: usize, s: Handle));
-alias!(cuMemsetD8Async_ptsz => cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, s: Handle));
-alias!(cuMemsetD16Async_ptsz => cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, s: Handle));
-alias!(cuMemsetD32Async_ptsz => cuMemsetD32Async(dst: CUdeviceptr, v: u32, n: usize, s: Handle));
+alias!(cuMemcpyHtoDAsync_v2_ptsz => cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, n: usize, s: Handle), per_thread s);
+alias!(cuMemcpyDtoHAsync_v2_ptsz => cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, n: usize, s: Handle), per_thread s);
+alias!(cuMemcpyDtoDAsync_v2_ptsz => cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize, s: Handle), per_thread s);
+alias!(cuMemcpyAsync_ptsz => cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n: usize, s: Handle), per_thread s);
+alias!(cuMemsetD8Async_ptsz => cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, s: Handle), per_thread s);
+alias!(cuMemsetD16Async_ptsz => cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, s: Handle), per_thread s);
+alias!(cuMemsetD32Async_ptsz => cuMemsetD32Async(dst: CUdeviceptr, v: u32, n: usize, s: Handle), per_thread s);
 alias!(cuMemHostRegister => cuMemHostRegister_v2(p: *mut c_void, size: usize, flags: c_uint));
 alias!(cuMemsetD2D8_v2_ptds => cuMemsetD2D8_v2(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize));
 alias!(cuMemsetD2D16_v2_ptds => cuMemsetD2D16_v2(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize));
 alias!(cuMemsetD2D32_v2_ptds => cuMemsetD2D32_v2(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize));
-alias!(cuMemsetD2D8Async_ptsz => cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, s: Handle));
-alias!(cuMemsetD2D16Async_ptsz => cuMemsetD2D16Async(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize, s: Handle));
-alias!(cuMemsetD2D32Async_ptsz => cuMemsetD2D32Async(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize, s: Handle));
+alias!(cuMemsetD2D8Async_ptsz => cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, s: Handle), per_thread s);
+alias!(cuMemsetD2D16Async_ptsz => cuMemsetD2D16Async(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize, s: Handle), per_thread s);
+alias!(cuMemsetD2D32Async_ptsz => cuMemsetD2D32Async(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize, s: Handle), per_thread s);

@@ -7,12 +7,22 @@
 
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
-/// Exports `$alias` as another name of `$target`, which has the signature given.
+/// Exports `$alias` as another name of `$target`, which has the signature given. With
+/// `per_thread $s`, the alias is a per-thread default stream form (`_ptsz`): its NULL stream
+/// `$s` is the calling thread's default stream, CU_STREAM_PER_THREAD.
 /// (build.rs reads `alias!(NAME =>` lines as entry points written by hand.)
 macro_rules! alias {
     ($alias:ident => $target:ident($($arg:ident: $ty:ty),* $(,)?)) => {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $alias($($arg: $ty),*) -> CUresult {
+            // SAFETY: the target's contract, which is the alias's.
+            unsafe { $target($($arg),*) }
+        }
+    };
+    ($alias:ident => $target:ident($($arg:ident: $ty:ty),* $(,)?), per_thread $s:ident) => {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $alias($($arg: $ty),*) -> CUresult {
+            let $s = $crate::capi::per_thread_if_null($s);
             // SAFETY: the target's contract, which is the alias's.
             unsafe { $target($($arg),*) }
         }
@@ -44,6 +54,15 @@ use crate::error::{
 pub type CUdevice = i32;
 pub type CUdeviceptr = u64;
 pub type Handle = *mut c_void;
+
+/// A stream argument of a `_ptsz` entry point: NULL there is CU_STREAM_PER_THREAD.
+pub(crate) fn per_thread_if_null(s: Handle) -> Handle {
+    if s.is_null() {
+        crate::stream::STREAM_PER_THREAD as Handle
+    } else {
+        s
+    }
+}
 
 /// Runs an entry point's body: panics become CUDA_ERROR_UNKNOWN, errors their code. Every call,
 /// its arguments (`args`, formatted only when logged) and its result are logged at debug level

@@ -32,8 +32,7 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
 }
 
 fn synchronize(s: Handle) -> CuResult<()> {
-    let (_, st) = stream::resolve(id(s))?;
-    Ok(st.synchronize()?)
+    Ok(stream::lookup(id(s))?.synchronize()?)
 }
 
 #[unsafe(no_mangle)]
@@ -234,19 +233,14 @@ pub unsafe extern "C" fn cuStreamGetCtx_v2(
     )
 }
 
-/// The handle's id (0 for the default stream), unique in the process.
+/// The handle's id (0 for the legacy default stream), unique in the process.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamGetId(s: Handle, out: *mut u64) -> CUresult {
     entry(
         "cuStreamGetId",
         format_args!("s={s:#x?} out={out:#x?}"),
         || {
-            stream::context_of(id(s))?;
-            let v = if stream::is_default(id(s)) {
-                0
-            } else {
-                id(s) as u64
-            };
+            let v = stream::id_of(id(s))?;
             // SAFETY: NULL or writable.
             unsafe { put(out, v) }
         },
@@ -319,21 +313,22 @@ pub unsafe extern "C" fn cuStreamAddCallback(
 }
 
 // Other names of the same entry points: their `_v2`/older forms with the same signature,
-// and the per-thread default stream forms (`_ptds`, `_ptsz`), whose NULL stream is the same
-// default stream here.
+// and the per-thread default stream forms: a `_ptsz` form's NULL stream is the calling
+// thread's default stream; a `_ptds` form completes before it returns, after all earlier work
+// in the context, which includes that stream's.
 alias!(cuStreamDestroy => cuStreamDestroy_v2(s: Handle));
-alias!(cuStreamSynchronize_ptsz => cuStreamSynchronize(s: Handle));
-alias!(cuStreamQuery_ptsz => cuStreamQuery(s: Handle));
-alias!(cuStreamWaitEvent_ptsz => cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint));
-alias!(cuEventRecord_ptsz => cuEventRecord(e: Handle, s: Handle));
+alias!(cuStreamSynchronize_ptsz => cuStreamSynchronize(s: Handle), per_thread s);
+alias!(cuStreamQuery_ptsz => cuStreamQuery(s: Handle), per_thread s);
+alias!(cuStreamWaitEvent_ptsz => cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint), per_thread s);
+alias!(cuEventRecord_ptsz => cuEventRecord(e: Handle, s: Handle), per_thread s);
 alias!(cuEventElapsedTime_v2 => cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle));
 alias!(cuEventDestroy => cuEventDestroy_v2(e: Handle));
-alias!(cuStreamGetFlags_ptsz => cuStreamGetFlags(s: Handle, flags: *mut c_uint));
-alias!(cuStreamGetPriority_ptsz => cuStreamGetPriority(s: Handle, priority: *mut c_int));
-alias!(cuStreamGetCtx_ptsz => cuStreamGetCtx(s: Handle, ctx: *mut Handle));
-alias!(cuStreamGetCtx_v2_ptsz => cuStreamGetCtx_v2(s: Handle, ctx: *mut Handle, green: *mut Handle));
-alias!(cuStreamGetId_ptsz => cuStreamGetId(s: Handle, out: *mut u64));
-alias!(cuLaunchHostFunc_ptsz => cuLaunchHostFunc(s: Handle, f: HostFn, user: *mut c_void));
-alias!(cuLaunchHostFunc_v2_ptsz => cuLaunchHostFunc_v2(s: Handle, f: HostFn, user: *mut c_void, sync_mode: c_uint));
-alias!(cuStreamAddCallback_ptsz => cuStreamAddCallback(s: Handle, cb: StreamCallback, user: *mut c_void, flags: c_uint));
-alias!(cuEventRecordWithFlags_ptsz => cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint));
+alias!(cuStreamGetFlags_ptsz => cuStreamGetFlags(s: Handle, flags: *mut c_uint), per_thread s);
+alias!(cuStreamGetPriority_ptsz => cuStreamGetPriority(s: Handle, priority: *mut c_int), per_thread s);
+alias!(cuStreamGetCtx_ptsz => cuStreamGetCtx(s: Handle, ctx: *mut Handle), per_thread s);
+alias!(cuStreamGetCtx_v2_ptsz => cuStreamGetCtx_v2(s: Handle, ctx: *mut Handle, green: *mut Handle), per_thread s);
+alias!(cuStreamGetId_ptsz => cuStreamGetId(s: Handle, out: *mut u64), per_thread s);
+alias!(cuLaunchHostFunc_ptsz => cuLaunchHostFunc(s: Handle, f: HostFn, user: *mut c_void), per_thread s);
+alias!(cuLaunchHostFunc_v2_ptsz => cuLaunchHostFunc_v2(s: Handle, f: HostFn, user: *mut c_void, sync_mode: c_uint), per_thread s);
+alias!(cuStreamAddCallback_ptsz => cuStreamAddCallback(s: Handle, cb: StreamCallback, user: *mut c_void, flags: c_uint), per_thread s);
+alias!(cuEventRecordWithFlags_ptsz => cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint), per_thread s);

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Counted from several threads in the threads group. */
-static _Atomic int failures = 0;
+#include "check.h"
 
 /* Declared by cuda.h only when the program asks for the per-thread default stream. */
 extern CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void *, size_t);
@@ -20,26 +19,6 @@ extern CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void *, size_t);
 #else
 #define CTX_CREATE(pctx, flags, dev) cuCtxCreate(pctx, flags, dev)
 #endif
-
-#define EXPECT(call, want)                                                         \
-    do {                                                                           \
-        CUresult got_ = (call);                                                    \
-        if (got_ != (want)) {                                                      \
-            const char *name_ = "?";                                               \
-            cuGetErrorName(got_, &name_);                                          \
-            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, \
-                    __LINE__, #call, (int)got_, name_, (int)(want));               \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
-#define CHECK(call) EXPECT(call, CUDA_SUCCESS)
-#define ASSERT(cond)                                                               \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
 
 /* saxpy as nvcc writes it, and a kernel with mixed parameter sizes that reads a module
  * variable: out[i] = k + (unsigned)d + bias + i for i < n. */

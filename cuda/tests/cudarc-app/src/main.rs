@@ -176,6 +176,23 @@ fn run() -> Result<()> {
     let tail = first.clone_dtoh(&copy.slice(n - 10..))?;
     check("dtod", &tail, &want_y[n - 10..])?;
 
+    // The calling thread's default stream (CU_STREAM_PER_THREAD), as cudarc offers it.
+    let own = ctx.per_thread_stream();
+    let mut dz = own.clone_htod(&y)?;
+    unsafe {
+        own.launch_builder(&saxpy)
+            .arg(&a)
+            .arg(&dx)
+            .arg(&mut dz)
+            .arg(&n_i32)
+            .launch(LaunchConfig::for_num_elems(n as u32))?;
+    }
+    check(
+        "saxpy on the per-thread stream",
+        &own.clone_dtoh(&dz)?,
+        &want_y,
+    )?;
+
     ctx.synchronize()?;
     Ok(())
 }
