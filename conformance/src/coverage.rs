@@ -387,6 +387,19 @@ mod tests {
         assert_eq!(entry("cvt.rp.satfinite.ue8m0x2.bf16x2"), "cvt.ue8m0x2");
         assert_eq!(entry("cvt.rn.f16.f32"), "none");
         assert_eq!(
+            entry("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"),
+            "mbarrier.arrive"
+        );
+        assert_eq!(
+            entry("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
+            "cp.async.bulk"
+        );
+        assert_eq!(
+            entry("cp.async.mbarrier.arrive.noinc.shared.b64"),
+            "cp.async.mbarrier.arrive"
+        );
+        assert_eq!(entry("cp.async.ca.shared.global"), "none");
+        assert_eq!(
             entry("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
             "mma"
         );

@@ -20,6 +20,7 @@ mod convert_model;
 mod kernel_case;
 mod ldst;
 mod matrix;
+mod mbarrier;
 mod moves;
 mod operands;
 mod sm90;
@@ -54,6 +55,7 @@ pub fn all() -> Vec<Case> {
     v.extend(operands::cases());
     v.extend(spaces::cases());
     v.extend(sm90::cases());
+    v.extend(mbarrier::cases());
     v.extend(video::cases());
     v.extend(matrix::cases());
     // --- corpus ---

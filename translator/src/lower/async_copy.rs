@@ -4,19 +4,101 @@
 //! committed: `cp.async.commit_group`, `cp.async.wait_group N` and `cp.async.wait_all` have
 //! nothing left to do. This is one of the executions the ISA allows (the copy may complete at any
 //! time before the wait), and threads that read another thread's copy still need the barrier PTX
-//! requires for that.
+//! requires for that. The bulk copies are done the same way, and then complete their
+//! transaction on the mbarrier they name (`mbarrier.rs`); `cp.async.mbarrier.arrive` finds
+//! the thread's copies done, so its arrive-on happens at once (`.noinc`), or cancels against
+//! the pending-count increment it makes first (without `.noinc`).
 
 use super::Cx;
 use super::memory::Where;
 use crate::check::Src;
-use crate::check::inst::{AsyncCopy, CpAsync};
+use crate::check::inst::{AsyncCopy, CpAsync, CpBulk};
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
 use crate::types::{ScalarType, StateSpace};
 
 pub fn async_copy(cx: &mut Cx<'_>, a: &AsyncCopy) {
     match a {
         AsyncCopy::Copy(c) => copy(cx, c),
-        AsyncCopy::CommitGroup | AsyncCopy::WaitGroup(_) | AsyncCopy::WaitAll => {}
+        AsyncCopy::Bulk(b) => bulk(cx, b),
+        AsyncCopy::MbarrierArrive { addr, noinc } => {
+            if *noinc && let Some(idx) = super::mbarrier::object_word(cx, addr) {
+                super::mbarrier::arrive_on(cx, idx);
+            }
+        }
+        AsyncCopy::CommitGroup
+        | AsyncCopy::WaitGroup(_)
+        | AsyncCopy::WaitAll
+        | AsyncCopy::Prefetch => {}
+    }
+}
+
+/// `cp.async.bulk`: `size` bytes, a word at a time (addresses and size are multiples of 16),
+/// then the complete-tx operation of `size` bytes on the mbarrier.
+fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
+    let Some(src) = cx.resolve(b.src_space, &b.src) else {
+        return;
+    };
+    let Some(dst) = cx.resolve(b.dst_space, &b.dst) else {
+        return;
+    };
+    let size = cx.read(&b.size, ScalarType::U32);
+    let size_var = spill(cx, size, Ty::I32, "bulk.size");
+    let base = |cx: &mut Cx<'_>, w: Where, name: &'static str| match w {
+        Where::Global(a) => Some((spill(cx, a, Ty::I64, name), true)),
+        Where::Shared(o) => Some((spill(cx, o, Ty::I32, name), false)),
+        Where::Generic(a) => {
+            // A generic address outside its window is undefined behaviour here (ISA).
+            let o = cx.conv(ConvOp::Trunc, a, Ty::I32);
+            Some((spill(cx, o, Ty::I32, name), false))
+        }
+        _ => None,
+    };
+    let (Some((src_var, src_global)), Some((dst_var, dst_global))) =
+        (base(cx, src, "bulk.src"), base(cx, dst, "bulk.dst"))
+    else {
+        cx.unsupported("this `cp.async.bulk` addressing");
+        return;
+    };
+    let zero = cx.konst(Ty::I32, 0);
+    let i_var = spill(cx, zero, Ty::I32, "bulk.i");
+    let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = head;
+    let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
+    let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
+    let more = cx.bin(BinOp::ULt, i, n);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: more,
+        then: body,
+        else_: exit,
+    };
+    cx.cur = body;
+    let at = |cx: &mut Cx<'_>, var: VarId, global: bool| {
+        let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
+        if global {
+            let a = cx.emit(Ty::I64, Op::LoadVar(var));
+            let i = cx.conv(ConvOp::ZExt, i, Ty::I64);
+            Where::Global(cx.bin(BinOp::IAdd, a, i))
+        } else {
+            let o = cx.emit(Ty::I32, Op::LoadVar(var));
+            Where::Shared(cx.bin(BinOp::IAdd, o, i))
+        }
+    };
+    let from = at(cx, src_var, src_global);
+    let v = cx.load(from, Ty::I32, MemOrder::Plain);
+    let to = at(cx, dst_var, dst_global);
+    cx.store(to, v, MemOrder::Plain);
+    let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
+    let four = cx.konst(Ty::I32, 4);
+    let next = cx.bin(BinOp::IAdd, i, four);
+    cx.emit_void(Op::StoreVar(i_var, next));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = exit;
+    if let Some(m) = &b.mbar
+        && let Some(idx) = super::mbarrier::object_word(cx, m)
+    {
+        let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
+        super::mbarrier::complete_tx(cx, idx, n);
     }
 }
 

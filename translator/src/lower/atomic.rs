@@ -217,12 +217,9 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
 }
 
 /// A 64-bit atomic on shared memory, which is an array of 32-bit words here: under the workgroup's
-/// lock word. Each thread loops until it has taken the lock once, done its read-modify-write and
-/// released it; lanes that lose the race retry while the winner finishes in the same iteration,
-/// so the loop makes progress on SIMD hardware too. The kernel clears the lock on entry.
+/// lock word (see [`under_lock`]).
 fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId>) -> ValueId {
     let ty = Ty::of(a.ty);
-    cx.uses_shared_lock = true;
     let keep = |cx: &mut Cx<'_>, v: ValueId, name: &'static str| {
         let var = cx.f.new_var(cx.f.ty(v), name);
         cx.emit_void(Op::StoreVar(var, v));
@@ -232,10 +229,30 @@ fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId
     let b_v = keep(cx, b, "atom.b");
     let c_v = c.map(|c| keep(cx, c, "atom.c"));
     let result = cx.f.new_var(ty, "atom.old");
-    let done = cx.f.new_var(Ty::Bool, "atom.done");
+    under_lock(cx, |cx| {
+        let off = load(cx, off_v);
+        let old = cx.load(Where::Shared(off), ty, Default::default());
+        let b = load(cx, b_v);
+        let c = c_v.map(|v| load(cx, v));
+        let new = combine(cx, a.op, a.ty, old, b, c);
+        let off = load(cx, off_v);
+        cx.store(Where::Shared(off), new, Default::default());
+        cx.emit_void(Op::StoreVar(result, old));
+    });
+    cx.emit(ty, Op::LoadVar(result))
+}
+
+/// Runs `critical` (which must not branch; values before it reach it through variables) under
+/// the workgroup's lock word. Each thread loops until it has taken the lock once, run
+/// `critical` and released it; lanes that lose the race retry while the winner finishes in the
+/// same iteration, so the loop makes progress on SIMD hardware too. The kernel clears the lock
+/// on entry.
+pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
+    cx.uses_shared_lock = true;
+    let done = cx.f.new_var(Ty::Bool, "lock.done");
     let f = cx.konst(Ty::Bool, 0);
     cx.emit_void(Op::StoreVar(done, f));
-    let (head, critical, latch, exit) = (
+    let (head, body, latch, exit) = (
         cx.f.new_block(),
         cx.f.new_block(),
         cx.f.new_block(),
@@ -260,19 +277,12 @@ fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId
     let got = cx.bin(BinOp::IEq, prev, zero);
     cx.f.block_mut(cx.cur).term = Terminator::Branch {
         cond: got,
-        then: critical,
+        then: body,
         else_: latch,
     };
-    // critical: read-modify-write, release.
-    cx.cur = critical;
-    let off = load(cx, off_v);
-    let old = cx.load(Where::Shared(off), ty, Default::default());
-    let b = load(cx, b_v);
-    let c = c_v.map(|v| load(cx, v));
-    let new = combine(cx, a.op, a.ty, old, b, c);
-    let off = load(cx, off_v);
-    cx.store(Where::Shared(off), new, Default::default());
-    cx.emit_void(Op::StoreVar(result, old));
+    // body: the critical section, then release.
+    cx.cur = body;
+    critical(cx);
     let lock = cx.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
     let zero = cx.konst(Ty::I32, 0);
     cx.emit(
@@ -297,7 +307,6 @@ fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId
         else_: head,
     };
     cx.cur = exit;
-    cx.emit(ty, Op::LoadVar(result))
 }
 
 /// Stores the address of the word an atomic works on in a var (device address, or word index

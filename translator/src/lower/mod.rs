@@ -39,6 +39,8 @@ mod convert;
 mod async_copy;
 mod misc;
 mod video;
+// --- mbarrier ---
+mod mbarrier;
 // --- warp-level matrix instructions ---
 mod matrix;
 // --- textures ---
@@ -687,6 +689,8 @@ impl Cx<'_> {
             // --- data movement and conversion ---
             PtxOp::CvtPack(p) => convert::cvt_pack(self, p),
             PtxOp::CvtNarrow(c) => convert::cvt_narrow(self, c),
+            PtxOp::Mbarrier(b) => mbarrier::mbarrier(self, b),
+            PtxOp::MbarrierPending(p) => mbarrier::pending_count(self, p),
             PtxOp::Prefetch => {}
             PtxOp::Call(c) => call::call(self, c),
             PtxOp::Ret => control::ret(self),

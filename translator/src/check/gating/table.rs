@@ -353,6 +353,16 @@ pub const GATES: &[Gate] = &[
     g("getctarank", &[], (7, 8), 90),
     g("griddepcontrol", &[], (7, 8), 90),
     g("mbarrier", &[], (7, 0), 80),
+    g("mbarrier", &["parity"], (7, 1), 80),
+    g("mbarrier", &["try_wait"], (7, 8), 90),
+    g("mbarrier", &["expect_tx|complete_tx"], (8, 0), 90),
+    g(
+        "mbarrier",
+        &["release|acquire|cta|cluster|shared::cluster"],
+        (8, 0),
+        90,
+    ),
+    g("mbarrier", &["relaxed"], (8, 6), 90),
     // ---- video ----
     g(
         "vadd|vsub|vabsdiff|vmin|vmax|vshl|vshr|vset|vmad",

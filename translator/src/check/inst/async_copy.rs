@@ -1,5 +1,8 @@
 //! Asynchronous copies from global to shared memory (ISA 9.7.9.25 in later numbering):
-//! `cp.async`, `cp.async.commit_group`, `cp.async.wait_group`, `cp.async.wait_all`.
+//! `cp.async`, `cp.async.commit_group`, `cp.async.wait_group`, `cp.async.wait_all`,
+//! `cp.async.mbarrier.arrive{.noinc}`; and the bulk copies `cp.async.bulk` between global and
+//! shared memory (completing an mbarrier's transaction, or in bulk async-groups) with
+//! `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read}` and `cp.async.bulk.prefetch`.
 
 use super::operands;
 use crate::ast::{self, ExprKind, OperandKind};
@@ -23,9 +26,31 @@ pub struct CpAsync {
     pub ignore_src: Option<Src>,
 }
 
+/// `cp.async.bulk.dst.src{.mbarrier::complete_tx::bytes | .bulk_group} [dst], [src], size{, [mbar]}`.
+#[derive(Clone, Debug)]
+pub struct CpBulk {
+    pub dst: Address,
+    /// `.shared` (`::cta`, or `::cluster` of a one-block cluster) or `.global`.
+    pub dst_space: StateSpace,
+    pub src: Address,
+    pub src_space: StateSpace,
+    /// Bytes, a multiple of 16.
+    pub size: Src,
+    /// The mbarrier whose tx-count the copy completes.
+    pub mbar: Option<Address>,
+}
+
 #[derive(Clone, Debug)]
 pub enum AsyncCopy {
     Copy(CpAsync),
+    Bulk(Box<CpBulk>),
+    /// `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once the thread's copies are done.
+    MbarrierArrive {
+        addr: Address,
+        noinc: bool,
+    },
+    /// `cp.async.bulk.prefetch.L2`: a hint.
+    Prefetch,
     CommitGroup,
     /// `cp.async.wait_group N`: wait until at most N groups are pending.
     WaitGroup(u32),
@@ -57,15 +82,20 @@ pub fn cp(
         );
         return None;
     }
-    if m.flag("bulk") || m.flag("mbarrier") || i.modifiers.iter().any(|x| x.node == "reduce") {
-        m.errors.push(
-            Diagnostic::error(
-                i.opcode.span,
-                format!("`{}` is not supported by ptxvk yet", m.full_name()),
-            )
-            .with_label("not supported yet"),
-        );
-        return None;
+    if m.flag("bulk") {
+        return bulk(cx, i, m);
+    }
+    if m.flag("mbarrier") {
+        m.flag("arrive");
+        let noinc = m.flag("noinc");
+        m.pick(&[("shared", ()), ("shared::cta", ())]);
+        m.ty(&[ScalarType::B64])?;
+        let ops = operands(cx, i, 1)?;
+        let addr = cx.address(&ops[0])?;
+        return Some(AsyncCopy::MbarrierArrive { addr, noinc });
+    }
+    if i.modifiers.iter().any(|x| x.node == "reduce") {
+        return not_yet(i, m);
     }
     if m.flag("commit_group") {
         operands(cx, i, 0)?;
@@ -204,4 +234,108 @@ pub fn cp(
         src_size,
         ignore_src,
     }))
+}
+
+/// The bulk forms (`cp.async.bulk...`).
+fn bulk(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<AsyncCopy> {
+    if m.flag("commit_group") {
+        operands(cx, i, 0)?;
+        return Some(AsyncCopy::CommitGroup);
+    }
+    if m.flag("wait_group") {
+        m.flag("read");
+        let ops = operands(cx, i, 1)?;
+        let n = int_operand(cx, &ops[0])?;
+        return Some(AsyncCopy::WaitGroup(u32::try_from(n).unwrap_or(0)));
+    }
+    if m.flag("prefetch") {
+        m.flag("L2");
+        m.flag("global");
+        let hint = m.flag("L2::cache_hint");
+        let ops = operands(cx, i, 2 + usize::from(hint))?;
+        cx.address(&ops[0])?;
+        cx.src(&ops[1], ScalarType::U32, TypeRule::Relaxed)?;
+        return Some(AsyncCopy::Prefetch);
+    }
+    if i.modifiers
+        .iter()
+        .any(|x| x.node == "tensor" || x.node == "multicast::cluster")
+    {
+        return not_yet(i, m);
+    }
+    // The destination's space is written before the source's.
+    let spaces: Vec<StateSpace> = i
+        .modifiers
+        .iter()
+        .filter_map(|x| match x.node {
+            "global" => Some(StateSpace::Global),
+            "shared" | "shared::cta" | "shared::cluster" => Some(StateSpace::Shared),
+            _ => None,
+        })
+        .collect();
+    for name in ["global", "shared", "shared::cta", "shared::cluster"] {
+        m.flag(name);
+    }
+    let with_mbar = m.flag("mbarrier::complete_tx::bytes");
+    let group = m.flag("bulk_group");
+    let hint = m.flag("L2::cache_hint");
+    let (dst_space, src_space) = match spaces.as_slice() {
+        [d, s] if *s == StateSpace::Global && *d == StateSpace::Shared && with_mbar => (*d, *s),
+        [d, s] if *s == StateSpace::Shared && *d == StateSpace::Shared && with_mbar => (*d, *s),
+        [d, s] if *d == StateSpace::Global && *s == StateSpace::Shared && group => (*d, *s),
+        _ => {
+            m.error(
+                "`cp.async.bulk` copies `.shared::cluster.global` or `.shared::cluster.shared::cta` \
+                 with `.mbarrier::complete_tx::bytes`, or `.global.shared::cta` with `.bulk_group`",
+                "ISA 9.7.9.25",
+            );
+            return None;
+        }
+    };
+    let n = 3 + usize::from(with_mbar) + usize::from(hint);
+    let ops = operands(cx, i, n)?;
+    let dst = cx.address(&ops[0]);
+    let src = cx.address(&ops[1]);
+    let size = cx.src(&ops[2], ScalarType::U32, TypeRule::Relaxed);
+    if let Some(Src::Imm(v)) = &size
+        && v % 16 != 0
+    {
+        cx.error(
+            Diagnostic::error(ops[2].span, format!("the size {v} is not a multiple of 16"))
+                .with_label("ISA: size is a multiple of 16"),
+        );
+        return None;
+    }
+    let mbar = if with_mbar {
+        Some(cx.address(&ops[3])?)
+    } else {
+        None
+    };
+    if hint {
+        cx.src(&ops[n - 1], ScalarType::B64, TypeRule::Strict)?;
+    }
+    Some(AsyncCopy::Bulk(Box::new(CpBulk {
+        dst: dst?,
+        dst_space,
+        src: src?,
+        src_space,
+        size: size?,
+        mbar,
+    })))
+}
+
+/// The forms ptxvk does not implement yet.
+fn not_yet(i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<AsyncCopy> {
+    m.errors.push(
+        Diagnostic::error(
+            i.opcode.span,
+            format!("`{}` is not supported by ptxvk yet", m.full_name()),
+        )
+        .with_label("not supported yet"),
+    );
+    None
 }

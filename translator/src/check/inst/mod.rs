@@ -43,6 +43,10 @@ mod narrow;
 pub use convert::{CvtPack, RoundMode};
 pub use narrow::{CvtNarrow, Narrow};
 
+// --- mbarrier ---
+mod mbarrier;
+pub use mbarrier::{Mbarrier, MbarrierInst, MbarrierOp, MbarrierPending};
+
 // --- integer, extended precision, logic/shift, prmt ---
 mod extended;
 mod int;
@@ -54,7 +58,7 @@ pub use permute::{Prmt, PrmtMode};
 // --- front end: indirect branches and calls, async copies, misc ---
 mod async_copy;
 mod misc;
-pub use async_copy::{AsyncCopy, CpAsync};
+pub use async_copy::{AsyncCopy, CpAsync, CpBulk};
 pub(crate) use control::resolve_prototype_calls;
 pub use control::{BrxIdx, CallIndirect, ParamShape, Signature};
 pub use misc::{ClusterQuery, NoEffect};
@@ -118,6 +122,10 @@ pub enum Op {
     CvtPack(CvtPack),
     /// `cvt` to or from a pair of fp8/fp6/fp4/ue8m0 values.
     CvtNarrow(Box<CvtNarrow>),
+    /// `mbarrier` operations on an object.
+    Mbarrier(Box<Mbarrier>),
+    /// `mbarrier.pending_count`.
+    MbarrierPending(MbarrierPending),
     /// `prefetch`/`prefetchu`: a cache hint, checked and dropped.
     Prefetch,
     Ret,
@@ -320,6 +328,10 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "mapa" => misc::cluster_query(cx, i, &mut m, true).map(Op::ClusterQuery),
         "getctarank" => misc::cluster_query(cx, i, &mut m, false).map(Op::ClusterQuery),
         "elect" => warp::elect(cx, i, &mut m).map(Op::Elect),
+        "mbarrier" => mbarrier::mbarrier(cx, i, &mut m).map(|b| match b {
+            MbarrierInst::Object(o) => Op::Mbarrier(o),
+            MbarrierInst::PendingCount(p) => Op::MbarrierPending(p),
+        }),
         "vmad" => video::mad(cx, i, &mut m).map(|v| Op::VideoMad(Box::new(v))),
         v if v.starts_with('v') && video::video_op(v).is_some() => match video::video_op(v) {
             Some((op, 1)) => video::scalar(cx, i, &mut m, op).map(|s| Op::VideoScalar(Box::new(s))),
