@@ -492,12 +492,12 @@ fn narrow_reg(n: Narrow) -> &'static str {
     if n == Narrow::E2m1 { "b8" } else { "b16" }
 }
 
-/// The target and version a narrow conversion needs (fp8: sm_89, PTX ISA 7.8; the others
-/// sm_100a, PTX ISA 8.6).
+/// The target and version a narrow conversion needs (fp8: sm_89 with PTX ISA 8.1, which
+/// NVIDIA's ptxas asks for sm_89; the others sm_100a, PTX ISA 8.6).
 fn narrow_target(e: &mut Elementwise, n: Narrow) {
     if matches!(n, Narrow::E4m3 | Narrow::E5m2) {
         e.sm = 89;
-        e.version = (7, 8);
+        e.version = (8, 1);
     } else {
         e.sm = 100;
         e.version = (8, 6);
