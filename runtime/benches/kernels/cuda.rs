@@ -10,7 +10,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::{Arg, Case, Res, runs};
+use super::{Arg, Case, Res, enough};
 
 pub struct Cuda {
     ctx: Arc<CudaContext>,
@@ -47,8 +47,8 @@ impl Cuda {
         })())
     }
 
-    /// Runs `case` as `super::measure` does: the median device time of `runs()` runs after a
-    /// warm-up, and the output of the last, checked.
+    /// Runs `case` as `super::measure` does: the median device time of the runs after a
+    /// warm-up (`super::enough`), and the output of the last, checked.
     pub fn measure(&self, case: &Case) -> Res<Duration> {
         let stream = self.ctx.new_stream()?;
         let mut buffers = Vec::new();
@@ -62,7 +62,10 @@ impl Cuda {
             .map(|_| self.module.load_function(case.name))
             .collect::<Result<Vec<_>, _>>()?;
         let mut times = Vec::new();
-        for run in 0..=runs() {
+        for run in 0.. {
+            if enough(&times) {
+                break;
+            }
             for (b, init) in buffers.iter_mut().zip(&case.buffers) {
                 stream.memcpy_htod(init.as_slice(), &mut b.slice_mut(..init.len()))?;
             }

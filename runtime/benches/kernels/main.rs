@@ -71,8 +71,15 @@ fn full() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
 
-fn runs() -> usize {
-    if full() { 5 } else { 1 }
+/// Whether `times` (one per run after the warm-up) are enough for a median: one in the smoke
+/// test; else at least 5 runs and 50 ms of device time, or 500 runs. Kernels that take tens of
+/// microseconds on a GPU need many runs for a stable median.
+fn enough(times: &[Duration]) -> bool {
+    if !full() {
+        return !times.is_empty();
+    }
+    let total: Duration = times.iter().sum();
+    times.len() >= 500 || (times.len() >= 5 && total >= Duration::from_millis(50))
 }
 
 fn context(memcheck: Option<bool>) -> Res<Context> {
@@ -118,7 +125,7 @@ enum Side<'a> {
     Glsl(&'a ptxvk_runtime::SpirvKernel),
 }
 
-/// Runs `case` on `side`: the median device time of `runs()` runs after a warm-up, each
+/// Runs `case` on `side`: the median device time of the runs after a warm-up ([`enough`]), each
 /// started from the case's initial buffers, and the output of the last, checked.
 fn measure(ctx: &Context, case: &Case, side: &Side) -> Res<Duration> {
     let buffers: Vec<Buffer> = case
@@ -129,7 +136,10 @@ fn measure(ctx: &Context, case: &Case, side: &Side) -> Res<Duration> {
     let addr = |i: usize| buffers[i].address();
     let stream = ctx.new_stream()?;
     let mut times = Vec::new();
-    for run in 0..=runs() {
+    for run in 0.. {
+        if enough(&times) {
+            break;
+        }
         for (b, init) in buffers.iter().zip(&case.buffers) {
             b.write_bytes(0, init)?;
         }
