@@ -17,7 +17,11 @@ def ok(result):
 ok(cu.cuInit(0))
 assert ok(cu.cuDriverGetVersion()) >= 12000
 dev = ok(cu.cuDeviceGet(0))
-ctx = ok(cu.cuCtxCreate(0, dev))
+# cuda-bindings 13 takes CUDA 13's creation parameters first (None for none).
+try:
+    ctx = ok(cu.cuCtxCreate(None, 0, dev))
+except TypeError:
+    ctx = ok(cu.cuCtxCreate(0, dev))
 with open(sys.argv[1], "rb") as f:
     module = ok(cu.cuModuleLoadData(f.read() + b"\0"))
 saxpy = ok(cu.cuModuleGetFunction(module, b"saxpy"))

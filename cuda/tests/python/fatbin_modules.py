@@ -105,7 +105,11 @@ if not older < best < newer:
 ptx = {a: compile_for(f"compute_{a}") for a in (older, best, newer)}
 sass = compile_for(f"sm_{best}")
 
-ctx = ok(cu.cuCtxCreate(0, dev))
+# cuda-bindings 13 takes CUDA 13's creation parameters first (None for none).
+try:
+    ctx = ok(cu.cuCtxCreate(None, 0, dev))
+except TypeError:
+    ctx = ok(cu.cuCtxCreate(0, dev))
 all_ptx = [(a, ptx[a]) for a in (older, newer, best)]
 
 plain = fatbin(["-compress=false"], all_ptx, [(best, sass)])
