@@ -824,6 +824,173 @@ fn movmatrix_case(seed: u64) -> Case {
     bytes_case(name, ptx, launch, 1, want)
 }
 
+/// One `wmma` test: shape, the memory layouts of A, B and D (`true` = `.row`), the
+/// accumulator types, and the padding added to each leading dimension (0: the stride operand
+/// is left out, so the default applies).
+#[derive(Clone, Copy, Debug)]
+struct WmmaForm {
+    shape: (u32, u32, u32),
+    a_row: bool,
+    b_row: bool,
+    d_row: bool,
+    c: T,
+    d: T,
+    pad: u32,
+}
+
+/// Element `(r, c)` of an `rows x cols` matrix at index `r * stride + c` (`.row`) or
+/// `c * stride + r` (`.col`), stride the leading dimension plus `pad`.
+fn wmma_index(row_major: bool, (rows, cols): (u32, u32), pad: u32, (r, c): (u32, u32)) -> usize {
+    if row_major {
+        (r * (cols + pad) + c) as usize
+    } else {
+        (c * (rows + pad) + r) as usize
+    }
+}
+
+fn wmma_case(w: WmmaForm, seed: u64) -> Case {
+    let (m, n, k) = w.shape;
+    let shape = format!("m{m}n{n}k{k}");
+    let lay = |r: bool| if r { "row" } else { "col" };
+    let stride = |r: bool, (rows, cols): (u32, u32)| {
+        if w.pad == 0 {
+            String::new()
+        } else {
+            format!(", {}", if r { cols } else { rows } + w.pad)
+        }
+    };
+    let regs = |class: &str, from: u32, n: u32| {
+        let v: Vec<String> = (from..from + n).map(|i| format!("{class}{i}")).collect();
+        format!("{{{}}}", v.join(", "))
+    };
+    let (c_regs, d_regs) = (
+        if w.c == T::F32 {
+            regs("%f", 0, 8)
+        } else {
+            regs("%r", 16, 4)
+        },
+        if w.d == T::F32 {
+            regs("%f", 8, 8)
+        } else {
+            regs("%r", 20, 4)
+        },
+    );
+    let (a_regs, b_regs) = (regs("%r", 0, 8), regs("%r", 8, 8));
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{{\n\
+         \t.reg .b32 %r<24>;\n\t.reg .f32 %f<16>;\n\t.reg .b64 %rd<5>;\n\
+         \tld.param.u64 %rd1, [pa];\n\tld.param.u64 %rd2, [pb];\n\
+         \tld.param.u64 %rd3, [pc];\n\tld.param.u64 %rd4, [pd];\n\
+         \twmma.load.a.sync.aligned.{}.{shape}.global.f16 {a_regs}, [%rd1]{};\n\
+         \twmma.load.b.sync.aligned.{}.{shape}.global.f16 {b_regs}, [%rd2]{};\n\
+         \twmma.load.c.sync.aligned.row.{shape}.global.{} {c_regs}, [%rd3]{};\n\
+         \twmma.mma.sync.aligned.{}.{}.{shape}.{}.{} {d_regs}, {a_regs}, {b_regs}, {c_regs};\n\
+         \twmma.store.d.sync.aligned.{}.{shape}.global.{} [%rd4], {d_regs}{};\n\tret;\n}}\n",
+        lay(w.a_row),
+        stride(w.a_row, (m, k)),
+        lay(w.b_row),
+        stride(w.b_row, (k, n)),
+        w.c.name(),
+        stride(true, (m, n)),
+        lay(w.a_row),
+        lay(w.b_row),
+        w.d.name(),
+        w.c.name(),
+        lay(w.d_row),
+        w.d.name(),
+        stride(w.d_row, (m, n)),
+    );
+    let f = Form {
+        m,
+        n,
+        k,
+        d: w.d,
+        a: T::F16,
+        b: T::F16,
+        c: w.c,
+        satfinite: false,
+        and: false,
+    };
+    let mut rng = Rng::new(seed);
+    let x = random_mats(&f, &mut rng);
+    // Lay the logical matrices out in memory; the padding holds garbage.
+    let lay_out = |row: bool, dims: (u32, u32), elems: &[u64], t: T| -> Vec<u8> {
+        let (rows, cols) = dims;
+        let len = if row {
+            rows * (cols + w.pad)
+        } else {
+            cols * (rows + w.pad)
+        } as usize;
+        let size = (t.bits() / 8) as usize;
+        let mut mem = vec![0x7Bu8; len * size];
+        for r in 0..rows {
+            for c in 0..cols {
+                let at = wmma_index(row, dims, w.pad, (r, c)) * size;
+                let e = elems[(r * cols + c) as usize];
+                mem[at..at + size].copy_from_slice(&e.to_le_bytes()[..size]);
+            }
+        }
+        mem
+    };
+    let a_mem = lay_out(w.a_row, (m, k), &x.a, T::F16);
+    let b_mem = lay_out(w.b_row, (k, n), &x.b, T::F16);
+    let c_mem = lay_out(true, (m, n), &x.c, w.c);
+    let d_size = (w.d.bits() / 8) as usize;
+    let d_len = lay_out(w.d_row, (m, n), &x.c, w.d).len();
+    let name = format!(
+        "matrix/wmma.{shape}.{}.{}.{}.{}.{}/pad{}/{seed}",
+        lay(w.a_row),
+        lay(w.b_row),
+        w.d.name(),
+        w.c.name(),
+        lay(w.d_row),
+        w.pad
+    );
+    let launch = one_warp(&name, &ptx, vec![a_mem, b_mem, c_mem, vec![0xA5; d_len]]);
+    launched_case(name, ptx, launch, move |out| {
+        for r in 0..m {
+            for c in 0..n {
+                let at = wmma_index(w.d_row, (m, n), w.pad, (r, c)) * d_size;
+                let mut b = [0u8; 8];
+                b[..d_size].copy_from_slice(&out[3][at..at + d_size]);
+                let got = u64::from_le_bytes(b);
+                if let Some(why) = check_elem(&f, &x, r as usize, c as usize, got) {
+                    return Outcome::Fail(format!("D[{r}][{c}]: {why}"));
+                }
+            }
+        }
+        Outcome::Pass
+    })
+}
+
+fn wmma_forms() -> Vec<WmmaForm> {
+    // (shape, A row-major, B row-major, D row-major, C, D, padding)
+    let (row, col) = (true, false);
+    [
+        ((16, 16, 16), row, col, row, T::F32, T::F32, 0),
+        ((16, 16, 16), row, col, row, T::F32, T::F32, 8),
+        ((16, 16, 16), col, row, col, T::F32, T::F32, 8),
+        ((16, 16, 16), row, col, row, T::F16, T::F16, 0),
+        ((16, 16, 16), row, row, row, T::F16, T::F32, 16),
+        ((16, 16, 16), col, col, row, T::F32, T::F16, 0),
+        ((32, 8, 16), row, col, row, T::F32, T::F32, 0),
+        ((32, 8, 16), col, row, col, T::F32, T::F32, 8),
+        ((8, 32, 16), row, col, row, T::F32, T::F32, 0),
+        ((8, 32, 16), row, col, col, T::F16, T::F16, 8),
+    ]
+    .into_iter()
+    .map(|(shape, a_row, b_row, d_row, c, d, pad)| WmmaForm {
+        shape,
+        a_row,
+        b_row,
+        d_row,
+        c,
+        d,
+        pad,
+    })
+    .collect()
+}
+
 fn module(line: &str) -> String {
     format!(
         "{HEADER}.visible .entry k()\n{{\n\t.reg .b32 %r<12>;\n\t.reg .f32 %f<12>;\n\
@@ -893,6 +1060,9 @@ pub fn cases() -> Vec<Case> {
     }
     for seed in 0..3 {
         v.push(movmatrix_case(seed));
+    }
+    for (i, w) in wmma_forms().into_iter().enumerate() {
+        v.push(wmma_case(w, 500 + i as u64));
     }
     v.extend(rejections());
     v

@@ -17,7 +17,9 @@ use super::half;
 use super::rounding;
 use super::softfloat::{self as sf, Ops};
 use crate::check::Src;
-use crate::check::inst::{BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix};
+use crate::check::inst::{
+    BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp,
+};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::{ScalarType, StateSpace};
 
@@ -32,6 +34,37 @@ impl Cx<'_> {
             self.emit_void(Op::StoreVar(var, r));
         }
         var
+    }
+
+    /// Makes the lane reads of `batch` (values of this block) in one synchronization block:
+    /// under the SIMT emulation each is still an exchange through shared memory, but the
+    /// control flow made uniform around them is made once.
+    fn exchange_all(&mut self, batch: Batch) {
+        let args: Vec<(VarId, VarId, VarId)> = batch
+            .into_iter()
+            .map(|(v, s, r)| {
+                let av = self.f.new_var(Ty::I32, "matrix.value");
+                self.emit_void(Op::StoreVar(av, v));
+                let sv = self.f.new_var(Ty::I32, "matrix.source_lane");
+                self.emit_void(Op::StoreVar(sv, s));
+                (av, sv, r)
+            })
+            .collect();
+        let block = self.f.new_block();
+        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
+        self.cur = block;
+        for (av, sv, r) in args {
+            let v = self.emit(Ty::I32, Op::LoadVar(av));
+            let s = self.emit(Ty::I32, Op::LoadVar(sv));
+            let x = self.emit(
+                Ty::I32,
+                Op::Warp(WarpOp::ReadLane, [v, s].as_slice().into()),
+            );
+            self.emit_void(Op::StoreVar(r, x));
+        }
+        let next = self.f.new_block();
+        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);
+        self.cur = next;
     }
 
     /// `(groupID, threadID_in_group)` of this lane.
@@ -192,9 +225,15 @@ pub fn movmatrix(cx: &mut Cx<'_>, mv: &Movmatrix) {
 /// One gathered register: its 32-bit words (two for `.f64`).
 type Gathered = Vec<VarId>;
 
-/// Gathers register `reg` of fragment `regs` from lane `src(cx)`, word by word.
+/// Lane reads collected in one block and made together ([`Cx::exchange_all`]): the value, the
+/// lane to read it from, and the variable that receives it.
+type Batch = Vec<(ValueId, ValueId, VarId)>;
+
+/// Adds to `batch` the reads of register `reg` of fragment `regs` from lane `src(cx)`, word
+/// by word.
 fn gather(
     cx: &mut Cx<'_>,
+    batch: &mut Batch,
     regs: &[Src],
     reg: usize,
     wide: bool,
@@ -216,7 +255,9 @@ fn gather(
                 cx.read(&regs[reg], ScalarType::B32)
             };
             let s = src(cx);
-            cx.exchange(v, s)
+            let var = cx.f.new_var(Ty::I32, "matrix.lane_value");
+            batch.push((v, s, var));
+            var
         })
         .collect()
 }
@@ -347,12 +388,13 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
     let slots = x.k / x.k_slot();
     let wide = x.a_ty == MmaType::F64;
     // A: rows groupID + 8h, from the four lanes of this lane's group.
+    let mut batch = Batch::new();
     let mut a_regs: Vec<(u32, u32, u32, Gathered)> = Vec::new();
     for h in 0..halves {
         for s in 0..slots {
             for tp in 0..4 {
                 let reg = (h + s * halves) as usize;
-                let g = gather(cx, &x.a, reg, wide, &|cx| {
+                let g = gather(cx, &mut batch, &x.a, reg, wide, &|cx| {
                     let (g, _) = cx.group_of_lane();
                     cx.lane_expr(g, 4, tp)
                 });
@@ -365,7 +407,7 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
     for i in 0..2 {
         for s in 0..slots {
             for tp in 0..4 {
-                let g = gather(cx, &x.b, s as usize, wide, &|cx| {
+                let g = gather(cx, &mut batch, &x.b, s as usize, wide, &|cx| {
                     let (_, t) = cx.group_of_lane();
                     // 4 * (2t + i) + tp
                     cx.lane_expr(t, 8, 4 * i + tp)
@@ -374,6 +416,7 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
             }
         }
     }
+    cx.exchange_all(batch);
     // Element k of A's row h and of B's column i, in k order: gathered in (slot, lane of
     // group, j) order, which is k order.
     let (a_words, a_row) = unpack(cx, x.a_ty, halves as usize, &a_regs);
@@ -520,4 +563,253 @@ fn int_dot(
     let s = cx.ext(ExtOp::SMax, &[sum, lo], FpFlags::default());
     let s = cx.ext(ExtOp::SMin, &[s, hi], FpFlags::default());
     cx.trunc(s, Ty::I32)
+}
+
+// ---- wmma ----
+//
+// The ISA leaves `wmma` fragments unspecified, so ptxvk picks one that makes the loads and
+// stores exchange-free and `wmma.mma` gather only B: with D numbered row-major, lane `l` holds
+// D (and C) elements `8l .. 8l + 8` (row `8l / N`, columns `8l % N ..`), A's whole row `8l / N`
+// (16 halves in 8 registers) and B's whole column `l % N`.
+
+/// The byte address of element `(row, col)` of a matrix at `addr` with `stride` elements
+/// between its rows (`.row`) or columns (`.col`), as a [`Where`].
+fn wmma_element(
+    cx: &mut Cx<'_>,
+    space: StateSpace,
+    addr: &crate::check::Address,
+    stride: ValueId,
+    row_major: bool,
+    (r, c): (ValueId, ValueId),
+    size: u32,
+) -> Option<Where> {
+    let (major, minor) = if row_major { (r, c) } else { (c, r) };
+    let m = cx.bop(BinOp::IMul, major, stride);
+    let idx = cx.bop(BinOp::IAdd, m, minor);
+    let sz = cx.c32(size);
+    let off = cx.bop(BinOp::IMul, idx, sz);
+    Some(match cx.resolve(space, addr)? {
+        Where::Shared(o) => Where::Shared(cx.bop(BinOp::IAdd, o, off)),
+        Where::Local(o) => Where::Local(cx.bop(BinOp::IAdd, o, off)),
+        Where::Global(a) => {
+            let off = cx.zext(off, Ty::I64);
+            Where::Global(cx.bop(BinOp::IAdd, a, off))
+        }
+        Where::Generic(a) => {
+            let off = cx.zext(off, Ty::I64);
+            Where::Generic(cx.bop(BinOp::IAdd, a, off))
+        }
+        Where::ParamVar(..) => {
+            cx.unsupported("a wmma matrix in .param space");
+            return None;
+        }
+    })
+}
+
+/// `(row, col)` of this lane's element `s` of a fragment (as constants folded per `s`).
+fn wmma_place(cx: &mut Cx<'_>, w: &Wmma, frag: WmmaFrag, s: u32) -> (ValueId, ValueId) {
+    let lane = super::special::lane_id(cx);
+    let n_log = w.n.trailing_zeros();
+    match frag {
+        // A: row 8l / N, column s.
+        WmmaFrag::A => {
+            let q = cx.lane_expr(lane, 8, 0);
+            let sh = cx.c32(n_log);
+            let r = cx.bop(BinOp::LShr, q, sh);
+            (r, cx.c32(s))
+        }
+        // B: row s, column l % N.
+        WmmaFrag::B => {
+            let m = cx.c32(w.n - 1);
+            let c = cx.bop(BinOp::And, lane, m);
+            (cx.c32(s), c)
+        }
+        // C/D: element 8l + s, row-major.
+        WmmaFrag::C => {
+            let q = cx.lane_expr(lane, 8, s);
+            let sh = cx.c32(n_log);
+            let r = cx.bop(BinOp::LShr, q, sh);
+            let m = cx.c32(w.n - 1);
+            (r, cx.bop(BinOp::And, q, m))
+        }
+    }
+}
+
+fn wmma_stride(
+    cx: &mut Cx<'_>,
+    w: &Wmma,
+    frag: WmmaFrag,
+    row: bool,
+    stride: &Option<Src>,
+) -> ValueId {
+    if let Some(s) = stride {
+        return cx.read(s, ScalarType::U32);
+    }
+    // The leading dimension: K or M for A (M x K), N or K for B (K x N), N or M for C.
+    let ld = match (frag, row) {
+        (WmmaFrag::A, true) => w.k,
+        (WmmaFrag::A, false) | (WmmaFrag::C, false) => w.m,
+        (WmmaFrag::B, true) | (WmmaFrag::C, true) => w.n,
+        (WmmaFrag::B, false) => w.k,
+    };
+    cx.c32(ld)
+}
+
+pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
+    match &w.op {
+        WmmaOp::Load {
+            frag,
+            row,
+            space,
+            ty,
+            dst,
+            addr,
+            stride,
+        } => {
+            let wide = *ty == MmaType::F32;
+            let size = if wide { 4 } else { 2 };
+            let n = dst.len() as u32 * if wide { 1 } else { 2 };
+            let elem_ty = if wide { Ty::I32 } else { Ty::I16 };
+            let vars: Vec<VarId> = (0..n)
+                .map(|s| {
+                    let var = cx.f.new_var(elem_ty, "wmma.element");
+                    let st = wmma_stride(cx, w, *frag, *row, stride);
+                    let at = wmma_place(cx, w, *frag, s);
+                    if let Some(at) = wmma_element(cx, *space, addr, st, *row, at, size) {
+                        let v = cx.load(at, elem_ty, MemOrder::default());
+                        cx.emit_void(Op::StoreVar(var, v));
+                    }
+                    var
+                })
+                .collect();
+            for (ri, d) in dst.iter().enumerate() {
+                let v = if wide {
+                    cx.emit(Ty::I32, Op::LoadVar(vars[ri]))
+                } else {
+                    let lo = cx.emit(Ty::I16, Op::LoadVar(vars[2 * ri]));
+                    let hi = cx.emit(Ty::I16, Op::LoadVar(vars[2 * ri + 1]));
+                    half::join(cx, lo, hi)
+                };
+                cx.write(d, ScalarType::B32, v);
+            }
+        }
+        WmmaOp::Store {
+            row,
+            space,
+            ty,
+            addr,
+            src,
+            stride,
+        } => {
+            let wide = *ty == MmaType::F32;
+            let size = if wide { 4 } else { 2 };
+            for s in 0..8u32 {
+                let reg = cx.read(
+                    &src[(if wide { s } else { s / 2 }) as usize],
+                    ScalarType::B32,
+                );
+                let v = if wide {
+                    reg
+                } else {
+                    let (lo, hi) = half::split(cx, reg);
+                    if s % 2 == 0 { lo } else { hi }
+                };
+                let st = wmma_stride(cx, w, WmmaFrag::C, *row, stride);
+                let at = wmma_place(cx, w, WmmaFrag::C, s);
+                if let Some(at) = wmma_element(cx, *space, addr, st, *row, at, size) {
+                    cx.store(at, v, MemOrder::default());
+                }
+            }
+        }
+        WmmaOp::Mma {
+            d_ty,
+            c_ty,
+            d,
+            a,
+            b,
+            c,
+        } => wmma_mma(cx, w, *d_ty, *c_ty, d, a, b, c),
+    }
+}
+
+/// D's elements `8l + s` (row `r`, columns `c0 + s`): the lane's own A row times the B columns
+/// gathered from lanes `c0 .. c0 + 8`, in the order and rounding of `mma` (decisions.md).
+#[allow(clippy::too_many_arguments)]
+fn wmma_mma(
+    cx: &mut Cx<'_>,
+    w: &Wmma,
+    d_ty: MmaType,
+    c_ty: MmaType,
+    d: &[crate::check::Dst],
+    a: &[Src],
+    b: &[Src],
+    c: &[Src],
+) {
+    // B column c0 + j, register s, from lane c0 + j: c0 = 8l % N.
+    let mut batch = Batch::new();
+    let mut cols: Vec<Gathered> = Vec::new();
+    for j in 0..8 {
+        for s in 0..8 {
+            let g = gather(cx, &mut batch, b, s, false, &|cx| {
+                let lane = super::special::lane_id(cx);
+                let q = cx.lane_expr(lane, 8, 0);
+                let m = cx.c32(w.n - 1);
+                let c0 = cx.bop(BinOp::And, q, m);
+                let jc = cx.c32(j);
+                cx.bop(BinOp::IAdd, c0, jc)
+            });
+            cols.push(g);
+        }
+    }
+    cx.exchange_all(batch);
+    let mut b_col: Vec<Vec<ValueId>> = Vec::new();
+    for j in 0..8 {
+        let mut col = Vec::with_capacity(16);
+        for s in 0..8 {
+            let reg = load_gathered(cx, &cols[j * 8 + s]);
+            for e in 0..2 {
+                col.push(element(cx, MmaType::F16, reg, e));
+            }
+        }
+        b_col.push(col);
+    }
+    let mut a_row = Vec::with_capacity(16);
+    for reg in a {
+        let v = cx.read(reg, ScalarType::B32);
+        for e in 0..2 {
+            a_row.push(element(cx, MmaType::F16, v, e));
+        }
+    }
+    let exact = FpFlags { exact: true };
+    let mut out = Vec::with_capacity(8);
+    for (s, col) in b_col.iter().enumerate() {
+        let cv = if c_ty == MmaType::F16 {
+            let w32 = cx.read(&c[s / 2], ScalarType::B32);
+            let (lo, hi) = half::split(cx, w32);
+            half::to_f32(cx, if s % 2 == 0 { lo } else { hi }, sf::F16)
+        } else {
+            let w32 = cx.read(&c[s], ScalarType::B32);
+            cx.float_of(w32, Ty::F32)
+        };
+        let mut acc = cv;
+        for (&x, &y) in a_row.iter().zip(col) {
+            let p = cx.bin_flags(BinOp::FMul, x, y, exact);
+            acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
+        }
+        out.push(if d_ty == MmaType::F16 {
+            half::from_f32(cx, acc, sf::F16)
+        } else {
+            cx.bits_of(acc)
+        });
+    }
+    if d_ty == MmaType::F16 {
+        for (pair, dst) in out.chunks(2).zip(d) {
+            let v = half::join(cx, pair[0], pair[1]);
+            cx.write(dst, ScalarType::B32, v);
+        }
+    } else {
+        for (&v, dst) in out.iter().zip(d) {
+            cx.write(dst, ScalarType::B32, v);
+        }
+    }
 }

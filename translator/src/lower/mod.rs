@@ -736,6 +736,7 @@ impl Cx<'_> {
             PtxOp::Stmatrix(s) => matrix::stmatrix(self, s),
             PtxOp::Movmatrix(m) => matrix::movmatrix(self, m),
             PtxOp::Mma(x) => matrix::mma(self, x),
+            PtxOp::Wmma(w) => matrix::wmma(self, w),
             // --- textures ---
             PtxOp::Tex(t) => texture::tex(self, t),
             PtxOp::Tld4(t) => texture::tld4(self, t),

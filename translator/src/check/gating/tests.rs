@@ -435,4 +435,21 @@ fn matrix_instructions() {
         mma(&["m16n8k16", "row", "col", "f32", "e4m3", "e4m3", "f32"]),
         ((8, 7), 89)
     );
+    // wmma: 6.0/sm_70; .m32n8k16/.m8n32k16: 6.1.
+    assert_eq!(
+        need(
+            "wmma",
+            &with(&["load", "a", "row", "m16n16k16", "f16"]),
+            &[]
+        ),
+        ((6, 0), 70)
+    );
+    assert_eq!(
+        need(
+            "wmma",
+            &with(&["mma", "row", "col", "m32n8k16", "f32", "f32"]),
+            &[]
+        ),
+        ((6, 1), 70)
+    );
 }

@@ -526,3 +526,211 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     mma.c = c?;
     Some(mma)
 }
+
+/// Which matrix a `wmma.load` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WmmaFrag {
+    A,
+    B,
+    C,
+}
+
+/// `wmma.load`, `wmma.store`, `wmma.mma` with `.f16` multiplicands (shapes `.m16n16k16`,
+/// `.m32n8k16`, `.m8n32k16`). The ISA leaves the fragment layout unspecified; ours is in
+/// `lower/matrix.rs`.
+#[derive(Clone, Debug)]
+pub struct Wmma {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub op: WmmaOp,
+}
+
+#[derive(Clone, Debug)]
+pub enum WmmaOp {
+    Load {
+        frag: WmmaFrag,
+        /// The matrix in memory is row-major (`.row`) or column-major (`.col`).
+        row: bool,
+        space: StateSpace,
+        /// `.f16` or `.f32` (C).
+        ty: MmaType,
+        dst: Vec<Dst>,
+        addr: Address,
+        /// In elements; the leading dimension when absent.
+        stride: Option<Src>,
+    },
+    Store {
+        row: bool,
+        space: StateSpace,
+        ty: MmaType,
+        addr: Address,
+        src: Vec<Src>,
+        stride: Option<Src>,
+    },
+    Mma {
+        d_ty: MmaType,
+        c_ty: MmaType,
+        d: Vec<Dst>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+}
+
+/// Registers of a `.f16`-multiplicand `wmma` fragment: A and B hold sixteen halves per lane,
+/// C and D eight elements (packed in pairs for `.f16`).
+pub fn wmma_regs(frag: WmmaFrag, ty: MmaType) -> usize {
+    match (frag, ty) {
+        (WmmaFrag::C, MmaType::F16) => 4,
+        _ => 8,
+    }
+}
+
+pub fn wmma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Wmma> {
+    let kind = m.pick(&[("load", 0), ("store", 1), ("mma", 2)]);
+    let Some(kind) = kind else {
+        m.error("`wmma` needs .load, .store or .mma", "add the operation");
+        return None;
+    };
+    let frag = match kind {
+        0 => m.pick(&[("a", WmmaFrag::A), ("b", WmmaFrag::B), ("c", WmmaFrag::C)]),
+        1 => m.flag("d").then_some(WmmaFrag::C),
+        _ => Some(WmmaFrag::C),
+    };
+    let Some(frag) = frag else {
+        m.error(
+            "`wmma.load` names its matrix (.a, .b, .c), `wmma.store` writes .d",
+            "add the matrix",
+        );
+        return None;
+    };
+    sync_aligned(m);
+    let layouts = [("row", true), ("col", false)];
+    let first = m.next_of(&layouts).map(|(r, _)| r);
+    let second = if kind == 2 {
+        m.next_of(&layouts).map(|(r, _)| r)
+    } else {
+        Some(true)
+    };
+    let (Some(row), Some(_)) = (first, second) else {
+        m.error("`wmma` needs its layouts (.row or .col)", "add the layout");
+        return None;
+    };
+    let shapes = [
+        ("m16n16k16", (16, 16, 16)),
+        ("m32n8k16", (32, 8, 16)),
+        ("m8n32k16", (8, 32, 16)),
+    ];
+    let Some((mm, n, k)) = m.pick(&shapes) else {
+        m.error(
+            "`wmma` is translated for the .f16 shapes .m16n16k16, .m32n8k16 and .m8n32k16",
+            "other shapes and types are not translated yet",
+        );
+        return None;
+    };
+    let mut types = Vec::new();
+    while let Some((t, span)) = m.next_of(&MmaType::NAMES) {
+        types.push((t, span));
+    }
+    let float = |t: MmaType| matches!(t, MmaType::F16 | MmaType::F32);
+    let op = if kind == 2 {
+        let [(d_ty, _), (c_ty, _)] = types[..] else {
+            m.error(
+                "`wmma.mma` with .f16 multiplicands takes .dtype.ctype",
+                "as in .f32.f32",
+            );
+            return None;
+        };
+        if !float(d_ty) || !float(c_ty) {
+            m.error(
+                "`wmma.mma` accumulates .f16 or .f32",
+                "other types are not translated yet",
+            );
+            return None;
+        }
+        let ops = operands(cx, i, 4)?;
+        let d = dsts(
+            cx,
+            m,
+            &ops[0],
+            wmma_regs(WmmaFrag::C, d_ty),
+            ScalarType::B32,
+            "D",
+        );
+        let a = srcs(cx, m, &ops[1], 8, ScalarType::B32, "A");
+        let b = srcs(cx, m, &ops[2], 8, ScalarType::B32, "B");
+        let c = srcs(
+            cx,
+            m,
+            &ops[3],
+            wmma_regs(WmmaFrag::C, c_ty),
+            ScalarType::B32,
+            "C",
+        );
+        WmmaOp::Mma {
+            d_ty,
+            c_ty,
+            d: d?,
+            a: a?,
+            b: b?,
+            c: c?,
+        }
+    } else {
+        let ty = match types[..] {
+            [(t, _)] if t == MmaType::F16 || (t == MmaType::F32 && frag == WmmaFrag::C) => t,
+            _ => {
+                m.error(
+                    "`wmma.load`/`wmma.store` are translated for .f16 (and .f32 accumulators)",
+                    "other types are not translated yet",
+                );
+                return None;
+            }
+        };
+        let space = match space_modifier(m) {
+            None => StateSpace::Generic,
+            Some(s @ (StateSpace::Global | StateSpace::Shared)) => s,
+            Some(other) => {
+                m.error(
+                    format!("`wmma` does not access {other}"),
+                    "use .global or .shared",
+                );
+                return None;
+            }
+        };
+        let ops = &i.operands;
+        if !(2..=3).contains(&ops.len()) {
+            operands(cx, i, 3)?;
+        }
+        let stride = match ops.get(2) {
+            Some(s) => Some(cx.src(s, ScalarType::U32, TypeRule::Strict)?),
+            None => None,
+        };
+        let regs = wmma_regs(frag, ty);
+        if kind == 0 {
+            let dst = dsts(cx, m, &ops[0], regs, ScalarType::B32, "the fragment");
+            let addr = cx.address(&ops[1]);
+            WmmaOp::Load {
+                frag,
+                row,
+                space,
+                ty,
+                dst: dst?,
+                addr: addr?,
+                stride,
+            }
+        } else {
+            let addr = cx.address(&ops[0]);
+            let src = srcs(cx, m, &ops[1], regs, ScalarType::B32, "the fragment");
+            WmmaOp::Store {
+                row,
+                space,
+                ty,
+                addr: addr?,
+                src: src?,
+                stride,
+            }
+        }
+    };
+    Some(Wmma { m: mm, n, k, op })
+}

@@ -69,7 +69,7 @@ pub use video::{Part, Secondary, VideoMad, VideoOp, VideoScalar, VideoSimd};
 
 // --- warp-level matrix instructions ---
 mod matrix;
-pub use matrix::{BitOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix};
+pub use matrix::{BitOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp};
 
 // --- textures ---
 mod texture;
@@ -190,6 +190,7 @@ pub enum Op {
     Stmatrix(Box<Stmatrix>),
     Movmatrix(Box<Movmatrix>),
     Mma(Box<Mma>),
+    Wmma(Box<Wmma>),
     // --- textures ---
     Tex(Box<Tex>),
     Tld4(Box<Tld4>),
@@ -279,6 +280,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "stmatrix" => matrix::stmatrix(cx, i, &mut m).map(|s| Op::Stmatrix(Box::new(s))),
         "movmatrix" => matrix::movmatrix(cx, i, &mut m).map(|v| Op::Movmatrix(Box::new(v))),
         "mma" => matrix::mma(cx, i, &mut m).map(|x| Op::Mma(Box::new(x))),
+        "wmma" => matrix::wmma(cx, i, &mut m).map(|w| Op::Wmma(Box::new(w))),
         // --- textures ---
         "tex" => texture::tex(cx, i, &mut m).map(|t| Op::Tex(Box::new(t))),
         "tld4" => texture::tld4(cx, i, &mut m).map(|t| Op::Tld4(Box::new(t))),
