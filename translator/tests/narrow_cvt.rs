@@ -141,4 +141,19 @@ fn targets_are_gated() {
         "sm_89",
         ".e4m3x2",
     );
+    // PTX ISA 7.8 has fp8 `cvt` for sm_90 only; sm_89 needs 8.1.
+    let old = |target: &str| {
+        format!(
+            ".version 7.8\n.target {target}\n.address_size 64\n\
+             .visible .entry k()\n{{\n\t.reg .b16 %h;\n\t.reg .f32 %f;\n\
+             \tcvt.rn.satfinite.e5m2x2.f32 %h, %f, %f;\n\tret;\n}}\n"
+        )
+    };
+    let d = Program::parse(SourceFile::new("k.ptx", old("sm_89"))).expect_err("sm_89 at 7.8");
+    assert!(
+        d.errors()
+            .any(|e| e.message.contains("on sm_89 requires PTX ISA 8.1")),
+        "{d}"
+    );
+    assert!(Program::parse(SourceFile::new("k.ptx", old("sm_90"))).is_ok());
 }

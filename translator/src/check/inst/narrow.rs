@@ -224,7 +224,22 @@ pub fn cvt_narrow(
             "unexpected modifier",
         );
     }
-    // `.version`/`.target`: the gating table's cvt rows.
+    // `.version`/`.target`: the gating table's cvt rows, and for fp8 on sm_89 PTX ISA 8.1
+    // (the ISA added fp8 `cvt` for sm_90 in 7.8 and for sm_89 in 8.1; NVIDIA's ptxas agrees).
+    if matches!(fmt, Narrow::E4m3 | Narrow::E5m2)
+        && cx.m.sm != 0
+        && cx.m.sm < 90
+        && cx.m.version < (8, 1)
+    {
+        m.error_at(
+            mod_span(i, name),
+            format!("`{form}` on sm_{} requires PTX ISA 8.1 or later", cx.m.sm),
+            format!(
+                "the module declares .version {}.{}",
+                cx.m.version.0, cx.m.version.1
+            ),
+        );
+    }
 
     let packed = fmt.packed_type();
     let pair = to_narrow && wide == ScalarType::F32;
