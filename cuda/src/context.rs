@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::ContextOptions;
@@ -22,6 +23,11 @@ pub struct Ctx {
     /// The first kernel fault seen in the context: CUDA returns it from every later call
     /// until the context is destroyed (the runtime's context itself carries on).
     sticky: Mutex<Option<(CUresult, String)>>,
+    /// Set once `sticky` holds an error: every call checks this, and only a poisoned context
+    /// takes the lock.
+    poisoned: AtomicBool,
+    /// The device limits a launch is checked against, read once.
+    pub launch_limits: std::sync::OnceLock<crate::launch::Limits>,
     /// Whether the legacy default stream may have work in flight (see `stream::resolve`).
     pub default_work: crate::stream::WorkHint,
 }
@@ -59,12 +65,17 @@ impl Ctx {
             memory: Allocations::default(),
             limits: Mutex::new(LIMITS.iter().copied().collect()),
             sticky: Mutex::new(None),
+            poisoned: AtomicBool::new(false),
+            launch_limits: std::sync::OnceLock::new(),
             default_work: Default::default(),
         })
     }
 
     /// The sticky error, if a kernel of this context faulted.
     pub fn check_sticky(&self) -> CuResult<()> {
+        if !self.poisoned.load(Ordering::Acquire) {
+            return Ok(());
+        }
         match &*self.sticky.lock().unwrap_or_else(|p| p.into_inner()) {
             Some((code, message)) => Err(CuError::Sticky {
                 code: *code,
@@ -78,6 +89,7 @@ impl Ctx {
         let mut sticky = self.sticky.lock().unwrap_or_else(|p| p.into_inner());
         if sticky.is_none() {
             *sticky = Some((e.code(), e.to_string()));
+            self.poisoned.store(true, Ordering::Release);
         }
     }
 

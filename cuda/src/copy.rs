@@ -17,7 +17,7 @@ fn target(stream: Option<usize>) -> CuResult<(Arc<Ctx>, Option<Issue>)> {
         None => Ok((context::current()?.1, None)),
         Some(h) => {
             let issue = crate::stream::resolve(h)?;
-            Ok((issue.ctx.clone(), Some(issue)))
+            Ok((issue.ctx().clone(), Some(issue)))
         }
     }
 }
@@ -33,13 +33,13 @@ fn device_stream(s: Option<Issue>) -> CuResult<Issue> {
 pub fn htod(dst: u64, src: &[u8], stream: Option<usize>) -> CuResult<()> {
     let (ctx, s) = target(stream)?;
     let place = ctx.memory.resolve(dst, src.len() as u64)?;
-    memory::write(&place, src, s.as_ref().map(|i| &i.stream))
+    memory::write(&place, src, s.as_ref().map(Issue::stream))
 }
 
 pub fn dtoh(dst: &mut [u8], src: u64, stream: Option<usize>) -> CuResult<()> {
     let (ctx, s) = target(stream)?;
     let place = ctx.memory.resolve(src, dst.len() as u64)?;
-    memory::read(&place, dst, s.as_ref().map(|i| &i.stream))
+    memory::read(&place, dst, s.as_ref().map(Issue::stream))
 }
 
 pub fn dtod(dst: u64, src: u64, len: u64, stream: Option<usize>) -> CuResult<()> {
@@ -47,7 +47,7 @@ pub fn dtod(dst: u64, src: u64, len: u64, stream: Option<usize>) -> CuResult<()>
     let from = ctx.memory.resolve(src, len)?;
     let to = ctx.memory.resolve(dst, len)?;
     let sync = s.is_none();
-    device_stream(s)?.stream.copy_buffer(
+    device_stream(s)?.stream().copy_buffer(
         (from.buffer()?, from.offset),
         (to.buffer()?, to.offset),
         len,
@@ -73,7 +73,7 @@ pub fn memset(dst: u64, pattern: &[u8], count: usize, stream: Option<usize>) -> 
     let place = ctx.memory.resolve(dst, len)?;
     let sync = s.is_none();
     device_stream(s)?
-        .stream
+        .stream()
         .fill_buffer(place.buffer()?, place.offset, len, pattern)?;
     if sync {
         ctx.rt.synchronize()?;

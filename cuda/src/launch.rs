@@ -2,6 +2,8 @@
 //! one pointer per parameter or as one packed buffer, laid out by the kernel's PTX signature.
 
 use ptxvk_runtime::translator::texture::TextureSource;
+use ptxvk_runtime::translator::types::TypeKind;
+use ptxvk_runtime::translator::{KernelAbi, ParamAbi, ScalarType};
 use ptxvk_runtime::{KernelArg, LaunchConfig};
 
 use crate::error::{CuError, CuResult};
@@ -9,8 +11,8 @@ use crate::module::Func;
 
 /// How the caller passed the parameters.
 pub enum Params<'a> {
-    /// `kernelParams`: a pointer to each parameter's value, read for the parameter's size.
-    Pointers(Vec<&'a [u8]>),
+    /// `kernelParams`: each parameter's value, read for the parameter's size.
+    Pointers(&'a [&'a [u8]]),
     /// `extra` with CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE: every parameter at its ABI offset.
     Buffer(&'a [u8]),
     /// Neither: only valid for a kernel without parameters.
@@ -34,45 +36,63 @@ pub fn param_extent(f: &Func) -> (usize, usize) {
     (end, align)
 }
 
-/// The parameter sizes of `f`, for reading `kernelParams`.
-pub fn param_sizes(f: &Func) -> Vec<usize> {
-    f.kernel
-        .abi()
-        .params
-        .iter()
-        .map(|p| p.size as usize)
-        .collect()
+/// The device limits a launch is checked against (`cuDeviceGetAttribute`'s values).
+pub struct Limits {
+    block: [i64; 3],
+    grid: [i64; 3],
+    threads: u64,
+    shared_optin: i64,
+}
+
+/// The limits of `f`'s context, read from the device's attributes on the first launch.
+fn limits(f: &Func) -> CuResult<&Limits> {
+    if let Some(l) = f.ctx.launch_limits.get() {
+        return Ok(l);
+    }
+    let info = f.ctx.rt.info();
+    let attr = |a| crate::device::attribute(info, a).map(i64::from);
+    let l = Limits {
+        block: [attr(2)?, attr(3)?, attr(4)?],
+        grid: [attr(5)?, attr(6)?, attr(7)?],
+        threads: attr(1)?.max(0) as u64,
+        shared_optin: attr(97)?,
+    };
+    // Another thread may have set the same values first.
+    let _ = f.ctx.launch_limits.set(l);
+    f.ctx
+        .launch_limits
+        .get()
+        .ok_or_else(|| CuError::Unknown("launch limits".into()))
 }
 
 /// Checks `cfg` against the device as CUDA does: a zero dimension, a block or grid over the
 /// device's limits, or more dynamic shared memory than a block may opt into is an invalid
 /// value (checked here, before the runtime sees the launch).
 pub fn check_config(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
-    let info = f.ctx.rt.info();
-    let attr = |a| crate::device::attribute(info, a);
     let bad = |what: String| Err(CuError::InvalidValue(what));
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
         return bad(format!("grid {:?} block {:?}", cfg.grid, cfg.block));
     }
+    let l = limits(f)?;
     for i in 0..3 {
-        let block_max = attr(2 + i as i32)?;
-        let grid_max = attr(5 + i as i32)?;
-        if i64::from(cfg.block[i]) > i64::from(block_max) {
+        if i64::from(cfg.block[i]) > l.block[i] {
             return bad(format!(
-                "block dimension {i} = {} > {block_max}",
-                cfg.block[i]
+                "block dimension {i} = {} > {}",
+                cfg.block[i], l.block[i]
             ));
         }
-        if i64::from(cfg.grid[i]) > i64::from(grid_max) {
-            return bad(format!("grid dimension {i} = {} > {grid_max}", cfg.grid[i]));
+        if i64::from(cfg.grid[i]) > l.grid[i] {
+            return bad(format!(
+                "grid dimension {i} = {} > {}",
+                cfg.grid[i], l.grid[i]
+            ));
         }
     }
     let threads: u64 = cfg.block.iter().map(|&b| u64::from(b)).product();
-    let max_threads = attr(1)?;
-    if threads > max_threads as u64 {
-        return bad(format!("{threads} threads per block > {max_threads}"));
+    if threads > l.threads {
+        return bad(format!("{threads} threads per block > {}", l.threads));
     }
-    if i64::from(cfg.shared_bytes) > i64::from(attr(97)?) {
+    if i64::from(cfg.shared_bytes) > l.shared_optin {
         return bad(format!(
             "{} bytes of dynamic shared memory",
             cfg.shared_bytes
@@ -81,48 +101,68 @@ pub fn check_config(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
     Ok(())
 }
 
-/// The runtime's arguments: each parameter's bytes, taken from where the caller put them. A
-/// parameter the kernel reads as a texture object goes as the handle it holds, which the
-/// runtime resolves to the texture to bind.
-pub fn arguments(f: &Func, params: &Params<'_>) -> CuResult<Vec<KernelArg>> {
+/// The runtime's arguments, appended to `out`: each parameter's bytes, taken from where the
+/// caller put them.
+pub fn arguments(f: &Func, params: &Params<'_>, out: &mut Vec<KernelArg>) -> CuResult<()> {
     let abi = f.kernel.abi();
-    let bytes: Vec<&[u8]> = match params {
-        Params::None if abi.params.is_empty() => Vec::new(),
-        Params::None => {
-            return Err(CuError::invalid(format!(
-                "kernel `{}` takes {} parameters and none were given",
-                abi.name,
-                abi.params.len()
-            )));
-        }
-        Params::Pointers(values) => values.clone(),
-        Params::Buffer(buf) => abi
-            .params
-            .iter()
-            .map(|p| {
+    if matches!(params, Params::None) && !abi.params.is_empty() {
+        return Err(CuError::invalid(format!(
+            "kernel `{}` takes {} parameters and none were given",
+            abi.name,
+            abi.params.len()
+        )));
+    }
+    for (i, p) in abi.params.iter().enumerate() {
+        let bytes = match params {
+            Params::Pointers(values) => values.get(i).copied(),
+            Params::Buffer(buf) => {
                 let at = p.offset as usize;
                 buf.get(at..at + p.size as usize)
-                    .ok_or_else(|| CuError::invalid("parameter buffer too small"))
-            })
-            .collect::<CuResult<_>>()?,
+            }
+            Params::None => None,
+        };
+        let bytes = bytes.ok_or_else(|| CuError::invalid("parameter buffer too small"))?;
+        out.push(argument(abi, i, p, bytes));
+    }
+    Ok(())
+}
+
+/// One parameter's value as the runtime takes it: a scalar of an integer type or of `.f32` or
+/// `.f64` as its typed value (which the runtime packs without a copy of its own first),
+/// anything else as bytes. A parameter the kernel reads as a texture object goes as the
+/// handle it holds, which the runtime resolves to the texture to bind.
+fn argument(abi: &KernelAbi, i: usize, p: &ParamAbi, b: &[u8]) -> KernelArg {
+    let int = matches!(
+        p.ty.kind(),
+        TypeKind::Bits | TypeKind::Signed | TypeKind::Unsigned
+    );
+    let texture = || {
+        abi.textures
+            .slots
+            .iter()
+            .any(|s| matches!(s.source, TextureSource::Param { index, .. } if index as usize == i))
     };
-    let textures: Vec<usize> = abi
-        .textures
-        .slots
-        .iter()
-        .filter_map(|s| match &s.source {
-            TextureSource::Param { index, .. } => Some(*index as usize),
-            TextureSource::TexRef { .. } => None,
-        })
-        .collect();
-    Ok(bytes
-        .into_iter()
-        .enumerate()
-        .map(|(i, b)| match <[u8; 8]>::try_from(b) {
-            Ok(h) if textures.contains(&i) => KernelArg::U64(u64::from_le_bytes(h)),
-            _ => KernelArg::Bytes(b.to_vec()),
-        })
-        .collect())
+    if b.len() == 8 && texture() {
+        return KernelArg::U64(u64::from_le_bytes(le8(b)));
+    }
+    if !p.is_scalar() {
+        return KernelArg::Bytes(b.to_vec());
+    }
+    match (b.len(), p.ty) {
+        (1, _) if int => KernelArg::U8(b[0]),
+        (2, _) if int => KernelArg::U16(u16::from_le_bytes([b[0], b[1]])),
+        (4, ScalarType::F32) => KernelArg::F32(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        (4, _) if int => KernelArg::U32(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        (8, ScalarType::F64) => KernelArg::F64(f64::from_le_bytes(le8(b))),
+        (8, _) if int => KernelArg::U64(u64::from_le_bytes(le8(b))),
+        _ => KernelArg::Bytes(b.to_vec()),
+    }
+}
+
+fn le8(b: &[u8]) -> [u8; 8] {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    a
 }
 
 /// Checks the size given with CU_LAUNCH_PARAM_BUFFER_SIZE: it must cover every parameter, and

@@ -39,22 +39,36 @@ impl WorkHint {
 
 /// A stream handed out for work, with its context. Dropping it, once the work is recorded,
 /// counts the work in the stream's [`WorkHint`].
-pub struct Issue {
-    pub ctx: Arc<Ctx>,
-    pub stream: Stream,
-    on: IssuedOn,
+pub enum Issue {
+    Legacy {
+        ctx: Arc<Ctx>,
+        stream: Stream,
+    },
+    /// A created or per-thread stream, which holds its context and runtime stream itself.
+    Stream(Arc<Strm>),
 }
 
-enum IssuedOn {
-    Legacy,
-    Stream(Arc<Strm>),
+impl Issue {
+    pub fn ctx(&self) -> &Arc<Ctx> {
+        match self {
+            Issue::Legacy { ctx, .. } => ctx,
+            Issue::Stream(s) => &s.ctx,
+        }
+    }
+
+    pub fn stream(&self) -> &Stream {
+        match self {
+            Issue::Legacy { stream, .. } => stream,
+            Issue::Stream(s) => &s.stream,
+        }
+    }
 }
 
 impl Drop for Issue {
     fn drop(&mut self) {
-        match &self.on {
-            IssuedOn::Legacy => self.ctx.default_work.count(),
-            IssuedOn::Stream(s) => s.work.count(),
+        match self {
+            Issue::Legacy { ctx, .. } => ctx.default_work.count(),
+            Issue::Stream(s) => s.work.count(),
         }
     }
 }
@@ -96,13 +110,9 @@ pub fn resolve(handle: usize) -> CuResult<Issue> {
         let (ctx_id, ctx) = context::current()?;
         let stream = ctx.rt.default_stream()?;
         for other in blocking_streams(ctx_id) {
-            wait_for(&stream, (&other.stream, &other.work))?;
+            wait_for(&stream, &other.work, || Ok(other.stream.clone()))?;
         }
-        return Ok(Issue {
-            ctx,
-            stream,
-            on: IssuedOn::Legacy,
-        });
+        return Ok(Issue::Legacy { ctx, stream });
     }
     crate::device::check_init()?;
     issue_on(STREAMS.get(handle)?)
@@ -119,7 +129,7 @@ pub fn lookup(handle: usize) -> CuResult<Stream> {
         return Ok(s.stream.clone());
     }
     if is_default(handle) {
-        return Ok(resolve(handle)?.stream.clone());
+        return Ok(resolve(handle)?.stream().clone());
     }
     crate::device::check_init()?;
     let s = STREAMS.get(handle)?;
@@ -132,14 +142,11 @@ pub fn lookup(handle: usize) -> CuResult<Stream> {
 fn issue_on(s: Arc<Strm>) -> CuResult<Issue> {
     s.ctx.check_sticky()?;
     if s.flags & STREAM_NON_BLOCKING == 0 {
-        let default = s.ctx.rt.default_stream()?;
-        wait_for(&s.stream, (&default, &s.ctx.default_work))?;
+        wait_for(&s.stream, &s.ctx.default_work, || {
+            Ok(s.ctx.rt.default_stream()?)
+        })?;
     }
-    Ok(Issue {
-        ctx: s.ctx.clone(),
-        stream: s.stream.clone(),
-        on: IssuedOn::Stream(s),
-    })
+    Ok(Issue::Stream(s))
 }
 
 /// This thread's per-thread default streams, by context id, as stream-table ids. They are
@@ -205,13 +212,19 @@ fn blocking_streams(ctx_id: usize) -> Vec<Arc<Strm>> {
         .collect()
 }
 
-/// Makes work issued on `stream` from now on wait for the work issued on `other` so far;
-/// `hint` is `other`'s.
-fn wait_for(stream: &Stream, (other, hint): (&Stream, &WorkHint)) -> CuResult<()> {
+/// Makes work issued on `stream` from now on wait for the work issued on another stream so
+/// far: `hint` is the other stream's, and `other` gives the stream itself, which is only
+/// needed (and only fetched) when the hint says it may be busy.
+fn wait_for(
+    stream: &Stream,
+    hint: &WorkHint,
+    other: impl FnOnce() -> CuResult<Stream>,
+) -> CuResult<()> {
     let before = hint.issues.load(Ordering::Acquire);
     if before == hint.idle_at.load(Ordering::Acquire) {
         return Ok(());
     }
+    let other = other()?;
     if other.is_idle()? {
         // Work counted after `before` was read may not have been seen by the check.
         hint.idle_at.fetch_max(before, Ordering::AcqRel);
@@ -254,7 +267,7 @@ pub fn wait_event(stream: usize, event: usize) -> CuResult<()> {
     let recorded = e.recorded.lock().unwrap_or_else(|p| p.into_inner());
     // Waiting for an event never recorded waits for nothing, as in CUDA.
     if let Some(ev) = recorded.as_ref() {
-        s.stream.wait_event(ev)?;
+        s.stream().wait_event(ev)?;
     }
     Ok(())
 }
@@ -281,7 +294,7 @@ pub fn event_create(flags: u32) -> CuResult<usize> {
 
 pub fn record(event: usize, stream: usize) -> CuResult<()> {
     let e = EVENTS.get(event)?;
-    let ev = resolve(stream)?.stream.record_event()?;
+    let ev = resolve(stream)?.stream().record_event()?;
     *e.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(ev);
     Ok(())
 }

@@ -59,26 +59,54 @@ fn launch_kernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CuResult<()> {
-    // CUDA launches in the current context; none is CUDA_ERROR_INVALID_CONTEXT.
-    crate::context::current()?;
-    let func = crate::library::function_or_kernel(id(f))?;
+    // CUDA launches in the current context; none is CUDA_ERROR_INVALID_CONTEXT, which comes
+    // before any other error. Where the function is of the current context (as nearly
+    // always), the function's existence shows the context's (destroying a context removes
+    // its functions), so the context table is only consulted otherwise.
+    let current = crate::context::current_id();
+    if current.is_none() {
+        crate::context::current()?;
+    }
+    let func = match crate::library::function_or_kernel(id(f)) {
+        Ok(func) => func,
+        Err(e) => {
+            crate::context::current()?;
+            return Err(e);
+        }
+    };
+    if current == Some(func.ctx_id) {
+        crate::device::check_init()?;
+        func.ctx.check_sticky()?;
+    } else {
+        crate::context::current()?;
+    }
     let cfg = LaunchConfig {
         grid,
         block,
         shared_bytes: shared,
     };
     launch::check_config(&func, &cfg)?;
+    // The common case reads the parameters into an array on the stack: a launch allocates
+    // nothing of its own before the runtime.
+    let mut inline: [&[u8]; INLINE_PARAMS] = [&[]; INLINE_PARAMS];
+    let mut spilled = Vec::new();
     let params = match (params.is_null(), extra.is_null()) {
         (false, false) => return Err(CuError::invalid("both kernelParams and extra given")),
         (true, true) => Params::None,
         (false, true) => {
-            let sizes = launch::param_sizes(&func);
-            let mut values = Vec::with_capacity(sizes.len());
-            for (i, size) in sizes.into_iter().enumerate() {
+            let abi = func.kernel.abi();
+            let n = abi.params.len();
+            let values = if n <= INLINE_PARAMS {
+                &mut inline[..n]
+            } else {
+                spilled.resize(n, &[][..]);
+                &mut spilled[..]
+            };
+            for (i, p) in abi.params.iter().enumerate() {
                 // SAFETY: kernelParams holds one pointer per kernel parameter (CUDA's contract).
-                let p = unsafe { *params.add(i) };
+                let ptr = unsafe { *params.add(i) };
                 // SAFETY: each points to a value of the parameter's size.
-                values.push(unsafe { super::bytes(p, size) }?);
+                values[i] = unsafe { super::bytes(ptr, p.size as usize) }?;
             }
             Params::Pointers(values)
         }
@@ -89,14 +117,29 @@ fn launch_kernel(
             Params::Buffer(buf)
         }
     };
-    let args = launch::arguments(&func, &params)?;
-    let issue = crate::stream::resolve(id(s))?;
-    if !std::sync::Arc::ptr_eq(&issue.ctx, &func.ctx) {
-        return Err(CuError::InvalidHandle(
-            "function (of another context than the stream)",
-        ));
-    }
-    Ok(issue.stream.launch(&func.kernel, &cfg, &args)?)
+    ARGS.with_borrow_mut(|args| {
+        args.clear();
+        launch::arguments(&func, &params, args)?;
+        let issue = crate::stream::resolve(id(s))?;
+        if !std::sync::Arc::ptr_eq(issue.ctx(), &func.ctx) {
+            return Err(CuError::InvalidHandle(
+                "function (of another context than the stream)",
+            ));
+        }
+        let launched = issue.stream().launch(&func.kernel, &cfg, args);
+        // The values are plain data; none is kept past the launch.
+        args.clear();
+        Ok(launched?)
+    })
+}
+
+/// Parameters read without allocating; kernels with more spill to the heap.
+const INLINE_PARAMS: usize = 16;
+
+thread_local! {
+    /// The runtime's arguments of the thread's launches, one vector reused by each.
+    static ARGS: std::cell::RefCell<Vec<ptxvk_runtime::KernelArg>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 #[unsafe(no_mangle)]
