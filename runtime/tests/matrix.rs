@@ -1,4 +1,4 @@
-//! The warp-level matrix instructions (`ldmatrix`, `mma`, `stmatrix`, `movmatrix`) in the
+//! The warp-level matrix instructions (`ldmatrix`, `mma`, `stmatrix`, `movmatrix`, `wmma`) in the
 //! pattern compilers emit them (tests/ptx/matrix.ptx), two warps per block, against a Rust
 //! model of the ISA's fragment layouts; on lavapipe at subgroup sizes 4, 8 and 16 too
 //! (`matrix_at_every_subgroup_size`), where the warp is emulated.
@@ -29,6 +29,7 @@ fn matrix_cases() {
     let m = ctx
         .load_ptx("matrix.ptx", &text)
         .unwrap_or_else(|e| panic!("{e}"));
+    wmma_tiles(&ctx, &m);
     let k = m.kernel("mma_tiles").unwrap();
     let warps = 2;
     // Per warp: A 16x16 and B 16x8, row-major.
@@ -82,6 +83,38 @@ fn matrix_cases() {
                 h(0) | h(1) << 16,
                 "warp {w} lane {lane} (stmatrix, movmatrix)"
             );
+        }
+    }
+}
+
+/// `wmma` keeps its fragment layout to itself: only D in memory is observable.
+fn wmma_tiles(ctx: &ptxvk_runtime::Context, m: &ptxvk_runtime::Module) {
+    let k = m.kernel("wmma_tiles").unwrap();
+    let warps = 2;
+    // Per warp: A 16x16 row-major, B 16x16 column-major.
+    let a = tile(warps * 256, 3);
+    let b = tile(warps * 256, 4);
+    let da = DeviceBuffer::from_slice(ctx, &a).unwrap();
+    let db = DeviceBuffer::from_slice(ctx, &b).unwrap();
+    let dd = DeviceBuffer::<f32>::zeroed(ctx, warps * 256).unwrap();
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [32 * warps as u32, 1, 1],
+        shared_bytes: 0,
+    };
+    k.launch(&cfg, &[(&da).into(), (&db).into(), (&dd).into()])
+        .unwrap();
+    let got = dd.to_vec().unwrap();
+    let val = |h: u16| f16::from_bits(h).to_f32();
+    for w in 0..warps {
+        for r in 0..16 {
+            for c in 0..16 {
+                let mut s = 2.0;
+                for kk in 0..16 {
+                    s += val(a[w * 256 + r * 16 + kk]) * val(b[w * 256 + c * 16 + kk]);
+                }
+                assert_eq!(got[w * 256 + r * 16 + c], s, "warp {w} D[{r}][{c}]");
+            }
         }
     }
 }

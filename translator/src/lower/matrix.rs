@@ -43,7 +43,7 @@ impl Cx<'_> {
         let args: Vec<(VarId, VarId, VarId)> = batch
             .into_iter()
             .map(|(v, s, r)| {
-                let av = self.f.new_var(Ty::I32, "matrix.value");
+                let av = self.f.new_var(self.f.ty(v), "matrix.value");
                 self.emit_void(Op::StoreVar(av, v));
                 let sv = self.f.new_var(Ty::I32, "matrix.source_lane");
                 self.emit_void(Op::StoreVar(sv, s));
@@ -54,12 +54,10 @@ impl Cx<'_> {
         self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
         self.cur = block;
         for (av, sv, r) in args {
-            let v = self.emit(Ty::I32, Op::LoadVar(av));
+            let ty = self.f.vars[av.0 as usize].ty;
+            let v = self.emit(ty, Op::LoadVar(av));
             let s = self.emit(Ty::I32, Op::LoadVar(sv));
-            let x = self.emit(
-                Ty::I32,
-                Op::Warp(WarpOp::ReadLane, [v, s].as_slice().into()),
-            );
+            let x = self.emit(ty, Op::Warp(WarpOp::ReadLane, [v, s].as_slice().into()));
             self.emit_void(Op::StoreVar(r, x));
         }
         let next = self.f.new_block();
@@ -222,15 +220,16 @@ pub fn movmatrix(cx: &mut Cx<'_>, mv: &Movmatrix) {
     cx.write(&mv.dst, ScalarType::B32, d);
 }
 
-/// One gathered register: its 32-bit words (two for `.f64`).
-type Gathered = Vec<VarId>;
+/// One gathered register, in a variable.
+type Gathered = VarId;
 
 /// Lane reads collected in one block and made together ([`Cx::exchange_all`]): the value, the
 /// lane to read it from, and the variable that receives it.
 type Batch = Vec<(ValueId, ValueId, VarId)>;
 
-/// Adds to `batch` the reads of register `reg` of fragment `regs` from lane `src(cx)`, word
-/// by word.
+/// Adds to `batch` the read of register `reg` of fragment `regs` from lane `src(cx)`. A
+/// `.f64` register travels whole, as a double: subgroup shuffles take 64-bit floats wherever
+/// the device has them (64-bit integers would need extended subgroup types).
 fn gather(
     cx: &mut Cx<'_>,
     batch: &mut Batch,
@@ -238,42 +237,24 @@ fn gather(
     reg: usize,
     wide: bool,
     src: &dyn Fn(&mut Cx<'_>) -> ValueId,
-) -> Gathered {
-    let words = if wide { 2 } else { 1 };
-    (0..words)
-        .map(|w| {
-            let v = if wide {
-                let x = cx.read(&regs[reg], ScalarType::B64);
-                let x = if w == 1 {
-                    let sh = cx.konst(Ty::I64, 32);
-                    cx.bop(BinOp::LShr, x, sh)
-                } else {
-                    x
-                };
-                cx.trunc(x, Ty::I32)
-            } else {
-                cx.read(&regs[reg], ScalarType::B32)
-            };
-            let s = src(cx);
-            let var = cx.f.new_var(Ty::I32, "matrix.lane_value");
-            batch.push((v, s, var));
-            var
-        })
-        .collect()
+) -> VarId {
+    let (v, ty) = if wide {
+        let x = cx.read(&regs[reg], ScalarType::B64);
+        (cx.float_of(x, Ty::F64), Ty::F64)
+    } else {
+        (cx.read(&regs[reg], ScalarType::B32), Ty::I32)
+    };
+    let s = src(cx);
+    let var = cx.f.new_var(ty, "matrix.lane_value");
+    batch.push((v, s, var));
+    var
 }
 
-/// The value of a gathered register: I32, or I64 for `.f64`.
-fn load_gathered(cx: &mut Cx<'_>, g: &Gathered) -> ValueId {
-    let lo = cx.emit(Ty::I32, Op::LoadVar(g[0]));
-    let Some(&hi) = g.get(1) else {
-        return lo;
-    };
-    let hi = cx.emit(Ty::I32, Op::LoadVar(hi));
-    let lo = cx.zext(lo, Ty::I64);
-    let hi = cx.zext(hi, Ty::I64);
-    let sh = cx.konst(Ty::I64, 32);
-    let hi = cx.bop(BinOp::Shl, hi, sh);
-    cx.bop(BinOp::Or, lo, hi)
+/// The bits of a gathered register: I32, or I64 for `.f64`.
+fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
+    let ty = cx.f.vars[g.0 as usize].ty;
+    let v = cx.emit(ty, Op::LoadVar(g));
+    cx.bits_of(v)
 }
 
 /// Element `j` of a multiplicand register as the value the arithmetic uses: F32 for the
@@ -477,7 +458,7 @@ fn unpack(
     let mut words: Lines = vec![Vec::new(); lines];
     let mut elems: Lines = vec![Vec::new(); lines];
     for (line, _, _, g) in regs {
-        let reg = load_gathered(cx, g);
+        let reg = load_gathered(cx, *g);
         words[*line as usize].push(reg);
         if ty != MmaType::B1 {
             for j in 0..ty.per_reg() {
@@ -766,7 +747,7 @@ fn wmma_mma(
     for j in 0..8 {
         let mut col = Vec::with_capacity(16);
         for s in 0..8 {
-            let reg = load_gathered(cx, &cols[j * 8 + s]);
+            let reg = load_gathered(cx, cols[j * 8 + s]);
             for e in 0..2 {
                 col.push(element(cx, MmaType::F16, reg, e));
             }
