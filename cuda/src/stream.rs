@@ -292,9 +292,16 @@ pub fn event_create(flags: u32) -> CuResult<usize> {
     Ok(id)
 }
 
+/// `cuEventRecord`. An event created with CU_EVENT_DISABLE_TIMING is an untimed marker: no
+/// timestamp command, so recording it on an idle stream leaves the stream idle.
 pub fn record(event: usize, stream: usize) -> CuResult<()> {
     let e = EVENTS.get(event)?;
-    let ev = resolve(stream)?.stream().record_event()?;
+    let issue = resolve(stream)?;
+    let ev = if e.flags & EVENT_DISABLE_TIMING != 0 {
+        issue.stream().record_marker()?
+    } else {
+        issue.stream().record_event()?
+    };
     *e.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(ev);
     Ok(())
 }

@@ -138,7 +138,13 @@ pub(crate) struct Vk {
     pub subgroups: crate::pipeline::SubgroupControl,
     /// Live buffers by device address (start -> end), for kernels that check their accesses.
     pub allocations: Mutex<std::collections::BTreeMap<u64, u64>>,
+    /// Command pools and timeline semaphores of dropped streams, destroyed later (see
+    /// [`Vk::retire`]).
+    pub retired: Mutex<std::collections::VecDeque<(vk::CommandPool, vk::Semaphore)>>,
 }
+
+/// Retired stream objects kept before the oldest are destroyed.
+const RETIRED_KEPT: usize = 64;
 
 impl Vk {
     pub fn check_lost(&self) -> Result<()> {
@@ -151,6 +157,29 @@ impl Vk {
 
     pub fn is_lost(&self) -> bool {
         self.lost.load(Ordering::Acquire)
+    }
+
+    /// Takes a dropped stream's command pool and timeline semaphore, whose work has completed
+    /// as far as the host can see. Lavapipe's queue thread still touches a submission's
+    /// objects for a moment after signalling its semaphore, and destroying them at once
+    /// crashed it when threads created and destroyed streams concurrently; waiting for the
+    /// queue to drain instead would hang on another stream's endless kernel before its
+    /// timeout is noticed. So they are destroyed once many more streams have been retired
+    /// since, or with the device.
+    pub fn retire(&self, pool: vk::CommandPool, semaphore: vk::Semaphore) {
+        let Ok(mut retired) = self.retired.lock() else {
+            return;
+        };
+        retired.push_back((pool, semaphore));
+        while retired.len() > RETIRED_KEPT {
+            if let Some((pool, semaphore)) = retired.pop_front() {
+                // SAFETY: retired long ago, after its own work completed.
+                unsafe {
+                    self.device.destroy_command_pool(pool, None);
+                    self.device.destroy_semaphore(semaphore, None);
+                }
+            }
+        }
     }
 
     /// Records that the device is unusable (lost, or running work that never finished).
@@ -181,8 +210,16 @@ impl Drop for Vk {
             return;
         }
         // SAFETY: the last owner of the device is going away: every stream, buffer and
-        // pipeline (which hold this Arc) is gone, and each waited for its own work.
+        // pipeline (which hold this Arc) is gone, and each waited for its own work; the device
+        // is idle before the retired stream objects go.
         unsafe {
+            let _ = self.device.device_wait_idle();
+            if let Ok(mut retired) = self.retired.lock() {
+                for (pool, semaphore) in retired.drain(..) {
+                    self.device.destroy_command_pool(pool, None);
+                    self.device.destroy_semaphore(semaphore, None);
+                }
+            }
             if let Ok(mut a) = self.allocator.lock() {
                 a.take();
             }
@@ -263,6 +300,7 @@ impl Context {
             family,
             timeout: opts.timeout,
             lost: AtomicBool::new(false),
+            retired: Mutex::new(std::collections::VecDeque::new()),
             staging: !info.host_visible_device_memory
                 || opts.restrict.no_host_visible_device_memory,
             timestamp_mask,

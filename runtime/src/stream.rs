@@ -622,15 +622,11 @@ impl Drop for StreamCore {
             // Work may still run and use the command buffers and semaphore: leak them.
             return;
         }
-        let dev = &self.vk.device;
         if let Ok(mut st) = self.state.lock() {
             st.arena = Arena::default();
-            // SAFETY: all submissions completed (synchronized above); destroying the pool
-            // frees its command buffers.
-            unsafe {
-                dev.destroy_command_pool(st.pool, None);
-                dev.destroy_semaphore(self.timeline, None);
-            }
+            // All submissions completed (synchronized above); the pool (with its command
+            // buffers) and the semaphore go once the driver is surely done with them.
+            self.vk.retire(st.pool, self.timeline);
         }
     }
 }

@@ -1,8 +1,9 @@
 /* A program built for the per-thread default stream, as nvcc --default-stream per-thread
  * builds one: cuda.h then calls the `_ptsz`/`_ptds` entry points, whose NULL stream is each
  * thread's own default stream. Several threads run order-dependent kernel chains on it at
- * once, mix it with the legacy stream (which CUDA orders against it both ways), record events,
- * launch through cuLaunchKernelEx and host functions, and check every value against the CPU.
+ * once, mix it with the legacy stream (which CUDA orders against it both ways), record timed
+ * and untimed events, launch through cuLaunchKernelEx and host functions, and check every
+ * value against the CPU.
  * Threads that end take their streams with them; later threads get new ones.
  * Exits 0 when every check holds; otherwise prints the failed check and exits 1. */
 #define CUDA_API_PER_THREAD_DEFAULT_STREAM 1
@@ -123,6 +124,25 @@ static void *work(void *arg) {
     CHECK(cuMemcpyDtoH(w->host, buf, sizeof w->host));
     check_all(w->host, v, "cuLaunchKernelEx on the per-thread stream", w->index);
 
+    /* An untimed event on this thread's stream orders a non-blocking stream after it. */
+    CUevent marker;
+    CUstream other;
+    CHECK(cuEventCreate(&marker, CU_EVENT_DISABLE_TIMING));
+    CHECK(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+    launch(buf, 6000, NULL);
+    CHECK(cuEventRecord(marker, NULL));
+    CHECK(cuStreamWaitEvent(other, marker, 0));
+    launch(buf, 7000, other);
+    v = after(after(v, 6000), 7000);
+    CHECK(cuStreamSynchronize(other));
+    CHECK(cuEventQuery(marker));
+    float ms = 0.0f;
+    EXPECT(cuEventElapsedTime(&ms, done, marker), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuMemcpyDtoH(w->host, buf, sizeof w->host));
+    check_all(w->host, v, "a non-blocking stream after an untimed event", w->index);
+
+    CHECK(cuStreamDestroy(other));
+    CHECK(cuEventDestroy(marker));
     CHECK(cuEventDestroy(done));
     CHECK(cuMemFree(buf));
     return NULL;
