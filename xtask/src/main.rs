@@ -9,6 +9,7 @@
 //!                 kernels | memory | all
 //!   bench parse   parse+check throughput on a generated 100k-line module (optimised build)
 //!   bench translate   translation throughput on a generated 100k-line module (optimised build)
+//!   fuzz          libFuzzer targets (nightly) and the differential fuzzer: fuzz --list
 
 mod bench_parse;
 mod bench_translate;
@@ -16,6 +17,7 @@ mod compat;
 mod corpus;
 mod deps;
 mod env;
+mod fuzz;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,13 +35,14 @@ fn main() {
         Some("shaders") => shaders(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance(&args[1..]),
         Some("compat") => compat::compat(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "translate") => {
             bench_translate::bench_translate(&args[2..])
         }
         Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | compat numba | bench [launch|copy|kernels|memory|all|parse|translate]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | compat numba | fuzz TARGET|--all|diff | bench [launch|copy|kernels|memory|all|parse|translate]>"
             );
             std::process::exit(2);
         }

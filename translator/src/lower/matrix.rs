@@ -99,38 +99,69 @@ impl Cx<'_> {
             }
         }
     }
-
-    /// The row address of lane `src`, plus `extra` bytes, as a place in shared memory.
-    fn row_of_lane(&mut self, mine: VarId, src: ValueId, extra: ValueId) -> Where {
-        let a = self.emit(Ty::I32, Op::LoadVar(mine));
-        let got = self.exchange(a, src);
-        let at = self.emit(Ty::I32, Op::LoadVar(got));
-        Where::Shared(self.bop(BinOp::IAdd, at, extra))
-    }
 }
 
-/// `ldmatrix`: lane `i` (of the first `8 * num`) gives the address of row `i % 8` of matrix
-/// `i / 8`; each lane then holds of every matrix the elements `(lane / 4, 2 * (lane % 4) + j)`,
-/// of the transposed matrix with `.trans`.
+/// Where this lane's elements of each of `num` matrices are in shared memory: one 32-bit pair
+/// per matrix (row `lane / 4`, byte `4 * (lane % 4)`), or with `trans` two halves (rows
+/// `2 * (lane % 4) + j`, byte `2 * (lane / 4)`). Lane `i` gives the address of row `i % 8` of
+/// matrix `i / 8`; all the addresses are read in one block.
+fn element_offsets(
+    cx: &mut Cx<'_>,
+    space: StateSpace,
+    addr: &crate::check::Address,
+    num: u32,
+    trans: bool,
+) -> Option<Vec<Vec<VarId>>> {
+    let own = cx.matrix_row_address(space, addr)?;
+    let per = if trans { 2 } else { 1 };
+    let mut batch = Batch::new();
+    let mut rows = Vec::new();
+    for mi in 0..num {
+        let mut m = Vec::new();
+        for j in 0..per {
+            let (g, t) = cx.group_of_lane();
+            let src = if trans {
+                cx.lane_expr(t, 2, 8 * mi + j)
+            } else {
+                cx.lane_expr(g, 1, 8 * mi)
+            };
+            let var = cx.f.new_var(Ty::I32, "matrix.row");
+            batch.push((own, src, var));
+            m.push(var);
+        }
+        rows.push(m);
+    }
+    cx.exchange_all(batch);
+    for m in &rows {
+        for &var in m {
+            let row = cx.emit(Ty::I32, Op::LoadVar(var));
+            let (g, t) = cx.group_of_lane();
+            let col = if trans {
+                cx.lane_expr(g, 2, 0)
+            } else {
+                cx.lane_expr(t, 4, 0)
+            };
+            let at = cx.bop(BinOp::IAdd, row, col);
+            cx.emit_void(Op::StoreVar(var, at));
+        }
+    }
+    Some(rows)
+}
+
+/// `ldmatrix`: each lane then holds of every matrix the elements
+/// `(lane / 4, 2 * (lane % 4) + j)`, of the transposed matrix with `.trans`.
 pub fn ldmatrix(cx: &mut Cx<'_>, l: &Ldmatrix) {
-    let Some(own) = cx.matrix_row_address(l.space, &l.addr) else {
+    let Some(places) = element_offsets(cx, l.space, &l.addr, l.num, l.trans) else {
         return;
     };
-    let mine = cx.f.new_var(Ty::I32, "ldmatrix.row");
-    cx.emit_void(Op::StoreVar(mine, own));
     let mut out = Vec::with_capacity(l.dst.len());
-    for mi in 0..l.num {
+    for m in places {
         let var = cx.f.new_var(Ty::I32, "ldmatrix.fragment");
-        if l.trans {
-            // Element j: row 2 * (lane % 4) + j, column lane / 4.
+        if let [p0, p1] = m[..] {
             let mut halves = Vec::new();
-            for j in 0..2 {
-                let (g, t) = cx.group_of_lane();
-                let src = cx.lane_expr(t, 2, 8 * mi + j);
-                let two = cx.c32(2);
-                let col = cx.bop(BinOp::IMul, g, two);
-                let at = cx.row_of_lane(mine, src, col);
-                let h = cx.load(at, Ty::I16, MemOrder::default());
+            for p in [p0, p1] {
+                let at = cx.emit(Ty::I32, Op::LoadVar(p));
+                let h = cx.load(Where::Shared(at), Ty::I16, MemOrder::default());
                 let hv = cx.f.new_var(Ty::I16, "ldmatrix.half");
                 cx.emit_void(Op::StoreVar(hv, h));
                 halves.push(hv);
@@ -140,12 +171,8 @@ pub fn ldmatrix(cx: &mut Cx<'_>, l: &Ldmatrix) {
             let w = half::join(cx, lo, hi);
             cx.emit_void(Op::StoreVar(var, w));
         } else {
-            let (g, t) = cx.group_of_lane();
-            let src = cx.lane_expr(g, 1, 8 * mi);
-            let four = cx.c32(4);
-            let col = cx.bop(BinOp::IMul, t, four);
-            let at = cx.row_of_lane(mine, src, col);
-            let w = cx.load(at, Ty::I32, MemOrder::default());
+            let at = cx.emit(Ty::I32, Op::LoadVar(m[0]));
+            let w = cx.load(Where::Shared(at), Ty::I32, MemOrder::default());
             cx.emit_void(Op::StoreVar(var, w));
         }
         out.push(var);
@@ -159,31 +186,20 @@ pub fn ldmatrix(cx: &mut Cx<'_>, l: &Ldmatrix) {
 /// `stmatrix`: the inverse of `ldmatrix`; each lane stores its own elements at the rows whose
 /// addresses other lanes give.
 pub fn stmatrix(cx: &mut Cx<'_>, s: &Stmatrix) {
-    let Some(own) = cx.matrix_row_address(s.space, &s.addr) else {
+    let Some(places) = element_offsets(cx, s.space, &s.addr, s.num, s.trans) else {
         return;
     };
-    let mine = cx.f.new_var(Ty::I32, "stmatrix.row");
-    cx.emit_void(Op::StoreVar(mine, own));
-    for (mi, src_reg) in (0u32..).zip(&s.src) {
-        if s.trans {
-            for j in 0..2 {
-                let (g, t) = cx.group_of_lane();
-                let src = cx.lane_expr(t, 2, 8 * mi + j);
-                let two = cx.c32(2);
-                let col = cx.bop(BinOp::IMul, g, two);
-                let at = cx.row_of_lane(mine, src, col);
-                let w = cx.read(src_reg, ScalarType::B32);
-                let (lo, hi) = half::split(cx, w);
-                cx.store(at, if j == 0 { lo } else { hi }, MemOrder::default());
-            }
-        } else {
-            let (g, t) = cx.group_of_lane();
-            let src = cx.lane_expr(g, 1, 8 * mi);
-            let four = cx.c32(4);
-            let col = cx.bop(BinOp::IMul, t, four);
-            let at = cx.row_of_lane(mine, src, col);
+    for (m, src_reg) in places.iter().zip(&s.src) {
+        for (j, &p) in m.iter().enumerate() {
             let w = cx.read(src_reg, ScalarType::B32);
-            cx.store(at, w, MemOrder::default());
+            let v = if s.trans {
+                let (lo, hi) = half::split(cx, w);
+                if j == 0 { lo } else { hi }
+            } else {
+                w
+            };
+            let at = cx.emit(Ty::I32, Op::LoadVar(p));
+            cx.store(Where::Shared(at), v, MemOrder::default());
         }
     }
 }
