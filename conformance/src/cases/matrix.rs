@@ -830,6 +830,9 @@ fn movmatrix_case(seed: u64) -> Case {
 #[derive(Clone, Copy, Debug)]
 struct WmmaForm {
     shape: (u32, u32, u32),
+    /// The multiplicand types.
+    ab: (T, T),
+    satfinite: bool,
     a_row: bool,
     b_row: bool,
     d_row: bool,
@@ -863,39 +866,51 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
         let v: Vec<String> = (from..from + n).map(|i| format!("{class}{i}")).collect();
         format!("{{{}}}", v.join(", "))
     };
-    let (c_regs, d_regs) = (
-        if w.c == T::F32 {
-            regs("%f", 0, 8)
+    let acc_regs = |t: T, from: u32| match t {
+        T::F32 => regs("%f", from, 8),
+        T::F16 => regs("%r", 16 + from, 4),
+        _ => regs("%r", 16 + from, 8),
+    };
+    let (c_regs, d_regs) = (acc_regs(w.c, 0), acc_regs(w.d, 8));
+    // The ISA's register counts: eight for .f16 A and B, else the elements over 32 lanes.
+    let frag_regs = |t: T, elems: u32| {
+        if t == T::F16 {
+            8
         } else {
-            regs("%r", 16, 4)
-        },
-        if w.d == T::F32 {
-            regs("%f", 8, 8)
-        } else {
-            regs("%r", 20, 4)
-        },
+            elems / 32 / t.per_reg()
+        }
+    };
+    let (ta, tb) = w.ab;
+    let (a_regs, b_regs) = (
+        regs("%r", 0, frag_regs(ta, m * k)),
+        regs("%r", 8, frag_regs(tb, k * n)),
     );
-    let (a_regs, b_regs) = (regs("%r", 0, 8), regs("%r", 8, 8));
+    let types = if ta == T::F16 {
+        format!("{}.{}", w.d.name(), w.c.name())
+    } else {
+        format!("{}.{}.{}.{}", w.d.name(), ta.name(), tb.name(), w.c.name())
+    };
+    let sat = if w.satfinite { ".satfinite" } else { "" };
     let ptx = format!(
         "{HEADER}.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{{\n\
-         \t.reg .b32 %r<24>;\n\t.reg .f32 %f<16>;\n\t.reg .b64 %rd<5>;\n\
+         \t.reg .b32 %r<40>;\n\t.reg .f32 %f<16>;\n\t.reg .b64 %rd<5>;\n\
          \tld.param.u64 %rd1, [pa];\n\tld.param.u64 %rd2, [pb];\n\
          \tld.param.u64 %rd3, [pc];\n\tld.param.u64 %rd4, [pd];\n\
-         \twmma.load.a.sync.aligned.{}.{shape}.global.f16 {a_regs}, [%rd1]{};\n\
-         \twmma.load.b.sync.aligned.{}.{shape}.global.f16 {b_regs}, [%rd2]{};\n\
+         \twmma.load.a.sync.aligned.{}.{shape}.global.{} {a_regs}, [%rd1]{};\n\
+         \twmma.load.b.sync.aligned.{}.{shape}.global.{} {b_regs}, [%rd2]{};\n\
          \twmma.load.c.sync.aligned.row.{shape}.global.{} {c_regs}, [%rd3]{};\n\
-         \twmma.mma.sync.aligned.{}.{}.{shape}.{}.{} {d_regs}, {a_regs}, {b_regs}, {c_regs};\n\
+         \twmma.mma.sync.aligned.{}.{}.{shape}.{types}{sat} {d_regs}, {a_regs}, {b_regs}, {c_regs};\n\
          \twmma.store.d.sync.aligned.{}.{shape}.global.{} [%rd4], {d_regs}{};\n\tret;\n}}\n",
         lay(w.a_row),
+        ta.name(),
         stride(w.a_row, (m, k)),
         lay(w.b_row),
+        tb.name(),
         stride(w.b_row, (k, n)),
         w.c.name(),
         stride(true, (m, n)),
         lay(w.a_row),
         lay(w.b_row),
-        w.d.name(),
-        w.c.name(),
         lay(w.d_row),
         w.d.name(),
         stride(w.d_row, (m, n)),
@@ -905,10 +920,10 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
         n,
         k,
         d: w.d,
-        a: T::F16,
-        b: T::F16,
+        a: ta,
+        b: tb,
         c: w.c,
-        satfinite: false,
+        satfinite: w.satfinite,
         and: false,
     };
     let mut rng = Rng::new(seed);
@@ -932,17 +947,15 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
         }
         mem
     };
-    let a_mem = lay_out(w.a_row, (m, k), &x.a, T::F16);
-    let b_mem = lay_out(w.b_row, (k, n), &x.b, T::F16);
+    let a_mem = lay_out(w.a_row, (m, k), &x.a, ta);
+    let b_mem = lay_out(w.b_row, (k, n), &x.b, tb);
     let c_mem = lay_out(true, (m, n), &x.c, w.c);
     let d_size = (w.d.bits() / 8) as usize;
     let d_len = lay_out(w.d_row, (m, n), &x.c, w.d).len();
     let name = format!(
-        "matrix/wmma.{shape}.{}.{}.{}.{}.{}/pad{}/{seed}",
+        "matrix/wmma.{shape}.{}.{}.{types}{sat}.{}/pad{}/{seed}",
         lay(w.a_row),
         lay(w.b_row),
-        w.d.name(),
-        w.c.name(),
         lay(w.d_row),
         w.pad
     );
@@ -964,23 +977,80 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
 }
 
 fn wmma_forms() -> Vec<WmmaForm> {
-    // (shape, A row-major, B row-major, D row-major, C, D, padding)
+    // (shape, A and B types, A row-major, B row-major, D row-major, C, D, padding)
     let (row, col) = (true, false);
-    [
-        ((16, 16, 16), row, col, row, T::F32, T::F32, 0),
-        ((16, 16, 16), row, col, row, T::F32, T::F32, 8),
-        ((16, 16, 16), col, row, col, T::F32, T::F32, 8),
-        ((16, 16, 16), row, col, row, T::F16, T::F16, 0),
-        ((16, 16, 16), row, row, row, T::F16, T::F32, 16),
-        ((16, 16, 16), col, col, row, T::F32, T::F16, 0),
-        ((32, 8, 16), row, col, row, T::F32, T::F32, 0),
-        ((32, 8, 16), col, row, col, T::F32, T::F32, 8),
-        ((8, 32, 16), row, col, row, T::F32, T::F32, 0),
-        ((8, 32, 16), row, col, col, T::F16, T::F16, 8),
+    let h = (T::F16, T::F16);
+    let bf = (T::Bf16, T::Bf16);
+    let mut v: Vec<WmmaForm> = [
+        ((16, 16, 16), h, row, col, row, T::F32, T::F32, 0),
+        ((16, 16, 16), h, row, col, row, T::F32, T::F32, 8),
+        ((16, 16, 16), h, col, row, col, T::F32, T::F32, 8),
+        ((16, 16, 16), h, row, col, row, T::F16, T::F16, 0),
+        ((16, 16, 16), h, row, row, row, T::F16, T::F32, 16),
+        ((16, 16, 16), h, col, col, row, T::F32, T::F16, 0),
+        ((32, 8, 16), h, row, col, row, T::F32, T::F32, 0),
+        ((32, 8, 16), h, col, row, col, T::F32, T::F32, 8),
+        ((8, 32, 16), h, row, col, row, T::F32, T::F32, 0),
+        ((8, 32, 16), h, row, col, col, T::F16, T::F16, 8),
+        ((16, 16, 16), bf, row, col, row, T::F32, T::F32, 0),
+        ((32, 8, 16), bf, col, row, row, T::F32, T::F32, 8),
+        ((8, 32, 16), bf, row, row, col, T::F32, T::F32, 0),
+        (
+            (16, 16, 8),
+            (T::Tf32, T::Tf32),
+            row,
+            col,
+            row,
+            T::F32,
+            T::F32,
+            0,
+        ),
+        (
+            (16, 16, 8),
+            (T::Tf32, T::Tf32),
+            col,
+            row,
+            col,
+            T::F32,
+            T::F32,
+            4,
+        ),
+        (
+            (16, 16, 16),
+            (T::S8, T::S8),
+            row,
+            col,
+            row,
+            T::S32,
+            T::S32,
+            0,
+        ),
+        (
+            (32, 8, 16),
+            (T::U8, T::S8),
+            col,
+            row,
+            row,
+            T::S32,
+            T::S32,
+            16,
+        ),
+        (
+            (8, 32, 16),
+            (T::U8, T::U8),
+            row,
+            col,
+            col,
+            T::S32,
+            T::S32,
+            0,
+        ),
     ]
     .into_iter()
-    .map(|(shape, a_row, b_row, d_row, c, d, pad)| WmmaForm {
+    .map(|(shape, ab, a_row, b_row, d_row, c, d, pad)| WmmaForm {
         shape,
+        ab,
+        satfinite: false,
         a_row,
         b_row,
         d_row,
@@ -988,7 +1058,17 @@ fn wmma_forms() -> Vec<WmmaForm> {
         d,
         pad,
     })
-    .collect()
+    .collect();
+    let sat: Vec<WmmaForm> = v
+        .iter()
+        .filter(|w| w.c == T::S32)
+        .map(|w| WmmaForm {
+            satfinite: true,
+            ..*w
+        })
+        .collect();
+    v.extend(sat);
+    v
 }
 
 fn module(line: &str) -> String {

@@ -438,21 +438,12 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
                 }
                 _ => {
                     let c = read_acc(cx, x, q);
-                    let mut acc = if x.c_ty == MmaType::F16 {
+                    let acc = if x.c_ty == MmaType::F16 {
                         half::to_f32(cx, c, sf::F16)
                     } else {
                         cx.float_of(c, Ty::F32)
                     };
-                    let exact = FpFlags { exact: true };
-                    for (&a, &b) in a_row[h].iter().zip(&b_col[i]) {
-                        let p = cx.bin_flags(BinOp::FMul, a, b, exact);
-                        acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
-                    }
-                    if x.d_ty == MmaType::F16 {
-                        half::from_f32(cx, acc, sf::F16)
-                    } else {
-                        cx.bits_of(acc)
-                    }
+                    float_dot(cx, acc, &a_row[h], &b_col[i], x.d_ty)
                 }
             };
             d.push(r);
@@ -543,13 +534,42 @@ fn int_dot(
             dot = cx.bop(BinOp::IAdd, dot, n);
         }
     } else {
-        for (&va, &vb) in a.iter().zip(b) {
-            let p = cx.bop(BinOp::IMul, va, vb);
-            dot = cx.bop(BinOp::IAdd, dot, p);
-        }
+        dot = int_products(cx, a, b);
     }
     let c = read_acc(cx, x, q);
-    if !x.satfinite {
+    accumulate_int(cx, c, dot, x.satfinite)
+}
+
+/// The exact sum of the products of two integer element lists (it fits in 32 bits).
+fn int_products(cx: &mut Cx<'_>, a: &[ValueId], b: &[ValueId]) -> ValueId {
+    let mut dot = cx.c32(0);
+    for (&va, &vb) in a.iter().zip(b) {
+        let p = cx.bop(BinOp::IMul, va, vb);
+        dot = cx.bop(BinOp::IAdd, dot, p);
+    }
+    dot
+}
+
+/// The floating-point accumulation (docs/decisions.md): from `acc` (f32), each product of `a`
+/// and `b` (f32 elements) formed and added in turn, each rounded to nearest even; the bits of
+/// the result in `d` (`.f32`, or `.f16` rounded once at the end).
+fn float_dot(cx: &mut Cx<'_>, acc: ValueId, a: &[ValueId], b: &[ValueId], d: MmaType) -> ValueId {
+    let exact = FpFlags { exact: true };
+    let mut acc = acc;
+    for (&x, &y) in a.iter().zip(b) {
+        let p = cx.bin_flags(BinOp::FMul, x, y, exact);
+        acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
+    }
+    if d == MmaType::F16 {
+        half::from_f32(cx, acc, sf::F16)
+    } else {
+        cx.bits_of(acc)
+    }
+}
+
+/// `c + dot` in s32: wrapped, or clamped to the s32 range with `.satfinite`.
+fn accumulate_int(cx: &mut Cx<'_>, c: ValueId, dot: ValueId, satfinite: bool) -> ValueId {
+    if !satfinite {
         return cx.bop(BinOp::IAdd, c, dot);
     }
     let c64 = cx.conv(ConvOp::SExt, c, Ty::I64);
@@ -603,26 +623,49 @@ fn wmma_element(
     })
 }
 
-/// `(row, col)` of this lane's element `s` of a fragment (as constants folded per `s`).
-fn wmma_place(cx: &mut Cx<'_>, w: &Wmma, frag: WmmaFrag, s: u32) -> (ValueId, ValueId) {
+/// `(row, col)` of this lane's element `s` of a fragment of `ty`.
+fn wmma_place(
+    cx: &mut Cx<'_>,
+    w: &Wmma,
+    frag: WmmaFrag,
+    ty: MmaType,
+    s: u32,
+) -> (ValueId, ValueId) {
     let lane = super::special::lane_id(cx);
     let n_log = w.n.trailing_zeros();
-    match frag {
-        // A: row 8l / N, column s.
-        WmmaFrag::A => {
+    let k_log = w.k.trailing_zeros();
+    match (frag, ty) {
+        // .f16 A: row 8l / N, column s.
+        (WmmaFrag::A, MmaType::F16) => {
             let q = cx.lane_expr(lane, 8, 0);
             let sh = cx.c32(n_log);
             let r = cx.bop(BinOp::LShr, q, sh);
             (r, cx.c32(s))
         }
-        // B: row s, column l % N.
-        WmmaFrag::B => {
+        // .f16 B: row s, column l % N.
+        (WmmaFrag::B, MmaType::F16) => {
             let m = cx.c32(w.n - 1);
             let c = cx.bop(BinOp::And, lane, m);
             (cx.c32(s), c)
         }
+        // Other A: row-major element e * l + s, e = M * K / 32.
+        (WmmaFrag::A, _) => {
+            let q = cx.lane_expr(lane, w.m * w.k / 32, s);
+            let sh = cx.c32(k_log);
+            let r = cx.bop(BinOp::LShr, q, sh);
+            let m = cx.c32(w.k - 1);
+            (r, cx.bop(BinOp::And, q, m))
+        }
+        // Other B: column-major element e * l + s, e = K * N / 32.
+        (WmmaFrag::B, _) => {
+            let q = cx.lane_expr(lane, w.k * w.n / 32, s);
+            let sh = cx.c32(k_log);
+            let c = cx.bop(BinOp::LShr, q, sh);
+            let m = cx.c32(w.k - 1);
+            (cx.bop(BinOp::And, q, m), c)
+        }
         // C/D: element 8l + s, row-major.
-        WmmaFrag::C => {
+        (WmmaFrag::C, _) => {
             let q = cx.lane_expr(lane, 8, s);
             let sh = cx.c32(n_log);
             let r = cx.bop(BinOp::LShr, q, sh);
@@ -663,31 +706,31 @@ pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
             addr,
             stride,
         } => {
-            let wide = *ty == MmaType::F32;
-            let size = if wide { 4 } else { 2 };
-            let n = dst.len() as u32 * if wide { 1 } else { 2 };
-            let elem_ty = if wide { Ty::I32 } else { Ty::I16 };
-            let vars: Vec<VarId> = (0..n)
+            let bits = ty.bits();
+            let per = ty.per_reg();
+            let elem_ty = Ty::int(bits);
+            let vars: Vec<VarId> = (0..dst.len() as u32 * per)
                 .map(|s| {
                     let var = cx.f.new_var(elem_ty, "wmma.element");
                     let st = wmma_stride(cx, w, *frag, *row, stride);
-                    let at = wmma_place(cx, w, *frag, s);
-                    if let Some(at) = wmma_element(cx, *space, addr, st, *row, at, size) {
+                    let at = wmma_place(cx, w, *frag, *ty, s);
+                    if let Some(at) = wmma_element(cx, *space, addr, st, *row, at, bits / 8) {
                         let v = cx.load(at, elem_ty, MemOrder::default());
                         cx.emit_void(Op::StoreVar(var, v));
                     }
                     var
                 })
                 .collect();
-            for (ri, d) in dst.iter().enumerate() {
-                let v = if wide {
-                    cx.emit(Ty::I32, Op::LoadVar(vars[ri]))
-                } else {
-                    let lo = cx.emit(Ty::I16, Op::LoadVar(vars[2 * ri]));
-                    let hi = cx.emit(Ty::I16, Op::LoadVar(vars[2 * ri + 1]));
-                    half::join(cx, lo, hi)
-                };
-                cx.write(d, ScalarType::B32, v);
+            for (d, elems) in dst.iter().zip(vars.chunks(per as usize)) {
+                let mut word = cx.c32(0);
+                for (j, &e) in (0u32..).zip(elems) {
+                    let v = cx.emit(elem_ty, Op::LoadVar(e));
+                    let v = cx.zext(v, Ty::I32);
+                    let sh = cx.c32(j * bits);
+                    let v = cx.bop(BinOp::Shl, v, sh);
+                    word = cx.bop(BinOp::Or, word, v);
+                }
+                cx.write(d, ScalarType::B32, word);
             }
         }
         WmmaOp::Store {
@@ -698,21 +741,21 @@ pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
             src,
             stride,
         } => {
-            let wide = *ty == MmaType::F32;
-            let size = if wide { 4 } else { 2 };
+            let half_pairs = *ty == MmaType::F16;
+            let size = ty.bits() / 8;
             for s in 0..8u32 {
                 let reg = cx.read(
-                    &src[(if wide { s } else { s / 2 }) as usize],
+                    &src[(if half_pairs { s / 2 } else { s }) as usize],
                     ScalarType::B32,
                 );
-                let v = if wide {
-                    reg
-                } else {
+                let v = if half_pairs {
                     let (lo, hi) = half::split(cx, reg);
                     if s % 2 == 0 { lo } else { hi }
+                } else {
+                    reg
                 };
                 let st = wmma_stride(cx, w, WmmaFrag::C, *row, stride);
-                let at = wmma_place(cx, w, WmmaFrag::C, s);
+                let at = wmma_place(cx, w, WmmaFrag::C, *ty, s);
                 if let Some(at) = wmma_element(cx, *space, addr, st, *row, at, size) {
                     cx.store(at, v, MemOrder::default());
                 }
@@ -720,86 +763,132 @@ pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
         }
         WmmaOp::Mma {
             d_ty,
+            a_ty,
+            b_ty,
             c_ty,
+            satfinite,
             d,
             a,
             b,
             c,
-        } => wmma_mma(cx, w, *d_ty, *c_ty, d, a, b, c),
+        } => {
+            let tys = WmmaTypes {
+                d: *d_ty,
+                a: *a_ty,
+                b: *b_ty,
+                c: *c_ty,
+                satfinite: *satfinite,
+            };
+            wmma_mma(cx, w, tys, d, a, b, c)
+        }
     }
 }
 
-/// D's elements `8l + s` (row `r`, columns `c0 + s`): the lane's own A row times the B columns
-/// gathered from lanes `c0 .. c0 + 8`, in the order and rounding of `mma` (decisions.md).
-#[allow(clippy::too_many_arguments)]
+/// The types of a `wmma.mma`.
+#[derive(Clone, Copy)]
+struct WmmaTypes {
+    d: MmaType,
+    a: MmaType,
+    b: MmaType,
+    c: MmaType,
+    satfinite: bool,
+}
+
+/// D's elements `8l + s` (row `r = 8l / N`, columns `c0 + s`, `c0 = 8l % N`): A's row `r`
+/// (this lane's own for `.f16`, else gathered from the lanes holding it) times B's columns
+/// gathered from the lanes holding them, in the order and rounding of `mma` (decisions.md).
 fn wmma_mma(
     cx: &mut Cx<'_>,
     w: &Wmma,
-    d_ty: MmaType,
-    c_ty: MmaType,
+    t: WmmaTypes,
     d: &[crate::check::Dst],
     a: &[Src],
     b: &[Src],
     c: &[Src],
 ) {
-    // B column c0 + j, register s, from lane c0 + j: c0 = 8l % N.
+    let f16 = t.a == MmaType::F16;
+    let per = t.a.per_reg();
+    let row_of_lane = |cx: &mut Cx<'_>| {
+        let lane = super::special::lane_id(cx);
+        let q = cx.lane_expr(lane, 8, 0);
+        let sh = cx.c32(w.n.trailing_zeros());
+        cx.bop(BinOp::LShr, q, sh)
+    };
+    let col0 = |cx: &mut Cx<'_>| {
+        let lane = super::special::lane_id(cx);
+        let q = cx.lane_expr(lane, 8, 0);
+        let m = cx.c32(w.n - 1);
+        cx.bop(BinOp::And, q, m)
+    };
     let mut batch = Batch::new();
-    let mut cols: Vec<Gathered> = Vec::new();
+    // Lanes holding a row of A (a column of B) and the first of them for row r (column c).
+    let a_lanes = if f16 { 0 } else { w.k / (w.m * w.k / 32) };
+    let b_lanes = if f16 { 1 } else { w.k / (w.k * w.n / 32) };
+    let mut a_got: Vec<Gathered> = Vec::new();
+    for i in 0..a_lanes {
+        for reg in 0..a.len() {
+            a_got.push(gather(cx, &mut batch, a, reg, false, &|cx| {
+                let r = row_of_lane(cx);
+                cx.lane_expr(r, a_lanes, i)
+            }));
+        }
+    }
+    let mut b_got: Vec<Gathered> = Vec::new();
     for j in 0..8 {
-        for s in 0..8 {
-            let g = gather(cx, &mut batch, b, s, false, &|cx| {
-                let lane = super::special::lane_id(cx);
-                let q = cx.lane_expr(lane, 8, 0);
-                let m = cx.c32(w.n - 1);
-                let c0 = cx.bop(BinOp::And, q, m);
-                let jc = cx.c32(j);
-                cx.bop(BinOp::IAdd, c0, jc)
-            });
-            cols.push(g);
+        for i in 0..b_lanes {
+            for reg in 0..b.len() {
+                b_got.push(gather(cx, &mut batch, b, reg, false, &|cx| {
+                    let c0 = col0(cx);
+                    let jc = cx.c32(j);
+                    let col = cx.bop(BinOp::IAdd, c0, jc);
+                    cx.lane_expr(col, b_lanes, i)
+                }));
+            }
         }
     }
     cx.exchange_all(batch);
-    let mut b_col: Vec<Vec<ValueId>> = Vec::new();
-    for j in 0..8 {
-        let mut col = Vec::with_capacity(16);
-        for s in 0..8 {
-            let reg = load_gathered(cx, cols[j * 8 + s]);
-            for e in 0..2 {
-                col.push(element(cx, MmaType::F16, reg, e));
+    let elements = |cx: &mut Cx<'_>, ty: MmaType, words: Vec<ValueId>| -> Vec<ValueId> {
+        let mut out = Vec::new();
+        for v in words {
+            for e in 0..per {
+                out.push(element(cx, ty, v, e));
             }
         }
-        b_col.push(col);
-    }
-    let mut a_row = Vec::with_capacity(16);
-    for reg in a {
-        let v = cx.read(reg, ScalarType::B32);
-        for e in 0..2 {
-            a_row.push(element(cx, MmaType::F16, v, e));
-        }
-    }
-    let exact = FpFlags { exact: true };
+        out
+    };
+    // In gathering order (lane, register, element), which is k order.
+    let a_words: Vec<ValueId> = if f16 {
+        a.iter().map(|r| cx.read(r, ScalarType::B32)).collect()
+    } else {
+        a_got.iter().map(|&g| load_gathered(cx, g)).collect()
+    };
+    let a_row = elements(cx, t.a, a_words);
+    let per_col = b_got.len() / 8;
     let mut out = Vec::with_capacity(8);
-    for (s, col) in b_col.iter().enumerate() {
-        let cv = if c_ty == MmaType::F16 {
-            let w32 = cx.read(&c[s / 2], ScalarType::B32);
-            let (lo, hi) = half::split(cx, w32);
-            half::to_f32(cx, if s % 2 == 0 { lo } else { hi }, sf::F16)
-        } else {
-            let w32 = cx.read(&c[s], ScalarType::B32);
-            cx.float_of(w32, Ty::F32)
+    for (s, col) in b_got.chunks(per_col).enumerate() {
+        let words: Vec<ValueId> = col.iter().map(|&g| load_gathered(cx, g)).collect();
+        let b_col = elements(cx, t.b, words);
+        let r = match t.c {
+            MmaType::S32 => {
+                let dot = int_products(cx, &a_row, &b_col);
+                let cv = cx.read(&c[s], ScalarType::B32);
+                accumulate_int(cx, cv, dot, t.satfinite)
+            }
+            _ => {
+                let cv = if t.c == MmaType::F16 {
+                    let w32 = cx.read(&c[s / 2], ScalarType::B32);
+                    let (lo, hi) = half::split(cx, w32);
+                    half::to_f32(cx, if s % 2 == 0 { lo } else { hi }, sf::F16)
+                } else {
+                    let w32 = cx.read(&c[s], ScalarType::B32);
+                    cx.float_of(w32, Ty::F32)
+                };
+                float_dot(cx, cv, &a_row, &b_col, t.d)
+            }
         };
-        let mut acc = cv;
-        for (&x, &y) in a_row.iter().zip(col) {
-            let p = cx.bin_flags(BinOp::FMul, x, y, exact);
-            acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
-        }
-        out.push(if d_ty == MmaType::F16 {
-            half::from_f32(cx, acc, sf::F16)
-        } else {
-            cx.bits_of(acc)
-        });
+        out.push(r);
     }
-    if d_ty == MmaType::F16 {
+    if t.d == MmaType::F16 {
         for (pair, dst) in out.chunks(2).zip(d) {
             let v = half::join(cx, pair[0], pair[1]);
             cx.write(dst, ScalarType::B32, v);

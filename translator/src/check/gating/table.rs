@@ -351,6 +351,8 @@ pub const GATES: &[Gate] = &[
     g("mma", &["e4m3|e5m2", "m16n8k16"], (8, 7), 89),
     g("wmma", &[], (6, 0), 70),
     g("wmma", &["m32n8k16|m8n32k16"], (6, 1), 70),
+    g("wmma", &["s8|u8|s32"], (6, 3), 72),
+    g("wmma", &["bf16|tf32|m16n16k8"], (7, 0), 80),
     g("mapa", &[], (7, 8), 90),
     g("getctarank", &[], (7, 8), 90),
     g("griddepcontrol", &[], (7, 8), 90),

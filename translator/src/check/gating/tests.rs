@@ -435,7 +435,21 @@ fn matrix_instructions() {
         mma(&["m16n8k16", "row", "col", "f32", "e4m3", "e4m3", "f32"]),
         ((8, 7), 89)
     );
-    // wmma: 6.0/sm_70; .m32n8k16/.m8n32k16: 6.1.
+    // wmma: 6.0/sm_70; .m32n8k16/.m8n32k16: 6.1; .s8/.u8: 6.3/sm_72; .bf16, .tf32: 7.0/sm_80.
+    assert_eq!(
+        need("wmma", &with(&["load", "a", "row", "m16n16k16", "s8"]), &[]),
+        ((6, 3), 72)
+    );
+    assert_eq!(
+        need(
+            "wmma",
+            &with(&[
+                "mma", "row", "col", "m16n16k8", "f32", "tf32", "tf32", "f32"
+            ]),
+            &[]
+        ),
+        ((7, 0), 80)
+    );
     assert_eq!(
         need(
             "wmma",

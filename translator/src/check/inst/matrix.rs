@@ -535,9 +535,9 @@ pub enum WmmaFrag {
     C,
 }
 
-/// `wmma.load`, `wmma.store`, `wmma.mma` with `.f16` multiplicands (shapes `.m16n16k16`,
-/// `.m32n8k16`, `.m8n32k16`). The ISA leaves the fragment layout unspecified; ours is in
-/// `lower/matrix.rs`.
+/// `wmma.load`, `wmma.store`, `wmma.mma` for the `.f16`, `.bf16`, `.tf32`, `.s8`/`.u8`
+/// multiplicands and their accumulators. The ISA leaves the fragment layout unspecified; ours
+/// is in `lower/matrix.rs`.
 #[derive(Clone, Debug)]
 pub struct Wmma {
     pub m: u32,
@@ -553,7 +553,6 @@ pub enum WmmaOp {
         /// The matrix in memory is row-major (`.row`) or column-major (`.col`).
         row: bool,
         space: StateSpace,
-        /// `.f16` or `.f32` (C).
         ty: MmaType,
         dst: Vec<Dst>,
         addr: Address,
@@ -570,7 +569,10 @@ pub enum WmmaOp {
     },
     Mma {
         d_ty: MmaType,
+        a_ty: MmaType,
+        b_ty: MmaType,
         c_ty: MmaType,
+        satfinite: bool,
         d: Vec<Dst>,
         a: Vec<Src>,
         b: Vec<Src>,
@@ -578,12 +580,29 @@ pub enum WmmaOp {
     },
 }
 
-/// Registers of a `.f16`-multiplicand `wmma` fragment: A and B hold sixteen halves per lane,
-/// C and D eight elements (packed in pairs for `.f16`).
-pub fn wmma_regs(frag: WmmaFrag, ty: MmaType) -> usize {
+/// Registers of a `wmma` fragment of `ty` for an `m x n x k` shape: the ISA's counts, which are
+/// the fragment's elements over 32 lanes, packed, except that `.f16` A and B take eight
+/// registers whatever the shape, and every C/D takes eight elements (`.f16` in pairs).
+pub fn wmma_regs((m, n, k): (u32, u32, u32), frag: WmmaFrag, ty: MmaType) -> usize {
     match (frag, ty) {
         (WmmaFrag::C, MmaType::F16) => 4,
-        _ => 8,
+        (WmmaFrag::C, _) => 8,
+        (_, MmaType::F16) => 8,
+        (WmmaFrag::A, t) => (m * k / 32 / t.per_reg()) as usize,
+        (WmmaFrag::B, t) => (k * n / 32 / t.per_reg()) as usize,
+    }
+}
+
+/// The multiplicand types of each shape, and the accumulator type they pair with (`None`:
+/// `.f16` or `.f32`).
+fn wmma_types(shape: (u32, u32, u32), a: MmaType) -> Option<Option<MmaType>> {
+    use MmaType::*;
+    match (a, shape.2) {
+        (F16, 16) => Some(None),
+        (Bf16, 16) => Some(Some(F32)),
+        (S8 | U8, 16) => Some(Some(S32)),
+        (Tf32, 8) => Some(Some(F32)),
+        _ => None,
     }
 }
 
@@ -621,11 +640,12 @@ pub fn wmma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         ("m16n16k16", (16, 16, 16)),
         ("m32n8k16", (32, 8, 16)),
         ("m8n32k16", (8, 32, 16)),
+        ("m16n16k8", (16, 16, 8)),
     ];
-    let Some((mm, n, k)) = m.pick(&shapes) else {
+    let Some(shape) = m.pick(&shapes) else {
         m.error(
-            "`wmma` is translated for the .f16 shapes .m16n16k16, .m32n8k16 and .m8n32k16",
-            "other shapes and types are not translated yet",
+            "`wmma` is translated for the shapes .m16n16k16, .m32n8k16, .m8n32k16 and .m16n16k8",
+            "the .f64 and sub-byte shapes are not translated yet",
         );
         return None;
     };
@@ -634,43 +654,55 @@ pub fn wmma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         types.push((t, span));
     }
     let float = |t: MmaType| matches!(t, MmaType::F16 | MmaType::F32);
+    let not_translated = |m: &mut Mods<'_, '_>| {
+        m.error(
+            "`wmma` is translated for .f16, .bf16, .tf32, .s8 and .u8 multiplicands",
+            "not a type combination of this shape that ptxvk translates",
+        );
+    };
     let op = if kind == 2 {
-        let [(d_ty, _), (c_ty, _)] = types[..] else {
-            m.error(
-                "`wmma.mma` with .f16 multiplicands takes .dtype.ctype",
-                "as in .f32.f32",
-            );
-            return None;
+        // `.dtype.ctype` for .f16 multiplicands, `.dtype.atype.btype.ctype` otherwise.
+        let (d_ty, a_ty, b_ty, c_ty) = match types[..] {
+            [(d, _), (c, _)] => (d, MmaType::F16, MmaType::F16, c),
+            [(d, _), (a, _), (b, _), (c, _)] => (d, a, b, c),
+            _ => {
+                not_translated(m);
+                return None;
+            }
         };
-        if !float(d_ty) || !float(c_ty) {
-            m.error(
-                "`wmma.mma` accumulates .f16 or .f32",
-                "other types are not translated yet",
+        let int = |t: MmaType| matches!(t, MmaType::S8 | MmaType::U8);
+        let pairs = a_ty == b_ty || (int(a_ty) && int(b_ty));
+        let ok = pairs
+            && match wmma_types(shape, a_ty) {
+                Some(None) => float(d_ty) && float(c_ty),
+                Some(Some(acc)) => d_ty == acc && c_ty == acc,
+                None => false,
+            };
+        if !ok {
+            not_translated(m);
+            return None;
+        }
+        let satfinite = m.flag("satfinite");
+        if satfinite && !int(a_ty) {
+            m.error_on(
+                "satfinite",
+                "`.satfinite` is translated for the integer forms",
+                "remove it",
             );
             return None;
         }
         let ops = operands(cx, i, 4)?;
-        let d = dsts(
-            cx,
-            m,
-            &ops[0],
-            wmma_regs(WmmaFrag::C, d_ty),
-            ScalarType::B32,
-            "D",
-        );
-        let a = srcs(cx, m, &ops[1], 8, ScalarType::B32, "A");
-        let b = srcs(cx, m, &ops[2], 8, ScalarType::B32, "B");
-        let c = srcs(
-            cx,
-            m,
-            &ops[3],
-            wmma_regs(WmmaFrag::C, c_ty),
-            ScalarType::B32,
-            "C",
-        );
+        let n = |f: WmmaFrag, t: MmaType| wmma_regs(shape, f, t);
+        let d = dsts(cx, m, &ops[0], n(WmmaFrag::C, d_ty), ScalarType::B32, "D");
+        let a = srcs(cx, m, &ops[1], n(WmmaFrag::A, a_ty), ScalarType::B32, "A");
+        let b = srcs(cx, m, &ops[2], n(WmmaFrag::B, b_ty), ScalarType::B32, "B");
+        let c = srcs(cx, m, &ops[3], n(WmmaFrag::C, c_ty), ScalarType::B32, "C");
         WmmaOp::Mma {
             d_ty,
+            a_ty,
+            b_ty,
             c_ty,
+            satfinite,
             d: d?,
             a: a?,
             b: b?,
@@ -678,15 +710,20 @@ pub fn wmma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         }
     } else {
         let ty = match types[..] {
-            [(t, _)] if t == MmaType::F16 || (t == MmaType::F32 && frag == WmmaFrag::C) => t,
+            [(t, _)] => t,
             _ => {
-                m.error(
-                    "`wmma.load`/`wmma.store` are translated for .f16 (and .f32 accumulators)",
-                    "other types are not translated yet",
-                );
+                not_translated(m);
                 return None;
             }
         };
+        let fits = match frag {
+            WmmaFrag::C => matches!(ty, MmaType::F16 | MmaType::F32 | MmaType::S32),
+            _ => wmma_types(shape, ty).is_some(),
+        };
+        if !fits {
+            not_translated(m);
+            return None;
+        }
         let space = match space_modifier(m) {
             None => StateSpace::Generic,
             Some(s @ (StateSpace::Global | StateSpace::Shared)) => s,
@@ -706,7 +743,7 @@ pub fn wmma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
             Some(s) => Some(cx.src(s, ScalarType::U32, TypeRule::Strict)?),
             None => None,
         };
-        let regs = wmma_regs(frag, ty);
+        let regs = wmma_regs(shape, frag, ty);
         if kind == 0 {
             let dst = dsts(cx, m, &ops[0], regs, ScalarType::B32, "the fragment");
             let addr = cx.address(&ops[1]);
@@ -732,5 +769,10 @@ pub fn wmma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
             }
         }
     };
-    Some(Wmma { m: mm, n, k, op })
+    Some(Wmma {
+        m: shape.0,
+        n: shape.1,
+        k: shape.2,
+        op,
+    })
 }
