@@ -1110,6 +1110,24 @@ fn rejections() -> Vec<Case> {
             "mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1}, {%r3}, {%f5,%f6,%f7,%f8};",
             "m16n8k4",
         ),
+        // wmma .f16 A fragments are eight registers.
+        (
+            "wmma-a-count",
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1,%r2,%r3,%r4}, [%rd1];",
+            "{%r1,%r2,%r3,%r4}",
+        ),
+        // .tf32 wmma has the shape .m16n16k8 only.
+        (
+            "wmma-tf32-k16",
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.tf32 {%r1,%r2,%r3,%r4}, [%rd1];",
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.tf32",
+        ),
+        // wmma.store writes D only.
+        (
+            "wmma-store-a",
+            "wmma.store.a.sync.aligned.row.m16n16k16.global.f32 [%rd1], {%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8};",
+            "wmma.store.a.sync.aligned.row.m16n16k16.global.f32",
+        ),
     ]
     .into_iter()
     .map(|form| rejected_line(FAMILY, "matrix/rejected", module, form))
