@@ -484,7 +484,10 @@ unsafe fn apply(st: &mut State, op: Op) {
                 let b = block.map(|x| DIMS[usize::from(x) % DIMS.len()]);
                 // A launch within every limit runs: keep those small (a grid of 2^31 blocks
                 // would run into the timeout), and let the out-of-limit ones be refused.
-                let threads = g.iter().chain(&b).map(|&x| u64::from(x)).product::<u64>();
+                let threads = g
+                    .iter()
+                    .chain(&b)
+                    .fold(1u64, |n, &x| n.saturating_mul(u64::from(x)));
                 let within = g[0] < 1 << 31
                     && g[1] <= 65535
                     && g[2] <= 65535
