@@ -165,11 +165,12 @@ fn ptxvk_targets(selected: &[String]) -> Result<Vec<Target>> {
     selectors
         .into_iter()
         .map(|sel| {
-            let ctx = Context::new(&ContextOptions {
+            let o = ContextOptions {
                 device: (!sel.is_empty()).then_some(sel),
                 ..opts.clone()
-            })?;
-            Ok(Target::ptxvk(ctx))
+            };
+            let ctx = Context::new(&o)?;
+            Ok(Target::ptxvk(ctx).remade_by(Arc::new(move || Context::new(&o))))
         })
         .collect()
 }
@@ -220,11 +221,10 @@ fn record_cuda(args: &Args, cases: &[Case], path: &Path) -> Result<bool> {
         ..ContextOptions::from_env()
     })
     .context("--record-cuda also needs a Vulkan device for the cases' own setup")?;
-    let target = Target {
-        label: format!("CUDA: {} ({})", gpu.gpu(), gpu.driver()),
-        ctx,
-        backend: Some(gpu.clone()),
-    };
+    let target = Target::ptxvk(ctx).with_backend(
+        format!("CUDA: {} ({})", gpu.gpu(), gpu.driver()),
+        gpu.clone(),
+    );
     // Launches are serialized by the backend; the driver's PTX compiles run in parallel.
     let report = run_with_progress(cases, std::slice::from_ref(&target), args)?;
     print!("{}", report.table());

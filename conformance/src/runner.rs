@@ -12,13 +12,17 @@ use ptxvk_runtime::Context;
 use crate::launch::{self, Backend, LaunchDigest};
 use crate::{Case, Outcome};
 
+/// Makes a target's context again after a case lost it.
+pub type Remake = Arc<dyn Fn() -> Result<Context, ptxvk_runtime::Error> + Send + Sync>;
+
 /// Where cases run: a ptxvk context, or another backend (launches described as data go there;
 /// the context still serves anything else the case does).
 #[derive(Clone)]
 pub struct Target {
     /// The column heading: the device's name.
     pub label: String,
-    pub ctx: Context,
+    ctx: Arc<Mutex<Context>>,
+    remake: Option<Remake>,
     pub backend: Option<Arc<dyn Backend>>,
 }
 
@@ -26,9 +30,41 @@ impl Target {
     pub fn ptxvk(ctx: Context) -> Target {
         Target {
             label: ctx.info().name.clone(),
-            ctx,
+            ctx: Arc::new(Mutex::new(ctx)),
+            remake: None,
             backend: None,
         }
+    }
+
+    /// Cases go to `backend`, under `label`.
+    pub fn with_backend(mut self, label: String, backend: Arc<dyn Backend>) -> Target {
+        self.label = label;
+        self.backend = Some(backend);
+        self
+    }
+
+    /// After a case loses the context (a launch that timed out leaves it lost), the next case
+    /// gets a new one from `remake`, so that one endless kernel fails one case, not the rest.
+    pub fn remade_by(mut self, remake: Remake) -> Target {
+        self.remake = Some(remake);
+        self
+    }
+
+    /// The context for the next case.
+    pub fn context(&self) -> Context {
+        let mut ctx = self.ctx.lock().unwrap_or_else(|e| e.into_inner());
+        if ctx.is_lost()
+            && let Some(remake) = &self.remake
+        {
+            match remake() {
+                Ok(fresh) => *ctx = fresh,
+                Err(e) => eprintln!(
+                    "{}: the context was lost and cannot be remade: {e}",
+                    self.label
+                ),
+            }
+        }
+        ctx.clone()
     }
 }
 
@@ -73,7 +109,8 @@ impl Counts {
 /// Runs one case, turning a panic into a failure.
 pub fn run_case(case: &Case, target: &Target) -> (Outcome, Vec<LaunchDigest>) {
     launch::capture(target.backend.clone(), || {
-        catch_unwind(AssertUnwindSafe(|| (case.run)(&target.ctx))).unwrap_or_else(|p| {
+        let ctx = target.context();
+        catch_unwind(AssertUnwindSafe(|| (case.run)(&ctx))).unwrap_or_else(|p| {
             let msg = p
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

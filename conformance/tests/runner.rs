@@ -93,14 +93,13 @@ fn records_compare_with_ptxvk_runs() {
     assert!(!ptxvk.failed());
 
     for flip in [false, true] {
-        let fake = Target {
-            label: "fake".into(),
-            ctx: ctx.clone(),
-            backend: Some(Arc::new(Fake {
+        let fake = Target::ptxvk(ctx.clone()).with_backend(
+            "fake".into(),
+            Arc::new(Fake {
                 ctx: ctx.clone(),
                 flip,
-            })),
-        };
+            }),
+        );
         let on_fake = runner::run(&cases, &[fake], 2, &|_| {});
         // The cases' own checks judge the backend's outputs.
         assert_eq!(on_fake.failed(), flip);
@@ -247,11 +246,7 @@ impl Backend for TooOld {
 fn backend_lacking_a_feature_is_unsupported() {
     let ctx = ctx();
     let cases = some_cases();
-    let old = Target {
-        label: "old".into(),
-        ctx,
-        backend: Some(Arc::new(TooOld)),
-    };
+    let old = Target::ptxvk(ctx).with_backend("old".into(), Arc::new(TooOld));
     let r = runner::run(&cases[..2], &[old], 1, &|_| {});
     for c in &r.results {
         assert!(

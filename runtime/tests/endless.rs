@@ -14,31 +14,7 @@ use ptxvk_runtime::{Context, DeviceBuffer, Error, LaunchConfig};
 
 // The loop has a side effect (an atomic add): a loop without one may be removed by the
 // driver's compiler, as C++ and LLVM allow, and then the kernel finishes at once.
-const PTX: &str = "
-.version 7.0
-.target sm_70
-.address_size 64
-
-.visible .entry endless(.param .u64 counter)
-{
-	.reg .b32 %r<2>;
-	.reg .b64 %rd<2>;
-	ld.param.u64 %rd1, [counter];
-$L_top:
-	atom.global.add.u32 %r1, [%rd1], 1;
-	bra $L_top;
-}
-
-.visible .entry answer(.param .u64 out)
-{
-	.reg .b32 %r<2>;
-	.reg .b64 %rd<2>;
-	ld.param.u64 %rd1, [out];
-	mov.u32 %r1, 42;
-	st.global.u32 [%rd1], %r1;
-	ret;
-}
-";
+const PTX: &str = include_str!("../../shaders/endless.ptx");
 
 /// CPU time of this process so far (user + system), from /proc.
 fn cpu_time() -> Option<Duration> {
