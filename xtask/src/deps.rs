@@ -47,6 +47,13 @@ const VENV_PACKAGES: &[&str] = &[
     "numpy==2.4.6",
     // NVIDIA's fatbinary writer: the tests make fatbinaries with it rather than ship any.
     "nvidia-nvfatbin-cu12==12.9.82",
+    // nvcc of CUDA 13 with what it runs (cicc in nvvm, cudafe++, fatbinary, nvlink), its
+    // device headers and CCCL (thrust, cub): CUDA C++ programs compiled at test time. CUDA 12's
+    // wheel ships ptxas alone. Pinned with nvidia-cuda-runtime above: nvcc requires its version.
+    "nvidia-cuda-nvcc==13.5.37",
+    "nvidia-nvvm==13.5.37",
+    "nvidia-cuda-crt==13.5.37",
+    "nvidia-cuda-cccl==13.3.5.0.6",
 ];
 
 /// numba-cuda and what it loads, in a virtual environment of its own so that its packages
@@ -78,6 +85,7 @@ const VENV_EXPORTS: &[(&str, &str)] = &[
     ("PTXVK_NVRTC", "nvidia/cuda_nvrtc/lib/libnvrtc.so.12"),
     ("PTXVK_CUDA_INCLUDE", "nvidia/cuda_runtime/include"),
     ("PTXVK_CUDA13_INCLUDE", "nvidia/cu13/include"),
+    ("PTXVK_NVCC", "nvidia/cu13/bin/nvcc"),
 ];
 
 /// What the tests are given: environment variables naming the installed tools.
@@ -188,6 +196,10 @@ fn system_packages(need: Need, installed: &mut Vec<String>) -> Result<()> {
         }
         if !python_has_venv() {
             missing.push("python3-venv");
+        }
+        // nvcc's host compiler, for the CUDA C++ programs compiled at test time.
+        if !has_command("g++") {
+            missing.push("g++");
         }
     }
     if missing.is_empty() {
