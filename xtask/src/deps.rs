@@ -54,6 +54,9 @@ const VENV_PACKAGES: &[&str] = &[
     "nvidia-nvvm==13.5.37",
     "nvidia-cuda-crt==13.5.37",
     "nvidia-cuda-cccl==13.3.5.0.6",
+    // Triton compiles our kernels in shaders/triton to PTX at test time (no GPU needed; it has
+    // no dependencies of its own, so it shares this venv).
+    "triton==3.9.0",
 ];
 
 /// numba-cuda and what it loads, in a virtual environment of its own so that its packages

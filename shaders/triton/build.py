@@ -1,0 +1,138 @@
+"""Compiles the Triton kernels of this folder to PTX, without a GPU, for the tests.
+
+    python build.py OUTDIR
+
+writes OUTDIR/<variant>.sm<cc>.ptx and OUTDIR/<variant>.sm<cc>.json (the kernel's name, its
+warps, its dynamic shared memory and scratch sizes) for every variant below and every target
+it lists. Triton's own pipeline stops after PTX: its ptxas stage is not run. The output goes
+to OUTDIR/<key>, where the key hashes these sources and Triton's version, so that a second
+run with nothing changed costs no compile; the path of that folder is printed last.
+"""
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+TARGETS = (75, 80, 90)
+
+
+def ptr(ty):
+    return "*" + ty
+
+
+def matmul(name, ty, out, precision, targets=TARGETS):
+    sig = {"a_ptr": ptr(ty), "b_ptr": ptr(ty), "c_ptr": ptr(out), "M": "i32", "N": "i32",
+           "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
+    consts = {"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": precision}
+    return (name, "matmul", "matmul", sig, consts, 4, targets)
+
+
+# (variant, module, function, signature, constexprs, num_warps, targets)
+VARIANTS = [
+    matmul("matmul_f16", "fp16", "fp32", "ieee"),
+    matmul("matmul_bf16", "bf16", "fp32", "ieee"),
+    matmul("matmul_tf32", "fp32", "fp32", "tf32"),
+    matmul("matmul_e5m2", "fp8e5", "fp32", "ieee"),
+    # e4m3 with the ISA's bias (Triton's fp8e4nv) has hardware support from sm_89 on.
+    matmul("matmul_e4m3", "fp8e4nv", "fp32", "ieee", targets=(90,)),
+    ("attention_f16", "attention", "attention",
+     {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "n_ctx": "i32",
+      "scale": "fp32"},
+     {"BLOCK_M": 64, "BLOCK_N": 32, "HEAD_DIM": 32}, 4, TARGETS),
+    ("softmax_f32", "softmax", "softmax",
+     {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "row_stride": "i32"},
+     {"BLOCK": 256}, 4, TARGETS),
+    ("layernorm_f16", "layernorm", "layernorm",
+     {"x_ptr": "*fp16", "y_ptr": "*fp16", "w_ptr": "*fp32", "b_ptr": "*fp32",
+      "mean_ptr": "*fp32", "rstd_ptr": "*fp32", "n_cols": "i32", "eps": "fp32"},
+     {"BLOCK": 128}, 4, TARGETS),
+    ("column_sums_f32", "reduce", "column_sums",
+     {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_rows": "i32", "n_cols": "i32"},
+     {"BLOCK_R": 16, "BLOCK_C": 64}, 4, TARGETS),
+    ("global_stats_i32", "reduce", "global_stats",
+     {"x_ptr": "*i32", "sum_ptr": "*i32", "max_ptr": "*i32", "neg_ptr": "*i32", "n": "i32"},
+     {"BLOCK": 512}, 4, TARGETS),
+]
+
+
+def key():
+    h = hashlib.sha256()
+    h.update(importlib.metadata.version("triton").encode())
+    for f in sorted(HERE.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def compile_all(out):
+    import importlib
+
+    # Fused multiply-adds, Triton 3.9's default, named so that it does not warn.
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import CUDABackend
+    from triton.compiler import ASTSource
+
+    # Stop the pipeline at PTX: ptxas would only make the cubin, which ptxvk does not read.
+    # Triton's kernel object wants a binary, so the stage hands on the PTX's bytes instead.
+    add_stages = CUDABackend.add_stages
+
+    def ptx_stages(self, stages, options, language):
+        add_stages(self, stages, options, language)
+        stages["cubin"] = lambda src, metadata: src.encode()
+
+    CUDABackend.add_stages = ptx_stages
+    sys.path.insert(0, str(HERE))
+    for variant, module, function, sig, consts, warps, targets in VARIANTS:
+        fn = getattr(importlib.import_module(module), function)
+        full_sig = dict(sig)
+        full_sig.update({k: "constexpr" for k in consts})
+        for cc in targets:
+            src = ASTSource(fn, full_sig, constexprs=consts)
+            k = triton.compile(src, target=GPUTarget("cuda", cc, 32),
+                               options={"num_warps": warps})
+            md = k.metadata
+            base = f"{variant}.sm{cc}"
+            (out / f"{base}.ptx").write_text(k.asm["ptx"])
+            (out / f"{base}.json").write_text(json.dumps({
+                "kernel": md.name,
+                "num_warps": md.num_warps,
+                "shared": md.shared,
+                "global_scratch_size": md.global_scratch_size,
+                "profile_scratch_size": md.profile_scratch_size,
+                "params": list(sig),
+            }, indent=1))
+
+
+def main():
+    root = pathlib.Path(sys.argv[1])
+    dest = root / key()
+    if not dest.is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = pathlib.Path(tempfile.mkdtemp(dir=root, prefix="tmp-"))
+        # Triton's own cache would keep a second copy of everything: it goes with the build.
+        os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
+        try:
+            compile_all(tmp)
+            shutil.rmtree(tmp / "triton-cache", ignore_errors=True)
+            try:
+                tmp.rename(dest)
+            except OSError:
+                # Another run finished first with the same sources.
+                shutil.rmtree(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    print(dest)
+
+
+if __name__ == "__main__":
+    main()
