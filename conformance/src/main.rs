@@ -179,7 +179,7 @@ fn run_with_progress(cases: &[Case], targets: &[Target], args: &Args) -> Result<
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     // lavapipe spreads each dispatch over its own threads, but most of a case is translation
     // and shader compilation, which are single-threaded: one case per CPU was 1.5x faster than
-    // one at a time on 2 cores (docs/decisions.md).
+    // one at a time on 2 cores (docs/decisions/0183-parallel-runs.md).
     let jobs = args.jobs.unwrap_or(cpus.max(targets.len()));
     let bar = ProgressBar::new((cases.len() * targets.len()) as u64);
     bar.set_style(

@@ -5,7 +5,7 @@
 //! host code registers it through a wrapper (magic 0x466243B1) that points at the container.
 //!
 //! NVIDIA does not document the layout; what is read here is the part every producer agrees
-//! on (see "Fatbinaries" in docs/decisions.md). Only the CUDA driver API uses it today; it is
+//! on (see docs/decisions/0172-fatbinaries.md). Only the CUDA driver API uses it today; it is
 //! public so that a runtime-API library can read the fatbinaries nvcc embeds.
 
 use std::borrow::Cow;

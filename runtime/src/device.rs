@@ -344,7 +344,8 @@ impl DeviceInfo {
             // Mesa's llvmpipe turns workgroup-scope memory barriers into control barriers.
             widen_workgroup_fences: self.driver.contains("llvmpipe"),
             // The device is created without VK_KHR_shader_clock for now, so `%clock` and
-            // `%clock64` read the translator's substitute counter (docs/decisions.md).
+            // `%clock64` read the translator's substitute counter
+            // (docs/decisions/0101-clocks-substitute-counter.md).
             shader_clock: false,
             memcheck: false,
             image_cube_array: self.image_cube_array,

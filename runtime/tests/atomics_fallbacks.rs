@@ -1,6 +1,6 @@
 //! Atomics on a device without 64-bit buffer atomics and without float64 (some Apple GPUs
 //! through MoltenVK; the `apple` profile), forced on lavapipe with `Restrictions` so that the
-//! paths such a device takes run here (issue 4): 32-bit atomics and CAS loops run, 64-bit atomics
+//! paths such a device takes run here: 32-bit atomics and CAS loops run, 64-bit atomics
 //! on shared memory run under the arena's lock (which needs no 64-bit atomics), and kernels with
 //! 64-bit atomics on global memory are refused naming the feature. The validation layer sees a
 //! device created without `shaderBufferInt64Atomics`, so any use of it would be reported.

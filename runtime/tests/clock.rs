@@ -1,7 +1,7 @@
 //! `%clock`, `%clock64` and `%globaltimer` on a device without a shader clock (the runtime does
-//! not enable VK_KHR_shader_clock): the substitute counter of docs/decisions.md ("Clocks without
-//! a device clock"). Later reads give larger values, the 32-bit registers are the halves of the
-//! 64-bit ones, and a loop that waits for a span of time ends.
+//! not enable VK_KHR_shader_clock): the substitute counter of
+//! docs/decisions/0101-clocks-substitute-counter.md. Later reads give larger values, the 32-bit
+//! registers are the halves of the 64-bit ones, and a loop that waits for a span of time ends.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

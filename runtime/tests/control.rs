@@ -293,7 +293,7 @@ fn registers_carried_across_blocks() {
 /// stores `acc` for `i` below `len` until `i == x`, where it branches to the end (`@%p bra`);
 /// `rets` returns there instead (`@%p ret`). One exit per step, and a store after each: Mesa
 /// nests the code after an exit into the exit's `if`, and lavapipe ignores the conditions of
-/// `if`s nested more than 80 deep (docs/decisions.md, "Early-exit chains").
+/// `if`s nested more than 80 deep (docs/decisions/0024-early-exit-chains.md).
 fn exit_chain_ptx(len: u32) -> String {
     let mut exits = String::new();
     let mut rets = String::new();

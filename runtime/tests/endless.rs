@@ -75,7 +75,7 @@ fn endless_kernel_child() {
     assert_eq!(out.to_vec().unwrap(), [42]);
 
     // What the kernel still costs: the driver's thread running it (on lavapipe, a CPU thread;
-    // docs/decisions.md, "Runtime").
+    // docs/decisions/0143-timeouts-and-lost-contexts.md).
     if let (Some(before), wall) = (cpu_time(), Instant::now()) {
         std::thread::sleep(Duration::from_millis(1000));
         if let Some(after) = cpu_time() {

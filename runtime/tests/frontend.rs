@@ -1,4 +1,4 @@
-//! Instructions of the front-end work (issue 3) run on the device: `brx.idx`, calls through
+//! Front-end instructions run on the device: `brx.idx`, calls through
 //! function pointers (`.callprototype`, `.calltargets`, call tables), `cp.async`, `ldu`, the
 //! hints that do nothing (`prefetch`, `nanosleep`) and the special registers Vulkan lacks.
 //! Expected values follow the ISA's semantics sections, computed here in Rust.

@@ -38,7 +38,7 @@ mod thread_clock;
 
 use thread_clock::thread_cpu;
 
-/// Issue 4's target for `translate_all` on one core, by the best sample.
+/// The target for `translate_all` on one core, by the best sample (docs/translation-speed.md).
 const TARGET_MB_S: f64 = 50.0;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;

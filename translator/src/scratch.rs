@@ -4,7 +4,7 @@
 //! afresh for the next kernel read a cold free-list entry per allocation (mimalloc hands out a
 //! page's older blocks first): the allocator's fast path was about 8% of `translate_all`, most
 //! of it one load. Reusing the last kernel's buffers, whose memory was just touched, avoids both
-//! the call and the miss (docs/decisions.md, "Translation speed", tenth round).
+//! the call and the miss (docs/translation-speed.md, "Memory").
 
 use crate::ir::{self, Inst, Module};
 

@@ -2,8 +2,8 @@
 //! `stmatrix` and `movmatrix`, on one warp with random inputs. The reference model places every
 //! fragment element by the formulas of the ISA's "Matrix Fragments for mma.mXnYkZ" tables and
 //! the `ldmatrix`/`stmatrix`/`movmatrix` fragment figures, and computes D from the matrices.
-//! Integer results are exact; floating-point ones are within the bound of docs/decisions.md
-//! ("Warp-level matrix multiply-accumulate") of the exact value, the ISA leaving the order of
+//! Integer results are exact; floating-point ones are within the bound of
+//! docs/decisions/0111-mma-accumulation-order.md of the exact value, the ISA leaving the order of
 //! accumulation open.
 
 use std::sync::Arc;

@@ -214,7 +214,7 @@ fn special_registers() -> Case {
     }
     // WARP_SZ as an operand, and legacy 16-bit moves of %tid/%ntid.
     body += "\tmov.u32 %r, WARP_SZ;\n\tst.global.u32 [%rd3+64], %r;\n";
-    // %smid is below %nsmid (ptxvk reports one SM, docs/decisions.md).
+    // %smid is below %nsmid (ptxvk reports one SM, docs/decisions/0100-special-registers.md).
     body += "\tmov.u32 %r, %smid;\n\tmov.u32 %n, %nsmid;\n\tsetp.lt.u32 %q, %r, %n;\n\
              \tselp.u32 %r, 1, 0, %q;\n\tst.global.u32 [%rd3+72], %r;\n";
     body += "\tmov.u16 %h, %tid.x;\n\tst.global.u16 [%rd3+68], %h;\n";

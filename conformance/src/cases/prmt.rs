@@ -13,7 +13,7 @@ const MODES: [&str; 6] = ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"];
 
 /// The mode table of the ISA: for `c[1:0]` = 0..3, the source byte of d.b3, d.b2, d.b1, d.b0.
 /// The `.ecl` rows are NVIDIA's current text; the ISA 4.1 copy in shared/ptx-isa has them garbled
-/// (every row `3 2 1 0`), see docs/decisions.md.
+/// (every row `3 2 1 0`), see docs/decisions/0056-prmt.md.
 fn mode_table(mode: &str) -> [[u64; 4]; 4] {
     match mode {
         "f4e" => [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]],

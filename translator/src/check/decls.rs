@@ -323,8 +323,9 @@ pub(super) fn signature(m: &mut ModuleCx<'_>, f: &ast::Function<'_>) -> Function
             FunctionDirective::ReqNtid(v, s) => func.reqntid = dims3(m, v, *s),
             FunctionDirective::MaxNtid(v, s) => func.maxntid = dims3(m, v, *s),
             FunctionDirective::ReqNctaPerCluster(v, s) => {
-                // Each block runs as a cluster of one (docs/decisions.md): a kernel that needs
-                // more would read other blocks' shared memory that is not there.
+                // Each block runs as a cluster of one
+                // (docs/decisions/0102-clusters-are-one-block.md): a kernel that needs more would
+                // read other blocks' shared memory that is not there.
                 let blocks: u64 = v.iter().map(|&n| u64::from(n)).product();
                 if blocks > 1 {
                     m.diags.push(

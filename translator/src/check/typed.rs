@@ -245,7 +245,7 @@ pub enum SpecialReg {
     DynamicSmemSize,
     TotalSmemSize,
     WarpSize,
-    // --- thread block clusters, each one block (docs/decisions.md, "Clusters") ---
+    // Thread block clusters, each one block (docs/decisions/0102-clusters-are-one-block.md).
     ClusterId,
     NClusterId,
     ClusterCtaId,

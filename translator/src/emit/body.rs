@@ -3,7 +3,7 @@
 //! Bodies are nearly all of a module's instructions and are only ever appended to, so they are
 //! encoded as they are emitted rather than built as rspirv `dr::Instruction`s (an operand vector
 //! allocated, assembled and dropped per instruction: half of the translation time). Opcodes and
-//! operand enums are rspirv's (`rspirv::spirv`). See docs/decisions.md, "Emission".
+//! operand enums are rspirv's (`rspirv::spirv`). See docs/decisions/0025-emission-as-words.md.
 
 use rspirv::spirv::{Op, Word};
 

@@ -4,7 +4,7 @@
 //! rspirv's `dr::Builder` kept these as `dr::Instruction`s (an operand vector and, for names,
 //! a `String` each) and assembled them at the end: an eighth of the translation time for a
 //! few dozen instructions per kernel. The emitter caches every type and constant it declares,
-//! so nothing here searches; see docs/decisions.md, "Emission".
+//! so nothing here searches; see docs/decisions/0025-emission-as-words.md.
 
 use rspirv::spirv::{
     AddressingModel, Capability, Decoration, ExecutionMode, ExecutionModel, MemoryModel, Op, Word,

@@ -60,7 +60,8 @@ impl FnEmitter<'_, '_> {
                     ConvOp::ZExt | ConvOp::Trunc => S::UConvert,
                     // Sign extension as a shift pair: Mesa 22.3 (lavapipe) narrows a comparison
                     // of an `OpSConvert` result with a constant into an unsigned comparison of
-                    // the narrow value (`sext(-5) < 5` is false), see docs/decisions.md.
+                    // the narrow value (`sext(-5) < 5` is false), see
+                    // docs/decisions/0077-lavapipe-sign-extension.md.
                     ConvOp::SExt if rty.is_some_and(|t| t.bits() > from.bits()) => {
                         let to = rty.unwrap_or(Ty::I64);
                         let wide = self.e.op(S::UConvert, result_ty, [v]);

@@ -22,7 +22,7 @@ pub fn inline_where(module: &mut Module, holds: impl Fn(&Function) -> bool) {
         return;
     }
     let mut wanted: Vec<bool> = module.functions.iter().map(&holds).collect();
-    // Propagate through callers until nothing changes (at most n rounds on an acyclic graph).
+    // Propagate through callers until nothing changes (at most n passes on an acyclic graph).
     for _ in 0..n {
         let mut changed = false;
         for i in 0..n {

@@ -10,7 +10,8 @@
 //! A's register `r` holds row `groupID + 8 * (r % (M/8))`, columns
 //! `4e * (r / (M/8)) + e * threadID_in_group + j`; B's register `s` holds column `groupID`, rows
 //! `4e * s + e * threadID_in_group + j`; C and D element `q` is row `groupID + 8 * (q / 2)`,
-//! column `2 * threadID_in_group + q % 2`. Floating-point accumulation order: docs/decisions.md.
+//! column `2 * threadID_in_group + q % 2`. Floating-point accumulation order:
+//! docs/decisions/0111-mma-accumulation-order.md.
 
 use super::Cx;
 use super::half;
@@ -550,9 +551,9 @@ fn int_products(cx: &mut Cx<'_>, a: &[ValueId], b: &[ValueId]) -> ValueId {
     dot
 }
 
-/// The floating-point accumulation (docs/decisions.md): from `acc` (f32), each product of `a`
-/// and `b` (f32 elements) formed and added in turn, each rounded to nearest even; the bits of
-/// the result in `d` (`.f32`, or `.f16` rounded once at the end).
+/// The floating-point accumulation (docs/decisions/0111-mma-accumulation-order.md): from `acc`
+/// (f32), each product of `a` and `b` (f32 elements) formed and added in turn, each rounded to
+/// nearest even; the bits of the result in `d` (`.f32`, or `.f16` rounded once at the end).
 fn float_dot(cx: &mut Cx<'_>, acc: ValueId, a: &[ValueId], b: &[ValueId], d: MmaType) -> ValueId {
     let exact = FpFlags { exact: true };
     let mut acc = acc;
@@ -796,7 +797,8 @@ struct WmmaTypes {
 
 /// D's elements `8l + s` (row `r = 8l / N`, columns `c0 + s`, `c0 = 8l % N`): A's row `r`
 /// (this lane's own for `.f16`, else gathered from the lanes holding it) times B's columns
-/// gathered from the lanes holding them, in the order and rounding of `mma` (decisions.md).
+/// gathered from the lanes holding them, in the order and rounding of `mma`
+/// (docs/decisions/0112-wmma-fragments.md).
 fn wmma_mma(
     cx: &mut Cx<'_>,
     w: &Wmma,

@@ -1,6 +1,6 @@
 //! The meaning of the instructions that leave a program's results alone: `nanosleep`, proxy
 //! fences, `griddepcontrol`, `setmaxnreg`, `createpolicy`; and of the cluster queries `mapa` and
-//! `getctarank` for clusters of one block (docs/decisions.md, "Clusters").
+//! `getctarank` for clusters of one block (docs/decisions/0102-clusters-are-one-block.md).
 
 use super::Cx;
 use crate::check::inst::{ClusterQuery, NoEffect};

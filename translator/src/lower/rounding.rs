@@ -1,6 +1,6 @@
 //! IEEE-rounded `add sub mul fma div rcp sqrt`: the driver's operation where Vulkan promises
 //! the PTX result, otherwise an exact emulation, the cheapest the device allows (see
-//! docs/decisions.md, "Floating point").
+//! docs/decisions/0030-what-the-driver-is-trusted-with.md).
 
 use super::Cx;
 use super::exact;

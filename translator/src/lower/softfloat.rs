@@ -8,7 +8,7 @@
 //! requested format, with subnormal results and overflow as IEEE 754 defines them. Division and
 //! square root start from the driver's floating-point estimate and make it exact with an integer
 //! remainder, so they rely only on that estimate being accurate to about 2^-40 (see
-//! docs/decisions.md).
+//! docs/decisions/0032-proven-fast-paths.md).
 
 use super::Cx;
 use crate::check::inst::Rounding;

@@ -14,9 +14,9 @@ use crate::diag::{Diagnostic, Span};
 
 pub use lexer::Token;
 
-/// How deep brackets, blocks, initializer braces and expressions may nest (docs/decisions.md,
-/// "Nesting limit"). Every later stage walks these trees recursively; the limit keeps them within
-/// any thread's stack.
+/// How deep brackets, blocks, initializer braces and expressions may nest
+/// (docs/decisions/0014-nesting-limit.md). Every later stage walks these trees recursively; the
+/// limit keeps them within any thread's stack.
 pub const MAX_NESTING: usize = 256;
 
 /// Parses a whole module. Errors come back as diagnostics; where the parser could recover, the

@@ -3,7 +3,7 @@
 //!
 //! The emulation needs this to leave alone constructs that contain synchronization but cannot
 //! diverge: an `if` whose condition is uniform, a loop whose every exit and back edge is decided
-//! uniformly. The rules (docs/decisions.md, "Uniformity"):
+//! uniformly. The rules (docs/decisions/0082-uniformity-analysis.md):
 //!
 //! - uniform values: constants; the built-ins that are the same for the whole block (`%ntid`,
 //!   `%nctaid`, `%ctaid`, the parameter block's and the globals' addresses, the shared arena's
@@ -21,10 +21,10 @@
 //!   leave or continue while others do not.
 //!
 //! The analysis starts from "every register is uniform" and removes registers until nothing
-//! changes (each round can only remove), so the result is the greatest fixed point of the rules.
-//! A register removed counts as divergent for the rest of its round already (the same fixed
-//! point in fewer rounds: 1.85 on average over the bench module's kernels under lavapipe, where
-//! judging each round by the registers of the last took 2.77).
+//! changes (each pass can only remove), so the result is the greatest fixed point of the rules.
+//! A register removed counts as divergent for the rest of its pass already (the same fixed
+//! point in fewer passes: 1.85 on average over the bench module's kernels under lavapipe, where
+//! judging each pass by the registers of the last took 2.77).
 
 use std::collections::BTreeSet;
 

@@ -11,7 +11,7 @@ use crate::ir::{BlockId, Function, Op, Terminator, Ty, VarId};
 /// Returns the analyses of the reducible result.
 pub fn make_reducible(f: &mut Function, buf: &mut Buffers) -> Cfg {
     let mut var: Option<VarId> = None;
-    // Each round removes one multi-entry region; a CFG of n blocks has fewer than n of them.
+    // Each iteration removes one multi-entry region; a CFG of n blocks has fewer than n of them.
     for _ in 0..f.blocks.len() + 1 {
         let cfg = Cfg::new_in(f, buf);
         if cfg.is_reducible() {

@@ -203,7 +203,7 @@ pub fn run_corpus(what: &str, files: &[(String, String, String)], known: &[Known
         }
         let _ = writeln!(
             msg,
-            "\nThe failures as they are now (review before pasting into the list):\n{}",
+            "\nThe failures as they are now (check before pasting into the list):\n{}",
             suggest(files, &failures)
         );
         panic!("{msg}");

@@ -17,7 +17,8 @@ use ptxvk_runtime::translator::{Program, SourceFile};
 use crate::cli::{Cli, Command};
 
 // Translation makes many small allocations; mimalloc runs it 1.3-1.5x faster than glibc's
-// malloc (docs/benchmarks.md), as rustc links jemalloc for the same reason.
+// malloc (docs/decisions/0150-mimalloc-in-the-binary.md), as rustc links jemalloc for the same
+// reason.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: ptxvk_alloc::MiMalloc = ptxvk_alloc::MiMalloc;

@@ -15,7 +15,8 @@
 //! mbarrier.pending_count.b64                         count, state;
 //! ```
 //! With `.shared::cluster` the arrive forms write no state (`_`). A cluster is one block here
-//! (docs/decisions.md), so `.cluster` scope and `.shared::cluster` addresses are the block's.
+//! (docs/decisions/0102-clusters-are-one-block.md), so `.cluster` scope and `.shared::cluster`
+//! addresses are the block's.
 
 use super::operands;
 use crate::ast;

@@ -428,7 +428,8 @@ pub(super) fn space_modifier(m: &mut Mods<'_, '_>) -> Option<StateSpace> {
         ("global", StateSpace::Global),
         ("shared", StateSpace::Shared),
         ("shared::cta", StateSpace::Shared),
-        // A cluster is one block (docs/decisions.md): its shared memory is the block's.
+        // A cluster is one block (docs/decisions/0102-clusters-are-one-block.md): its shared
+        // memory is the block's.
         ("shared::cluster", StateSpace::Shared),
         ("local", StateSpace::Local),
         ("param", StateSpace::Param),
