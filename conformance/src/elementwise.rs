@@ -223,7 +223,8 @@ impl Elementwise {
             && ty != ScalarType::Pred
             && ty.bits() <= 16
         {
-            // Issue 4: every input of a single-input instruction on an 8- or 16-bit type.
+            // Every input of a single-input instruction on an 8- or 16-bit type
+            // (docs/decisions/0184-exhaustive-cases.md).
             self.every_input = true;
             self.rows = Vec::new();
         }

@@ -1,4 +1,4 @@
-//! Exhaustive 32-bit cases (issue 4: "for <=32-bit single-input ops test all inputs"): each
+//! Exhaustive 32-bit cases (docs/decisions/0184-exhaustive-cases.md): each
 //! single-input element-wise case of ISA 8.7.1-8.7.5 and `cvt` whose input is 32 bits wide runs
 //! again over all 2^32 inputs. The kernel counts its input from a base (no input buffer), each
 //! launch covers [`CHUNK`] inputs, and each chunk is compared with the reference model before
