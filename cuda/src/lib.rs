@@ -21,6 +21,7 @@ mod link;
 mod log;
 mod memory;
 mod module;
+mod nvjitlink;
 mod pointer;
 pub mod proc_address;
 mod stream;

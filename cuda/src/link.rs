@@ -29,8 +29,8 @@ pub struct Linker {
 pub static LINKERS: Table<Mutex<Linker>> = Table::new("link state");
 
 /// `CUjitInputType` values.
-const INPUT_PTX: u32 = 1;
-const INPUT_FATBINARY: u32 = 2;
+pub const INPUT_PTX: u32 = 1;
+pub const INPUT_FATBINARY: u32 = 2;
 
 fn header_directive(line: &str) -> Option<&str> {
     let t = line.trim_start();

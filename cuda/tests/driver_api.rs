@@ -140,3 +140,13 @@ fn every_group_also_builds_and_runs_against_the_cuda_13_header() {
         assert!(out.contains(&format!("{mode}: ok")), "{out}");
     }
 }
+
+#[test]
+fn nvjitlink_api_links_ptx_for_the_driver_and_refuses_sass_and_lto_ir() {
+    let include = common::cuda12_include()
+        .unwrap_or_else(|| panic!("PTXVK_CUDA_INCLUDE=skip: the C tests need cuda.h"));
+    let dir = common::lib_dir("nvjitlink");
+    let exe = common::compile_c("nvjitlink", &include, &dir);
+    let out = common::run_c(&exe, &dir, &[], &[]);
+    assert!(out.contains("nvjitlink: ok"), "{out}");
+}

@@ -59,29 +59,40 @@ const VENV_PACKAGES: &[&str] = &[
     "triton==3.9.0",
 ];
 
-/// numba-cuda and what it loads, in a virtual environment of its own so that its packages
-/// never change what the other tests load. These are the packages of `numba-cuda[cu12]`
-/// except nvJitLink: with nvJitLink installed numba links SASS itself and hands the driver a
-/// cubin, which ptxvk cannot run; without it numba hands the driver PTX through `cuLink*`.
+/// numba-cuda installed the way its users install it, `pip install "numba-cuda[cu12]"`, in a
+/// virtual environment of its own so that its packages never change what the other tests
+/// load. The extra brings cuda-bindings, libNVVM, the runtime, NVRTC and nvJitLink; they are
+/// also listed by name (pinned) so that a venv made before one of them was wanted gets it.
+/// With nvJitLink installed numba would link SASS itself; ptxvk's libcuda answers for
+/// nvJitLink and numba hands it PTX (docs/decisions/0173-libcuda-answers-for-nvjitlink.md).
 const NUMBA_PACKAGES: &[&str] = &[
-    "numba-cuda==0.30.4",
+    "numba-cuda[cu12]==0.30.4",
     "numba==0.68.1",
     "cuda-core==1.2.2",
     "cuda-bindings==12.9.10",
-    // libNVVM, which compiles numba's LLVM IR to PTX.
     "nvidia-cuda-nvcc-cu12==12.9.86",
-    // numba loads libcudart and libnvrtc at import (for the toolkit's version and headers).
     "nvidia-cuda-runtime-cu12==12.9.79",
     "nvidia-cuda-nvrtc-cu12==12.9.86",
+    "nvidia-nvjitlink-cu12==12.9.86",
+];
+
+/// The CUDA 13 flavour, `pip install "numba-cuda[cu13]"` (cuda-bindings 13, libNVVM,
+/// runtime, NVRTC and nvJitLink of CUDA 13), in a third venv.
+const NUMBA13_PACKAGES: &[&str] = &[
+    "numba-cuda[cu13]==0.30.4",
+    "numba==0.68.1",
+    "cuda-core==1.2.2",
+    "cuda-bindings==13.5.0",
+    "nvidia-nvvm==13.5.37",
+    "nvidia-cuda-runtime==13.5.37",
+    "nvidia-cuda-nvrtc==13.5.37",
+    "nvidia-nvjitlink==13.5.37",
 ];
 
 /// What numba-cuda's test suite imports (`numba.cuda.testing`, which imports pytest even
 /// under numba's own runner), for `cargo xtask compat numba`
 /// only: the tests of this repository do not need it.
 const NUMBA_TEST_PACKAGES: &[&str] = &["pytest==8.4.2", "filecheck==1.0.6"];
-
-/// The package `numba-cuda[cu12]` adds that must stay out of numba's venv (see above).
-const NUMBA_REFUSED: &str = "nvidia-nvjitlink-cu12";
 
 /// Where the tests find what the venv holds: (variable, path under site-packages).
 const VENV_EXPORTS: &[(&str, &str)] = &[
@@ -110,6 +121,11 @@ pub fn ensure(need: Need) -> Result<TestEnv> {
         vars.push((
             "PTXVK_NUMBA_PYTHON".to_string(),
             numba.display().to_string(),
+        ));
+        let numba13 = venv_with(&numba13_venv_dir(), NUMBA13_PACKAGES, &mut installed)?;
+        vars.push((
+            "PTXVK_NUMBA13_PYTHON".to_string(),
+            numba13.display().to_string(),
         ));
         vars.push((
             "PTXVK_OLD_LAVAPIPE_ICD".to_string(),
@@ -143,23 +159,9 @@ pub fn venv_dir() -> PathBuf {
     cache_dir().join("venv")
 }
 
-/// Creates (or completes) numba's virtual environment, without nvJitLink, and returns its
-/// Python.
+/// Creates (or completes) numba's virtual environment and returns its Python.
 pub fn numba_venv(installed: &mut Vec<String>) -> Result<PathBuf> {
-    let numba = venv_with(&numba_venv_dir(), NUMBA_PACKAGES, installed)?;
-    if has_package(&numba, NUMBA_REFUSED) {
-        println!("== pip uninstall {NUMBA_REFUSED} (numba would hand the driver cubins)");
-        crate::run(Command::new(&numba).args([
-            "-m",
-            "pip",
-            "uninstall",
-            "-q",
-            "-y",
-            NUMBA_REFUSED,
-        ]))?;
-        installed.push(format!("pip uninstall {NUMBA_REFUSED}"));
-    }
-    Ok(numba)
+    venv_with(&numba_venv_dir(), NUMBA_PACKAGES, installed)
 }
 
 /// numba's virtual environment with what numba-cuda's own test suite imports besides numba.
@@ -176,6 +178,15 @@ pub fn numba_venv_dir() -> PathBuf {
         return PathBuf::from(v);
     }
     cache_dir().join("venv-numba")
+}
+
+/// The CUDA 13 flavour's virtual environment: `$PTXVK_NUMBA13_VENV`, else `venv-numba-cu13`
+/// beside the main one.
+pub fn numba13_venv_dir() -> PathBuf {
+    if let Some(v) = std::env::var_os("PTXVK_NUMBA13_VENV") {
+        return PathBuf::from(v);
+    }
+    cache_dir().join("venv-numba-cu13")
 }
 
 fn system_packages(need: Need, installed: &mut Vec<String>) -> Result<()> {
@@ -496,8 +507,10 @@ fn site_packages(python: &Path) -> Result<PathBuf> {
 }
 
 fn has_package(python: &Path, p: &str) -> bool {
+    // `pip show` takes the distribution's name: no version, no extras.
+    let name = p.split(['=', '[']).next().unwrap_or(p);
     Command::new(python)
-        .args(["-m", "pip", "show", "-q", p.split("==").next().unwrap_or(p)])
+        .args(["-m", "pip", "show", "-q", name])
         .output()
         .is_ok_and(|o| o.status.success())
 }

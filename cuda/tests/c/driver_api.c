@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "link_inputs.h"
 
 /* Declared by cuda.h only when the program asks for the per-thread default stream. */
 extern CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void *, size_t);
@@ -999,24 +1000,7 @@ static void libraries(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
-/* The JIT linker: a kernel calling a function and reading a variable that another PTX module
- * defines. */
-static const char *LINK_USER =
-    ".version 7.0\n.target sm_70\n.address_size 64\n"
-    ".extern .func (.param .b32 r) add_one(.param .b32 x);\n"
-    ".extern .global .align 4 .u32 start;\n"
-    ".visible .entry k(.param .u64 out)\n{\n"
-    " .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
-    " ld.param.u64 %rd1, [out]; ld.global.u32 %r1, [start];\n"
-    " { .param .b32 a; .param .b32 b; st.param.b32 [a], %r1;\n"
-    "   call.uni (b), add_one, (a); ld.param.b32 %r2, [b]; }\n"
-    " st.global.u32 [%rd1], %r2;\n ret;\n}\n";
-static const char *LINK_LIB =
-    ".version 7.8\n.target sm_70\n.address_size 64\n"
-    ".visible .global .align 4 .u32 start = 41;\n"
-    ".visible .func (.param .b32 r) add_one(.param .b32 x)\n{\n"
-    " .reg .b32 %t<3>; ld.param.b32 %t1, [x]; add.u32 %t2, %t1, 1; st.param.b32 [r], %t2;\n ret;\n}\n";
-
+/* The JIT linker: LINK_USER and LINK_LIB (link_inputs.h) linked, loaded and run. */
 static void linker(void) {
     CUcontext ctx = make_context();
     CUlinkState link;
@@ -1038,15 +1022,7 @@ static void linker(void) {
     CHECK(cuModuleLoadData(&mod, image));
     CHECK(cuLinkDestroy(link));
     EXPECT(cuLinkDestroy(link), CUDA_ERROR_INVALID_HANDLE);
-    CUfunction k;
-    CHECK(cuModuleGetFunction(&k, mod, "k"));
-    CUdeviceptr out;
-    CHECK(cuMemAlloc(&out, 4));
-    void *params[] = {&out};
-    CHECK(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-    unsigned v = 0;
-    CHECK(cuMemcpyDtoH(&v, out, 4));
-    ASSERT(v == 42);
+    run_linked(mod); /* the module outlives the linker's image */
     CHECK(cuCtxDestroy(ctx));
 }
 

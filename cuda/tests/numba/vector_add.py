@@ -34,3 +34,8 @@ if not np.array_equal(c, want):
 dev = cuda.get_current_device()
 name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
 print(f"vector_add: ok on {name}, compute capability {tuple(dev.compute_capability)}")
+# numba linked through nvJitLink's API; ptxvk's libcuda answers for it, so NVIDIA's library,
+# which makes SASS, is never loaded.
+with open("/proc/self/maps") as maps:
+    nvidia = any("libnvJitLink" in line for line in maps)
+print(f"NVIDIA's nvJitLink loaded: {nvidia}")
