@@ -265,3 +265,20 @@ pub unsafe extern "C" fn cuKernelSetAttribute(
         || module::set_attribute(&*function_on(kernel, dev)?, attr, value),
     )
 }
+
+/// Accepted without effect (see `cuCtxSetCacheConfig`), for a kernel that exists on `dev`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuKernelSetCacheConfig(
+    kernel: Handle,
+    config: c_uint,
+    dev: CUdevice,
+) -> CUresult {
+    entry(
+        "cuKernelSetCacheConfig",
+        format_args!("kernel={kernel:#x?} config={config} dev={dev}"),
+        || {
+            function_on(kernel, dev)?;
+            super::context::check_cache_config(config)
+        },
+    )
+}

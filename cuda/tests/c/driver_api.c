@@ -974,6 +974,9 @@ static void libraries(void) {
     int v = 0;
     CHECK(cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, saxpy, 0));
     ASSERT(v == 70);
+    CHECK(cuKernelSetCacheConfig(saxpy, CU_FUNC_CACHE_PREFER_SHARED, 0));
+    EXPECT(cuKernelSetCacheConfig(saxpy, (CUfunc_cache)4, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuKernelSetCacheConfig(saxpy, CU_FUNC_CACHE_PREFER_L1, 1), CUDA_ERROR_INVALID_DEVICE);
 
     enum { N = 256 };
     float x[N], y[N];
