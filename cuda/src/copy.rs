@@ -71,6 +71,12 @@ pub fn memset(dst: u64, pattern: &[u8], count: usize, stream: Option<usize>) -> 
         .ok_or_else(|| CuError::invalid("memset size overflows"))?;
     let (ctx, s) = target(stream)?;
     let place = ctx.memory.resolve(dst, len)?;
+    if let memory::Backing::Global { .. } = place.alloc.backing {
+        // A module variable is written through its module, as a host copy to it is (numba
+        // clears its exception flag, a module variable, this way before each launch).
+        let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
+        return memory::write(&place, &bytes, s.as_ref().map(Issue::stream));
+    }
     let sync = s.is_none();
     device_stream(s)?
         .stream()

@@ -678,6 +678,13 @@ static void launches(void) {
     CHECK(cuLaunchKernel(mixed, 1, 1, 1, 64, 1, 1, 0, NULL, mparams, NULL));
     CHECK(cuMemcpyDtoH(got, dout, sizeof got));
     for (unsigned i = 0; i < 64; i++) ASSERT(got[i] == 1 + 2 + 1000 + i);
+    /* Fills reach module variables too (numba clears its exception flag this way). */
+    CHECK(cuMemsetD8Async(bias, 0, 4, NULL));
+    CHECK(cuMemsetD16(bias, 5, 1));
+    CHECK(cuLaunchKernel(mixed, 1, 1, 1, 64, 1, 1, 0, NULL, mparams, NULL));
+    CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    for (unsigned i = 0; i < 64; i++) ASSERT(got[i] == 1 + 2 + 5 + i);
+    CHECK(cuMemsetD32(bias, 1000, 1));
     launch_extras(mod, saxpy, mixed, dout);
     CHECK(cuModuleUnload(mod));
 }
