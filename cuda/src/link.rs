@@ -1,18 +1,13 @@
-//! The JIT linker (`cuLink*`) for PTX inputs (text, or the PTX of a fatbinary): the inputs become one PTX module, in which each
-//! `.extern` declaration meets the definition another input gives. The result is PTX text,
-//! which `cuModuleLoadData` accepts like the cubin CUDA's linker would produce.
-//!
-//! The merge works on the text as compilers write it (one declaration per line): the header
-//! directives of the first input are kept, with the highest `.version` of all and the
-//! `.target` naming the newest `sm_` of all; the other inputs' header lines are dropped; an `.extern` variable declaration is dropped where another
-//! input defines the variable (the checker rejects a declaration beside a definition, while
-//! function prototypes may repeat).
+//! The JIT linker (`cuLink*`) for PTX inputs (text, or the PTX of a fatbinary): the
+//! translator's linker (`ptxvk_translator::link`) resolves each input's `.extern` functions
+//! and variables against the others' definitions and writes one PTX module, which
+//! `cuModuleLoadData` accepts like the cubin CUDA's linker would produce. Unresolved and
+//! duplicate symbols are errors naming the input, line and column.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use ptxvk_runtime::translator::{Program, SourceFile};
+use ptxvk_runtime::translator::{Program, SourceFile, link};
 
 use crate::error::{CuError, CuResult};
 use crate::handles::Table;
@@ -31,51 +26,6 @@ pub static LINKERS: Table<Mutex<Linker>> = Table::new("link state");
 /// `CUjitInputType` values.
 pub const INPUT_PTX: u32 = 1;
 pub const INPUT_FATBINARY: u32 = 2;
-
-fn header_directive(line: &str) -> Option<&str> {
-    let t = line.trim_start();
-    [".version", ".target", ".address_size"]
-        .into_iter()
-        .find(|d| {
-            t.strip_prefix(d)
-                .is_some_and(|r| r.starts_with(char::is_whitespace))
-        })
-}
-
-/// `.version X.Y` as (X, Y).
-fn version(line: &str) -> Option<(u32, u32)> {
-    let (a, b) = line
-        .trim()
-        .strip_prefix(".version")?
-        .trim()
-        .split_once('.')?;
-    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
-}
-
-/// The `sm_` number of a `.target` line.
-fn target_sm(line: &str) -> Option<u32> {
-    let rest = line.trim().strip_prefix(".target")?;
-    let at = rest.find("sm_")? + 3;
-    let digits: String = rest[at..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
-}
-
-/// The name a one-line variable declaration declares (`.global .align 4 .u32 g[4] = {...};`).
-fn declared_variable(line: &str) -> Option<&str> {
-    let t = line.trim();
-    let words: Vec<&str> = t.split_whitespace().collect();
-    let space = [".global", ".const"];
-    if !words.iter().any(|w| space.contains(w)) || t.contains(".func") || t.contains(".entry") {
-        return None;
-    }
-    let decl = t.split(['=', ';']).next()?.trim_end();
-    let decl = decl.split('[').next()?.trim_end();
-    let name = decl.rsplit(char::is_whitespace).next()?;
-    (!name.starts_with('.')).then_some(name)
-}
 
 impl Linker {
     pub fn add(&mut self, kind: u32, data: &[u8], name: &str) -> CuResult<()> {
@@ -106,52 +56,20 @@ impl Linker {
         Ok(())
     }
 
-    /// Merges the inputs and checks the result.
+    /// Links the inputs and checks the result.
     pub fn complete(&mut self) -> CuResult<&[u8]> {
-        let Some((_, first)) = self.inputs.first() else {
+        if self.inputs.is_empty() {
             return Err(CuError::invalid("nothing was added to the linker"));
-        };
-        let newest = self
-            .inputs
-            .iter()
-            .flat_map(|(_, t)| t.lines().filter_map(version))
-            .max();
-        let target = self
-            .inputs
-            .iter()
-            .flat_map(|(_, t)| t.lines())
-            .filter_map(|l| Some((target_sm(l)?, l)))
-            .max_by_key(|(sm, _)| *sm)
-            .map(|(_, l)| l.trim());
-        let mut out = String::new();
-        for line in first.lines().filter(|l| header_directive(l).is_some()) {
-            match (header_directive(line), newest, target) {
-                (Some(".version"), Some((a, b)), _) => out.push_str(&format!(".version {a}.{b}\n")),
-                (Some(".target"), _, Some(t)) => out.push_str(&format!("{t}\n")),
-                _ => out.push_str(&format!("{line}\n")),
-            }
         }
-        let defined: BTreeSet<&str> = self
+        let files: Vec<Arc<SourceFile>> = self
             .inputs
             .iter()
-            .flat_map(|(_, t)| t.lines())
-            .filter(|l| !l.trim_start().starts_with(".extern"))
-            .filter_map(declared_variable)
+            .map(|(name, text)| SourceFile::new(name.as_str(), text.as_str()))
             .collect();
-        for (name, text) in &self.inputs {
-            out.push_str(&format!("// {name}\n"));
-            for line in text.lines().filter(|l| header_directive(l).is_none()) {
-                let extern_var = line.trim_start().starts_with(".extern")
-                    && declared_variable(line).is_some_and(|v| defined.contains(v));
-                if !extern_var {
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }
-        }
-        Program::parse(SourceFile::new("linked.ptx", out.as_str()))
-            .map_err(|d| CuError::InvalidPtx(d.to_string()))?;
-        let mut image = out.into_bytes();
+        let linked =
+            link::link("linked.ptx", &files).map_err(|e| CuError::InvalidPtx(e.to_string()))?;
+        Program::parse(linked.clone()).map_err(|d| CuError::InvalidPtx(d.to_string()))?;
+        let mut image = linked.text.as_bytes().to_vec();
         image.push(0);
         Ok(self.output.insert(image))
     }
@@ -160,31 +78,6 @@ impl Linker {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn variable_declarations_are_named() {
-        assert_eq!(
-            declared_variable(".visible .global .align 4 .u32 start = 41;"),
-            Some("start")
-        );
-        assert_eq!(
-            declared_variable(".extern .global .align 8 .b8 buf[16];"),
-            Some("buf")
-        );
-        assert_eq!(
-            declared_variable(".const .f32 k[2] = {1.0, 2.0};"),
-            Some("k")
-        );
-        // Functions, and dynamic shared memory, which each module keeps for itself.
-        assert_eq!(
-            declared_variable(".visible .func (.param .b32 r) f(.param .b32 x)"),
-            None
-        );
-        assert_eq!(
-            declared_variable(".extern .shared .align 16 .b8 smem[];"),
-            None
-        );
-    }
 
     #[test]
     fn the_newest_version_heads_the_merge() {
@@ -200,5 +93,23 @@ mod tests {
         assert!(out.starts_with(".version 8.0\n.target sm_80\n"), "{out}");
         assert!(!out.contains(".extern .global"), "{out}");
         assert_eq!(out.matches(".version").count(), 1, "{out}");
+    }
+
+    #[test]
+    fn an_unresolved_symbol_fails_the_link() {
+        let mut l = Linker::default();
+        let a = ".version 7.0\n.target sm_70\n.address_size 64\n.extern .global .u32 g;\n\
+                 .visible .entry k() { .reg .b32 %r; ld.global.u32 %r, [g]; ret; }\n";
+        l.add(INPUT_PTX, a.as_bytes(), "a.ptx")
+            .unwrap_or_else(|e| panic!("{e}"));
+        match l.complete() {
+            Err(CuError::InvalidPtx(m)) => assert!(
+                m.contains("a.ptx:5:")
+                    && m.contains("`g` is declared `.extern` but no module defines it"),
+                "{m}"
+            ),
+            Err(e) => panic!("{e}"),
+            Ok(out) => panic!("linked: {}", String::from_utf8_lossy(out)),
+        }
     }
 }

@@ -36,6 +36,7 @@ pub mod emit;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 pub mod ir;
+pub mod link;
 pub mod lower;
 pub mod parse;
 pub mod profile;

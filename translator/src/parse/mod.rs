@@ -13,6 +13,7 @@ use crate::ast::Module;
 use crate::diag::{Diagnostic, Span};
 
 pub use lexer::Token;
+pub(crate) use lexer::lex;
 
 /// How deep brackets, blocks, initializer braces and expressions may nest
 /// (docs/decisions/0014-nesting-limit.md). Every later stage walks these trees recursively; the
