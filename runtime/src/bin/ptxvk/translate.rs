@@ -99,7 +99,8 @@ pub fn translate(
                 let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
                 write_file(&path, &bytes)?;
                 eprintln!("wrote {} ({} words)", path.display(), k.spirv.len());
-                if !path.to_string_lossy().contains(name.as_str()) {
+                // Only a directory's files are named after their kernels.
+                if dir.is_some() && !path.to_string_lossy().contains(name.as_str()) {
                     eprintln!("  (kernel `{name}`: its name is too long for a file name)");
                 }
                 written.push((name.as_str(), path));
