@@ -92,7 +92,8 @@ const NUMBA13_PACKAGES: &[&str] = &[
 /// What numba-cuda's test suite imports (`numba.cuda.testing`, which imports pytest even
 /// under numba's own runner), for `cargo xtask compat numba`
 /// only: the tests of this repository do not need it.
-const NUMBA_TEST_PACKAGES: &[&str] = &["pytest==8.4.2", "filecheck==1.0.6"];
+/// cffi: `test_device_func` and `test_cuda_driver` import it.
+const NUMBA_TEST_PACKAGES: &[&str] = &["pytest==8.4.2", "filecheck==1.0.6", "cffi==2.0.0"];
 
 /// Where the tests find what the venv holds: (variable, path under site-packages).
 const VENV_EXPORTS: &[(&str, &str)] = &[
