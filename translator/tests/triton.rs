@@ -8,17 +8,11 @@
 mod corpus_support;
 mod triton_support;
 
-use corpus_support::{Known, Stage, known, run_corpus};
+use corpus_support::{Known, run_corpus};
 
 /// What ptxvk cannot do yet with Triton's output.
 #[rustfmt::skip]
 const KNOWN: &[Known] = &[
-    known("attention_f16.sm90.ptx", "", Stage::Check, "instruction `wgmma`"),
-    known("matmul_bf16.sm90.ptx", "", Stage::Check, "instruction `wgmma`"),
-    known("matmul_e4m3.*", "", Stage::Check, "instruction `wgmma`"),
-    known("matmul_e5m2.sm90.ptx", "", Stage::Check, "instruction `wgmma`"),
-    known("matmul_f16.sm90.ptx", "", Stage::Check, "instruction `wgmma`"),
-    known("matmul_tf32.sm90.ptx", "", Stage::Check, "instruction `wgmma`"),
 ];
 
 #[test]

@@ -17,7 +17,7 @@ const FAMILY: &str = "warp matrix";
 const HEADER: &str = ".version 8.7\n.target sm_90\n.address_size 64\n";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum T {
+pub(super) enum T {
     F16,
     Bf16,
     Tf32,
@@ -34,7 +34,7 @@ enum T {
 }
 
 impl T {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             T::F16 => "f16",
             T::Bf16 => "bf16",
@@ -52,7 +52,7 @@ impl T {
         }
     }
 
-    fn bits(self) -> u32 {
+    pub(super) fn bits(self) -> u32 {
         match self {
             T::B1 => 1,
             T::S4 | T::U4 => 4,
@@ -64,12 +64,12 @@ impl T {
     }
 
     /// Elements per fragment register.
-    fn per_reg(self) -> u32 {
+    pub(super) fn per_reg(self) -> u32 {
         (32 / self.bits()).max(1)
     }
 
     /// The value of an element's bits.
-    fn value(self, b: u64) -> f64 {
+    pub(super) fn value(self, b: u64) -> f64 {
         match self {
             T::F16 => f64::from(half::f16::from_bits(b as u16)),
             T::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
@@ -90,7 +90,7 @@ impl T {
 
     /// Random element bits: floats of moderate range (no overflow of the accumulation),
     /// integers over all their values.
-    fn random(self, rng: &mut Rng) -> u64 {
+    pub(super) fn random(self, rng: &mut Rng) -> u64 {
         let r = rng.next_u64();
         let small = |rng: &mut Rng| {
             let m = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
@@ -279,7 +279,7 @@ fn c_pos(lane: u32, i: u32) -> (u32, u32) {
 }
 
 /// Packs a lane's elements (in fragment order) into registers of `t`, as words.
-fn pack(t: T, elems: &[u64]) -> Vec<u32> {
+pub(super) fn pack(t: T, elems: &[u64]) -> Vec<u32> {
     if t == T::F64 {
         return elems
             .iter()
@@ -303,7 +303,7 @@ fn pack(t: T, elems: &[u64]) -> Vec<u32> {
         .collect()
 }
 
-fn unpack(t: T, words: &[u32], n: usize) -> Vec<u64> {
+pub(super) fn unpack(t: T, words: &[u32], n: usize) -> Vec<u64> {
     if t == T::F64 {
         return words
             .chunks(2)

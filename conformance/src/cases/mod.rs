@@ -27,6 +27,7 @@ mod sm90;
 mod spaces;
 mod video;
 mod video_model;
+mod wgmma;
 // --- corpus ---
 mod corpus;
 // --- textures ---
@@ -58,6 +59,7 @@ pub fn all() -> Vec<Case> {
     v.extend(mbarrier::cases());
     v.extend(video::cases());
     v.extend(matrix::cases());
+    v.extend(wgmma::cases());
     // --- corpus ---
     v.extend(corpus::cases());
     // --- textures ---

@@ -40,7 +40,7 @@ impl Cx<'_> {
     /// Makes the lane reads of `batch` (values of this block) in one synchronization block:
     /// under the SIMT emulation each is still an exchange through shared memory, but the
     /// control flow made uniform around them is made once.
-    fn exchange_all(&mut self, batch: Batch) {
+    pub(super) fn exchange_all(&mut self, batch: Batch) {
         let args: Vec<(VarId, VarId, VarId)> = batch
             .into_iter()
             .map(|(v, s, r)| {
@@ -67,7 +67,7 @@ impl Cx<'_> {
     }
 
     /// `(groupID, threadID_in_group)` of this lane.
-    fn group_of_lane(&mut self) -> (ValueId, ValueId) {
+    pub(super) fn group_of_lane(&mut self) -> (ValueId, ValueId) {
         let lane = super::special::lane_id(self);
         let two = self.c32(2);
         let three = self.c32(3);
@@ -77,7 +77,7 @@ impl Cx<'_> {
     }
 
     /// `a * k + b` on lane numbers.
-    fn lane_expr(&mut self, a: ValueId, k: u32, b: u32) -> ValueId {
+    pub(super) fn lane_expr(&mut self, a: ValueId, k: u32, b: u32) -> ValueId {
         let kc = self.c32(k);
         let bc = self.c32(b);
         let m = self.bop(BinOp::IMul, a, kc);
@@ -242,12 +242,12 @@ type Gathered = VarId;
 
 /// Lane reads collected in one block and made together ([`Cx::exchange_all`]): the value, the
 /// lane to read it from, and the variable that receives it.
-type Batch = Vec<(ValueId, ValueId, VarId)>;
+pub(super) type Batch = Vec<(ValueId, ValueId, VarId)>;
 
 /// Adds to `batch` the read of register `reg` of fragment `regs` from lane `src(cx)`. A
 /// `.f64` register travels whole, as a double: subgroup shuffles take 64-bit floats wherever
 /// the device has them (64-bit integers would need extended subgroup types).
-fn gather(
+pub(super) fn gather(
     cx: &mut Cx<'_>,
     batch: &mut Batch,
     regs: &[Src],
@@ -268,7 +268,7 @@ fn gather(
 }
 
 /// The bits of a gathered register: I32, or I64 for `.f64`.
-fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
+pub(super) fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
     let ty = cx.f.vars[g.0 as usize].ty;
     let v = cx.emit(ty, Op::LoadVar(g));
     cx.bits_of(v)
@@ -276,7 +276,7 @@ fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
 
 /// Element `j` of a multiplicand register as the value the arithmetic uses: F32 for the
 /// floating-point types (all exact in f32), I64 bits for `.f64`, I32 for the integers.
-fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> ValueId {
+pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> ValueId {
     let bits = ty.bits();
     let field = |cx: &mut Cx<'_>| {
         let sh = cx.c32(j * bits);
@@ -542,7 +542,7 @@ fn int_dot(
 }
 
 /// The exact sum of the products of two integer element lists (it fits in 32 bits).
-fn int_products(cx: &mut Cx<'_>, a: &[ValueId], b: &[ValueId]) -> ValueId {
+pub(super) fn int_products(cx: &mut Cx<'_>, a: &[ValueId], b: &[ValueId]) -> ValueId {
     let mut dot = cx.c32(0);
     for (&va, &vb) in a.iter().zip(b) {
         let p = cx.bop(BinOp::IMul, va, vb);
@@ -554,7 +554,13 @@ fn int_products(cx: &mut Cx<'_>, a: &[ValueId], b: &[ValueId]) -> ValueId {
 /// The floating-point accumulation (docs/decisions/0111-mma-accumulation-order.md): from `acc`
 /// (f32), each product of `a` and `b` (f32 elements) formed and added in turn, each rounded to
 /// nearest even; the bits of the result in `d` (`.f32`, or `.f16` rounded once at the end).
-fn float_dot(cx: &mut Cx<'_>, acc: ValueId, a: &[ValueId], b: &[ValueId], d: MmaType) -> ValueId {
+pub(super) fn float_dot(
+    cx: &mut Cx<'_>,
+    acc: ValueId,
+    a: &[ValueId],
+    b: &[ValueId],
+    d: MmaType,
+) -> ValueId {
     let exact = FpFlags { exact: true };
     let mut acc = acc;
     for (&x, &y) in a.iter().zip(b) {
@@ -569,7 +575,12 @@ fn float_dot(cx: &mut Cx<'_>, acc: ValueId, a: &[ValueId], b: &[ValueId], d: Mma
 }
 
 /// `c + dot` in s32: wrapped, or clamped to the s32 range with `.satfinite`.
-fn accumulate_int(cx: &mut Cx<'_>, c: ValueId, dot: ValueId, satfinite: bool) -> ValueId {
+pub(super) fn accumulate_int(
+    cx: &mut Cx<'_>,
+    c: ValueId,
+    dot: ValueId,
+    satfinite: bool,
+) -> ValueId {
     if !satfinite {
         return cx.bop(BinOp::IAdd, c, dot);
     }

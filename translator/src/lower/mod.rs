@@ -43,6 +43,7 @@ mod video;
 mod mbarrier;
 // --- warp-level matrix instructions ---
 mod matrix;
+mod wgmma;
 // --- textures ---
 #[cfg(test)]
 mod held_tests;
@@ -737,6 +738,7 @@ impl Cx<'_> {
             PtxOp::Movmatrix(m) => matrix::movmatrix(self, m),
             PtxOp::Mma(x) => matrix::mma(self, x),
             PtxOp::Wmma(w) => matrix::wmma(self, w),
+            PtxOp::Wgmma(w) => wgmma::wgmma(self, w),
             // --- textures ---
             PtxOp::Tex(t) => texture::tex(self, t),
             PtxOp::Tld4(t) => texture::tld4(self, t),

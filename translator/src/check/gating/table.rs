@@ -389,6 +389,8 @@ pub const GATES: &[Gate] = &[
     g("stacksave", &[], (7, 3), 52),
     g("stackrestore", &[], (7, 3), 52),
     g("setmaxnreg", &[], (8, 0), 90),
+    // Warpgroup matrix multiply (sm_90a; the target table gates the `a`).
+    g("wgmma", &[], (8, 0), 90),
     g("createpolicy", &[], (7, 4), 80),
     // ---- special registers (ISA chapter 10) ----
     g("%clock", &[], (1, 0), 0),

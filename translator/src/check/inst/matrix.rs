@@ -208,7 +208,7 @@ fn acc_allowed(a: MmaType, c: MmaType, d: MmaType) -> bool {
 
 /// A brace-enclosed vector operand of exactly `n` registers (a scalar when `n` is 1 and the
 /// ISA writes one).
-fn vector_items<'o, 'a>(
+pub(super) fn vector_items<'o, 'a>(
     m: &mut Mods<'_, '_>,
     op: &'o ast::Operand<'a>,
     n: usize,
@@ -235,7 +235,7 @@ fn vector_items<'o, 'a>(
 }
 
 /// Each register of a vector operand of `n`, read by `each`.
-fn each_item<T>(
+pub(super) fn each_item<T>(
     cx: &mut FnCx<'_, '_>,
     m: &mut Mods<'_, '_>,
     op: &ast::Operand<'_>,
@@ -248,7 +248,7 @@ fn each_item<T>(
     out.into_iter().collect()
 }
 
-fn srcs(
+pub(super) fn srcs(
     cx: &mut FnCx<'_, '_>,
     m: &mut Mods<'_, '_>,
     op: &ast::Operand<'_>,
@@ -259,7 +259,7 @@ fn srcs(
     each_item(cx, m, op, n, what, |cx, i| cx.src(i, ty, TypeRule::Strict))
 }
 
-fn dsts(
+pub(super) fn dsts(
     cx: &mut FnCx<'_, '_>,
     m: &mut Mods<'_, '_>,
     op: &ast::Operand<'_>,
@@ -271,7 +271,7 @@ fn dsts(
 }
 
 /// `.sync.aligned`, both mandatory.
-fn sync_aligned(m: &mut Mods<'_, '_>) {
+pub(super) fn sync_aligned(m: &mut Mods<'_, '_>) {
     for q in ["sync", "aligned"] {
         if !m.flag(q) {
             let op = m.opcode().to_string();

@@ -70,6 +70,8 @@ pub use video::{Part, Secondary, VideoMad, VideoOp, VideoScalar, VideoSimd};
 // --- warp-level matrix instructions ---
 mod matrix;
 pub use matrix::{BitOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp};
+mod wgmma;
+pub use wgmma::{ScaleD, Wgmma, WgmmaA, WgmmaMma};
 
 // --- textures ---
 mod texture;
@@ -191,6 +193,7 @@ pub enum Op {
     Movmatrix(Box<Movmatrix>),
     Mma(Box<Mma>),
     Wmma(Box<Wmma>),
+    Wgmma(Wgmma),
     // --- textures ---
     Tex(Box<Tex>),
     Tld4(Box<Tld4>),
@@ -281,6 +284,7 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "movmatrix" => matrix::movmatrix(cx, i, &mut m).map(|v| Op::Movmatrix(Box::new(v))),
         "mma" => matrix::mma(cx, i, &mut m).map(|x| Op::Mma(Box::new(x))),
         "wmma" => matrix::wmma(cx, i, &mut m).map(|w| Op::Wmma(Box::new(w))),
+        "wgmma" => wgmma::wgmma(cx, i, &mut m).map(Op::Wgmma),
         // --- textures ---
         "tex" => texture::tex(cx, i, &mut m).map(|t| Op::Tex(Box::new(t))),
         "tld4" => texture::tld4(cx, i, &mut m).map(|t| Op::Tld4(Box::new(t))),
