@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::ast::{FunctionKind, Item, Linkage};
+use crate::ast::{FunctionKind, Item, Linkage, VarType};
 use crate::diag::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::parse::Token;
 use crate::types::StateSpace;
@@ -59,6 +59,31 @@ struct Decl {
     name_span: Span,
     /// The whole item, removed from the output where this declaration gives way.
     item: Span,
+    /// A function's results and parameters, as [`signature`] writes them.
+    signature: String,
+}
+
+/// A function's results and parameters by size and shape (`(.b32) f(.b64, .b8[])`): a
+/// prototype and its definition may differ in how they name a type (`.u32`, `.b32`) but not
+/// in these.
+fn signature(f: &crate::ast::Function<'_>) -> String {
+    let one = |v: &crate::ast::VarDecl<'_>| -> String {
+        let bits = match v.ty.node {
+            VarType::Scalar(t) => t.bits(),
+            VarType::TexRef | VarType::SamplerRef | VarType::SurfRef => 64,
+        };
+        let vector = v
+            .vector
+            .as_ref()
+            .map_or(String::new(), |n| format!(".v{}", n.node));
+        v.names
+            .iter()
+            .map(|n| format!("{vector}.b{bits}{}", "[]".repeat(n.dims.len())))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let list = |vs: &[crate::ast::VarDecl<'_>]| vs.iter().map(one).collect::<Vec<_>>().join(", ");
+    format!("({}) ({})", list(&f.returns), list(&f.params))
 }
 
 /// Dynamic shared memory (`.extern .shared x[]`) is each kernel's own and resolves to no other
@@ -144,6 +169,7 @@ fn scan(file: usize, src: &SourceFile) -> Result<Input, Diagnostics> {
                             entry: false,
                             name_span: n.name.span,
                             item: span,
+                            signature: String::new(),
                         },
                     ));
                 }
@@ -158,6 +184,7 @@ fn scan(file: usize, src: &SourceFile) -> Result<Input, Diagnostics> {
                     entry: f.kind == FunctionKind::Entry,
                     name_span: f.name.span,
                     item: whole_item(&src.text, f.span),
+                    signature: signature(f),
                 },
             )),
             Item::Ignored(_) => {}
@@ -314,6 +341,20 @@ pub fn link(name: &str, inputs: &[Arc<SourceFile>]) -> Result<Arc<SourceFile>, L
                     Diagnostic::error(
                         d.name_span,
                         format!("`{sym}` is declared as a {what} but defined as a {is}"),
+                    )
+                    .with_note(format!(
+                        "defined at {}",
+                        position(inputs, chosen.file, chosen.name_span)
+                    )),
+                );
+            } else if d.signature != chosen.signature {
+                diags[d.file].push(
+                    Diagnostic::error(
+                        d.name_span,
+                        format!(
+                            "`{sym}` is declared as {} but defined as {}",
+                            d.signature, chosen.signature
+                        ),
                     )
                     .with_note(format!(
                         "defined at {}",

@@ -138,6 +138,31 @@ fn a_function_declared_as_a_variable_is_refused() {
 }
 
 #[test]
+fn a_prototype_must_match_its_definition() {
+    // Consistent in itself (its call checks), not with the definition.
+    let user = ".extern .func (.param .b64 r) f(.param .b64 x);\n\
+                .visible .entry k(.param .u64 out)\n\
+                {\n\
+                .reg .b64 %rd<3>;\n\
+                ld.param.u64 %rd1, [out];\n\
+                { .param .b64 p; .param .b64 q; st.param.b64 [p], %rd1; call (q), f, (p); \
+                ld.param.b64 %rd2, [q]; }\n\
+                st.global.u64 [%rd1], %rd2;\n\
+                ret;\n\
+                }\n";
+    let msg = errors(&[file("a.ptx", user), file("b.ptx", PROVIDER)]);
+    assert!(
+        msg.contains(
+            "a.ptx:4:31: error: `f` is declared as (.b64) (.b64) but defined as (.b32) (.b32)"
+        ),
+        "{msg}"
+    );
+    // Another name for a type of the same size is the same signature.
+    let user = USER.replace("(.param .b32 x);", "(.param .u32 x);");
+    linked(&[file("a.ptx", &user), file("b.ptx", PROVIDER)]);
+}
+
+#[test]
 fn an_input_that_does_not_check_is_reported_in_its_own_file() {
     let msg = errors(&[file("a.ptx", USER), file("b.ptx", "bogus;\n")]);
     assert!(msg.starts_with("b.ptx:4:1: error"), "{msg}");
