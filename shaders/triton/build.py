@@ -26,11 +26,18 @@ def ptr(ty):
     return "*" + ty
 
 
-def matmul(name, ty, out, precision, targets=TARGETS):
+def matmul(name, ty, out, precision, targets=TARGETS, tile=(64, 32, 32), warps=4):
     sig = {"a_ptr": ptr(ty), "b_ptr": ptr(ty), "c_ptr": ptr(out), "M": "i32", "N": "i32",
            "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
-    consts = {"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": precision}
-    return (name, "matmul", "matmul", sig, consts, 4, targets)
+    consts = {"BLOCK_M": tile[0], "BLOCK_N": tile[1], "BLOCK_K": tile[2], "PRECISION": precision}
+    return (name, "matmul", "matmul", sig, consts, warps, targets)
+
+
+def attention(name, block_m, block_n, head_dim, warps, targets=TARGETS):
+    sig = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16",
+           "n_ctx": "i32", "scale": "fp32"}
+    consts = {"BLOCK_M": block_m, "BLOCK_N": block_n, "HEAD_DIM": head_dim}
+    return (name, "attention", "attention", sig, consts, warps, targets)
 
 
 # (variant, module, function, signature, constexprs, num_warps, targets)
@@ -41,10 +48,13 @@ VARIANTS = [
     matmul("matmul_e5m2", "fp8e5", "fp32", "ieee"),
     # e4m3 with the ISA's bias (Triton's fp8e4nv) has hardware support from sm_89 on.
     matmul("matmul_e4m3", "fp8e4nv", "fp32", "ieee", targets=(90,)),
-    ("attention_f16", "attention", "attention",
-     {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "n_ctx": "i32",
-      "scale": "fp32"},
-     {"BLOCK_M": 64, "BLOCK_N": 32, "HEAD_DIM": 32}, 4, TARGETS),
+    attention("attention_f16", 64, 32, 32, 4),
+    # The smallest tiles Triton's dot takes, for the runs on lavapipe: its LLVM takes minutes
+    # over the emulated warp exchanges of the larger ones.
+    matmul("matmul_f16_small", "fp16", "fp32", "ieee", targets=(80,), tile=(16, 16, 16), warps=1),
+    attention("attention_f16_small", 16, 16, 16, 1, targets=(80,)),
+    # The smallest wgmma tile (a warpgroup of 4 warps, 64 rows).
+    matmul("matmul_f16_wg", "fp16", "fp32", "ieee", targets=(90,), tile=(64, 16, 16), warps=4),
     ("softmax_f32", "softmax", "softmax",
      {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "row_stride": "i32"},
      {"BLOCK": 256}, 4, TARGETS),
@@ -128,6 +138,10 @@ def main():
             except OSError:
                 # Another run finished first with the same sources.
                 shutil.rmtree(tmp)
+            # Builds of earlier sources are never read again.
+            for old in root.iterdir():
+                if old != dest and old.is_dir() and not old.name.startswith("tmp-"):
+                    shutil.rmtree(old, ignore_errors=True)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
