@@ -18,7 +18,7 @@ pub struct Mod {
     pub ctx_id: usize,
     pub ctx: Arc<Ctx>,
     pub module: Arc<Module>,
-    /// `.version` of the PTX, as CUDA reports it (major * 10 + minor).
+    /// The PTX's target architecture, as CUDA reports it (CU_FUNC_ATTRIBUTE_PTX_VERSION).
     pub ptx_version: i32,
     /// Function handles already given out, by name: CUDA returns the same one each time.
     functions: Mutex<BTreeMap<String, usize>>,
@@ -104,13 +104,19 @@ fn fatbin_ptx(image: &[u8]) -> CuResult<String> {
     Err(CuError::NoBinaryForGpu(message))
 }
 
-/// `.version X.Y` of PTX text as X * 10 + Y (0 when absent).
+/// The virtual architecture the PTX was written for, which CUDA reports as a function's PTX
+/// version: 80 for `.target sm_80` (`sm_90a` too gives 90; 0 when absent). CUB and Thrust
+/// pick their tuning by it (`ptxVersion * 10`), so the ISA's `.version` would send them to
+/// architectures that do not exist.
 fn ptx_version(text: &str) -> i32 {
     text.lines()
-        .find_map(|l| l.trim().strip_prefix(".version"))
-        .and_then(|v| {
-            let (a, b) = v.trim().split_once('.')?;
-            Some(a.trim().parse::<i32>().ok()? * 10 + b.trim().parse::<i32>().ok()?)
+        .find_map(|l| l.trim().strip_prefix(".target"))
+        .and_then(|t| {
+            let arch = t
+                .split([',', ' ', '\t'])
+                .find_map(|w| w.trim().strip_prefix("sm_"))?;
+            let digits: String = arch.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
         })
         .unwrap_or(0)
 }
