@@ -58,8 +58,9 @@ pub enum Command {
     Run(RunArgs),
     /// Launch a kernel many times (batched on one stream) and report the time per launch.
     Bench(BenchArgs),
-    /// Run a CUDA program on ptxvk: COMMAND runs with ptxvk's libcuda.so.1 first on
-    /// LD_LIBRARY_PATH (`ptxvk exec -- ./app ARGS`).
+    /// Run a CUDA program on ptxvk: COMMAND runs with ptxvk's libcuda.so.1 and
+    /// libcudart.so.13/.12 first on LD_LIBRARY_PATH (`ptxvk exec -- ./app ARGS`); programs
+    /// built by nvcc need `-cudart shared`.
     Exec {
         /// The program and its arguments.
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]

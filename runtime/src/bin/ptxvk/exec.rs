@@ -1,5 +1,11 @@
 //! `ptxvk exec -- COMMAND ARGS...`: runs a program with ptxvk's libcuda.so.1 (the `cuda/`
-//! crate) first on the dynamic loader's path, so that a CUDA program runs on ptxvk unmodified.
+//! crate) and libcudart.so.13/.12 (`cudart/`) first on the dynamic loader's path, so that a
+//! CUDA program runs on ptxvk unmodified.
+//!
+//! A program linked with the static CUDA runtime (nvcc's default, `-cudart static`) carries
+//! NVIDIA's runtime inside it, which talks to the driver through interfaces that are not
+//! public; it is refused with the flag that rebuilds it against the shared runtime
+//! (docs/decisions.md, "CUDA runtime programs").
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -28,9 +34,23 @@ fn library() -> Result<PathBuf> {
     })
 }
 
-/// A directory holding `libcuda.so.1` and `libcuda.so`, links to `lib`: one per library path,
-/// under the cache directory, made once and reused (links are replaced atomically, so
-/// concurrent runs agree).
+/// The runtime libraries cargo builds next to libcuda.so (`cudart/v13`, `cudart/v12`), by the
+/// names programs load them under; those not built are left out.
+fn runtimes(libcuda: &Path) -> Vec<(&'static str, PathBuf)> {
+    let dir = libcuda.parent().unwrap_or(Path::new("."));
+    [
+        ("libcudart.so.13", "libcudart.so"),
+        ("libcudart.so.12", "libcudart12.so"),
+    ]
+    .into_iter()
+    .map(|(name, file)| (name, dir.join(file)))
+    .filter(|(_, p)| p.is_file())
+    .collect()
+}
+
+/// A directory holding `libcuda.so.1` and `libcuda.so`, links to `lib`, and links to the
+/// runtime libraries beside it: one per library path, under the cache directory, made once
+/// and reused (links are replaced atomically, so concurrent runs agree).
 fn link_dir(lib: &Path) -> Result<PathBuf> {
     let lib = lib
         .canonicalize()
@@ -52,18 +72,58 @@ fn link_dir(lib: &Path) -> Result<PathBuf> {
         .join("libcuda")
         .join(format!("{hash:016x}"));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for name in ["libcuda.so.1", "libcuda.so"] {
+    let mut links = vec![("libcuda.so.1", lib.clone()), ("libcuda.so", lib.clone())];
+    links.extend(runtimes(&lib));
+    for (name, target) in links {
         let link = dir.join(name);
-        if std::fs::read_link(&link).is_ok_and(|t| t == lib) {
+        if std::fs::read_link(&link).is_ok_and(|t| t == target) {
             continue;
         }
         let tmp = dir.join(format!(".{name}.{}", std::process::id()));
         let _ = std::fs::remove_file(&tmp);
-        symlink(&lib, &tmp)?;
+        symlink(&target, &tmp)?;
         std::fs::rename(&tmp, &link)
             .with_context(|| format!("cannot create {}", link.display()))?;
     }
     Ok(dir)
+}
+
+/// The file `program` names: a path, or a name looked up on PATH as the shell would.
+fn resolve(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        return Some(program.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Refuses a program that embeds kernels (`.nv_fatbin`) but links neither a shared CUDA
+/// runtime nor the driver: NVIDIA's static runtime is inside it.
+fn refuse_static_runtime(program: &Path) -> Result<()> {
+    let Some(path) = resolve(program) else {
+        return Ok(());
+    };
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(());
+    };
+    let Some(elf) = crate::elf::read(&bytes) else {
+        return Ok(());
+    };
+    let fatbin = elf.sections.iter().any(|s| s == ".nv_fatbin");
+    let shared = elf
+        .needed
+        .iter()
+        .any(|n| n.starts_with("libcudart.so") || n.starts_with("libcuda.so"));
+    if fatbin && !shared {
+        bail!(
+            "{} was linked with NVIDIA's static CUDA runtime (nvcc's default), which ptxvk cannot \
+             serve; rebuild it with `nvcc -cudart shared ...` (and PTX embedded, e.g. \
+             `-gencode arch=compute_80,code=compute_80`) and run it again",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -83,6 +143,7 @@ pub fn exec(command: &[OsString]) -> Result<ExitCode> {
     let Some((program, args)) = command.split_first() else {
         bail!("usage: ptxvk exec -- COMMAND [ARGS...]");
     };
+    refuse_static_runtime(Path::new(program))?;
     let dir = link_dir(&library()?)?;
     let mut path = OsString::from(dir.as_os_str());
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {

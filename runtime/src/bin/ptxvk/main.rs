@@ -2,6 +2,7 @@
 
 mod args;
 mod cli;
+mod elf;
 mod exec;
 mod run;
 mod translate;
