@@ -97,10 +97,11 @@ fn matmul(ctx: &Context, all: &[TritonKernel], variant: &str, cc: u32, tile: (us
     assert_eq!(dc.to_vec().unwrap(), want, "{}", k.file);
 }
 
-fn attention(ctx: &Context, all: &[TritonKernel]) {
-    let k = find(all, "attention_f16_small", 80);
-    // Not a multiple of the 16-key block: the last block's keys are masked.
-    let (n_ctx, d) = (40usize, 16usize);
+/// `variant` for sm_`cc`, `block_m` query rows a program, head dimension 16.
+fn attention(ctx: &Context, all: &[TritonKernel], variant: &str, cc: u32, block_m: usize) {
+    let k = find(all, variant, cc);
+    // Not a multiple of the 16-key block nor of the query block: both are masked at the end.
+    let (n_ctx, d) = (block_m + 24, 16usize);
     let scale = 1.0 / (d as f32).sqrt();
     let make = |seed| -> Vec<f32> {
         common::floats(n_ctx * d, seed)
@@ -119,7 +120,7 @@ fn attention(ctx: &Context, all: &[TritonKernel]) {
         KernelArg::I32(n_ctx as i32),
         KernelArg::F32(scale),
     ];
-    launch(ctx, k, [n_ctx.div_ceil(16) as u32, 1, 1], &args);
+    launch(ctx, k, [n_ctx.div_ceil(block_m) as u32, 1, 1], &args);
     let mut want = vec![0f32; n_ctx * d];
     for i in 0..n_ctx {
         let s: Vec<f64> = (0..n_ctx)
@@ -145,7 +146,7 @@ fn attention(ctx: &Context, all: &[TritonKernel]) {
         .map(|h| f16::from_bits(h).to_f32())
         .collect();
     // The probabilities go through f16 before the second product, and the output is f16.
-    close("attention_f16", &got, &want, 4e-3);
+    close(&k.file, &got, &want, 4e-3);
 }
 
 fn softmax(ctx: &Context, all: &[TritonKernel]) {
@@ -290,5 +291,7 @@ fn triton_kernels_match_references() {
     matmul(&ctx, &all, "matmul_f16_wg", 90, (64, 16));
     // ldmatrix and mma.sync.
     matmul(&ctx, &all, "matmul_f16_small", 80, (16, 16));
-    attention(&ctx, &all);
+    attention(&ctx, &all, "attention_f16_small", 80, 16);
+    // wgmma with A from a descriptor (Q K^T) and A from registers (P V).
+    attention(&ctx, &all, "attention_f16_wg", 90, 64);
 }

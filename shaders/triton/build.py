@@ -55,6 +55,7 @@ VARIANTS = [
     attention("attention_f16_small", 16, 16, 16, 1, targets=(80,)),
     # The smallest wgmma tile (a warpgroup of 4 warps, 64 rows).
     matmul("matmul_f16_wg", "fp16", "fp32", "ieee", targets=(90,), tile=(64, 16, 16), warps=4),
+    attention("attention_f16_wg", 64, 16, 16, 4, targets=(90,)),
     ("softmax_f32", "softmax", "softmax",
      {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "row_stride": "i32"},
      {"BLOCK": 256}, 4, TARGETS),
