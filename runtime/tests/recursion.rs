@@ -105,3 +105,27 @@ fn stack_overflow_is_an_error() {
     let got = out32.to_vec().unwrap();
     assert_eq!(got[1], sumloc(3));
 }
+
+/// A recursive function that returns through a pointer into its caller's `.local` frame
+/// (numba's shape): each activation needs a frame of its own, not a shared one swapped out.
+#[test]
+fn results_through_caller_frames() {
+    let ctx = common::context();
+    let text = common::read_test_ptx("recursion_byref.ptx");
+    let m = ctx
+        .load_ptx("recursion_byref.ptx", &text)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let k = m.kernel("fib_byref").unwrap();
+    let n = 100u32;
+    let out = DeviceBuffer::<u64>::zeroed(&ctx, n as usize).unwrap();
+    let cfg = LaunchConfig {
+        grid: [n.div_ceil(64), 1, 1],
+        block: [64, 1, 1],
+        shared_bytes: 0,
+    };
+    k.launch(&cfg, &[(&out).into(), n.into()]).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(got[i as usize], u64::from(fib(i % 20)), "thread {i}");
+    }
+}

@@ -30,6 +30,11 @@ pub struct LocalArena {
     pub frames: Vec<std::ops::Range<u32>>,
     /// The value a stack overflow writes to the launch's status word.
     pub overflow_status: u32,
+    /// For each function that calls others, the variable its `.local` addresses are relative
+    /// to. Its entry sets it to 0 (the words in `frames`); a call between members of a cycle
+    /// gives the callee a frame of its own on the stack instead, so that a pointer into the
+    /// caller's frame (a return value passed by address) stays valid during the call.
+    pub bases: Vec<Option<VarId>>,
 }
 
 /// Merges every cycle of the call graph. Returns whether there was one.
@@ -117,6 +122,8 @@ struct Member {
     /// Variables of the member's copy (its frame, with the parameters).
     vars: Vec<VarId>,
     frame: std::ops::Range<u32>,
+    /// The copy's `.local` base variable.
+    base: Option<VarId>,
 }
 
 fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
@@ -165,6 +172,22 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
             .map(VarId)
             .collect();
         vars.extend(params.iter().copied());
+        let base = arena
+            .bases
+            .get(scc[i].0 as usize)
+            .copied()
+            .flatten()
+            .map(|b| VarId(body.var_base + b.0));
+        // The copy's entry would reset its base: the merged function sets it instead.
+        if let Some(b) = base {
+            let insts = &mut g.block_mut(body.entry).insts;
+            if let Some(k) = insts
+                .iter()
+                .position(|i| matches!(i.op, Op::StoreVar(v, _) if v == b))
+            {
+                insts.remove(k);
+            }
+        }
         returning.push((i, body.returns));
         members.push(Member {
             entry: body.entry,
@@ -172,6 +195,7 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
             rets,
             vars,
             frame: arena.frames.get(scc[i].0 as usize).cloned().unwrap_or(0..0),
+            base,
         });
     }
     // Entry: parameters into the member's parameter variables, note the stack's base, dispatch.
@@ -183,6 +207,11 @@ fn merge(module: &mut Module, scc: &[FuncId], arena: &LocalArena) {
             g.push_void(start, Op::StoreVar(*p, v));
             n += 1;
         }
+    }
+    // Calls from outside run in the members' own frames.
+    for b in members.iter().filter_map(|m| m.base) {
+        let zero = g.push(start, Ty::I64, Op::Const(0));
+        g.push_void(start, Op::StoreVar(b, zero));
     }
     let base = g.new_var(Ty::I32, "stack.base");
     let at = sp_ptr(&mut g, start);
@@ -326,11 +355,23 @@ fn call_member(
     let mut saved: Vec<VarId> = owner.vars.clone();
     saved.extend(cut.carried.iter().copied());
     saved.retain(|v| live.contains(v));
-    let frame_words: u32 = saved
+    // The caller's `.local` words are saved when its addresses are fixed; with a base, the
+    // callee's frame is on the stack instead, and the caller's words stay where they are.
+    let saved_frame = if owner.base.is_some() {
+        0..0
+    } else {
+        owner.frame.clone()
+    };
+    let callee_frame = if callee.base.is_some() {
+        callee.frame.len() as u32
+    } else {
+        0
+    };
+    let var_words: u32 = saved
         .iter()
         .map(|v| words_of(g.vars[v.0 as usize].ty))
-        .sum::<u32>()
-        + owner.frame.len() as u32;
+        .sum::<u32>();
+    let frame_words = var_words + saved_frame.len() as u32 + callee_frame;
     let total = frame_words + 1;
     // Overflow check.
     let at = g.push(b, Ty::I32, Op::Const(arena.stack_pointer.into()));
@@ -352,6 +393,7 @@ fn call_member(
     g.block_mut(overflow).term = Terminator::Exit;
     // Push the frame: variables, local words, then the return site.
     let stack0 = arena.stack_pointer + 1;
+    let mut callee_base = None;
     let mut off = 0u32;
     let at = at_const(g, push, arena.stack_pointer);
     let sp = load_word(g, push, at);
@@ -368,12 +410,24 @@ fn call_member(
         }
         off += words_of(ty);
     }
-    for w in owner.frame.clone() {
+    for w in saved_frame.clone() {
         let src = g.push(push, Ty::I32, Op::Const(w.into()));
         let val = load_word(g, push, src);
         let idx = slot(g, push, sp, off);
         store_word(g, push, idx, val);
         off += 1;
+    }
+    if let Some(b) = callee.base {
+        // Byte base such that the callee's first `.local` word lands on stack word `off`.
+        let idx = slot(g, push, sp, off);
+        let start = g.push(push, Ty::I32, Op::Const(callee.frame.start.into()));
+        let word = bin(g, push, Ty::I32, BinOp::ISub, idx, start);
+        let four = g.push(push, Ty::I32, Op::Const(4));
+        let bytes = bin(g, push, Ty::I32, BinOp::IMul, word, four);
+        let wide = g.push(push, Ty::I64, Op::Conv(ConvOp::ZExt, bytes));
+        // Set after the caller's variables are saved: in self-recursion it is the same one.
+        callee_base = Some((b, wide));
+        off += callee_frame;
     }
     let idx = slot(g, push, sp, off);
     let s = g.push(push, Ty::I32, Op::Const(site.into()));
@@ -384,6 +438,9 @@ fn call_member(
     store_word(g, push, at, new_sp);
     for (p, a) in callee.params.iter().zip(&cut.args) {
         g.push_void(push, Op::StoreVar(*p, *a));
+    }
+    if let Some((b, v)) = callee_base {
+        g.push_void(push, Op::StoreVar(b, v));
     }
     g.block_mut(push).term = Terminator::Jump(callee.entry);
     // The return site: pop, restore, take the results, before the continuation's own
@@ -408,7 +465,7 @@ fn call_member(
         g.push_void(rb, Op::StoreVar(*v, val));
         off += words_of(ty);
     }
-    for w in owner.frame.clone() {
+    for w in saved_frame {
         let idx = slot(g, rb, old_sp, off);
         let val = load_word(g, rb, idx);
         let dst = g.push(rb, Ty::I32, Op::Const(w.into()));

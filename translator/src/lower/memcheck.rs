@@ -273,6 +273,12 @@ impl Cx<'_> {
     }
 
     fn local_limit(&mut self) -> ValueId {
-        self.konst(Ty::I32, u64::from(self.layout.local_bytes))
+        // A function that may recurse may address its frames in the recursion stack, which
+        // follows the arena's variables (a stack-pointer word and the stack).
+        let stack = match self.local_base {
+            Some(_) => 4 * (1 + crate::ir::recursion::STACK_WORDS),
+            None => 0,
+        };
+        self.konst(Ty::I32, u64::from(self.layout.local_bytes + stack))
     }
 }

@@ -66,8 +66,15 @@ impl Cx<'_> {
                 off.map(|o| self.konst(Ty::I64, u64::from(o)))
             }
             (StateSpace::Local, _) => {
-                let off = self.layout.local.get(&key).copied();
-                off.map(|o| self.konst(Ty::I64, u64::from(o)))
+                let off = self.layout.local.get(&key).copied()?;
+                let off = self.konst(Ty::I64, u64::from(off));
+                match self.local_base {
+                    Some(b) => {
+                        let base = self.emit(Ty::I64, Op::LoadVar(b));
+                        Some(self.bin(BinOp::IAdd, base, off))
+                    }
+                    None => Some(off),
+                }
             }
             (space, _) => {
                 self.unsupported(format!("addresses of {space} variables"));

@@ -90,6 +90,7 @@ pub fn lower_kernel(
     ));
     // What a non-zero launch status means: `status_sites[status - 1]`.
     let mut status_sites: Vec<(Span, String)> = Vec::new();
+    let mut local_bases = Vec::with_capacity(graph.len());
     for &f in &graph {
         let kernel_params = if f == kernel {
             std::mem::take(&mut params)
@@ -111,6 +112,7 @@ pub fn lower_kernel(
                 shared_lock |= uses.lock;
                 barrier_words |= uses.barrier_words;
                 status_sites.extend(uses.sites);
+                local_bases.push(uses.local_base);
             }
             Err(d) => diags.extend(d),
         }
@@ -170,6 +172,7 @@ pub fn lower_kernel(
             .iter()
             .map(|&f| local_frame(&layout, source, f))
             .collect(),
+        bases: local_bases,
         overflow_status: status_sites.len() as u32 + 1,
     });
     if let Some(arena) = arena
@@ -230,6 +233,7 @@ struct SharedUses {
     lock: bool,
     barrier_words: bool,
     sites: Vec<(Span, String)>,
+    local_base: Option<VarId>,
 }
 
 /// Kernel entry: clear the shared arena's lock word (workgroup memory starts undefined) and the
@@ -348,6 +352,13 @@ fn lower_function(
     cx.room = room_for(left);
     cx.f.values.reserve(body.len() * 8);
     if func.kind == crate::ast::FunctionKind::Func {
+        // Only a function that calls can be part of a cycle; its frame base starts at 0.
+        if !func.calls.is_empty() {
+            let base = cx.f.new_var(Ty::I64, "local.base");
+            let zero = cx.konst(Ty::I64, 0);
+            cx.emit_void(Op::StoreVar(base, zero));
+            cx.local_base = Some(base);
+        }
         call::prologue(&mut cx);
     }
     for (k, s) in body.iter().enumerate() {
@@ -377,6 +388,7 @@ fn lower_function(
             lock: cx.uses_shared_lock,
             barrier_words: cx.uses_barrier_words,
             sites: cx.sites,
+            local_base: cx.local_base,
         };
         Ok((cx.f, uses))
     } else {
@@ -507,6 +519,9 @@ pub(crate) struct Cx<'a> {
     linear_tid: Option<VarId>,
     /// The substitute clock's counter, once read (`special::counter`).
     clock_counter: Option<VarId>,
+    /// In a function that calls others: the variable its `.local` addresses are relative to
+    /// (0, unless recursion gives each activation its own frame: `ir::recursion`).
+    local_base: Option<VarId>,
 }
 
 impl<'a> Cx<'a> {
@@ -554,6 +569,7 @@ impl<'a> Cx<'a> {
             helpers: places.helpers,
             linear_tid: None,
             clock_counter: None,
+            local_base: None,
         }
     }
 
