@@ -5,7 +5,7 @@
 //! A program linked with the static CUDA runtime (nvcc's default, `-cudart static`) carries
 //! NVIDIA's runtime inside it, which talks to the driver through interfaces that are not
 //! public; it is refused with the flag that rebuilds it against the shared runtime
-//! (docs/decisions.md, "CUDA runtime programs").
+//! (docs/decisions/0178-cuda-runtime-library.md).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
