@@ -1,15 +1,16 @@
-// ptxvk_cuda.h: the CUDA names our kernels use, for two compilers.
+// ptxvk_cuda.h: the CUDA names our kernels use, for three compilers.
 //  - clang's NVPTX back end without the CUDA headers (`-nocudainc -nocudalib`): defined here with
 //    clang's NVVM builtins (no libdevice, so only functions that are one PTX instruction or a few).
 //  - NVIDIA's NVRTC (`__CUDACC_RTC__`), which has CUDA's device functions built in: only what it
-//    lacks without `cuda_fp16.h` (half precision) is defined here.
+//    lacks without `cuda_fp16.h` (half precision) is defined here. nvcc (`__NVCC__`) takes the
+//    same branch, so that its PTX and NVRTC's come from the same half-precision code.
 // Only what the sources in shaders/ need; our own, kept small.
 #pragma once
 
 #define PTXVK_FULL_MASK 0xffffffffu
 #define PTXVK_NOINLINE __attribute__((noinline))
 
-#ifdef __CUDACC_RTC__
+#if defined(__CUDACC_RTC__) || defined(__NVCC__)
 
 // Half precision as NVRTC has no cuda_fp16.h: a 16-bit value and the PTX f16 instructions.
 struct ptxvk_half {

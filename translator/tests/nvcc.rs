@@ -1,10 +1,10 @@
 //! NVIDIA's nvcc of CUDA 13 on CUDA C++ of ours (shaders/nvcc/*.cu): cub's device-wide
 //! algorithms and block collectives, thrust, cooperative groups, WMMA through <mma.h> and
-//! inline PTX, compiled at test time for sm_75, sm_80 and sm_90. Every file must parse and
-//! check with no diagnostics and every kernel must translate to SPIR-V that SPIRV-Tools
-//! accepts, except for the failures listed in `KNOWN`. The kernels run on the device in the
-//! runtime's `nvcc_kernels` test. nvcc's output is cached under the target directory
-//! (tests/nvcc_support), not committed.
+//! inline PTX, and the clang/NVRTC corpus (shaders/corpus/*.cu), compiled at test time for
+//! sm_75, sm_80 and sm_90. Every file must parse and check with no diagnostics and every kernel
+//! must translate to SPIR-V that SPIRV-Tools accepts, except for the failures listed in
+//! `KNOWN`. The runtime's `nvcc_kernels` test runs kernels of shaders/nvcc on the device.
+//! nvcc's output is cached under the target directory (tests/nvcc_support), not committed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -48,13 +48,23 @@ fn nvcc_corpus_checks_and_translates() {
             jobs.push((src.clone(), vec![format!("-arch={sm}")]));
         }
     }
+    // The clang and NVRTC corpus too, through the header's NVRTC branch.
+    let include = format!("-I{}", corpus_support::shaders_dir().display());
+    for (_, src) in corpus_support::corpus_sources() {
+        for sm in ARCHS {
+            jobs.push((src.clone(), vec![format!("-arch={sm}"), include.clone()]));
+        }
+    }
     let started = std::time::Instant::now();
     let results = nvcc_support::compile_all(&nvcc, &jobs);
     eprintln!("nvcc: {:.1} s", started.elapsed().as_secs_f64());
     let mut files = Vec::new();
     for ((src, flags), ptx) in jobs.iter().zip(results) {
         let ptx = ptx.unwrap_or_else(|e| panic!("{e}"));
-        let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut stem = src.file_stem().unwrap().to_string_lossy().into_owned();
+        if src.parent().is_some_and(|d| d.ends_with("corpus")) {
+            stem = format!("corpus_{stem}");
+        }
         let sm = flags[0].trim_start_matches("-arch=");
         files.push((format!("{stem}.{sm}.ptx"), stem, ptx));
     }

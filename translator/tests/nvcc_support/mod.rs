@@ -87,9 +87,9 @@ fn cache_dir() -> PathBuf {
 }
 
 /// The PTX nvcc makes of `source` with `flags` (besides `-ptx -o`), from the cache when the
-/// source, the flags and the compiler are unchanged. The key covers the source file itself;
-/// headers it includes from the repository are not in shaders/nvcc, and CCCL's come with
-/// nvcc's pinned version (the compiler's size and modification time are in the key).
+/// source, the flags and the compiler are unchanged. The key covers the source file, the `.h`
+/// files of each `-IDIR` directory (our headers) and the compiler's path, size and
+/// modification time (CCCL's headers come with nvcc's pinned version).
 pub fn compile_ptx(nvcc: &Path, source: &Path, flags: &[&str]) -> Result<String, String> {
     let text = std::fs::read(source).map_err(|e| format!("{}: {e}", source.display()))?;
     let meta = std::fs::metadata(nvcc).map_err(|e| format!("{}: {e}", nvcc.display()))?;
@@ -97,6 +97,21 @@ pub fn compile_ptx(nvcc: &Path, source: &Path, flags: &[&str]) -> Result<String,
     fnv(&mut key, &text);
     for f in flags {
         fnv(&mut key, f.as_bytes());
+        // Our headers (shaders/ptxvk_cuda.h) are part of what is compiled.
+        if let Some(dir) = f.strip_prefix("-I") {
+            let mut headers: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map_err(|e| format!("{dir}: {e}"))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "h"))
+                .collect();
+            headers.sort();
+            for h in headers {
+                fnv(
+                    &mut key,
+                    &std::fs::read(&h).map_err(|e| format!("{}: {e}", h.display()))?,
+                );
+            }
+        }
     }
     fnv(&mut key, nvcc.as_os_str().as_encoded_bytes());
     fnv(&mut key, &meta.len().to_le_bytes());
