@@ -3,13 +3,10 @@
 
 use std::ffi::c_void;
 
-use super::{Dim3, Stream, entry, out};
+use super::{Dim3, Stream, entry, out, per_thread};
 use crate::driver;
 use crate::error::{self, CudaError, Error, Result};
 use crate::state::{self, Addr};
-
-/// cudaStreamPerThread: the driver's CU_STREAM_PER_THREAD.
-const STREAM_PER_THREAD: usize = 2;
 
 fn launch(
     func: *const c_void,
@@ -48,14 +45,6 @@ fn launch(
             )
         }
     })
-}
-
-fn per_thread(s: Stream) -> Stream {
-    if s.is_null() {
-        STREAM_PER_THREAD as Stream
-    } else {
-        s
-    }
 }
 
 #[unsafe(no_mangle)]

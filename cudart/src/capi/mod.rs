@@ -29,6 +29,15 @@ pub struct Dim3 {
     pub z: u32,
 }
 
+/// cudaStreamPerThread: the driver's CU_STREAM_PER_THREAD.
+pub(crate) const PER_THREAD: Stream = 2 as Stream;
+
+/// A stream argument of a `_ptsz` entry point (a program built with `--default-stream
+/// per-thread`): NULL there is the calling thread's default stream.
+pub(crate) fn per_thread(s: Stream) -> Stream {
+    if s.is_null() { PER_THREAD } else { s }
+}
+
 /// Runs an entry point's body: a panic becomes cudaErrorUnknown; a failure is also the
 /// thread's last error.
 pub(crate) fn entry(body: impl FnOnce() -> Result<()>) -> CudaError {

@@ -4,7 +4,7 @@
 
 use std::ffi::{c_int, c_uint, c_void};
 
-use super::{Stream, entry, out};
+use super::{Stream, entry, out, per_thread};
 use crate::driver::{self, Ptr};
 use crate::error::{CudaError, Result};
 use crate::state;
@@ -190,4 +190,68 @@ pub unsafe extern "C" fn cudaEventElapsedTime(ms: *mut f32, start: Event, end: E
 pub unsafe extern "C" fn cudaEventDestroy(e: Event) -> CudaError {
     // SAFETY: the program's event.
     call(|d| unsafe { (d.cuEventDestroy_v2)(e) })
+}
+
+/// The `_ptsz` forms (`--default-stream per-thread`): NULL is the thread's default stream.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaStreamSynchronize_ptsz(s: Stream) -> CudaError {
+    // SAFETY: the program's stream.
+    unsafe { cudaStreamSynchronize(per_thread(s)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaStreamQuery_ptsz(s: Stream) -> CudaError {
+    // SAFETY: the program's stream.
+    unsafe { cudaStreamQuery(per_thread(s)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaStreamWaitEvent_ptsz(s: Stream, e: Event, flags: c_uint) -> CudaError {
+    // SAFETY: the program's stream and event.
+    unsafe { cudaStreamWaitEvent(per_thread(s), e, flags) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaStreamGetPriority_ptsz(s: Stream, priority: *mut c_int) -> CudaError {
+    // SAFETY: the program's stream and out-pointer.
+    unsafe { cudaStreamGetPriority(per_thread(s), priority) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaStreamGetFlags_ptsz(s: Stream, flags: *mut c_uint) -> CudaError {
+    // SAFETY: the program's stream and out-pointer.
+    unsafe { cudaStreamGetFlags(per_thread(s), flags) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaLaunchHostFunc_ptsz(s: Stream, f: Ptr, data: Ptr) -> CudaError {
+    // SAFETY: the program's stream and function.
+    unsafe { cudaLaunchHostFunc(per_thread(s), f, data) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaStreamAddCallback_ptsz(
+    s: Stream,
+    callback: Option<Callback>,
+    data: *mut c_void,
+    flags: c_uint,
+) -> CudaError {
+    // SAFETY: the program's stream and callback.
+    unsafe { cudaStreamAddCallback(per_thread(s), callback, data, flags) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaEventRecord_ptsz(e: Event, s: Stream) -> CudaError {
+    // SAFETY: the program's event and stream.
+    unsafe { cudaEventRecord(e, per_thread(s)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaEventRecordWithFlags_ptsz(
+    e: Event,
+    s: Stream,
+    flags: c_uint,
+) -> CudaError {
+    // SAFETY: the program's event and stream.
+    unsafe { cudaEventRecordWithFlags(e, per_thread(s), flags) }
 }
