@@ -96,6 +96,10 @@ driver! {
     cuEventQuery(Ptr);
     cuEventElapsedTime_v2(*mut f32, Ptr, Ptr);
     cuEventDestroy_v2(Ptr);
+    cuArrayCreate_v2(*mut Ptr, *const c_void);
+    cuArrayDestroy(Ptr);
+    cuTexObjectCreate(*mut u64, *const c_void, *const c_void, *const c_void);
+    cuTexObjectDestroy(u64);
 }
 
 /// The loaded driver, or the runtime error every call then returns (no libcuda.so.1 on the

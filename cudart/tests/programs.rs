@@ -75,6 +75,7 @@ programs! {
     atomics;
     half_precision;
     launch_api;
+    textures;
     per_thread_stream, flags ["--default-stream", "per-thread"];
     driver_interop, flags ["-lcuda"];
     rdc: ["rdc/main.cu", "rdc/ops.cu"], flags ["-rdc=true"];

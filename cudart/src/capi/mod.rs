@@ -11,6 +11,7 @@ mod memory;
 mod misc;
 mod register;
 mod stream;
+mod texture;
 
 use std::collections::BTreeSet;
 use std::panic::AssertUnwindSafe;
