@@ -413,7 +413,11 @@ impl FnEmitter<'_, '_> {
             BinOp::FUnordGe => S::FUnordGreaterThanEqual,
         };
         let id = self.e.op(code, rt, [a, b]);
-        if flags.exact && matches!(op, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
+        // Every add, sub and mul is exact: Mesa folds `x - x`, `x + 0`, `x * 0` and `0 - -x`
+        // of the others, wrong for infinities, NaNs and signed zeros (PTX only lets a driver
+        // fuse them into fmas). docs/decisions/0192-float-arithmetic-is-exact.md.
+        if matches!(op, BinOp::FAdd | BinOp::FSub | BinOp::FMul) || flags.exact && op == BinOp::FDiv
+        {
             self.e.b.decorate(id, Decoration::NoContraction, []);
         }
         id
