@@ -444,9 +444,15 @@ impl Stream {
             params.extend_from_slice(&t.records);
         }
         let state = kernel.state.clone();
+        let proven = if self.ctx.profile().memcheck {
+            proven_facts(&state.vk, &kernel.abi().mem_facts, &params, cfg)?
+        } else {
+            0
+        };
         let pipeline = state.pipeline(PipelineKey {
             block: cfg.block,
             shared_bytes: cfg.shared_bytes,
+            proven,
         })?;
         let globals = kernel.globals.clone();
         let max = self.ctx.info().max_workgroup_count.map(|m| m.max(1));
@@ -535,6 +541,31 @@ impl Stream {
         })?;
         Ok(())
     }
+}
+
+/// The kernel's memory facts this launch proves: those whose ranges of addresses each lie in
+/// one live allocation (`ptxvk_translator::memfacts`).
+fn proven_facts(
+    vk: &crate::context::Vk,
+    facts: &ptxvk_translator::memfacts::MemFacts,
+    params: &[u8],
+    cfg: &LaunchConfig,
+) -> Result<u64> {
+    if facts.facts.is_empty() {
+        return Ok(0);
+    }
+    let live = vk.allocations.lock().map_err(|_| Error::DeviceLost)?;
+    let launch = ptxvk_translator::memfacts::Launch {
+        params,
+        block: cfg.block,
+        grid: cfg.grid,
+        dynamic_shared: cfg.shared_bytes,
+    };
+    Ok(facts.proven(&launch, |start, end| {
+        live.range(..=start)
+            .next_back()
+            .is_some_and(|(_, &e)| end <= e)
+    }))
 }
 
 /// The memory checker's view of the live allocations: the `abi::PUSH_MEM_HINTS` ranges (the

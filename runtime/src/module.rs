@@ -304,7 +304,7 @@ fn translate_error(kernel: &str, d: Diagnostics) -> Error {
 }
 
 pub(crate) struct KernelState {
-    vk: Arc<Vk>,
+    pub(crate) vk: Arc<Vk>,
     cache: Arc<ModuleCache>,
     pub translated: KernelModule,
     entry: CString,
@@ -353,7 +353,7 @@ impl KernelState {
             self.layout,
             &self.entry,
             &key,
-            self.translated.abi.required_subgroup_size,
+            &self.translated.abi,
         )?;
         self.cache.dirty.store(true, Ordering::Release);
         pipelines.insert(key, p);

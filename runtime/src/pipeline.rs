@@ -26,6 +26,9 @@ use crate::error::Result;
 pub(crate) struct PipelineKey {
     pub block: [u32; 3],
     pub shared_bytes: u32,
+    /// Memory checking: bit `k` set when the launch proved fact `k` of the kernel's
+    /// `KernelAbi::mem_facts` (specialization constant `abi::SPEC_MEM_PROVEN + k`).
+    pub proven: u64,
 }
 
 /// What the device lets a pipeline ask of its subgroups.
@@ -38,8 +41,9 @@ pub(crate) struct SubgroupControl {
 }
 
 /// Creates the compute pipeline for `key`. Everything a kernel needs of its pipeline (block
-/// size, dynamic shared memory, subgroup size) is decided here. A kernel translated for native
-/// warps (`required_subgroup_size`) gets exactly that subgroup size, and full subgroups when the
+/// size, dynamic shared memory, subgroup size, proven memory accesses) is decided here, from
+/// the key and the kernel's ABI. A kernel translated for native warps
+/// (`required_subgroup_size`) gets exactly that subgroup size, and full subgroups when the
 /// block's x size allows them, so that a warp is 32 consecutive threads.
 pub(crate) fn create_pipeline(
     vk: &Vk,
@@ -48,15 +52,21 @@ pub(crate) fn create_pipeline(
     layout: vk::PipelineLayout,
     entry: &CStr,
     key: &PipelineKey,
-    required_subgroup_size: Option<u32>,
+    abi: &abi::KernelAbi,
 ) -> Result<vk::Pipeline> {
-    let values = [key.block[0], key.block[1], key.block[2], key.shared_bytes];
-    let ids = [
+    let required_subgroup_size = abi.required_subgroup_size;
+    let facts = abi.mem_facts.facts.len();
+    let mut values = vec![key.block[0], key.block[1], key.block[2], key.shared_bytes];
+    let mut ids = vec![
         abi::SPEC_BLOCK_X,
         abi::SPEC_BLOCK_Y,
         abi::SPEC_BLOCK_Z,
         abi::SPEC_DYNAMIC_SHARED_BYTES,
     ];
+    for k in 0..facts.min(ptxvk_translator::memfacts::MAX_FACTS) {
+        ids.push(abi::SPEC_MEM_PROVEN + k as u32);
+        values.push(u32::from(key.proven >> k & 1 == 1));
+    }
     let entries: Vec<vk::SpecializationMapEntry> = ids
         .iter()
         .enumerate()

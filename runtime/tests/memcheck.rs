@@ -273,3 +273,58 @@ fn out_of_bounds_shared_and_local_accesses_are_errors() {
         "{reason}"
     );
 }
+
+const BENCH: &str = include_str!("../../shaders/bench/bench.ptx");
+
+#[test]
+fn a_short_buffer_behind_proven_guards_is_still_caught() {
+    // The stencil's loads are bounded by its guards (`x < n`, `x != 0`, `x != n - 1`, ...):
+    // with `n^3` floats behind `in`, the launch proves them in bounds and skips their checks;
+    // with fewer, the same launch shape must check them and fail.
+    let ctx = checked_context();
+    let m = ctx.load_ptx("bench.ptx", BENCH).unwrap();
+    let k = m.kernel("stencil3d").unwrap();
+    let n = 8usize;
+    let cells = n * n * n;
+    let input: Vec<f32> = (0..cells).map(|i| (i % 17) as f32).collect();
+    let out = DeviceBuffer::<f32>::zeroed(&ctx, cells).unwrap();
+    let full = DeviceBuffer::from_slice(&ctx, &input).unwrap();
+    // Allocated last, so that what lies past its end belongs to no allocation (a read that
+    // lands in another live buffer is not an error).
+    let short = DeviceBuffer::from_slice(&ctx, &input[..cells - 64]).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 2], [8, 8, 4]);
+    let args = |src: &DeviceBuffer<f32>| [src.into(), (&out).into(), (n as u32).into()];
+    k.launch(&cfg, &args(&full)).unwrap();
+    let got = out.to_vec().unwrap();
+    for z in 0..n {
+        for y in 0..n {
+            for x in 0..n {
+                let i = (z * n + y) * n + x;
+                let edge = [x, y, z].iter().any(|&c| c == 0 || c == n - 1);
+                let want = if edge {
+                    input[i]
+                } else {
+                    let s = n * n;
+                    let around = input[i - 1]
+                        + input[i + 1]
+                        + input[i - n]
+                        + input[i + n]
+                        + input[i - s]
+                        + input[i + s];
+                    0.4 * input[i] + 0.1 * around
+                };
+                assert!(
+                    (got[i] - want).abs() < 1e-4,
+                    "{x} {y} {z}: {} {want}",
+                    got[i]
+                );
+            }
+        }
+    }
+    let reason = failure(k.launch(&cfg, &args(&short)).unwrap_err());
+    assert!(
+        reason.contains("out-of-bounds global load of 4 bytes"),
+        "{reason}"
+    );
+    assert!(reason.contains("bench.ptx:"), "{reason}");
+}

@@ -37,6 +37,9 @@ pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;
 pub const SPEC_BLOCK_Z: u32 = 2;
 pub const SPEC_DYNAMIC_SHARED_BYTES: u32 = 3;
+/// With memory checking: `SPEC_MEM_PROVEN + k` (a bool) is true when the launch proved the
+/// range of `KernelAbi::mem_facts`' fact `k` in bounds, and the site skips its check.
+pub const SPEC_MEM_PROVEN: u32 = 16;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelAbi {
@@ -68,6 +71,9 @@ pub struct KernelAbi {
     /// descriptor bindings (`crate::texture`).
     #[serde(default)]
     pub textures: crate::texture::TextureAbi,
+    /// With memory checking: the ranges of accesses a launch may prove in bounds.
+    #[serde(default)]
+    pub mem_facts: crate::memfacts::MemFacts,
 }
 
 /// One kernel parameter.

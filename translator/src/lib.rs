@@ -38,6 +38,7 @@ pub mod fault;
 pub mod ir;
 pub mod link;
 pub mod lower;
+pub mod memfacts;
 pub mod parse;
 pub mod profile;
 mod scratch;

@@ -95,6 +95,7 @@ fn random_cfgs_emit_valid_spirv() {
         maxntid: None,
         status_codes: Vec::new(),
         textures: Default::default(),
+        mem_facts: Default::default(),
     };
     for round in 0..300 {
         let mut f = random_function(&mut rng);

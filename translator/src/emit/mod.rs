@@ -166,6 +166,8 @@ pub(crate) struct Emitter {
     push_constants: Option<Word>,
     block_dims: Option<[Word; 3]>,
     dynamic_shared_bytes: Option<Word>,
+    /// Memory checking's proof flags made so far, by fact.
+    mem_proven: std::collections::BTreeMap<u8, Word>,
     /// Sizes of the arenas (from the IR module) and their variables once created.
     shared_words: u32,
     dynamic_shared: bool,
@@ -210,6 +212,7 @@ impl Emitter {
             push_constants: None,
             block_dims: None,
             dynamic_shared_bytes: None,
+            mem_proven: Default::default(),
             shared_words: 0,
             dynamic_shared: false,
             local_words: 0,
@@ -254,6 +257,7 @@ impl Emitter {
             push_constants,
             block_dims,
             dynamic_shared_bytes,
+            mem_proven,
             shared_words,
             dynamic_shared,
             local_words,
@@ -287,6 +291,7 @@ impl Emitter {
         interface.clear();
         builtin_vars.0.clear();
         (*push_constants, *block_dims, *dynamic_shared_bytes) = (None, None, None);
+        mem_proven.clear();
         (*shared_words, *dynamic_shared, *local_words) = (0, false, 0);
         (*shared_arena, *local_arena) = (None, None);
         (*warp_scratch, *scratch_base, *lock_index) = (false, None, None);
@@ -646,6 +651,7 @@ impl Emitter {
             Builtin::MemTable => self.push_field(9, Ty::I64),
             Builtin::MemCount => self.push_field(10, Ty::I32),
             Builtin::MemHint(i) => self.push_field(11 + u32::from(i), Ty::I64),
+            Builtin::MemProven(k) => self.mem_proven(k),
             Builtin::DynamicSharedBytes => self.dynamic_shared_bytes(),
             Builtin::ScratchBase => self.scratch_base(),
             Builtin::SharedLock => self.lock_index(),
@@ -681,6 +687,20 @@ impl Emitter {
                 self.load(u32t, var, None)
             }
         }
+    }
+
+    /// Specialization constant `SPEC_MEM_PROVEN + k`: whether the launch proved fact `k`.
+    fn mem_proven(&mut self, k: u8) -> Word {
+        if let Some(&c) = self.mem_proven.get(&k) {
+            return c;
+        }
+        let bool_t = self.ty(Ty::Bool);
+        let c = self.b.id();
+        self.b.global(spirv::Op::SpecConstantFalse, Some(bool_t), c, &[]);
+        let spec_id = abi::SPEC_MEM_PROVEN + u32::from(k);
+        self.b.decorate(c, Decoration::SpecId, [spec_id]);
+        self.mem_proven.insert(k, c);
+        c
     }
 
     /// Specialization constant 3: this launch's dynamic shared memory in bytes.

@@ -645,6 +645,9 @@ pub enum Builtin {
     /// Memory checking: word `i` of the launch's hint ranges (`abi::PUSH_MEM_HINTS`): hint
     /// `i / 2`'s start when `i` is even, its end when odd.
     MemHint(u8),
+    /// Memory checking: whether the launch proved fact `k` (`abi::SPEC_MEM_PROVEN + k`, a bool
+    /// specialization constant).
+    MemProven(u8),
     /// Word index of the counted barriers' words (a counter and a generation for each of the 16
     /// barriers), after the lock word.
     BarrierWords,

@@ -28,8 +28,9 @@ pub struct Checkers {
     pub arena: FuncId,
 }
 
-/// `check_global(addr: u64, bytes: u32, site: u32) -> u64`: `addr` if `[addr, addr + bytes)` lies
-/// in one allocation, else the scratch address (after recording `site`).
+/// `check_global(addr: u64, bytes: u32, site: u32, proven: bool) -> u64`: `addr` if `proven` or
+/// `[addr, addr + bytes)` lies in one allocation, else the scratch address (after recording
+/// `site`).
 ///
 /// The launch's hint ranges (`abi::PUSH_MEM_HINTS`) are tried first, unrolled and without branches;
 /// the binary search over the sorted entries runs only for lanes no hint covers. On lavapipe,
@@ -37,7 +38,7 @@ pub struct Checkers {
 /// search then costs one test of the loop's condition.
 pub fn global_checker() -> Function {
     let mut f = Function::new("ptxvk.memcheck.global");
-    f.params = vec![Ty::I64, Ty::I32, Ty::I32];
+    f.params = vec![Ty::I64, Ty::I32, Ty::I32, Ty::Bool];
     f.returns = vec![Ty::I64];
     let e = f.entry;
     let addr = f.new_var(Ty::I64, "addr");
@@ -51,6 +52,18 @@ pub fn global_checker() -> Function {
         let p = f.push(e, ty, Op::Param(i as u32));
         f.push_void(e, Op::StoreVar(v, p));
     }
+    // A site whose range the launch proved in bounds (`lower::bounds`): the flag is a
+    // specialization constant, so the driver keeps one side of this branch only.
+    let proven = f.push(e, Ty::Bool, Op::Param(3));
+    let (fast, rest) = (f.new_block(), f.new_block());
+    f.block_mut(e).term = Terminator::Branch {
+        cond: proven,
+        then: fast,
+        else_: rest,
+    };
+    let a = f.push(fast, Ty::I64, Op::LoadVar(addr));
+    f.block_mut(fast).term = Terminator::Return(vec![a]);
+    let e = rest;
     let in_hint = |f: &mut Function, h: u8| {
         let start = f.push(e, Ty::I64, Op::Builtin(Builtin::MemHint(2 * h)));
         let end = f.push(e, Ty::I64, Op::Builtin(Builtin::MemHint(2 * h + 1)));
@@ -139,21 +152,32 @@ fn in_range(
     bin(f, b, Ty::Bool, BinOp::And, ok, c3)
 }
 
-/// `check_arena(offset: u32, bytes: u32, size: u32, site: u32) -> u32`: `offset` if
-/// `[offset, offset + bytes)` lies within `size` bytes, else 0 (after recording `site`).
+/// `check_arena(offset: u32, bytes: u32, size: u32, site: u32, proven: bool) -> u32`: `offset`
+/// if `proven` or `[offset, offset + bytes)` lies within `size` bytes, else 0 (after recording
+/// `site`).
 pub fn arena_checker() -> Function {
     let mut f = Function::new("ptxvk.memcheck.arena");
-    f.params = vec![Ty::I32, Ty::I32, Ty::I32, Ty::I32];
+    f.params = vec![Ty::I32, Ty::I32, Ty::I32, Ty::I32, Ty::Bool];
     f.returns = vec![Ty::I32];
-    let e = f.entry;
-    let off = f.push(e, Ty::I32, Op::Param(0));
+    let entry = f.entry;
+    let off = f.push(entry, Ty::I32, Op::Param(0));
+    let offv = f.new_var(Ty::I32, "offset");
+    f.push_void(entry, Op::StoreVar(offv, off));
+    let proven = f.push(entry, Ty::Bool, Op::Param(4));
+    let (fast, e) = (f.new_block(), f.new_block());
+    f.block_mut(entry).term = Terminator::Branch {
+        cond: proven,
+        then: fast,
+        else_: e,
+    };
+    let o = f.push(fast, Ty::I32, Op::LoadVar(offv));
+    f.block_mut(fast).term = Terminator::Return(vec![o]);
+    let off = f.push(e, Ty::I32, Op::LoadVar(offv));
     let n = f.push(e, Ty::I32, Op::Param(1));
     let size = f.push(e, Ty::I32, Op::Param(2));
     let site_v = f.push(e, Ty::I32, Op::Param(3));
     let site = f.new_var(Ty::I32, "site");
     f.push_void(e, Op::StoreVar(site, site_v));
-    let offv = f.new_var(Ty::I32, "offset");
-    f.push_void(e, Op::StoreVar(offv, off));
     let c1 = bin(&mut f, e, Ty::Bool, BinOp::ULe, off, size);
     let room = bin(&mut f, e, Ty::I32, BinOp::ISub, size, off);
     let c2 = bin(&mut f, e, Ty::Bool, BinOp::ULe, n, room);
@@ -233,9 +257,11 @@ impl Cx<'_> {
         match (w, size) {
             (Where::Global(a), _) => {
                 let r = self.f.new_var(Ty::I64, "checked.addr");
+                // `lower::bounds` may replace the flag with the launch's proof of this site.
+                let unproven = self.konst(Ty::Bool, 0);
                 let call = self.f.side.add_call(crate::ir::Call {
                     func: c.global,
-                    args: vec![a, n, site],
+                    args: vec![a, n, site, unproven],
                     results: vec![r],
                     pure: false,
                 });
@@ -244,9 +270,10 @@ impl Cx<'_> {
             }
             (Where::Shared(o) | Where::Local(o), Some(size)) => {
                 let r = self.f.new_var(Ty::I32, "checked.offset");
+                let unproven = self.konst(Ty::Bool, 0);
                 let call = self.f.side.add_call(crate::ir::Call {
                     func: c.arena,
-                    args: vec![o, n, size, site],
+                    args: vec![o, n, size, site, unproven],
                     results: vec![r],
                     pure: false,
                 });

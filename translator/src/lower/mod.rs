@@ -6,6 +6,7 @@
 
 mod arith;
 mod atomic;
+mod bounds;
 mod call;
 mod cmp;
 mod control;
@@ -142,6 +143,11 @@ pub fn lower_kernel(
     }
     abi.static_shared_bytes = layout.shared_bytes;
     abi.dynamic_shared = layout.dynamic_shared.is_some();
+    if let Some(c) = checkers
+        && let Some(k) = functions.first_mut()
+    {
+        abi.mem_facts = bounds::prove(k, c);
+    }
     if checkers.is_some() {
         functions.push(memcheck::global_checker());
         functions.push(memcheck::arena_checker());
@@ -451,6 +457,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         maxntid: func.maxntid,
         status_codes: Vec::new(),
         textures: Default::default(),
+        mem_facts: Default::default(),
     };
     (offsets, abi)
 }
