@@ -56,6 +56,17 @@ impl FnEmitter<'_, '_> {
                 let from = self.f.ty(*v);
                 let v = self.value(*v);
                 let code = match op {
+                    // A float `+0.0` immediate as the float constant, which `zero_operand` knows.
+                    ConvOp::Bitcast
+                        if matches!(
+                            (from, rty),
+                            (Ty::I32, Some(Ty::F32)) | (Ty::I64, Some(Ty::F64))
+                        ) && v == self.e.konst(from, 0) =>
+                    {
+                        let z = self.e.konst(rty.unwrap_or(Ty::F32), 0);
+                        self.set(inst, z);
+                        return Ok(());
+                    }
                     ConvOp::Bitcast => S::Bitcast,
                     ConvOp::ZExt | ConvOp::Trunc => S::UConvert,
                     // Sign extension as a shift pair: Mesa 22.3 (lavapipe) narrows a comparison
@@ -356,6 +367,9 @@ impl FnEmitter<'_, '_> {
         b: Word,
         flags: FpFlags,
     ) -> Word {
+        if let Some(id) = self.zero_operand(op, rt, operand_ty, a, b) {
+            return id;
+        }
         let boolean = operand_ty == Ty::Bool;
         let code = match op {
             BinOp::IAdd => S::IAdd,
@@ -421,6 +435,54 @@ impl FnEmitter<'_, '_> {
             self.e.b.decorate(id, Decoration::NoContraction, []);
         }
         id
+    }
+}
+
+impl FnEmitter<'_, '_> {
+    /// An add, sub or mul with a constant `+0.0` operand, spelled without that operand: lavapipe
+    /// takes `x + 0.0` for `x`, `0.0 - x` for `-x` and `x * 0.0` for `0.0`, wrong for signed
+    /// zeros, infinities and NaNs (docs/decisions/0192-float-arithmetic-is-exact.md).
+    fn zero_operand(&mut self, op: BinOp, rt: Word, ty: Ty, a: Word, b: Word) -> Option<Word> {
+        let int = match ty {
+            Ty::F32 => Ty::I32,
+            Ty::F64 => Ty::I64,
+            _ => return None,
+        };
+        if !matches!(op, BinOp::FAdd | BinOp::FSub | BinOp::FMul) {
+            return None;
+        }
+        let zero = self.e.konst(ty, 0);
+        let bool_ty = self.e.ty(Ty::Bool);
+        // `+0.0` for a zero `x` (`-0.0 + 0.0` and `0.0 - 0.0` are `+0.0`), else `other`.
+        let zero_or = |s: &mut Self, x: Word, other: Word| {
+            let is_zero = s.e.op(S::FOrdEqual, bool_ty, [x, zero]);
+            s.e.op(S::Select, rt, [is_zero, zero, other])
+        };
+        match op {
+            BinOp::FAdd if a == zero || b == zero => {
+                let x = if a == zero { b } else { a };
+                Some(zero_or(self, x, x))
+            }
+            BinOp::FSub if a == zero && b != zero => {
+                let neg = self.e.op(S::FNegate, rt, [b]);
+                Some(zero_or(self, b, neg))
+            }
+            BinOp::FMul if a == zero || b == zero => {
+                // `x - x` is `+0.0` for a finite `x` and NaN otherwise; the product takes
+                // `x`'s sign.
+                let x = if a == zero { b } else { a };
+                let diff = self.e.op(S::FSub, rt, [x, x]);
+                self.e.b.decorate(diff, Decoration::NoContraction, []);
+                let it = self.e.ty(int);
+                let sign = self.e.konst(int, 1 << (int.bits() - 1));
+                let xb = self.e.op(S::Bitcast, it, [x]);
+                let db = self.e.op(S::Bitcast, it, [diff]);
+                let xs = self.e.op(S::BitwiseAnd, it, [xb, sign]);
+                let r = self.e.op(S::BitwiseOr, it, [db, xs]);
+                Some(self.e.op(S::Bitcast, rt, [r]))
+            }
+            _ => None,
+        }
     }
 }
 
