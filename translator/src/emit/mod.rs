@@ -696,7 +696,8 @@ impl Emitter {
         }
         let bool_t = self.ty(Ty::Bool);
         let c = self.b.id();
-        self.b.global(spirv::Op::SpecConstantFalse, Some(bool_t), c, &[]);
+        self.b
+            .global(spirv::Op::SpecConstantFalse, Some(bool_t), c, &[]);
         let spec_id = abi::SPEC_MEM_PROVEN + u32::from(k);
         self.b.decorate(c, Decoration::SpecId, [spec_id]);
         self.mem_proven.insert(k, c);
