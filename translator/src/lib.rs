@@ -41,6 +41,7 @@ pub mod lower;
 pub mod memfacts;
 pub mod parse;
 pub mod profile;
+mod reuse;
 mod scratch;
 pub mod simt;
 pub mod structurize;

@@ -27,20 +27,10 @@ pub struct Scratch {
     pub(crate) structurize: crate::structurize::Buffers,
 }
 
-/// `v` emptied if it has room for `n`, else a new vector with that room. A kept vector is never
-/// grown: growing reallocates, and the allocator copies the old vector's whole capacity (it
-/// cannot know the vector is empty).
-pub(crate) fn reuse<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
-    if v.capacity() < n {
-        return Vec::with_capacity(n);
-    }
-    v.clear();
-    v
-}
-
 /// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.
-/// A kept buffer too small is passed over, not grown (see [`reuse`]; growing copied about 2.5 MB
-/// of stale instructions per `translate_all` of the benchmark's 20,000 lines).
+/// A kept buffer too small is passed over, not grown (see [`crate::reuse::reuse`]; growing
+/// copied about 2.5 MB of stale instructions per `translate_all` of the benchmark's 20,000
+/// lines).
 pub(crate) fn insts(spare: &mut Vec<Vec<Inst>>, room: usize) -> Vec<Inst> {
     // The last few kept ones are looked at: blocks differ in size.
     let n = spare.len();

@@ -66,7 +66,7 @@ pub struct Buffers {
 
 /// `v` emptied and refilled with `n` copies of `x`, in its own memory.
 fn refill<T: Clone>(v: Vec<T>, n: usize, x: T) -> Vec<T> {
-    let mut v = crate::scratch::reuse(v, n);
+    let mut v = crate::reuse::reuse(v, n);
     v.resize(n, x);
     v
 }

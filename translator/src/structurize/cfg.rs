@@ -48,9 +48,9 @@ pub(super) fn filled<T: Clone>(pool: &mut Vec<Vec<T>>, n: usize, x: T) -> Vec<T>
     v
 }
 
-/// A kept vector with room for `n`, emptied, or a new one (`crate::scratch::reuse`).
+/// A kept vector with room for `n`, emptied, or a new one (`crate::reuse::reuse`).
 fn empty<T>(pool: &mut Vec<Vec<T>>, n: usize) -> Vec<T> {
-    crate::scratch::reuse(pool.pop().unwrap_or_default(), n)
+    crate::reuse::reuse(pool.pop().unwrap_or_default(), n)
 }
 
 impl Buffers {
