@@ -12,7 +12,7 @@ mod warp;
 mod texture;
 
 // FxHash maps: keys are small (types, constants), looked up for nearly every instruction.
-use crate::check::Map as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Emission errors are internal errors (an IR the emitter cannot express). The message is
 /// behind one thin pointer: `R<()>`, returned by every instruction's emission, then fits in a

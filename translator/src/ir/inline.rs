@@ -5,7 +5,7 @@
 //! kernel's control flow around every synchronization point). Functions that hold either,
 //! directly or through their callees, are inlined into the kernel.
 
-use crate::check::Map as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::{
     Block, BlockId, Call, FuncId, Function, Inst, Module, Op, Ptr, Side, Terminator, TexOp,
