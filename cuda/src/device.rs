@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use ptxvk_runtime::translator::abi;
 use ptxvk_runtime::{DeviceInfo, DeviceKind};
 
 use crate::error::{CuError, CuResult};
@@ -114,7 +115,11 @@ fn multiprocessors(info: &DeviceInfo) -> i32 {
 pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
     let sat = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
     let (major, minor) = compute_capability();
-    let shared = sat(info.max_shared_memory_bytes);
+    // Blocks get CUDA's shared memory whatever the device's: beyond the device's, the arena is
+    // in device memory (docs/decisions/0078-shared-memory-in-device-memory.md).
+    let optin = sat(abi::MAX_SHARED_BYTES);
+    // A multiprocessor holds one such block and ptxvk's own words beside it, as an H100's does.
+    let per_mp = sat(info.max_shared_memory_bytes).max(optin + 1024);
     let v = match attr {
         1 => sat(info.max_workgroup_invocations.min(1024)),
         2 => sat(info.max_workgroup_size[0].min(1024)),
@@ -123,7 +128,7 @@ pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
         // Grids larger than the Vulkan limit run as several dispatches: CUDA's limits hold.
         5 => i32::MAX,
         6 | 7 => 65535,
-        8 => shared.min(48 * 1024),
+        8 => sat(abi::DEFAULT_SHARED_BYTES),
         9 => 64 * 1024,
         10 => 32,
         11 => i32::MAX,
@@ -160,7 +165,8 @@ pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
         // needs the device's addresses to be the host's, as on a CPU device.
         19 => i32::from(info.host_visible_device_memory),
         83 | 101 => i32::from(info.host_visible_device_memory && info.kind == DeviceKind::Cpu),
-        81 | 97 => shared,
+        81 => per_mp,
+        97 => optin,
         87 => 2,
         106 => 32,
         126 => 1,

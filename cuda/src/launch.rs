@@ -189,8 +189,11 @@ pub fn max_active_blocks(f: &Func, block: u32, dynamic: u32) -> CuResult<i32> {
     let info = f.ctx.rt.info();
     let attr = |a| crate::device::attribute(info, a).map(|v| v.max(0) as u64);
     let max_threads = crate::module::attribute(f, 0)?.max(0) as u64;
-    let shared = f.kernel.abi().shared_bytes(u64::from(block), dynamic);
-    if u64::from(block) > max_threads || shared > attr(97)? {
+    let abi = f.kernel.abi();
+    let shared = abi.shared_bytes(u64::from(block), dynamic);
+    // The opt-in limit bounds what the program asks for; ptxvk's own words come on top.
+    let asked = u64::from(abi.static_shared_bytes) + u64::from(dynamic);
+    if u64::from(block) > max_threads || asked > attr(97)? {
         return Ok(0);
     }
     let threads = u64::from(block).next_multiple_of(32);

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex};
 
+use ptxvk_runtime::translator::abi as shared;
 use ptxvk_runtime::{Kernel, Module};
 
 use crate::context::Ctx;
@@ -226,10 +227,10 @@ pub fn attribute(f: &Func, attr: i32) -> CuResult<i32> {
                 .max_dynamic_shared
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
+            // CUDA's default: 48 KiB with the static part, more once the program opts in.
             set.unwrap_or_else(|| {
                 sat(u64::from(
-                    info.max_shared_memory_bytes
-                        .saturating_sub(abi.static_shared_bytes),
+                    shared::DEFAULT_SHARED_BYTES.saturating_sub(abi.static_shared_bytes),
                 ))
             })
         }
@@ -239,16 +240,15 @@ pub fn attribute(f: &Func, attr: i32) -> CuResult<i32> {
     })
 }
 
-/// `cuFuncSetAttribute`: the dynamic shared memory limit (up to what the device gives a block
-/// beside the kernel's static shared memory) and the carveout preference (-1 to 100, no effect
-/// here) can be set; the other attributes are read-only.
+/// `cuFuncSetAttribute`: the dynamic shared memory limit (up to CUDA's opt-in limit beside the
+/// kernel's static shared memory, which any device gives: docs/decisions/0078) and the
+/// carveout preference (-1 to 100, no effect here) can be set; the other attributes are
+/// read-only.
 pub fn set_attribute(f: &Func, attr: i32, value: i32) -> CuResult<()> {
     match attr {
         8 => {
-            let info = f.ctx.rt.info();
-            let available = info
-                .max_shared_memory_bytes
-                .saturating_sub(f.kernel.abi().static_shared_bytes);
+            let available =
+                shared::MAX_SHARED_BYTES.saturating_sub(f.kernel.abi().static_shared_bytes);
             if u32::try_from(value).map_or(true, |v| v > available) {
                 return Err(CuError::invalid(format!(
                     "{value} bytes of dynamic shared memory; at most {available}"

@@ -55,6 +55,9 @@ pub struct Restrictions {
     /// Treat the device as one that ends loops after this many iterations (as Mesa 22.3's
     /// lavapipe does), so that every kernel checks its loops ran to the end.
     pub loop_limit: Option<u32>,
+    /// Treat the device as one with at most this much shared memory per block, so that
+    /// kernels beyond it place their shared arena in device memory (`spill.rs`).
+    pub max_shared_memory_bytes: Option<u32>,
 }
 
 impl Default for ContextOptions {
@@ -262,6 +265,9 @@ impl Context {
         }
         if opts.restrict.no_int64_atomics {
             info.int64_atomics = false;
+        }
+        if let Some(max) = opts.restrict.max_shared_memory_bytes {
+            info.max_shared_memory_bytes = info.max_shared_memory_bytes.min(max);
         }
         let family = info.queue_family.unwrap_or(0);
         let n_queues = info

@@ -353,6 +353,7 @@ impl DeviceInfo {
             denorm_preserve: self.denorm_preserve,
             // Measured by the context's probes.
             loop_limit: None,
+            shared_in_device_memory: false,
         }
     }
 }

@@ -383,16 +383,16 @@ impl Kernel {
                 cfg.shared_bytes
             ));
         }
-        let total = abi.shared_bytes(threads, cfg.shared_bytes);
-        if total > u64::from(info.max_shared_memory_bytes) {
-            let ptxvk = total - u64::from(abi.static_shared_bytes) - u64::from(cfg.shared_bytes);
+        // More than the device's shared memory runs from device memory (`spill.rs`), up to
+        // CUDA's largest opt-in figure.
+        let asked = u64::from(abi.static_shared_bytes) + u64::from(cfg.shared_bytes);
+        if asked > u64::from(abi::MAX_SHARED_BYTES) {
             return bad(format!(
-                "{} bytes of shared memory ({} static + {} dynamic + {} for ptxvk's warp emulation and barriers) exceed the device's {}",
-                total,
+                "{} bytes of shared memory ({} static + {} dynamic) exceed ptxvk's limit of {} per block",
+                asked,
                 abi.static_shared_bytes,
                 cfg.shared_bytes,
-                ptxvk,
-                info.max_shared_memory_bytes
+                abi::MAX_SHARED_BYTES
             ));
         }
         Ok(())
@@ -428,6 +428,7 @@ impl Stream {
             ));
         }
         kernel.check_config(cfg)?;
+        let kernel = &kernel.for_launch(cfg)?;
         let mut params = kernel.pack_args(args)?;
         // Texture records go after the parameters; the descriptor set is bound below.
         let textures = crate::texture::bind::prepare(
@@ -456,6 +457,8 @@ impl Stream {
         })?;
         let globals = kernel.globals.clone();
         let max = self.ctx.info().max_workgroup_count.map(|m| m.max(1));
+        let spill = crate::spill::plan(kernel.abi(), cfg, max);
+        let step = spill.map_or(max, |p| p.step);
         let grid = cfg.grid;
         let codes = Arc::new(kernel.abi().status_codes.clone());
         let memcheck = self.ctx.profile().memcheck;
@@ -466,6 +469,11 @@ impl Stream {
             let (status_buf, status_off) = r.alloc(48)?;
             status_buf.write_mapped(status_off, &[0; 48])?;
             let status_addr = status_buf.address() + status_off;
+            if let Some(p) = spill {
+                let buf = r.spill_buffer(p.bytes)?;
+                let at = status_off + abi::STATUS_SPILL_BASE;
+                status_buf.write_mapped(at, &buf.address().to_le_bytes())?;
+            }
             let mem = if memcheck {
                 let m = allocation_table(r.vk(), &params, globals.address())?;
                 let (_, _, addr) = r.upload(&m.table)?;
@@ -498,10 +506,17 @@ impl Stream {
                     );
                 }
                 // Grids beyond the device's workgroup-count limit run as several dispatches,
-                // each told its first block through push constants.
-                for z in (0..grid[2]).step_by(max[2] as usize) {
-                    for y in (0..grid[1]).step_by(max[1] as usize) {
-                        for x in (0..grid[0]).step_by(max[0] as usize) {
+                // each told its first block through push constants; so do those whose shared
+                // arenas in device memory would exceed `spill::BUDGET`, one after another
+                // since they share the buffer.
+                let mut first = true;
+                for z in (0..grid[2]).step_by(step[2] as usize) {
+                    for y in (0..grid[1]).step_by(step[1] as usize) {
+                        for x in (0..grid[0]).step_by(step[0] as usize) {
+                            if spill.is_some() && !first {
+                                r.barrier();
+                            }
+                            first = false;
                             let push = push_constants(
                                 param_addr,
                                 [x, y, z],
@@ -519,9 +534,9 @@ impl Stream {
                             );
                             r.dev.cmd_dispatch(
                                 r.cb,
-                                (grid[0] - x).min(max[0]),
-                                (grid[1] - y).min(max[1]),
-                                (grid[2] - z).min(max[2]),
+                                (grid[0] - x).min(step[0]),
+                                (grid[1] - y).min(step[1]),
+                                (grid[2] - z).min(step[2]),
                             );
                         }
                     }

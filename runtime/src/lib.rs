@@ -47,6 +47,7 @@ mod memory;
 mod module;
 mod pipeline;
 mod probe;
+mod spill;
 mod spirv_kernel;
 mod stream;
 // --- textures ---

@@ -222,21 +222,11 @@ impl Module {
                 available: self.program.kernel_names().join(", "),
             });
         }
-        let translated = self
-            .program
-            .translate_kernel(name, self.ctx.profile())
-            .map_err(|d| translate_error(name, d))?;
-        // With validation on, the SPIR-V is checked by SPIRV-Tools too (the layer does not).
-        #[cfg(feature = "validate")]
-        if self.ctx.validation_enabled() {
-            ptxvk_translator::validate(&translated.spirv).map_err(|e| Error::InvalidSpirv {
-                kernel: name.to_string(),
-                message: e.to_string(),
-            })?;
-        }
+        let translated = translate(&self.ctx, &self.program, name, self.ctx.profile())?;
         let state = Arc::new(KernelState::new(
             self.ctx.vk(),
             self.cache.clone(),
+            self.program.clone(),
             translated,
         )?);
         cache.insert(name.to_string(), state.clone());
@@ -276,6 +266,29 @@ impl Module {
     }
 }
 
+/// Translates kernel `name` for `profile`.
+pub(crate) fn translate(
+    ctx: &Context,
+    program: &Program,
+    name: &str,
+    profile: &ptxvk_translator::DeviceProfile,
+) -> Result<KernelModule> {
+    let translated = program
+        .translate_kernel(name, profile)
+        .map_err(|d| translate_error(name, d))?;
+    // With validation on, the SPIR-V is checked by SPIRV-Tools too (the layer does not).
+    #[cfg(feature = "validate")]
+    if ctx.validation_enabled() {
+        ptxvk_translator::validate(&translated.spirv).map_err(|e| Error::InvalidSpirv {
+            kernel: name.to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    #[cfg(not(feature = "validate"))]
+    let _ = ctx;
+    Ok(translated)
+}
+
 /// Tells "the device lacks a feature" apart from other translation errors.
 fn translate_error(kernel: &str, d: Diagnostics) -> Error {
     // The translator marks these diagnostics with this label (`lower::missing_feature`).
@@ -305,7 +318,12 @@ fn translate_error(kernel: &str, d: Diagnostics) -> Error {
 
 pub(crate) struct KernelState {
     pub(crate) vk: Arc<Vk>,
-    cache: Arc<ModuleCache>,
+    pub(crate) cache: Arc<ModuleCache>,
+    /// The module it was translated from, for the variant below.
+    pub(crate) program: Arc<Program>,
+    /// The kernel translated with its shared arena in device memory, for launches whose shared
+    /// memory the device's cannot hold (`spill.rs`); made on the first such launch.
+    pub(crate) spilled: Mutex<Option<Arc<KernelState>>>,
     pub translated: KernelModule,
     entry: CString,
     shader: vk::ShaderModule,
@@ -316,7 +334,12 @@ pub(crate) struct KernelState {
 }
 
 impl KernelState {
-    fn new(vk: &Arc<Vk>, cache: Arc<ModuleCache>, translated: KernelModule) -> Result<KernelState> {
+    pub(crate) fn new(
+        vk: &Arc<Vk>,
+        cache: Arc<ModuleCache>,
+        program: Arc<Program>,
+        translated: KernelModule,
+    ) -> Result<KernelState> {
         let entry = CString::new(translated.abi.name.clone())
             .map_err(|_| Error::InvalidArgument("a kernel name contains a NUL character".into()))?;
         let textures = crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures)?;
@@ -331,6 +354,8 @@ impl KernelState {
         Ok(KernelState {
             vk: vk.clone(),
             cache,
+            program,
+            spilled: Mutex::new(None),
             translated,
             entry,
             shader,

@@ -179,6 +179,8 @@ struct Submission {
 struct Arena {
     chunks: Vec<Arc<RawBuffer>>,
     current: Option<(Arc<RawBuffer>, u64)>,
+    /// The device memory of shared arenas that do not fit the device's (`spill.rs`).
+    spill: Option<Arc<RawBuffer>>,
 }
 
 // SAFETY: the raw pointer in `Recording::chunk` is only compared, never dereferenced; the rest
@@ -224,6 +226,27 @@ impl Recorder<'_> {
         Ok((buf.handle(), offset, buf.address() + offset))
     }
 
+    /// Orders the commands recorded next after those recorded so far.
+    pub fn barrier(&mut self) {
+        full_barrier(self.dev, self.cb);
+    }
+
+    /// At least `size` bytes of device memory for shared arenas (`spill.rs`): one buffer per
+    /// stream, grown when a launch needs more. The stream's commands run one after another, so
+    /// each launch has it to itself.
+    pub fn spill_buffer(&mut self, size: u64) -> Result<Arc<RawBuffer>> {
+        let buf = match &self.arena.spill {
+            Some(b) if b.size() >= size => b.clone(),
+            _ => {
+                let b = Arc::new(RawBuffer::new(self.vk, size, Place::Device)?);
+                self.arena.spill = Some(b.clone());
+                b
+            }
+        };
+        self.rec.keep.push(buf.clone());
+        Ok(buf)
+    }
+
     /// Reserves `size` bytes of host-visible memory, returned with its offset; the caller
     /// writes it before the command runs.
     pub fn alloc(&mut self, size: u64) -> Result<(Arc<RawBuffer>, u64)> {
@@ -265,6 +288,31 @@ impl Recorder<'_> {
         }
         Ok((chunk, offset))
     }
+}
+
+/// Orders what is recorded next after everything recorded before (compute and copies).
+fn full_barrier(dev: &ash::Device, cb: vk::CommandBuffer) {
+    let barrier = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(
+            vk::AccessFlags::SHADER_READ
+                | vk::AccessFlags::SHADER_WRITE
+                | vk::AccessFlags::TRANSFER_READ
+                | vk::AccessFlags::TRANSFER_WRITE,
+        );
+    let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
+    // SAFETY: the caller records into its open command buffer.
+    unsafe {
+        dev.cmd_pipeline_barrier(
+            cb,
+            stages,
+            stages,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        )
+    };
 }
 
 impl StreamCore {
@@ -359,27 +407,7 @@ impl StreamCore {
         let Some(rec) = st.rec.as_mut() else {
             return Err(Error::DeviceLost);
         };
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(
-                vk::AccessFlags::SHADER_READ
-                    | vk::AccessFlags::SHADER_WRITE
-                    | vk::AccessFlags::TRANSFER_READ
-                    | vk::AccessFlags::TRANSFER_WRITE,
-            );
-        let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
-        // SAFETY: recording into our open command buffer.
-        unsafe {
-            dev.cmd_pipeline_barrier(
-                rec.cb,
-                stages,
-                stages,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            )
-        };
+        full_barrier(dev, rec.cb);
         let mut r = Recorder {
             dev,
             cb: rec.cb,

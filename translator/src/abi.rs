@@ -5,6 +5,8 @@
 //!   size in blocks at 20 (3 x u32), the module's globals buffer address at 32 (u64), the
 //!   launch's status word's address at 40 (u64; 16 bytes later, 32 bytes of scratch), and with
 //!   memory checking the table of live allocations at 48 (u64 address, u32 length at 56).
+//! - The status area holds, at `STATUS_SPILL_BASE`, the address of the buffer that kernels with
+//!   their shared arena in device memory use.
 //! - Kernel parameters live in a device buffer laid out as CUDA lays out `kernelParams`: in order,
 //!   each at the next multiple of its alignment.
 //! - Specialization constants: block size x/y/z (ids 0-2) and dynamic shared memory bytes (id 3).
@@ -33,6 +35,15 @@ pub const MEM_HINTS: u32 = 4;
 /// Within the 128 bytes every Vulkan device offers.
 pub const PUSH_CONSTANT_SIZE: u32 = PUSH_MEM_HINTS + 16 * MEM_HINTS;
 
+/// Byte offset, in the launch's status area, of the address (u64) of the buffer a kernel with
+/// its shared arena in device memory ([`KernelAbi::shared_spilled`]) uses.
+pub const STATUS_SPILL_BASE: u64 = 8;
+/// The most shared memory (static and dynamic) a block may use where the arena can be in device
+/// memory: CUDA's opt-in limit on compute capability 9.0 (227 KiB).
+pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
+/// What CUDA gives a block without opting in (48 KiB).
+pub const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
+
 pub const SPEC_BLOCK_X: u32 = 0;
 pub const SPEC_BLOCK_Y: u32 = 1;
 pub const SPEC_BLOCK_Z: u32 = 2;
@@ -52,6 +63,11 @@ pub struct KernelAbi {
     pub static_shared_bytes: u32,
     /// The kernel declares `extern .shared` memory, sized by each launch.
     pub dynamic_shared: bool,
+    /// The shared arena is in device memory: the launch provides one slice of
+    /// [`KernelAbi::arena_bytes`] per workgroup of each dispatch, at the address it writes at
+    /// [`STATUS_SPILL_BASE`] of the status area.
+    #[serde(default)]
+    pub shared_spilled: bool,
     /// Shared memory the warp emulation uses per thread of the block (bytes), on top of the rest.
     pub warp_scratch_bytes_per_thread: u32,
     /// Shared memory ptxvk adds after everything else, whatever the block size (lock and
@@ -144,5 +160,13 @@ impl KernelAbi {
             + u64::from(dynamic).next_multiple_of(4)
             + threads * u64::from(self.warp_scratch_bytes_per_thread)
             + u64::from(self.shared_tail_bytes)
+    }
+
+    /// The bytes of the arena the kernel lays out for such a launch: [`KernelAbi::shared_bytes`]
+    /// with the static part rounded up to words, as the arena holds it. A spilled kernel's
+    /// workgroups each take this much of the buffer.
+    pub fn arena_bytes(&self, threads: u64, dynamic: u32) -> u64 {
+        let rounding = self.static_shared_bytes.next_multiple_of(4) - self.static_shared_bytes;
+        self.shared_bytes(threads, dynamic) + u64::from(rounding)
     }
 }

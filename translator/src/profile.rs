@@ -71,6 +71,12 @@ pub struct DeviceProfile {
     /// runtime on each device (`probe.rs`), never assumed.
     #[serde(default)]
     pub loop_limit: Option<u32>,
+    /// Place the shared arena in device memory whatever its size (a kernel whose static shared
+    /// memory exceeds `max_shared_memory_bytes` gets it anyway). Not a device property: the
+    /// runtime asks for it when a launch's shared memory does not fit the device's
+    /// (docs/decisions/0078-shared-memory-in-device-memory.md).
+    #[serde(default)]
+    pub shared_in_device_memory: bool,
 }
 
 /// What a launch that a loop limit cut short reports.
@@ -167,6 +173,7 @@ impl DeviceProfile {
             denorm_preserve: FloatWidths::default(),
             // Measured by the runtime where it matters (Mesa 22.3 has one: `loop_limit`).
             loop_limit: None,
+            shared_in_device_memory: false,
         }
     }
 

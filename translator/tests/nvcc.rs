@@ -11,29 +11,13 @@
 mod corpus_support;
 mod nvcc_support;
 
-use corpus_support::{Known, Stage, known, run_corpus};
+use corpus_support::{Known, run_corpus};
 use ptxvk_translator::{Program, SourceFile};
 
 const ARCHS: [&str; 3] = ["sm_75", "sm_80", "sm_90"];
 
-/// cub's radix sort stages keys in more shared memory than lavapipe's 32 KiB (CUDA guarantees
-/// 48 KiB).
-const SHARED: &str = "bytes of shared memory; device";
-
 /// What ptxvk cannot do yet with nvcc's output (see the same list in corpus.rs).
-#[rustfmt::skip]
-const KNOWN: &[Known] = &[
-    known("cub_device.sm_75.ptx", "_ZN3cub16_V_300500_SM_7506detail10radix_sort29DeviceRadixSortOnesweepKernelINS2_26policy_selector_from_typesIjNS0_8NullTypeEjEELNS0_9SortOrderE0EjS5_jiiNS1_21identity_decomposer_tEEEvPT5_SA_PT3_PKSB_PT1_PKSF_PT2_PKSJ_T4_iiT6_", Stage::Translate, SHARED),
-    known("cub_device.sm_75.ptx", "_ZN3cub16_V_300500_SM_7506detail10radix_sort31DeviceRadixSortSingleTileKernelINS2_26policy_selector_from_typesIjNS0_8NullTypeEjEELNS0_9SortOrderE0EjS5_jNS1_21identity_decomposer_tEEEvPKT1_PS9_PKT2_PSD_T3_iiT4_", Stage::Translate, SHARED),
-    known("cub_device.sm_80.ptx", "_ZN3cub16_V_300500_SM_8006detail10radix_sort29DeviceRadixSortOnesweepKernelINS2_26policy_selector_from_typesIjNS0_8NullTypeEjEELNS0_9SortOrderE0EjS5_jiiNS1_21identity_decomposer_tEEEvPT5_SA_PT3_PKSB_PT1_PKSF_PT2_PKSJ_T4_iiT6_", Stage::Translate, SHARED),
-    known("cub_device.sm_80.ptx", "_ZN3cub16_V_300500_SM_8006detail10radix_sort31DeviceRadixSortSingleTileKernelINS2_26policy_selector_from_typesIjNS0_8NullTypeEjEELNS0_9SortOrderE0EjS5_jNS1_21identity_decomposer_tEEEvPKT1_PS9_PKT2_PSD_T3_iiT4_", Stage::Translate, SHARED),
-    known("cub_device.sm_90.ptx", "_ZN3cub16_V_300500_SM_9006detail10radix_sort31DeviceRadixSortSingleTileKernelINS2_26policy_selector_from_typesIjNS0_8NullTypeEjEELNS0_9SortOrderE0EjS5_jNS1_21identity_decomposer_tEEEvPKT1_PS9_PKT2_PSD_T3_iiT4_", Stage::Translate, SHARED),
-    known("thrust_algorithms.sm_75.ptx", "_ZN3cub16_V_300500_SM_7506detail10radix_sort29DeviceRadixSortOnesweepKernelINS2_26policy_selector_from_typesIiNS0_8NullTypeEyEELNS0_9SortOrderE0EiS5_yiiNS1_21identity_decomposer_tEEEvPT5_SA_PT3_PKSB_PT1_PKSF_PT2_PKSJ_T4_iiT6_", Stage::Translate, SHARED),
-    known("thrust_algorithms.sm_75.ptx", "_ZN3cub16_V_300500_SM_7506detail10radix_sort31DeviceRadixSortSingleTileKernelINS2_26policy_selector_from_typesIiNS0_8NullTypeEyEELNS0_9SortOrderE0EiS5_yNS1_21identity_decomposer_tEEEvPKT1_PS9_PKT2_PSD_T3_iiT4_", Stage::Translate, SHARED),
-    known("thrust_algorithms.sm_80.ptx", "_ZN3cub16_V_300500_SM_8006detail10radix_sort29DeviceRadixSortOnesweepKernelINS2_26policy_selector_from_typesIiNS0_8NullTypeEyEELNS0_9SortOrderE0EiS5_yiiNS1_21identity_decomposer_tEEEvPT5_SA_PT3_PKSB_PT1_PKSF_PT2_PKSJ_T4_iiT6_", Stage::Translate, SHARED),
-    known("thrust_algorithms.sm_80.ptx", "_ZN3cub16_V_300500_SM_8006detail10radix_sort31DeviceRadixSortSingleTileKernelINS2_26policy_selector_from_typesIiNS0_8NullTypeEyEELNS0_9SortOrderE0EiS5_yNS1_21identity_decomposer_tEEEvPKT1_PS9_PKT2_PSD_T3_iiT4_", Stage::Translate, SHARED),
-    known("thrust_algorithms.sm_90.ptx", "_ZN3cub16_V_300500_SM_9006detail10radix_sort31DeviceRadixSortSingleTileKernelINS2_26policy_selector_from_typesIiNS0_8NullTypeEyEELNS0_9SortOrderE0EiS5_yNS1_21identity_decomposer_tEEEvPKT1_PS9_PKT2_PSD_T3_iiT4_", Stage::Translate, SHARED),
-];
+const KNOWN: &[Known] = &[];
 
 #[test]
 fn nvcc_corpus_checks_and_translates() {

@@ -88,6 +88,7 @@ fn random_cfgs_emit_valid_spirv() {
         push_constant_size: 32,
         static_shared_bytes: 0,
         dynamic_shared: false,
+        shared_spilled: false,
         warp_scratch_bytes_per_thread: 0,
         shared_tail_bytes: 0,
         required_subgroup_size: None,

@@ -129,8 +129,11 @@ static void queries(void) {
     ASSERT(v == 2147483647);
     CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
     ASSERT(v >= 1);
+    /* CUDA's figures on any device: shared memory beyond the device's is device memory. */
     CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 0));
-    ASSERT(v >= 16384 && v <= 49152);
+    ASSERT(v == 49152);
+    CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0));
+    ASSERT(v == 227 * 1024);
     CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 0));
     ASSERT(v == 1);
     CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0));
@@ -568,6 +571,11 @@ static void launch_extras(CUmodule mod, CUfunction saxpy, CUfunction mixed, CUde
     ASSERT(v == 0);
     EXPECT(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 30),
            CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 227 * 1024));
+    CHECK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, saxpy));
+    ASSERT(v == 227 * 1024);
+    EXPECT(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 227 * 1024 + 4),
+           CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuFuncSetAttribute(saxpy, CU_FUNC_ATTRIBUTE_NUM_REGS, 8), CUDA_ERROR_INVALID_VALUE);
     CHECK(cuFuncSetCacheConfig(saxpy, CU_FUNC_CACHE_PREFER_SHARED));
     CUfunc_cache cache = CU_FUNC_CACHE_PREFER_L1;
@@ -590,7 +598,7 @@ static void launch_extras(CUmodule mod, CUfunction saxpy, CUfunction mixed, CUde
     ASSERT(best == 64);
     size_t avail = 0;
     CHECK(cuOccupancyAvailableDynamicSMemPerBlock(&avail, saxpy, 1, 64));
-    ASSERT(avail > 0 && avail <= 48 * 1024);
+    ASSERT(avail >= 48 * 1024 && avail <= 227 * 1024);
 
     /* cuLaunchKernelEx: attributes that change nothing are accepted, cooperative grids not. */
     unsigned char k = 3;

@@ -64,6 +64,7 @@ pub(super) fn emit_function(
     id: Word,
     fn_ids: &[Word],
     source: Option<&crate::check::Module>,
+    kernel: bool,
 ) -> R<()> {
     let FnBuffers {
         mut param_tys,
@@ -96,6 +97,9 @@ pub(super) fn emit_function(
     }
     let entry = e.b.id();
     e.body.head(Op::Label, None, Some(entry), &[]);
+    if kernel {
+        e.init_spill_slice();
+    }
     // Numbered at their first access and declared at the end, those still read then
     // (`carry.rs`): the variables `ir::forward` left unused take no id.
     vars.clear();

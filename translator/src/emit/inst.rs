@@ -123,7 +123,7 @@ impl FnEmitter<'_, '_> {
             Op::Load { ptr, align, order } => {
                 self.storage_caps(ptr, rty.unwrap_or(Ty::I32));
                 let p = self.pointer(ptr, result_ty);
-                let access = memory_access(ptr, *align, *order);
+                let access = memory_access(ptr, *align, *order, self.e.shared_spilled);
                 self.e.load(result_ty, p, access)
             }
             Op::Store {
@@ -137,7 +137,8 @@ impl FnEmitter<'_, '_> {
                 let vt = self.e.ty(vty);
                 let p = self.pointer(ptr, vt);
                 let v = self.value(*value);
-                self.e.store(p, v, memory_access(ptr, *align, *order));
+                let access = memory_access(ptr, *align, *order, self.e.shared_spilled);
+                self.e.store(p, v, access);
                 return Ok(());
             }
             Op::Atomic {
@@ -183,7 +184,8 @@ impl FnEmitter<'_, '_> {
                     Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
                     _ => Ordering::Acquire,
                 };
-                let ne = self.e.u32_const(atomic_semantics(ptr, fail_sem).bits());
+                let fail = atomic_semantics(ptr, fail_sem, self.e.shared_spilled);
+                let ne = self.e.u32_const(fail.bits());
                 self.e
                     .op(S::AtomicCompareExchange, vt, [p, sc, eq, ne, v, c])
             }
@@ -311,7 +313,8 @@ impl FnEmitter<'_, '_> {
     /// An atomic operation's scope and semantics operands.
     fn atomic_order(&mut self, ptr: &Ptr, scope: Scope, sem: Ordering) -> (Word, Word) {
         let sc = self.ordered_scope(scope, sem);
-        (sc, self.e.u32_const(atomic_semantics(ptr, sem).bits()))
+        let sem = atomic_semantics(ptr, sem, self.e.shared_spilled);
+        (sc, self.e.u32_const(sem.bits()))
     }
 
     /// The scope operand of an ordered memory operation (see `widen_workgroup_fences`).
@@ -333,6 +336,11 @@ impl FnEmitter<'_, '_> {
                 let pt = self.e.ptr(StorageClass::PhysicalStorageBuffer, pointee);
                 let a = self.value(*addr);
                 self.e.op(S::ConvertUToPtr, pt, [a])
+            }
+            Ptr::Shared(idx) if self.e.shared_spilled => {
+                let pt = self.e.ptr(StorageClass::PhysicalStorageBuffer, pointee);
+                let i = self.value(*idx);
+                self.e.spilled_word(pt, i)
             }
             Ptr::Shared(idx) | Ptr::Local(idx) => {
                 let (arena, sc) = if matches!(ptr, Ptr::Shared(_)) {
@@ -488,8 +496,9 @@ impl FnEmitter<'_, '_> {
 
 /// Memory operands: device-address accesses need `Aligned`; device and shared memory accesses are
 /// `NonPrivatePointer` so that barriers and fences order them (Vulkan memory model). Local memory
-/// is private to the invocation.
-fn memory_access(ptr: &Ptr, align: u32, order: MemOrder) -> Option<Access> {
+/// is private to the invocation. A spilled shared arena is device memory, so needs `Aligned` too
+/// (its words are 4-byte aligned).
+fn memory_access(ptr: &Ptr, align: u32, order: MemOrder, spilled: bool) -> Option<Access> {
     let volatile = if order == MemOrder::Volatile {
         MemoryAccess::VOLATILE
     } else {
@@ -499,6 +508,10 @@ fn memory_access(ptr: &Ptr, align: u32, order: MemOrder) -> Option<Access> {
         Ptr::Global(_) => Some(Access {
             mask: MemoryAccess::ALIGNED | MemoryAccess::NON_PRIVATE_POINTER | volatile,
             align: Some(align.max(1)),
+        }),
+        Ptr::Shared(_) if spilled => Some(Access {
+            mask: MemoryAccess::ALIGNED | MemoryAccess::NON_PRIVATE_POINTER | volatile,
+            align: Some(4),
         }),
         Ptr::Shared(_) => Some(Access {
             mask: MemoryAccess::NON_PRIVATE_POINTER | volatile,
@@ -521,9 +534,10 @@ fn scope_id(s: Scope) -> spirv::Scope {
 
 /// Atomic semantics: the ordering, plus (when ordering) the storage class it orders and the
 /// availability/visibility operations the Vulkan memory model needs for the plain accesses around.
-fn atomic_semantics(ptr: &Ptr, sem: Ordering) -> MemorySemantics {
+/// A spilled shared arena is device memory (`UniformMemory`).
+fn atomic_semantics(ptr: &Ptr, sem: Ordering, spilled: bool) -> MemorySemantics {
     let storage = match ptr {
-        Ptr::Shared(_) => MemorySemantics::WORKGROUP_MEMORY,
+        Ptr::Shared(_) if !spilled => MemorySemantics::WORKGROUP_MEMORY,
         _ => MemorySemantics::UNIFORM_MEMORY,
     };
     match sem {

@@ -7,6 +7,7 @@ mod carry;
 mod decls;
 mod func;
 mod inst;
+mod spill;
 mod warp;
 // --- textures ---
 mod texture;
@@ -63,6 +64,7 @@ pub fn emit_kernel(
     e.widen_workgroup_fences = module.widen_workgroup_fences;
     e.subgroup_clustered = module.subgroup_clustered;
     e.barrier_words = module.barrier_words;
+    e.shared_spilled = module.shared_spilled;
     e.textures = module.textures.clone();
     // The block size must be declared even when the kernel never reads %ntid.
     e.block_dims();
@@ -88,7 +90,8 @@ pub fn emit_kernel(
         })
         .collect();
     for (i, f) in module.functions.iter().enumerate() {
-        func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids, source)?;
+        let kernel = i == module.entry.0 as usize;
+        func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids, source, kernel)?;
     }
     e.b.name(entry_fn, &kernel.name);
     let modes = e.execution_modes(module.denorm_preserve);
@@ -174,6 +177,10 @@ pub(crate) struct Emitter {
     local_words: u32,
     shared_arena: Option<Word>,
     local_arena: Option<Word>,
+    /// The shared arena lives in device memory (`spill.rs`), and the variable holding the
+    /// address of this workgroup's slice once created.
+    shared_spilled: bool,
+    spill_slice: Option<Word>,
     warp_scratch: bool,
     scratch_base: Option<Word>,
     lock_index: Option<Word>,
@@ -218,6 +225,8 @@ impl Emitter {
             local_words: 0,
             shared_arena: None,
             local_arena: None,
+            shared_spilled: false,
+            spill_slice: None,
             warp_scratch: false,
             scratch_base: None,
             lock_index: None,
@@ -263,6 +272,8 @@ impl Emitter {
             local_words,
             shared_arena,
             local_arena,
+            shared_spilled,
+            spill_slice,
             warp_scratch,
             scratch_base,
             lock_index,
@@ -294,6 +305,7 @@ impl Emitter {
         mem_proven.clear();
         (*shared_words, *dynamic_shared, *local_words) = (0, false, 0);
         (*shared_arena, *local_arena) = (None, None);
+        (*shared_spilled, *spill_slice) = (false, None);
         (*warp_scratch, *scratch_base, *lock_index) = (false, None, None);
         *warp = crate::profile::WarpStrategy::Emulated;
         (*widen_workgroup_fences, *subgroup_clustered, *barrier_words) = (false, false, false);
@@ -778,17 +790,22 @@ impl Emitter {
         if let Some(v) = self.shared_arena {
             return v;
         }
+        let len = self.shared_arena_words();
+        let v = self.arena(StorageClass::Workgroup, len, "ptxvk.shared");
+        self.shared_arena = Some(v);
+        v
+    }
+
+    /// The shared arena's length in words (a constant or a specialization constant).
+    fn shared_arena_words(&mut self) -> Word {
         let last = self.lock_index();
         let tail = 1 + if self.barrier_words { 32 } else { 0 };
-        let len = if last == self.u32_const(self.shared_words) {
+        if last == self.u32_const(self.shared_words) {
             self.u32_const(self.shared_words + tail)
         } else {
             let tail = self.u32_const(tail);
             self.spec_op(spirv::Op::IAdd, last, tail)
-        };
-        let v = self.arena(StorageClass::Workgroup, len, "ptxvk.shared");
-        self.shared_arena = Some(v);
-        v
+        }
     }
 
     /// The invocation's local arena.

@@ -90,6 +90,9 @@ pub struct Module {
     pub shared_words: u32,
     /// The kernel uses `extern .shared` memory sized at launch.
     pub dynamic_shared: bool,
+    /// The shared arena is a slice of a device buffer per workgroup, not `Workgroup` memory
+    /// (docs/decisions/0078-shared-memory-in-device-memory.md).
+    pub shared_spilled: bool,
     /// 32-bit words of local memory per invocation.
     pub local_words: u32,
     /// The warp-emulation scratch (strategy "emulated") is used: 3 words per thread and one more.

@@ -132,17 +132,24 @@ pub fn lower_kernel(
     {
         clear_shared_lock(k, barrier_words);
     }
-    if layout.shared_bytes > profile.max_shared_memory_bytes {
+    if layout.shared_bytes > crate::abi::MAX_SHARED_BYTES {
         return Err(vec![Diagnostic::error(
             func.span,
             format!(
-                "kernel `{}` declares {} bytes of shared memory; device `{}` has {}",
-                func.name, layout.shared_bytes, profile.name, profile.max_shared_memory_bytes
+                "kernel `{}` declares {} bytes of shared memory; ptxvk gives a block at most {}",
+                func.name,
+                layout.shared_bytes,
+                crate::abi::MAX_SHARED_BYTES
             ),
         )]);
     }
+    // An arena larger than the device's is placed in device memory; one that fits stays in
+    // workgroup memory unless the runtime asks (a launch's dynamic part did not fit).
+    let shared_spilled =
+        profile.shared_in_device_memory || layout.shared_bytes > profile.max_shared_memory_bytes;
     abi.static_shared_bytes = layout.shared_bytes;
     abi.dynamic_shared = layout.dynamic_shared.is_some();
+    abi.shared_spilled = shared_spilled;
     if let Some(c) = checkers
         && let Some(k) = functions.first_mut()
     {
@@ -162,6 +169,7 @@ pub fn lower_kernel(
         entry: ir::FuncId(0),
         shared_words: layout.shared_bytes.div_ceil(4),
         dynamic_shared: layout.dynamic_shared.is_some(),
+        shared_spilled,
         local_words: layout.local_bytes / 4,
         warp_scratch: false,
         warp: profile.warp_strategy(),
@@ -450,6 +458,7 @@ fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, Kernel
         push_constant_size: crate::abi::PUSH_CONSTANT_SIZE,
         static_shared_bytes: 0,
         dynamic_shared: false,
+        shared_spilled: false,
         warp_scratch_bytes_per_thread: 0,
         shared_tail_bytes: 0,
         required_subgroup_size: None,

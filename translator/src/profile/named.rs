@@ -56,6 +56,7 @@ fn desktop(name: &str) -> DeviceProfile {
         // RADV and ANV keep subnormals of every width when asked (NVIDIA: below).
         denorm_preserve: FloatWidths::ALL,
         loop_limit: None,
+        shared_in_device_memory: false,
     }
 }
 
