@@ -57,6 +57,7 @@ programs! {
     histogram;
     thrust_sort;
     cub_device;
+    cub_radix_sort;
     streams_events;
     globals;
     managed;
@@ -84,10 +85,6 @@ programs! {
 /// Programs that do not run yet, and why; `cargo test -p ptxvk-cudart --test programs --
 /// --ignored` says whether they still fail.
 const NOT_YET: &[(&str, &str)] = &[
-    (
-        "cub_radix_sort",
-        "the onesweep kernel declares 33,280 bytes of shared memory; lavapipe offers 32,768",
-    ),
     (
         "cub_merge_sort",
         "the block-sort kernel runs past the 60 s wait on lavapipe at 4,000 keys",
