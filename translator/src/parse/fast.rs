@@ -6,11 +6,15 @@
 
 use chumsky::span::SimpleSpan;
 
-use super::MAX_NESTING;
 use super::lexer::{Lexer, Token};
 use crate::ast::*;
 use crate::diag::{Span, Spanned};
 use crate::types::{ScalarType, StateSpace};
+
+/// How deep brackets, blocks, initializer braces and expressions may nest
+/// (docs/decisions/0014-nesting-limit.md). Every later stage walks these trees recursively; the
+/// limit keeps them within any thread's stack.
+pub const MAX_NESTING: usize = 256;
 
 type Tok<'a> = (Token<'a>, SimpleSpan);
 

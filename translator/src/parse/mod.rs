@@ -12,13 +12,9 @@ use chumsky::prelude::*;
 use crate::ast::Module;
 use crate::diag::{Diagnostic, Span};
 
+pub use fast::MAX_NESTING;
 pub use lexer::Token;
 pub(crate) use lexer::lex;
-
-/// How deep brackets, blocks, initializer braces and expressions may nest
-/// (docs/decisions/0014-nesting-limit.md). Every later stage walks these trees recursively; the
-/// limit keeps them within any thread's stack.
-pub const MAX_NESTING: usize = 256;
 
 /// Parses a whole module. Errors come back as diagnostics; where the parser could recover, the
 /// module is returned too, with the unreadable statements marked.

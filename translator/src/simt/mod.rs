@@ -21,12 +21,14 @@
 //! Where it is not valid: synchronization inside device functions (`.func`) is refused for now.
 
 mod expand;
+mod labelled;
 mod uniform;
 
 use crate::check::Map as HashMap;
 
 use crate::ir::{BinOp, BlockId, FpFlags, Function, Op, Terminator, Ty, ValueId, VarId, WarpOp};
 use crate::structurize::Node;
+use labelled::U;
 
 /// The state value of an active thread.
 const ACTIVE: u64 = 0;
@@ -103,28 +105,6 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     let uses_scratch = expand::expand(t.f, st, &t.sync_blocks, init_block);
     *tree = from_labelled(body, &mut Vec::new());
     Some(uses_scratch)
-}
-
-/// The tree with construct ids instead of branch depths.
-#[derive(Clone, Debug)]
-enum U {
-    Code(BlockId),
-    If {
-        cond: ValueId,
-        then: Vec<U>,
-        else_: Vec<U>,
-    },
-    Block(u32, Vec<U>),
-    Loop(u32, Vec<U>),
-    Branch(u32),
-    Switch {
-        value: ValueId,
-        cases: Vec<Vec<U>>,
-        default: Vec<U>,
-    },
-    Return(Vec<ValueId>),
-    Exit,
-    Unreachable,
 }
 
 fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<U> {

@@ -28,7 +28,7 @@
 
 use std::collections::BTreeSet;
 
-use super::U;
+use super::labelled::U;
 use crate::ir::{BinOp, Builtin, Function, Op, Ptr, ValueId, WarpOp};
 
 /// The result: per value, per variable, and the ids of uniform loops and blocks.

@@ -17,8 +17,7 @@
 //! and that jump waits for the end of the chain. It nests two deep whatever its length, with
 //! one `if` at the end per distinct jump (most chains have one).
 
-use super::Node;
-use super::simplify::split_arms;
+use super::node::{Node, split_arms};
 use crate::ir::{BinOp, BlockId, Function, Op, Ty, VarId};
 
 /// Rewrites `nodes`, whose `If`s before its last node are the structurizer's flattened ones

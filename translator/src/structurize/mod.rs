@@ -15,39 +15,14 @@
 mod cfg;
 mod guard;
 mod irreducible;
+mod node;
 mod simplify;
 
 pub use cfg::Buffers;
 use cfg::{Cfg, Loops};
+pub use node::Node;
 
 use crate::ir::{BlockId, Function, Terminator, ValueId};
-
-/// The structured form of a function body.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Node {
-    /// The instructions of a basic block (its terminator is expressed by the nodes after it).
-    Code(BlockId),
-    If {
-        cond: ValueId,
-        then: Vec<Node>,
-        else_: Vec<Node>,
-    },
-    /// `Branch(d)` to this node continues after it.
-    Block(Vec<Node>),
-    /// `Branch(d)` to this node continues at its start; falling off its end leaves it.
-    Loop(Vec<Node>),
-    /// Branch to the `d`th enclosing `Block` or `Loop` (0 = innermost).
-    Branch(u32),
-    /// Runs `cases[value]`, or `default` when out of range.
-    Switch {
-        value: ValueId,
-        cases: Vec<Vec<Node>>,
-        default: Vec<Node>,
-    },
-    Return(Vec<ValueId>),
-    Exit,
-    Unreachable,
-}
 
 /// Control flow nested deeper than [`MAX_DEPTH`] constructs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! but saves a SPIR-V loop construct (four blocks) per merge. Nodes do not move, so
 //! synchronization keeps its place in the tree.
 
-use super::Node;
+use super::node::{Node, split_arms};
 use crate::ir::Function;
 
 /// How deep `nest` may nest the code after early exits. Below SPIR-V's 1,023 nested constructs
@@ -39,21 +39,6 @@ fn nest(f: &mut Function, nodes: &mut Vec<Node>, depth: usize) {
         }
     } else if flat > 0 {
         super::guard::guard_chain(f, nodes);
-    }
-}
-
-/// The arms of an `If` with one arm empty and the other not (the structurizer's flattened
-/// ones, see `Structurizer::do_if`): the empty one, then the other.
-pub(super) fn split_arms(n: &mut Node) -> Option<(&mut Vec<Node>, &mut Vec<Node>)> {
-    match n {
-        Node::If { then, else_, .. } if then.is_empty() != else_.is_empty() => {
-            Some(if then.is_empty() {
-                (then, else_)
-            } else {
-                (else_, then)
-            })
-        }
-        _ => None,
     }
 }
 

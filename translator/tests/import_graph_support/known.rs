@@ -292,17 +292,8 @@ pub const CYCLE_EDGES: &[(&str, &str)] = &[
     ("lower/wgmma.rs", "lower/mod.rs"),
     ("lower/wgmma.rs", "lower/softfloat.rs"),
     ("lower/wgmma.rs", "lower/special.rs"),
-    ("parse/fast.rs", "parse/mod.rs"),
-    ("parse/mod.rs", "parse/fast.rs"),
     ("profile.rs", "profile/named.rs"),
     ("profile/named.rs", "profile.rs"),
-    ("simt/mod.rs", "simt/uniform.rs"),
-    ("simt/uniform.rs", "simt/mod.rs"),
-    ("structurize/guard.rs", "structurize/mod.rs"),
-    ("structurize/guard.rs", "structurize/simplify.rs"),
-    ("structurize/mod.rs", "structurize/simplify.rs"),
-    ("structurize/simplify.rs", "structurize/guard.rs"),
-    ("structurize/simplify.rs", "structurize/mod.rs"),
 ];
 
 /// Edges from `ir/` or `emit/` into `check/`, `parse/` or `ast.rs`.
