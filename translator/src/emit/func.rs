@@ -11,7 +11,7 @@ use rspirv::spirv::{self, LoopControl, Op, SelectionControl, StorageClass, Word}
 
 use super::carry::{Carry, Mark};
 use super::{Emitter, R};
-use crate::ir::{Function, Ty, ValueId};
+use crate::ir::{Function, RegisterNames, Ty, ValueId};
 use crate::structurize::Node;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub(super) struct FnEmitter<'e, 'f> {
     pub params: Vec<Word>,
     pub fn_ids: &'f [Word],
     /// The checked module the IR was lowered from: the names of register variables.
-    pub source: Option<&'f crate::check::Module>,
+    pub source: Option<&'f dyn RegisterNames>,
     frames: Vec<Frame>,
     /// The current SPIR-V block has been terminated (what follows is unreachable).
     done: bool,
@@ -63,7 +63,7 @@ pub(super) fn emit_function(
     tree: &[Node],
     id: Word,
     fn_ids: &[Word],
-    source: Option<&crate::check::Module>,
+    source: Option<&dyn RegisterNames>,
     kernel: bool,
 ) -> R<()> {
     let FnBuffers {

@@ -40,14 +40,14 @@ pub const SPIRV_VERSION: (u8, u8) = (1, 5);
 
 /// Emits one kernel: `module.entry` is the entry point; `trees[i]` is function `i`'s body.
 /// `kept` holds the previous kernel's emitter, whose memory this one reuses (`crate::scratch`).
-/// `source`, the checked module the IR was lowered from, names register variables (`OpName`);
+/// `source`, the module the IR was lowered from, names register variables (`OpName`);
 /// without it they are named by number.
 pub fn emit_kernel(
     module: &ir::Module,
     trees: &[Vec<Node>],
     kernel: &KernelAbi,
     kept: &mut Kept,
-    source: Option<&crate::check::Module>,
+    source: Option<&dyn ir::RegisterNames>,
 ) -> R<Vec<u32>> {
     let e: &mut Emitter = match &mut kept.0 {
         Some(e) => {

@@ -127,36 +127,43 @@ pub enum VarName {
     Fixed(&'static str),
     /// A name made from others.
     Owned(std::sync::Arc<str>),
-    /// PTX register `reg` (its component `comp`) of function `func` of the checked module,
-    /// looked up only where it is shown ([`VarName::text`]): making a register's variable then
-    /// touches nothing of the register's name (cloning it wrote to the name's reference count,
-    /// memory the parser left long ago).
+    /// PTX register `reg` (its component `comp`: 0 to 3 for x to w) of function `func` of the
+    /// module the IR was lowered from, looked up only where it is shown ([`VarName::text`]):
+    /// making a register's variable then touches nothing of the register's name (cloning it
+    /// wrote to the name's reference count, memory the parser left long ago).
     Reg {
-        func: crate::check::FuncId,
-        reg: crate::check::RegId,
-        comp: Option<crate::ast::Component>,
+        func: u32,
+        reg: u32,
+        comp: Option<u8>,
     },
+}
+
+/// The names of the PTX registers an IR was lowered from, for [`VarName::Reg`]. The IR keeps
+/// the numbers alone, so that it depends on no front end.
+pub trait RegisterNames {
+    /// The name of register `reg` of function `func`.
+    fn register_name(&self, func: u32, reg: u32) -> &str;
 }
 
 impl VarName {
     /// The name, with registers looked up in `module` (the one the IR was lowered from);
     /// without it a register is named by its number (`%reg3`).
-    pub fn text<'a>(
-        &'a self,
-        module: Option<&'a crate::check::Module>,
-    ) -> std::borrow::Cow<'a, str> {
+    pub fn text<'a>(&'a self, module: Option<&'a dyn RegisterNames>) -> std::borrow::Cow<'a, str> {
         use std::borrow::Cow;
         let (func, reg, comp) = match self {
             VarName::Fixed(s) => return Cow::Borrowed(s),
             VarName::Owned(s) => return Cow::Borrowed(s),
-            VarName::Reg { func, reg, comp } => (func, reg, comp),
+            VarName::Reg { func, reg, comp } => (*func, *reg, *comp),
         };
         let name: Cow<'a, str> = match module {
-            Some(m) => Cow::Borrowed(&m.function(*func).reg(*reg).name),
-            None => Cow::Owned(format!("%reg{}", reg.0)),
+            Some(m) => Cow::Borrowed(m.register_name(func, reg)),
+            None => Cow::Owned(format!("%reg{reg}")),
         };
         match comp {
-            Some(c) => Cow::Owned(format!("{name}.{c:?}")),
+            Some(c) => {
+                let c = ["X", "Y", "Z", "W"].get(usize::from(c)).unwrap_or(&"?");
+                Cow::Owned(format!("{name}.{c}"))
+            }
             None => name,
         }
     }
@@ -165,7 +172,7 @@ impl VarName {
 impl Module {
     /// Gives register variables their names from `source`, the module the IR was lowered
     /// from, for the IR's text form.
-    pub fn name_registers(&mut self, source: &crate::check::Module) {
+    pub fn name_registers(&mut self, source: &dyn RegisterNames) {
         for f in &mut self.functions {
             for v in &mut f.vars {
                 if let VarName::Reg { .. } = v.name {

@@ -11,7 +11,6 @@ mod call;
 mod cmp;
 mod control;
 mod data;
-mod device_calls;
 mod div_f32;
 // --- float ---
 mod approx;
@@ -1062,9 +1061,9 @@ impl Cx<'_> {
         let ty = Ty::of(self.func.reg(reg).ty);
         self.need_ty(ty);
         let name = ir::VarName::Reg {
-            func: self.func_id,
-            reg,
-            comp,
+            func: self.func_id.0,
+            reg: reg.0,
+            comp: comp.map(|c| c.index() as u8),
         };
         let v = self.f.new_var(ty, name);
         if let Some(s) = self.regs.get_mut(slot) {
@@ -1218,5 +1217,12 @@ impl Cx<'_> {
             check::VarRef::Global(g) => self.module.global(g).space,
             check::VarRef::Local(l) => self.func.var(l).space,
         }
+    }
+}
+
+/// Register variables are named after the checked module's registers (`--emit ir`, `OpName`).
+impl ir::RegisterNames for check::Module {
+    fn register_name(&self, func: u32, reg: u32) -> &str {
+        &self.function(check::FuncId(func)).reg(RegId(reg)).name
     }
 }
