@@ -58,9 +58,12 @@ impl Ctx {
             device: Some(info.index.to_string()),
             ..ContextOptions::from_env()
         };
+        let rt = ptxvk_runtime::Context::new(&opts)?;
+        #[cfg(target_os = "linux")]
+        rt.set_printf_sink(std::sync::Arc::new(c_stdout))?;
         Ok(Ctx {
             device,
-            rt: ptxvk_runtime::Context::new(&opts)?,
+            rt,
             flags,
             memory: Allocations::default(),
             limits: Mutex::new(LIMITS.iter().copied().collect()),
@@ -98,6 +101,9 @@ impl Ctx {
             // CU_LIMIT_SHMEM_SIZE: the shared memory a kernel may use.
             return Ok(self.rt.info().max_shared_memory_bytes as usize);
         }
+        if let Some(l) = device_limit(limit) {
+            return Ok(self.rt.limit(l)? as usize);
+        }
         let limits = self.limits.lock().unwrap_or_else(|p| p.into_inner());
         limits
             .get(&limit)
@@ -106,6 +112,9 @@ impl Ctx {
     }
 
     pub fn set_limit(&self, limit: u32, value: usize) -> CuResult<()> {
+        if let Some(l) = device_limit(limit) {
+            return Ok(self.rt.set_limit(l, value as u64)?);
+        }
         let mut limits = self.limits.lock().unwrap_or_else(|p| p.into_inner());
         match limits.get_mut(&limit) {
             Some(v) => {
@@ -114,6 +123,30 @@ impl Ctx {
             }
             None => Err(CuError::UnsupportedLimit(limit)),
         }
+    }
+}
+
+/// The limits the runtime keeps: sizes of the structures device printf and malloc use.
+fn device_limit(limit: u32) -> Option<ptxvk_runtime::Limit> {
+    match limit {
+        0x1 => Some(ptxvk_runtime::Limit::PrintfFifoSize),
+        0x2 => Some(ptxvk_runtime::Limit::MallocHeapSize),
+        _ => None,
+    }
+}
+
+/// Device printf output goes through the C library's `stdout`, as NVIDIA's does, so that it
+/// keeps its place among the program's own `printf` output.
+#[cfg(target_os = "linux")]
+fn c_stdout(bytes: &[u8]) {
+    unsafe extern "C" {
+        static mut stdout: *mut libc::FILE;
+    }
+    // SAFETY: the C library's stream, written and flushed under its own lock.
+    unsafe {
+        let out = stdout;
+        libc::fwrite(bytes.as_ptr().cast(), 1, bytes.len(), out);
+        libc::fflush(out);
     }
 }
 

@@ -53,6 +53,8 @@ driver! {
     cuCtxSetCurrent(Ptr);
     cuCtxGetDevice(*mut c_int);
     cuCtxSynchronize();
+    cuCtxGetLimit(*mut usize, c_uint);
+    cuCtxSetLimit(c_uint, usize);
     cuModuleLoadData(*mut Ptr, *const c_void);
     cuModuleGetFunction(*mut Ptr, Ptr, *const c_char);
     cuLinkCreate_v2(c_uint, *mut c_int, *mut *mut c_void, *mut Ptr);

@@ -80,6 +80,42 @@ programs! {
     per_thread_stream, flags ["--default-stream", "per-thread"];
     driver_interop, flags ["-lcuda"];
     rdc: ["rdc/main.cu", "rdc/ops.cu"], flags ["-rdc=true"];
+    malloc;
+}
+
+/// Device printf: the program prints with host printf each line a thread's printf should
+/// give. The device's lines must be those, in any order (the threads' order is the device's),
+/// and all of them must come out by the synchronisation that ends the launch, before what the
+/// program prints after it.
+#[test]
+fn printf() {
+    let Some(nvcc) = common::nvcc() else { return };
+    let exe = common::compile(&nvcc, "printf", &["printf.cu"], PTX);
+    let run = common::run(&exe, &common::run_dir("printf"), LIMIT);
+    assert!(
+        run.success,
+        "printf failed ({}):\n{}",
+        run.status, run.output
+    );
+    let lines: Vec<&str> = run.output.lines().collect();
+    let tagged = |tag: &str| {
+        let mut v: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix(tag)).collect();
+        v.sort_unstable();
+        v
+    };
+    let (device, host) = (tagged("dev "), tagged("host "));
+    assert_eq!(host.len(), 97, "the program printed:\n{}", run.output);
+    assert_eq!(device, host, "device lines differ from the host's");
+    let after = lines
+        .iter()
+        .position(|l| *l == "after the synchronisation")
+        .unwrap_or_else(|| panic!("no synchronisation line in:\n{}", run.output));
+    let last = lines.iter().rposition(|l| l.starts_with("dev "));
+    assert!(
+        last.is_some_and(|d| d < after),
+        "device output after the synchronisation:\n{}",
+        run.output
+    );
 }
 
 /// Programs that do not run yet, and why; `cargo test -p ptxvk-cudart --test programs --

@@ -172,17 +172,24 @@ pub unsafe extern "C" fn cudaChooseDevice(dev: *mut c_int, _prop: *const u8) -> 
     })
 }
 
-/// Limits (cudaLimitStackSize and others): the device's fixed ones are reported; setting
-/// one is accepted where ptxvk's fixed value already covers it.
+/// Limits: the per-thread stack (fixed), the printf FIFO's and the device heap's sizes (the
+/// driver's, set before the first kernel that uses them), and the device runtime's (no
+/// device-side launches: reported as 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cudaDeviceGetLimit(value: *mut usize, limit: c_int) -> CudaError {
     entry(|| {
         *out(value)? = match limit {
             // cudaLimitStackSize: the per-thread stack of docs/architecture.md.
             0 => 4096,
-            // cudaLimitPrintfFifoSize, cudaLimitMallocHeapSize (no device printf or heap
-            // yet), and the device runtime's limits (no device-side launches).
-            1..=4 => 0,
+            // cudaLimitPrintfFifoSize, cudaLimitMallocHeapSize: CUlimit has the same numbers.
+            1 | 2 => {
+                let (d, _) = state::ready()?;
+                let mut v = 0usize;
+                // SAFETY: a plain call into the driver with a writable result.
+                driver::check(unsafe { (d.cuCtxGetLimit)(&mut v, limit as c_uint) })?;
+                v
+            }
+            3 | 4 => 0,
             _ => return Err(Error(error::NOT_SUPPORTED)),
         };
         Ok(())
@@ -193,6 +200,11 @@ pub unsafe extern "C" fn cudaDeviceGetLimit(value: *mut usize, limit: c_int) -> 
 pub unsafe extern "C" fn cudaDeviceSetLimit(limit: c_int, value: usize) -> CudaError {
     entry(|| match limit {
         0 if value <= 4096 => Ok(()),
+        1 | 2 => {
+            let (d, _) = state::ready()?;
+            // SAFETY: a plain call into the driver.
+            driver::check(unsafe { (d.cuCtxSetLimit)(limit as c_uint, value) })
+        }
         _ => Err(Error(error::NOT_SUPPORTED)),
     })
 }
