@@ -239,6 +239,8 @@ pub(crate) struct Inner {
     streams: Mutex<Vec<Weak<StreamCore>>>,
     default_stream: OnceLock<Arc<StreamCore>>,
     next_queue: AtomicUsize,
+    /// The printf FIFO and device heap, once a kernel needs them (`services.rs`).
+    pub services: crate::services::Slot,
 }
 
 /// Lists every Vulkan device, usable or not.
@@ -338,6 +340,7 @@ impl Context {
                 streams: Mutex::new(Vec::new()),
                 default_stream: OnceLock::new(),
                 next_queue: AtomicUsize::new(0),
+                services: Default::default(),
             }),
         };
         let probed = crate::probe::run(&ctx)?;

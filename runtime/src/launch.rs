@@ -462,6 +462,14 @@ impl Stream {
         let grid = cfg.grid;
         let codes = Arc::new(kernel.abi().status_codes.clone());
         let memcheck = self.ctx.profile().memcheck;
+        // Counted from here until the launch completes; the FIFO is drained after.
+        let services = match &kernel.state.translated.services {
+            Some(s) => {
+                let services = self.ctx.services_for(&kernel.globals, &s.strings)?;
+                Some(services.launch()?)
+            }
+            None => None,
+        };
         self.core.record(|r| {
             let (_, _, param_addr) = r.upload(&params)?;
             // The launch's status word: zero, read back once the launch completes.
@@ -549,6 +557,9 @@ impl Stream {
             }
             r.keep(state.clone());
             r.keep(globals.clone());
+            if let Some(s) = services {
+                r.keep(Arc::new(s));
+            }
             if let Some(set) = &texture_set {
                 r.keep(set.clone());
             }

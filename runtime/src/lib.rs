@@ -46,7 +46,9 @@ mod launch;
 mod memory;
 mod module;
 mod pipeline;
+mod printf;
 mod probe;
+mod services;
 mod spill;
 mod spirv_kernel;
 mod stream;
@@ -64,6 +66,7 @@ pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;
 pub(crate) use ptxvk_translator::types::TypeKind;
 pub use spirv_kernel::SpirvKernel;
+pub use services::{Limit, PrintfSink};
 pub use stream::{MAX_BATCH, Stream};
 // --- textures ---
 pub use launch::TextureRef;

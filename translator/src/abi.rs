@@ -127,6 +127,11 @@ pub const WINDOW_MASK: u64 = 0xFF00_0000_0000_0000;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GlobalsLayout {
     pub size: u64,
+    /// Where the module's device-services slot is ([`SERVICES_BYTES`] at this offset), when
+    /// it declares `vprintf`, `malloc` or `free`: the runtime writes its FIFO's and heap's
+    /// addresses there before the module's first launch.
+    #[serde(default)]
+    pub services: Option<u64>,
     pub vars: Vec<GlobalVarAbi>,
     /// Initial contents (initializers; zeros elsewhere), `size` bytes.
     pub init: Vec<u8>,
@@ -170,3 +175,67 @@ impl KernelAbi {
         self.shared_bytes(threads, dynamic) + u64::from(rounding)
     }
 }
+
+/// Functions CUDA's device runtime provides, which PTX declares `.extern .func` and calls
+/// (`docs/decisions/0179-device-printf-and-heap.md`). Recognised by name and signature:
+/// `(.param .b32 r) vprintf(.param .b64 fmt, .param .b64 args)`,
+/// `(.param .b64 r) malloc(.param .b64 size)`, `free(.param .b64 ptr)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceCall {
+    Vprintf,
+    Malloc,
+    Free,
+}
+
+impl DeviceCall {
+    /// The call a declaration named `name` with `params` parameters and `returns` return values
+    /// stands for, if any.
+    pub fn of(name: &str, params: usize, returns: usize) -> Option<DeviceCall> {
+        match (name, params, returns) {
+            ("vprintf", 2, 1) => Some(DeviceCall::Vprintf),
+            ("malloc", 1, 1) => Some(DeviceCall::Malloc),
+            ("free", 1, 0) => Some(DeviceCall::Free),
+            _ => None,
+        }
+    }
+}
+
+/// What a kernel calling [`DeviceCall`]s needs from its launches: the module's services slot
+/// written ([`GlobalsLayout::services`]) and, for formatting printf records on the host, the
+/// module's byte-string constants the kernel can reach (formats and `%s` literals), as
+/// (offset in the globals buffer, initial bytes).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelServices {
+    pub strings: Vec<(u64, Vec<u8>)>,
+}
+
+/// The device-services slot in the globals buffer: the printf FIFO's address (u64) at
+/// [`SERVICES_FIFO`], the heap's (u64) at [`SERVICES_HEAP`].
+pub const SERVICES_BYTES: u64 = 16;
+pub const SERVICES_FIFO: u64 = 0;
+pub const SERVICES_HEAP: u64 = 8;
+
+/// The printf FIFO: a header of [`FIFO_HEADER`] bytes, the cursor (u32, bytes of records
+/// claimed, advanced atomically; it may pass the capacity, and the records that would end past
+/// it are dropped) at 0 and the records' capacity in bytes (u32, set by the runtime) at 4;
+/// then the records. A record is its length in bytes (u32, a multiple of 8) at 0, the argument
+/// bytes it holds (u32) at 4, the format string's device address (u64) at 8, and the
+/// argument buffer's bytes from [`FIFO_RECORD_HEADER`].
+pub const FIFO_HEADER: u64 = 16;
+pub const FIFO_CURSOR: u64 = 0;
+pub const FIFO_CAPACITY: u64 = 4;
+pub const FIFO_RECORD_HEADER: u64 = 16;
+/// Most argument bytes one `printf` passes (CUDA takes at most 32 arguments of 8 bytes).
+pub const PRINTF_MAX_ARG_BYTES: u32 = 256;
+
+/// The device heap: a header of [`HEAP_HEADER`] bytes, the cursor (u32, granules handed out)
+/// at 0 and the capacity in granules (u32, set by the runtime) at 4; then the granules, of
+/// [`HEAP_GRANULE`] bytes each (CUDA's `malloc` alignment). `malloc` takes whole granules from
+/// the cursor; `free` returns nothing (bump allocation).
+pub const HEAP_HEADER: u64 = 16;
+pub const HEAP_CURSOR: u64 = 0;
+pub const HEAP_CAPACITY: u64 = 4;
+pub const HEAP_GRANULE: u64 = 16;
+/// Most granules a heap holds (4 GiB), so that the cursor, which failing requests raise for a
+/// moment, cannot wrap.
+pub const HEAP_MAX_GRANULES: u64 = 1 << 28;

@@ -40,6 +40,7 @@ pub mod link;
 pub mod lower;
 pub mod memfacts;
 pub mod parse;
+pub mod printf;
 pub mod profile;
 mod reuse;
 mod scratch;
@@ -71,6 +72,8 @@ pub struct KernelModule {
     pub abi: KernelAbi,
     /// SPIR-V 1.5 words for Vulkan 1.2.
     pub spirv: Vec<u32>,
+    /// The kernel calls `vprintf`, `malloc` or `free`: what launches must provide.
+    pub services: Option<abi::KernelServices>,
 }
 
 impl Program {
@@ -243,7 +246,15 @@ impl Program {
                     format!("internal error while emitting SPIR-V: {e}"),
                 )])
             })?;
-        Ok((KernelModule { abi, spirv }, ir))
+        let services = lower::layout::kernel_services(&self.module, id, &self.global_offsets);
+        Ok((
+            KernelModule {
+                abi,
+                spirv,
+                services,
+            },
+            ir,
+        ))
     }
 
     /// `what` with where it happened: `file:line:col` and the instruction's text.

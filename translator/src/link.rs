@@ -325,6 +325,13 @@ pub fn link(name: &str, inputs: &[Arc<SourceFile>]) -> Result<Arc<SourceFile>, L
                             format!("`{sym}` is declared `.extern` but no module defines it"),
                         )
                         .with_label("used here")
+            // CUDA's device-runtime functions are defined by no module: the translator lowers
+            // calls to them in place.
+            if matches!(sym, "vprintf" | "malloc" | "free")
+                && globals.iter().all(|d| d.kind == Kind::Function)
+            {
+                continue;
+            }
                         .with_secondary(d.name_span, "declared here"),
                     );
                 }

@@ -114,6 +114,10 @@ pub fn return_values(cx: &mut Cx<'_>) -> Vec<ValueId> {
 
 /// `call`: arguments in, results out.
 pub fn call(cx: &mut Cx<'_>, c: &Call) {
+    if let Some(which) = super::layout::device_call(cx.module.function(c.func)) {
+        super::device_calls::call(cx, which, c);
+        return;
+    }
     let Some(&func) = cx.ids.get(&c.func) else {
         cx.unsupported("this call");
         return;

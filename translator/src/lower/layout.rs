@@ -41,6 +41,11 @@ pub fn globals(
 ) -> Result<(GlobalsLayout, HashMap<GlobalId, u64>), Vec<Diagnostic>> {
     let mut layout = GlobalsLayout::default();
     let mut offsets = HashMap::default();
+    // Before the variables, so that a kernel finds it at a fixed place.
+    if module.functions.iter().any(|f| device_call(f).is_some()) {
+        layout.services = Some(0);
+        layout.size = crate::abi::SERVICES_BYTES;
+    }
     let mut pending: Vec<(u64, &Variable)> = Vec::new();
     for (i, v) in module.globals.iter().enumerate() {
         if !matches!(v.space, StateSpace::Global | StateSpace::Const) || v.external {
@@ -106,13 +111,65 @@ pub fn globals(
     }
 }
 
-/// Functions reachable from `kernel` (itself first).
+/// The device-runtime function a declaration without a body stands for (`printf`'s `vprintf`,
+/// `malloc`, `free`), lowered in place of a call.
+pub fn device_call(f: &check::Function) -> Option<crate::abi::DeviceCall> {
+    if f.body.is_some() {
+        return None;
+    }
+    crate::abi::DeviceCall::of(&f.name, f.params.len(), f.returns.len())
+}
+
+/// What `kernel`'s launches must provide for its device-runtime calls, if it makes any: the
+/// module's byte arrays, for the host to read formats and `%s` strings from.
+pub fn kernel_services(
+    module: &check::Module,
+    kernel: FuncId,
+    globals: &HashMap<GlobalId, u64>,
+) -> Option<crate::abi::KernelServices> {
+    let graph = call_graph(module, kernel);
+    let calls = |f: &FuncId| {
+        let f = module.function(*f);
+        f.calls
+            .iter()
+            .any(|&c| device_call(module.function(c)).is_some())
+    };
+    if !graph.iter().any(calls) {
+        return None;
+    }
+    // Every byte array of the module: `%s` arguments come through tables of pointers too.
+    let strings = (0..module.globals.len() as u32)
+        .map(GlobalId)
+        .filter(|&g| module.global(g).ty.bytes() == 1)
+        .filter_map(|g| Some((*globals.get(&g)?, initial_bytes(module, g)?)))
+        .collect();
+    Some(crate::abi::KernelServices { strings })
+}
+
+/// A variable's initial bytes (its initializer's elements as little-endian values), when its
+/// initializer holds only values.
+pub(crate) fn initial_bytes(m: &check::Module, g: GlobalId) -> Option<Vec<u8>> {
+    let v = m.global(g);
+    let width = v.ty.bytes() as usize;
+    let mut out = vec![0u8; v.size() as usize];
+    for (k, e) in v.init.as_ref()?.iter().enumerate() {
+        let InitElem::Bits(b) = e else { return None };
+        let at = k * width;
+        let n = width.min(8);
+        out.get_mut(at..at + n)?
+            .copy_from_slice(&b.to_le_bytes()[..n]);
+    }
+    Some(out)
+}
+
+/// Functions reachable from `kernel` (itself first), but for device-runtime functions
+/// ([`device_call`]), which are lowered where they are called.
 pub fn call_graph(module: &check::Module, kernel: FuncId) -> Vec<FuncId> {
     let mut seen = vec![kernel];
     let mut i = 0;
     while i < seen.len() {
         for &c in &module.function(seen[i]).calls {
-            if !seen.contains(&c) {
+            if !seen.contains(&c) && device_call(module.function(c)).is_none() {
                 seen.push(c);
             }
         }

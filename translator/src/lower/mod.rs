@@ -11,6 +11,7 @@ mod call;
 mod cmp;
 mod control;
 mod data;
+mod device_calls;
 mod div_f32;
 // --- float ---
 mod approx;

@@ -1,0 +1,204 @@
+//! Device printf and malloc through the runtime's API: printf records drained into a sink when
+//! the launch completes, a FIFO too small for them dropping whole records, and a heap that
+//! answers NULL once it is used up (`docs/decisions/0179-device-printf-and-heap.md`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use ptxvk_runtime::{Context, DeviceBuffer, LaunchConfig, Limit};
+
+/// `speak` prints one line per thread, its format's address held in a register set before a
+/// loop, as compilers hoist it; `grab` mallocs `size` bytes per thread and keeps the pointer.
+const PTX: &str = r#".version 7.0
+.target sm_70
+.address_size 64
+
+.extern .func (.param .b32 r) vprintf (.param .b64 fmt, .param .b64 args);
+.extern .func (.param .b64 r) malloc (.param .b64 size);
+.extern .func free (.param .b64 ptr);
+.global .align 1 .b8 fmt[24] = {116, 61, 37, 100, 32, 105, 61, 37, 117, 32, 118, 61, 37, 46, 50, 102, 32, 115, 61, 37, 115, 10, 0};
+.global .align 1 .b8 word[5] = {119, 111, 114, 100, 0};
+
+.visible .entry speak(.param .u64 out, .param .u32 rounds)
+{
+	.local .align 8 .b8 depot[32];
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<12>;
+	.reg .f64 %fd<2>;
+	mov.u64 %rd1, fmt;
+	cvta.global.u64 %rd2, %rd1;
+	mov.u64 %rd3, depot;
+	cvta.local.u64 %rd4, %rd3;
+	mov.u64 %rd5, word;
+	cvta.global.u64 %rd6, %rd5;
+	mov.u32 %r1, %tid.x;
+	ld.param.u32 %r2, [rounds];
+	mov.u32 %r3, 0;
+	mov.u32 %r7, 0;
+LOOP:
+	st.local.u32 [%rd3], %r1;
+	st.local.u32 [%rd3+4], %r3;
+	cvt.rn.f64.u32 %fd1, %r1;
+	mul.f64 %fd1, %fd1, 0d3FD0000000000000;
+	st.local.f64 [%rd3+8], %fd1;
+	st.local.u64 [%rd3+16], %rd6;
+	{
+	.param .b64 p0;
+	st.param.b64 [p0], %rd2;
+	.param .b64 p1;
+	st.param.b64 [p1], %rd4;
+	.param .b32 r0;
+	call.uni (r0), vprintf, (p0, p1);
+	ld.param.b32 %r4, [r0];
+	}
+	add.u32 %r7, %r7, %r4;
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, %r2;
+	@%p1 bra LOOP;
+	ld.param.u64 %rd7, [out];
+	mul.wide.u32 %rd8, %r1, 4;
+	add.s64 %rd9, %rd7, %rd8;
+	st.global.u32 [%rd9], %r7;
+	ret;
+}
+
+.visible .entry grab(.param .u64 out, .param .u64 size)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [size];
+	{
+	.param .b64 p0;
+	st.param.b64 [p0], %rd1;
+	.param .b64 r0;
+	call.uni (r0), malloc, (p0);
+	ld.param.b64 %rd2, [r0];
+	}
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd3, [out];
+	mul.wide.u32 %rd4, %r1, 8;
+	add.s64 %rd5, %rd3, %rd4;
+	st.global.u64 [%rd5], %rd2;
+	{
+	.param .b64 p0;
+	st.param.b64 [p0], 0;
+	call.uni free, (p0);
+	}
+	ret;
+}
+"#;
+
+fn capture(ctx: &Context) -> Arc<Mutex<Vec<u8>>> {
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let sink = out.clone();
+    ctx.set_printf_sink(Arc::new(move |b: &[u8]| {
+        sink.lock().unwrap().extend_from_slice(b)
+    }))
+    .unwrap();
+    out
+}
+
+fn sorted_lines(out: &Mutex<Vec<u8>>) -> Vec<String> {
+    let text = String::from_utf8(std::mem::take(&mut *out.lock().unwrap())).unwrap();
+    let mut v: Vec<String> = text.lines().map(str::to_string).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn printf_lines_arrive_when_the_launch_completes() {
+    let ctx = common::context();
+    let out = capture(&ctx);
+    let module = ctx.load_ptx("services.ptx", PTX).unwrap();
+    let speak = module.kernel("speak").unwrap();
+    let threads = 40u32;
+    let counts = DeviceBuffer::<u32>::zeroed(&ctx, threads as usize).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    stream
+        .launch(
+            &speak,
+            &LaunchConfig::new([1, 1, 1], [threads, 1, 1]),
+            &[(&counts).into(), 3u32.into()],
+        )
+        .unwrap();
+    stream.synchronize().unwrap();
+    let mut want: Vec<String> = (0..threads)
+        .flat_map(|t| {
+            (0..3).map(move |i| format!("t={t} i={i} v={:.2} s=word", f64::from(t) * 0.25))
+        })
+        .collect();
+    want.sort();
+    assert_eq!(sorted_lines(&out), want);
+    // printf returns its number of arguments: 4 per call.
+    assert!(counts.to_vec().unwrap().iter().all(|&c| c == 12));
+}
+
+#[test]
+fn a_full_fifo_drops_whole_records() {
+    let ctx = common::context();
+    let out = capture(&ctx);
+    // Each record is 16 bytes of header and 24 of arguments: 4096 bytes hold 102 of them.
+    ctx.set_limit(Limit::PrintfFifoSize, 4096).unwrap();
+    let module = ctx.load_ptx("services.ptx", PTX).unwrap();
+    let speak = module.kernel("speak").unwrap();
+    let counts = DeviceBuffer::<u32>::zeroed(&ctx, 64).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+    speak
+        .launch(&cfg, &[(&counts).into(), 2u32.into()])
+        .unwrap();
+    let lines = sorted_lines(&out);
+    assert_eq!(lines.len(), 4096 / 40);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("t=") && l.ends_with(" s=word"))
+    );
+    // Drained: the next launch has the whole FIFO again.
+    speak
+        .launch(&cfg, &[(&counts).into(), 1u32.into()])
+        .unwrap();
+    assert_eq!(sorted_lines(&out).len(), 64);
+    assert!(ctx.set_limit(Limit::PrintfFifoSize, 8192).is_err());
+    assert_eq!(ctx.limit(Limit::PrintfFifoSize).unwrap(), 4096);
+}
+
+#[test]
+fn malloc_answers_null_once_the_heap_is_used_up() {
+    let ctx = common::context();
+    ctx.set_limit(Limit::MallocHeapSize, 64 * 1024).unwrap();
+    let module = ctx.load_ptx("services.ptx", PTX).unwrap();
+    let grab = module.kernel("grab").unwrap();
+    let ptrs = DeviceBuffer::<u64>::zeroed(&ctx, 32).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 1], [32, 1, 1]);
+    // 1000 bytes are 63 granules of 16; 64 KiB hold 4096 granules, 65 such blocks.
+    grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into()])
+        .unwrap();
+    let first = ptrs.to_vec().unwrap();
+    assert!(first.iter().all(|&p| p != 0 && p % 16 == 0));
+    let mut sorted = first.clone();
+    sorted.sort();
+    assert!(sorted.windows(2).all(|w| w[1] - w[0] >= 1008));
+    grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into()])
+        .unwrap();
+    assert!(ptrs.to_vec().unwrap().iter().all(|&p| p != 0));
+    grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into()])
+        .unwrap();
+    assert_eq!(
+        ptrs.to_vec().unwrap().iter().filter(|&&p| p != 0).count(),
+        1
+    );
+    // A request larger than the heap fails without using it up.
+    grab.launch(&cfg, &[(&ptrs).into(), (1u64 << 40).into()])
+        .unwrap();
+    assert!(ptrs.to_vec().unwrap().iter().all(|&p| p == 0));
+    // One granule is left: `malloc(0)` takes one.
+    grab.launch(&cfg, &[(&ptrs).into(), 0u64.into()]).unwrap();
+    assert_eq!(
+        ptrs.to_vec().unwrap().iter().filter(|&&p| p != 0).count(),
+        1
+    );
+}

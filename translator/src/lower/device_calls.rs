@@ -1,0 +1,351 @@
+//! Calls to CUDA's device-runtime functions (`abi::DeviceCall`): `vprintf` appends a record to
+//! the context's printf FIFO, `malloc` takes granules from the device heap, `free` returns
+//! nothing. Both structures are the runtime's; the module's services slot holds their addresses
+//! (`abi::SERVICES_FIFO`, `abi::SERVICES_HEAP`; `docs/decisions/0179-device-printf-and-heap.md`).
+
+use super::Cx;
+use super::memory::Where;
+use crate::abi::{self, DeviceCall};
+use crate::check::Src;
+use crate::check::inst::{Call, CallArg};
+use crate::ir::{
+    self, AtomicOp, BinOp, Builtin, ConvOp, Op, Ordering, Ptr, Scope, Terminator, Ty, ValueId,
+    VarId,
+};
+use crate::printf;
+
+/// Lowers a call to `which`.
+pub fn call(cx: &mut Cx<'_>, which: DeviceCall, c: &Call) {
+    match which {
+        DeviceCall::Vprintf => vprintf(cx, c),
+        DeviceCall::Malloc => malloc(cx, c),
+        // Bump allocation gives nothing back.
+        DeviceCall::Free => {}
+    }
+}
+
+/// The address held in the services slot at `slot`.
+fn service(cx: &mut Cx<'_>, slot: u64) -> ValueId {
+    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
+    let at = offset(cx, base, slot);
+    load(cx, Ty::I64, at)
+}
+
+fn offset(cx: &mut Cx<'_>, a: ValueId, by: u64) -> ValueId {
+    if by == 0 {
+        return a;
+    }
+    let k = cx.konst(Ty::I64, by);
+    cx.bin(BinOp::IAdd, a, k)
+}
+
+fn load(cx: &mut Cx<'_>, ty: Ty, a: ValueId) -> ValueId {
+    cx.emit(
+        ty,
+        Op::Load {
+            ptr: Ptr::Global(a),
+            align: ty.bits() / 8,
+            order: Default::default(),
+        },
+    )
+}
+
+fn store(cx: &mut Cx<'_>, a: ValueId, value: ValueId) {
+    let align = cx.f.ty(value).bits() / 8;
+    cx.emit_void(Op::Store {
+        ptr: Ptr::Global(a),
+        value,
+        align,
+        order: Default::default(),
+    });
+}
+
+fn atomic_add(cx: &mut Cx<'_>, a: ValueId, value: ValueId) -> ValueId {
+    cx.emit(
+        Ty::I32,
+        Op::Atomic {
+            op: AtomicOp::Add,
+            ptr: Ptr::Global(a),
+            value,
+            scope: Scope::Device,
+            sem: Ordering::Relaxed,
+        },
+    )
+}
+
+/// A 64-bit argument's value.
+fn arg64(cx: &mut Cx<'_>, a: &CallArg) -> ValueId {
+    match a {
+        CallArg::Param(v) => {
+            let words = super::call::param_words(cx, *v);
+            let lo = cx.emit(Ty::I32, Op::LoadVar(words[0]));
+            let lo = cx.conv(ConvOp::ZExt, lo, Ty::I64);
+            let Some(&w1) = words.get(1) else {
+                return lo;
+            };
+            let hi = cx.emit(Ty::I32, Op::LoadVar(w1));
+            let hi = cx.conv(ConvOp::ZExt, hi, Ty::I64);
+            let sh = cx.konst(Ty::I64, 32);
+            let hi = cx.bin(BinOp::Shl, hi, sh);
+            cx.bin(BinOp::Or, lo, hi)
+        }
+        CallArg::Value(src, ty) => {
+            let v = cx.read(src, *ty);
+            let v = cx.as_int(v);
+            cx.conv(ConvOp::ZExt, v, Ty::I64)
+        }
+    }
+}
+
+/// Writes a call's result (32 or 64 bits) to its return parameter or register.
+fn set_result(cx: &mut Cx<'_>, r: &CallArg, v: ValueId) {
+    match r {
+        CallArg::Param(p) => {
+            let words = super::call::param_words(cx, *p);
+            let ty = cx.f.ty(v);
+            let lo = cx.conv(ConvOp::Trunc, v, Ty::I32);
+            cx.emit_void(Op::StoreVar(words[0], lo));
+            if ty == Ty::I64
+                && let Some(&w1) = words.get(1)
+            {
+                let sh = cx.konst(Ty::I64, 32);
+                let hi = cx.bin(BinOp::LShr, v, sh);
+                let hi = cx.conv(ConvOp::Trunc, hi, Ty::I32);
+                cx.emit_void(Op::StoreVar(w1, hi));
+            }
+        }
+        CallArg::Value(Src::Reg { reg, comp, .. }, ty) => {
+            let var = cx.reg_var(*reg, *comp);
+            let want = Ty::int(ty.bytes() * 8);
+            let v = if cx.f.ty(v).bits() > want.bits() {
+                cx.conv(ConvOp::Trunc, v, want)
+            } else {
+                cx.conv(ConvOp::ZExt, v, want)
+            };
+            let v = cx.reinterpret(v, cx.f.vars[var.0 as usize].ty);
+            cx.emit_void(Op::StoreVar(var, v));
+        }
+        CallArg::Value(..) => cx.unsupported("a call result that is not a register"),
+    }
+}
+
+/// `vprintf(fmt, args)`: the format string must be a constant of the module, found by
+/// following the argument back to a variable's address; it says how many argument bytes to
+/// copy. Returns the number of arguments, as CUDA's `printf` does.
+fn vprintf(cx: &mut Cx<'_>, c: &Call) {
+    let [fmt_arg, args_arg] = &c.args[..] else {
+        cx.unsupported("`vprintf` with other than two arguments");
+        return;
+    };
+    let Some(fmt) = constant_string(cx, fmt_arg) else {
+        cx.unsupported("`printf` with a format that is not a string constant of the module");
+        return;
+    };
+    let pieces = printf::parse(&fmt);
+    let (args, arg_bytes) = printf::layout(&pieces);
+    if arg_bytes > abi::PRINTF_MAX_ARG_BYTES {
+        cx.unsupported(format!(
+            "`printf` with more than {} bytes of arguments",
+            abi::PRINTF_MAX_ARG_BYTES
+        ));
+        return;
+    }
+    let len = abi::FIFO_RECORD_HEADER + u64::from(arg_bytes).next_multiple_of(8);
+    let fifo = service(cx, abi::SERVICES_FIFO);
+    let cursor = offset(cx, fifo, abi::FIFO_CURSOR);
+    let len32 = cx.konst(Ty::I32, len);
+    let at = atomic_add(cx, cursor, len32);
+    let cap_at = offset(cx, fifo, abi::FIFO_CAPACITY);
+    let cap = load(cx, Ty::I32, cap_at);
+    let end = cx.bin(BinOp::IAdd, at, len32);
+    let inside = cx.bin(BinOp::ULe, end, cap);
+    let no_wrap = cx.bin(BinOp::ULt, at, end);
+    let fits = cx.bin(BinOp::And, inside, no_wrap);
+    let rec = offset(cx, fifo, abi::FIFO_HEADER);
+    let at64 = cx.conv(ConvOp::ZExt, at, Ty::I64);
+    let rec = cx.bin(BinOp::IAdd, rec, at64);
+    let rec_var = cx.f.new_var(Ty::I64, "printf.record");
+    cx.emit_void(Op::StoreVar(rec_var, rec));
+    let (write, join) = (cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: fits,
+        then: write,
+        else_: join,
+    };
+    cx.cur = write;
+    let rec = cx.emit(Ty::I64, Op::LoadVar(rec_var));
+    store(cx, rec, len32);
+    let nbytes = cx.konst(Ty::I32, u64::from(arg_bytes));
+    let at = offset(cx, rec, 4);
+    store(cx, at, nbytes);
+    let fmt_addr = arg64(cx, fmt_arg);
+    let at = offset(cx, rec, 8);
+    store(cx, at, fmt_addr);
+    if arg_bytes > 0 {
+        let src = arg64(cx, args_arg);
+        let src_var = cx.f.new_var(Ty::I64, "printf.args");
+        cx.emit_void(Op::StoreVar(src_var, src));
+        copy_words(cx, src_var, rec_var, arg_bytes / 4);
+    }
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+    cx.cur = join;
+    if let Some(r) = c.rets.first() {
+        let n = cx.konst(Ty::I32, args.len() as u64);
+        set_result(cx, r, n);
+    }
+}
+
+/// Copies `words` 32-bit words from the generic address in `src` to the record in `rec`.
+fn copy_words(cx: &mut Cx<'_>, src: VarId, rec: VarId, words: u32) {
+    for k in 0..u64::from(words) {
+        let a = cx.emit(Ty::I64, Op::LoadVar(src));
+        let a = offset(cx, a, 4 * k);
+        // Generic: the buffer is usually in the caller's local frame.
+        let w = cx.load(Where::Generic(a), Ty::I32, Default::default());
+        let r = cx.emit(Ty::I64, Op::LoadVar(rec));
+        let at = offset(cx, r, abi::FIFO_RECORD_HEADER + 4 * k);
+        store(cx, at, w);
+    }
+}
+
+/// `malloc(size)`: whole granules from the heap's cursor, NULL when they do not fit (the
+/// cursor is put back then, so that failed requests do not use the heap up).
+fn malloc(cx: &mut Cx<'_>, c: &Call) {
+    let (Some(size_arg), Some(r)) = (c.args.first(), c.rets.first()) else {
+        cx.unsupported("`malloc` without its argument and result");
+        return;
+    };
+    let size = arg64(cx, size_arg);
+    let max = cx.konst(Ty::I64, abi::HEAP_MAX_GRANULES * abi::HEAP_GRANULE);
+    let ok = cx.bin(BinOp::ULe, size, max);
+    let round = cx.konst(Ty::I64, abi::HEAP_GRANULE - 1);
+    let g = cx.bin(BinOp::IAdd, size, round);
+    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let g = cx.bin(BinOp::LShr, g, shift);
+    // `malloc(0)` gets a granule of its own, a pointer no other call returns.
+    let one = cx.konst(Ty::I64, 1);
+    let g = cx.ext(ir::ExtOp::UMax, &[g, one], Default::default());
+    let zero = cx.konst(Ty::I64, 0);
+    let g = cx.select(ok, g, zero);
+    let g = cx.conv(ConvOp::Trunc, g, Ty::I32);
+    let heap = service(cx, abi::SERVICES_HEAP);
+    let cursor = offset(cx, heap, abi::HEAP_CURSOR);
+    let old = atomic_add(cx, cursor, g);
+    let cap_at = offset(cx, heap, abi::HEAP_CAPACITY);
+    let cap = load(cx, Ty::I32, cap_at);
+    let end = cx.bin(BinOp::IAdd, old, g);
+    let inside = cx.bin(BinOp::ULe, end, cap);
+    let fits = cx.bin(BinOp::And, ok, inside);
+    let zero32 = cx.konst(Ty::I32, 0);
+    let neg = cx.bin(BinOp::ISub, zero32, g);
+    let undo = cx.select(fits, zero32, neg);
+    atomic_add(cx, cursor, undo);
+    let data = offset(cx, heap, abi::HEAP_HEADER);
+    let old = cx.conv(ConvOp::ZExt, old, Ty::I64);
+    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let rel = cx.bin(BinOp::Shl, old, shift);
+    let ptr = cx.bin(BinOp::IAdd, data, rel);
+    let ptr = cx.select(fits, ptr, zero);
+    set_result(cx, r, ptr);
+}
+
+/// The bytes (up to the NUL) of the module constant a `.b64` argument points at, when the
+/// argument's value is a variable's address plus a constant.
+fn constant_string(cx: &mut Cx<'_>, a: &CallArg) -> Option<Vec<u8>> {
+    let v = match a {
+        CallArg::Param(p) => {
+            let w0 = *super::call::param_words(cx, *p).first()?;
+            Trace::new(&cx.f).var(w0, 0)?
+        }
+        CallArg::Value(src, ty) => {
+            let v = cx.read(src, *ty);
+            Trace::new(&cx.f).value(v, 0)?
+        }
+    };
+    let Sym::Globals(off) = v else { return None };
+    let (g, start) = cx
+        .layout
+        .globals
+        .iter()
+        .map(|(g, o)| (*g, *o))
+        .filter(|(g, o)| *o <= off && off < o + cx.module.global(*g).size())
+        .min_by_key(|(g, _)| g.0)?;
+    let bytes = super::layout::initial_bytes(cx.module, g)?;
+    let from = usize::try_from(off - start).ok()?;
+    let tail = bytes.get(from..)?;
+    let n = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
+    Some(tail[..n].to_vec())
+}
+
+/// A value followed back to its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sym {
+    /// The globals buffer's address plus a constant.
+    Globals(u64),
+    Const(u64),
+}
+
+/// Follows values back through variables (each stored once in the function), widenings,
+/// narrowings and constant additions. A format string's address is a `mov` of the variable, a
+/// `cvta.global` and a `st.param`, often in a block before a loop.
+struct Trace<'f> {
+    f: &'f ir::Function,
+}
+
+impl<'f> Trace<'f> {
+    fn new(f: &'f ir::Function) -> Self {
+        Trace { f }
+    }
+
+    fn def(&self, v: ValueId) -> Option<&'f Op> {
+        self.f
+            .blocks
+            .iter()
+            .flat_map(|b| b.insts.iter())
+            .find(|i| i.result == Some(v))
+            .map(|i| &i.op)
+    }
+
+    /// The value stored into `var`, when exactly one instruction writes it.
+    fn var(&self, var: VarId, depth: u32) -> Option<Sym> {
+        let mut stored = None;
+        for i in self.f.blocks.iter().flat_map(|b| b.insts.iter()) {
+            let writes = match i.op {
+                Op::StoreVar(w, x) if w == var => Some(x),
+                ref op if op.result_vars(&self.f.side).contains(&var) => return None,
+                _ => None,
+            };
+            if let Some(x) = writes {
+                if stored.is_some() {
+                    return None;
+                }
+                stored = Some(x);
+            }
+        }
+        self.value(stored?, depth + 1)
+    }
+
+    fn value(&self, v: ValueId, depth: u32) -> Option<Sym> {
+        if depth > 32 {
+            return None;
+        }
+        match *self.def(v)? {
+            Op::Const(k) => Some(Sym::Const(k)),
+            Op::Builtin(Builtin::GlobalsBase) => Some(Sym::Globals(0)),
+            Op::LoadVar(var) => self.var(var, depth),
+            Op::Conv(ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc | ConvOp::Bitcast, x) => {
+                self.value(x, depth + 1)
+            }
+            Op::Bin(BinOp::IAdd, a, b, _) => {
+                match (self.value(a, depth + 1)?, self.value(b, depth + 1)?) {
+                    (Sym::Globals(x), Sym::Const(y)) | (Sym::Const(y), Sym::Globals(x)) => {
+                        Some(Sym::Globals(x.wrapping_add(y)))
+                    }
+                    (Sym::Const(x), Sym::Const(y)) => Some(Sym::Const(x.wrapping_add(y))),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
