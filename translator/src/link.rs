@@ -316,6 +316,13 @@ pub fn link(name: &str, inputs: &[Arc<SourceFile>]) -> Result<Arc<SourceFile>, L
             }
         }
         let Some(chosen) = chosen else {
+            // CUDA's device-runtime functions are defined by no module: the translator lowers
+            // calls to them in place.
+            if matches!(sym, "vprintf" | "malloc" | "free")
+                && globals.iter().all(|d| d.kind == Kind::Function)
+            {
+                continue;
+            }
             // Declared, defined nowhere: an error where a module uses it.
             for d in &globals {
                 if let Some(at) = used_in(d.file, sym, d.item) {
@@ -325,13 +332,6 @@ pub fn link(name: &str, inputs: &[Arc<SourceFile>]) -> Result<Arc<SourceFile>, L
                             format!("`{sym}` is declared `.extern` but no module defines it"),
                         )
                         .with_label("used here")
-            // CUDA's device-runtime functions are defined by no module: the translator lowers
-            // calls to them in place.
-            if matches!(sym, "vprintf" | "malloc" | "free")
-                && globals.iter().all(|d| d.kind == Kind::Function)
-            {
-                continue;
-            }
                         .with_secondary(d.name_span, "declared here"),
                     );
                 }
