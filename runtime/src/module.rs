@@ -340,7 +340,7 @@ impl KernelState {
         program: Arc<Program>,
         translated: KernelModule,
     ) -> Result<KernelState> {
-        let entry = CString::new(translated.abi.name.clone())
+        let entry = CString::new(abi::entry_point_name(&translated.abi.name).into_owned())
             .map_err(|_| Error::InvalidArgument("a kernel name contains a NUL character".into()))?;
         let textures = crate::texture::bind::KernelTextures::new(vk, &translated.abi.textures)?;
         let set_layouts: Vec<vk::DescriptorSetLayout> =

@@ -176,6 +176,28 @@ impl KernelAbi {
     }
 }
 
+/// Longest SPIR-V entry-point name Vulkan takes (the validation layer reads `pName` as a string
+/// of at most 256 bytes with its NUL).
+pub const MAX_ENTRY_POINT_NAME: usize = 255;
+
+/// The SPIR-V entry point of kernel `name`: the name itself when Vulkan takes it, else its first
+/// bytes and a hash of the whole (each SPIR-V module holds one kernel, so only the runtime and
+/// the emitter need to agree). Users and errors see the PTX name.
+pub fn entry_point_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.len() <= MAX_ENTRY_POINT_NAME {
+        return name.into();
+    }
+    // FNV-1a: stable across builds and platforms, as the pipeline cache needs.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let mut keep = MAX_ENTRY_POINT_NAME - 17;
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!("{}_{hash:016x}", &name[..keep]).into()
+}
+
 /// Functions CUDA's device runtime provides, which PTX declares `.extern .func` and calls
 /// (`docs/decisions/0179-device-printf-and-heap.md`). Recognised by name and signature:
 /// `(.param .b32 r) vprintf(.param .b64 fmt, .param .b64 args)`,
@@ -239,3 +261,21 @@ pub const HEAP_GRANULE: u64 = 16;
 /// Most granules a heap holds (4 GiB), so that the cursor, which failing requests raise for a
 /// moment, cannot wrap.
 pub const HEAP_MAX_GRANULES: u64 = 1 << 28;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_kernel_names_get_short_distinct_entry_points() {
+        assert_eq!(entry_point_name("saxpy"), "saxpy");
+        let a = format!("{}a", "x".repeat(400));
+        let b = format!("{}b", "x".repeat(400));
+        let (ea, eb) = (entry_point_name(&a), entry_point_name(&b));
+        assert!(ea.len() <= MAX_ENTRY_POINT_NAME && eb.len() <= MAX_ENTRY_POINT_NAME);
+        assert_ne!(ea, eb);
+        assert!(ea.starts_with("xxxx"));
+        let at_limit = "y".repeat(MAX_ENTRY_POINT_NAME);
+        assert_eq!(entry_point_name(&at_limit), at_limit);
+    }
+}

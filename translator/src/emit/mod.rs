@@ -95,13 +95,14 @@ pub fn emit_kernel(
     }
     e.b.name(entry_fn, &kernel.name);
     let modes = e.execution_modes(module.denorm_preserve);
+    let entry_name = crate::abi::entry_point_name(&kernel.name);
     let header = decls::Header {
         caps: &e.caps,
         addressing: spirv::AddressingModel::PhysicalStorageBuffer64,
         memory: spirv::MemoryModel::Vulkan,
         model: spirv::ExecutionModel::GLCompute,
         entry: entry_fn,
-        name: &kernel.name,
+        name: &entry_name,
         interface: &e.interface,
         modes: &modes,
     };
