@@ -156,6 +156,23 @@ fn numba_stream_with_async_copies_and_timed_events() {
     run(&CU12, "stream_events");
 }
 
+/// `print()` in a kernel: numba's vprintf calls, drained into the process's standard output
+/// by the synchronisation; every thread's line is the one the host prints for it.
+#[test]
+fn numba_print_in_a_kernel() {
+    let Some(out) = run(&CU12, "print") else {
+        return;
+    };
+    let tagged = |tag: &str| {
+        let mut v: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix(tag)).collect();
+        v.sort_unstable();
+        v
+    };
+    let host = tagged("host ");
+    assert_eq!(host.len(), 40, "{out}");
+    assert_eq!(tagged("device "), host, "{out}");
+}
+
 // The CUDA 13 flavour runs the same programs but the math one, which takes half a minute of
 // compilation and exercises libdevice rather than anything the flavours do differently.
 #[test]
