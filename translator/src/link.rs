@@ -86,6 +86,15 @@ fn signature(f: &crate::ast::Function<'_>) -> String {
     format!("({}) ({})", list(&f.returns), list(&f.params))
 }
 
+/// A prototype with a result for a function defined without one, the parameters alike: what
+/// numba declares for a C-ABI `void` function it links from CUDA C++. NVIDIA's linker accepts
+/// it; the checker then lets calls name a result, which nothing writes.
+fn result_ignored(declared: &str, defined: &str) -> bool {
+    defined
+        .strip_prefix("() ")
+        .is_some_and(|params| declared.ends_with(&format!(") {params}")))
+}
+
 /// Dynamic shared memory (`.extern .shared x[]`) is each kernel's own and resolves to no other
 /// module; several inputs declare it, often under one name.
 fn is_dynamic_shared(space: StateSpace, linkage: Option<Linkage>) -> bool {
@@ -354,7 +363,9 @@ pub fn link(name: &str, inputs: &[Arc<SourceFile>]) -> Result<Arc<SourceFile>, L
                         position(inputs, chosen.file, chosen.name_span)
                     )),
                 );
-            } else if d.signature != chosen.signature {
+            } else if d.signature != chosen.signature
+                && !result_ignored(&d.signature, &chosen.signature)
+            {
                 diags[d.file].push(
                     Diagnostic::error(
                         d.name_span,

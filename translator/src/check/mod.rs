@@ -49,6 +49,7 @@ pub fn check(module: &mut ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Optio
             sm: header.sm,
         }),
         prototype_calls: false,
+        results_ignored: Vec::new(),
     };
     for item in &module.items {
         match item {
@@ -387,6 +388,9 @@ pub(crate) struct ModuleCx<'d> {
     /// The body being checked calls through a `.callprototype`: such calls' candidates are
     /// found once every body is checked, walking only the bodies that have them.
     pub prototype_calls: bool,
+    /// Functions defined without a result that a prototype declares with one: a call may name
+    /// a result, which the call leaves unwritten.
+    pub results_ignored: Vec<FuncId>,
 }
 
 impl ModuleCx<'_> {
@@ -446,7 +450,22 @@ impl ModuleCx<'_> {
             }
             let sig = decls::signature(self, f);
             let old = &self.functions[prev.0 as usize];
-            if inst::Signature::of(&sig) != inst::Signature::of(old) || sig.kind != old.kind {
+            let (new_shape, old_shape) = (inst::Signature::of(&sig), inst::Signature::of(old));
+            // A prototype with a result for a function defined without one (numba's C-ABI
+            // `void` functions, which NVIDIA's linker accepts): calls may name the result.
+            let (definition, prototype) = if f.body.is_some() {
+                (&new_shape, &old_shape)
+            } else {
+                (&old_shape, &new_shape)
+            };
+            let result_ignored = sig.kind == old.kind
+                && definition.params == prototype.params
+                && definition.returns.is_empty()
+                && !prototype.returns.is_empty()
+                && (f.body.is_some() || self.defined.contains_key(&prev));
+            if result_ignored {
+                self.results_ignored.push(prev);
+            } else if new_shape != old_shape || sig.kind != old.kind {
                 let prev_span = old.span;
                 self.diags.push(
                     Diagnostic::error(

@@ -162,6 +162,62 @@ fn a_prototype_must_match_its_definition() {
     linked(&[file("a.ptx", &user), file("b.ptx", PROVIDER)]);
 }
 
+/// numba's shape: a C-ABI `void` function declared with a `.b64` result, and a call that
+/// names one.
+const VOID_USER: &str = ".extern .func (.param .b64 r) consume(.param .b32 a);\n\
+                         .visible .entry k(.param .u64 out)\n\
+                         {\n\
+                         .reg .b32 %r<2>; .reg .b64 %rd<3>;\n\
+                         ld.param.u64 %rd1, [out];\n\
+                         mov.u32 %r1, 21;\n\
+                         { .param .b32 p; .param .b64 q; st.param.b32 [p], %r1; \
+                         call (q), consume, (p); ld.param.b64 %rd2, [q]; }\n\
+                         shl.b32 %r1, %r1, 1;\n\
+                         st.global.u32 [%rd1], %r1;\n\
+                         ret;\n\
+                         }\n";
+
+const VOID_PROVIDER: &str = ".visible .func consume(.param .b32 a)\n{\n ret;\n}\n";
+
+#[test]
+fn a_void_function_may_be_declared_with_a_result() {
+    for inputs in [
+        [file("a.ptx", VOID_USER), file("b.ptx", VOID_PROVIDER)],
+        [file("b.ptx", VOID_PROVIDER), file("a.ptx", VOID_USER)],
+    ] {
+        let p = linked(&inputs);
+        let k = p
+            .translate_kernel("k", &DeviceProfile::lavapipe())
+            .unwrap_or_else(|d| panic!("{d}"));
+        #[cfg(feature = "validate")]
+        crate::validate(&k.spirv).unwrap_or_else(|e| panic!("{e}"));
+        let _ = k;
+    }
+    // Only that way round: a function defined with a result is not declared without one,
+    // and the parameters must still agree.
+    let returns = ".visible .func (.param .b64 r) consume(.param .b32 a)\n{\n ret;\n}\n";
+    let user = VOID_USER
+        .replace("(.param .b64 r) consume", "consume")
+        .replace(
+            "call (q), consume, (p); ld.param.b64 %rd2, [q];",
+            "call consume, (p);",
+        );
+    let msg = errors(&[file("a.ptx", &user), file("b.ptx", returns)]);
+    assert!(
+        msg.contains("`consume` is declared as () (.b32) but defined as (.b64) (.b32)"),
+        "{msg}"
+    );
+    let user = VOID_USER
+        .replace("consume(.param .b32 a)", "consume(.param .b64 a)")
+        .replace(".param .b32 p;", ".param .b64 p;")
+        .replace("st.param.b32 [p], %r1;", "st.param.b64 [p], %rd1;");
+    let msg = errors(&[file("a.ptx", &user), file("b.ptx", VOID_PROVIDER)]);
+    assert!(
+        msg.contains("`consume` is declared as (.b64) (.b64) but defined as () (.b32)"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn an_input_that_does_not_check_is_reported_in_its_own_file() {
     let msg = errors(&[file("a.ptx", USER), file("b.ptx", "bogus;\n")]);

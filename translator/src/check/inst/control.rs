@@ -104,7 +104,12 @@ pub fn call(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         Vec::new()
     };
     let args: Vec<&ast::Operand<'_>> = ops.get(fpos + 1).map(list_items).unwrap_or_default();
-    let rets = call_list(cx, &rets, &callee, &callee.returns, "return value", i.span)?;
+    let rets = if callee.returns.is_empty() && cx.m.results_ignored.contains(&func) {
+        // The result a prototype gave a function defined without one: nothing writes it.
+        Vec::new()
+    } else {
+        call_list(cx, &rets, &callee, &callee.returns, "return value", i.span)?
+    };
     let args = call_list(cx, &args, &callee, &callee.params, "argument", i.span)?;
     if !cx.func.calls.contains(&func) {
         cx.func.calls.push(func);
