@@ -176,17 +176,6 @@ impl DeviceProfile {
             shared_in_device_memory: false,
         }
     }
-
-    /// The profiles users can name with `--device-profile` (see `named.rs`).
-    pub fn named(name: &str) -> Option<Self> {
-        named::all()
-            .into_iter()
-            .find(|p| p.name.eq_ignore_ascii_case(name))
-    }
-
-    pub fn names() -> &'static [&'static str] {
-        named::NAMES
-    }
 }
 
 impl Default for DeviceProfile {

@@ -8,11 +8,11 @@
 
 use super::{DeviceProfile, FloatWidths};
 
-pub(super) const NAMES: &[&str] = &[
+const NAMES: &[&str] = &[
     "nvidia", "amd-rdna", "amd-gcn", "intel", "apple", "lavapipe",
 ];
 
-pub(super) fn all() -> Vec<DeviceProfile> {
+fn all() -> Vec<DeviceProfile> {
     vec![
         nvidia(),
         amd_rdna(),
@@ -21,6 +21,19 @@ pub(super) fn all() -> Vec<DeviceProfile> {
         apple(),
         DeviceProfile::lavapipe(),
     ]
+}
+
+impl DeviceProfile {
+    /// The profiles users can name with `--device-profile`.
+    pub fn named(name: &str) -> Option<Self> {
+        all()
+            .into_iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn names() -> &'static [&'static str] {
+        NAMES
+    }
 }
 
 /// Everything a desktop GPU of the last years has; the families below differ from it.

@@ -296,8 +296,6 @@ pub const CYCLE_EDGES: &[(&str, &str)] = &[
     ("lower/wgmma.rs", "lower/mod.rs"),
     ("lower/wgmma.rs", "lower/softfloat.rs"),
     ("lower/wgmma.rs", "lower/special.rs"),
-    ("profile.rs", "profile/named.rs"),
-    ("profile/named.rs", "profile.rs"),
 ];
 
 /// Edges from `ir/` or `emit/` into `check/`, `parse/` or `ast.rs`.
