@@ -407,5 +407,22 @@ mod tests {
             entry("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
             "ldmatrix"
         );
+        // The sm_70 quad-pair form has an entry of its own; `.f64` `.m8n8k4` is plain `mma`.
+        assert_eq!(
+            entry("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f32"),
+            "mma.m8n8k4"
+        );
+        assert_eq!(
+            entry("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"),
+            "mma"
+        );
+        assert_eq!(
+            entry("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32"),
+            "mma.sp"
+        );
+        assert_eq!(
+            entry("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+            "mma.sp::ordered_metadata"
+        );
     }
 }

@@ -13,6 +13,9 @@ use crate::launch::{self, Arg, Launch};
 use crate::values::Rng;
 use crate::{Case, Outcome, launch_outcome};
 
+mod quad_pair;
+mod sparse;
+
 const FAMILY: &str = "warp matrix";
 const HEADER: &str = ".version 8.7\n.target sm_90\n.address_size 64\n";
 
@@ -256,14 +259,15 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
 fn b_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
     let (g, t) = (lane >> 2, lane % 4);
     let row = match (f.b, f.k) {
-        // .f16/.bf16: threadID_in_group * 2 + (i & 1), + 8 for i >= 2 (k16).
-        (T::F16 | T::Bf16, _) => t * 2 + (i & 1) + if i >= 2 { 8 } else { 0 },
+        // .f16/.bf16: threadID_in_group * 2 + (i & 1), + 8 for i >= 2 (k16), and each further
+        // register 8 rows on (the k32 of `mma.sp`).
+        (T::F16 | T::Bf16, _) => t * 2 + (i & 1) + 8 * (i >> 1),
         // .tf32/.f64: threadID_in_group + 4 * i.
         (T::Tf32 | T::F64, _) => t + 4 * i,
-        // 8-bit: threadID_in_group * 4 + (i & 3), + 16 for i >= 4 (k32).
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2, _) => t * 4 + (i & 3) + if i >= 4 { 16 } else { 0 },
-        // 4-bit: threadID_in_group * 8 + (i & 7), + 32 for i >= 8 (k64).
-        (T::S4 | T::U4, _) => t * 8 + (i & 7) + if i >= 8 { 32 } else { 0 },
+        // 8-bit: threadID_in_group * 4 + (i & 3), + 16 for i >= 4 (k32), + 16 a register on.
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2, _) => t * 4 + (i & 3) + 16 * (i >> 2),
+        // 4-bit: threadID_in_group * 8 + (i & 7), + 32 for i >= 8 (k64), + 32 a register on.
+        (T::S4 | T::U4, _) => t * 8 + (i & 7) + 32 * (i >> 3),
         // 1-bit: threadID_in_group * 32 + (i & 31), + 128 for i >= 32 (k256).
         (T::B1, _) => t * 32 + (i & 31) + if i >= 32 { 128 } else { 0 },
         _ => 0,
@@ -337,22 +341,33 @@ fn reg_class(t: T) -> (&'static str, &'static str) {
 /// `mma`, and stores D at `out + l * out_stride`.
 fn mma_kernel(f: &Form) -> (String, u32, u32) {
     let (ea, eb, ec) = f.elems();
-    let counts = [
-        (f.a, f.regs(f.a, ea)),
-        (f.b, f.regs(f.b, eb)),
-        (f.c, f.regs(f.c, ec)),
+    let inputs = [
+        (f.a, f.regs(f.a, ea), true),
+        (f.b, f.regs(f.b, eb), true),
+        (f.c, f.regs(f.c, ec), true),
     ];
-    let nd = f.regs(f.d, ec);
+    fragment_kernel(&f.mnemonic(), &inputs, (f.d, f.regs(f.d, ec)), "")
+}
+
+/// A kernel in which lane `l` loads the registers of each of `inputs` (element type, registers,
+/// written as a `{...}` vector or alone) in turn from `inp + l * in_stride`, runs `mnemonic` on
+/// D and them (then `tail`), and stores D's registers at `out + l * out_stride`.
+fn fragment_kernel(
+    mnemonic: &str,
+    inputs: &[(T, u32, bool)],
+    (d_ty, nd): (T, u32),
+    tail: &str,
+) -> (String, u32, u32) {
     let mut body = String::new();
     let mut off = 0u32;
-    let mut names: Vec<Vec<String>> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     let mut next = [0u32; 3];
     let idx = |class: &str| match class {
         "%fd" => 0,
         "%f" => 1,
         _ => 2,
     };
-    for (t, n) in counts {
+    for &(t, n, vector) in inputs {
         let (class, ty) = reg_class(t);
         let mut v = Vec::new();
         for _ in 0..n {
@@ -363,26 +378,26 @@ fn mma_kernel(f: &Form) -> (String, u32, u32) {
             off += if t == T::F64 { 8 } else { 4 };
             v.push(name);
         }
-        names.push(v);
+        names.push(if vector {
+            format!("{{{}}}", v.join(", "))
+        } else {
+            v.join(", ")
+        });
     }
     let in_stride = off;
-    let (dclass, dty) = reg_class(f.d);
+    let (dclass, dty) = reg_class(d_ty);
     let mut dn = Vec::new();
     for _ in 0..nd {
         let r = &mut next[idx(dclass)];
         dn.push(format!("{dclass}{r}"));
         *r += 1;
     }
-    let list = |v: &[String]| format!("{{{}}}", v.join(", "));
     body.push_str(&format!(
-        "\t{} {}, {}, {}, {};\n",
-        f.mnemonic(),
-        list(&dn),
-        list(&names[0]),
-        list(&names[1]),
-        list(&names[2])
+        "\t{mnemonic} {{{}}}, {}{tail};\n",
+        dn.join(", "),
+        names.join(", ")
     ));
-    let dsize = if f.d == T::F64 { 8 } else { 4 };
+    let dsize = if d_ty == T::F64 { 8 } else { 4 };
     for (i, d) in dn.iter().enumerate() {
         body.push_str(&format!(
             "\tst.global.{dty} [%rd5+{}], {d};\n",
@@ -1110,6 +1125,32 @@ fn rejections() -> Vec<Case> {
             "mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1}, {%r3}, {%f5,%f6,%f7,%f8};",
             "m16n8k4",
         ),
+        // `mma.sp` .m16n8k32 .f16: "the sparsity selector must be either 0 (threads T0, T1)
+        // or 1 (threads T2, T3)".
+        (
+            "mma-sp-selector",
+            "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%f5,%f6,%f7,%f8}, %r9, 0x2;",
+            "0x2",
+        ),
+        // "In case of shapes .m16n8k16, .m16n8k32 and .m16n8k64, .dtype must be the same as
+        // .ctype".
+        (
+            "mma-sp-dtype-ctype",
+            "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3,%r4}, {%r5,%r6}, %r9, 0;",
+            "f16",
+        ),
+        // `mma.sp` has no .m16n8k8 for .f16.
+        (
+            "mma-sp-f16-k8",
+            "mma.sp.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1}, {%r2}, {%f5,%f6,%f7,%f8}, %r9, 0;",
+            "m16n8k8",
+        ),
+        // A sparse A is half the dense one: two registers for .m16n8k16 .bf16.
+        (
+            "mma-sp-a-count",
+            "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8}, %r9, 0;",
+            "{%r1,%r2,%r3,%r4}",
+        ),
         // wmma .f16 A fragments are eight registers.
         (
             "wmma-a-count",
@@ -1163,6 +1204,8 @@ pub fn cases() -> Vec<Case> {
         v.push(wmma_case(w, 500 + i as u64));
     }
     v.extend(rejections());
+    v.extend(quad_pair::cases());
+    v.extend(sparse::cases());
     v
 }
 

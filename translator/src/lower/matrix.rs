@@ -26,6 +26,8 @@ use crate::types::{ScalarType, StateSpace};
 
 use super::memory::Where;
 
+mod quad_pair;
+
 impl Cx<'_> {
     /// The 32-bit `v` of lane `src` (each exchange a synchronization point of its own), kept
     /// in a variable: values do not outlive the block that made them.
@@ -376,20 +378,23 @@ fn fp8_to_f32(cx: &mut Cx<'_>, x: ValueId, e: u32, m: u32) -> ValueId {
     cx.float_of(r, Ty::F32)
 }
 
-/// `mma.sync.aligned` for every shape and type of the common layout.
+/// `mma.sync.aligned` and `mma.sp` for every shape and type of the common layout; the sm_70
+/// `.m8n8k4.f16` form in [`quad_pair`].
 pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
     if x.a_ty == MmaType::F16 && (x.m, x.k) == (8, 4) {
-        cx.unsupported("`mma.m8n8k4` with `.f16` multiplicands (the sm_70 quad-pair layout)");
+        quad_pair::mma(cx, x);
         return;
     }
     let halves = x.m / 8;
     let slots = x.k / x.k_slot();
+    // A sparse A's registers hold the non-zero half of each row.
+    let a_slots = if x.sparse.is_some() { slots / 2 } else { slots };
     let wide = x.a_ty == MmaType::F64;
     // A: rows groupID + 8h, from the four lanes of this lane's group.
     let mut batch = Batch::new();
     let mut a_regs: Vec<(u32, u32, u32, Gathered)> = Vec::new();
     for h in 0..halves {
-        for s in 0..slots {
+        for s in 0..a_slots {
             for tp in 0..4 {
                 let reg = (h + s * halves) as usize;
                 let g = gather(cx, &mut batch, &x.a, reg, wide, &|cx| {
@@ -414,20 +419,48 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
             }
         }
     }
+    // The metadata registers of the group's holders (sparse forms).
+    let meta_regs: Vec<Gathered> = match &x.sparse {
+        Some(sp) => (0..x.meta_threads())
+            .map(|p| {
+                let first = sp.selector * x.meta_threads() + p;
+                gather(
+                    cx,
+                    &mut batch,
+                    std::slice::from_ref(&sp.meta),
+                    0,
+                    false,
+                    &|cx| {
+                        let (g, _) = cx.group_of_lane();
+                        cx.lane_expr(g, 4, first)
+                    },
+                )
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     cx.exchange_all(batch);
     // Element k of A's row h and of B's column i, in k order: gathered in (slot, lane of
-    // group, j) order, which is k order.
+    // group, j) order, which is k order (for a sparse A, the non-zero elements in chunk order).
     let (a_words, a_row) = unpack(cx, x.a_ty, halves as usize, &a_regs);
     let (b_words, b_col) = unpack(cx, x.b_ty, 2, &b_regs);
+    let metas: Vec<ValueId> = meta_regs.iter().map(|&g| load_gathered(cx, g)).collect();
     let mut d = Vec::with_capacity(2 * halves as usize);
     for h in 0..halves as usize {
         for i in 0..2usize {
             let q = 2 * h + i;
+            let (a, b) = if x.sparse.is_some() {
+                let b = sparse_b(cx, x, h as u32, &b_col[i], &metas);
+                (a_row[h].clone(), b)
+            } else {
+                (a_row[h].clone(), b_col[i].clone())
+            };
+            let (a, b) = (&a, &b);
             let r = match x.d_ty {
-                MmaType::S32 => int_dot(cx, x, q, &a_row[h], &b_col[i], &a_words[h], &b_words[i]),
+                MmaType::S32 => int_dot(cx, x, q, a, b, &a_words[h], &b_words[i]),
                 MmaType::F64 => {
                     let mut acc = read_acc(cx, x, q);
-                    for (&a, &b) in a_row[h].iter().zip(&b_col[i]) {
+                    for (&a, &b) in a.iter().zip(b) {
                         // A product and a sum, each rounded: a fused chain would need
                         // fma, emulated (slowly) where the device does not fuse.
                         let p =
@@ -444,13 +477,50 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
                     } else {
                         cx.float_of(c, Ty::F32)
                     };
-                    float_dot(cx, acc, &a_row[h], &b_col[i], x.d_ty)
+                    float_dot(cx, acc, a, b, x.d_ty)
                 }
             };
             d.push(r);
         }
     }
     write_acc(cx, x, &d);
+}
+
+/// For each non-zero element of a sparse A's row `groupID + 8h` (in A's order), the element of
+/// B's column `col` it multiplies: chunk `c`'s 4-bit metadata field is bits `16h + 4(c % 4)` of
+/// holder `c / 4`, and its 2-bit index `j` (bits `2j`) places non-zero element `j` of the chunk
+/// (for the 4-bit types, pair `j`; for `.tf32`, the one element is at index 0 or 2).
+fn sparse_b(cx: &mut Cx<'_>, x: &Mma, h: u32, col: &[ValueId], metas: &[ValueId]) -> Vec<ValueId> {
+    let w = x.chunk_width();
+    let nz = w / 2;
+    let chunks = x.k / w;
+    let mut out = Vec::with_capacity((chunks * nz) as usize);
+    for c in 0..chunks {
+        let sh = cx.c32(16 * h + 4 * (c % 4));
+        let field = cx.bop(BinOp::LShr, metas[(c / 4) as usize], sh);
+        for e in 0..nz {
+            // The index field this element reads, and the columns of the chunk that each of
+            // its four values names.
+            let (j, place): (u32, Box<dyn Fn(u32) -> u32>) = match w {
+                2 => (0, Box::new(|idx| idx / 2)),
+                8 => (e / 2, Box::new(move |idx| 2 * idx + e % 2)),
+                _ => (e, Box::new(|idx| idx)),
+            };
+            let jsh = cx.c32(2 * j);
+            let f = cx.bop(BinOp::LShr, field, jsh);
+            let three = cx.c32(3);
+            let idx = cx.bop(BinOp::And, f, three);
+            let base = (c * w) as usize;
+            let mut v = col[base + place(3) as usize];
+            for k in (0..3).rev() {
+                let kc = cx.c32(k);
+                let is = cx.bop(BinOp::IEq, idx, kc);
+                v = cx.sel(is, col[base + place(k) as usize], v);
+            }
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// The gathered registers of each of `lines` rows (A) or columns (B), loaded, and their

@@ -365,7 +365,8 @@ fn later_entries_match_the_isa_text() {
 /// ldmatrix 6.5/sm_75; movmatrix 7.8/sm_75; stmatrix 7.8/sm_90; mma 6.4/sm_70 (.m8n8k4),
 /// 6.5/sm_75 (.m8n8k16/.m8n8k32/.m8n8k128, .m16n8k8 with .f16), 7.0/sm_80 (the other
 /// .m16n8 shapes, .bf16, .tf32, .m8n8k4 with .f64), 7.1 (.and.popc), 7.8/sm_90 (.m16n8 .f64),
-/// 8.4/sm_89 (.e4m3/.e5m2 .m16n8k32), 8.7 (.e4m3/.e5m2 .m16n8k16).
+/// 8.4/sm_89 (.e4m3/.e5m2 .m16n8k32), 8.7 (.e4m3/.e5m2 .m16n8k16); mma.sp 7.1/sm_80 and
+/// mma.sp::ordered_metadata 8.5/sm_80.
 #[test]
 fn matrix_instructions() {
     let sync = ["sync", "aligned"];
@@ -434,6 +435,29 @@ fn matrix_instructions() {
     assert_eq!(
         mma(&["m16n8k16", "row", "col", "f32", "e4m3", "e4m3", "f32"]),
         ((8, 7), 89)
+    );
+    // mma.sp: 7.1/sm_80; ::ordered_metadata 8.5/sm_80; .e4m3/.e5m2 8.4/sm_89.
+    let sp = |m: &[&'static str]| need("mma", &[&m[..1], &with(&m[1..])].concat(), &[]);
+    assert_eq!(
+        sp(&["sp", "m16n8k16", "row", "col", "f16", "f16", "f16", "f16"]),
+        ((7, 1), 80)
+    );
+    assert_eq!(
+        sp(&[
+            "sp::ordered_metadata",
+            "m16n8k32",
+            "row",
+            "col",
+            "s32",
+            "u8",
+            "s8",
+            "s32"
+        ]),
+        ((8, 5), 80)
+    );
+    assert_eq!(
+        sp(&["sp", "m16n8k64", "row", "col", "f32", "e4m3", "e5m2", "f32"]),
+        ((8, 4), 89)
     );
     // wmma: 6.0/sm_70; .m32n8k16/.m8n32k16: 6.1; .s8/.u8: 6.3/sm_72; .bf16, .tf32: 7.0/sm_80.
     assert_eq!(

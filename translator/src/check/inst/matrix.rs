@@ -1,6 +1,6 @@
 //! Warp-level matrix instructions (the ISA's "Warp Level Matrix Multiply-Accumulate
-//! Instructions"): `ldmatrix`, `stmatrix`, `movmatrix` and `mma.sync.aligned` with the shapes,
-//! element types and fragment sizes the ISA lists for them.
+//! Instructions"): `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync.aligned` and `mma.sp` with the
+//! shapes, element types and fragment sizes the ISA lists for them.
 
 use super::{operands, space_modifier};
 use crate::ast::{self, OperandKind};
@@ -115,8 +115,22 @@ pub enum BitOp {
     And,
 }
 
+/// The operands of `mma.sp`/`mma.sp::ordered_metadata`, whose A is structured sparse: of each
+/// chunk of [`Mma::chunk_width`] elements of a row, half are zero and only the others are in A's
+/// registers, their places in the chunk given by the metadata.
+#[derive(Clone, Debug)]
+pub struct Sparsity {
+    /// `::ordered_metadata`: the indices of a chunk are in increasing order.
+    pub ordered: bool,
+    /// `e`: the metadata register.
+    pub meta: Src,
+    /// `f`: which threads of each group of four hold the metadata.
+    pub selector: u32,
+}
+
 /// `mma.sync.aligned.shape.row.col{.satfinite}{.rnd}.dtype.atype.btype.ctype{.bitop.popc}
-/// d, a, b, c;` with the fragment vectors as the ISA's layout tables size them.
+/// d, a, b, c;` (and `mma.sp{::ordered_metadata}...  d, a, b, c, e, f;`) with the fragment
+/// vectors as the ISA's layout tables size them.
 #[derive(Clone, Debug)]
 pub struct Mma {
     pub m: u32,
@@ -137,16 +151,34 @@ pub struct Mma {
     pub a: Vec<Src>,
     pub b: Vec<Src>,
     pub c: Vec<Src>,
+    pub sparse: Option<Sparsity>,
 }
 
 impl Mma {
+    /// Elements of a sparse chunk, whose metadata is one 4-bit field (two 2-bit indices): 4,
+    /// 2 for `.tf32` (one element of two, written as halves 0-1 or 2-3), 8 for the 4-bit types
+    /// (two pairs of four).
+    pub fn chunk_width(&self) -> u32 {
+        match self.a_ty.bits() {
+            32 => 2,
+            4 => 8,
+            _ => 4,
+        }
+    }
+
+    /// Threads of each group of four that hold a sparse form's metadata: one 32-bit register
+    /// holds 16 bits of row `groupID` and 16 of row `groupID + 8`, four chunks of each.
+    pub fn meta_threads(&self) -> u32 {
+        (self.k / self.chunk_width() / 4).max(1)
+    }
+
     /// K elements of A (and of B) that the four lanes of a group hold together in one
     /// register each: the unit by which the layouts step along K.
     pub fn k_slot(&self) -> u32 {
         4 * self.a_ty.per_reg()
     }
 
-    /// Registers of each fragment: A, B, C and D.
+    /// Registers of each fragment: A (of the dense forms), B, C and D.
     pub fn frag_regs(&self) -> [usize; 4] {
         let slots = self.k / self.k_slot();
         let a = (self.m / 8 * slots) as usize;
@@ -177,8 +209,7 @@ const SHAPES: [(&str, (u32, u32, u32)); 11] = [
     ("m16n8k256", (16, 8, 256)),
 ];
 
-/// The shapes the ISA lists for each multiplicand type (the sm_70 `.m8n8k4` `.f16` form, with
-/// its own quad-pair layout, is decoded but not translated).
+/// The shapes the ISA lists for each multiplicand type.
 fn shape_allowed(a: MmaType, (m, _, k): (u32, u32, u32)) -> bool {
     use MmaType::*;
     match a {
@@ -192,6 +223,20 @@ fn shape_allowed(a: MmaType, (m, _, k): (u32, u32, u32)) -> bool {
         E4m3 | E5m2 => matches!((m, k), (16, 16) | (16, 32)),
         F32 | S32 => false,
     }
+}
+
+/// The shapes of `mma.sp` for each multiplicand type.
+fn sparse_shape_allowed(a: MmaType, (m, n, k): (u32, u32, u32)) -> bool {
+    use MmaType::*;
+    (m, n) == (16, 8)
+        && match a {
+            F16 | Bf16 => matches!(k, 16 | 32),
+            Tf32 => matches!(k, 8 | 16),
+            E4m3 | E5m2 => k == 64,
+            S8 | U8 => matches!(k, 32 | 64),
+            S4 | U4 => matches!(k, 64 | 128),
+            F64 | B1 | F32 | S32 => false,
+        }
 }
 
 /// The accumulator types (C and D) the ISA pairs with multiplicand type `a`.
@@ -389,6 +434,7 @@ pub fn movmatrix(
 }
 
 pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Mma> {
+    let sparse = m.pick(&[("sp", false), ("sp::ordered_metadata", true)]);
     sync_aligned(m);
     let Some((shape, shape_span)) = m.pick_span(&SHAPES) else {
         m.error("`mma` needs a shape such as .m16n8k16", "add the shape");
@@ -421,11 +467,16 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    if !shape_allowed(a_ty, shape) {
+    let allowed = match sparse {
+        Some(_) => sparse_shape_allowed(a_ty, shape),
+        None => shape_allowed(a_ty, shape),
+    };
+    if !allowed {
         m.error_at(
             shape_span,
             format!(
-                "`mma` has no shape .m{}n{}k{} for .{}",
+                "`mma{}` has no shape .m{}n{}k{} for .{}",
+                if sparse.is_some() { ".sp" } else { "" },
                 shape.0,
                 shape.1,
                 shape.2,
@@ -458,6 +509,16 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
                 d_ty.name()
             ),
             "not an accumulator pairing of the ISA",
+        );
+        return None;
+    }
+    // "In case of shapes .m16n8k16, .m16n8k32 and .m16n8k64, .dtype must be the same as
+    // .ctype" (every shape of `mma.sp` but the integer .m16n8k128, whose types are s32).
+    if sparse.is_some() && d_ty != c_ty {
+        m.error_at(
+            a_span,
+            "`mma.sp` accumulates into D of C's type",
+            "make .dtype and .ctype the same",
         );
         return None;
     }
@@ -506,15 +567,20 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         a: Vec::new(),
         b: Vec::new(),
         c: Vec::new(),
+        sparse: None,
     };
-    let ops = operands(cx, i, 4)?;
-    let [na, nb, nc, nd] = if f16_m8n8k4 {
+    let ops = operands(cx, i, if sparse.is_some() { 6 } else { 4 })?;
+    let [mut na, nb, nc, nd] = if f16_m8n8k4 {
         // Per lane: four A and four B elements, eight of C and D (f32) or four (f16).
         let acc = |t: MmaType| if t == MmaType::F16 { 4 } else { 8 };
         [2, 2, acc(c_ty), acc(d_ty)]
     } else {
         mma.frag_regs()
     };
+    if sparse.is_some() {
+        // A sparse A holds the non-zero half of each row.
+        na /= 2;
+    }
     let reg = |t: MmaType| t.reg_type();
     let d = dsts(cx, m, &ops[0], nd, reg(d_ty), "D");
     let a = srcs(cx, m, &ops[1], na, reg(a_ty), "A");
@@ -524,7 +590,35 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     mma.a = a?;
     mma.b = b?;
     mma.c = c?;
+    if let Some(ordered) = sparse {
+        mma.sparse = Some(sparsity(cx, m, &mma, ops, ordered)?);
+    }
     Some(mma)
+}
+
+/// The metadata `e` and sparsity selector `f` of a sparse `mma`. The selector names the
+/// thread (one holder), the pair (0: threads 0 and 1, 1: threads 2 and 3) or, when all four
+/// hold metadata, must be 0; other values are undefined behaviour in the ISA, refused here.
+fn sparsity(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    mma: &Mma,
+    ops: &[ast::Operand<'_>],
+    ordered: bool,
+) -> Option<Sparsity> {
+    let meta = cx.src(&ops[4], ScalarType::B32, TypeRule::Strict);
+    let choices: Vec<i64> = (0..4 / i64::from(mma.meta_threads())).collect();
+    let name = if ordered {
+        "mma.sp::ordered_metadata"
+    } else {
+        "mma.sp"
+    };
+    let selector = super::wgmma::imm(m, &ops[5], &choices, "sparsity selector", name)?;
+    Some(Sparsity {
+        ordered,
+        meta: meta?,
+        selector: selector as u32,
+    })
 }
 
 /// Which matrix a `wmma.load` reads.

@@ -144,8 +144,16 @@ pub fn wgmma(
     }
 }
 
-/// An immediate operand that must be one of `allowed`.
-fn imm(m: &mut Mods<'_, '_>, op: &ast::Operand<'_>, allowed: &[i64], what: &str) -> Option<i64> {
+const MMA_ASYNC: &str = "wgmma.mma_async";
+
+/// An immediate operand of `inst` that must be one of `allowed`.
+pub(super) fn imm(
+    m: &mut Mods<'_, '_>,
+    op: &ast::Operand<'_>,
+    allowed: &[i64],
+    what: &str,
+    inst: &str,
+) -> Option<i64> {
     let v = match &op.kind {
         OperandKind::Imm(e) => match &e.kind {
             ExprKind::Int { value, .. } => Some(*value as i64),
@@ -162,7 +170,7 @@ fn imm(m: &mut Mods<'_, '_>, op: &ast::Operand<'_>, allowed: &[i64], what: &str)
         _ => {
             m.error_at(
                 op.span,
-                format!("`{what}` of `wgmma.mma_async` is a constant: one of {allowed:?}"),
+                format!("`{what}` of `{inst}` is a constant: one of {allowed:?}"),
                 "here",
             );
             None
@@ -255,7 +263,7 @@ fn mma_async(
         OperandKind::Imm(ast::Expr {
             kind: ExprKind::Int { .. },
             ..
-        }) => imm(m, &ops[3], &[0, 1], "scale-d").map(|v| ScaleD::Imm(v == 1)),
+        }) => imm(m, &ops[3], &[0, 1], "scale-d", MMA_ASYNC).map(|v| ScaleD::Imm(v == 1)),
         _ => cx
             .src(&ops[3], ScalarType::Pred, TypeRule::Strict)
             .map(ScaleD::Pred),
@@ -264,14 +272,14 @@ fn mma_async(
     let mut trans = [false, false];
     if extra >= 2 {
         for (j, what) in ["imm-scale-a", "imm-scale-b"].into_iter().enumerate() {
-            neg[j] = imm(m, &ops[4 + j], &[1, -1], what)? == -1;
+            neg[j] = imm(m, &ops[4 + j], &[1, -1], what, MMA_ASYNC)? == -1;
         }
     }
     if extra == 4 {
-        trans[0] = imm(m, &ops[6], &[0, 1], "imm-trans-a")? == 1;
+        trans[0] = imm(m, &ops[6], &[0, 1], "imm-trans-a", MMA_ASYNC)? == 1;
     }
     if extra >= 3 {
-        trans[1] = imm(m, &ops[3 + extra], &[0, 1], "imm-trans-b")? == 1;
+        trans[1] = imm(m, &ops[3 + extra], &[0, 1], "imm-trans-b", MMA_ASYNC)? == 1;
     }
     Some(WgmmaMma {
         n,
