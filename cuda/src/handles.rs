@@ -4,12 +4,29 @@
 //! a module handle passed where a stream is expected is not found either.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::error::{CuError, CuResult};
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// Counts removals from every table, each counted after its entry is gone: a lookup cached
+/// with the count read before it is still valid while the count is unchanged (a handle's
+/// object is only ever removed, never replaced).
+static REMOVALS: AtomicU64 = AtomicU64::new(0);
+
+/// The removal count, to read before a lookup whose result is cached.
+pub fn removals() -> u64 {
+    REMOVALS.load(Ordering::Acquire)
+}
+
+fn removed() {
+    REMOVALS.fetch_add(1, Ordering::AcqRel);
+    // The calling thread's cached lookups go now rather than at its next launch, so that an
+    // object it destroyed (a context and its device) is released promptly.
+    crate::launch_cache::forget();
+}
 
 /// Handles of one kind.
 pub struct Table<T> {
@@ -43,9 +60,10 @@ impl<T> Table<T> {
     }
 
     pub fn remove(&self, id: usize) -> CuResult<Arc<T>> {
-        self.write()
-            .remove(&id)
-            .ok_or(CuError::InvalidHandle(self.what))
+        let value = self.write().remove(&id);
+        let value = value.ok_or(CuError::InvalidHandle(self.what))?;
+        removed();
+        Ok(value)
     }
 
     /// Every entry, with its id.
@@ -55,7 +73,15 @@ impl<T> Table<T> {
 
     /// Removes every entry `drop_it` selects (the functions of an unloaded module, ...).
     pub fn remove_where(&self, mut drop_it: impl FnMut(&T) -> bool) {
-        self.write().retain(|_, v| !drop_it(v));
+        let gone = {
+            let mut map = self.write();
+            let before = map.len();
+            map.retain(|_, v| !drop_it(v));
+            before != map.len()
+        };
+        if gone {
+            removed();
+        }
     }
 
     // A panic while a table was locked leaves it usable: entries are inserted and removed

@@ -3,7 +3,7 @@
 
 use ptxvk_runtime::translator::texture::TextureSource;
 use ptxvk_runtime::translator::types::TypeKind;
-use ptxvk_runtime::translator::{KernelAbi, ParamAbi, ScalarType};
+use ptxvk_runtime::translator::{KernelAbi, ScalarType};
 use ptxvk_runtime::{KernelArg, LaunchConfig};
 
 use crate::error::{CuError, CuResult};
@@ -11,12 +11,61 @@ use crate::module::Func;
 
 /// How the caller passed the parameters.
 pub enum Params<'a> {
-    /// `kernelParams`: each parameter's value, read for the parameter's size.
-    Pointers(&'a [&'a [u8]]),
+    /// `kernelParams`: parameter `i`'s value, read for `size` bytes, as `read(i, size)` gives.
+    Pointers(&'a dyn Fn(usize, usize) -> CuResult<&'a [u8]>),
     /// `extra` with CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE: every parameter at its ABI offset.
     Buffer(&'a [u8]),
     /// Neither: only valid for a kernel without parameters.
     None,
+}
+
+/// How a parameter's bytes become the runtime's argument, decided once per function from its
+/// PTX signature ([`arg_kinds`]) rather than at each launch.
+#[derive(Clone, Copy)]
+pub enum ArgKind {
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    /// The bytes as they are (arrays, vectors, structs, other scalar types).
+    Bytes,
+}
+
+/// Each parameter's [`ArgKind`]: a scalar of an integer type or of `.f32` or `.f64` goes as
+/// its typed value (which the runtime packs without a copy of its own first), anything else
+/// as bytes. A parameter the kernel reads as a texture object goes as the 64-bit handle it
+/// holds, which the runtime resolves to the texture to bind.
+pub fn arg_kinds(abi: &KernelAbi) -> Vec<ArgKind> {
+    abi.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let texture = abi.textures.slots.iter().any(
+                |s| matches!(s.source, TextureSource::Param { index, .. } if index as usize == i),
+            );
+            if p.size == 8 && texture {
+                return ArgKind::U64;
+            }
+            if !p.is_scalar() {
+                return ArgKind::Bytes;
+            }
+            let int = matches!(
+                p.ty.kind(),
+                TypeKind::Bits | TypeKind::Signed | TypeKind::Unsigned
+            );
+            match (p.size, p.ty) {
+                (1, _) if int => ArgKind::U8,
+                (2, _) if int => ArgKind::U16,
+                (4, ScalarType::F32) => ArgKind::F32,
+                (4, _) if int => ArgKind::U32,
+                (8, ScalarType::F64) => ArgKind::F64,
+                (8, _) if int => ArgKind::U64,
+                _ => ArgKind::Bytes,
+            }
+        })
+        .collect()
 }
 
 /// Bytes the parameters of `f` span in a packed buffer, and the largest alignment among them
@@ -112,56 +161,40 @@ pub fn arguments(f: &Func, params: &Params<'_>, out: &mut Vec<KernelArg>) -> CuR
             abi.params.len()
         )));
     }
-    for (i, p) in abi.params.iter().enumerate() {
+    for (i, (p, &kind)) in abi.params.iter().zip(&f.arg_kinds).enumerate() {
+        let size = p.size as usize;
         let bytes = match params {
-            Params::Pointers(values) => values.get(i).copied(),
+            Params::Pointers(read) => read(i, size)?,
             Params::Buffer(buf) => {
                 let at = p.offset as usize;
-                buf.get(at..at + p.size as usize)
+                buf.get(at..at + size)
+                    .ok_or_else(|| CuError::invalid("parameter buffer too small"))?
             }
-            Params::None => None,
+            Params::None => return Err(CuError::invalid("no parameters given")),
         };
-        let bytes = bytes.ok_or_else(|| CuError::invalid("parameter buffer too small"))?;
-        out.push(argument(abi, i, p, bytes));
+        out.push(argument(kind, bytes));
     }
     Ok(())
 }
 
-/// One parameter's value as the runtime takes it: a scalar of an integer type or of `.f32` or
-/// `.f64` as its typed value (which the runtime packs without a copy of its own first),
-/// anything else as bytes. A parameter the kernel reads as a texture object goes as the
-/// handle it holds, which the runtime resolves to the texture to bind.
-fn argument(abi: &KernelAbi, i: usize, p: &ParamAbi, b: &[u8]) -> KernelArg {
-    let int = matches!(
-        p.ty.kind(),
-        TypeKind::Bits | TypeKind::Signed | TypeKind::Unsigned
-    );
-    let texture = || {
-        abi.textures
-            .slots
-            .iter()
-            .any(|s| matches!(s.source, TextureSource::Param { index, .. } if index as usize == i))
+/// One parameter's value as the runtime takes it.
+fn argument(kind: ArgKind, b: &[u8]) -> KernelArg {
+    let word = |n: usize| b.get(..n);
+    let arg = match kind {
+        ArgKind::U8 => word(1).map(|w| KernelArg::U8(w[0])),
+        ArgKind::U16 => word(2).map(|w| KernelArg::U16(u16::from_le_bytes([w[0], w[1]]))),
+        ArgKind::U32 => word(4).map(|w| KernelArg::U32(u32::from_le_bytes(le::<4>(w)))),
+        ArgKind::F32 => word(4).map(|w| KernelArg::F32(f32::from_le_bytes(le::<4>(w)))),
+        ArgKind::U64 => word(8).map(|w| KernelArg::U64(u64::from_le_bytes(le::<8>(w)))),
+        ArgKind::F64 => word(8).map(|w| KernelArg::F64(f64::from_le_bytes(le::<8>(w)))),
+        ArgKind::Bytes => None,
     };
-    if b.len() == 8 && texture() {
-        return KernelArg::U64(u64::from_le_bytes(le8(b)));
-    }
-    if !p.is_scalar() {
-        return KernelArg::Bytes(b.to_vec());
-    }
-    match (b.len(), p.ty) {
-        (1, _) if int => KernelArg::U8(b[0]),
-        (2, _) if int => KernelArg::U16(u16::from_le_bytes([b[0], b[1]])),
-        (4, ScalarType::F32) => KernelArg::F32(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        (4, _) if int => KernelArg::U32(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        (8, ScalarType::F64) => KernelArg::F64(f64::from_le_bytes(le8(b))),
-        (8, _) if int => KernelArg::U64(u64::from_le_bytes(le8(b))),
-        _ => KernelArg::Bytes(b.to_vec()),
-    }
+    arg.unwrap_or_else(|| KernelArg::Bytes(b.to_vec()))
 }
 
-fn le8(b: &[u8]) -> [u8; 8] {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[..8]);
+fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(&b[..N]);
     a
 }
 

@@ -16,6 +16,7 @@ pub mod fatbin;
 mod handles;
 mod host;
 mod launch;
+mod launch_cache;
 mod library;
 mod link;
 mod log;

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex};
 
+use ptxvk_runtime::translator::StateSpace;
 use ptxvk_runtime::translator::abi as shared;
+use ptxvk_runtime::translator::check;
 use ptxvk_runtime::{Kernel, Module};
 
 use crate::context::Ctx;
@@ -33,6 +35,11 @@ pub struct Func {
     pub ptx_version: i32,
     /// The `.entry` name, NUL-terminated for `cuFuncGetName`.
     pub name: CString,
+    /// How each parameter's bytes become the runtime's argument.
+    pub arg_kinds: Vec<crate::launch::ArgKind>,
+    /// CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES and LOCAL_SIZE_BYTES ([`memory_sizes`]).
+    const_bytes: u64,
+    local_bytes: u64,
     /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as set (`None`: all there is).
     max_dynamic_shared: Mutex<Option<i32>>,
     /// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT as set (-1: no preference).
@@ -169,7 +176,12 @@ pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
         return Ok(id);
     }
     let kernel = m.module.kernel(name)?;
+    let (const_bytes, local_bytes) = memory_sizes(m.module.program().module(), name);
+    let arg_kinds = crate::launch::arg_kinds(kernel.abi());
     let (id, _) = FUNCTIONS.insert(Func {
+        arg_kinds,
+        const_bytes,
+        local_bytes,
         module_id,
         ctx_id: m.ctx_id,
         ctx: m.ctx.clone(),
@@ -181,6 +193,62 @@ pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
     });
     known.insert(name.to_string(), id);
     Ok(id)
+}
+
+/// What CUDA reports as a kernel's constant and local memory, from its checked PTX: the bytes
+/// of the module's `.const` variables the kernel or a function it calls refers to, and the
+/// bytes of the `.local` variables each thread needs: the kernel's own and those of its
+/// deepest chain of calls (a recursive function's frame counted once, as ptxas counts the
+/// stack of one activation).
+fn memory_sizes(m: &check::Module, kernel: &str) -> (u64, u64) {
+    let Some((id, _)) = m.kernels().find(|(_, f)| f.name == kernel) else {
+        return (0, 0);
+    };
+    // The kernel and every function it reaches.
+    let mut reached = vec![id];
+    let mut i = 0;
+    while let Some(&f) = reached.get(i) {
+        for &c in &m.function(f).calls {
+            if !reached.contains(&c) {
+                reached.push(c);
+            }
+        }
+        i += 1;
+    }
+    let mut consts: Vec<check::GlobalId> = reached
+        .iter()
+        .flat_map(|&f| m.function(f).global_uses.iter().copied())
+        .filter(|&g| m.global(g).space == StateSpace::Const)
+        .collect();
+    consts.sort_unstable_by_key(|g| g.0);
+    consts.dedup();
+    let const_bytes = consts.iter().map(|&g| m.global(g).size()).sum();
+    let mut deepest = std::collections::BTreeMap::new();
+    (const_bytes, frame(m, id, &mut deepest))
+}
+
+/// Bytes of `.local` variables of `f` and of its deepest chain of calls; `memo` holds those
+/// found (a function on the current chain counts 0 there, which ends recursion).
+fn frame(
+    m: &check::Module,
+    f: check::FuncId,
+    memo: &mut std::collections::BTreeMap<u32, u64>,
+) -> u64 {
+    if let Some(&b) = memo.get(&f.0) {
+        return b;
+    }
+    memo.insert(f.0, 0);
+    let func = m.function(f);
+    let own: u64 = func
+        .vars
+        .iter()
+        .filter(|v| v.space == StateSpace::Local)
+        .map(|v| v.size().next_multiple_of(u64::from(v.align.max(1))))
+        .sum();
+    let callees = func.calls.iter().map(|&c| frame(m, c, memo)).max();
+    let total = own + callees.unwrap_or(0);
+    memo.insert(f.0, total);
+    total
 }
 
 /// `cuModuleGetGlobal`: (address, size).
@@ -213,9 +281,8 @@ pub fn attribute(f: &Func, attr: i32) -> CuResult<i32> {
             sat(limit.min(device_threads))
         }
         1 => sat(u64::from(abi.static_shared_bytes)),
-        // Constant and local sizes: module constants live in one buffer shared by the kernels,
-        // and local memory is per-thread scratch ptxvk sizes itself.
-        2 | 3 => 0,
+        2 => sat(f.const_bytes),
+        3 => sat(f.local_bytes),
         // Registers: Vulkan does not report them. 32 is an estimate at which 64 K registers
         // hold 2048 threads, the full occupancy of compute capability 8.0.
         4 => 32,

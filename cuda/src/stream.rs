@@ -140,13 +140,46 @@ pub fn lookup(handle: usize) -> CuResult<Stream> {
 /// A created or per-thread stream, ready for work: a blocking one first waits for the legacy
 /// default stream's work in flight.
 fn issue_on(s: Arc<Strm>) -> CuResult<Issue> {
+    ready(&s)?;
+    Ok(Issue::Stream(s))
+}
+
+fn ready(s: &Strm) -> CuResult<()> {
     s.ctx.check_sticky()?;
     if s.flags & STREAM_NON_BLOCKING == 0 {
         wait_for(&s.stream, &s.ctx.default_work, || {
             Ok(s.ctx.rt.default_stream()?)
         })?;
     }
-    Ok(Issue::Stream(s))
+    Ok(())
+}
+
+/// Whether a handle names the legacy default stream (NULL or CU_STREAM_LEGACY), whose work is
+/// ordered against every blocking stream of its context at each call.
+pub fn is_legacy(handle: usize) -> bool {
+    matches!(handle, 0 | STREAM_LEGACY)
+}
+
+/// The created or per-thread stream a handle other than the legacy stream's names (the
+/// per-thread one in the current context), to issue work on with [`issue_with`]: a lookup
+/// the caller may keep while the handle tables lose nothing
+/// ([`crate::handles::removals`]).
+pub fn issuable(handle: usize) -> CuResult<Arc<Strm>> {
+    if handle == STREAM_PER_THREAD {
+        let (ctx_id, ctx) = context::current()?;
+        return Ok(per_thread(ctx_id, &ctx)?.1);
+    }
+    crate::device::check_init()?;
+    STREAMS.get(handle)
+}
+
+/// Issues work on a stream from [`issuable`] as [`resolve`] and [`Issue`] do: after what it
+/// must wait for, and counted in its hint once recorded (whether or not it succeeded).
+pub fn issue_with<R>(s: &Strm, issue: impl FnOnce(&Stream) -> CuResult<R>) -> CuResult<R> {
+    ready(s)?;
+    let r = issue(&s.stream);
+    s.work.count();
+    r
 }
 
 /// This thread's per-thread default streams, by context id, as stream-table ids. They are

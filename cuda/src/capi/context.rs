@@ -154,6 +154,9 @@ pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: Handle) -> C
         format_args!("dev={:#x?} ctx={:#x?}", dev, ctx),
         || {
             let ctx = ctx_or_current(ctx)?;
+            // As cuCtxGetDevice, which "may also return error codes from previous,
+            // asynchronous launches" (CUDA's documentation): the context's sticky error.
+            ctx.check_sticky()?;
             // SAFETY: NULL or writable.
             unsafe { put(dev, ctx.device) }
         },

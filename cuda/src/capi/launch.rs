@@ -7,6 +7,7 @@ use ptxvk_runtime::LaunchConfig;
 use super::{Handle, entry, id};
 use crate::error::{CUresult, CuError, CuResult};
 use crate::launch::{self, Params};
+use crate::launch_cache;
 
 /// `CU_LAUNCH_PARAM_*` keys of `extra`.
 const PARAM_END: usize = 0x0;
@@ -60,86 +61,77 @@ fn launch_kernel(
     extra: *mut *mut c_void,
 ) -> CuResult<()> {
     // CUDA launches in the current context; none is CUDA_ERROR_INVALID_CONTEXT, which comes
-    // before any other error. Where the function is of the current context (as nearly
-    // always), the function's existence shows the context's (destroying a context removes
-    // its functions), so the context table is only consulted otherwise.
+    // before any other error.
     let current = crate::context::current_id();
     if current.is_none() {
         crate::context::current()?;
     }
-    let func = match crate::library::function_or_kernel(id(f)) {
-        Ok(func) => func,
-        Err(e) => {
-            crate::context::current()?;
-            return Err(e);
-        }
-    };
-    if current == Some(func.ctx_id) {
-        crate::device::check_init()?;
-        func.ctx.check_sticky()?;
-    } else {
-        crate::context::current()?;
-    }
-    let cfg = LaunchConfig {
-        grid,
-        block,
-        shared_bytes: shared,
-    };
-    launch::check_config(&func, &cfg)?;
-    // The common case reads the parameters into an array on the stack: a launch allocates
-    // nothing of its own before the runtime.
-    let mut inline: [&[u8]; INLINE_PARAMS] = [&[]; INLINE_PARAMS];
-    let mut spilled = Vec::new();
-    let params = match (params.is_null(), extra.is_null()) {
-        (false, false) => return Err(CuError::invalid("both kernelParams and extra given")),
-        (true, true) => Params::None,
-        (false, true) => {
-            let abi = func.kernel.abi();
-            let n = abi.params.len();
-            let values = if n <= INLINE_PARAMS {
-                &mut inline[..n]
-            } else {
-                spilled.resize(n, &[][..]);
-                &mut spilled[..]
-            };
-            for (i, p) in abi.params.iter().enumerate() {
-                // SAFETY: kernelParams holds one pointer per kernel parameter (CUDA's contract).
-                let ptr = unsafe { *params.add(i) };
-                // SAFETY: each points to a value of the parameter's size.
-                values[i] = unsafe { super::bytes(ptr, p.size as usize) }?;
+    launch_cache::with(current, |cache| {
+        let launch_cache::Cache {
+            function,
+            stream,
+            args,
+            ..
+        } = cache;
+        let func = match function.get(id(f), crate::library::function_or_kernel) {
+            Ok(func) => func,
+            Err(e) => {
+                crate::context::current()?;
+                return Err(e);
             }
-            Params::Pointers(values)
+        };
+        // Where the function is of the current context (as nearly always), the function's
+        // existence shows the context's (destroying a context removes its functions), so the
+        // context table is only consulted otherwise.
+        if current == Some(func.ctx_id) {
+            crate::device::check_init()?;
+            func.ctx.check_sticky()?;
+        } else {
+            crate::context::current()?;
         }
-        (true, false) => {
-            // SAFETY: CUDA's contract for `extra`.
-            let (buf, size) = unsafe { extra_buffer(extra) }?;
-            launch::check_buffer_size(&func, size)?;
-            Params::Buffer(buf)
-        }
-    };
-    ARGS.with_borrow_mut(|args| {
+        let cfg = LaunchConfig {
+            grid,
+            block,
+            shared_bytes: shared,
+        };
+        launch::check_config(func, &cfg)?;
+        // SAFETY: CUDA's contract: `kernelParams` holds one pointer per kernel parameter,
+        // each to a value of the parameter's size.
+        let read = |i: usize, size: usize| unsafe { super::bytes(*params.add(i), size) };
+        let params = match (params.is_null(), extra.is_null()) {
+            (false, false) => return Err(CuError::invalid("both kernelParams and extra given")),
+            (true, true) => Params::None,
+            (false, true) => Params::Pointers(&read),
+            (true, false) => {
+                // SAFETY: CUDA's contract for `extra`.
+                let (buf, size) = unsafe { extra_buffer(extra) }?;
+                launch::check_buffer_size(func, size)?;
+                Params::Buffer(buf)
+            }
+        };
+        // Cleared before rather than after: the values are plain data, and a launch that
+        // failed half-way leaves some behind.
         args.clear();
-        launch::arguments(&func, &params, args)?;
-        let issue = crate::stream::resolve(id(s))?;
-        if !std::sync::Arc::ptr_eq(issue.ctx(), &func.ctx) {
-            return Err(CuError::InvalidHandle(
-                "function (of another context than the stream)",
-            ));
+        launch::arguments(func, &params, args)?;
+        let same_ctx = |ctx: &std::sync::Arc<crate::context::Ctx>| {
+            if std::sync::Arc::ptr_eq(ctx, &func.ctx) {
+                Ok(())
+            } else {
+                Err(CuError::InvalidHandle(
+                    "function (of another context than the stream)",
+                ))
+            }
+        };
+        if crate::stream::is_legacy(id(s)) {
+            let issue = crate::stream::resolve(id(s))?;
+            same_ctx(issue.ctx())?;
+            Ok(issue.stream().launch(&func.kernel, &cfg, args)?)
+        } else {
+            let strm = stream.get(id(s), crate::stream::issuable)?;
+            same_ctx(&strm.ctx)?;
+            crate::stream::issue_with(strm, |st| Ok(st.launch(&func.kernel, &cfg, args)?))
         }
-        let launched = issue.stream().launch(&func.kernel, &cfg, args);
-        // The values are plain data; none is kept past the launch.
-        args.clear();
-        Ok(launched?)
     })
-}
-
-/// Parameters read without allocating; kernels with more spill to the heap.
-const INLINE_PARAMS: usize = 16;
-
-thread_local! {
-    /// The runtime's arguments of the thread's launches, one vector reused by each.
-    static ARGS: std::cell::RefCell<Vec<ptxvk_runtime::KernelArg>> =
-        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 #[unsafe(no_mangle)]
@@ -234,6 +226,61 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
         },
     )
 }
+
+/// Cooperative launches are not supported (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0):
+/// Vulkan promises no forward progress between workgroups, so a grid-wide barrier could wait
+/// forever for blocks that never start (docs/decisions/0193-no-cooperative-launch.md). The
+/// launch is checked as any launch is first, so misuse gets its own error.
+#[allow(clippy::too_many_arguments)]
+fn cooperative(
+    f: Handle,
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    s: Handle,
+) -> CuResult<()> {
+    let current = crate::context::current()?;
+    let func = crate::library::function_or_kernel(id(f))?;
+    if func.ctx_id != current.0 {
+        return Err(CuError::InvalidHandle("function (of another context)"));
+    }
+    let cfg = LaunchConfig {
+        grid,
+        block,
+        shared_bytes: shared,
+    };
+    launch::check_config(&func, &cfg)?;
+    if !crate::stream::is_default(id(s)) {
+        crate::stream::issuable(id(s))?;
+    }
+    Err(CuError::NotSupported(
+        "cooperative launches: Vulkan gives no grid-wide forward progress".into(),
+    ))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuLaunchCooperativeKernel(
+    f: Handle,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    s: Handle,
+    params: *mut *mut c_void,
+) -> CUresult {
+    entry(
+        "cuLaunchCooperativeKernel",
+        format_args!(
+            "f={f:#x?} grid=({gx}, {gy}, {gz}) block=({bx}, {by}, {bz}) shared={shared:#x} s={s:#x?} params={params:#x?}"
+        ),
+        || cooperative(f, [gx, gy, gz], [bx, by, bz], shared, s),
+    )
+}
+
+alias!(cuLaunchCooperativeKernel_ptsz => cuLaunchCooperativeKernel(f: Handle, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, s: Handle, params: *mut *mut c_void), per_thread s);
 
 /// The function an occupancy query is about. Flags: CU_OCCUPANCY_DEFAULT or
 /// CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE (there is no caching to override).

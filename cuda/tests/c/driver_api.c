@@ -942,6 +942,9 @@ static void sticky(void) {
     EXPECT(cuMemAlloc(&q, 16), fault);
     EXPECT(cuCtxSynchronize(), fault);
     EXPECT(cuModuleLoadData(&mod, PTX), fault);
+    /* "may also return error codes from previous, asynchronous launches" (its documentation) */
+    CUdevice dev = -1;
+    EXPECT(cuCtxGetDevice(&dev), fault);
     CHECK(cuCtxDestroy(ctx));
 
     ctx = make_context();

@@ -1,0 +1,116 @@
+//! The calling thread's last launch: the function and stream its handles named, and the
+//! argument vector it filled. A program launches the same kernels on the same streams over and
+//! over; looking their handles up again (a locked table and a reference count each) was most of
+//! what a launch through the C ABI cost over one through the Rust API.
+//!
+//! A cached lookup stays valid while no handle table has lost an entry since it was made
+//! ([`handles::removals`]) and the same context is current (a `CUkernel` names a different
+//! function in each context, and the per-thread stream is per context). It holds its objects
+//! alive: the thread that destroys one drops its own cache at once, other threads at their next
+//! launch or exit.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use ptxvk_runtime::KernelArg;
+
+use crate::error::{CuError, CuResult};
+use crate::handles;
+use crate::module::Func;
+use crate::stream::Strm;
+
+/// One cached lookup: a handle and what it named.
+pub struct Slot<T>(Option<(usize, Arc<T>)>);
+
+impl<T> Slot<T> {
+    /// What `handle` names, from the cache or from `lookup` (whose result is then cached).
+    pub fn get(
+        &mut self,
+        handle: usize,
+        lookup: impl FnOnce(usize) -> CuResult<Arc<T>>,
+    ) -> CuResult<&Arc<T>> {
+        let hit = matches!(&self.0, Some((h, _)) if *h == handle);
+        if !hit {
+            self.0 = None;
+            let value = lookup(handle)?;
+            self.0 = Some((handle, value));
+        }
+        match &self.0 {
+            Some((_, v)) => Ok(v),
+            None => Err(CuError::Unknown("launch cache".into())),
+        }
+    }
+}
+
+pub struct Cache {
+    removals: u64,
+    ctx: Option<usize>,
+    pub function: Slot<Func>,
+    pub stream: Slot<Strm>,
+    /// The runtime's arguments of a launch, one vector reused by each.
+    pub args: Vec<KernelArg>,
+}
+
+impl Cache {
+    /// Drops the cached lookups if a table lost an entry since they were made or another
+    /// context is current. The count is read before any lookup it will vouch for.
+    fn validate(&mut self, ctx: Option<usize>) {
+        let now = handles::removals();
+        if now != self.removals || ctx != self.ctx {
+            self.function.0 = None;
+            self.stream.0 = None;
+            self.removals = now;
+            self.ctx = ctx;
+        }
+    }
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = const {
+        RefCell::new(Cache {
+            removals: 0,
+            ctx: None,
+            function: Slot(None),
+            stream: Slot(None),
+            args: Vec::new(),
+        })
+    };
+}
+
+/// Runs `f` with the calling thread's cache, made valid for `ctx` (the current context). A
+/// thread whose storage is being torn down, or a call made from within `f`, gets an empty
+/// cache of its own.
+pub fn with<T>(ctx: Option<usize>, f: impl FnOnce(&mut Cache) -> CuResult<T>) -> CuResult<T> {
+    let mut f = Some(f);
+    let cached = CACHE.try_with(|c| {
+        let mut c = c.try_borrow_mut().ok()?;
+        let f = f.take()?;
+        c.validate(ctx);
+        Some(f(&mut c))
+    });
+    if let Ok(Some(r)) = cached {
+        return r;
+    }
+    let mut fresh = Cache {
+        removals: handles::removals(),
+        ctx,
+        function: Slot(None),
+        stream: Slot(None),
+        args: Vec::new(),
+    };
+    match f {
+        Some(f) => f(&mut fresh),
+        None => Err(CuError::Unknown("launch cache".into())),
+    }
+}
+
+/// Drops the calling thread's cached lookups (after it removed a handle), unless they are in
+/// use right now.
+pub fn forget() {
+    let _ = CACHE.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            c.function.0 = None;
+            c.stream.0 = None;
+        }
+    });
+}
