@@ -8,6 +8,7 @@
 
 mod display;
 pub mod forward;
+mod ids;
 pub mod inline;
 #[cfg(test)]
 mod inline_tests;
@@ -17,16 +18,8 @@ pub mod recursion;
 
 use crate::types::ScalarType;
 
-pub use operands::{Args, CallId, Side, TexId};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ValueId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct VarId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BlockId(pub u32);
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FuncId(pub u32);
+pub use ids::{BlockId, FuncId, ValueId, VarId};
+pub use operands::{Args, Call, CallId, Side, TexId, TexOp, TexOpKind};
 
 /// Scalar types. Integers are signless: operations say how they read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -765,17 +758,6 @@ impl Scope {
     }
 }
 
-/// Calls `func`; its return values are stored into `results`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Call {
-    pub func: FuncId,
-    pub args: Vec<ValueId>,
-    pub results: Vec<VarId>,
-    /// The callee computes its results from its arguments alone (lowering's helper functions):
-    /// same arguments, same results, in every thread.
-    pub pure: bool,
-}
-
 /// `Copy`, so that building and moving instructions never goes through drop glue (see
 /// `operands.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -860,34 +842,6 @@ pub enum Op {
     /// An image operation on a texture binding; its four components are stored into
     /// `results` (see [`TexOp`]).
     Texture(TexId),
-}
-
-/// An image operation on binding `binding` of [`Module::textures`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct TexOp {
-    pub binding: u32,
-    pub kind: TexOpKind,
-    /// Spatial coordinates, then the array layer: `F32` for samples and gathers, `I32` for
-    /// fetches.
-    pub coords: Vec<ValueId>,
-    /// The depth-compare reference (`Dref` forms).
-    pub dref: Option<ValueId>,
-    /// Constant texel offsets, one per spatial dimension (`ConstOffset`).
-    pub offset: Option<Vec<i32>>,
-    /// Four variables, `F32` or `I32` as the binding's sampled kind.
-    pub results: Vec<VarId>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum TexOpKind {
-    /// `OpImageSampleExplicitLod` at a level (`F32`).
-    SampleLod(ValueId),
-    /// `OpImageSampleExplicitLod` with gradients (`F32`, one per spatial dimension).
-    SampleGrad(Vec<ValueId>, Vec<ValueId>),
-    /// `OpImageFetch` of one texel at an integer level (`I32`).
-    Fetch(ValueId),
-    /// `OpImageGather` of one component (0-3) of the bilinear footprint.
-    Gather(u32),
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! values live in the instruction ([`Args`]), and calls and texture operations, which are rare
 //! and larger, in tables of their function ([`Side`]) that the instruction indexes.
 
-use super::{Call, TexOp, ValueId};
+use super::ids::{FuncId, ValueId, VarId};
 
 /// Up to three operands: every GLSL.std.450 instruction we use and every warp operation has at
 /// most three.
@@ -113,4 +113,43 @@ impl Side {
     pub fn tex_mut(&mut self, t: TexId) -> &mut TexOp {
         &mut self.tex_ops[t.0 as usize]
     }
+}
+
+/// Calls `func`; its return values are stored into `results`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub func: FuncId,
+    pub args: Vec<ValueId>,
+    pub results: Vec<VarId>,
+    /// The callee computes its results from its arguments alone (lowering's helper functions):
+    /// same arguments, same results, in every thread.
+    pub pure: bool,
+}
+
+/// An image operation on binding `binding` of [`Module::textures`](super::Module::textures).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TexOp {
+    pub binding: u32,
+    pub kind: TexOpKind,
+    /// Spatial coordinates, then the array layer: `F32` for samples and gathers, `I32` for
+    /// fetches.
+    pub coords: Vec<ValueId>,
+    /// The depth-compare reference (`Dref` forms).
+    pub dref: Option<ValueId>,
+    /// Constant texel offsets, one per spatial dimension (`ConstOffset`).
+    pub offset: Option<Vec<i32>>,
+    /// Four variables, `F32` or `I32` as the binding's sampled kind.
+    pub results: Vec<VarId>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TexOpKind {
+    /// `OpImageSampleExplicitLod` at a level (`F32`).
+    SampleLod(ValueId),
+    /// `OpImageSampleExplicitLod` with gradients (`F32`, one per spatial dimension).
+    SampleGrad(Vec<ValueId>, Vec<ValueId>),
+    /// `OpImageFetch` of one texel at an integer level (`I32`).
+    Fetch(ValueId),
+    /// `OpImageGather` of one component (0-3) of the bilinear footprint.
+    Gather(u32),
 }

@@ -175,8 +175,6 @@ pub const CYCLE_EDGES: &[(&str, &str)] = &[
     ("emit/mod.rs", "emit/texture.rs"),
     ("emit/texture.rs", "emit/func.rs"),
     ("emit/texture.rs", "emit/mod.rs"),
-    ("ir/mod.rs", "ir/operands.rs"),
-    ("ir/operands.rs", "ir/mod.rs"),
     ("lower/approx.rs", "lower/float.rs"),
     ("lower/approx.rs", "lower/half.rs"),
     ("lower/approx.rs", "lower/mod.rs"),
