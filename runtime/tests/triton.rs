@@ -1,6 +1,7 @@
 //! Triton's PTX for our kernels (shaders/triton, compiled at test time; see
-//! translator/tests/triton_support) run on the device against Rust references: the tensor-core
-//! matmul and attention of sm_80 (ldmatrix, mma.sync), softmax, layer norm and reductions.
+//! translator/tests/triton_support) run on the device against Rust references: the matmul of
+//! sm_75, the tensor-core matmul and attention of sm_80 (ldmatrix, mma.sync), softmax, layer
+//! norm and reductions.
 //!
 //! Triton's launch contract: a block of `num_warps * 32` threads, `shared` bytes of dynamic
 //! shared memory (its `global_smem`), and after the kernel's own parameters two scratch
@@ -289,7 +290,8 @@ fn triton_kernels_match_references() {
     reductions(&ctx, &all);
     // wgmma with both operands in shared memory, through 32-byte-swizzled descriptors.
     matmul(&ctx, &all, "matmul_f16_wg", 90, (64, 16));
-    // ldmatrix and mma.sync.
+    // Triton's dot for sm_75 (fma: its mma path starts at sm_80), then ldmatrix and mma.sync.
+    matmul(&ctx, &all, "matmul_f16_small", 75, (16, 16));
     matmul(&ctx, &all, "matmul_f16_small", 80, (16, 16));
     attention(&ctx, &all, "attention_f16_small", 80, 16);
     // wgmma with A from a descriptor (Q K^T) and A from registers (P V).

@@ -51,7 +51,7 @@ VARIANTS = [
     attention("attention_f16", 64, 32, 32, 4),
     # The smallest tiles Triton's dot takes, for the runs on lavapipe: its LLVM takes minutes
     # over the emulated warp exchanges of the larger ones.
-    matmul("matmul_f16_small", "fp16", "fp32", "ieee", targets=(80,), tile=(16, 16, 16), warps=1),
+    matmul("matmul_f16_small", "fp16", "fp32", "ieee", targets=(75, 80), tile=(16, 16, 16), warps=1),
     attention("attention_f16_small", 16, 16, 16, 1, targets=(80,)),
     # The smallest wgmma tile (a warpgroup of 4 warps, 64 rows).
     matmul("matmul_f16_wg", "fp16", "fp32", "ieee", targets=(90,), tile=(64, 16, 16), warps=4),
