@@ -511,3 +511,35 @@ fn outputs_are_written_whole_or_not_at_all() {
     assert_eq!(dir_entries(&dir), ["blocked", "k.ptx", "k.spvasm", "y.bin"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `ptxvk run` prints what the kernel's `printf` writes on stdout.
+#[test]
+fn run_prints_device_printf_output() {
+    let dir = std::env::temp_dir().join(format!("ptxvk-cli-printf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("hello.ptx");
+    // printf("hello from %d\n", threadIdx.x), as compilers write it.
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+        .extern .func (.param .b32 r) vprintf (.param .b64 fmt, .param .b64 args);\n\
+        .global .align 1 .b8 fmt[15] = {104, 101, 108, 108, 111, 32, 102, 114, 111, 109, 32, 37, 100, 10, 0};\n\
+        .visible .entry hello()\n{\n\
+        .local .align 4 .b8 depot[4];\n.reg .b32 %r<3>;\n.reg .b64 %rd<5>;\n\
+        mov.u64 %rd1, fmt;\ncvta.global.u64 %rd2, %rd1;\n\
+        mov.u64 %rd3, depot;\ncvta.local.u64 %rd4, %rd3;\n\
+        mov.u32 %r1, %tid.x;\nst.local.u32 [%rd3], %r1;\n\
+        {\n.param .b64 p0;\nst.param.b64 [p0], %rd2;\n.param .b64 p1;\nst.param.b64 [p1], %rd4;\n\
+        .param .b32 r0;\ncall.uni (r0), vprintf, (p0, p1);\nld.param.b32 %r2, [r0];\n}\n\
+        ret;\n}\n";
+    std::fs::write(&file, ptx).unwrap();
+    let o = ptxvk(&["run", file.to_str().unwrap(), "--grid", "1", "--block", "3"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let mut lines: Vec<&str> = out.lines().filter(|l| l.starts_with("hello")).collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        ["hello from 0", "hello from 1", "hello from 2"],
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
