@@ -131,6 +131,13 @@ fn numba_shared_memory_reduction_with_syncthreads_and_atomic_total() {
     run(&CU12, "reduction");
 }
 
+/// 32 KiB of static and 16 KiB of dynamic shared memory, CUDA's default per block: beyond
+/// lavapipe's 32 KiB, so the arena is in device memory there.
+#[test]
+fn numba_48_kib_of_shared_memory_with_syncthreads_and_shared_atomics() {
+    run(&CU12, "big_shared");
+}
+
 #[test]
 fn numba_histogram_with_atomic_add_max_and_compare_and_swap() {
     run(&CU12, "histogram");
