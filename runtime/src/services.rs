@@ -145,18 +145,18 @@ impl Context {
         };
         let write = {
             let mut d = services.inner.lock().map_err(|_| Error::DeviceLost)?;
-            for (off, bytes) in strings {
-                d.strings
-                    .entry(globals.address() + off)
-                    .or_insert_with(|| bytes.as_slice().into());
-            }
-            d.written.retain(|w| w.strong_count() > 0);
             let done = d
                 .written
                 .iter()
                 .any(|w| w.upgrade().is_some_and(|g| Arc::ptr_eq(&g, globals)));
+            // Once per module: every kernel of it carries the same strings.
             if !done {
+                d.written.retain(|w| w.strong_count() > 0);
                 d.written.push(Arc::downgrade(globals));
+                for (off, bytes) in strings {
+                    d.strings
+                        .insert(globals.address() + off, bytes.as_slice().into());
+                }
             }
             !done
         };
