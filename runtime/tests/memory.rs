@@ -63,10 +63,20 @@ fn dynamic_shared_memory() {
             assert_eq!(got[t], data[n as usize - 1 - t], "n={n} t={t}");
         }
     }
-    // More dynamic shared memory than the device has is refused, not run.
-    let d = DeviceBuffer::<f32>::zeroed(&ctx, 1).unwrap();
+    // More dynamic shared memory than the device has runs from device memory
+    // (tests/shared_spill.rs); more than CUDA's opt-in limit is refused, not run.
+    let n = 256usize;
+    let data: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let d = DeviceBuffer::from_slice(&ctx, &data).unwrap();
     let cfg = LaunchConfig {
         shared_bytes: ctx.info().max_shared_memory_bytes + 4,
+        ..blocks(1, n as u32)
+    };
+    k.launch(&cfg, &[(&d).into()]).unwrap();
+    let want: Vec<f32> = data.iter().rev().copied().collect();
+    assert_eq!(d.to_vec().unwrap(), want);
+    let cfg = LaunchConfig {
+        shared_bytes: ptxvk_translator::abi::MAX_SHARED_BYTES + 4,
         ..blocks(1, 1)
     };
     let err = k.launch(&cfg, &[(&d).into()]).unwrap_err();
