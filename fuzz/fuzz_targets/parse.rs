@@ -1,34 +1,4 @@
-//! The parser alone: both the hand-written parser and the grammar it falls back to.
+//! `ptxvk_fuzz_harness::targets::parse` under libFuzzer.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use ptxvk_translator::parse;
-
-fuzz_target!(|data: &[u8]| {
-    let src = ptxvk_fuzz::source(data);
-    let text = src.text.as_str();
-    let (module, diags) = parse::parse(text);
-    let len = text.len() as u32;
-    for d in &diags {
-        assert!(d.span.end <= len && d.span.start <= d.span.end, "{d:?}");
-    }
-    let errors = diags
-        .iter()
-        .any(|d| d.severity == ptxvk_translator::diag::Severity::Error);
-    assert!(
-        module.is_some() || errors,
-        "no module and no error for this input"
-    );
-    // What the hand-written parser accepts, the grammar must accept too: it is the reference
-    // the fast path was written against (the grammar is far slower, so only for small inputs).
-    if text.len() <= 4096 && parse::fast_parser_accepts(text) {
-        let (grammar, gdiags) = parse::parse_with_grammar(text);
-        assert!(
-            grammar.is_some()
-                && gdiags
-                    .iter()
-                    .all(|d| d.severity != ptxvk_translator::diag::Severity::Error),
-            "the fast parser accepts what the grammar rejects: {gdiags:?}"
-        );
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ptxvk_fuzz_harness::targets::parse::run(data));

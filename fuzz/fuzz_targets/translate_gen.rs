@@ -1,20 +1,4 @@
-//! The translator on generated, well-typed PTX (`ptxvk_fuzz::ptxgen`): straight-line integer and
-//! float code, branches, loops with breaks, calls, shuffles, votes, barriers and shared memory.
-//! Every program must parse and check, translate for lavapipe's profile, and validate; for the
-//! named profiles (picked by the first byte) a refusal naming a missing device feature is fine.
+//! `ptxvk_fuzz_harness::targets::translate_gen` under libFuzzer.
 #![no_main]
 
-use arbitrary::Unstructured;
-use libfuzzer_sys::fuzz_target;
-use ptxvk_fuzz::ptxgen::{Features, Program};
-
-fuzz_target!(|data: &[u8]| {
-    let mut u = Unstructured::new(data);
-    let Ok(pick) = u.arbitrary::<u8>() else {
-        return;
-    };
-    let Ok(program) = Program::generate(&mut u, Features::ALL) else {
-        return;
-    };
-    ptxvk_fuzz::translate_generated(&program.to_ptx(), pick);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ptxvk_fuzz_harness::targets::translate_gen::run(data));

@@ -2,8 +2,9 @@
 //!
 //!   fuzz TARGET [--time S] [--asan] [-- LIBFUZZER_ARGS]   one target for S seconds (default 60)
 //!   fuzz --all [--time S]                                  every target, S seconds each
-//!   fuzz diff [--count N] [--seed S]                       N random programs on the device and
-//!                                                          in the reference interpreter
+//!   fuzz diff [--count N] [--seed S] [--time S]            N random programs (or as many as S
+//!                                                          seconds allow) on the device and in
+//!                                                          the reference interpreter
 //!   fuzz --list                                            the targets
 //!
 //! The fuzz build needs a nightly compiler (libFuzzer's coverage instrumentation); the project
@@ -24,9 +25,9 @@ const TARGETS: &[(&str, Option<&str>, usize)] = &[
     ("parse", Some("ptx"), 16 * 1024),
     ("check", Some("ptx"), 16 * 1024),
     ("translate", Some("ptx"), 16 * 1024),
-    ("translate_gen", None, 4096),
+    ("translate_gen", Some("translate_gen"), 4096),
     ("cli_args", Some("cli_args"), 1024),
-    ("cuda_entry", None, 2048),
+    ("cuda_entry", Some("cuda_entry"), 2048),
 ];
 
 /// Seconds one input may take before libFuzzer reports it as a hang. Generous: the machines
@@ -69,7 +70,11 @@ pub fn fuzz(args: &[String]) -> Result<()> {
         }
     }
     if target == Some("diff") {
-        return diff(count, seed);
+        return diff(
+            count,
+            seed,
+            args.iter().any(|a| a == "--time").then_some(time),
+        );
     }
     ensure_tools()?;
     let chosen: Vec<&(&str, Option<&str>, usize)> = match (all, target) {
@@ -163,7 +168,7 @@ fn run_target(
         .arg("-print_final_stats=1");
     if matches!(name, "parse" | "check" | "translate") {
         cmd.arg(format!("-dict={}", fuzz_dir().join("ptx.dict").display()));
-    } else if seeds.is_none() {
+    } else if matches!(name, "translate_gen" | "cuda_entry") {
         // Structured inputs: short ones make only tiny programs and call sequences, and
         // libFuzzer would otherwise lengthen its inputs only slowly.
         cmd.arg("-len_control=0");
@@ -229,7 +234,7 @@ fn ensure_tools() -> Result<()> {
 
 /// The differential fuzzer (fuzz/examples/diff.rs), an ordinary stable build without
 /// SPIRV-Tools: it runs kernels, which needs no instrumentation.
-fn diff(count: u64, seed: Option<u64>) -> Result<()> {
+fn diff(count: u64, seed: Option<u64>, time: Option<u64>) -> Result<()> {
     crate::deps::ensure(crate::deps::Need::Run)?;
     let mut c = crate::cargo();
     c.args(["run", "--release", "--manifest-path"])
@@ -239,6 +244,20 @@ fn diff(count: u64, seed: Option<u64>) -> Result<()> {
         .args(["--", "--count", &count.to_string()]);
     if let Some(s) = seed {
         c.args(["--seed", &s.to_string()]);
+    }
+    if let Some(t) = time {
+        c.args(["--time", &t.to_string()]);
+    }
+    // Every program is new: caching their pipelines would only fill the disk, and validating
+    // each module would triple the time per program.
+    for (var, value) in [
+        ("PTXVK_CACHE_DIR", "off"),
+        ("MESA_SHADER_CACHE_DISABLE", "true"),
+        ("PTXVK_VALIDATION", "0"),
+    ] {
+        if std::env::var_os(var).is_none() {
+            c.env(var, value);
+        }
     }
     crate::run(&mut c)
 }

@@ -1,7 +1,18 @@
-//! What the fuzz targets share: the checks every translator answer must pass, and a generator
-//! of well-typed PTX for the structure-aware targets.
+//! The fuzz targets' bodies (`targets`), what they share (the checks every translator answer
+//! must pass) and a generator and interpreter of well-typed PTX (`ptxgen`) for the
+//! structure-aware target and the differential fuzzer. Stable Rust: the libFuzzer wrappers in
+//! `fuzz/` need nightly, these do not.
 
 pub mod ptxgen;
+pub mod targets;
+
+// The CLI's argument parsing as it ships, for the cli_args target (it names `crate::args`).
+#[allow(dead_code)]
+#[path = "../../../runtime/src/bin/ptxvk/args.rs"]
+mod args;
+#[allow(dead_code)]
+#[path = "../../../runtime/src/bin/ptxvk/cli.rs"]
+mod cli;
 
 use std::sync::Arc;
 

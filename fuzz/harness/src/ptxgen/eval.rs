@@ -1,0 +1,653 @@
+//! The reference interpreter: PTX semantics from the ISA's text, on the host's IEEE arithmetic.
+//! Statements that are not collective run thread by thread; the collective ones (only at the
+//! kernel's top level in lockstep programs) see the whole warp or block.
+
+use super::print::{CANON_F32, CANON_F64, SHARED_SEED};
+use super::*;
+
+/// One thread's registers.
+#[derive(Clone)]
+struct Regs {
+    r: [u32; NR as usize],
+    rd: [u64; ND as usize],
+    f: [f32; NF as usize],
+    fd: [f64; NFD as usize],
+    p: [bool; NP as usize],
+    /// `%tid.x`, `%ntid.x`, `%ctaid.x`.
+    tid: u32,
+    ntid: u32,
+    ctaid: u32,
+}
+
+impl Regs {
+    fn new(r: [u32; NR as usize], tid: u32, ntid: u32, ctaid: u32) -> Regs {
+        // As `derived_init` prints it.
+        let n = NR as usize;
+        let rd = std::array::from_fn(|i| u64::from(r[i % n]));
+        let f = std::array::from_fn(|i| r[(i + 1) % n] as f32);
+        let fd = std::array::from_fn(|i| f64::from(r[(i + 2) % n]));
+        let p = std::array::from_fn(|i| r[i % n] < r[(i + 3) % n]);
+        Regs {
+            r,
+            rd,
+            f,
+            fd,
+            p,
+            tid,
+            ntid,
+            ctaid,
+        }
+    }
+
+    fn lane(&self) -> u32 {
+        self.tid % 32
+    }
+
+    fn src(&self, s: Src) -> u32 {
+        match s {
+            Src::Reg(r) => self.r[r as usize],
+            Src::Imm(v) => v,
+        }
+    }
+}
+
+/// The outcome of a block: fall through, or leave the innermost loop.
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Next,
+    Break,
+}
+
+/// `bfe` as the ISA defines it, for a 32-bit register.
+fn bfe(a: u32, b: u32, c: u32, signed: bool) -> u32 {
+    let (pos, len) = (b & 0xff, c & 0xff);
+    let sbit = if !signed || len == 0 {
+        false
+    } else {
+        (a >> (pos + len - 1).min(31)) & 1 == 1
+    };
+    let mut d = 0u32;
+    for i in 0..32 {
+        let bit = if i < len && pos + i <= 31 {
+            (a >> (pos + i)) & 1 == 1
+        } else {
+            sbit
+        };
+        d |= u32::from(bit) << i;
+    }
+    d
+}
+
+/// `bfi.b32 f, a, b, c, d`: `b` with `len` bits of `a` inserted at `pos`.
+fn bfi(a: u32, b: u32, c: u32, d: u32) -> u32 {
+    let (pos, len) = (c & 0xff, d & 0xff);
+    let mut f = b;
+    for i in 0..len {
+        if pos + i > 31 {
+            break;
+        }
+        let bit = (a >> i) & 1;
+        f = (f & !(1 << (pos + i))) | (bit << (pos + i));
+    }
+    f
+}
+
+/// `prmt.b32` in its default mode.
+fn prmt(a: u32, b: u32, c: u32) -> u32 {
+    let bytes = (u64::from(b) << 32 | u64::from(a)).to_le_bytes();
+    let mut d = 0u32;
+    for n in 0..4 {
+        let sel = (c >> (4 * n)) & 0xf;
+        let byte = bytes[(sel & 7) as usize];
+        let byte = if sel & 8 != 0 {
+            if byte & 0x80 != 0 { 0xff } else { 0 }
+        } else {
+            byte
+        };
+        d |= u32::from(byte) << (8 * n);
+    }
+    d
+}
+
+fn bin(op: Bin, a: u32, b: u32) -> u32 {
+    let (sa, sb) = (a as i32, b as i32);
+    match op {
+        Bin::Add => a.wrapping_add(b),
+        Bin::Sub => a.wrapping_sub(b),
+        Bin::MulLo => a.wrapping_mul(b),
+        Bin::MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        Bin::MulHiS => ((i64::from(sa) * i64::from(sb)) >> 32) as u32,
+        Bin::And => a & b,
+        Bin::Or => a | b,
+        Bin::Xor => a ^ b,
+        // Shift amounts past the width are clamped to it.
+        Bin::Shl => a.checked_shl(b).unwrap_or(0),
+        Bin::ShrU => a.checked_shr(b).unwrap_or(0),
+        Bin::ShrS => (sa >> b.min(31)) as u32,
+        Bin::MinU => a.min(b),
+        Bin::MinS => sa.min(sb) as u32,
+        Bin::MaxU => a.max(b),
+        Bin::MaxS => sa.max(sb) as u32,
+        Bin::DivU => a / (b | 1),
+        Bin::RemU => a % (b | 1),
+        Bin::AddSatS => sa.saturating_add(sb) as u32,
+        // The low 32 bits of the 48-bit product of the low 24 bits.
+        Bin::Mul24LoU => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
+    }
+}
+
+fn un(op: Un, a: u32) -> u32 {
+    match op {
+        Un::Not => !a,
+        Un::Neg => (a as i32).wrapping_neg() as u32,
+        Un::Popc => a.count_ones(),
+        Un::Clz => a.leading_zeros(),
+        Un::Brev => a.reverse_bits(),
+        Un::AbsS => (a as i32).wrapping_abs() as u32,
+        Un::Cnot => u32::from(a == 0),
+    }
+}
+
+impl Program {
+    /// Every thread's output words (`OUT_WORDS` per thread, threads in order) for a launch of
+    /// `blocks` blocks of `block` threads, or `None` where the program has what the interpreter
+    /// does not model (collectives outside lockstep, shared memory in blocks other than
+    /// `DIFF_BLOCK`).
+    pub fn eval(&self, blocks: u32, block: u32) -> Option<Vec<u32>> {
+        let f = self.features;
+        if (f.warps || f.shared) && !f.lockstep
+            || f.shared && block != DIFF_BLOCK
+            || f.warps && !block.is_multiple_of(32)
+        {
+            return None;
+        }
+        let threads = blocks * block;
+        let mut regs: Vec<Regs> = (0..threads)
+            .map(|t| {
+                let r =
+                    std::array::from_fn(|i| t.wrapping_mul(self.mul[i]).wrapping_add(self.add[i]));
+                Regs::new(r, t % block, block, t / block)
+            })
+            .collect();
+        let mut shared: Vec<Vec<u32>> = (0..blocks)
+            .map(|_| {
+                (0..SHARED_WORDS)
+                    .map(|i| i.wrapping_mul(SHARED_SEED))
+                    .collect()
+            })
+            .collect();
+        for s in &self.body {
+            if !self.collective(s, &mut regs, &mut shared, block) {
+                for g in &mut regs {
+                    self.step(s, g);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity((threads * OUT_WORDS) as usize);
+        for g in regs {
+            out.extend_from_slice(&g.r);
+            for v in g.rd {
+                out.push(v as u32);
+                out.push((v >> 32) as u32);
+            }
+            for v in g.f {
+                out.push(if v.is_nan() { CANON_F32 } else { v.to_bits() });
+            }
+            for v in g.fd {
+                let v = if v.is_nan() { CANON_F64 } else { v.to_bits() };
+                out.push(v as u32);
+                out.push((v >> 32) as u32);
+            }
+        }
+        Some(out)
+    }
+
+    /// Runs `s` for every thread if it is collective; false if it is not.
+    fn collective(&self, s: &Stmt, regs: &mut [Regs], shared: &mut [Vec<u32>], block: u32) -> bool {
+        match s {
+            Stmt::Shfl {
+                mode,
+                d,
+                a,
+                lane,
+                c,
+            } => {
+                for warp in regs.chunks_mut(32) {
+                    let src: Vec<u32> = warp.iter().map(|g| g.r[*a as usize]).collect();
+                    for g in warp.iter_mut() {
+                        let l = g.lane() as i32;
+                        let b = (g.src(*lane) & 31) as i32;
+                        let cval = (c & 31) as i32;
+                        let mask = ((c >> 8) & 31) as i32;
+                        let max_lane = (l & mask) | (cval & !mask);
+                        let min_lane = l & mask;
+                        let (j, ok) = match mode {
+                            ShflMode::Up => (l - b, l - b >= max_lane),
+                            ShflMode::Down => (l + b, l + b <= max_lane),
+                            ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
+                            ShflMode::Idx => {
+                                let j = min_lane | (b & !mask);
+                                (j, j <= max_lane)
+                            }
+                        };
+                        let j = if ok { j } else { l };
+                        g.r[*d as usize] = src[j as usize];
+                    }
+                }
+            }
+            Stmt::Vote { op, d, p } => {
+                for warp in regs.chunks_mut(32) {
+                    let votes: Vec<bool> = warp.iter().map(|g| g.p[*p as usize]).collect();
+                    let ballot = votes
+                        .iter()
+                        .enumerate()
+                        .fold(0u32, |m, (i, &v)| m | (u32::from(v) << i));
+                    for g in warp.iter_mut() {
+                        let dp = (*d % NP) as usize;
+                        match op {
+                            Vote::Ballot => g.r[*d as usize] = ballot,
+                            Vote::Any => g.p[dp] = ballot != 0,
+                            Vote::All => g.p[dp] = ballot == u32::MAX,
+                            Vote::Uni => g.p[dp] = ballot == 0 || ballot == u32::MAX,
+                        }
+                    }
+                }
+            }
+            Stmt::Redux { op, d, a } => {
+                for warp in regs.chunks_mut(32) {
+                    let v = warp
+                        .iter()
+                        .map(|g| g.r[*a as usize])
+                        .reduce(|x, y| reduce(*op, x, y))
+                        .unwrap_or(0);
+                    for g in warp.iter_mut() {
+                        g.r[*d as usize] = v;
+                    }
+                }
+            }
+            Stmt::Match { all, d, a } => {
+                for warp in regs.chunks_mut(32) {
+                    let vals: Vec<u32> = warp.iter().map(|g| g.r[*a as usize]).collect();
+                    let same = vals.iter().all(|&v| v == vals[0]);
+                    for (i, g) in warp.iter_mut().enumerate() {
+                        g.r[*d as usize] = if *all {
+                            if same { u32::MAX } else { 0 }
+                        } else {
+                            vals.iter()
+                                .enumerate()
+                                .filter(|(_, v)| **v == vals[i])
+                                .fold(0u32, |m, (j, _)| m | (1 << j))
+                        };
+                    }
+                }
+            }
+            Stmt::Bar => {}
+            Stmt::ShRound { v, sel, d, i } => {
+                for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
+                    for g in blk.iter() {
+                        sh[own(g, *sel)] = g.r[*v as usize];
+                    }
+                    for g in blk.iter_mut() {
+                        g.r[*d as usize] = sh[any(g, *i)];
+                    }
+                }
+            }
+            Stmt::AtomOwn { op, d, sel, v, w } => {
+                for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
+                    for g in blk.iter_mut() {
+                        let at = own(g, *sel);
+                        let (old, b, c) = (sh[at], g.r[*v as usize], g.r[*w as usize]);
+                        sh[at] = match op {
+                            OwnAtom::Add => old.wrapping_add(b),
+                            OwnAtom::MinU => old.min(b),
+                            OwnAtom::MaxS => (old as i32).max(b as i32) as u32,
+                            OwnAtom::And => old & b,
+                            OwnAtom::Or => old | b,
+                            OwnAtom::Xor => old ^ b,
+                            OwnAtom::Exch => b,
+                            OwnAtom::Cas => {
+                                if old == b {
+                                    c
+                                } else {
+                                    old
+                                }
+                            }
+                            OwnAtom::Inc => {
+                                if old >= b {
+                                    0
+                                } else {
+                                    old + 1
+                                }
+                            }
+                            OwnAtom::Dec => {
+                                if old == 0 || old > b {
+                                    b
+                                } else {
+                                    old - 1
+                                }
+                            }
+                        };
+                        g.r[*d as usize] = old;
+                    }
+                }
+            }
+            Stmt::RedAny { op, d, i, v } => {
+                for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
+                    for g in blk.iter() {
+                        let at = any(g, *i);
+                        sh[at] = reduce(*op, sh[at], g.r[*v as usize]);
+                    }
+                    for g in blk.iter_mut() {
+                        g.r[*d as usize] = sh[any(g, *i)];
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn call(&self, g: &Regs, f: usize, a: u32, b: u32) -> u32 {
+        let func = &self.funcs[f];
+        let mut r = func.init;
+        r[0] = a;
+        r[1] = b;
+        let mut regs = Regs::new(r, g.tid, g.ntid, g.ctaid);
+        self.run(&func.body, &mut regs);
+        regs.r[0]
+    }
+
+    fn run(&self, body: &[Stmt], g: &mut Regs) -> Flow {
+        for s in body {
+            if self.step(s, g) == Flow::Break {
+                return Flow::Break;
+            }
+        }
+        Flow::Next
+    }
+
+    fn step(&self, s: &Stmt, g: &mut Regs) -> Flow {
+        match s {
+            Stmt::Bin { op, d, a, b, .. } => {
+                g.r[*d as usize] = bin(*op, g.r[*a as usize], g.src(*b));
+            }
+            Stmt::Un { op, d, a } => g.r[*d as usize] = un(*op, g.r[*a as usize]),
+            Stmt::Tern { op, d, a, b, c } => {
+                let (a, b, c) = (g.r[*a as usize], g.src(*b), g.src(*c));
+                let old = g.r[*d as usize];
+                g.r[*d as usize] = match op {
+                    Tern::MadLo => a.wrapping_mul(b).wrapping_add(c),
+                    Tern::MadHiU => (((u64::from(a) * u64::from(b)) >> 32) as u32).wrapping_add(c),
+                    Tern::BfeU => bfe(a, b, c, false),
+                    Tern::BfeS => bfe(a, b, c, true),
+                    Tern::Bfi => bfi(a, old, b, c),
+                    Tern::Prmt => prmt(a, b, c),
+                    Tern::SadU => c.wrapping_add(a.abs_diff(b)),
+                };
+            }
+            Stmt::Wide { op, d, a, b } => {
+                let (d, a, b) = (*d as usize, *a as usize, *b as usize);
+                match op {
+                    Wide::MulWideU => g.rd[d] = u64::from(g.r[a]) * u64::from(g.r[b]),
+                    Wide::MulWideS => {
+                        g.rd[d] = (i64::from(g.r[a] as i32) * i64::from(g.r[b] as i32)) as u64
+                    }
+                    Wide::Add64 => g.rd[d] = g.rd[a].wrapping_add(g.rd[b]),
+                    Wide::Xor64 => g.rd[d] = g.rd[a] ^ g.rd[b],
+                    Wide::Shl64 => g.rd[d] = g.rd[a].checked_shl(g.r[b]).unwrap_or(0),
+                    Wide::ShrU64 => g.rd[d] = g.rd[a].checked_shr(g.r[b]).unwrap_or(0),
+                    Wide::CvtU => g.rd[d] = u64::from(g.r[a]),
+                    Wide::CvtS => g.rd[d] = i64::from(g.r[a] as i32) as u64,
+                    Wide::Trunc => g.r[d] = g.rd[a] as u32,
+                }
+            }
+            Stmt::Mov { d, s } => g.r[*d as usize] = g.src(*s),
+            Stmt::Selp { d, a, b, p } => {
+                g.r[*d as usize] = if g.p[*p as usize] {
+                    g.r[*a as usize]
+                } else {
+                    g.src(*b)
+                };
+            }
+            Stmt::Setp {
+                cmp,
+                signed,
+                p,
+                a,
+                b,
+            } => {
+                let (a, b) = (g.r[*a as usize], g.src(*b));
+                let ord = if *signed {
+                    (a as i32).cmp(&(b as i32))
+                } else {
+                    a.cmp(&b)
+                };
+                g.p[*p as usize] = match cmp {
+                    Cmp::Eq => ord.is_eq(),
+                    Cmp::Ne => ord.is_ne(),
+                    Cmp::Lt => ord.is_lt(),
+                    Cmp::Le => ord.is_le(),
+                    Cmp::Gt => ord.is_gt(),
+                    Cmp::Ge => ord.is_ge(),
+                };
+            }
+            Stmt::Pred { op, p, a, b } => {
+                let (a, b) = (g.p[*a as usize], g.p[*b as usize]);
+                g.p[*p as usize] = match op {
+                    PredOp::And => a && b,
+                    PredOp::Or => a || b,
+                    PredOp::Xor => a != b,
+                    PredOp::Not => !a,
+                };
+            }
+            Stmt::If { p, neg, then, els } => {
+                let taken = g.p[*p as usize] != *neg;
+                return self.run(if taken { then } else { els }, g);
+            }
+            Stmt::Loop { trips, body } => {
+                for _ in 0..*trips {
+                    if self.run(body, g) == Flow::Break {
+                        break;
+                    }
+                }
+            }
+            Stmt::Break { p, neg } => {
+                if g.p[*p as usize] != *neg {
+                    return Flow::Break;
+                }
+            }
+            Stmt::Call { f, d, a, b } => {
+                g.r[*d as usize] = self.call(g, *f as usize, g.r[*a as usize], g.r[*b as usize]);
+            }
+            Stmt::Float { op, d, a, b, c } => float(g, *op, *d, *a, *b, *c),
+            Stmt::MovF { d, bits } => g.f[*d as usize] = f32::from_bits(*bits),
+            Stmt::SetpF { cmp, p, a, b } => {
+                let (a, b) = (g.f[*a as usize], g.f[*b as usize]);
+                let nan = a.is_nan() || b.is_nan();
+                g.p[*p as usize] = match cmp {
+                    FCmp::Eq => a == b,
+                    FCmp::Ne => !nan && a != b,
+                    FCmp::Lt => a < b,
+                    FCmp::Le => a <= b,
+                    FCmp::Gt => a > b,
+                    FCmp::Ge => a >= b,
+                    FCmp::Equ => nan || a == b,
+                    FCmp::Neu => a != b,
+                    FCmp::Ltu => nan || a < b,
+                    FCmp::Leu => nan || a <= b,
+                    FCmp::Gtu => nan || a > b,
+                    FCmp::Geu => nan || a >= b,
+                    FCmp::Num => !nan,
+                    FCmp::Nan => nan,
+                };
+            }
+            Stmt::Dbl { op, d, a, b, c } => double(g, *op, *d, *a, *b, *c),
+            Stmt::Special { d, reg } => {
+                let lane = g.lane();
+                let eq = 1u32 << lane;
+                g.r[*d as usize] = match reg {
+                    Special::Laneid => lane,
+                    Special::TidX => g.tid,
+                    Special::NtidX => g.ntid,
+                    Special::CtaidX => g.ctaid,
+                    Special::LanemaskEq => eq,
+                    Special::LanemaskLt => eq - 1,
+                    Special::LanemaskLe => eq | (eq - 1),
+                    Special::LanemaskGt => !(eq | (eq - 1)),
+                    Special::LanemaskGe => !(eq - 1),
+                };
+            }
+            // Collective: run by `collective` at the top level; never generated elsewhere for
+            // programs `eval` accepts.
+            Stmt::Shfl { .. }
+            | Stmt::Vote { .. }
+            | Stmt::Redux { .. }
+            | Stmt::Match { .. }
+            | Stmt::Bar
+            | Stmt::ShRound { .. }
+            | Stmt::AtomOwn { .. }
+            | Stmt::RedAny { .. }
+            | Stmt::StShared { .. }
+            | Stmt::LdShared { .. }
+            | Stmt::AtomShared { .. } => {}
+        }
+        Flow::Next
+    }
+}
+
+/// `sh` index of the thread's own word `%r{sel} % 4`.
+fn own(g: &Regs, sel: u8) -> usize {
+    (g.tid * (SHARED_WORDS / DIFF_BLOCK) + (g.r[sel as usize] & 3)) as usize
+}
+
+/// `sh` index `%r{i} % SHARED_WORDS`.
+fn any(g: &Regs, i: u8) -> usize {
+    (g.r[i as usize] % SHARED_WORDS) as usize
+}
+
+fn reduce(op: Redux, x: u32, y: u32) -> u32 {
+    match op {
+        Redux::Add => x.wrapping_add(y),
+        Redux::MinU => x.min(y),
+        Redux::MinS => (x as i32).min(y as i32) as u32,
+        Redux::MaxU => x.max(y),
+        Redux::MaxS => (x as i32).max(y as i32) as u32,
+        Redux::And => x & y,
+        Redux::Or => x | y,
+        Redux::Xor => x ^ y,
+    }
+}
+
+/// `min`/`max` (ISA 9.7.3.10/11): a NaN operand is ignored, -0 is below +0.
+fn min_max(a: f32, b: f32, max: bool) -> f32 {
+    if a.is_nan() {
+        return b;
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        // Equal values differ only as zeros.
+        return if a.is_sign_negative() != max { a } else { b };
+    }
+    if (a > b) == max { a } else { b }
+}
+
+fn float(g: &mut Regs, op: FloatOp, d: u8, a: u8, b: u8, c: u8) {
+    let (fa, fb, fc) = (g.f[a as usize], g.f[b as usize], g.f[c as usize]);
+    let r = (d % NR) as usize;
+    let v = match op {
+        FloatOp::Add => fa + fb,
+        FloatOp::Sub => fa - fb,
+        FloatOp::Mul => fa * fb,
+        FloatOp::Div => fa / fb,
+        FloatOp::Sqrt => fa.sqrt(),
+        FloatOp::Fma => fa.mul_add(fb, fc),
+        FloatOp::Min => min_max(fa, fb, false),
+        FloatOp::Max => min_max(fa, fb, true),
+        FloatOp::Abs => fa.abs(),
+        FloatOp::Neg => -fa,
+        FloatOp::FromInt => g.r[a as usize] as f32,
+        FloatOp::FromS => g.r[a as usize] as i32 as f32,
+        FloatOp::Floor => fa.floor(),
+        FloatOp::Ceil => fa.ceil(),
+        FloatOp::Trunc => fa.trunc(),
+        FloatOp::RoundEven => fa.round_ties_even(),
+        FloatOp::FromBits => f32::from_bits(g.r[a as usize]),
+        FloatOp::Selp => {
+            if g.p[(c % NP) as usize] {
+                fa
+            } else {
+                fb
+            }
+        }
+        // Float to integer conversions saturate, NaN becomes 0 (ISA 9.7.9.21), as Rust's `as`.
+        FloatOp::ToInt => {
+            g.r[r] = fa as u32;
+            return;
+        }
+        FloatOp::ToS => {
+            g.r[r] = fa as i32 as u32;
+            return;
+        }
+        FloatOp::ToSRni => {
+            g.r[r] = fa.round_ties_even() as i32 as u32;
+            return;
+        }
+        FloatOp::ToBits => {
+            g.r[r] = if fa.is_nan() { CANON_F32 } else { fa.to_bits() };
+            return;
+        }
+    };
+    g.f[d as usize] = v;
+}
+
+fn double(g: &mut Regs, op: DblOp, d: u8, a: u8, b: u8, c: u8) {
+    let (d, a, b, c) = (
+        (d % NFD) as usize,
+        (a % NFD) as usize,
+        (b % NFD) as usize,
+        (c % NFD) as usize,
+    );
+    let (x, y, z) = (g.fd[a], g.fd[b], g.fd[c]);
+    match op {
+        DblOp::Add => g.fd[d] = x + y,
+        DblOp::Mul => g.fd[d] = x * y,
+        DblOp::Fma => g.fd[d] = x.mul_add(y, z),
+        DblOp::Div => g.fd[d] = x / y,
+        DblOp::Sqrt => g.fd[d] = x.sqrt(),
+        DblOp::FromF => g.fd[d] = f64::from(g.f[b % NF as usize]),
+        DblOp::ToF => g.f[b % NF as usize] = x as f32,
+        DblOp::FromBits => g.fd[d] = f64::from_bits(g.rd[b % ND as usize]),
+        DblOp::ToBits => {
+            g.rd[b % ND as usize] = if x.is_nan() { CANON_F64 } else { x.to_bits() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_field_edges() {
+        assert_eq!(bfe(0xf0, 4, 4, false), 0xf);
+        assert_eq!(bfe(0xf0, 4, 4, true), 0xffff_ffff);
+        assert_eq!(bfe(0x8000_0000, 31, 8, true), 0xffff_ffff);
+        assert_eq!(bfe(0x1234, 0, 0, true), 0);
+        assert_eq!(bfi(0xf, 0, 28, 8), 0xf000_0000);
+        assert_eq!(prmt(0x0403_0201, 0x0807_0605, 0x3210), 0x0403_0201);
+        assert_eq!(prmt(0x0000_0080, 0, 0x8888), 0xffff_ffff);
+    }
+
+    /// The ISA's `min`/`max` table: NaN ignored, -0 below +0.
+    #[test]
+    fn float_min_max_edges() {
+        assert_eq!(min_max(-0.0, 0.0, false).to_bits(), 0x8000_0000);
+        assert_eq!(min_max(0.0, -0.0, false).to_bits(), 0x8000_0000);
+        assert_eq!(min_max(-0.0, 0.0, true).to_bits(), 0);
+        assert_eq!(min_max(f32::NAN, 1.0, false), 1.0);
+        assert_eq!(min_max(2.0, f32::NAN, true), 2.0);
+        assert!(min_max(f32::NAN, f32::NAN, true).is_nan());
+    }
+}

@@ -1,0 +1,169 @@
+//! Smaller variants of a program, for minimising one that mismatches: each candidate differs
+//! from the program by one edit (a statement dropped, a branch or loop replaced by its body, a
+//! loop run once, an operand made a zero immediate, a starting value made zero).
+
+use super::*;
+
+impl Program {
+    /// Every one-edit variant, the ones that drop the most first.
+    pub fn shrink_candidates(&self) -> Vec<Program> {
+        let mut out = Vec::new();
+        for v in body_variants(&self.body) {
+            out.push(Program {
+                body: v,
+                ..self.clone()
+            });
+        }
+        for (i, f) in self.funcs.iter().enumerate() {
+            for v in body_variants(&f.body) {
+                let mut p = self.clone();
+                p.funcs[i].body = v;
+                out.push(p);
+            }
+        }
+        for i in 0..NR as usize {
+            if self.mul[i] != 0 {
+                let mut p = self.clone();
+                p.mul[i] = 0;
+                out.push(p);
+            }
+            if self.add[i] != 0 {
+                let mut p = self.clone();
+                p.add[i] = 0;
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// Statements in all of the program, nested ones and functions' included.
+    pub fn size(&self) -> usize {
+        count(&self.body) + self.funcs.iter().map(|f| count(&f.body)).sum::<usize>()
+    }
+}
+
+fn count(body: &[Stmt]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Stmt::If { then, els, .. } => 1 + count(then) + count(els),
+            Stmt::Loop { body, .. } => 1 + count(body),
+            _ => 1,
+        })
+        .sum()
+}
+
+fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
+    let mut out = Vec::new();
+    let with = |i: usize, repl: Vec<Stmt>| {
+        let mut v = body[..i].to_vec();
+        v.extend(repl);
+        v.extend_from_slice(&body[i + 1..]);
+        v
+    };
+    // Halves first: big steps while they keep the mismatch.
+    if body.len() >= 4 {
+        out.push(body[body.len() / 2..].to_vec());
+        out.push(body[..body.len() / 2].to_vec());
+    }
+    for i in 0..body.len() {
+        out.push(with(i, Vec::new()));
+    }
+    for (i, s) in body.iter().enumerate() {
+        match s {
+            Stmt::If { p, neg, then, els } => {
+                out.push(with(i, then.clone()));
+                out.push(with(i, els.clone()));
+                for t in body_variants(then) {
+                    out.push(with(
+                        i,
+                        vec![Stmt::If {
+                            p: *p,
+                            neg: *neg,
+                            then: t,
+                            els: els.clone(),
+                        }],
+                    ));
+                }
+                for e in body_variants(els) {
+                    out.push(with(
+                        i,
+                        vec![Stmt::If {
+                            p: *p,
+                            neg: *neg,
+                            then: then.clone(),
+                            els: e,
+                        }],
+                    ));
+                }
+            }
+            Stmt::Loop { trips, body: lb } => {
+                if !lb.iter().any(|s| matches!(s, Stmt::Break { .. })) {
+                    out.push(with(i, lb.clone()));
+                }
+                if *trips > 1 {
+                    out.push(with(
+                        i,
+                        vec![Stmt::Loop {
+                            trips: 1,
+                            body: lb.clone(),
+                        }],
+                    ));
+                }
+                for b in body_variants(lb) {
+                    out.push(with(
+                        i,
+                        vec![Stmt::Loop {
+                            trips: *trips,
+                            body: b,
+                        }],
+                    ));
+                }
+            }
+            s => {
+                for s2 in operand_variants(s) {
+                    out.push(with(i, vec![s2]));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn zero(s: Src) -> Option<Src> {
+    match s {
+        Src::Imm(0) => None,
+        _ => Some(Src::Imm(0)),
+    }
+}
+
+fn operand_variants(s: &Stmt) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    match s.clone() {
+        Stmt::Bin { b, .. } | Stmt::Setp { b, .. } | Stmt::Selp { b, .. } => {
+            if let Some(z) = zero(b) {
+                let mut s2 = s.clone();
+                match &mut s2 {
+                    Stmt::Bin { b, .. } | Stmt::Setp { b, .. } | Stmt::Selp { b, .. } => *b = z,
+                    _ => {}
+                }
+                out.push(s2);
+            }
+        }
+        Stmt::Mov { d, s: src } => {
+            if let Some(z) = zero(src) {
+                out.push(Stmt::Mov { d, s: z });
+            }
+        }
+        Stmt::Tern { op, d, a, b, c } => {
+            if let Some(z) = zero(b) {
+                out.push(Stmt::Tern { op, d, a, b: z, c });
+            }
+            if let Some(z) = zero(c) {
+                out.push(Stmt::Tern { op, d, a, b, c: z });
+            }
+        }
+        Stmt::MovF { d, bits } if bits != 0 => out.push(Stmt::MovF { d, bits: 0 }),
+        _ => {}
+    }
+    out
+}
