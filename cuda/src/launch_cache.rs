@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use ptxvk_runtime::KernelArg;
+use ptxvk_runtime::{KernelArg, LaunchConfig};
 
 use crate::error::{CuError, CuResult};
 use crate::handles;
@@ -47,6 +47,9 @@ pub struct Cache {
     ctx: Option<usize>,
     pub function: Slot<Func>,
     pub stream: Slot<Strm>,
+    /// The last configuration found valid, with the function it was checked for: the limits
+    /// it was checked against are its context's, fixed for the context's life.
+    pub checked: Option<(usize, LaunchConfig)>,
     /// The runtime's arguments of a launch, one vector reused by each.
     pub args: Vec<KernelArg>,
 }
@@ -59,6 +62,7 @@ impl Cache {
         if now != self.removals || ctx != self.ctx {
             self.function.0 = None;
             self.stream.0 = None;
+            self.checked = None;
             self.removals = now;
             self.ctx = ctx;
         }
@@ -72,6 +76,7 @@ thread_local! {
             ctx: None,
             function: Slot(None),
             stream: Slot(None),
+            checked: None,
             args: Vec::new(),
         })
     };
@@ -96,6 +101,7 @@ pub fn with<T>(ctx: Option<usize>, f: impl FnOnce(&mut Cache) -> CuResult<T>) ->
         ctx,
         function: Slot(None),
         stream: Slot(None),
+        checked: None,
         args: Vec::new(),
     };
     match f {
@@ -111,6 +117,7 @@ pub fn forget() {
         if let Ok(mut c) = c.try_borrow_mut() {
             c.function.0 = None;
             c.stream.0 = None;
+            c.checked = None;
         }
     });
 }

@@ -70,6 +70,7 @@ fn launch_kernel(
         let launch_cache::Cache {
             function,
             stream,
+            checked,
             args,
             ..
         } = cache;
@@ -94,7 +95,11 @@ fn launch_kernel(
             block,
             shared_bytes: shared,
         };
-        launch::check_config(func, &cfg)?;
+        // A program launches a kernel with the same configuration over and over.
+        if *checked != Some((id(f), cfg)) {
+            launch::check_config(func, &cfg)?;
+            *checked = Some((id(f), cfg));
+        }
         // SAFETY: CUDA's contract: `kernelParams` holds one pointer per kernel parameter,
         // each to a value of the parameter's size.
         let read = |i: usize, size: usize| unsafe { super::bytes(*params.add(i), size) };

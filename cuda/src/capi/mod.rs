@@ -66,7 +66,9 @@ pub(crate) fn per_thread_if_null(s: Handle) -> Handle {
 
 /// Runs an entry point's body: panics become CUDA_ERROR_UNKNOWN, errors their code. Every call,
 /// its arguments (`args`, formatted only when logged) and its result are logged at debug level
-/// (`PTXVK_LOG=ptxvk_cuda=debug`).
+/// (`PTXVK_LOG=ptxvk_cuda=debug`). Inlined, so that the arguments are only gathered where they
+/// are logged.
+#[inline(always)]
 pub(crate) fn entry(
     name: &'static str,
     args: std::fmt::Arguments<'_>,
