@@ -5,14 +5,15 @@
  *   stale       handles destroyed after launches that used them are refused, not reused
  *   cooperative cooperative launches: checked as launches, then CUDA_ERROR_NOT_SUPPORTED
  *   void_result a C-ABI void function declared with a result, linked as numba links it
- *   teardown    threads that launch and exit while another destroys their context (run with
- *               PTXVK_LOG set: logging while a thread's storage goes must not abort) */
+ *   teardown DIR  a thread that launches and exits after another destroyed its context (run
+ *               with PTXVK_LOG set: logging while a thread's storage goes must not abort) */
 /* pthread barriers are POSIX 2001, outside -std=c11. */
-#define _POSIX_C_SOURCE 200112L
+#define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -203,19 +204,24 @@ static void *teardown_worker(void *arg) {
     return NULL;
 }
 
-static void teardown(void) {
+/* With a pipeline cache (in `dir`) the module saves it when it goes, and logs that, in the
+ * worker's teardown; the worker's first launch logged its pipeline after the launch cache's
+ * storage was made, so the formatter's storage goes first. */
+static void teardown(const char *dir) {
+    ASSERT(dir != NULL);
+    if (dir) setenv("PTXVK_CACHE_DIR", dir, 1);
     shared_ctx = make_context();
     CUmodule mod;
     CHECK(cuModuleLoadData(&mod, PTX));
     CHECK(cuModuleGetFunction(&shared_fn, mod, "plain"));
-    pthread_barrier_init(&launched, NULL, 3);
-    pthread_barrier_init(&destroyed, NULL, 3);
-    pthread_t t[2];
-    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, teardown_worker, NULL);
+    pthread_barrier_init(&launched, NULL, 2);
+    pthread_barrier_init(&destroyed, NULL, 2);
+    pthread_t t;
+    pthread_create(&t, NULL, teardown_worker, NULL);
     pthread_barrier_wait(&launched);
     CHECK(cuCtxDestroy(shared_ctx));
     pthread_barrier_wait(&destroyed);
-    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    pthread_join(t, NULL);
 }
 
 int main(int argc, char **argv) {
@@ -224,7 +230,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "stale") == 0) stale();
     else if (strcmp(mode, "cooperative") == 0) cooperative();
     else if (strcmp(mode, "void_result") == 0) void_result();
-    else if (strcmp(mode, "teardown") == 0) teardown();
+    else if (strcmp(mode, "teardown") == 0) teardown(argc > 2 ? argv[2] : NULL);
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);
         return 2;
