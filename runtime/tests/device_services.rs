@@ -66,9 +66,10 @@ LOOP:
 	ret;
 }
 
-.visible .entry grab(.param .u64 out, .param .u64 size)
+.visible .entry grab(.param .u64 out, .param .u64 size, .param .u32 keep)
 {
-	.reg .b32 %r<2>;
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
 	.reg .b64 %rd<8>;
 	ld.param.u64 %rd1, [size];
 	{
@@ -83,9 +84,30 @@ LOOP:
 	mul.wide.u32 %rd4, %r1, 8;
 	add.s64 %rd5, %rd3, %rd4;
 	st.global.u64 [%rd5], %rd2;
+	ld.param.u32 %r2, [keep];
+	setp.ne.u32 %p1, %r2, 0;
+	@%p1 bra DONE;
 	{
 	.param .b64 p0;
-	st.param.b64 [p0], 0;
+	st.param.b64 [p0], %rd2;
+	call.uni free, (p0);
+	}
+DONE:
+	ret;
+}
+
+.visible .entry release(.param .u64 ptrs)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<6>;
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd1, [ptrs];
+	mul.wide.u32 %rd2, %r1, 8;
+	add.s64 %rd3, %rd1, %rd2;
+	ld.global.u64 %rd4, [%rd3];
+	{
+	.param .b64 p0;
+	st.param.b64 [p0], %rd4;
 	call.uni free, (p0);
 	}
 	ret;
@@ -167,38 +189,74 @@ fn a_full_fifo_drops_whole_records() {
 }
 
 #[test]
-fn malloc_answers_null_once_the_heap_is_used_up() {
+fn freed_blocks_are_reused_and_malloc_answers_null_once_the_heap_is_used_up() {
     let ctx = common::context();
+    ctx.set_limit(Limit::MallocHeapSize, 64 * 1024).unwrap();
+    let module = ctx.load_ptx("services.ptx", PTX).unwrap();
+    let grab = module.kernel("grab").unwrap();
+    let release = module.kernel("release").unwrap();
+    let ptrs = DeviceBuffer::<u64>::zeroed(&ctx, 32).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 1], [32, 1, 1]);
+    let run = |size: u64, keep: u32| {
+        grab.launch(&cfg, &[(&ptrs).into(), size.into(), keep.into()])
+            .unwrap();
+        ptrs.to_vec().unwrap()
+    };
+    let free_all = || release.launch(&cfg, &[(&ptrs).into()]).unwrap();
+    // 1000 bytes are 63 granules of 16, a block of 64 and a granule of header: 64 KiB (4096
+    // granules) hold 63 such blocks.
+    let mut first = run(1000, 1);
+    first.sort();
+    assert!(first.iter().all(|&p| p != 0 && p % 16 == 0), "{first:x?}");
+    assert!(first.windows(2).all(|w| w[1] - w[0] >= 1024), "{first:x?}");
+    // Freed, the same 32 blocks come back.
+    free_all();
+    let mut again = run(1000, 1);
+    again.sort();
+    assert_eq!(again, first);
+    free_all();
+    // Ten rounds that free their blocks at once need them back (the threads may share).
+    for _ in 0..10 {
+        assert!(run(1000, 0).iter().all(|&p| p != 0));
+    }
+    // Whatever the rounds left on the free list and under the cursor, 63 blocks in all.
+    let kept: usize = (0..3)
+        .map(|_| run(1000, 1).iter().filter(|&&p| p != 0).count())
+        .sum();
+    assert_eq!(kept, 63);
+    // A request larger than the heap fails without using it up.
+    assert!(run(1 << 40, 1).iter().all(|&p| p == 0));
+    // One granule is left; the smallest block needs two.
+    assert!(run(1, 1).iter().all(|&p| p == 0));
+}
+
+/// Without 64-bit atomics (as on some Apple GPUs) the heap is a bump allocator: blocks are
+/// distinct and aligned, freeing gives nothing back, and a full heap answers NULL.
+#[test]
+fn without_64_bit_atomics_malloc_only_bumps() {
+    let mut opts = common::options();
+    opts.restrict.no_int64_atomics = true;
+    let ctx = ptxvk_runtime::Context::new(&opts).unwrap();
     ctx.set_limit(Limit::MallocHeapSize, 64 * 1024).unwrap();
     let module = ctx.load_ptx("services.ptx", PTX).unwrap();
     let grab = module.kernel("grab").unwrap();
     let ptrs = DeviceBuffer::<u64>::zeroed(&ctx, 32).unwrap();
     let cfg = LaunchConfig::new([1, 1, 1], [32, 1, 1]);
-    // 1000 bytes are 63 granules of 16; 64 KiB hold 4096 granules, 65 such blocks.
-    grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into()])
-        .unwrap();
-    let first = ptrs.to_vec().unwrap();
-    assert!(first.iter().all(|&p| p != 0 && p % 16 == 0));
-    let mut sorted = first.clone();
-    sorted.sort();
-    assert!(sorted.windows(2).all(|w| w[1] - w[0] >= 1008));
-    grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into()])
-        .unwrap();
-    assert!(ptrs.to_vec().unwrap().iter().all(|&p| p != 0));
-    grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into()])
-        .unwrap();
-    assert_eq!(
-        ptrs.to_vec().unwrap().iter().filter(|&&p| p != 0).count(),
-        1
-    );
-    // A request larger than the heap fails without using it up.
-    grab.launch(&cfg, &[(&ptrs).into(), (1u64 << 40).into()])
-        .unwrap();
-    assert!(ptrs.to_vec().unwrap().iter().all(|&p| p == 0));
-    // One granule is left: `malloc(0)` takes one.
-    grab.launch(&cfg, &[(&ptrs).into(), 0u64.into()]).unwrap();
-    assert_eq!(
-        ptrs.to_vec().unwrap().iter().filter(|&&p| p != 0).count(),
-        1
-    );
+    // 63 granules a block, headerless: 65 blocks of 1000 bytes in 4096 granules, freed or not.
+    let mut total = 0;
+    for _ in 0..3 {
+        grab.launch(&cfg, &[(&ptrs).into(), 1000u64.into(), 0u32.into()])
+            .unwrap();
+        let mut got: Vec<u64> = ptrs
+            .to_vec()
+            .unwrap()
+            .into_iter()
+            .filter(|&p| p != 0)
+            .collect();
+        got.sort();
+        assert!(got.iter().all(|&p| p % 16 == 0));
+        assert!(got.windows(2).all(|w| w[1] - w[0] >= 1008), "{got:x?}");
+        total += got.len();
+    }
+    assert_eq!(total, 65);
 }

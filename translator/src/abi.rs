@@ -251,15 +251,20 @@ pub const FIFO_RECORD_HEADER: u64 = 16;
 pub const PRINTF_MAX_ARG_BYTES: u32 = 256;
 
 /// The device heap: a header of [`HEAP_HEADER`] bytes, the cursor (u32, granules handed out)
-/// at 0 and the capacity in granules (u32, set by the runtime) at 4; then the granules, of
-/// [`HEAP_GRANULE`] bytes each (CUDA's `malloc` alignment). `malloc` takes whole granules from
-/// the cursor; `free` returns nothing (bump allocation).
-pub const HEAP_HEADER: u64 = 16;
+/// at 0, the capacity in granules (u32, set by the runtime) at 4, and from [`HEAP_HEADS`] a
+/// free list per size class (u64 each: a version in the high half, the first free block's
+/// granule index plus one in the low half, 0 when empty); then the granules, of
+/// [`HEAP_GRANULE`] bytes each (CUDA's `malloc` alignment). Where the device has 64-bit
+/// atomics, a block is a granule of header (its size class, u32 at 0; the next free block's
+/// index plus one, u32 at 4, while it is free) and `2^class` granules of data; blocks of
+/// [`HEAP_CLASSES`] or more are never reused. Elsewhere `malloc` only takes granules from the
+/// cursor, headerless, and `free` returns nothing.
+pub const HEAP_HEADER: u64 = 192;
 pub const HEAP_CURSOR: u64 = 0;
 pub const HEAP_CAPACITY: u64 = 4;
+pub const HEAP_HEADS: u64 = 16;
+pub const HEAP_CLASSES: u32 = 20;
 pub const HEAP_GRANULE: u64 = 16;
-/// Most granules a heap holds (4 GiB), so that the cursor, which failing requests raise for a
-/// moment, cannot wrap.
 pub const HEAP_MAX_GRANULES: u64 = 1 << 28;
 
 #[cfg(test)]

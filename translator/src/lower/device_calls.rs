@@ -19,8 +19,7 @@ pub fn call(cx: &mut Cx<'_>, which: DeviceCall, c: &Call) {
     match which {
         DeviceCall::Vprintf => vprintf(cx, c),
         DeviceCall::Malloc => malloc(cx, c),
-        // Bump allocation gives nothing back.
-        DeviceCall::Free => {}
+        DeviceCall::Free => free(cx, c),
     }
 }
 
@@ -208,8 +207,9 @@ fn copy_words(cx: &mut Cx<'_>, src: VarId, rec: VarId, words: u32) {
     }
 }
 
-/// `malloc(size)`: whole granules from the heap's cursor, NULL when they do not fit (the
-/// cursor is put back then, so that failed requests do not use the heap up).
+/// `malloc(size)`: a block from its size class's free list, else granules from the heap's
+/// cursor; NULL when they do not fit (the cursor is put back then, so that failed requests do
+/// not use the heap up). Without 64-bit atomics, only the cursor.
 fn malloc(cx: &mut Cx<'_>, c: &Call) {
     let (Some(size_arg), Some(r)) = (c.args.first(), c.rets.first()) else {
         cx.unsupported("`malloc` without its argument and result");
@@ -228,25 +228,219 @@ fn malloc(cx: &mut Cx<'_>, c: &Call) {
     let zero = cx.konst(Ty::I64, 0);
     let g = cx.select(ok, g, zero);
     let g = cx.conv(ConvOp::Trunc, g, Ty::I32);
+    if !cx.profile.int64_atomics {
+        let ptr = bump(cx, g, None);
+        set_result(cx, r, ptr);
+        return;
+    }
+    let result = cx.f.new_var(Ty::I64, "malloc.result");
+    cx.emit_void(Op::StoreVar(result, zero));
+    // Class `ceil(log2(g))`: FindUMsb(g - 1) + 1, which is 0 for one granule.
+    let one32 = cx.konst(Ty::I32, 1);
+    let gm1 = cx.bin(BinOp::ISub, g, one32);
+    let msb = cx.ext(ir::ExtOp::FindUMsb, &[gm1], Default::default());
+    let class = cx.bin(BinOp::IAdd, msb, one32);
+    let classes = cx.konst(Ty::I32, abi::HEAP_CLASSES.into());
+    let small = cx.bin(BinOp::ULt, class, classes);
+    let class = cx.select(small, class, classes);
+    let class_var = cx.f.new_var(Ty::I32, "malloc.class");
+    cx.emit_void(Op::StoreVar(class_var, class));
+    let pow = cx.bin(BinOp::Shl, one32, class);
+    let data = cx.select(small, pow, g);
+    let n = cx.bin(BinOp::IAdd, data, one32);
+    let n_var = cx.f.new_var(Ty::I32, "malloc.granules");
+    cx.emit_void(Op::StoreVar(n_var, n));
+    let [classify, pop, take, bump_b, join] = [(); 5].map(|_| cx.f.new_block());
+    branch(cx, ok, classify, join);
+    cx.cur = classify;
+    branch(cx, small, pop, bump_b);
+    // Pop: the head's block, replaced by its next with the version raised.
+    cx.cur = pop;
+    let head_var = cx.f.new_var(Ty::I64, "malloc.head");
+    let (_, h) = load_head(cx, class_var);
+    cx.emit_void(Op::StoreVar(head_var, h));
+    let idx = cx.conv(ConvOp::Trunc, h, Ty::I32);
+    let zero32 = cx.konst(Ty::I32, 0);
+    let empty = cx.bin(BinOp::IEq, idx, zero32);
+    branch(cx, empty, bump_b, take);
+    cx.cur = take;
+    let head_addr = head_address(cx, class_var);
+    let h = cx.emit(Ty::I64, Op::LoadVar(head_var));
+    let block = block_of(cx, h);
+    let next_at = offset(cx, block, 4);
+    let next = load(cx, Ty::I32, next_at);
+    let next = cx.conv(ConvOp::ZExt, next, Ty::I64);
+    let new = raise_version(cx, h, next);
+    let old = cas(cx, head_addr, h, new);
+    let won = cx.bin(BinOp::IEq, old, h);
+    let ptr = offset(cx, block, abi::HEAP_GRANULE);
+    cx.emit_void(Op::StoreVar(result, ptr));
+    branch(cx, won, join, pop);
+    // Bump: `n` granules, the first the header.
+    cx.cur = bump_b;
+    let n = cx.emit(Ty::I32, Op::LoadVar(n_var));
+    let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
+    let ptr = bump(cx, n, Some(class));
+    cx.emit_void(Op::StoreVar(result, ptr));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+    cx.cur = join;
+    let ptr = cx.emit(Ty::I64, Op::LoadVar(result));
+    set_result(cx, r, ptr);
+}
+
+/// `free(ptr)`: the block goes on its class's free list (with 64-bit atomics; else nothing).
+fn free(cx: &mut Cx<'_>, c: &Call) {
+    let Some(ptr_arg) = c.args.first() else {
+        cx.unsupported("`free` without its argument");
+        return;
+    };
+    if !cx.profile.int64_atomics {
+        return;
+    }
+    let p = arg64(cx, ptr_arg);
+    let zero = cx.konst(Ty::I64, 0);
+    let live = cx.bin(BinOp::INe, p, zero);
+    let hdr = cx.f.new_var(Ty::I64, "free.block");
+    let granule = cx.konst(Ty::I64, abi::HEAP_GRANULE);
+    let block = cx.bin(BinOp::ISub, p, granule);
+    cx.emit_void(Op::StoreVar(hdr, block));
+    let [read, push, join] = [(); 3].map(|_| cx.f.new_block());
+    branch(cx, live, read, join);
+    cx.cur = read;
+    let block = cx.emit(Ty::I64, Op::LoadVar(hdr));
+    let class = load(cx, Ty::I32, block);
+    let class_var = cx.f.new_var(Ty::I32, "free.class");
+    cx.emit_void(Op::StoreVar(class_var, class));
+    let classes = cx.konst(Ty::I32, abi::HEAP_CLASSES.into());
+    let small = cx.bin(BinOp::ULt, class, classes);
+    branch(cx, small, push, join);
+    cx.cur = push;
+    let (head_addr, h) = load_head(cx, class_var);
+    let block = cx.emit(Ty::I64, Op::LoadVar(hdr));
+    let first = cx.conv(ConvOp::Trunc, h, Ty::I32);
+    let next_at = offset(cx, block, 4);
+    store(cx, next_at, first);
+    let heap = service(cx, abi::SERVICES_HEAP);
+    let data = offset(cx, heap, abi::HEAP_HEADER);
+    let rel = cx.bin(BinOp::ISub, block, data);
+    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let idx = cx.bin(BinOp::LShr, rel, shift);
+    let one = cx.konst(Ty::I64, 1);
+    let idx = cx.bin(BinOp::IAdd, idx, one);
+    let new = raise_version(cx, h, idx);
+    let old = cas(cx, head_addr, h, new);
+    let won = cx.bin(BinOp::IEq, old, h);
+    branch(cx, won, join, push);
+    cx.cur = join;
+}
+
+fn branch(cx: &mut Cx<'_>, cond: ValueId, then: ir::BlockId, else_: ir::BlockId) {
+    cx.f.block_mut(cx.cur).term = Terminator::Branch { cond, then, else_ };
+}
+
+/// The address of the free list of the class in `class`.
+fn head_address(cx: &mut Cx<'_>, class: VarId) -> ValueId {
+    let heap = service(cx, abi::SERVICES_HEAP);
+    let heads = offset(cx, heap, abi::HEAP_HEADS);
+    let class = cx.emit(Ty::I32, Op::LoadVar(class));
+    let class = cx.conv(ConvOp::ZExt, class, Ty::I64);
+    let three = cx.konst(Ty::I64, 3);
+    let at = cx.bin(BinOp::Shl, class, three);
+    cx.bin(BinOp::IAdd, heads, at)
+}
+
+/// The free list's address and its head, read atomically.
+fn load_head(cx: &mut Cx<'_>, class: VarId) -> (ValueId, ValueId) {
+    let at = head_address(cx, class);
+    let h = cx.emit(
+        Ty::I64,
+        Op::AtomicLoad {
+            ptr: Ptr::Global(at),
+            scope: Scope::Device,
+            sem: Ordering::Acquire,
+        },
+    );
+    (at, h)
+}
+
+/// The block a head's low half names.
+fn block_of(cx: &mut Cx<'_>, h: ValueId) -> ValueId {
+    let mask = cx.konst(Ty::I64, 0xFFFF_FFFF);
+    let idx = cx.bin(BinOp::And, h, mask);
+    let one = cx.konst(Ty::I64, 1);
+    let idx = cx.bin(BinOp::ISub, idx, one);
+    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let rel = cx.bin(BinOp::Shl, idx, shift);
+    let heap = service(cx, abi::SERVICES_HEAP);
+    let data = offset(cx, heap, abi::HEAP_HEADER);
+    cx.bin(BinOp::IAdd, data, rel)
+}
+
+/// A new head naming `idx` (u64), its version one more than `h`'s, so that a head read before
+/// a pop and a push of the same block no longer compares equal.
+fn raise_version(cx: &mut Cx<'_>, h: ValueId, idx: ValueId) -> ValueId {
+    let high = cx.konst(Ty::I64, 0xFFFF_FFFF_0000_0000);
+    let version = cx.bin(BinOp::And, h, high);
+    let step = cx.konst(Ty::I64, 1 << 32);
+    let version = cx.bin(BinOp::IAdd, version, step);
+    cx.bin(BinOp::Or, version, idx)
+}
+
+fn cas(cx: &mut Cx<'_>, at: ValueId, compare: ValueId, value: ValueId) -> ValueId {
+    cx.emit(
+        Ty::I64,
+        Op::AtomicCas {
+            ptr: Ptr::Global(at),
+            compare,
+            value,
+            scope: Scope::Device,
+            sem: Ordering::AcqRel,
+        },
+    )
+}
+
+/// `n` granules (u32; 0 fails) from the cursor: their address, or 0 when they do not fit. With
+/// `class`, the first granule is the block's header and holds it; the address is after it.
+fn bump(cx: &mut Cx<'_>, n: ValueId, class: Option<ValueId>) -> ValueId {
+    let zero32 = cx.konst(Ty::I32, 0);
+    let nonzero = cx.bin(BinOp::INe, n, zero32);
     let heap = service(cx, abi::SERVICES_HEAP);
     let cursor = offset(cx, heap, abi::HEAP_CURSOR);
-    let old = atomic_add(cx, cursor, g);
+    let old = atomic_add(cx, cursor, n);
     let cap_at = offset(cx, heap, abi::HEAP_CAPACITY);
     let cap = load(cx, Ty::I32, cap_at);
-    let end = cx.bin(BinOp::IAdd, old, g);
+    let end = cx.bin(BinOp::IAdd, old, n);
     let inside = cx.bin(BinOp::ULe, end, cap);
-    let fits = cx.bin(BinOp::And, ok, inside);
-    let zero32 = cx.konst(Ty::I32, 0);
-    let neg = cx.bin(BinOp::ISub, zero32, g);
+    let fits = cx.bin(BinOp::And, nonzero, inside);
+    let neg = cx.bin(BinOp::ISub, zero32, n);
     let undo = cx.select(fits, zero32, neg);
     atomic_add(cx, cursor, undo);
     let data = offset(cx, heap, abi::HEAP_HEADER);
     let old = cx.conv(ConvOp::ZExt, old, Ty::I64);
     let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
     let rel = cx.bin(BinOp::Shl, old, shift);
-    let ptr = cx.bin(BinOp::IAdd, data, rel);
-    let ptr = cx.select(fits, ptr, zero);
-    set_result(cx, r, ptr);
+    let block = cx.bin(BinOp::IAdd, data, rel);
+    let zero = cx.konst(Ty::I64, 0);
+    let Some(class) = class else {
+        return cx.select(fits, block, zero);
+    };
+    // The header is written only for a block that fits: a store, so in a block of its own.
+    let var = cx.f.new_var(Ty::I64, "malloc.block");
+    let none = cx.select(fits, block, zero);
+    cx.emit_void(Op::StoreVar(var, none));
+    let class_var = cx.f.new_var(Ty::I32, "malloc.header");
+    cx.emit_void(Op::StoreVar(class_var, class));
+    let [write, join] = [(); 2].map(|_| cx.f.new_block());
+    branch(cx, fits, write, join);
+    cx.cur = write;
+    let block = cx.emit(Ty::I64, Op::LoadVar(var));
+    let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
+    store(cx, block, class);
+    let ptr = offset(cx, block, abi::HEAP_GRANULE);
+    cx.emit_void(Op::StoreVar(var, ptr));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+    cx.cur = join;
+    cx.emit(Ty::I64, Op::LoadVar(var))
 }
 
 /// The bytes (up to the NUL) of the module constant a `.b64` argument points at, when the
