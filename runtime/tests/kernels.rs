@@ -87,20 +87,9 @@ fn tiled_matmul() {
         )
         .unwrap();
         let c = dc.to_vec().unwrap();
-        for i in 0..n {
-            for j in 0..n {
-                // The kernel adds in k order with fused multiply-adds, zero padding included.
-                let mut acc = 0.0f32;
-                for kk in 0..n.div_ceil(16) * 16 {
-                    let (x, y) = if kk < n {
-                        (a[i * n + kk], b[kk * n + j])
-                    } else {
-                        (0.0, 0.0)
-                    };
-                    acc = x.mul_add(y, acc);
-                }
-                assert_eq!(c[i * n + j], acc, "n={n} ({i},{j})");
-            }
+        let want = common::tiled_matmul_reference(&a, &b, n);
+        for (i, (got, want)) in c.iter().zip(&want).enumerate() {
+            assert_eq!(got, want, "n={n} ({},{})", i / n, i % n);
         }
     }
 }

@@ -157,19 +157,8 @@ fn a_kernel_that_fits_gives_the_same_results_in_device_memory() {
         results.push(dc.to_vec().unwrap());
     }
     assert_eq!(results[0], results[1]);
-    for i in 0..n {
-        for j in 0..n {
-            // Zero padding to whole tiles included, as the kernel adds it.
-            let mut acc = 0.0f32;
-            for kk in 0..n.div_ceil(16) * 16 {
-                let (x, y) = if kk < n {
-                    (a[i * n + kk], b[kk * n + j])
-                } else {
-                    (0.0, 0.0)
-                };
-                acc = x.mul_add(y, acc);
-            }
-            assert_eq!(results[1][i * n + j], acc, "({i},{j})");
-        }
+    let want = common::tiled_matmul_reference(&a, &b, n);
+    for (i, (got, want)) in results[1].iter().zip(&want).enumerate() {
+        assert_eq!(got, want, "({},{})", i / n, i % n);
     }
 }

@@ -49,6 +49,28 @@ pub fn floats(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// What `shaders/matmul_clang.ptx`'s tiled matmul computes for `n` x `n` matrices: each
+/// element's products added in k order with fused multiply-adds, zero padding to whole 16-wide
+/// tiles included.
+pub fn tiled_matmul_reference(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut acc = 0.0f32;
+            for kk in 0..n.div_ceil(16) * 16 {
+                let (x, y) = if kk < n {
+                    (a[i * n + kk], b[kk * n + j])
+                } else {
+                    (0.0, 0.0)
+                };
+                acc = x.mul_add(y, acc);
+            }
+            c[i * n + j] = acc;
+        }
+    }
+    c
+}
+
 /// Prints the subgroup size and warp strategy of `ctx`, for `at_every_subgroup_size` to check.
 pub fn announce(ctx: &Context) {
     eprintln!(
