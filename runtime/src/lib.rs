@@ -65,8 +65,8 @@ pub use memory::{Buffer, DeviceBuffer, DeviceRange, DeviceSlice, Download};
 pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;
 pub(crate) use ptxvk_translator::types::TypeKind;
-pub use spirv_kernel::SpirvKernel;
 pub use services::{Limit, PrintfSink};
+pub use spirv_kernel::SpirvKernel;
 pub use stream::{MAX_BATCH, Stream};
 // --- textures ---
 pub use launch::TextureRef;
