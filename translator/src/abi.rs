@@ -220,6 +220,12 @@ impl DeviceCall {
             _ => None,
         }
     }
+
+    /// Whether `name` is one of these functions' names, whatever its signature: no module
+    /// defines them, so the linker lets declarations of them stand.
+    pub fn is_name(name: &str) -> bool {
+        matches!(name, "vprintf" | "malloc" | "free")
+    }
 }
 
 /// What a kernel calling [`DeviceCall`]s needs from its launches: the module's services slot

@@ -327,7 +327,7 @@ pub fn link(name: &str, inputs: &[Arc<SourceFile>]) -> Result<Arc<SourceFile>, L
         let Some(chosen) = chosen else {
             // CUDA's device-runtime functions are defined by no module: the translator lowers
             // calls to them in place.
-            if matches!(sym, "vprintf" | "malloc" | "free")
+            if crate::abi::DeviceCall::is_name(sym)
                 && globals.iter().all(|d| d.kind == Kind::Function)
             {
                 continue;
