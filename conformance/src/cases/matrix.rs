@@ -329,6 +329,15 @@ pub(super) fn unpack(t: T, words: &[u32], n: usize) -> Vec<u64> {
 }
 
 /// The PTX register class and load/store type of a fragment of `t`.
+/// The little-endian words thread `t` wrote to `out` at `stride` bytes per thread.
+pub(super) fn thread_words(out: &[u8], t: u32, stride: u32) -> Vec<u32> {
+    let at = (t * stride) as usize;
+    out[at..at + stride as usize]
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
 fn reg_class(t: T) -> (&'static str, &'static str) {
     match t {
         T::F64 => ("%fd", "f64"),
@@ -560,11 +569,7 @@ fn mma_case(f: Form, seed: u64) -> Case {
     launched_case(name, ptx, launch, move |out| {
         let (_, _, ec) = f.elems();
         for lane in 0..32u32 {
-            let at = (lane * out_stride) as usize;
-            let words: Vec<u32> = out[1][at..at + out_stride as usize]
-                .chunks(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
+            let words = thread_words(&out[1], lane, out_stride);
             let d = unpack(f.d, &words, ec as usize);
             for (i, &got) in d.iter().enumerate() {
                 let (r, col) = c_pos(lane, i as u32);

@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use super::matrix::{T, pack, unpack};
+use super::matrix::{T, pack, thread_words, unpack};
 use crate::launch::{self, Arg, Launch};
 use crate::values::Rng;
 use crate::{Case, Outcome, launch_outcome};
@@ -436,11 +436,7 @@ fn case(f: Form, seed: u64) -> Case {
             Ok(out) => {
                 let per = if f.d == T::F16 { 2 } else { 1 };
                 for tid in 0..128u32 {
-                    let at = (tid * nd * 4) as usize;
-                    let words: Vec<u32> = out[2][at..at + (nd * 4) as usize]
-                        .chunks(4)
-                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect();
+                    let words = thread_words(&out[2], tid, nd * 4);
                     let dt = if f.d == T::F16 { T::F16 } else { T::S32 };
                     let d = unpack(dt, &words, (nd * per) as usize);
                     for (i, &got) in d.iter().enumerate() {

@@ -4,7 +4,9 @@
 //! ISA's "Matrix Fragments for mma.m8n8k4 with .f16 floating point type", for both layouts of A
 //! and of B and both accumulator types, and D is judged as for the other shapes.
 
-use super::{Form, Mats, T, check_elem, fragment_kernel, launched_case, one_warp, pack, unpack};
+use super::{
+    Form, Mats, T, check_elem, fragment_kernel, launched_case, one_warp, pack, thread_words, unpack,
+};
 use crate::values::Rng;
 use crate::{Case, Outcome};
 
@@ -113,11 +115,7 @@ fn case(d: T, c: T, a_row: bool, b_row: bool, seed: u64) -> Case {
     );
     let mut case = launched_case(name, ptx, launch, move |out| {
         for lane in 0..32u32 {
-            let at = (lane * out_stride) as usize;
-            let words: Vec<u32> = out[1][at..at + out_stride as usize]
-                .chunks(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
+            let words = thread_words(&out[1], lane, out_stride);
             let x = &mats[(lane as usize >> 2) & 3];
             for (i, &got) in (0u32..).zip(&unpack(d, &words, 8)) {
                 let (r, col) = c_pos(d, lane, i);

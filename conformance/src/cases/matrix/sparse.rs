@@ -11,7 +11,7 @@
 
 use super::{
     Form, Mats, T, b_pos, c_pos, check_elem, fragment_kernel, launched_case, one_warp, pack,
-    random_mats, unpack,
+    random_mats, thread_words, unpack,
 };
 use crate::values::Rng;
 use crate::{Case, Outcome};
@@ -201,11 +201,7 @@ fn case(sp: Sp, seed: u64) -> Case {
     );
     let mut case = launched_case(name, ptx, launch, move |out| {
         for lane in 0..32u32 {
-            let at = (lane * out_stride) as usize;
-            let words: Vec<u32> = out[1][at..at + out_stride as usize]
-                .chunks(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
+            let words = thread_words(&out[1], lane, out_stride);
             for (i, &got) in (0u32..).zip(&unpack(f.d, &words, ec as usize)) {
                 let (r, col) = c_pos(lane, i);
                 if let Some(why) = check_elem(&f, &x, r as usize, col as usize, got) {
