@@ -38,6 +38,8 @@ fn offset(cx: &mut Cx<'_>, a: ValueId, by: u64) -> ValueId {
     cx.bin(BinOp::IAdd, a, k)
 }
 
+// The FIFO and the heap's bookkeeping are the runtime's memory, not an allocation of the
+// program's, so these accesses bypass `Cx::load`/`Cx::store` and the memory checker there.
 fn load(cx: &mut Cx<'_>, ty: Ty, a: ValueId) -> ValueId {
     cx.emit(
         ty,
