@@ -543,3 +543,60 @@ fn run_prints_device_printf_output() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-o` naming a device or a pipe writes through it and leaves it in place: as root, renaming a
+/// temporary file over `/dev/null` would turn it into a regular file for every other program.
+#[test]
+fn outputs_to_a_pipe_write_through_it() {
+    use std::io::Read as _;
+    use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
+    let dir = std::env::temp_dir().join(format!("ptxvk-cli-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k.ptx");
+    std::fs::write(
+        &file,
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n",
+    )
+    .unwrap();
+    let fifo = dir.join("out.fifo");
+    let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            std::fs::File::open(&fifo)
+                .and_then(|mut f| f.read_to_string(&mut text))
+                .map(|_| text)
+        })
+    };
+    let (file_arg, fifo_arg) = (file.display().to_string(), fifo.display().to_string());
+    let o = ptxvk(&[
+        "translate",
+        &file_arg,
+        "--device-profile",
+        "lavapipe",
+        "--emit",
+        "spvasm",
+        "-o",
+        &fifo_arg,
+    ]);
+    // Unblocks the reader if ptxvk never opened the pipe.
+    drop(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo),
+    );
+    let text = reader.join().unwrap().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(text.contains("OpEntryPoint"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

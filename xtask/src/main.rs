@@ -62,7 +62,9 @@ pub fn root() -> PathBuf {
 
 fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    c.current_dir(root());
+    // Cargo's children (its `rustc -` probe, build scripts) inherit stdin; a CI harness or a
+    // background job may leave it attached to something readable, which rustc then compiles.
+    c.current_dir(root()).stdin(std::process::Stdio::null());
     c
 }
 
@@ -136,6 +138,7 @@ fn demo() -> Result<()> {
 }
 
 fn test(args: &[String]) -> Result<()> {
+    null_device_is_intact()?;
     let found = deps::ensure(deps::Need::Test)?;
     let lint = !args.iter().any(|a| a == "--no-lint");
     if lint {
@@ -165,6 +168,21 @@ fn test(args: &[String]) -> Result<()> {
     println!("== shaders match their CUDA sources");
     shaders(true)?;
     println!("== all tests passed");
+    Ok(())
+}
+
+/// Cargo gives its `rustc -` probe /dev/null as stdin and build scripts send their noise there;
+/// when something has replaced the device with a regular file, the probe compiles that noise and
+/// the build fails with an error that points nowhere near the cause.
+fn null_device_is_intact() -> Result<()> {
+    use std::os::unix::fs::FileTypeExt as _;
+    let meta = std::fs::metadata("/dev/null").context("cannot stat /dev/null")?;
+    if !meta.file_type().is_char_device() {
+        bail!(
+            "/dev/null is not a character device (something replaced it with a file); \
+             restore it with `rm -f /dev/null && mknod -m 666 /dev/null c 1 3` as root"
+        );
+    }
     Ok(())
 }
 

@@ -90,6 +90,15 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if path.file_name().is_none() {
         bail!("cannot write `{}`: not a file name", path.display());
     }
+    // A device or a pipe (`-o /dev/null`, `-o >(...)`) is written in place: renaming over it
+    // would replace the device node with a regular file for every other program.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(bytes))
+            .with_context(|| format!("cannot write `{}`", path.display()));
+    }
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     // Not derived from the output's name, which may already be as long as a name can be.
     let tmp = path.with_file_name(format!(".ptxvk-{}-{n}.tmp", std::process::id()));
