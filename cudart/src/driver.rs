@@ -49,6 +49,7 @@ driver! {
     cuDeviceTotalMem_v2(*mut usize, c_int);
     cuDeviceGetAttribute(*mut c_int, c_int, c_int);
     cuDevicePrimaryCtxRetain(*mut Ptr, c_int);
+    cuDevicePrimaryCtxReset_v2(c_int);
     cuCtxGetCurrent(*mut Ptr);
     cuCtxSetCurrent(Ptr);
     cuCtxGetDevice(*mut c_int);

@@ -127,11 +127,28 @@ pub fn device() -> i32 {
     DEVICE.with(Cell::get)
 }
 
-/// The primary context of `dev`, retained once and kept for the process.
+/// The primary contexts this library retained, by device, and those `cudaDeviceReset`
+/// destroyed since (context handles are never reused, so an old one stays recognisable).
+#[derive(Default)]
+struct Primaries {
+    live: Vec<(i32, usize)>,
+    reset: Vec<usize>,
+}
+
+static PRIMARY: Mutex<Primaries> = Mutex::new(Primaries {
+    live: Vec::new(),
+    reset: Vec::new(),
+});
+
+fn primaries() -> MutexGuard<'static, Primaries> {
+    PRIMARY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The primary context of `dev`, retained once and kept until `cudaDeviceReset`.
 fn primary(dev: i32) -> Result<Ptr> {
-    static PRIMARY: Mutex<Vec<(i32, usize)>> = Mutex::new(Vec::new());
     let d = driver::get()?;
-    let mut known = PRIMARY.lock().unwrap_or_else(|p| p.into_inner());
+    let mut all = primaries();
+    let known = &mut all.live;
     if let Some(&(_, c)) = known.iter().find(|(k, _)| *k == dev) {
         return Ok(c as Ptr);
     }
@@ -165,7 +182,9 @@ pub fn ready() -> Result<(&'static driver::Driver, i32)> {
     let mut cur: Ptr = std::ptr::null_mut();
     // SAFETY: an out-pointer to a local.
     driver::check(unsafe { (d.cuCtxGetCurrent)(&mut cur) })?;
-    if cur.is_null() {
+    // A thread whose primary context another thread's reset destroyed gets the new one, as
+    // it would from NVIDIA's runtime.
+    if cur.is_null() || primaries().reset.contains(&(cur as usize)) {
         let ctx = primary(device())?;
         // SAFETY: a context the driver gave.
         driver::check(unsafe { (d.cuCtxSetCurrent)(ctx) })?;
@@ -412,4 +431,39 @@ pub fn symbol(host: Addr) -> Result<(&'static driver::Driver, DevPtr, usize)> {
         driver::check(unsafe { (d.cuModuleGetGlobal_v2)(&mut ptr, &mut size, m, name.as_ptr()) })?;
         Ok((d, ptr, size))
     })
+}
+
+/// `cudaDeviceReset`: waits for the device's work (so that its printf output comes out), then
+/// destroys its primary context with every allocation, stream, event and module made in it.
+/// The next runtime call retains a new one, where the registered fatbinaries' modules load
+/// again on first use, their variables back at their initial values.
+pub fn reset_device() -> Result<()> {
+    let (d, dev) = ready()?;
+    // Errors of earlier work belong to the context being destroyed.
+    // SAFETY: a plain call into the driver.
+    let _ = unsafe { (d.cuCtxSynchronize)() };
+    let old = {
+        let mut all = primaries();
+        let old = all.live.iter().position(|(k, _)| *k == dev);
+        let old = old.map(|i| all.live.swap_remove(i).1);
+        all.reset.extend(old);
+        old
+    };
+    let mut cur: Ptr = std::ptr::null_mut();
+    // SAFETY: an out-pointer to a local.
+    driver::check(unsafe { (d.cuCtxGetCurrent)(&mut cur) })?;
+    if old.is_some_and(|c| c == cur as usize) {
+        // SAFETY: NULL makes no context current.
+        driver::check(unsafe { (d.cuCtxSetCurrent)(std::ptr::null_mut()) })?;
+    }
+    with(|r| {
+        for fb in r.fatbins.iter_mut().flatten() {
+            fb.modules.remove(&dev);
+        }
+        for k in r.kernels.values_mut() {
+            k.functions.remove(&dev);
+        }
+    });
+    // SAFETY: a device ordinal the driver gave for the current context.
+    driver::check(unsafe { (d.cuDevicePrimaryCtxReset_v2)(dev) })
 }

@@ -112,12 +112,10 @@ pub unsafe extern "C" fn cudaDeviceSynchronize() -> CudaError {
     })
 }
 
-/// Waits for the device's work. The primary context stays: memory the program still holds
-/// stays valid, which NVIDIA's reset does not promise either way for a program that exits.
+/// Destroys the current device's primary context and all it holds (`state::reset_device`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cudaDeviceReset() -> CudaError {
-    // SAFETY: no arguments.
-    unsafe { cudaDeviceSynchronize() }
+    entry(state::reset_device)
 }
 
 #[unsafe(no_mangle)]

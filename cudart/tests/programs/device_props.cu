@@ -1,10 +1,30 @@
 // Device queries: the cudaDeviceProp fields agree with cudaDeviceGetAttribute (which the
-// struct's layout must get right for fields at its start, middle and end), versions, and
-// the error API on a bad device and a bad launch.
+// struct's layout must get right for fields at its start, middle and end), versions, the
+// error API on a bad device and a bad launch, and cudaDeviceReset, which destroys every
+// allocation and the modules' state.
 #include "check.h"
 #include <cstring>
 
 __global__ void noop() {}
+
+__device__ int counter = 7;
+
+__global__ void bump(int* out) { out[0] = ++counter; }
+
+// Launches bump once into a fresh allocation and returns what it wrote; the allocation's
+// other bytes are filled first through cudaMemsetAsync and must keep the fill.
+static int bump_once(int** kept) {
+    int* buf = nullptr;
+    CHECK(cudaMalloc(&buf, 4 * sizeof(int)));
+    CHECK(cudaMemsetAsync(buf, 0x5a, 4 * sizeof(int), 0));
+    bump<<<1, 1>>>(buf);
+    CHECK_LAUNCH();
+    int got[4] = {};
+    CHECK(cudaMemcpy(got, buf, sizeof(got), cudaMemcpyDeviceToHost));
+    for (int i = 1; i < 4; i++) EXPECT(got[i] == 0x5a5a5a5a, "fill %d: %#x", i, got[i]);
+    *kept = buf;
+    return got[0];
+}
 
 static int attr(cudaDeviceAttr a, int dev) {
     int v = -1;
@@ -57,6 +77,25 @@ int main() {
     EXPECT(std::strlen(cudaGetErrorString(cudaErrorMemoryAllocation)) > 0, "a description");
     noop<<<1, 1>>>();
     CHECK_LAUNCH();
+
+    // After a reset the device is as new: the old pointer is refused, limits are back at
+    // their defaults, and kernels launch from modules loaded again (C++ semantics of the
+    // initialised __device__ variable: it starts at 7 in each new module).
+    int* before = nullptr;
+    EXPECT(bump_once(&before) == 8, "the first increment");
+    EXPECT(bump_once(&before) == 9, "the second increment");
+    size_t heap = 0;
+    CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 16u << 20));
+    CHECK(cudaDeviceReset());
+    EXPECT(cudaFree(before) == cudaErrorInvalidValue, "a pointer from before the reset is refused");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "and is the last error");
+    CHECK(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
+    EXPECT(heap == (8u << 20), "heap limit %zu after the reset", heap);
+    int* after = nullptr;
+    int again = bump_once(&after);
+    EXPECT(again == 8, "the variable starts again from its initial value: %d", again);
+    CHECK(cudaFree(after));
+
     std::printf("device_props: %s, compute %d.%d, %d SMs ok\n", p.name, p.major, p.minor, p.multiProcessorCount);
     return 0;
 }
