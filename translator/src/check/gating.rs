@@ -8,65 +8,20 @@
 //! `.version` or `.target` is too old gets an error pointing at the opcode or modifier that needs
 //! more ("`shfl.sync` requires PTX ISA 6.0 and sm_30; this module declares .version 5.0").
 
+mod gate;
 mod table;
 mod usage;
 
-pub use usage::is_gated_special;
-pub(crate) use usage::module_directives;
+pub use gate::{Gate, Version};
 
 pub use table::{GATES, NEWEST, REMOVED, TARGETS, VERSIONS};
 
 use std::sync::OnceLock;
 
-use super::Map;
+use super::map::Map;
 
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::diag::{Diagnostic, Span};
-
-/// A PTX ISA version, `(major, minor)`.
-pub type Version = (u32, u32);
-
-/// One row: instructions (or special registers, or directives) named `op` whose modifiers meet
-/// every condition in `when` need PTX ISA `ptx` and target `sm_<sm>` or later.
-///
-/// Conditions: `"sync"` — the modifier `.sync` is present; `"a|b"` — one of them is; `"!sync"` —
-/// `.sync` is absent; `"~u64|s64"` — one of them is, but the error points at the opcode rather
-/// than at it (where the whole instruction form is what is new). Names in angle brackets are
-/// facts about the operands that modifiers cannot express (see [`operand_facts`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Gate {
-    pub op: &'static str,
-    pub when: &'static [&'static str],
-    pub ptx: Version,
-    pub sm: u32,
-    /// How the message names the feature; empty means `op.cond.cond` as written.
-    pub what: &'static str,
-}
-
-pub(crate) const fn g(
-    op: &'static str,
-    when: &'static [&'static str],
-    ptx: Version,
-    sm: u32,
-) -> Gate {
-    gw(op, when, ptx, sm, "")
-}
-
-pub(crate) const fn gw(
-    op: &'static str,
-    when: &'static [&'static str],
-    ptx: Version,
-    sm: u32,
-    what: &'static str,
-) -> Gate {
-    Gate {
-        op,
-        when,
-        ptx,
-        sm,
-        what,
-    }
-}
 
 /// The `sm_XX` number of a target string (`sm_90a` and `compute_90` are 90).
 pub fn sm_number(target: &str) -> Option<u32> {
@@ -467,6 +422,61 @@ pub fn check_directive(
         Diagnostic::error(span, message_for(&what, gate, declared))
             .with_label("needs a newer .version or .target"),
     )
+}
+
+/// Whether `name` is a special register the gating table knows (supported by ptxvk or not).
+pub fn is_gated_special(name: &str) -> bool {
+    name.starts_with('%') && has_rows(name)
+}
+
+/// Applies the table to the module-level directives: linkage, variable attributes and the
+/// performance directives of functions.
+pub(crate) fn module_directives(
+    module: &ast::Module<'_>,
+    declared: Declared,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut check = |op: &str, mods: &[&str], span: crate::diag::Span| {
+        if let Some(d) = check_directive(declared, op, mods, span) {
+            diags.push(d);
+        }
+    };
+    let linkage = |l: &Option<crate::diag::Spanned<ast::Linkage>>| {
+        l.as_ref().and_then(|l| match l.node {
+            ast::Linkage::Weak => Some((".weak", l.span)),
+            ast::Linkage::Common => Some((".common", l.span)),
+            _ => None,
+        })
+    };
+    for item in &module.items {
+        match item {
+            ast::Item::Var(d) => {
+                if let Some((op, span)) = linkage(&d.linkage) {
+                    check(op, &[], span);
+                }
+                for a in &d.attributes {
+                    check(".attribute", &[a.node], a.span);
+                }
+            }
+            ast::Item::Function(f) => {
+                if let Some((op, span)) = linkage(&f.linkage) {
+                    check(op, &[], span);
+                }
+                for d in &f.directives {
+                    match d {
+                        ast::FunctionDirective::NoReturn(s) => check(".noreturn", &[], *s),
+                        ast::FunctionDirective::ReqNtid(_, s) => check(".reqntid", &[], *s),
+                        ast::FunctionDirective::MaxNreg(_, s) => check(".maxnreg", &[], *s),
+                        ast::FunctionDirective::ReqNctaPerCluster(_, s) => {
+                            check(".reqnctapercluster", &[], *s)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

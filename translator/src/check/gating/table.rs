@@ -1,7 +1,7 @@
 //! The gating data: which PTX ISA version and target each feature needs, row by row as the ISA's
 //! "PTX ISA Notes" and "Target ISA Notes" paragraphs state it.
 
-use super::{Gate, Version, g, gw};
+use super::gate::{Gate, Version, g, gw};
 
 /// Conditions shared by many rows.
 const F64: &[&str] = &["f64"];

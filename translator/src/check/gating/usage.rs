@@ -6,11 +6,6 @@ use crate::check::{FnCx, Symbol};
 use crate::diag::Diagnostic;
 use crate::types::ScalarType;
 
-/// Whether `name` is a special register the gating table knows (supported by ptxvk or not).
-pub fn is_gated_special(name: &str) -> bool {
-    name.starts_with('%') && super::has_rows(name)
-}
-
 impl FnCx<'_, '_> {
     /// The type of register `name` without creating it (`%r5` of `%r<10>` included).
     pub(crate) fn peek_register_type(&self, name: &str) -> Option<ScalarType> {
@@ -112,55 +107,5 @@ impl FnCx<'_, '_> {
             self.error(e);
         }
         ok
-    }
-}
-
-/// Applies the table to the module-level directives: linkage, variable attributes and the
-/// performance directives of functions.
-pub(crate) fn module_directives(
-    module: &ast::Module<'_>,
-    declared: Declared,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let mut check = |op: &str, mods: &[&str], span: crate::diag::Span| {
-        if let Some(d) = super::check_directive(declared, op, mods, span) {
-            diags.push(d);
-        }
-    };
-    let linkage = |l: &Option<crate::diag::Spanned<ast::Linkage>>| {
-        l.as_ref().and_then(|l| match l.node {
-            ast::Linkage::Weak => Some((".weak", l.span)),
-            ast::Linkage::Common => Some((".common", l.span)),
-            _ => None,
-        })
-    };
-    for item in &module.items {
-        match item {
-            ast::Item::Var(d) => {
-                if let Some((op, span)) = linkage(&d.linkage) {
-                    check(op, &[], span);
-                }
-                for a in &d.attributes {
-                    check(".attribute", &[a.node], a.span);
-                }
-            }
-            ast::Item::Function(f) => {
-                if let Some((op, span)) = linkage(&f.linkage) {
-                    check(op, &[], span);
-                }
-                for d in &f.directives {
-                    match d {
-                        ast::FunctionDirective::NoReturn(s) => check(".noreturn", &[], *s),
-                        ast::FunctionDirective::ReqNtid(_, s) => check(".reqntid", &[], *s),
-                        ast::FunctionDirective::MaxNreg(_, s) => check(".maxnreg", &[], *s),
-                        ast::FunctionDirective::ReqNctaPerCluster(_, s) => {
-                            check(".reqnctapercluster", &[], *s)
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
     }
 }
