@@ -8,7 +8,9 @@ pub mod gating;
 pub mod inst;
 mod map;
 mod mods;
+pub mod op;
 mod opaque;
+mod operand;
 mod operands;
 pub mod typed;
 

@@ -1,43 +1,14 @@
 //! Integer arithmetic (ISA 8.7.1): syntax and type rules. The floating-point forms are in
 //! `float.rs`.
 
-use super::{FLOAT_ROUNDING, INTS, SIGNED, operands};
+use super::shared::{FLOAT_ROUNDING, INTS, SIGNED, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Arith, MulMode};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::types::ScalarType;
-
-/// The common shape of arithmetic instructions: `op.mods.type d, a, b, ...`.
-#[derive(Clone, Debug)]
-pub struct Arith {
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub src: Srcs,
-    pub sat: bool,
-    /// `.lo/.hi/.wide` of `mul` and `mad`.
-    pub mode: MulMode,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MulMode {
-    Lo,
-    Hi,
-    Wide,
-}
-
-impl Arith {
-    pub(super) fn new(ty: ScalarType, dst: Dst, src: Srcs) -> Self {
-        Arith {
-            ty,
-            dst,
-            src,
-            sat: false,
-            mode: MulMode::Lo,
-        }
-    }
-}
 
 const ADD_TYPES: &[ScalarType] = &[
     ScalarType::U16,

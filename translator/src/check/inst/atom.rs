@@ -1,52 +1,13 @@
 //! Atomics: `atom` and `red` (ISA 8.7.12.x in later numbering).
 
-use super::data::Scope;
-use super::{operands, space_modifier};
+use super::shared::{operands, space_modifier};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Atom, AtomOp, AtomSem, Scope};
 use crate::check::operands::TypeRule;
-use crate::check::typed::*;
 use crate::types::ScalarType::{self, *};
 use crate::types::StateSpace;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomOp {
-    And,
-    Or,
-    Xor,
-    Cas,
-    Exch,
-    Add,
-    Inc,
-    Dec,
-    Min,
-    Max,
-}
-
-/// Memory-ordering semantics of an atomic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomSem {
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-}
-
-#[derive(Clone, Debug)]
-pub struct Atom {
-    pub op: AtomOp,
-    pub ty: ScalarType,
-    pub space: StateSpace,
-    pub sem: AtomSem,
-    pub scope: Scope,
-    /// `None` for `red` (no result).
-    pub dst: Option<Dst>,
-    pub addr: Address,
-    pub b: Src,
-    /// The new value of `cas`.
-    pub c: Option<Src>,
-}
 
 /// The types each operation takes (ISA: atom/red).
 fn types_of(op: AtomOp) -> &'static [ScalarType] {

@@ -1,37 +1,14 @@
 //! Comparison and selection (ISA 8.7.4): syntax and type rules.
 
-use super::arith::Arith;
-use super::operands;
+use super::shared::operands;
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Arith, BoolOp, CmpOp, Set, Setp, Slct};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::diag::Diagnostic;
 use crate::types::{ScalarType, TypeKind};
-
-/// Comparison operators (ISA 8.3.1, Tables 21-23).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Lo,
-    Ls,
-    Hi,
-    Hs,
-    Equ,
-    Neu,
-    Ltu,
-    Leu,
-    Gtu,
-    Geu,
-    Num,
-    Nan,
-}
 
 /// The comparisons of `setp`/`set`; the first six are also `vset`'s (`check/inst/video.rs`).
 pub(super) const CMP_OPS: [(&str, CmpOp); 18] = [
@@ -54,27 +31,6 @@ pub(super) const CMP_OPS: [(&str, CmpOp); 18] = [
     ("num", CmpOp::Num),
     ("nan", CmpOp::Nan),
 ];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BoolOp {
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Clone, Debug)]
-pub struct Setp {
-    pub cmp: CmpOp,
-    pub ty: ScalarType,
-    pub ftz: bool,
-    /// `.and/.or/.xor` with the predicate `c` (which may be `!c`).
-    pub combine: Option<(BoolOp, Src)>,
-    pub p: Dst,
-    /// `q` of `p|q`: the complement of the result (combined with `c` the same way).
-    pub q: Option<Dst>,
-    pub a: Src,
-    pub b: Src,
-}
 
 /// The source types of `set`/`setp` and the types of `selp`/`slct` (ISA 8.7.4).
 pub const SETP_TYPES: &[ScalarType] = &[
@@ -220,21 +176,6 @@ pub fn setp(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
     })
 }
 
-/// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}`: the comparison as a number.
-#[derive(Clone, Debug)]
-pub struct Set {
-    pub cmp: CmpOp,
-    /// The destination type: `.u32 .s32 .f32`, or `.u16 .s16 .f16 .bf16 .f16x2 .bf16x2` with
-    /// half-precision sources.
-    pub dtype: ScalarType,
-    pub stype: ScalarType,
-    pub ftz: bool,
-    pub combine: Option<(BoolOp, Src)>,
-    pub d: Dst,
-    pub a: Src,
-    pub b: Src,
-}
-
 /// Which destination types `set` allows for a source type (ISA 8.7.4.1 and its half forms).
 fn set_dtypes(stype: ScalarType) -> &'static [ScalarType] {
     use ScalarType::*;
@@ -316,19 +257,6 @@ pub fn set(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         a: a?,
         b: b?,
     })
-}
-
-/// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32`: `d = c >= 0 ? a : b`.
-#[derive(Clone, Debug)]
-pub struct Slct {
-    pub dtype: ScalarType,
-    /// `.s32` or `.f32`.
-    pub ctype: ScalarType,
-    pub ftz: bool,
-    pub d: Dst,
-    pub a: Src,
-    pub b: Src,
-    pub c: Src,
 }
 
 pub fn slct(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Slct> {

@@ -1,21 +1,15 @@
 //! Control flow (ISA 8.7.8 in later numbering): `bra`, `brx.idx`, `call` (direct and through a
 //! function pointer), `ret`, `exit`.
 
-use super::operands;
+use super::shared::operands;
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Bra, BrxIdx, Call, CallArg, CallIndirect, Signature};
 use crate::check::operands::TypeRule;
-use crate::check::typed::{FnParam, FuncId, Function, LabelId, LocalId, Src, VarRef};
+use crate::check::typed::{FnParam, FuncId, Function, VarRef};
 use crate::diag::Diagnostic;
 use crate::types::ScalarType;
-
-#[derive(Clone, Debug)]
-pub struct Bra {
-    pub target: LabelId,
-    /// `.uni`: the compiler promises the branch is not divergent.
-    pub uni: bool,
-}
 
 pub fn bra(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Bra> {
     let uni = m.flag("uni");
@@ -35,22 +29,6 @@ pub fn no_operands(
         m.flag(a);
     }
     operands(cx, i, 0).map(|_| ())
-}
-
-/// A call argument or result: a `.param` variable the caller declared, or (for `.reg`
-/// parameters) a register or value.
-#[derive(Clone, Debug)]
-pub enum CallArg {
-    Param(LocalId),
-    Value(Src, ScalarType),
-}
-
-#[derive(Clone, Debug)]
-pub struct Call {
-    pub func: FuncId,
-    pub uni: bool,
-    pub rets: Vec<CallArg>,
-    pub args: Vec<CallArg>,
 }
 
 /// The items of a parenthesized call list (a single item parses as an expression).
@@ -204,15 +182,6 @@ fn call_list(
     Some(out)
 }
 
-/// `brx.idx{.uni} index, tlist;` (ISA 9.7.13.4 in later numbering): a jump to the `index`th
-/// label of the `.branchtargets` list labelled `tlist`.
-#[derive(Clone, Debug)]
-pub struct BrxIdx {
-    pub index: Src,
-    pub targets: Vec<LabelId>,
-    pub uni: bool,
-}
-
 pub fn brx_idx(
     cx: &mut FnCx<'_, '_>,
     i: &ast::Instruction<'_>,
@@ -245,50 +214,6 @@ pub fn brx_idx(
         targets,
         uni,
     })
-}
-
-/// A call through a function pointer (ISA 9.7.13.5 in later numbering):
-/// `call{.uni} (rets), fptr, (args), flist|fproto;`.
-#[derive(Clone, Debug)]
-pub struct CallIndirect {
-    /// The register holding the function's address ([`FuncId::address`]).
-    pub target: Src,
-    pub target_ty: ScalarType,
-    /// The functions it may call: the `.calltargets` list or call table, or (for a
-    /// `.callprototype`) every function whose address the module takes and whose signature
-    /// matches, filled in once the whole module is checked.
-    pub candidates: Vec<FuncId>,
-    /// The signature the call was checked against (of the prototype or the listed functions).
-    pub signature: Signature,
-    pub uni: bool,
-    pub rets: Vec<CallArg>,
-    pub args: Vec<CallArg>,
-}
-
-/// The shape of a function's parameters, as calls see it: `.param` byte sizes and `.reg` types.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Signature {
-    pub returns: Vec<ParamShape>,
-    pub params: Vec<ParamShape>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamShape {
-    Param(u64),
-    Reg(ScalarType),
-}
-
-impl Signature {
-    pub fn of(f: &Function) -> Signature {
-        let shape = |p: &FnParam| match p {
-            FnParam::Var(v) => ParamShape::Param(f.var(*v).size()),
-            FnParam::Reg(r) => ParamShape::Reg(f.reg(*r).ty),
-        };
-        Signature {
-            returns: f.returns.iter().map(shape).collect(),
-            params: f.params.iter().map(shape).collect(),
-        }
-    }
 }
 
 /// Whether `call` names a function directly (else it calls through a register).
@@ -483,7 +408,7 @@ pub(crate) fn resolve_prototype_calls(
             let crate::check::Statement::Inst(inst) = s else {
                 continue;
             };
-            let super::Op::CallIndirect(c) = &mut inst.op else {
+            let crate::check::op::Op::CallIndirect(c) = &mut inst.op else {
                 continue;
             };
             if !c.candidates.is_empty() {

@@ -2,64 +2,17 @@
 //! rules. Loads and stores are in `ldst.rs`, conversions in `convert.rs`.
 
 use super::convert::mod_span;
-use super::{operands, space_modifier};
+use super::shared::{operands, space_modifier};
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::mods::Mods;
+use crate::check::op::{Cvta, Isspacep, Mov};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::check::{FnCx, Symbol};
 use crate::diag::{Diagnostic, Span};
 use crate::types::{ScalarType, StateSpace, TypeKind};
 
-pub use super::convert::Cvt;
-pub use super::ldst::{Ld, St};
-
 use ScalarType::*;
-
-#[derive(Clone, Debug)]
-pub struct Mov {
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub src: Src,
-}
-
-/// Memory-ordering qualifiers of `ld`/`st` (ISA 8.7.6.6/8.7.6.9 and the memory model chapter).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MemSem {
-    Weak,
-    Volatile,
-    Relaxed(Scope),
-    Acquire(Scope),
-    Release(Scope),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scope {
-    Cta,
-    Cluster,
-    Gpu,
-    Sys,
-}
-
-#[derive(Clone, Debug)]
-pub struct Cvta {
-    /// `cvta.space` (space -> generic) or `cvta.to.space` (generic -> space).
-    pub to_generic: bool,
-    pub space: StateSpace,
-    /// `.u32` or `.u64`.
-    pub size: ScalarType,
-    pub dst: Dst,
-    pub src: Src,
-}
-
-#[derive(Clone, Debug)]
-pub struct Isspacep {
-    pub space: StateSpace,
-    /// `.u32` or `.u64`, the width of the address operand.
-    pub size: ScalarType,
-    pub dst: Dst,
-    pub src: Src,
-}
 
 /// The ISA's `mov` types, plus `.f16` (which compilers emit for half values in `.f16` registers).
 const MOV_TYPES: &[ScalarType] = &[

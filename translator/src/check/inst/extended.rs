@@ -5,30 +5,8 @@ use super::int::typed_operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::typed::*;
-use crate::types::ScalarType::{self, *};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CarryOp {
-    /// `d = a + b (+ CC.CF)`
-    Add,
-    /// `d = a - (b + CC.CF)`; CC.CF holds the borrow.
-    Sub,
-    /// `d = (a * b).{lo,hi} + c (+ CC.CF)`
-    Mad { hi: bool },
-}
-
-#[derive(Clone, Debug)]
-pub struct Carry {
-    pub op: CarryOp,
-    /// `addc/subc/madc`: add CC.CF (subtract it for `subc`).
-    pub carry_in: bool,
-    /// `.cc`: write the carry (borrow) out of the addition to CC.CF.
-    pub carry_out: bool,
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub src: Srcs,
-}
+use crate::check::op::{Carry, CarryOp};
+use crate::types::ScalarType::*;
 
 /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`, each
 /// on `.u32 .s32 .u64 .s64` (the 64-bit forms since PTX ISA 4.3).

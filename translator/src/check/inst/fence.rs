@@ -14,12 +14,11 @@
 //! membar.proxy.proxykind;
 //! ```
 
-use super::data::Scope;
-use super::misc::NoEffect;
-use super::{Op, operands};
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{NoEffect, Op, Scope};
 use crate::check::operands::TypeRule;
 use crate::check::typed::Src;
 use crate::types::ScalarType;

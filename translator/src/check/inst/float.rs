@@ -6,93 +6,15 @@
 //! read first and judged per instruction and type, so that an error points at the modifier that
 //! is wrong (`add.ftz.f64`: the `.ftz`).
 
-use super::{FLOAT_ROUNDING, Op, Rounding, operands};
+use super::float_rules::Seen;
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Float, FloatOp, Op, Precision, TestOp};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
-use crate::diag::Span;
 use crate::types::ScalarType::{self, *};
-
-/// What a [`Float`] computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FloatOp {
-    Add,
-    Sub,
-    Mul,
-    /// `fma`, and `mad` (the same instruction since sm_20).
-    Fma,
-    Div,
-    Abs,
-    Neg,
-    Min,
-    Max,
-    Copysign,
-    Rcp,
-    Sqrt,
-    Rsqrt,
-    Sin,
-    Cos,
-    Lg2,
-    Ex2,
-    Tanh,
-    Testp(TestOp),
-}
-
-/// The properties `testp` tests (ISA 8.7.3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TestOp {
-    Finite,
-    Infinite,
-    Number,
-    NotANumber,
-    Normal,
-    Subnormal,
-}
-
-/// How the result is rounded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    /// No modifier on `add/sub/mul` (and the half forms): round to nearest even, but the
-    /// optimizer may contract it into a multiply-add.
-    Default,
-    /// An explicit IEEE rounding mode (`.rn .rz .rm .rp`).
-    Round(Rounding),
-    /// `.approx`: the ISA states an error bound instead.
-    Approx,
-    /// `.full` of `div.f32`.
-    Full,
-    /// Operations with no rounding at all (`abs neg min max copysign testp`).
-    Exact,
-}
-
-#[derive(Clone, Debug)]
-pub struct Float {
-    pub op: FloatOp,
-    /// `.f16 .f16x2 .bf16 .bf16x2 .f32 .f64`.
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub src: Srcs,
-    pub precision: Precision,
-    pub ftz: bool,
-    /// `.sat`: clamp to [0, 1], NaN to +0.
-    pub sat: bool,
-    /// `.relu` of half `fma`: negative results become +0, NaN the canonical NaN.
-    pub relu: bool,
-    /// `.NaN` of `min`/`max`.
-    pub nan: bool,
-    /// `.xorsign.abs` of `min`/`max` (two inputs).
-    pub xorsign: bool,
-    /// `.abs` of `min`/`max` (with `.xorsign`, or alone with three inputs).
-    pub abs: bool,
-}
-
-impl Float {
-    pub fn is_packed(&self) -> bool {
-        matches!(self.ty, F16x2 | Bf16x2)
-    }
-}
 
 const FLOAT_TYPES: &[ScalarType] = &[F16, F16x2, Bf16, Bf16x2, F32, F64];
 
@@ -102,57 +24,6 @@ pub fn has_float_type(i: &ast::Instruction<'_>) -> bool {
     i.modifiers
         .iter()
         .any(|m| ScalarType::from_name(m.node).is_some_and(|t| FLOAT_TYPES.contains(&t)))
-}
-
-/// The modifiers a float instruction may carry, with where they were written.
-#[derive(Default)]
-pub(super) struct Seen {
-    pub rnd: Option<(Rounding, Span)>,
-    pub approx: Option<Span>,
-    pub full: Option<Span>,
-    pub ftz: Option<Span>,
-    pub sat: Option<Span>,
-    pub relu: Option<Span>,
-    pub nan: Option<Span>,
-    pub xorsign: Option<Span>,
-    pub abs: Option<Span>,
-    pub oob: Option<Span>,
-}
-
-impl Seen {
-    fn read(m: &mut Mods<'_, '_>) -> Self {
-        Seen {
-            rnd: m.pick_span(&FLOAT_ROUNDING),
-            approx: m.flag_span("approx"),
-            full: m.flag_span("full"),
-            ftz: m.flag_span("ftz"),
-            sat: m.flag_span("sat"),
-            relu: m.flag_span("relu"),
-            nan: m.flag_span("NaN"),
-            xorsign: m.flag_span("xorsign"),
-            abs: m.flag_span("abs"),
-            oob: m.flag_span("oob"),
-        }
-    }
-}
-
-/// Errors for modifiers that `ty` or the instruction does not take.
-pub(super) struct Rules<'m, 'a, 'b> {
-    pub m: &'m mut Mods<'a, 'b>,
-    pub ty: ScalarType,
-}
-
-impl Rules<'_, '_, '_> {
-    pub fn forbid(&mut self, span: Option<Span>, name: &str, why: &str) {
-        if let Some(s) = span {
-            let msg = format!(
-                "`.{name}` is not allowed on `{}{}`: {why}",
-                self.m.opcode(),
-                self.ty
-            );
-            self.m.error_at(s, msg, "remove this modifier");
-        }
-    }
 }
 
 /// Decodes a floating-point instruction.

@@ -2,12 +2,13 @@
 //! half-precision forms). The target and PTX version each form needs are in the gating table
 //! (`check/gating/table.rs`), applied before these rules run.
 
-use super::Rounding;
-use super::float::{Float, FloatOp, Precision, Rules, Seen};
+use super::shared::FLOAT_ROUNDING;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::types::ScalarType::*;
+use crate::check::op::{Float, FloatOp, Precision, Rounding};
+use crate::diag::Span;
+use crate::types::ScalarType::{self, *};
 
 /// The ISA's rules for each instruction and type; fills `f.precision`. Returns whether the
 /// form is valid (errors are on `m`).
@@ -317,4 +318,55 @@ pub(super) fn rules(
         FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign | FloatOp::Testp(_) => {}
     }
     m.errors.len() == before
+}
+
+/// The modifiers a float instruction may carry, with where they were written.
+#[derive(Default)]
+pub(super) struct Seen {
+    pub rnd: Option<(Rounding, Span)>,
+    pub approx: Option<Span>,
+    pub full: Option<Span>,
+    pub ftz: Option<Span>,
+    pub sat: Option<Span>,
+    pub relu: Option<Span>,
+    pub nan: Option<Span>,
+    pub xorsign: Option<Span>,
+    pub abs: Option<Span>,
+    pub oob: Option<Span>,
+}
+
+impl Seen {
+    pub(super) fn read(m: &mut Mods<'_, '_>) -> Self {
+        Seen {
+            rnd: m.pick_span(&FLOAT_ROUNDING),
+            approx: m.flag_span("approx"),
+            full: m.flag_span("full"),
+            ftz: m.flag_span("ftz"),
+            sat: m.flag_span("sat"),
+            relu: m.flag_span("relu"),
+            nan: m.flag_span("NaN"),
+            xorsign: m.flag_span("xorsign"),
+            abs: m.flag_span("abs"),
+            oob: m.flag_span("oob"),
+        }
+    }
+}
+
+/// Errors for modifiers that `ty` or the instruction does not take.
+pub(super) struct Rules<'m, 'a, 'b> {
+    pub m: &'m mut Mods<'a, 'b>,
+    pub ty: ScalarType,
+}
+
+impl Rules<'_, '_, '_> {
+    pub fn forbid(&mut self, span: Option<Span>, name: &str, why: &str) {
+        if let Some(s) = span {
+            let msg = format!(
+                "`.{name}` is not allowed on `{}{}`: {why}",
+                self.m.opcode(),
+                self.ty
+            );
+            self.m.error_at(s, msg, "remove this modifier");
+        }
+    }
 }

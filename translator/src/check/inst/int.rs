@@ -5,11 +5,11 @@
 //! The PTX ISA versions and targets that introduced each form are in the gating table
 //! (`check/gating/table.rs`); `requires` remains for texture forms the table cannot express.
 
-use super::arith::{Arith, MulMode};
-use super::operands;
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Arith, Bfind, BitMask, Dot, MulMode, Simd, SimdOp};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::types::ScalarType::{self, *};
@@ -62,26 +62,6 @@ pub(super) fn typed_operands(
         .map(|(o, t)| cx.src(o, *t, TypeRule::Strict))
         .collect();
     Some((dst?, src?))
-}
-
-/// `add`/`min`/`max` on two 16-bit halves, and the `.relu` forms of `min`/`max`.
-#[derive(Clone, Debug)]
-pub struct Simd {
-    pub op: SimdOp,
-    /// The element type: `.u16`/`.s16` for the packed forms, `.s32` for `min/max.relu.s32`.
-    pub elem: ScalarType,
-    /// `.relu`: negative results become 0.
-    pub relu: bool,
-    pub dst: Dst,
-    pub a: Src,
-    pub b: Src,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SimdOp {
-    Add,
-    Min,
-    Max,
 }
 
 /// Whether `add/sub/min/max` is written in a form [`simd`] decodes.
@@ -178,7 +158,7 @@ pub fn mul24(
 
 /// `sad.type d, a, b, c`.
 pub fn sad(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Arith> {
-    let ty = m.ty(super::INTS)?;
+    let ty = m.ty(super::shared::INTS)?;
     let (dst, src) = typed_operands(cx, i, &[ty; 4])?;
     Some(Arith::new(ty, dst, src))
 }
@@ -203,15 +183,6 @@ pub fn brev(
     let ty = m.ty(&[B32, B64])?;
     let (dst, src) = typed_operands(cx, i, &[ty, ty])?;
     Some(Arith::new(ty, dst, src))
-}
-
-#[derive(Clone, Debug)]
-pub struct Bfind {
-    pub ty: ScalarType,
-    /// `.shiftamt`: the left shift that moves the found bit to the msb.
-    pub shiftamt: bool,
-    pub dst: Dst,
-    pub a: Src,
 }
 
 /// `bfind{.shiftamt}.{u32,u64,s32,s64} d, a`: `d` is `.u32` (sm_20).
@@ -244,17 +215,6 @@ pub fn bfi(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let ty = m.ty(&[B32, B64])?;
     let (dst, src) = typed_operands(cx, i, &[ty, ty, ty, U32, U32])?;
     Some(Arith::new(ty, dst, src))
-}
-
-/// `bmsk` and `szext`: a bit position or width that is `.clamp`ed or `.wrap`ped.
-#[derive(Clone, Debug)]
-pub struct BitMask {
-    /// `.b32` for `bmsk`; `.u32`/`.s32` for `szext`.
-    pub ty: ScalarType,
-    pub wrap: bool,
-    pub dst: Dst,
-    pub a: Src,
-    pub b: Src,
 }
 
 /// `.clamp` (false) or `.wrap` (true); a missing mode is reported (and decoding goes on).
@@ -305,19 +265,6 @@ pub fn szext(
         a,
         b,
     })
-}
-
-/// `dp4a.atype.btype d, a, b, c` and `dp2a.{lo,hi}.atype.btype d, a, b, c`.
-#[derive(Clone, Debug)]
-pub struct Dot {
-    pub a_signed: bool,
-    pub b_signed: bool,
-    /// `dp2a`: which half of `b`'s bytes (`.hi` = bytes 2 and 3); `None` for `dp4a`.
-    pub hi: Option<bool>,
-    pub dst: Dst,
-    pub a: Src,
-    pub b: Src,
-    pub c: Src,
 }
 
 /// `dp4a` (`two = false`) and `dp2a` (PTX ISA 5.0, sm_61). `c` and `d` are `.u32` when both

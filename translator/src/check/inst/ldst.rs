@@ -3,40 +3,17 @@
 //! (Tables 27/28) and alignment.
 
 use super::convert::{mod_span, requires};
-use super::data::{MemSem, Scope};
-use super::{operands, space_modifier};
+use super::shared::{operands, space_modifier};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Ld, MemSem, Scope, St};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::diag::{Diagnostic, Span};
 use crate::types::{ScalarType, StateSpace};
 
 use ScalarType::*;
-
-#[derive(Clone, Debug)]
-pub struct Ld {
-    pub space: StateSpace,
-    pub ty: ScalarType,
-    /// 1, 2, 4 or 8 elements.
-    pub vec: u32,
-    pub sem: MemSem,
-    /// `ld.global.nc`: through the non-coherent (read-only) path.
-    pub nc: bool,
-    pub dst: Dst,
-    pub addr: Address,
-}
-
-#[derive(Clone, Debug)]
-pub struct St {
-    pub space: StateSpace,
-    pub ty: ScalarType,
-    pub vec: u32,
-    pub sem: MemSem,
-    pub addr: Address,
-    pub src: Src,
-}
 
 /// The ISA's `.type` list of `ld`/`st`, plus the half-precision types compilers have emitted.
 const MEM_TYPES: &[ScalarType] = &[

@@ -1,12 +1,11 @@
 //! Logic and shift instructions (ISA 8.7.5): syntax and type rules.
 
-use super::arith::Arith;
-use super::cmp::BoolOp;
 use super::int::typed_operands;
-use super::operands;
+use super::shared::operands;
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Arith, BoolOp, Lop3, Lop3Pred, Shf};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::diag::Diagnostic;
@@ -60,27 +59,6 @@ pub fn cnot(
     let ty = m.ty(&[B16, B32, B64])?;
     let (dst, src) = typed_operands(cx, i, &[ty, ty])?;
     Some(Arith::new(ty, dst, src))
-}
-
-/// `lop3.b32 d, a, b, c, immLut` and `lop3.{or,and}.b32 d|p, a, b, c, immLut, q`.
-#[derive(Clone, Debug)]
-pub struct Lop3 {
-    pub dst: Dst,
-    pub a: Src,
-    pub b: Src,
-    pub c: Src,
-    /// The truth table: bit `(a << 2) | (b << 1) | c` of `lut` is `F(a, b, c)` (ISA: `F(0xF0,
-    /// 0xCC, 0xAA)`).
-    pub lut: u8,
-    /// `.or/.and`: `p = (d != 0) op q`.
-    pub pred: Option<Lop3Pred>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Lop3Pred {
-    pub op: BoolOp,
-    pub p: Dst,
-    pub q: Src,
 }
 
 /// `lop3` (PTX ISA 4.3, sm_50; the predicate form since PTX ISA 8.2).
@@ -154,17 +132,6 @@ pub fn lop3(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_
         lut,
         pred,
     })
-}
-
-/// `shf.{l,r}.{clamp,wrap}.b32 d, a, b, c`: a funnel shift of `{b, a}` by `c` (`.u32`).
-#[derive(Clone, Debug)]
-pub struct Shf {
-    pub left: bool,
-    pub wrap: bool,
-    pub dst: Dst,
-    pub a: Src,
-    pub b: Src,
-    pub c: Src,
 }
 
 /// `shf` (PTX ISA 3.1, sm_32).

@@ -18,65 +18,14 @@
 //! (docs/decisions/0102-clusters-are-one-block.md), so `.cluster` scope and `.shared::cluster`
 //! addresses are the block's.
 
-use super::operands;
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Mbarrier, MbarrierInst, MbarrierOp, MbarrierPending};
 use crate::check::operands::TypeRule;
-use crate::check::typed::{Address, Dst, Src};
 use crate::diag::Diagnostic;
 use crate::types::{ScalarType, StateSpace};
-
-/// What an `mbarrier` instruction does to its object.
-#[derive(Clone, Debug)]
-pub enum MbarrierOp {
-    Init {
-        count: Src,
-    },
-    Inval,
-    ExpectTx {
-        tx: Src,
-    },
-    CompleteTx {
-        tx: Src,
-    },
-    /// An arrive-on operation: `count` arrivals (1 when absent), after an expect-tx of `tx`;
-    /// `drop` also lowers the expected count; `state` receives the object as it was before.
-    Arrive {
-        state: Dst,
-        count: Option<Src>,
-        tx: Option<Src>,
-        drop: bool,
-    },
-    /// `test_wait`/`try_wait`: whether the phase named by `arg` (a state, or a parity with
-    /// `parity`) has completed.
-    Wait {
-        done: Dst,
-        arg: Src,
-        parity: bool,
-        try_wait: bool,
-    },
-}
-
-#[derive(Clone, Debug)]
-pub struct Mbarrier {
-    pub addr: Address,
-    pub op: MbarrierOp,
-}
-
-/// `mbarrier.pending_count.b64 count, state`.
-#[derive(Clone, Debug)]
-pub struct MbarrierPending {
-    pub dst: Dst,
-    pub state: Src,
-}
-
-/// A decoded `mbarrier` instruction.
-#[derive(Clone, Debug)]
-pub enum MbarrierInst {
-    Object(Box<Mbarrier>),
-    PendingCount(MbarrierPending),
-}
 
 const OPS: [(&str, u8); 9] = [
     ("init", 0),

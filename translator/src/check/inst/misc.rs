@@ -1,36 +1,14 @@
 //! Miscellaneous instructions (ISA 9.7.19 in later numbering): `nanosleep`, `griddepcontrol`,
 //! `setmaxnreg`, `createpolicy`; and the cluster queries `mapa` and `getctarank`.
 
-use super::operands;
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{ClusterQuery, NoEffect};
 use crate::check::operands::TypeRule;
 use crate::check::typed::{Dst, Src};
 use crate::types::ScalarType;
-
-/// Instructions accepted with nothing to do; why each has no effect is with its lowering
-/// (`lower/misc.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoEffect {
-    /// `fence.proxy.alias`, `fence.proxy.async{...}`, `membar.proxy...`.
-    ProxyFence,
-    /// `griddepcontrol.launch_dependents` and `griddepcontrol.wait`.
-    GridDepControl,
-    /// `setmaxnreg.inc/.dec.sync.aligned.u32 n`.
-    SetMaxNreg,
-}
-
-/// `mapa` and `getctarank` (ISA "Data Movement": distributed shared memory).
-#[derive(Clone, Debug)]
-pub struct ClusterQuery {
-    /// `mapa` (the address in block `b` of the cluster) or `getctarank` (the rank of the block
-    /// whose shared memory holds `a`).
-    pub mapa: bool,
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub a: Src,
-}
 
 /// `nanosleep.u32 t;`: suspend the thread for about `t` nanoseconds (at most 1 ms).
 pub fn nanosleep(

@@ -4,35 +4,8 @@ use super::int::typed_operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::typed::*;
+use crate::check::op::{Prmt, PrmtMode};
 use crate::types::ScalarType::*;
-
-/// The byte-selection modes of `prmt`; `None` in [`Prmt::mode`] is the generic form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrmtMode {
-    /// Forward 4 extract.
-    F4e,
-    /// Backward 4 extract.
-    B4e,
-    /// Replicate 8.
-    Rc8,
-    /// Edge clamp left.
-    Ecl,
-    /// Edge clamp right.
-    Ecr,
-    /// Replicate 16.
-    Rc16,
-}
-
-/// `prmt.b32{.mode} d, a, b, c`.
-#[derive(Clone, Debug)]
-pub struct Prmt {
-    pub mode: Option<PrmtMode>,
-    pub dst: Dst,
-    pub a: Src,
-    pub b: Src,
-    pub c: Src,
-}
 
 /// `prmt` (PTX ISA 2.0, sm_20).
 pub fn prmt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Prmt> {

@@ -1,40 +1,12 @@
 //! Barriers (ISA 8.7.12 in later numbering): `bar`, `barrier`.
 
-use super::operands;
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Bar, BarKind, BarRed};
 use crate::check::operands::TypeRule;
-use crate::check::typed::*;
 use crate::types::ScalarType;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BarKind {
-    /// Wait for the barrier (and arrive at it).
-    Sync,
-    /// Arrive without waiting.
-    Arrive,
-    /// Wait, and reduce a predicate over the participating threads.
-    Red(BarRed),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BarRed {
-    Popc,
-    And,
-    Or,
-}
-
-#[derive(Clone, Debug)]
-pub struct Bar {
-    pub kind: BarKind,
-    /// Barrier number, 0-15.
-    pub id: Src,
-    /// Number of threads expected (a multiple of the warp size); `None` = the whole block.
-    pub count: Option<Src>,
-    /// `bar.red`: destination and the predicate reduced.
-    pub red: Option<(Dst, Src)>,
-}
 
 /// `bar{.cta}.sync|arrive|red a{, b}` and `barrier{.cta}.sync{.aligned}|arrive|red`.
 pub fn bar(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Bar> {

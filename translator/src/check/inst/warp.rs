@@ -2,80 +2,14 @@
 //! `redux.sync`, `elect.sync`, `bar.warp.sync` (ISA 8.7.6.4 and the parallel-synchronization sections of later
 //! ISA versions).
 
-use super::operands;
+use super::shared::operands;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::types::ScalarType::{self, *};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShflMode {
-    Up,
-    Down,
-    Bfly,
-    Idx,
-}
-
-#[derive(Clone, Debug)]
-pub struct Shfl {
-    pub mode: ShflMode,
-    pub dst: Dst,
-    /// The optional `|p`: whether the source lane was in range.
-    pub pred: Option<Dst>,
-    pub a: Src,
-    pub b: Src,
-    pub c: Src,
-    /// `shfl.sync`'s membermask; `None` for the legacy form (the whole warp).
-    pub mask: Option<Src>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VoteMode {
-    All,
-    Any,
-    Uni,
-    Ballot,
-}
-
-#[derive(Clone, Debug)]
-pub struct Vote {
-    pub mode: VoteMode,
-    pub dst: Dst,
-    /// The predicate voted on (`!p` allowed).
-    pub a: Src,
-    pub mask: Option<Src>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Match {
-    pub all: bool,
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub pred: Option<Dst>,
-    pub a: Src,
-    pub mask: Src,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduxOp {
-    Add,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Clone, Debug)]
-pub struct Redux {
-    pub op: ReduxOp,
-    pub ty: ScalarType,
-    pub dst: Dst,
-    pub a: Src,
-    pub mask: Src,
-}
 
 /// `shfl.mode.b32 d[|p], a, b, c;` and `shfl.sync.mode.b32 d[|p], a, b, c, membermask;`.
 pub fn shfl(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Shfl> {
@@ -251,14 +185,6 @@ pub fn redux(
         a: a?,
         mask: mask?,
     })
-}
-
-/// `elect.sync d|p, membermask;`: `d` (or `_`) gets the elected lane, `p` whether it is this one.
-#[derive(Clone, Debug)]
-pub struct Elect {
-    pub dst: Dst,
-    pub pred: Dst,
-    pub mask: Src,
 }
 
 pub fn elect(

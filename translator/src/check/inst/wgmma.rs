@@ -6,63 +6,14 @@
 use std::sync::LazyLock;
 
 use super::matrix::{dsts, srcs, sync_aligned};
-use super::{MmaType, operands};
+use super::shared::{imm, operands};
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
+use crate::check::op::{MmaType, ScaleD, Wgmma, WgmmaA, WgmmaMma};
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::types::ScalarType;
-
-/// One `wgmma` instruction.
-#[derive(Clone, Debug)]
-pub enum Wgmma {
-    /// `wgmma.fence.sync.aligned`: orders register accesses before the next `mma_async`.
-    Fence,
-    /// `wgmma.commit_group.sync.aligned`: closes a group of `mma_async` operations.
-    Commit,
-    /// `wgmma.wait_group.sync.aligned N`: waits until at most N groups are pending.
-    Wait(u32),
-    Mma(Box<WgmmaMma>),
-}
-
-/// Where A comes from: a matrix descriptor of shared memory, or this thread's fragment.
-#[derive(Clone, Debug)]
-pub enum WgmmaA {
-    Desc(Src),
-    Regs(Vec<Src>),
-}
-
-/// Whether D's old value is added (`scale-d`): a constant or a predicate.
-#[derive(Clone, Debug)]
-pub enum ScaleD {
-    Imm(bool),
-    Pred(Src),
-}
-
-/// `wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype d, a, b-desc,
-/// scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b};`
-#[derive(Clone, Debug)]
-pub struct WgmmaMma {
-    pub n: u32,
-    pub k: u32,
-    pub d_ty: MmaType,
-    pub a_ty: MmaType,
-    pub b_ty: MmaType,
-    pub satfinite: bool,
-    pub d: Vec<Dst>,
-    /// D's registers read as the accumulator C.
-    pub c: Vec<Src>,
-    pub a: WgmmaA,
-    pub b: Src,
-    pub scale_d: ScaleD,
-    /// `imm-scale-a`/`imm-scale-b` of -1: the multiplicand is negated.
-    pub neg_a: bool,
-    pub neg_b: bool,
-    /// `imm-trans-a`/`imm-trans-b` of 1: the matrix is M- (N-) major in shared memory.
-    pub trans_a: bool,
-    pub trans_b: bool,
-}
 
 /// Every shape name `m64nNkK` the ISA lists: N from 8 to 256 in steps of 8, K 8, 16 or 32.
 static SHAPES: LazyLock<Vec<(String, (u32, u32))>> = LazyLock::new(|| {
@@ -145,38 +96,6 @@ pub fn wgmma(
 }
 
 const MMA_ASYNC: &str = "wgmma.mma_async";
-
-/// An immediate operand of `inst` that must be one of `allowed`.
-pub(super) fn imm(
-    m: &mut Mods<'_, '_>,
-    op: &ast::Operand<'_>,
-    allowed: &[i64],
-    what: &str,
-    inst: &str,
-) -> Option<i64> {
-    let v = match &op.kind {
-        OperandKind::Imm(e) => match &e.kind {
-            ExprKind::Int { value, .. } => Some(*value as i64),
-            ExprKind::Unary(ast::UnaryOp::Neg, inner) => match inner.kind {
-                ExprKind::Int { value, .. } => Some(-(value as i64)),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    };
-    match v {
-        Some(v) if allowed.contains(&v) => Some(v),
-        _ => {
-            m.error_at(
-                op.span,
-                format!("`{what}` of `{inst}` is a constant: one of {allowed:?}"),
-                "here",
-            );
-            None
-        }
-    }
-}
 
 fn mma_async(
     cx: &mut FnCx<'_, '_>,

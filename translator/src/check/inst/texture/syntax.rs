@@ -4,6 +4,7 @@
 use super::super::int::requires;
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::mods::Mods;
+use crate::check::op::TexOperand;
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::check::{FnCx, Symbol};
@@ -11,8 +12,6 @@ use crate::diag::{Diagnostic, Span};
 use crate::texture::{Geometry, Opaque};
 use crate::types::ScalarType::{self, *};
 use crate::types::TypeKind;
-
-use super::{GEOMETRIES, TexOperand};
 
 pub(super) fn err<T>(
     cx: &mut FnCx<'_, '_>,
@@ -373,3 +372,13 @@ pub(super) fn indirect_requires(cx: &FnCx<'_, '_>, m: &mut Mods<'_, '_>, t: &Tex
         requires(cx, m, "indirect texture access", 20, (3, 1));
     }
 }
+
+pub(super) const GEOMETRIES: [(&str, Geometry); 7] = [
+    ("1d", Geometry::D1),
+    ("2d", Geometry::D2),
+    ("3d", Geometry::D3),
+    ("a1d", Geometry::A1D),
+    ("a2d", Geometry::A2D),
+    ("cube", Geometry::Cube),
+    ("acube", Geometry::ACube),
+];

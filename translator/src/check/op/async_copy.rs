@@ -1,0 +1,48 @@
+//! The decoded forms of the instructions that `check/inst/async_copy.rs` reads.
+
+use crate::check::operand::{Address, Src};
+use crate::types::StateSpace;
+
+/// One `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src};`.
+#[derive(Clone, Debug)]
+pub struct CpAsync {
+    pub dst: Address,
+    pub src: Address,
+    /// Bytes written to `dst`: 4, 8 or 16.
+    pub size: u32,
+    /// Bytes read from `src` (the rest of `dst` is zero-filled); `None` = `size`.
+    pub src_size: Option<Src>,
+    /// A predicate: when true nothing is read and `dst` is zero-filled.
+    pub ignore_src: Option<Src>,
+}
+
+/// `cp.async.bulk.dst.src{.mbarrier::complete_tx::bytes | .bulk_group} [dst], [src], size{, [mbar]}`.
+#[derive(Clone, Debug)]
+pub struct CpBulk {
+    pub dst: Address,
+    /// `.shared` (`::cta`, or `::cluster` of a one-block cluster) or `.global`.
+    pub dst_space: StateSpace,
+    pub src: Address,
+    pub src_space: StateSpace,
+    /// Bytes, a multiple of 16.
+    pub size: Src,
+    /// The mbarrier whose tx-count the copy completes.
+    pub mbar: Option<Address>,
+}
+
+#[derive(Clone, Debug)]
+pub enum AsyncCopy {
+    Copy(CpAsync),
+    Bulk(Box<CpBulk>),
+    /// `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once the thread's copies are done.
+    MbarrierArrive {
+        addr: Address,
+        noinc: bool,
+    },
+    /// `cp.async.bulk.prefetch.L2`: a hint.
+    Prefetch,
+    CommitGroup,
+    /// `cp.async.wait_group N`: wait until at most N groups are pending.
+    WaitGroup(u32),
+    WaitAll,
+}
