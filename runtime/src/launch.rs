@@ -440,6 +440,10 @@ impl Stream {
             &kernel.texrefs,
         )?;
         let texture_set = textures.as_ref().and_then(|t| t.set.clone());
+        let pitched = textures
+            .as_ref()
+            .map(|t| t.pitched.clone())
+            .unwrap_or_default();
         if let Some(t) = textures {
             params.resize(t.records_offset, 0);
             params.extend_from_slice(&t.records);
@@ -496,6 +500,9 @@ impl Stream {
                     kernel: state.translated.abi.name.clone(),
                     codes: codes.clone(),
                 });
+            }
+            for t in &pitched {
+                t.refresh(r);
             }
             r.label(|| format!("kernel `{}`", state.translated.abi.name));
             // SAFETY: recording into the stream's open command buffer; the pipeline, layout and

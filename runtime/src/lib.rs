@@ -72,5 +72,6 @@ pub use stream::{MAX_BATCH, Stream};
 pub use launch::TextureRef;
 pub use ptxvk_translator::texture::{AddressMode, FilterMode};
 pub use texture::{
-    ChannelFormat, ChannelKind, CompareOp, ReadMode, Texture, TextureDesc, TextureShape,
+    ChannelFormat, ChannelKind, CompareOp, MAX_LINEAR_WIDTH, ReadMode, Texture, TextureDesc,
+    TextureShape,
 };

@@ -216,8 +216,17 @@ pub mod record {
     pub const NUM_SAMPLES: u32 = 12;
     /// Mip levels the texture has (at least 1).
     pub const LEVELS: u32 = 13;
+    /// The device address of the memory a texture over linear memory reads (low word; the
+    /// high word follows), 0 for textures in images. Integer-coordinate 1D fetches
+    /// (`tex1Dfetch`) read such textures from memory: WIDTH elements of LINEAR_CHANNELS
+    /// channels of LINEAR_CHANNEL_BYTES bytes each, converted as CHANNEL_DATA_TYPE says.
+    pub const LINEAR_ADDRESS: u32 = 16;
+    /// Channels per element of a texture over linear memory (1, 2 or 4).
+    pub const LINEAR_CHANNELS: u32 = 18;
+    /// Bytes per channel of a texture over linear memory (1, 2 or 4).
+    pub const LINEAR_CHANNEL_BYTES: u32 = 19;
     /// Words per record.
-    pub const WORDS: u32 = 16;
+    pub const WORDS: u32 = 20;
     pub const BYTES: u32 = WORDS * 4;
 }
 

@@ -171,11 +171,11 @@ fn abi_slots_and_bindings() {
             },
         ]
     );
-    // Records follow the 16 bytes of parameters, 64 bytes each.
+    // Records follow the 16 bytes of parameters, 80 bytes (20 words) each.
     assert_eq!(k.abi.param_block_size, 16);
     let offs: Vec<u32> = t.slots.iter().map(|s| s.record_offset).collect();
-    assert_eq!(offs, vec![16, 80, 144]);
-    assert_eq!(t.records_bytes, 192);
+    assert_eq!(offs, vec![16, 96, 176]);
+    assert_eq!(t.records_bytes, 240);
     // The two 2D samples share a binding.
     let b: Vec<(u32, Geometry, SampledKind, bool)> = t
         .bindings

@@ -88,6 +88,8 @@ pub(crate) struct LaunchTextures {
     pub records: Vec<u8>,
     /// `None` when the kernel only queries its textures.
     pub set: Option<Arc<BoundSet>>,
+    /// Textures over pitched memory to refresh before the launch, each once.
+    pub pitched: Vec<Arc<TextureInner>>,
 }
 
 /// Resolves the textures of a launch of `kernel` (`abi`) with `args`, and `texrefs` (the
@@ -148,8 +150,15 @@ pub(crate) fn prepare(
             records_offset,
             records,
             set: None,
+            pitched: Vec::new(),
         }));
     };
+    let mut pitched: Vec<Arc<TextureInner>> = Vec::new();
+    for t in &slot_tex {
+        if t.inner.is_pitched() && !pitched.iter().any(|p| Arc::ptr_eq(p, &t.inner)) {
+            pitched.push(t.inner.clone());
+        }
+    }
     let key: Vec<u64> = slot_tex.iter().map(|t| t.handle()).collect();
     let cached = kt
         .sets
@@ -174,6 +183,7 @@ pub(crate) fn prepare(
         records_offset,
         records,
         set: Some(set),
+        pitched,
     }))
 }
 

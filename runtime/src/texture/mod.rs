@@ -8,6 +8,7 @@
 
 pub(crate) mod bind;
 mod desc;
+mod memory;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +20,7 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use ptxvk_translator::texture::{FilterMode, record};
 
 pub use desc::{ChannelFormat, ChannelKind, CompareOp, ReadMode, TextureDesc, TextureShape};
+pub use memory::MAX_LINEAR_WIDTH;
 
 use crate::context::{Context, Vk};
 use crate::error::{Error, Result};
@@ -66,6 +68,8 @@ pub(crate) struct TextureInner {
     /// Views: all levels, or level 0 only.
     views: Mutex<HashMap<bool, vk::ImageView>>,
     samplers: Mutex<HashMap<SamplerKey, vk::Sampler>>,
+    /// The device memory a texture over linear or pitched memory reads.
+    pub memory: Option<memory::Memory>,
 }
 
 /// The sampler state a binding needs (`bind.rs` derives it from the texture and the kernel).
@@ -91,12 +95,24 @@ impl Texture {
     /// Creates a texture, zero-filled, after checking the description against what CUDA
     /// allows and the device can sample.
     pub fn new(ctx: &Context, desc: &TextureDesc) -> Result<Texture> {
+        Self::create(ctx, desc, None)
+    }
+
+    fn create(
+        ctx: &Context,
+        desc: &TextureDesc,
+        memory: Option<memory::Memory>,
+    ) -> Result<Texture> {
         ctx.check_lost()?;
         desc.check()?;
         let vk = ctx.vk();
         let info = ctx.info();
         let format = desc.vk_format();
-        let [w, h, d] = desc.shape.extent();
+        // Shaders read linear memory themselves; the image only fills the binding.
+        let [w, h, d] = match memory {
+            Some(memory::Memory::Linear { .. }) => [1, 1, 1],
+            _ => desc.shape.extent(),
+        };
         let layers = desc.shape.layers();
         let cube = matches!(
             desc.shape,
@@ -232,6 +248,7 @@ impl Texture {
             aspect,
             views: Mutex::new(HashMap::new()),
             samplers: Mutex::new(HashMap::new()),
+            memory,
         });
         bound.map_err(|e| vk.error("vkBindImageMemory", e))?;
         if let Ok(mut r) = registry().lock() {
@@ -280,6 +297,11 @@ impl Texture {
     /// says), after all queued work, and waits for the copy (`cudaMemcpy3D` to an array).
     pub fn upload(&self, level: u32, data: &[u8]) -> Result<()> {
         let d = &self.inner.desc;
+        if self.inner.memory.is_some() {
+            return Err(Error::InvalidArgument(
+                "a texture over device memory reads that memory; write it instead".into(),
+            ));
+        }
         if level >= d.mip_levels {
             return Err(Error::InvalidArgument(format!(
                 "the texture has {} mip level(s); level {level} does not exist",
@@ -536,7 +558,11 @@ impl TextureInner {
     /// The record the kernel reads (`ptxvk_translator::texture::record`), as bytes.
     pub(crate) fn record_bytes(&self) -> [u8; record::BYTES as usize] {
         let mut out = [0u8; record::BYTES as usize];
-        for (k, w) in self.desc.record().iter().enumerate() {
+        let mut words = self.desc.record();
+        if let Some(m) = &self.memory {
+            m.fill_record(&self.desc, &mut words);
+        }
+        for (k, w) in words.iter().enumerate() {
             out[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
         }
         out

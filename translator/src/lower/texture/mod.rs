@@ -22,6 +22,7 @@ use crate::texture::{
 };
 use crate::types::ScalarType;
 
+mod linear;
 mod slots;
 
 pub use slots::KernelTextures;
@@ -409,6 +410,26 @@ fn tex_fetch(
         else_: join,
     };
     cx.cur = then;
+    // `tex1Dfetch` of a texture over linear memory compiles to this very form; which kind of
+    // texture a launch passes is known from its record only.
+    if t.geom == Geometry::D1 && t.layer.is_none() && matches!(t.lod, TexLod::Base) {
+        let lo = cx.record_word(slot, record::LINEAR_ADDRESS);
+        let hi = cx.record_word(slot, record::LINEAR_ADDRESS + 1);
+        let any = cx.bin(BinOp::Or, lo, hi);
+        let zero = cx.i32(0);
+        let linear = cx.bin(BinOp::INe, any, zero);
+        let memory = cx.f.new_block();
+        let image = cx.f.new_block();
+        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            cond: linear,
+            then: memory,
+            else_: image,
+        };
+        cx.cur = memory;
+        linear::fetch(cx, slot, coords[0], (lo, hi), kind, results);
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+        cx.cur = image;
+    }
     let tex = cx.f.side.add_tex(TexOp {
         binding: b,
         kind: TexOpKind::Fetch(level),
