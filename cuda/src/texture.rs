@@ -3,6 +3,8 @@
 //! made from an array's texels with the object's sampling, and refilled whenever the array
 //! is written, so that every object of an array sees its current contents. The object's
 //! handle is the runtime texture's, which kernels receive in their `.u64` parameters.
+//! Objects over linear and pitched device memory are the runtime's textures over that
+//! memory's buffer (`ptxvk_runtime::Texture::over_linear`, `over_pitched`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -28,8 +30,18 @@ pub struct Arr {
 
 pub static ARRAYS: Table<Arr> = Table::new("array");
 
-/// A texture object: the runtime texture, the array it reads, its context.
-type Object = (Texture, usize, usize);
+/// What a texture object reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Source {
+    /// An array (its id).
+    Array(usize),
+    /// Device memory: the `CUresourcetype` and the first words of the resource union as
+    /// given, for `cuTexObjectGetResourceDesc`.
+    Memory { kind: u32, res: [u64; 5] },
+}
+
+/// A texture object: the runtime texture, what it reads, its context.
+type Object = (Texture, Source, usize);
 
 /// Texture objects by handle.
 static OBJECTS: Mutex<BTreeMap<u64, Object>> = Mutex::new(BTreeMap::new());
@@ -55,6 +67,11 @@ fn channel_format(format: u32, channels: u32) -> CuResult<ChannelFormat> {
         return Err(CuError::invalid(format!("{channels} channels")));
     }
     Ok(ChannelFormat::new(kind, bits, channels))
+}
+
+/// Bytes per texel of a (`CUarray_format`, channels).
+pub fn texel_bytes(format: (u32, u32)) -> CuResult<u64> {
+    Ok(u64::from(channel_format(format.0, format.1)?.texel_bytes()))
 }
 
 /// `cuArrayCreate`/`cuArray3DCreate`: 1D (height 0), 2D (depth 0) or 3D; layered, cubemap
@@ -142,7 +159,7 @@ pub fn create_object(
     let t = Texture::new(&arr.ctx.rt, &desc)?;
     t.upload(0, &arr.texels())?;
     let handle = t.handle();
-    objects().insert(handle, (t, array_id, arr.ctx_id));
+    objects().insert(handle, (t, Source::Array(array_id), arr.ctx_id));
     arr.objects
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -150,11 +167,54 @@ pub fn create_object(
     Ok(handle)
 }
 
+/// The layout of a texture object over device memory: linear (`pitch` None, `extent[1]` 0)
+/// or pitched 2D.
+pub struct MemoryLayout {
+    pub ptr: u64,
+    pub format: (u32, u32),
+    pub extent: [u32; 2],
+    pub pitch: Option<u64>,
+}
+
+/// `cuTexObjectCreate` over linear or pitched device memory with `desc`'s sampling.
+pub fn create_memory_object(
+    layout: &MemoryLayout,
+    source: Source,
+    sampling: impl FnOnce(TextureDesc) -> TextureDesc,
+) -> CuResult<u64> {
+    let (ctx_id, ctx) = context::current()?;
+    let fmt = channel_format(layout.format.0, layout.format.1)?;
+    let [width, height] = layout.extent;
+    let (shape, bytes) = match layout.pitch {
+        None => (
+            TextureShape::D1 { width },
+            u64::from(width) * u64::from(fmt.texel_bytes()),
+        ),
+        Some(pitch) => (
+            TextureShape::D2 { width, height },
+            pitch * u64::from(height.saturating_sub(1))
+                + u64::from(width) * u64::from(fmt.texel_bytes()),
+        ),
+    };
+    let place = ctx.memory.resolve(layout.ptr, bytes)?;
+    let desc = sampling(TextureDesc::new(shape, fmt));
+    let buffer = place.buffer()?;
+    let t = match layout.pitch {
+        None => Texture::over_linear(buffer, place.offset, &desc),
+        Some(pitch) => Texture::over_pitched(buffer, place.offset, pitch, &desc),
+    }?;
+    let handle = t.handle();
+    objects().insert(handle, (t, source, ctx_id));
+    Ok(handle)
+}
+
 pub fn destroy_object(handle: u64) -> CuResult<()> {
-    let (_, array_id, _) = objects()
+    let (_, source, _) = objects()
         .remove(&handle)
         .ok_or(CuError::InvalidHandle("texture object"))?;
-    if let Ok(arr) = ARRAYS.get(array_id) {
+    if let Source::Array(array_id) = source
+        && let Ok(arr) = ARRAYS.get(array_id)
+    {
         arr.objects
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -163,11 +223,11 @@ pub fn destroy_object(handle: u64) -> CuResult<()> {
     Ok(())
 }
 
-/// The array a texture object reads.
-pub fn object_array(handle: u64) -> CuResult<usize> {
+/// What a texture object reads.
+pub fn object_source(handle: u64) -> CuResult<Source> {
     objects()
         .get(&handle)
-        .map(|(_, a, _)| *a)
+        .map(|(_, s, _)| *s)
         .ok_or(CuError::InvalidHandle("texture object"))
 }
 

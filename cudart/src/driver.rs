@@ -103,6 +103,7 @@ driver! {
     cuArrayDestroy(Ptr);
     cuTexObjectCreate(*mut u64, *const c_void, *const c_void, *const c_void);
     cuTexObjectDestroy(u64);
+    cuTexObjectGetResourceDesc(*mut c_void, u64);
 }
 
 /// The loaded driver, or the runtime error every call then returns (no libcuda.so.1 on the

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_uint, c_void};
 
-use ptxvk_runtime::{AddressMode, FilterMode, ReadMode};
+use ptxvk_runtime::{AddressMode, FilterMode, ReadMode, TextureDesc, TextureShape};
 
 use super::{Handle, bytes, bytes_mut, entry, handle, id, put, put_new};
 use crate::error::{CUresult, CuError, CuResult};
@@ -216,6 +216,10 @@ pub struct TextureDescriptor {
 }
 
 const RESOURCE_TYPE_ARRAY: c_uint = 0;
+const RESOURCE_TYPE_LINEAR: c_uint = 2;
+const RESOURCE_TYPE_PITCH2D: c_uint = 3;
+/// `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT`, which pitched resources' rows follow.
+const TEXTURE_PITCH_ALIGNMENT: u64 = 32;
 const TRSF_READ_AS_INTEGER: c_uint = 0x1;
 const TRSF_NORMALIZED_COORDINATES: c_uint = 0x2;
 
@@ -238,9 +242,100 @@ fn filter_mode(m: c_uint) -> CuResult<FilterMode> {
     }
 }
 
-/// Texture objects over arrays; linear and pitched memory (`tex1Dfetch`) and resource views
-/// are not supported yet. Integer formats read as normalized floats unless
-/// CU_TRSF_READ_AS_INTEGER, as in CUDA.
+/// The sampling a texture descriptor asks for, applied to a texture of the resource's
+/// shape. Integer formats read as normalized floats unless CU_TRSF_READ_AS_INTEGER, as in
+/// CUDA.
+fn sampling(
+    t: &TextureDescriptor,
+    fetch_only: bool,
+) -> CuResult<impl FnOnce(TextureDesc) -> TextureDesc> {
+    let address = [
+        address_mode(t.address[0])?,
+        address_mode(t.address[1])?,
+        address_mode(t.address[2])?,
+    ];
+    // `tex1Dfetch` neither filters nor addresses: linear memory takes point sampling.
+    let filter = if fetch_only {
+        FilterMode::Nearest
+    } else {
+        filter_mode(t.filter)?
+    };
+    let read = if t.flags & TRSF_READ_AS_INTEGER != 0 {
+        ReadMode::ElementType
+    } else {
+        ReadMode::NormalizedFloat
+    };
+    let normalized = t.flags & TRSF_NORMALIZED_COORDINATES != 0 && !fetch_only;
+    Ok(move |d: TextureDesc| {
+        let float = d.format.kind == ptxvk_runtime::ChannelKind::Float || d.format.bits == 32;
+        // Dimensions the texture lacks take no address mode, and wrap and mirror apply to
+        // normalized coordinates only: CUDA clamps otherwise, and so does this.
+        let dims = match d.shape {
+            TextureShape::D1 { .. } => 1,
+            TextureShape::D2 { .. } => 2,
+            _ => 3,
+        };
+        let mut address = address;
+        for (i, m) in address.iter_mut().enumerate() {
+            let needs_normalized = matches!(m, AddressMode::Wrap | AddressMode::Mirror);
+            if i >= dims || (needs_normalized && !normalized) {
+                *m = AddressMode::ClampToEdge;
+            }
+        }
+        let d = d
+            .address_modes(address)
+            .filter(filter)
+            .normalized(normalized);
+        // 32-bit integers and floats have no normalized reading.
+        if float { d } else { d.read_mode(read) }
+    })
+}
+
+fn extent(v: u64, what: &str) -> CuResult<u32> {
+    u32::try_from(v)
+        .ok()
+        .filter(|&v| v > 0)
+        .ok_or_else(|| CuError::invalid(format!("{what} {v}")))
+}
+
+/// A texture object over linear (`res`: devPtr, format and channels, bytes) or pitched 2D
+/// memory (devPtr, format and channels, width, height, pitch).
+fn memory_object(r: &ResourceDesc, t: &TextureDescriptor) -> CuResult<u64> {
+    let linear = r.kind == RESOURCE_TYPE_LINEAR;
+    let format = (r.res[1] as u32, (r.res[1] >> 32) as u32);
+    let texel = texture::texel_bytes(format)?;
+    let layout = if linear {
+        let bytes = r.res[2];
+        let width = (bytes / texel).min(u64::from(ptxvk_runtime::MAX_LINEAR_WIDTH));
+        texture::MemoryLayout {
+            ptr: r.res[0],
+            format,
+            extent: [extent(width, "linear texture elements")?, 0],
+            pitch: None,
+        }
+    } else {
+        let pitch = r.res[4];
+        if pitch % TEXTURE_PITCH_ALIGNMENT != 0 {
+            return Err(CuError::invalid(format!(
+                "pitch {pitch} is not a multiple of the texture pitch alignment {TEXTURE_PITCH_ALIGNMENT}"
+            )));
+        }
+        texture::MemoryLayout {
+            ptr: r.res[0],
+            format,
+            extent: [extent(r.res[2], "width")?, extent(r.res[3], "height")?],
+            pitch: Some(pitch),
+        }
+    };
+    let mut res = [0u64; 5];
+    res.copy_from_slice(&r.res[..5]);
+    let source = texture::Source::Memory { kind: r.kind, res };
+    texture::create_memory_object(&layout, source, sampling(t, linear)?)
+}
+
+/// Texture objects over arrays, linear memory (read by `tex1Dfetch`) and pitched 2D memory
+/// (refreshed from the memory at each launch that reads it); resource views are not
+/// supported yet.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuTexObjectCreate(
     out: *mut u64,
@@ -258,51 +353,20 @@ pub unsafe extern "C" fn cuTexObjectCreate(
             let (Some(r), Some(t)) = (r, t) else {
                 return Err(CuError::invalid("resource or texture descriptor is NULL"));
             };
-            if r.kind != RESOURCE_TYPE_ARRAY {
-                return Err(CuError::NotSupported(format!(
-                    "texture resources of type {}",
-                    r.kind
-                )));
-            }
             if !view.is_null() {
                 return Err(CuError::NotSupported("resource views".into()));
             }
-            let address = [
-                address_mode(t.address[0])?,
-                address_mode(t.address[1])?,
-                address_mode(t.address[2])?,
-            ];
-            let filter = filter_mode(t.filter)?;
-            let read = if t.flags & TRSF_READ_AS_INTEGER != 0 {
-                ReadMode::ElementType
-            } else {
-                ReadMode::NormalizedFloat
-            };
-            let normalized = t.flags & TRSF_NORMALIZED_COORDINATES != 0;
-            let h = texture::create_object(r.res[0] as usize, |d| {
-                let float =
-                    d.format.kind == ptxvk_runtime::ChannelKind::Float || d.format.bits == 32;
-                // Dimensions the array lacks take no address mode, and wrap and mirror apply
-                // to normalized coordinates only: CUDA clamps otherwise, and so does this.
-                let dims = match d.shape {
-                    ptxvk_runtime::TextureShape::D1 { .. } => 1,
-                    ptxvk_runtime::TextureShape::D2 { .. } => 2,
-                    _ => 3,
-                };
-                let mut address = address;
-                for (i, m) in address.iter_mut().enumerate() {
-                    let needs_normalized = matches!(m, AddressMode::Wrap | AddressMode::Mirror);
-                    if i >= dims || (needs_normalized && !normalized) {
-                        *m = AddressMode::ClampToEdge;
-                    }
+            let h = match r.kind {
+                RESOURCE_TYPE_ARRAY => {
+                    texture::create_object(r.res[0] as usize, sampling(t, false)?)?
                 }
-                let d = d
-                    .address_modes(address)
-                    .filter(filter)
-                    .normalized(normalized);
-                // 32-bit integers and floats have no normalized reading.
-                if float { d } else { d.read_mode(read) }
-            })?;
+                RESOURCE_TYPE_LINEAR | RESOURCE_TYPE_PITCH2D => memory_object(r, t)?,
+                k => {
+                    return Err(CuError::NotSupported(format!(
+                        "texture resources of type {k}"
+                    )));
+                }
+            };
             if out.is_null() {
                 texture::destroy_object(h)?;
                 return Err(CuError::invalid("pTexObject is NULL"));
@@ -328,15 +392,23 @@ pub unsafe extern "C" fn cuTexObjectGetResourceDesc(out: *mut ResourceDesc, t: u
         format_args!("out={out:#x?} tex={t:#x}"),
         || {
             crate::device::check_init()?;
-            let array = texture::object_array(t)?;
             let mut res = [0u64; 16];
-            res[0] = handle(array) as u64;
+            let kind = match texture::object_source(t)? {
+                texture::Source::Array(array) => {
+                    res[0] = handle(array) as u64;
+                    RESOURCE_TYPE_ARRAY
+                }
+                texture::Source::Memory { kind, res: r } => {
+                    res[..5].copy_from_slice(&r);
+                    kind
+                }
+            };
             // SAFETY: NULL or writable.
             unsafe {
                 put(
                     out,
                     ResourceDesc {
-                        kind: RESOURCE_TYPE_ARRAY,
+                        kind,
                         res,
                         flags: 0,
                     },

@@ -1,7 +1,6 @@
-//! 2D arrays and texture objects over arrays: the runtime's structs translated to the
-//! driver's (CUDA_ARRAY_DESCRIPTOR, CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC), whose texture
-//! objects ptxvk's kernels sample. Linear and pitched resources are not yet sampled by
-//! ptxvk (`tex1Dfetch`), so they are refused.
+//! 2D arrays and texture objects over arrays, linear memory (`tex1Dfetch`) and pitched 2D
+//! memory: the runtime's structs translated to the driver's (CUDA_ARRAY_DESCRIPTOR,
+//! CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC), whose texture objects ptxvk's kernels sample.
 
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -253,20 +252,57 @@ struct DriverTextureDesc {
     reserved: [c_int; 12],
 }
 
-/// cudaResourceDesc and CUDA_RESOURCE_DESC share their layout for an array resource: the
-/// type (cudaResourceTypeArray and CU_RESOURCE_TYPE_ARRAY are 0), then the handle at 8,
-/// in a union of 128 bytes, then flags.
+/// `cudaResourceDesc`: the type, then a union of 56 bytes (the largest member, pitch2D:
+/// devPtr, the 20-byte channel description, width, height and pitch at 32, 40 and 48).
+/// The types number as the driver's (array 0, linear 2, pitch2D 3).
 #[repr(C)]
-pub struct ResourceDesc {
+pub struct RuntimeResourceDesc {
+    kind: c_int,
+    res: [u64; 7],
+}
+
+/// `CUDA_RESOURCE_DESC`: the type, a union of 128 bytes, flags.
+#[repr(C)]
+struct ResourceDesc {
     kind: c_int,
     res: [u64; 16],
     flags: c_uint,
 }
 
+/// The driver's resource for the runtime's: arrays keep their handle; linear and pitched
+/// memory take the driver's (format, channels) word in place of the channel description.
+fn driver_resource(r: &RuntimeResourceDesc) -> Result<ResourceDesc> {
+    let mut res = [0u64; 16];
+    res[0] = r.res[0];
+    match r.kind {
+        0 => {}
+        2 | 3 => {
+            let word = |w: u64, high: bool| (if high { w >> 32 } else { w }) as u32 as c_int;
+            let desc = ChannelFormatDesc {
+                x: word(r.res[1], false),
+                y: word(r.res[1], true),
+                z: word(r.res[2], false),
+                w: word(r.res[2], true),
+                f: word(r.res[3], false),
+            };
+            let (format, channels) = format(&desc)?;
+            res[1] = u64::from(format) | (u64::from(channels) << 32);
+            // Linear: bytes; pitch2D: width, height, pitch.
+            res[2..5].copy_from_slice(&r.res[4..7]);
+        }
+        _ => return Err(Error(error::NOT_SUPPORTED)),
+    }
+    Ok(ResourceDesc {
+        kind: r.kind,
+        res,
+        flags: 0,
+    })
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cudaCreateTextureObject(
     tex: *mut u64,
-    res: *const ResourceDesc,
+    res: *const RuntimeResourceDesc,
     desc: *const TextureDesc,
     _view: *const c_void,
 ) -> CudaError {
@@ -278,9 +314,6 @@ pub unsafe extern "C" fn cudaCreateTextureObject(
             res.ok_or(Error(error::INVALID_VALUE))?,
             desc.ok_or(Error(error::INVALID_VALUE))?,
         );
-        if res.kind != 0 {
-            return Err(Error(error::NOT_SUPPORTED));
-        }
         // CU_TRSF_READ_AS_INTEGER (element type reads), NORMALIZED_COORDINATES, SRGB,
         // DISABLE_TRILINEAR_OPTIMIZATION, SEAMLESS_CUBEMAP.
         let flags = [
@@ -305,11 +338,7 @@ pub unsafe extern "C" fn cudaCreateTextureObject(
             border_color: desc.border_color,
             reserved: [0; 12],
         };
-        let rd = ResourceDesc {
-            kind: 0,
-            res: res.res,
-            flags: 0,
-        };
+        let rd = driver_resource(res)?;
         let (d, _) = state::ready()?;
         // SAFETY: complete descriptions; no view; the driver writes the handle.
         driver::check(unsafe {
@@ -320,6 +349,60 @@ pub unsafe extern "C" fn cudaCreateTextureObject(
                 std::ptr::null(),
             )
         })
+    })
+}
+
+/// The channel description of the driver's (format, channels).
+fn channel_desc(format: c_uint, channels: c_uint) -> Result<ChannelFormatDesc> {
+    // cudaChannelFormatKindSigned 0, Unsigned 1, Float 2.
+    let (f, bits) = match format {
+        0x01 => (1, 8),
+        0x02 => (1, 16),
+        0x03 => (1, 32),
+        0x08 => (0, 8),
+        0x09 => (0, 16),
+        0x0a => (0, 32),
+        0x10 => (2, 16),
+        0x20 => (2, 32),
+        _ => return Err(Error(error::INVALID_VALUE)),
+    };
+    let c = |k: c_uint| if k < channels { bits } else { 0 };
+    Ok(ChannelFormatDesc {
+        x: c(0),
+        y: c(1),
+        z: c(2),
+        w: c(3),
+        f,
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaGetTextureObjectResourceDesc(
+    out_desc: *mut RuntimeResourceDesc,
+    tex: u64,
+) -> CudaError {
+    entry(|| {
+        let o = out(out_desc)?;
+        let (d, _) = state::ready()?;
+        let mut rd = ResourceDesc {
+            kind: 0,
+            res: [0; 16],
+            flags: 0,
+        };
+        // SAFETY: a complete description for the driver to write; it checks the handle.
+        driver::check(unsafe { (d.cuTexObjectGetResourceDesc)((&raw mut rd).cast(), tex) })?;
+        let mut res = [0u64; 7];
+        res[0] = rd.res[0];
+        if rd.kind != 0 {
+            let cd = channel_desc(rd.res[1] as c_uint, (rd.res[1] >> 32) as c_uint)?;
+            let pair = |a: c_int, b: c_int| u64::from(a as u32) | (u64::from(b as u32) << 32);
+            res[1] = pair(cd.x, cd.y);
+            res[2] = pair(cd.z, cd.w);
+            res[3] = u64::from(cd.f as u32);
+            res[4..7].copy_from_slice(&rd.res[2..5]);
+        }
+        *o = RuntimeResourceDesc { kind: rd.kind, res };
+        Ok(())
     })
 }
 
