@@ -141,6 +141,9 @@ pub(crate) struct Vk {
     pub subgroups: crate::pipeline::SubgroupControl,
     /// Live buffers by device address (start -> end), for kernels that check their accesses.
     pub allocations: Mutex<std::collections::BTreeMap<u64, u64>>,
+    /// Live buffers the host maps, by device address (start -> (end, host address)), so that
+    /// device printf can read strings kernels point at (`Vk::read_c_string`).
+    pub mapped: Mutex<std::collections::BTreeMap<u64, (u64, usize)>>,
     /// Command pools and timeline semaphores of dropped streams, destroyed later (see
     /// [`Vk::retire`]).
     pub retired: Mutex<std::collections::VecDeque<(vk::CommandPool, vk::Semaphore)>>,
@@ -183,6 +186,24 @@ impl Vk {
                 }
             }
         }
+    }
+
+    /// The bytes at device address `addr` up to its NUL (at most `max`, and not past its
+    /// buffer), where that buffer is one the host maps; `None` for any other address.
+    pub fn read_c_string(&self, addr: u64, max: usize) -> Option<Vec<u8>> {
+        // Held while reading: a buffer leaves the map before its memory is freed.
+        let mapped = self.mapped.lock().ok()?;
+        let (&start, &(end, host)) = mapped.range(..=addr).next_back()?;
+        if addr >= end {
+            return None;
+        }
+        let len = usize::try_from(end - addr).ok()?.min(max);
+        let at = usize::try_from(addr - start).ok()?;
+        // SAFETY: [addr, addr + len) lies in the live mapping of a buffer that cannot be freed
+        // while the lock is held; the device may write it meanwhile, as for any mapped read.
+        let bytes = unsafe { std::slice::from_raw_parts((host as *const u8).add(at), len) };
+        let n = bytes.iter().position(|&b| b == 0).unwrap_or(len);
+        Some(bytes[..n].to_vec())
     }
 
     /// Records that the device is unusable (lost, or running work that never finished).
@@ -320,6 +341,7 @@ impl Context {
                 max: info.max_subgroup_size,
             },
             allocations: Mutex::new(std::collections::BTreeMap::new()),
+            mapped: Mutex::new(std::collections::BTreeMap::new()),
         });
         // The probes run with the native instructions claimed, then the profile says what was found.
         let mut profile = info.profile();

@@ -1,6 +1,8 @@
 //! Formats a device printf record as C's `printf` would, on the host: the format string's
 //! conversions (`ptxvk_translator::printf`) applied to the argument buffer the kernel copied.
 
+use std::borrow::Cow;
+
 use ptxvk_translator::printf::{self, ArgKind, Count, Length, Piece, Spec};
 
 /// Appends the output of format `fmt` (up to its NUL) with argument buffer `args`; `%s`
@@ -9,7 +11,7 @@ pub(crate) fn format<'s>(
     out: &mut Vec<u8>,
     fmt: &[u8],
     args: &[u8],
-    lookup: &dyn Fn(u64) -> Option<&'s [u8]>,
+    lookup: &dyn Fn(u64) -> Option<Cow<'s, [u8]>>,
 ) {
     let fmt = until_nul(fmt);
     let pieces = printf::parse(fmt);
@@ -76,7 +78,7 @@ fn convert<'s>(
     s: &Spec,
     v: u64,
     precision: Option<usize>,
-    lookup: &dyn Fn(u64) -> Option<&'s [u8]>,
+    lookup: &dyn Fn(u64) -> Option<Cow<'s, [u8]>>,
 ) -> Body {
     let text = |digits: Vec<u8>| Body {
         prefix: Vec::new(),
@@ -136,7 +138,7 @@ fn convert<'s>(
                 b"(null)".to_vec()
             } else {
                 match lookup(v) {
-                    Some(s) => until_nul(s).to_vec(),
+                    Some(s) => until_nul(&s).to_vec(),
                     None => format!("<string at {v:#x}>").into_bytes(),
                 }
             };
@@ -442,6 +444,7 @@ mod tests {
         let lookup = |a: u64| {
             a.checked_sub(0x1000)
                 .and_then(|o| strings.get(o as usize..))
+                .map(Cow::Borrowed)
         };
         let mut out = Vec::new();
         format(&mut out, b"%d [%-7s] [%.2s] %g%%\n\0junk", &args, &lookup);

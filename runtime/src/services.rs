@@ -3,12 +3,13 @@
 //! context, made at the first launch of such a kernel with the sizes the limits say then; the
 //! FIFO is drained when no launch that may write it is in flight.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use ptxvk_translator::abi;
 
-use crate::context::Context;
+use crate::context::{Context, Vk};
 use crate::error::{Error, Result};
 use crate::memory::raw::{Place, RawBuffer};
 
@@ -48,8 +49,13 @@ impl Default for Slot {
     }
 }
 
+/// The longest string (format or `%s` argument) read from device memory for one conversion,
+/// so that a pointer at bytes without a NUL does not print a whole buffer.
+const STRING_MAX: usize = 1 << 16;
+
 /// The FIFO and the heap of a context.
 pub(crate) struct Services {
+    vk: Arc<Vk>,
     fifo: RawBuffer,
     heap: RawBuffer,
     sink: PrintfSink,
@@ -191,6 +197,7 @@ impl Services {
         let heap = Arc::try_unwrap(heap).map_err(|_| Error::DeviceLost)?;
         let sink = st.sink.clone().unwrap_or_else(|| Arc::new(stdout_sink));
         Ok(Services {
+            vk: vk.clone(),
             fifo,
             heap,
             sink,
@@ -233,7 +240,14 @@ impl Services {
         {
             return;
         }
-        let lookup = |addr: u64| -> Option<&[u8]> { string_at(&d.strings, addr) };
+        // The string as it is now where the host can read the memory, else the module's
+        // initial bytes of it (on devices whose memory the host does not map).
+        let lookup = |addr: u64| -> Option<Cow<'_, [u8]>> {
+            match self.vk.read_c_string(addr, STRING_MAX) {
+                Some(s) => Some(Cow::Owned(s)),
+                None => string_at(&d.strings, addr).map(Cow::Borrowed),
+            }
+        };
         let mut out = Vec::new();
         let mut at = 0usize;
         while at + abi::FIFO_RECORD_HEADER as usize <= used {
@@ -246,7 +260,7 @@ impl Services {
             let args_at = at + abi::FIFO_RECORD_HEADER as usize;
             let args = &records[args_at..(args_at + nargs).min(at + len)];
             match lookup(fmt) {
-                Some(f) => crate::printf::format(&mut out, f, args, &lookup),
+                Some(f) => crate::printf::format(&mut out, &f, args, &lookup),
                 None => out.extend_from_slice(format!("<printf format at {fmt:#x}>\n").as_bytes()),
             }
             at += len;

@@ -260,3 +260,90 @@ fn without_64_bit_atomics_malloc_only_bumps() {
     }
     assert_eq!(total, 65);
 }
+
+/// `relay` prints with a format it is handed (a device buffer, not a module constant) and a
+/// `%s` argument in another device buffer; `fmt` NULL prints nothing.
+const RELAY_PTX: &str = r#".version 7.0
+.target sm_70
+.address_size 64
+
+.extern .func (.param .b32 r) vprintf (.param .b64 fmt, .param .b64 args);
+
+.visible .entry relay(.param .u64 fmt, .param .u64 text, .param .u64 out)
+{
+	.local .align 8 .b8 depot[32];
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<10>;
+	.reg .f64 %fd<2>;
+	ld.param.u64 %rd1, [fmt];
+	ld.param.u64 %rd2, [text];
+	mov.u64 %rd3, depot;
+	cvta.local.u64 %rd4, %rd3;
+	mov.u32 %r1, %tid.x;
+	st.local.u64 [%rd3], %rd2;
+	st.local.u32 [%rd3+8], %r1;
+	cvt.rn.f64.u32 %fd1, %r1;
+	mul.f64 %fd1, %fd1, 0d3FF8000000000000;
+	st.local.f64 [%rd3+16], %fd1;
+	add.u32 %r2, %r1, 65;
+	st.local.u32 [%rd3+24], %r2;
+	{
+	.param .b64 p0;
+	st.param.b64 [p0], %rd1;
+	.param .b64 p1;
+	st.param.b64 [p1], %rd4;
+	.param .b32 r0;
+	call.uni (r0), vprintf, (p0, p1);
+	ld.param.b32 %r3, [r0];
+	}
+	ld.param.u64 %rd7, [out];
+	mul.wide.u32 %rd8, %r1, 4;
+	add.s64 %rd9, %rd7, %rd8;
+	st.global.u32 [%rd9], %r3;
+	ret;
+}
+"#;
+
+/// A format and a `%s` string in device memory, read by the host when it drains the FIFO:
+/// each line is what C's printf makes of the format and the thread's arguments.
+#[test]
+fn formats_and_strings_from_device_memory() {
+    let ctx = common::context();
+    let out = capture(&ctx);
+    let module = ctx.load_ptx("relay.ptx", RELAY_PTX).unwrap();
+    let relay = module.kernel("relay").unwrap();
+    let fmt = DeviceBuffer::from_slice(&ctx, b"%s #%d %5.1f|%c\n\0").unwrap();
+    let text = DeviceBuffer::from_slice(&ctx, b"from a buffer\0ignored").unwrap();
+    let threads = 8u32;
+    let counts = DeviceBuffer::<i32>::zeroed(&ctx, threads as usize).unwrap();
+    let cfg = LaunchConfig::new([1, 1, 1], [threads, 1, 1]);
+    relay
+        .launch(&cfg, &[(&fmt).into(), (&text).into(), (&counts).into()])
+        .unwrap();
+    let mut want: Vec<String> = (0..threads)
+        .map(|t| {
+            let c = char::from(b'A' + t as u8);
+            format!("from a buffer #{t} {:5.1}|{c}", f64::from(t) * 1.5)
+        })
+        .collect();
+    want.sort();
+    assert_eq!(sorted_lines(&out), want);
+    // The count of arguments needs the format parsed, which the device does not: 0.
+    assert!(counts.to_vec().unwrap().iter().all(|&c| c == 0));
+    // A NULL format prints nothing and returns -1, as CUDA documents.
+    relay
+        .launch(&cfg, &[0u64.into(), (&text).into(), (&counts).into()])
+        .unwrap();
+    assert!(sorted_lines(&out).is_empty());
+    assert!(counts.to_vec().unwrap().iter().all(|&c| c == -1));
+    // A `%s` pointer no buffer holds prints a marker instead of reading it.
+    let bad = DeviceBuffer::from_slice(&ctx, b"[%s]\n\0").unwrap();
+    relay
+        .launch(&cfg, &[(&bad).into(), 16u64.into(), (&counts).into()])
+        .unwrap();
+    let lines = sorted_lines(&out);
+    assert_eq!(
+        lines,
+        vec!["[<string at 0x10>]".to_string(); threads as usize]
+    );
+}

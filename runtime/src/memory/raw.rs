@@ -128,6 +128,9 @@ impl RawBuffer {
         if let Ok(mut live) = vk.allocations.lock() {
             live.insert(buf.address, buf.address + size);
         }
+        if let (Some(host), Ok(mut mapped)) = (buf.mapped, vk.mapped.lock()) {
+            mapped.insert(buf.address, (buf.address + size, host as usize));
+        }
         Ok(buf)
     }
 
@@ -178,6 +181,9 @@ impl Drop for RawBuffer {
     fn drop(&mut self) {
         if let Ok(mut live) = self.vk.allocations.lock() {
             live.remove(&self.address);
+        }
+        if let Ok(mut mapped) = self.vk.mapped.lock() {
+            mapped.remove(&self.address);
         }
         if self.vk.is_lost() {
             // The device may still use it; leak rather than free.

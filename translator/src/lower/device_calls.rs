@@ -13,6 +13,7 @@ use crate::ir::{
     VarId,
 };
 use crate::printf;
+use crate::types::StateSpace;
 
 /// Lowers a call to `which`.
 pub fn call(cx: &mut Cx<'_>, which: DeviceCall, c: &Call) {
@@ -139,7 +140,7 @@ fn vprintf(cx: &mut Cx<'_>, c: &Call) {
         return;
     };
     let Some(fmt) = constant_string(cx, fmt_arg) else {
-        cx.unsupported("`printf` with a format that is not a string constant of the module");
+        vprintf_dynamic(cx, c, fmt_arg, args_arg);
         return;
     };
     let pieces = printf::parse(&fmt);
@@ -152,36 +153,14 @@ fn vprintf(cx: &mut Cx<'_>, c: &Call) {
         return;
     }
     let len = abi::FIFO_RECORD_HEADER + u64::from(arg_bytes).next_multiple_of(8);
-    let fifo = service(cx, abi::SERVICES_FIFO);
-    let cursor = offset(cx, fifo, abi::FIFO_CURSOR);
     let len32 = cx.konst(Ty::I32, len);
-    let at = atomic_add(cx, cursor, len32);
-    let cap_at = offset(cx, fifo, abi::FIFO_CAPACITY);
-    let cap = load(cx, Ty::I32, cap_at);
-    let end = cx.bin(BinOp::IAdd, at, len32);
-    let inside = cx.bin(BinOp::ULe, end, cap);
-    let no_wrap = cx.bin(BinOp::ULt, at, end);
-    let fits = cx.bin(BinOp::And, inside, no_wrap);
-    let rec = offset(cx, fifo, abi::FIFO_HEADER);
-    let at64 = cx.conv(ConvOp::ZExt, at, Ty::I64);
-    let rec = cx.bin(BinOp::IAdd, rec, at64);
-    let rec_var = cx.f.new_var(Ty::I64, "printf.record");
-    cx.emit_void(Op::StoreVar(rec_var, rec));
+    let (fits, rec_var) = claim_record(cx, len32);
     let (write, join) = (cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: fits,
-        then: write,
-        else_: join,
-    };
+    branch(cx, fits, write, join);
     cx.cur = write;
-    let rec = cx.emit(Ty::I64, Op::LoadVar(rec_var));
-    store(cx, rec, len32);
     let nbytes = cx.konst(Ty::I32, u64::from(arg_bytes));
-    let at = offset(cx, rec, 4);
-    store(cx, at, nbytes);
     let fmt_addr = arg64(cx, fmt_arg);
-    let at = offset(cx, rec, 8);
-    store(cx, at, fmt_addr);
+    write_header(cx, rec_var, len32, nbytes, fmt_addr);
     if arg_bytes > 0 {
         let src = arg64(cx, args_arg);
         let src_var = cx.f.new_var(Ty::I64, "printf.args");
@@ -194,6 +173,121 @@ fn vprintf(cx: &mut Cx<'_>, c: &Call) {
         let n = cx.konst(Ty::I32, args.len() as u64);
         set_result(cx, r, n);
     }
+}
+
+/// `vprintf` of a format only known at run time (a `__device__` pointer, a choice between
+/// constants): the host reads it from device memory when it drains the FIFO, so the number of
+/// argument bytes is not known here. The argument buffer is in the caller's local frame (nvcc,
+/// clang and numba all place it there), and the record takes what of the frame follows it, up
+/// to CUDA's 256 bytes; any other buffer gives no bytes, and the host prints a marker for each
+/// argument missing. Returns 0, or -1 for a NULL format (which prints nothing), as the number
+/// of arguments would need the format parsed on the device.
+fn vprintf_dynamic(cx: &mut Cx<'_>, c: &Call, fmt_arg: &CallArg, args_arg: &CallArg) {
+    let fmt_addr = arg64(cx, fmt_arg);
+    let fmt_var = cx.f.new_var(Ty::I64, "printf.format");
+    cx.emit_void(Op::StoreVar(fmt_var, fmt_addr));
+    let src = arg64(cx, args_arg);
+    let local = cx.in_window(StateSpace::Local, src);
+    let off = cx.conv(ConvOp::Trunc, src, Ty::I32);
+    let limit = cx.local_limit();
+    let inside = cx.bin(BinOp::ULt, off, limit);
+    let avail = cx.bin(BinOp::ISub, limit, off);
+    let max = cx.konst(Ty::I32, abi::PRINTF_MAX_ARG_BYTES.into());
+    let avail = cx.ext(ir::ExtOp::UMin, &[avail, max], Default::default());
+    let word_mask = cx.konst(Ty::I32, u64::from(!3u32));
+    let avail = cx.bin(BinOp::And, avail, word_mask);
+    let usable = cx.bin(BinOp::And, local, inside);
+    let zero32 = cx.konst(Ty::I32, 0);
+    let nbytes = cx.select(usable, avail, zero32);
+    let nbytes_var = cx.f.new_var(Ty::I32, "printf.bytes");
+    cx.emit_void(Op::StoreVar(nbytes_var, nbytes));
+    let off_var = cx.f.new_var(Ty::I32, "printf.frame");
+    cx.emit_void(Op::StoreVar(off_var, off));
+    // The record: the header and the bytes rounded up to 8, as for a constant format.
+    let seven = cx.konst(Ty::I32, 7);
+    let len = cx.bin(BinOp::IAdd, nbytes, seven);
+    let eight_mask = cx.konst(Ty::I32, u64::from(!7u32));
+    let len = cx.bin(BinOp::And, len, eight_mask);
+    let header = cx.konst(Ty::I32, abi::FIFO_RECORD_HEADER);
+    let len = cx.bin(BinOp::IAdd, len, header);
+    let zero = cx.konst(Ty::I64, 0);
+    let named = cx.bin(BinOp::INe, fmt_addr, zero);
+    let len = cx.select(named, len, zero32);
+    let len_var = cx.f.new_var(Ty::I32, "printf.length");
+    cx.emit_void(Op::StoreVar(len_var, len));
+    let (fits, rec_var) = claim_record(cx, len);
+    let fits = cx.bin(BinOp::And, fits, named);
+    let [write, head, body, join] = [(); 4].map(|_| cx.f.new_block());
+    branch(cx, fits, write, join);
+    cx.cur = write;
+    let len = cx.emit(Ty::I32, Op::LoadVar(len_var));
+    let nbytes = cx.emit(Ty::I32, Op::LoadVar(nbytes_var));
+    let fmt = cx.emit(Ty::I64, Op::LoadVar(fmt_var));
+    write_header(cx, rec_var, len, nbytes, fmt);
+    let byte_var = cx.f.new_var(Ty::I32, "printf.byte");
+    let zero32 = cx.konst(Ty::I32, 0);
+    cx.emit_void(Op::StoreVar(byte_var, zero32));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    // One word a trip, from the frame to the record.
+    cx.cur = head;
+    let b = cx.emit(Ty::I32, Op::LoadVar(byte_var));
+    let n = cx.emit(Ty::I32, Op::LoadVar(nbytes_var));
+    let more = cx.bin(BinOp::ULt, b, n);
+    branch(cx, more, body, join);
+    cx.cur = body;
+    let b = cx.emit(Ty::I32, Op::LoadVar(byte_var));
+    let o = cx.emit(Ty::I32, Op::LoadVar(off_var));
+    let o = cx.bin(BinOp::IAdd, o, b);
+    let w = cx.load(Where::Local(o), Ty::I32, Default::default());
+    let rec = cx.emit(Ty::I64, Op::LoadVar(rec_var));
+    let rec = offset(cx, rec, abi::FIFO_RECORD_HEADER);
+    let b64 = cx.conv(ConvOp::ZExt, b, Ty::I64);
+    let at = cx.bin(BinOp::IAdd, rec, b64);
+    store(cx, at, w);
+    let four = cx.konst(Ty::I32, 4);
+    let next = cx.bin(BinOp::IAdd, b, four);
+    cx.emit_void(Op::StoreVar(byte_var, next));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = join;
+    if let Some(r) = c.rets.first() {
+        let fmt = cx.emit(Ty::I64, Op::LoadVar(fmt_var));
+        let zero = cx.konst(Ty::I64, 0);
+        let named = cx.bin(BinOp::INe, fmt, zero);
+        let zero32 = cx.konst(Ty::I32, 0);
+        let minus_one = cx.konst(Ty::I32, u64::from(u32::MAX));
+        let n = cx.select(named, zero32, minus_one);
+        set_result(cx, r, n);
+    }
+}
+
+/// Claims `len` (u32) bytes of the FIFO with one atomic add: whether they fit its capacity,
+/// and a variable holding the record's address.
+fn claim_record(cx: &mut Cx<'_>, len: ValueId) -> (ValueId, VarId) {
+    let fifo = service(cx, abi::SERVICES_FIFO);
+    let cursor = offset(cx, fifo, abi::FIFO_CURSOR);
+    let at = atomic_add(cx, cursor, len);
+    let cap_at = offset(cx, fifo, abi::FIFO_CAPACITY);
+    let cap = load(cx, Ty::I32, cap_at);
+    let end = cx.bin(BinOp::IAdd, at, len);
+    let inside = cx.bin(BinOp::ULe, end, cap);
+    let no_wrap = cx.bin(BinOp::ULt, at, end);
+    let fits = cx.bin(BinOp::And, inside, no_wrap);
+    let rec = offset(cx, fifo, abi::FIFO_HEADER);
+    let at64 = cx.conv(ConvOp::ZExt, at, Ty::I64);
+    let rec = cx.bin(BinOp::IAdd, rec, at64);
+    let rec_var = cx.f.new_var(Ty::I64, "printf.record");
+    cx.emit_void(Op::StoreVar(rec_var, rec));
+    (fits, rec_var)
+}
+
+/// A record's header: its length, its argument bytes and its format's address.
+fn write_header(cx: &mut Cx<'_>, rec: VarId, len: ValueId, nbytes: ValueId, fmt: ValueId) {
+    let rec = cx.emit(Ty::I64, Op::LoadVar(rec));
+    store(cx, rec, len);
+    let at = offset(cx, rec, 4);
+    store(cx, at, nbytes);
+    let at = offset(cx, rec, 8);
+    store(cx, at, fmt);
 }
 
 /// Copies `words` 32-bit words from the generic address in `src` to the record in `rec`.

@@ -299,7 +299,7 @@ impl Cx<'_> {
         self.bin(BinOp::IAdd, start, dynamic)
     }
 
-    fn local_limit(&mut self) -> ValueId {
+    pub(super) fn local_limit(&mut self) -> ValueId {
         // A function that may recurse may address its frames in the recursion stack, which
         // follows the arena's variables (a stack-pointer word and the stack).
         let stack = match self.local_base {
