@@ -70,7 +70,6 @@ programs! {
     host_memory;
     occupancy;
     stencil_2d;
-    transpose;
     callbacks;
     bitonic_sort;
     atomics;
@@ -104,7 +103,7 @@ fn printf() {
         v
     };
     let (device, host) = (tagged("dev "), tagged("host "));
-    assert_eq!(host.len(), 97, "the program printed:\n{}", run.output);
+    assert_eq!(host.len(), 105, "the program printed:\n{}", run.output);
     assert_eq!(device, host, "device lines differ from the host's");
     let after = lines
         .iter()
@@ -143,6 +142,40 @@ fn not_yet() {
             run.output
         );
     }
+}
+
+/// `transpose` built with its PTX compressed (`-Xfatbin -compress-all`, LZ4): every PTX entry
+/// of the fatbinary nvcc embeds is compressed, and the program runs from it.
+#[test]
+fn transpose() {
+    let Some(nvcc) = common::nvcc() else { return };
+    let flags: Vec<&str> = PTX
+        .iter()
+        .chain(&["-Xfatbin", "-compress-all"])
+        .copied()
+        .collect();
+    let exe = common::compile(&nvcc, "transpose", &["transpose.cu"], &flags);
+    let image = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let magic = cuda::fatbin::FATBIN_MAGIC.to_le_bytes();
+    let mut ptx = 0;
+    for at in (0..image.len().saturating_sub(4)).filter(|&i| image[i..i + 4] == magic) {
+        let Ok(fb) = cuda::fatbin::Fatbin::parse(&image[at..]) else {
+            continue;
+        };
+        for e in fb.entries() {
+            if e.kind == cuda::fatbin::EntryKind::Ptx {
+                assert_ne!(e.compression, cuda::fatbin::Compression::None);
+                ptx += 1;
+            }
+        }
+    }
+    assert!(ptx > 0, "no PTX entry in {}", exe.display());
+    let run = common::run(&exe, &common::run_dir("transpose"), LIMIT);
+    assert!(
+        run.success,
+        "transpose failed ({}):\n{}",
+        run.status, run.output
+    );
 }
 
 /// A program with machine code only (`code=sm_80`) fails its first launch with

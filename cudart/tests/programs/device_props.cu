@@ -84,9 +84,17 @@ int main() {
     int* before = nullptr;
     EXPECT(bump_once(&before) == 8, "the first increment");
     EXPECT(bump_once(&before) == 9, "the second increment");
-    size_t heap = 0;
+    size_t heap = 0, free0 = 0, free1 = 0, free2 = 0;
+    CHECK(cudaMemGetInfo(&free0, &total_b));
+    const size_t big = 64u << 20;
+    void* held = nullptr;
+    CHECK(cudaMalloc(&held, big));
+    CHECK(cudaMemGetInfo(&free1, &total_b));
+    EXPECT(free1 + big <= free0, "free memory %zu, then %zu with %zu more allocated", free0, free1, big);
     CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 16u << 20));
     CHECK(cudaDeviceReset());
+    CHECK(cudaMemGetInfo(&free2, &total_b));
+    EXPECT(free2 >= free1 + big, "free memory %zu after the reset, %zu before", free2, free1);
     EXPECT(cudaFree(before) == cudaErrorInvalidValue, "a pointer from before the reset is refused");
     EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "and is the last error");
     CHECK(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
