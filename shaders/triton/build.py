@@ -16,7 +16,6 @@ import os
 import pathlib
 import shutil
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 TARGETS = (75, 80, 90)
@@ -26,21 +25,35 @@ def ptr(ty):
     return "*" + ty
 
 
-def matmul(name, ty, out, precision, targets=TARGETS, tile=(64, 32, 32), warps=4):
+def matmul(name, ty, out, precision, targets=TARGETS, tile=(64, 32, 32), warps=4, stages=None,
+           aligned=False):
     sig = {"a_ptr": ptr(ty), "b_ptr": ptr(ty), "c_ptr": ptr(out), "M": "i32", "N": "i32",
            "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
     consts = {"BLOCK_M": tile[0], "BLOCK_N": tile[1], "BLOCK_K": tile[2], "PRECISION": precision}
-    return (name, "matmul", "matmul", sig, consts, warps, targets)
+    # What Triton's launcher specialises on for aligned tensors and sizes (pointers and integers
+    # divisible by 16): without it, f16 loads are not vectorised and the loop is not pipelined
+    # through shared memory.
+    divisible = tuple(sig) if aligned else ()
+    return (name, "matmul", "matmul", sig, consts, options(warps, stages), targets, divisible)
 
 
-def attention(name, block_m, block_n, head_dim, warps, targets=TARGETS):
-    sig = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16",
+def attention(name, block_m, block_n, head_dim, warps, targets=TARGETS, ty="fp16", stages=None):
+    sig = {"q_ptr": ptr(ty), "k_ptr": ptr(ty), "v_ptr": ptr(ty), "o_ptr": ptr(ty),
            "n_ctx": "i32", "scale": "fp32"}
     consts = {"BLOCK_M": block_m, "BLOCK_N": block_n, "HEAD_DIM": head_dim}
-    return (name, "attention", "attention", sig, consts, warps, targets)
+    return (name, "attention", "attention", sig, consts, options(warps, stages), targets, ())
 
 
-# (variant, module, function, signature, constexprs, num_warps, targets)
+def options(warps, stages=None):
+    """Triton's compile options: its warps, and its pipeline depth where not its default."""
+    opts = {"num_warps": warps}
+    if stages is not None:
+        opts["num_stages"] = stages
+    return opts
+
+
+# (variant, module, function, signature, constexprs, compile options, targets, parameters
+# divisible by 16)
 VARIANTS = [
     matmul("matmul_f16", "fp16", "fp32", "ieee"),
     matmul("matmul_bf16", "bf16", "fp32", "ieee"),
@@ -56,26 +69,46 @@ VARIANTS = [
     # The smallest wgmma tile (a warpgroup of 4 warps, 64 rows).
     matmul("matmul_f16_wg", "fp16", "fp32", "ieee", targets=(90,), tile=(64, 16, 16), warps=4),
     attention("attention_f16_wg", 64, 16, 16, 4, targets=(90,)),
+    # The same small tiles in the other input types: mma.sync's bf16 and tf32 shapes, and fp8,
+    # which Triton widens to f16 before mma.sync on sm_80 and hands to wgmma as it is on sm_90a.
+    matmul("matmul_bf16_small", "bf16", "fp32", "ieee", targets=(80,), tile=(16, 16, 16), warps=1),
+    matmul("matmul_tf32_small", "fp32", "fp32", "tf32", targets=(80,), tile=(16, 16, 16), warps=1),
+    matmul("matmul_e5m2_small", "fp8e5", "fp32", "ieee", targets=(80,), tile=(16, 16, 32), warps=1),
+    matmul("matmul_bf16_wg", "bf16", "fp32", "ieee", targets=(90,), tile=(64, 16, 16), warps=4),
+    matmul("matmul_tf32_wg", "fp32", "fp32", "tf32", targets=(90,), tile=(64, 16, 16), warps=4),
+    matmul("matmul_e5m2_wg", "fp8e5", "fp32", "ieee", targets=(90,), tile=(64, 16, 32), warps=4),
+    matmul("matmul_e4m3_wg", "fp8e4nv", "fp32", "ieee", targets=(90,), tile=(64, 16, 32), warps=4),
+    attention("attention_bf16_small", 16, 16, 16, 1, targets=(80,), ty="bf16"),
+    attention("attention_bf16_wg", 64, 16, 16, 4, targets=(90,), ty="bf16"),
+    # Tiles of the size Triton's tuning configurations use, whose pipelined stages take 48 KiB
+    # of shared memory or more: beyond lavapipe's 32 KiB, so the runtime spills the arena.
+    matmul("matmul_f16_big", "fp16", "fp32", "ieee", targets=(80,), tile=(128, 128, 32),
+           warps=4, stages=4, aligned=True),
+    matmul("matmul_f16_big_wg", "fp16", "fp32", "ieee", targets=(90,), tile=(128, 64, 32),
+           warps=4, stages=4, aligned=True),
+    matmul("matmul_tf32_big", "fp32", "fp32", "tf32", targets=(80,), tile=(64, 64, 32),
+           warps=4, stages=4, aligned=True),
     ("softmax_f32", "softmax", "softmax",
      {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "row_stride": "i32"},
-     {"BLOCK": 256}, 4, TARGETS),
+     {"BLOCK": 256}, options(4), TARGETS, ()),
     ("layernorm_f16", "layernorm", "layernorm",
      {"x_ptr": "*fp16", "y_ptr": "*fp16", "w_ptr": "*fp32", "b_ptr": "*fp32",
       "mean_ptr": "*fp32", "rstd_ptr": "*fp32", "n_cols": "i32", "eps": "fp32"},
-     {"BLOCK": 128}, 4, TARGETS),
+     {"BLOCK": 128}, options(4), TARGETS, ()),
     ("column_sums_f32", "reduce", "column_sums",
      {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_rows": "i32", "n_cols": "i32"},
-     {"BLOCK_R": 16, "BLOCK_C": 64}, 4, TARGETS),
+     {"BLOCK_R": 16, "BLOCK_C": 64}, options(4), TARGETS, ()),
     ("global_stats_i32", "reduce", "global_stats",
      {"x_ptr": "*i32", "sum_ptr": "*i32", "max_ptr": "*i32", "neg_ptr": "*i32", "n": "i32"},
-     {"BLOCK": 512}, 4, TARGETS),
+     {"BLOCK": 512}, options(4), TARGETS, ()),
 ]
 
 
 def key():
     h = hashlib.sha256()
     h.update(importlib.metadata.version("triton").encode())
-    for f in sorted(HERE.glob("*.py")):
+    # reference.py makes the tests' inputs, not kernels.
+    for f in sorted(f for f in HERE.glob("*.py") if f.name != "reference.py"):
         h.update(f.name.encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
@@ -102,14 +135,15 @@ def compile_all(out):
 
     CUDABackend.add_stages = ptx_stages
     sys.path.insert(0, str(HERE))
-    for variant, module, function, sig, consts, warps, targets in VARIANTS:
+    for variant, module, function, sig, consts, opts, targets, divisible in VARIANTS:
         fn = getattr(importlib.import_module(module), function)
         full_sig = dict(sig)
         full_sig.update({k: "constexpr" for k in consts})
+        attrs = {(fn.arg_names.index(p),): [["tt.divisibility", 16]] for p in divisible}
         for cc in targets:
-            src = ASTSource(fn, full_sig, constexprs=consts)
+            src = ASTSource(fn, full_sig, constexprs=consts, attrs=attrs)
             k = triton.compile(src, target=GPUTarget("cuda", cc, 32),
-                               options={"num_warps": warps})
+                               options=opts)
             md = k.metadata
             base = f"{variant}.sm{cc}"
             (out / f"{base}.ptx").write_text(k.asm["ptx"])
@@ -124,29 +158,16 @@ def compile_all(out):
 
 
 def main():
-    root = pathlib.Path(sys.argv[1])
-    dest = root / key()
-    if not dest.is_dir():
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = pathlib.Path(tempfile.mkdtemp(dir=root, prefix="tmp-"))
+    sys.path.insert(0, str(HERE.parent))
+    from cached_build import build_once
+
+    def compile_into(tmp):
         # Triton's own cache would keep a second copy of everything: it goes with the build.
         os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
-        try:
-            compile_all(tmp)
-            shutil.rmtree(tmp / "triton-cache", ignore_errors=True)
-            try:
-                tmp.rename(dest)
-            except OSError:
-                # Another run finished first with the same sources.
-                shutil.rmtree(tmp)
-            # Builds of earlier sources are never read again.
-            for old in root.iterdir():
-                if old != dest and old.is_dir() and not old.name.startswith("tmp-"):
-                    shutil.rmtree(old, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    print(dest)
+        compile_all(tmp)
+        shutil.rmtree(tmp / "triton-cache", ignore_errors=True)
+
+    print(build_once(sys.argv[1], key(), compile_into))
 
 
 if __name__ == "__main__":

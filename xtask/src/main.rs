@@ -36,13 +36,14 @@ fn main() {
         Some("conformance") => conformance(&args[1..]),
         Some("compat") => compat::compat(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
+        Some("triton-long") => triton_long(),
         Some("bench") if args.get(1).is_some_and(|a| a == "translate") => {
             bench_translate::bench_translate(&args[2..])
         }
         Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | compat numba | fuzz TARGET|--all|diff | bench [launch|copy|kernels|memory|all|parse|translate]>"
+                "usage: cargo xtask <demo | test [--no-lint] | shaders [--check] | conformance [ARGS] | compat numba | fuzz TARGET|--all|diff | triton-long | bench [launch|copy|kernels|memory|all|parse|translate]>"
             );
             std::process::exit(2);
         }
@@ -169,6 +170,26 @@ fn test(args: &[String]) -> Result<()> {
     shaders(true)?;
     println!("== all tests passed");
     Ok(())
+}
+
+/// The Triton runs too slow for `test` (runtime/tests/triton_types.rs): sm_80's tf32 matmul
+/// and bf16 attention, and the tiles of Triton's tuning configurations, whose shared memory exceeds lavapipe's.
+fn triton_long() -> Result<()> {
+    null_device_is_intact()?;
+    let found = deps::ensure(deps::Need::Test)?;
+    println!("== Triton's slow kernels against numpy (lavapipe compiles each for minutes)");
+    run(cargo()
+        .args([
+            "test",
+            "-p",
+            "ptxvk-runtime",
+            "--test",
+            "triton_types",
+            "--",
+        ])
+        .args(["--ignored", "--nocapture", "--test-threads", "1"])
+        .env("PTXVK_VALIDATION", "required")
+        .envs(found.vars.iter().cloned()))
 }
 
 /// Cargo gives its `rustc -` probe /dev/null as stdin and build scripts send their noise there;
