@@ -4,17 +4,22 @@
 //! default device and through the generator's own interpreter of PTX semantics, compared bit for
 //! bit for every thread.
 //!
-//! `cargo xtask fuzz diff --count N [--seed S] [--time S]` (and, run directly, `--batch B`,
-//! `--shrink-secs S`). Programs `S..S+N` run `B` to a kernel (one module, one pipeline, one
+//! `cargo xtask fuzz diff --count N [--seed S] [--time S] [--jobs J]` (and, run directly,
+//! `--batch B`, `--shrink-secs S`). Programs `S..S+N` run on `J` workers (one device each; as
+//! many as the machine has cores by default), `B` to a kernel (one module, one pipeline, one
 //! launch per batch; 1 by default, since lavapipe's compile time grows faster than the kernel).
 //! A mismatching or refused program is minimised (one-edit variants, kept while they still
 //! fail) and saved as `fuzz/artifacts/diff/SEED.ptx`, the smallest as `SEED.min.ptx`, with both
 //! results; the run fails at the end.
 
-use std::path::PathBuf;
-use std::time::Instant;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result, anyhow, bail};
 use arbitrary::Unstructured;
 use ptxvk_fuzz_harness::ptxgen::{
     DIFF_BLOCK, Features, ND, NF, NFD, NR, OUT_WORDS, Program, batch_ptx, seeded_bytes,
@@ -24,12 +29,16 @@ use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
 /// Two blocks, so that `%ctaid` matters and shared memory is per block.
 const BLOCKS: u32 = 2;
 const THREADS: u32 = BLOCKS * DIFF_BLOCK;
+/// How long a launch may take before it counts as a hang.
+const HANG_LIMIT: Duration = Duration::from_secs(600);
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut count, mut first, mut batch) = (1000u64, 1u64, 1usize);
     let mut shrink_secs = 120u64;
     let mut time = u64::MAX;
+    let mut jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut worker = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().with_context(|| format!("{a} needs a value"))?;
@@ -39,66 +48,250 @@ fn main() -> Result<()> {
             "--batch" => batch = v.parse::<usize>()?.max(1),
             "--shrink-secs" => shrink_secs = v.parse()?,
             "--time" => time = v.parse()?,
+            "--jobs" => jobs = v.parse::<usize>()?.max(1),
+            "--worker" => worker = v == "1",
             _ => bail!(
-                "unknown argument `{a}` (--count N, --seed S, --time S, --batch B, --shrink-secs S)"
+                "unknown argument `{a}` (--count N, --seed S, --time S, --jobs J, --batch B, \
+                 --shrink-secs S)"
             ),
         }
     }
-    let mut ctx = Device::new()?;
-    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("artifacts/diff");
-    let started = Instant::now();
-    let mut failures = Vec::new();
-    let seeds: Vec<u64> = (first..first + count).collect();
-    let mut done = 0u64;
-    for chunk in seeds.chunks(batch) {
-        if started.elapsed().as_secs() >= time {
-            break;
-        }
-        let programs = chunk
-            .iter()
-            .map(|&seed| generate(seed))
-            .collect::<Result<Vec<_>>>()?;
-        for (n, why) in failing(&mut ctx, &programs)?.into_iter().enumerate() {
-            let Some(why) = why else { continue };
-            let seed = chunk[n];
-            std::fs::create_dir_all(&out_dir)?;
-            let path = out_dir.join(format!("{seed}.ptx"));
-            std::fs::write(
-                &path,
-                format!("// seed {seed}: {why}\n{}", programs[n].to_ptx()),
-            )?;
-            eprintln!("seed {seed}: {why} ({})", path.display());
-            let (small, why) = minimise(&mut ctx, programs[n].clone(), why, shrink_secs)?;
-            let text = format!("// seed {seed}, minimised: {why}\n{}", small.to_ptx());
-            let path = out_dir.join(format!("{seed}.min.ptx"));
-            std::fs::write(&path, &text)?;
-            eprintln!(
-                "minimised to {} statements ({}):\n{text}",
-                small.size(),
-                path.display()
-            );
-            failures.push(seed);
-        }
-        let before = done;
-        done += chunk.len() as u64;
-        if done / 1000 != before / 1000 {
-            eprintln!(
-                "{done} programs, {} mismatches, {:.1} programs/s",
-                failures.len(),
-                done as f64 / started.elapsed().as_secs_f64()
-            );
-        }
+    // The driver's settings change what is tested, so every log says which were in force.
+    if !worker {
+        eprintln!(
+            "{jobs} workers; GALLIVM_PERF={}",
+            std::env::var("GALLIVM_PERF").unwrap_or_default()
+        );
+    }
+    if worker {
+        return worker_main(shrink_secs);
+    }
+    let run = Run {
+        end: first.saturating_add(count),
+        batch: batch as u64,
+        time,
+        shrink_secs,
+        out_dir: out_dir(),
+        started: Instant::now(),
+        next: AtomicU64::new(first),
+        done: AtomicU64::new(0),
+        failures: Mutex::new(Vec::new()),
+        flaky: Mutex::new(Vec::new()),
+    };
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs).map(|_| s.spawn(|| run.worker())).collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().map_err(|_| anyhow!("a worker panicked"))?)
+    })?;
+    let done = run.done.load(Ordering::SeqCst);
+    let mut failures = run.failures.into_inner().map_err(|_| anyhow!("poisoned"))?;
+    failures.sort_unstable();
+    let flaky = run.flaky.into_inner().map_err(|_| anyhow!("poisoned"))?;
+    if !flaky.is_empty() {
+        eprintln!("the driver crashed once on seeds {flaky:?}, not when run again alone");
     }
     println!(
         "compared {done} programs (seeds {first}..{}) in {:.0} s: {} mismatches",
         first + done,
-        started.elapsed().as_secs_f64(),
+        run.started.elapsed().as_secs_f64(),
         failures.len()
     );
     if !failures.is_empty() {
         bail!("mismatching seeds: {failures:?}");
     }
     Ok(())
+}
+
+fn out_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("artifacts/diff")
+}
+
+/// What the workers share. Each claims the next `batch` seeds only while time is left and
+/// finishes what it claimed, so the seeds compared are always `first..first + done`.
+struct Run {
+    end: u64,
+    batch: u64,
+    time: u64,
+    shrink_secs: u64,
+    out_dir: PathBuf,
+    started: Instant,
+    next: AtomicU64,
+    done: AtomicU64,
+    failures: Mutex<Vec<u64>>,
+    /// Seeds whose batch crashed the driver once but ran through when tried again alone.
+    flaky: Mutex<Vec<u64>>,
+}
+
+impl Run {
+    /// Each worker drives a child process of its own (`--worker`), so that a crash in the
+    /// driver (lavapipe has segfaulted in a NIR pass during long runs) costs one batch, which
+    /// is then tried again seed by seed, and not the whole run.
+    fn worker(&self) -> Result<()> {
+        let mut child = Child::spawn(self.shrink_secs)?;
+        loop {
+            if self.started.elapsed().as_secs() >= self.time {
+                return Ok(());
+            }
+            let start = self.next.fetch_add(self.batch, Ordering::SeqCst);
+            if start >= self.end {
+                return Ok(());
+            }
+            let chunk: Vec<u64> = (start..(start + self.batch).min(self.end)).collect();
+            let failed = match child.ask(&chunk)? {
+                Some(failed) => failed,
+                None => self.crashed(&mut child, &chunk)?,
+            };
+            self.failures
+                .lock()
+                .map_err(|_| anyhow!("poisoned"))?
+                .extend(failed);
+            let n = chunk.len() as u64;
+            let done = self.done.fetch_add(n, Ordering::SeqCst) + n;
+            if done / 1000 != (done - n) / 1000 {
+                let failures = self.failures.lock().map_or(0, |f| f.len());
+                eprintln!(
+                    "{done} programs, {failures} mismatches, {:.1} programs/s",
+                    done as f64 / self.started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+
+    /// The child died on `chunk`: each seed is tried again alone on a new child, and one that
+    /// crashes it again is a failure, saved with its PTX.
+    fn crashed(&self, child: &mut Child, chunk: &[u64]) -> Result<Vec<u64>> {
+        let status = child.restart(self.shrink_secs)?;
+        eprintln!("the driver crashed on seeds {chunk:?} ({status}); trying each again");
+        let (mut failed, mut crashes) = (Vec::new(), 0);
+        for &seed in chunk {
+            if let Some(f) = child.ask(&[seed])? {
+                failed.extend(f);
+                continue;
+            }
+            let again = child.restart(self.shrink_secs)?;
+            crashes += 1;
+            std::fs::create_dir_all(&self.out_dir)?;
+            let path = self.out_dir.join(format!("{seed}.ptx"));
+            let why = format!("the driver crashed twice ({status}, then {again})");
+            let ptx = generate(seed)?.to_ptx();
+            std::fs::write(&path, format!("// seed {seed}: {why}\n{ptx}"))?;
+            eprintln!("seed {seed}: {why} ({})", path.display());
+            failed.push(seed);
+        }
+        if crashes == 0 {
+            self.flaky
+                .lock()
+                .map_err(|_| anyhow!("poisoned"))?
+                .extend(chunk);
+        }
+        Ok(failed)
+    }
+}
+
+/// A `--worker` child: seeds in on stdin, a line per batch, and the failing ones out on
+/// stdout, a line starting with `=`.
+struct Child {
+    proc: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Child {
+    fn spawn(shrink_secs: u64) -> Result<Child> {
+        let mut proc = Command::new(std::env::current_exe()?)
+            .args(["--worker", "1", "--shrink-secs", &shrink_secs.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("starting a worker")?;
+        let stdin = proc.stdin.take().context("the worker's stdin")?;
+        let stdout = BufReader::new(proc.stdout.take().context("the worker's stdout")?);
+        Ok(Child {
+            proc,
+            stdin,
+            stdout,
+        })
+    }
+
+    /// The failing seeds of `chunk`, or `None` if the child died on it.
+    fn ask(&mut self, chunk: &[u64]) -> Result<Option<Vec<u64>>> {
+        let line: Vec<String> = chunk.iter().map(u64::to_string).collect();
+        if writeln!(self.stdin, "{}", line.join(" ")).is_err() {
+            return Ok(None);
+        }
+        let mut answer = String::new();
+        if self.stdout.read_line(&mut answer).unwrap_or(0) == 0 {
+            return Ok(None);
+        }
+        let failed = answer
+            .trim()
+            .strip_prefix('=')
+            .with_context(|| format!("a worker answered `{answer}`"))?;
+        Ok(Some(
+            failed
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()?,
+        ))
+    }
+
+    /// Waits for the dead child and starts a new one; how the old one ended.
+    fn restart(&mut self, shrink_secs: u64) -> Result<String> {
+        let _ = self.proc.kill();
+        let status = self.proc.wait()?;
+        *self = Child::spawn(shrink_secs)?;
+        Ok(status.to_string())
+    }
+}
+
+/// The child's side: one device, kept across batches and made again after a lost launch.
+fn worker_main(shrink_secs: u64) -> Result<()> {
+    let mut ctx = Device::new()?;
+    let dir = out_dir();
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let chunk = line?
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<Vec<u64>, _>>()?;
+        let failed = one_batch(&mut ctx, &chunk, &dir, shrink_secs)?;
+        let failed: Vec<String> = failed.iter().map(u64::to_string).collect();
+        writeln!(out, "={}", failed.join(" "))?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Runs `chunk` and saves each failing program and its minimised form; the failing seeds.
+fn one_batch(ctx: &mut Device, chunk: &[u64], dir: &Path, shrink_secs: u64) -> Result<Vec<u64>> {
+    let programs = chunk
+        .iter()
+        .map(|&seed| generate(seed))
+        .collect::<Result<Vec<_>>>()?;
+    let mut failed = Vec::new();
+    for (n, why) in failing(ctx, &programs)?.into_iter().enumerate() {
+        let Some(why) = why else { continue };
+        let seed = chunk[n];
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{seed}.ptx"));
+        std::fs::write(
+            &path,
+            format!("// seed {seed}: {why}\n{}", programs[n].to_ptx()),
+        )?;
+        eprintln!("seed {seed}: {why} ({})", path.display());
+        let (small, why) = minimise(ctx, programs[n].clone(), why, shrink_secs)?;
+        let text = format!("// seed {seed}, minimised: {why}\n{}", small.to_ptx());
+        let path = dir.join(format!("{seed}.min.ptx"));
+        std::fs::write(&path, &text)?;
+        eprintln!(
+            "minimised to {} statements ({}):\n{text}",
+            small.size(),
+            path.display()
+        );
+        failed.push(seed);
+    }
+    Ok(failed)
 }
 
 fn generate(seed: u64) -> Result<Program> {
@@ -144,7 +337,13 @@ struct Device {
 
 impl Device {
     fn new() -> Result<Device> {
-        let opts = ContextOptions::from_env();
+        let mut opts = ContextOptions::from_env();
+        // Every generated loop has a bound, so only a miscompile hangs; a wall-clock limit
+        // alone cannot tell that from a niced run starved by other work (a 0.2 s program took
+        // over 60 s that way), so the limit is long unless PTXVK_TIMEOUT_MS sets it.
+        if std::env::var_os("PTXVK_TIMEOUT_MS").is_none() {
+            opts.timeout = opts.timeout.max(HANG_LIMIT);
+        }
         let ctx = Context::new(&opts)?;
         Ok(Device { opts, ctx })
     }
