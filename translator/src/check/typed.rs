@@ -1,12 +1,12 @@
 //! The checked module: names resolved, instructions decoded into typed operations, and every
 //! implicit conversion of ISA 9.4 (Tables 26-28) written out on the operand it applies to.
 
-pub use super::operand::*;
-use crate::ast::FunctionKind;
-
 use super::op::{Op, ParamShape, Signature};
+use crate::ast::FunctionKind;
 use crate::diag::Span;
 use crate::types::{ScalarType, StateSpace};
+
+pub use super::operand::*;
 
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -177,6 +177,7 @@ pub struct Inst {
     pub span: Span,
 }
 
+// Beside `Function` rather than with the decoded forms: the shape is read from a function.
 impl Signature {
     pub fn of(f: &Function) -> Signature {
         let shape = |p: &FnParam| match p {
