@@ -74,11 +74,18 @@ impl Ctx {
         })
     }
 
-    /// The sticky error, if a kernel of this context faulted.
+    /// The sticky error, if a kernel of this context faulted. Every launch asks: the check
+    /// of the flag is inlined, the error is built out of line.
+    #[inline]
     pub fn check_sticky(&self) -> CuResult<()> {
         if !self.poisoned.load(Ordering::Acquire) {
             return Ok(());
         }
+        self.sticky_error()
+    }
+
+    #[cold]
+    fn sticky_error(&self) -> CuResult<()> {
         match &*self.sticky.lock().unwrap_or_else(|p| p.into_inner()) {
             Some((code, message)) => Err(CuError::Sticky {
                 code: *code,

@@ -10,9 +10,9 @@ use crate::error::{CuError, CuResult};
 use crate::module::Func;
 
 /// How the caller passed the parameters.
-pub enum Params<'a> {
+pub enum Params<'a, R> {
     /// `kernelParams`: parameter `i`'s value, read for `size` bytes, as `read(i, size)` gives.
-    Pointers(&'a dyn Fn(usize, usize) -> CuResult<&'a [u8]>),
+    Pointers(R),
     /// `extra` with CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE: every parameter at its ABI offset.
     Buffer(&'a [u8]),
     /// Neither: only valid for a kernel without parameters.
@@ -90,7 +90,6 @@ pub struct Limits {
     block: [i64; 3],
     grid: [i64; 3],
     threads: u64,
-    shared_optin: i64,
 }
 
 /// The limits of `f`'s context, read from the device's attributes on the first launch.
@@ -104,7 +103,6 @@ fn limits(f: &Func) -> CuResult<&Limits> {
         block: [attr(2)?, attr(3)?, attr(4)?],
         grid: [attr(5)?, attr(6)?, attr(7)?],
         threads: attr(1)?.max(0) as u64,
-        shared_optin: attr(97)?,
     };
     // Another thread may have set the same values first.
     let _ = f.ctx.launch_limits.set(l);
@@ -114,10 +112,36 @@ fn limits(f: &Func) -> CuResult<&Limits> {
         .ok_or_else(|| CuError::Unknown("launch limits".into()))
 }
 
-/// Checks `cfg` against the device as CUDA does: a zero dimension, a block or grid over the
-/// device's limits, or more dynamic shared memory than a block may opt into is an invalid
-/// value (checked here, before the runtime sees the launch).
+/// Checks `cfg` against the device and the function as CUDA does: a zero dimension, a block
+/// or grid over the device's limits, or more dynamic shared memory than the function allows
+/// is an invalid value (checked here, before the runtime sees the launch).
 pub fn check_config(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
+    check_dims(f, cfg)?;
+    check_shared(f, cfg.shared_bytes)
+}
+
+/// The dynamic shared memory of a launch against the function's
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (48 KiB with the static part unless the
+/// program raised it with `cuFuncSetAttribute`), as CUDA checks it.
+#[inline]
+pub fn check_shared(f: &Func, shared: u32) -> CuResult<()> {
+    let max = f.max_dynamic_shared();
+    if shared > max {
+        return Err(shared_error(shared, max));
+    }
+    Ok(())
+}
+
+#[cold]
+fn shared_error(shared: u32, max: u32) -> CuError {
+    CuError::InvalidValue(format!(
+        "{shared} bytes of dynamic shared memory; the function allows {max} \
+         (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+    ))
+}
+
+/// The grid and block of `cfg` against the device's limits.
+pub fn check_dims(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
     let bad = |what: String| Err(CuError::InvalidValue(what));
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
         return bad(format!("grid {:?} block {:?}", cfg.grid, cfg.block));
@@ -141,18 +165,19 @@ pub fn check_config(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
     if threads > l.threads {
         return bad(format!("{threads} threads per block > {}", l.threads));
     }
-    if i64::from(cfg.shared_bytes) > l.shared_optin {
-        return bad(format!(
-            "{} bytes of dynamic shared memory",
-            cfg.shared_bytes
-        ));
-    }
     Ok(())
 }
 
 /// The runtime's arguments, appended to `out`: each parameter's bytes, taken from where the
 /// caller put them.
-pub fn arguments(f: &Func, params: &Params<'_>, out: &mut Vec<KernelArg>) -> CuResult<()> {
+/// `out` holds the previous launch's arguments, overwritten in place: a launch then drops
+/// (and frees) only what it replaces.
+#[inline]
+pub fn arguments<'a, R: Fn(usize, usize) -> CuResult<&'a [u8]>>(
+    f: &Func,
+    params: &Params<'a, R>,
+    out: &mut Vec<KernelArg>,
+) -> CuResult<()> {
     let abi = f.kernel.abi();
     if matches!(params, Params::None) && !abi.params.is_empty() {
         return Err(CuError::invalid(format!(
@@ -172,12 +197,18 @@ pub fn arguments(f: &Func, params: &Params<'_>, out: &mut Vec<KernelArg>) -> CuR
             }
             Params::None => return Err(CuError::invalid("no parameters given")),
         };
-        out.push(argument(kind, bytes));
+        let arg = argument(kind, bytes);
+        match out.get_mut(i) {
+            Some(slot) => *slot = arg,
+            None => out.push(arg),
+        }
     }
+    out.truncate(abi.params.len());
     Ok(())
 }
 
 /// One parameter's value as the runtime takes it.
+#[inline]
 fn argument(kind: ArgKind, b: &[u8]) -> KernelArg {
     let word = |n: usize| b.get(..n);
     let arg = match kind {

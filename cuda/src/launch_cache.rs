@@ -24,6 +24,8 @@ pub struct Slot<T>(Option<(usize, Arc<T>)>);
 
 impl<T> Slot<T> {
     /// What `handle` names, from the cache or from `lookup` (whose result is then cached).
+    /// The hit is inlined into the launch; the lookup is not.
+    #[inline(always)]
     pub fn get(
         &mut self,
         handle: usize,
@@ -31,14 +33,24 @@ impl<T> Slot<T> {
     ) -> CuResult<&Arc<T>> {
         let hit = matches!(&self.0, Some((h, _)) if *h == handle);
         if !hit {
-            self.0 = None;
-            let value = lookup(handle)?;
-            self.0 = Some((handle, value));
+            self.fill(handle, lookup)?;
         }
         match &self.0 {
             Some((_, v)) => Ok(v),
             None => Err(CuError::Unknown("launch cache".into())),
         }
+    }
+
+    #[inline(never)]
+    fn fill(
+        &mut self,
+        handle: usize,
+        lookup: impl FnOnce(usize) -> CuResult<Arc<T>>,
+    ) -> CuResult<()> {
+        self.0 = None;
+        let value = lookup(handle)?;
+        self.0 = Some((handle, value));
+        Ok(())
     }
 }
 

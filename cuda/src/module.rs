@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::CString;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ptxvk_runtime::translator::StateSpace;
@@ -40,10 +41,19 @@ pub struct Func {
     /// CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES and LOCAL_SIZE_BYTES ([`memory_sizes`]).
     const_bytes: u64,
     local_bytes: u64,
-    /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as set (`None`: all there is).
-    max_dynamic_shared: Mutex<Option<i32>>,
+    /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: CUDA's default (48 KiB with the static
+    /// part) until the program sets it. Every launch reads it.
+    max_dynamic_shared: AtomicU32,
     /// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT as set (-1: no preference).
     carveout: Mutex<i32>,
+}
+
+impl Func {
+    /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+    #[inline]
+    pub fn max_dynamic_shared(&self) -> u32 {
+        self.max_dynamic_shared.load(Ordering::Relaxed)
+    }
 }
 
 pub static MODULES: Table<Mod> = Table::new("module");
@@ -178,6 +188,8 @@ pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
     let kernel = m.module.kernel(name)?;
     let (const_bytes, local_bytes) = memory_sizes(m.module.program().module(), name);
     let arg_kinds = crate::launch::arg_kinds(kernel.abi());
+    let max_dynamic_shared =
+        shared::DEFAULT_SHARED_BYTES.saturating_sub(kernel.abi().static_shared_bytes);
     let (id, _) = FUNCTIONS.insert(Func {
         arg_kinds,
         const_bytes,
@@ -188,7 +200,7 @@ pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
         kernel,
         ptx_version: m.ptx_version,
         name: CString::new(name).map_err(|_| CuError::invalid("a name with a NUL byte"))?,
-        max_dynamic_shared: Mutex::new(None),
+        max_dynamic_shared: AtomicU32::new(max_dynamic_shared),
         carveout: Mutex::new(-1),
     });
     known.insert(name.to_string(), id);
@@ -289,18 +301,7 @@ pub fn attribute(f: &Func, attr: i32) -> CuResult<i32> {
         5 => f.ptx_version,
         6 => major * 10 + minor,
         7 => 0,
-        8 => {
-            let set = *f
-                .max_dynamic_shared
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            // CUDA's default: 48 KiB with the static part, more once the program opts in.
-            set.unwrap_or_else(|| {
-                sat(u64::from(
-                    shared::DEFAULT_SHARED_BYTES.saturating_sub(abi.static_shared_bytes),
-                ))
-            })
-        }
+        8 => sat(u64::from(f.max_dynamic_shared())),
         9 => *f.carveout.lock().unwrap_or_else(|p| p.into_inner()),
         10..=19 => 0,
         a => return Err(CuError::invalid(format!("function attribute {a}"))),
@@ -321,9 +322,8 @@ pub fn set_attribute(f: &Func, attr: i32, value: i32) -> CuResult<()> {
                     "{value} bytes of dynamic shared memory; at most {available}"
                 )));
             }
-            *f.max_dynamic_shared
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()) = Some(value);
+            // A launch racing with the change sees the old limit or the new one, as in CUDA.
+            f.max_dynamic_shared.store(value as u32, Ordering::Relaxed);
             Ok(())
         }
         9 if (-1..=100).contains(&value) => {

@@ -146,6 +146,12 @@ fn issue_on(s: Arc<Strm>) -> CuResult<Issue> {
 
 fn ready(s: &Strm) -> CuResult<()> {
     s.ctx.check_sticky()?;
+    ordered(s)
+}
+
+/// Orders work issued on `s` from now on after the legacy stream's, where `s` is blocking.
+#[inline]
+fn ordered(s: &Strm) -> CuResult<()> {
     if s.flags & STREAM_NON_BLOCKING == 0 {
         wait_for(&s.stream, &s.ctx.default_work, || {
             Ok(s.ctx.rt.default_stream()?)
@@ -161,7 +167,7 @@ pub fn is_legacy(handle: usize) -> bool {
 }
 
 /// The created or per-thread stream a handle other than the legacy stream's names (the
-/// per-thread one in the current context), to issue work on with [`issue_with`]: a lookup
+/// per-thread one in the current context), to issue work on with [`issue_checked`]: a lookup
 /// the caller may keep while the handle tables lose nothing
 /// ([`crate::handles::removals`]).
 pub fn issuable(handle: usize) -> CuResult<Arc<Strm>> {
@@ -174,9 +180,12 @@ pub fn issuable(handle: usize) -> CuResult<Arc<Strm>> {
 }
 
 /// Issues work on a stream from [`issuable`] as [`resolve`] and [`Issue`] do: after what it
-/// must wait for, and counted in its hint once recorded (whether or not it succeeded).
-pub fn issue_with<R>(s: &Strm, issue: impl FnOnce(&Stream) -> CuResult<R>) -> CuResult<R> {
-    ready(s)?;
+/// must wait for, and counted in its hint once recorded (whether or not it succeeded). The
+/// caller has just checked the sticky error of the stream's context (a launch checks its
+/// function's context, and that the stream is of it).
+#[inline(always)]
+pub fn issue_checked<R>(s: &Strm, issue: impl FnOnce(&Stream) -> CuResult<R>) -> CuResult<R> {
+    ordered(s)?;
     let r = issue(&s.stream);
     s.work.count();
     r
@@ -248,6 +257,7 @@ fn blocking_streams(ctx_id: usize) -> Vec<Arc<Strm>> {
 /// Makes work issued on `stream` from now on wait for the work issued on another stream so
 /// far: `hint` is the other stream's, and `other` gives the stream itself, which is only
 /// needed (and only fetched) when the hint says it may be busy.
+#[inline]
 fn wait_for(
     stream: &Stream,
     hint: &WorkHint,
@@ -257,6 +267,17 @@ fn wait_for(
     if before == hint.idle_at.load(Ordering::Acquire) {
         return Ok(());
     }
+    wait_for_busy(stream, hint, before, other)
+}
+
+/// [`wait_for`] once the hint says `other` may have work in flight: `before` is the count read.
+#[inline(never)]
+fn wait_for_busy(
+    stream: &Stream,
+    hint: &WorkHint,
+    before: u64,
+    other: impl FnOnce() -> CuResult<Stream>,
+) -> CuResult<()> {
     let other = other()?;
     if other.is_idle()? {
         // Work counted after `before` was read may not have been seen by the check.

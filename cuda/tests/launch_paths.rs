@@ -1,5 +1,5 @@
 //! `tests/c/launch_paths.c`, compiled against NVIDIA's cuda.h and linked with the libcuda.so
-//! this crate builds, run once per group: function attributes, handles destroyed after
+//! this crate builds, run once per group: function attributes, the dynamic shared memory limit, handles destroyed after
 //! launches that used them, cooperative launches, a `void` function declared with a result
 //! (as numba links one), and a thread whose storage goes while logging is on. The program
 //! checks every result itself and exits non-zero on any mismatch.
@@ -34,6 +34,11 @@ fn constant_and_local_sizes_come_from_the_ptx() {
 #[test]
 fn handles_destroyed_after_a_launch_are_refused() {
     run(&["stale"], &[]);
+}
+
+#[test]
+fn dynamic_shared_memory_is_limited_by_the_function_attribute() {
+    run(&["shared_limit"], &[]);
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use ptxvk_runtime::LaunchConfig;
 
-use super::{Handle, entry, id};
+use super::{Handle, entry, entry_lazy, id};
 use crate::error::{CUresult, CuError, CuResult};
 use crate::launch::{self, Params};
 use crate::launch_cache;
@@ -86,27 +86,30 @@ fn launch_kernel(
         // context table is only consulted otherwise.
         if current == Some(func.ctx_id) {
             crate::device::check_init()?;
-            func.ctx.check_sticky()?;
         } else {
             crate::context::current()?;
         }
+        // The stream must be of the same context (checked below), so this is its check too.
+        func.ctx.check_sticky()?;
         let cfg = LaunchConfig {
             grid,
             block,
             shared_bytes: shared,
         };
-        // A program launches a kernel with the same configuration over and over.
+        // A program launches a kernel with the same configuration over and over. The
+        // function's shared memory limit can change between launches: it is read each time.
         if *checked != Some((id(f), cfg)) {
-            launch::check_config(func, &cfg)?;
+            launch::check_dims(func, &cfg)?;
             *checked = Some((id(f), cfg));
         }
+        launch::check_shared(func, shared)?;
         // SAFETY: CUDA's contract: `kernelParams` holds one pointer per kernel parameter,
         // each to a value of the parameter's size.
         let read = |i: usize, size: usize| unsafe { super::bytes(*params.add(i), size) };
         let params = match (params.is_null(), extra.is_null()) {
             (false, false) => return Err(CuError::invalid("both kernelParams and extra given")),
             (true, true) => Params::None,
-            (false, true) => Params::Pointers(&read),
+            (false, true) => Params::Pointers(read),
             (true, false) => {
                 // SAFETY: CUDA's contract for `extra`.
                 let (buf, size) = unsafe { extra_buffer(extra) }?;
@@ -114,9 +117,8 @@ fn launch_kernel(
                 Params::Buffer(buf)
             }
         };
-        // Cleared before rather than after: the values are plain data, and a launch that
-        // failed half-way leaves some behind.
-        args.clear();
+        // Overwritten rather than cleared: the values are plain data, and a launch that
+        // failed half-way leaves some behind, which the next one overwrites or drops.
         launch::arguments(func, &params, args)?;
         let same_ctx = |ctx: &std::sync::Arc<crate::context::Ctx>| {
             if std::sync::Arc::ptr_eq(ctx, &func.ctx) {
@@ -134,7 +136,7 @@ fn launch_kernel(
         } else {
             let strm = stream.get(id(s), crate::stream::issuable)?;
             same_ctx(&strm.ctx)?;
-            crate::stream::issue_with(strm, |st| Ok(st.launch(&func.kernel, &cfg, args)?))
+            crate::stream::issue_checked(strm, |st| Ok(st.launch(&func.kernel, &cfg, args)?))
         }
     })
 }
@@ -153,12 +155,15 @@ pub unsafe extern "C" fn cuLaunchKernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
-    entry(
+    entry_lazy(
         "cuLaunchKernel",
-        format_args!(
-            "f={:#x?} gx={:#x?} gy={:#x?} gz={:#x?} bx={:#x?} by={:#x?} bz={:#x?} shared={:#x?} s={:#x?} params={:#x?} extra={:#x?}",
-            f, gx, gy, gz, bx, by, bz, shared, s, params, extra
-        ),
+        move |fm| {
+            write!(
+                fm,
+                "f={:#x?} gx={:#x?} gy={:#x?} gz={:#x?} bx={:#x?} by={:#x?} bz={:#x?} shared={:#x?} s={:#x?} params={:#x?} extra={:#x?}",
+                f, gx, gy, gz, bx, by, bz, shared, s, params, extra
+            )
+        },
         || launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra),
     )
 }

@@ -74,6 +74,36 @@ pub(crate) fn entry(
     args: std::fmt::Arguments<'_>,
     body: impl FnOnce() -> CuResult<()>,
 ) -> CUresult {
+    run(name, args, body)
+}
+
+/// [`entry`] for the calls a program makes most (launches): `args` writes the arguments and
+/// runs only where the call is logged. (`format_args!` builds its table of arguments before
+/// the call, in every call.)
+#[inline(always)]
+pub(crate) fn entry_lazy(
+    name: &'static str,
+    args: impl Fn(&mut std::fmt::Formatter<'_>) -> std::fmt::Result,
+    body: impl FnOnce() -> CuResult<()>,
+) -> CUresult {
+    run(name, Lazy(args), body)
+}
+
+/// Arguments written by a function, when displayed.
+struct Lazy<F>(F);
+
+impl<F: Fn(&mut std::fmt::Formatter<'_>) -> std::fmt::Result> std::fmt::Display for Lazy<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self.0)(f)
+    }
+}
+
+#[inline(always)]
+fn run(
+    name: &'static str,
+    args: impl std::fmt::Display,
+    body: impl FnOnce() -> CuResult<()>,
+) -> CUresult {
     crate::log::init();
     match std::panic::catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {

@@ -37,7 +37,12 @@ static const char *PTX =
     " ld.param.u64 %rd1, [out]; st.global.u32 [%rd1], %r2; ret;\n}\n"
     ".visible .entry plain(.param .u64 out)\n{\n"
     " .reg .b64 %rd1; .reg .b32 %r1; ld.param.u64 %rd1, [out]; mov.u32 %r1, 7;\n"
-    " st.global.u32 [%rd1], %r1; ret;\n}\n";
+    " st.global.u32 [%rd1], %r1; ret;\n}\n"
+    ".extern .shared .align 4 .b8 dsm[];\n"
+    ".visible .entry dyn(.param .u64 out, .param .u32 at)\n{\n"
+    " .reg .b64 %rd<4>; .reg .b32 %r<3>; ld.param.u32 %r1, [at]; cvt.u64.u32 %rd2, %r1;\n"
+    " mov.u64 %rd3, dsm; add.u64 %rd3, %rd3, %rd2; mov.u32 %r2, 7; st.shared.u32 [%rd3], %r2;\n"
+    " ld.shared.u32 %r2, [%rd3]; ld.param.u64 %rd1, [out]; st.global.u32 [%rd1], %r2; ret;\n}\n";
 
 /* numba's shape: the kernel's module declares `consume` with a .b64 result and names one in
  * its call; the CUDA C++ module defines it returning nothing. */
@@ -97,6 +102,54 @@ static void attributes(void) {
     unsigned got = 0;
     CHECK(cuMemcpyDtoH(&got, out, 4));
     ASSERT(got == 4);
+    CHECK(cuCtxDestroy(ctx));
+}
+
+/* Dynamic shared memory is checked against the function's
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, as CUDA does: 48 KiB (less the static part)
+ * by default, whatever the device could give, and what cuFuncSetAttribute sets after. */
+static void shared_limit(void) {
+    CUcontext ctx = make_context();
+    CUmodule mod;
+    CUfunction f;
+    CHECK(cuModuleLoadData(&mod, PTX));
+    CHECK(cuModuleGetFunction(&f, mod, "dyn"));
+    int v = -1, optin = -1;
+    CHECK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
+    ASSERT(v == 48 * 1024);
+    CHECK(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0));
+    ASSERT(optin >= 64 * 1024);
+    CUdeviceptr out;
+    CHECK(cuMemAlloc(&out, 4));
+    /* The kernel writes 7 to the last word of its dynamic shared memory and copies it out. */
+    unsigned at = 48 * 1024 - 4;
+    void *params[] = {&out, &at};
+    CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 48 * 1024, NULL, params, NULL));
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 48 * 1024 + 4, NULL, params, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, NULL, params, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+    /* Opting in allows the launch; it runs. */
+    CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024));
+    CHECK(cuMemsetD32(out, 0, 1));
+    at = 64 * 1024 - 4;
+    CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, NULL, params, NULL));
+    unsigned got = 0;
+    CHECK(cuMemcpyDtoH(&got, out, 4));
+    ASSERT(got == 7);
+    /* Lowered again, the configuration just launched is refused. */
+    CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024));
+    EXPECT(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 64 * 1024, NULL, params, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+    at = 1020;
+    CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 1024, NULL, params, NULL));
+    /* The same through cuLaunchKernelEx. */
+    CUlaunchConfig cfg = {0};
+    cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = 2048;
+    EXPECT(cuLaunchKernelEx(&cfg, f, params, NULL), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuCtxSynchronize());
     CHECK(cuCtxDestroy(ctx));
 }
 
@@ -228,6 +281,7 @@ int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "attributes") == 0) attributes();
     else if (strcmp(mode, "stale") == 0) stale();
+    else if (strcmp(mode, "shared_limit") == 0) shared_limit();
     else if (strcmp(mode, "cooperative") == 0) cooperative();
     else if (strcmp(mode, "void_result") == 0) void_result();
     else if (strcmp(mode, "teardown") == 0) teardown(argc > 2 ? argv[2] : NULL);
