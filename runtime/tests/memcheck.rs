@@ -328,3 +328,47 @@ fn a_short_buffer_behind_proven_guards_is_still_caught() {
     );
     assert!(reason.contains("bench.ptx:"), "{reason}");
 }
+
+#[test]
+fn a_short_output_behind_a_proven_row_loop_is_still_caught() {
+    // softmax's last loop steps the row pointer its earlier loops copied and tests its counter
+    // before stepping it: with whole rows behind both pointers the launch proves every global
+    // access and skips their checks; with a short output the same launch must check the store
+    // and fail.
+    let ctx = checked_context();
+    let m = ctx.load_ptx("bench.ptx", BENCH).unwrap();
+    let k = m.kernel("softmax").unwrap();
+    let (rows, cols) = (2usize, 1024usize);
+    let input: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i * 7) % 23) as f32 * 0.25)
+        .collect();
+    let src = DeviceBuffer::from_slice(&ctx, &input).unwrap();
+    let out = DeviceBuffer::<f32>::zeroed(&ctx, rows * cols).unwrap();
+    // Allocated last, so that what lies past its end belongs to no allocation.
+    let short = DeviceBuffer::<f32>::zeroed(&ctx, rows * cols - 64).unwrap();
+    let cfg = LaunchConfig::new([rows as u32, 1, 1], [256, 1, 1]);
+    k.launch(&cfg, &[(&src).into(), (&out).into()]).unwrap();
+    let got = out.to_vec().unwrap();
+    for r in 0..rows {
+        let row = &input[r * cols..(r + 1) * cols];
+        let max = row.iter().copied().fold(f32::MIN, f32::max);
+        let sum: f64 = row.iter().map(|&x| f64::from(x - max).exp()).sum();
+        for (c, &x) in row.iter().enumerate() {
+            let want = f64::from(x - max).exp() / sum;
+            let g = f64::from(got[r * cols + c]);
+            assert!(
+                (g - want).abs() <= 1e-4 * want + 1e-9,
+                "{r} {c}: {g} {want}"
+            );
+        }
+    }
+    let reason = failure(
+        k.launch(&cfg, &[(&src).into(), (&short).into()])
+            .unwrap_err(),
+    );
+    assert!(
+        reason.contains("out-of-bounds global store of 4 bytes"),
+        "{reason}"
+    );
+    assert!(reason.contains("bench.ptx:"), "{reason}");
+}

@@ -67,6 +67,44 @@ DONE:
 	st.global.u32 [%rd2], %r3;
 	ret;
 }
+
+.visible .entry rows(.param .u64 in, .param .u64 out, .param .u32 n, .param .u32 m)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	.reg .f32 %f<4>;
+	ld.param.u64 %rd1, [in];
+	ld.param.u64 %rd2, [out];
+	ld.param.u32 %r1, [n];
+	ld.param.u32 %r6, [m];
+	mov.u32 %r2, %tid.x;
+	mul.wide.u32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	mov.f32 %f1, 0f00000000;
+	mov.u64 %rd5, %rd4;
+	mov.u32 %r3, %r2;
+FIRST:
+	ld.global.f32 %f2, [%rd5];
+	add.f32 %f1, %f1, %f2;
+	add.s32 %r3, %r3, 32;
+	add.s64 %rd5, %rd5, 128;
+	setp.lt.u32 %p1, %r3, %r1;
+	@%p1 bra FIRST;
+	mov.u32 %r4, %r2;
+SECOND:
+	ld.global.f32 %f3, [%rd4];
+	mul.f32 %f3, %f3, %f1;
+	mul.wide.u32 %rd6, %r4, 4;
+	add.s64 %rd7, %rd2, %rd6;
+	st.global.f32 [%rd7], %f3;
+	add.s32 %r5, %r4, 32;
+	add.s64 %rd4, %rd4, 128;
+	setp.lt.u32 %p2, %r4, %r6;
+	mov.u32 %r4, %r5;
+	@%p2 bra SECOND;
+	ret;
+}
 "#;
 
 fn facts(kernel: &str) -> MemFacts {
@@ -189,4 +227,114 @@ fn a_loop_counter_is_bounded_by_the_test_that_keeps_the_loop_going() {
             assert_eq!(mask >> store & 1, 1, "the store through `out`");
         }
     }
+}
+
+/// The indices `rows` reads in its first loop, and reads and writes in its second, for thread
+/// `t`: each loop runs its body once before its first test (the second tests its counter
+/// before stepping it), as the PTX does, wrapping as it wraps. A loop cut short here (it would
+/// go round for most of the 32-bit range) ends with the index `u32::MAX`, outside any buffer.
+fn rows_indices(t: u32, n: u32, m: u32) -> (Vec<u32>, Vec<u32>) {
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    let mut i = t;
+    loop {
+        first.push(i);
+        i = i.wrapping_add(32);
+        if i >= n {
+            break;
+        }
+        if first.len() > 1 << 12 {
+            first.push(u32::MAX);
+            break;
+        }
+    }
+    let mut j = t;
+    loop {
+        second.push(j);
+        let go = j < m;
+        j = j.wrapping_add(32);
+        if !go {
+            break;
+        }
+        if second.len() > 1 << 12 {
+            second.push(u32::MAX);
+            break;
+        }
+    }
+    (first, second)
+}
+
+#[test]
+fn a_row_pointer_copied_before_a_loop_that_steps_it_and_a_counter_tested_before_its_step() {
+    // The first loop walks a copy of the row pointer that the second loop steps, and the
+    // second tests its counter before the step (clang's shape for a row's last pass).
+    let f = facts("rows");
+    assert_eq!(f.facts.len(), 3, "{f:?}");
+    let (inp, out) = (0x10_0000u64, 0x20_0000u64);
+    let probe = |n: u32, m: u32| params(&[inp, out], n).into_iter().chain(m.to_le_bytes());
+    // Sites told apart by a launch where only the first loop goes round: the store starts in
+    // `out`, the first loop's load reaches furthest.
+    let (store, first_load, second_load) = {
+        let p: Vec<u8> = probe(1024, 0).collect();
+        let launch = Launch {
+            params: &p,
+            block: [1, 1, 1],
+            grid: [1, 1, 1],
+            dynamic_shared: 0,
+        };
+        let v = f.evaluate(&launch);
+        let lo = |k: usize| v[f.facts[k].lo as usize].unwrap();
+        let hi = |k: usize| v[f.facts[k].hi as usize].unwrap();
+        let store = (0..3).find(|&k| lo(k) == i128::from(out)).unwrap();
+        let mut loads: Vec<usize> = (0..3).filter(|&k| k != store).collect();
+        loads.sort_by_key(|&k| std::cmp::Reverse(hi(k)));
+        (store, loads[0], loads[1])
+    };
+    let mut tight = 0;
+    for (n, m) in [
+        (256u32, 224u32),
+        (64, 32),
+        (250, 200),
+        (0, 0),
+        (32, u32::MAX),
+        (u32::MAX, 5),
+    ] {
+        for block in [1u32, 8, 32, 64, 100] {
+            for len in [0u64, 31, 255, 256, 257, 320, 1 << 20] {
+                let allocs = [(inp, inp + 4 * len), (out, out + 4 * len)];
+                let p: Vec<u8> = probe(n, m).collect();
+                let launch = Launch {
+                    params: &p,
+                    block: [block, 1, 1],
+                    grid: [1, 1, 1],
+                    dynamic_shared: 0,
+                };
+                let mask = f.proven(&launch, inside(&allocs));
+                let mut wild = [false; 3];
+                for t in 0..block {
+                    let (first, second) = rows_indices(t, n, m);
+                    let sites = [(first_load, inp, &first), (second_load, inp, &second)];
+                    for (k, base, at) in sites.into_iter().chain([(store, out, &second)]) {
+                        for i in at {
+                            let a = base + 4 * u64::from(*i);
+                            wild[k] |= !inside(&allocs)(a, a + 4);
+                        }
+                    }
+                }
+                let proven = |k: usize| mask >> k & 1 == 1;
+                let what = format!("n {n}, m {m}, block {block}, len {len}");
+                for (k, wild) in wild.into_iter().enumerate() {
+                    assert!(!(proven(k) && wild), "site {k} proven but wild: {what}");
+                }
+                // The softmax shape: one warp-sized block over exactly its row.
+                if (n, m, block) == (256, 224, 32) && len == 256 {
+                    assert_eq!(mask, 0b111, "{what}");
+                    tight += 1;
+                }
+                if (n, m, block) == (256, 224, 32) && len == 255 {
+                    assert_eq!(mask, 0, "{what}");
+                }
+            }
+        }
+    }
+    assert_eq!(tight, 1);
 }

@@ -121,8 +121,8 @@ impl Analysis<'_> {
 
     /// At most how many times the back edge is taken: its condition is `r < b` (or `<=`) for
     /// an induction variable `r` after its step, so it holds for the values `r0 + s`,
-    /// `r0 + 2s`, ... below `b` only. `r` never wraps on the way: it stays below `b + s`, which
-    /// must fit its width.
+    /// `r0 + 2s`, ... below `b` only (`r0`, `r0 + s`, ... where it tests `r` before the step).
+    /// `r` never wraps on the way: it stays below `b + s`, which must fit its width.
     fn back_edges(&mut self, h: u32, latch: u32, depth: u32) -> Option<N> {
         let Terminator::Branch { cond, then, else_ } = self.f.blocks[latch as usize].term else {
             return None;
@@ -137,8 +137,14 @@ impl Analysis<'_> {
                 if !matches!(cmp, BinOp::ULt | BinOp::ULe) {
                     continue;
                 }
-                let Some(r) = self.counter(x, latch) else {
-                    continue;
+                // The counter after its step, or (`i < n; i += s` written as a test of `i`
+                // before the step) before it: then the first value tested is the start.
+                let (r, stepped) = match self.counter(x, latch) {
+                    Some(r) => (r, true),
+                    None => match self.counter_before_step(x, latch) {
+                        Some(r) => (r, false),
+                        None => continue,
+                    },
                 };
                 let Some(bits) = var_bits(self.f, r) else {
                     continue;
@@ -149,7 +155,8 @@ impl Analysis<'_> {
                 let Some(b) = self.value(other, latch, depth + 1) else {
                     continue;
                 };
-                let Some(first) = self.first_step(r, h, s, bits, depth) else {
+                let offset = if stepped { s } else { 0 };
+                let Some(first) = self.first_step(r, h, offset, bits, depth) else {
                     continue;
                 };
                 // `r < b` as `r < b + 1` for `<=`.
@@ -180,9 +187,21 @@ impl Analysis<'_> {
             .find(|&v| self.leaves_with(x, v, latch, BinOp::ULt, 0))
     }
 
-    /// `r + s` for `r`'s value on entry to the loop: the first value its test sees. Where
-    /// that value is `y + k` (k a constant, as `add r, t, -256` before a loop that adds 256
-    /// first), the constants are added modulo the width, as the kernel adds them.
+    /// The variable `x` (a value of the latch) holds when the iteration began: `x` reads it
+    /// before any write of it in the latch. With [`Self::step`] (its only write in the loop is
+    /// the latch's step) that read comes before the step, and no block before the latch in the
+    /// iteration writes it.
+    fn counter_before_step(&self, x: ValueId, latch: u32) -> Option<VarId> {
+        let (b, i, Op::LoadVar(v)) = self.op(x)? else {
+            return None;
+        };
+        (b == latch && self.last_write(v, b, i).is_none()).then_some(v)
+    }
+
+    /// `r + s` for `r`'s value on entry to the loop: the first value its test sees (`s` is the
+    /// step, or 0 where the test reads `r` before its step). Where that value is `y + k` (k a
+    /// constant, as `add r, t, -256` before a loop that adds 256 first), the constants are
+    /// added modulo the width, as the kernel adds them.
     fn first_step(&mut self, r: VarId, h: u32, s: u64, bits: u8, depth: u32) -> Option<Iv> {
         if let Some(x) = self.only_write_outside(r, h)
             && let Some((y, k)) = self.plus_constant(x)

@@ -666,9 +666,12 @@ impl<'f> Analysis<'f> {
             return Some(iv);
         }
         let preds = self.preds[b as usize].clone();
+        // A loop that never writes `var` brings it back as it came in: where `b` is the loop's
+        // only way in, its edges from inside the loop add nothing.
+        let kept = self.cyclic[b as usize] && self.loop_keeps(var, b);
         let mut joined: Option<Iv> = None;
         for (n, &p) in preds.iter().enumerate() {
-            if preds[..n].contains(&p) {
+            if preds[..n].contains(&p) || (kept && self.comp[p as usize] == self.comp[b as usize]) {
                 continue;
             }
             let len = self.f.blocks[p as usize].insts.len() as u32;
@@ -697,6 +700,25 @@ impl<'f> Analysis<'f> {
         }
         self.entries.insert((var, b), joined);
         joined
+    }
+
+    /// Whether no block of `h`'s loop (its strongly connected component) writes `var` and every
+    /// edge into the loop from outside leads to `h`: on every entry to `h`, `var` then holds
+    /// what it held when the loop was last entered.
+    fn loop_keeps(&self, var: VarId, h: u32) -> bool {
+        let comp = self.comp[h as usize];
+        self.f.blocks.iter().enumerate().all(|(c, block)| {
+            if self.comp[c] != comp {
+                return true;
+            }
+            let entered_here =
+                c as u32 == h || self.preds[c].iter().all(|&p| self.comp[p as usize] == comp);
+            entered_here
+                && !block.insts.iter().any(|inst| match inst.op {
+                    Op::StoreVar(v, _) => v == var,
+                    op => op.result_vars(&self.f.side).contains(&var),
+                })
+        })
     }
 
     /// Whether value `x`, made in block `p`, is what `var` holds when `p` ends (no write of
