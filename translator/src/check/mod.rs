@@ -1,6 +1,7 @@
 //! The checker: resolves names, applies the ISA's rules to every declaration and instruction, and
 //! produces the typed module ([`typed::Module`]) that lowering reads.
 
+pub mod catalog;
 mod consteval;
 mod cx;
 mod decls;

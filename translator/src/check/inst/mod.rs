@@ -48,6 +48,12 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         None => None,
     };
     let mut m = Mods::new(i);
+    // The catalog lists what is decoded: a mnemonic without a row is refused here, whatever
+    // the dispatch below would make of it.
+    if super::catalog::lookup(i.opcode.node).is_none() {
+        unknown(cx, i);
+        return None;
+    }
     let op = match i.opcode.node {
         "add" | "sub" | "mul" | "mad" | "div" | "abs" | "neg" | "min" | "max"
             if float::has_float_type(i) =>
@@ -166,14 +172,8 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         "exit" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Exit),
         "trap" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Trap { breakpoint: false }),
         "brkpt" => control::no_operands(cx, i, &mut m, &[]).map(|_| Op::Trap { breakpoint: true }),
-        other => {
-            cx.error(
-                Diagnostic::error(
-                    i.opcode.span,
-                    format!("unknown or unsupported instruction `{other}`"),
-                )
-                .with_label("not an instruction ptxvk translates yet"),
-            );
+        _ => {
+            unknown(cx, i);
             return None;
         }
     };
@@ -194,4 +194,14 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
         op: op?,
         span: i.span,
     })
+}
+
+fn unknown(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) {
+    cx.error(
+        Diagnostic::error(
+            i.opcode.span,
+            format!("unknown or unsupported instruction `{}`", i.opcode.node),
+        )
+        .with_label("not an instruction ptxvk translates yet"),
+    );
 }
