@@ -165,6 +165,8 @@ pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
         // needs the device's addresses to be the host's, as on a CPU device.
         19 => i32::from(info.host_visible_device_memory),
         83 | 101 => i32::from(info.host_visible_device_memory && info.kind == DeviceKind::Cpu),
+        // HOST_REGISTER_SUPPORTED: registered memory is mapped for the device by importing it.
+        99 => i32::from(info.host_import_alignment.is_some()),
         81 => per_mp,
         97 => optin,
         87 => 2,

@@ -147,7 +147,9 @@ impl From<ptxvk_runtime::Error> for CuError {
             E::DeviceNotFound { .. } => CuError::NoDevice,
             E::OutOfDeviceMemory { .. } | E::Allocation(_) => CuError::OutOfMemory(msg),
             E::Translate(_) => CuError::InvalidPtx(msg),
-            E::DeviceLacks { .. } | E::Unsupported { .. } => CuError::NotSupported(msg),
+            E::DeviceLacks { .. } | E::Unsupported { .. } | E::HostImportUnsupported(_) => {
+                CuError::NotSupported(msg)
+            }
             E::KernelNotFound { .. } | E::GlobalNotFound { .. } => CuError::NotFound(msg),
             E::InvalidArgument(_)
             | E::ArgCount { .. }

@@ -25,6 +25,14 @@ enum Owner {
     Device { ctx_id: usize, base: u64 },
     /// The caller's, registered.
     Registered,
+    /// The caller's, registered and imported as device memory of a context
+    /// (CU_MEMHOSTREGISTER_DEVICEMAP): `base` is the device address of the range's first byte,
+    /// `pages` the imported allocation (device address, host address, size) that covers it.
+    Imported {
+        ctx_id: usize,
+        base: u64,
+        pages: (u64, usize, usize),
+    },
 }
 
 /// What `cuMemFreeHost` must still release.
@@ -79,7 +87,9 @@ pub fn device_pointer(p: usize) -> Option<u64> {
     let map = ranges();
     let (&host, r) = map.range(..=p).next_back()?;
     match r.owner {
-        Owner::Device { base, .. } if p - host < r.size => Some(base + (p - host) as u64),
+        Owner::Device { base, .. } | Owner::Imported { base, .. } if p - host < r.size => {
+            Some(base + (p - host) as u64)
+        }
         _ => None,
     }
 }
@@ -87,7 +97,11 @@ pub fn device_pointer(p: usize) -> Option<u64> {
 pub fn free(p: *mut u8) -> CuResult<Freed> {
     let mut map = ranges();
     let owner = match map.get(&(p as usize)) {
-        Some(Range { owner, .. }) if !matches!(owner, Owner::Registered) => *owner,
+        Some(Range { owner, .. })
+            if !matches!(owner, Owner::Registered | Owner::Imported { .. }) =>
+        {
+            *owner
+        }
         _ => {
             return Err(CuError::invalid(format!(
                 "{p:?} is not page-locked host memory"
@@ -103,8 +117,24 @@ pub fn free(p: *mut u8) -> CuResult<Freed> {
             Ok(Freed::Nothing)
         }
         Owner::Device { ctx_id, base } => Ok(Freed::Device(ctx_id, base)),
-        Owner::Registered => Ok(Freed::Nothing),
+        Owner::Registered | Owner::Imported { .. } => Ok(Freed::Nothing),
     }
+}
+
+/// Whether `[start, end)` overlaps a range of `map`, or the pages imported for one.
+fn overlaps(map: &BTreeMap<usize, Range>, start: usize, end: usize) -> bool {
+    // Imported pages reach before and after their range's key: every range is looked at
+    // (programs register few).
+    map.iter().any(|(&base, r)| {
+        let (lo, hi) = match r.owner {
+            Owner::Imported {
+                pages: (_, host, len),
+                ..
+            } => (host, host + len),
+            _ => (base, base + r.size),
+        };
+        lo < end && hi > start
+    })
 }
 
 /// `cuMemHostRegister`: overlapping an earlier range is CUDA's "already registered".
@@ -113,12 +143,7 @@ pub fn register(p: usize, size: usize, flags: u32) -> CuResult<()> {
         return Err(CuError::invalid("a NULL or empty range"));
     }
     let mut map = ranges();
-    let end = p.saturating_add(size);
-    let overlaps = map
-        .range(..end)
-        .next_back()
-        .is_some_and(|(&base, r)| base + r.size > p);
-    if overlaps {
+    if overlaps(&map, p, p.saturating_add(size)) {
         return Err(CuError::HostMemoryAlreadyRegistered);
     }
     let owner = Owner::Registered;
@@ -126,19 +151,56 @@ pub fn register(p: usize, size: usize, flags: u32) -> CuResult<()> {
     Ok(())
 }
 
-/// `cuMemHostUnregister`: only the base address of a registered range.
-pub fn unregister(p: usize) -> CuResult<()> {
-    let mut map = ranges();
-    match map.get(&p) {
-        Some(Range {
-            owner: Owner::Registered,
-            ..
-        }) => {
-            map.remove(&p);
-            Ok(())
-        }
-        _ => Err(CuError::HostMemoryNotRegistered),
+/// `cuMemHostRegister` with CU_MEMHOSTREGISTER_DEVICEMAP: the pages covering `[p, p + size)`
+/// (CUDA takes any pointer; Vulkan imports whole multiples of the device's alignment) become
+/// device memory of the context `ctx_id` through `import` (given the aligned host range, it
+/// returns the device address of its first byte). Ranges whose pages overlap are "already
+/// registered": one page cannot be imported twice at two device addresses here.
+pub fn register_mapped(
+    (p, size, flags): (usize, usize, u32),
+    align: usize,
+    ctx_id: usize,
+    import: impl FnOnce(usize, usize) -> CuResult<u64>,
+) -> CuResult<()> {
+    if p == 0 || size == 0 {
+        return Err(CuError::invalid("a NULL or empty range"));
     }
+    let align = align.max(1);
+    let start = p - p % align;
+    let end = p
+        .checked_add(size)
+        .and_then(|e| e.checked_next_multiple_of(align))
+        .ok_or_else(|| CuError::invalid("a range past the end of the address space"))?;
+    // Held across the import, so that two threads cannot import the same pages.
+    let mut map = ranges();
+    if overlaps(&map, start, end) {
+        return Err(CuError::HostMemoryAlreadyRegistered);
+    }
+    let device = import(start, end - start)?;
+    let owner = Owner::Imported {
+        ctx_id,
+        base: device + (p - start) as u64,
+        pages: (device, start, end - start),
+    };
+    map.insert(p, Range { size, flags, owner });
+    Ok(())
+}
+
+/// `cuMemHostUnregister`: only the base address of a registered range. For a range imported
+/// as device memory: (context id, device address of the imported pages) to release.
+pub fn unregister(p: usize) -> CuResult<Option<(usize, u64)>> {
+    let mut map = ranges();
+    let imported = match map.get(&p).map(|r| r.owner) {
+        Some(Owner::Registered) => None,
+        Some(Owner::Imported {
+            ctx_id,
+            pages: (device, ..),
+            ..
+        }) => Some((ctx_id, device)),
+        _ => return Err(CuError::HostMemoryNotRegistered),
+    };
+    map.remove(&p);
+    Ok(imported)
 }
 
 /// `cuMemHostGetFlags`: the flags the range was allocated or registered with.

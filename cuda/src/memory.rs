@@ -32,6 +32,9 @@ pub struct Allocation {
     pub host: Option<u64>,
     /// `cuMemAllocManaged`.
     pub managed: bool,
+    /// Host memory registered for the device (`cuMemHostRegister`): released by
+    /// `cuMemHostUnregister`, not `cuMemFree`.
+    pub imported: bool,
 }
 
 /// A resolved range: the allocation and the offset of the pointer in it.
@@ -101,9 +104,37 @@ impl Allocations {
                 backing: Backing::Buffer(Arc::new(buf)),
                 host,
                 managed,
+                imported: false,
             },
         );
         base
+    }
+
+    /// Host memory at `host` imported as device memory (`cuMemHostRegister`): its device
+    /// address.
+    pub fn add_imported(&self, buf: Buffer, host: u64) -> u64 {
+        let base = buf.address();
+        let size = buf.size();
+        let alloc = Allocation {
+            base,
+            size,
+            backing: Backing::Buffer(Arc::new(buf)),
+            host: Some(host),
+            managed: false,
+            imported: true,
+        };
+        self.lock().insert(base, alloc);
+        base
+    }
+
+    /// `cuMemHostUnregister` of imported memory: the allocation, to drop once the device is
+    /// done with it.
+    pub fn remove_imported(&self, base: u64) -> Option<Allocation> {
+        let mut map = self.lock();
+        match map.get(&base) {
+            Some(a) if a.imported => map.remove(&base),
+            _ => None,
+        }
     }
 
     pub fn add_global(&self, alloc: Allocation) {
@@ -121,7 +152,7 @@ impl Allocations {
     pub fn free(&self, ptr: u64) -> CuResult<Allocation> {
         let mut map = self.lock();
         match map.get(&ptr) {
-            Some(a) if matches!(a.backing, Backing::Buffer(_)) => {}
+            Some(a) if matches!(a.backing, Backing::Buffer(_)) && !a.imported => {}
             _ => return Err(CuError::invalid(format!("free of {ptr:#x}"))),
         }
         map.remove(&ptr)
@@ -154,7 +185,7 @@ impl Allocations {
     pub fn allocated(&self) -> u64 {
         self.lock()
             .values()
-            .filter(|a| matches!(a.backing, Backing::Buffer(_)))
+            .filter(|a| matches!(a.backing, Backing::Buffer(_)) && !a.imported)
             .map(|a| a.size)
             .sum()
     }

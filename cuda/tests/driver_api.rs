@@ -85,20 +85,38 @@ fn forged_handles_and_null_pointers_give_error_codes() {
     run("forged");
 }
 
+/// Whether the tests run on a CPU device (lavapipe), which offers every kind of memory both
+/// sides reach: there the programs must really run on it rather than be refused.
+fn on_cpu_device() -> bool {
+    let devices = ptxvk_runtime::devices().unwrap_or_default();
+    let chosen =
+        ptxvk_runtime::select_device(&devices, std::env::var("PTXVK_DEVICE").ok().as_deref());
+    chosen.is_ok_and(|i| devices[i].kind == ptxvk_runtime::DeviceKind::Cpu)
+}
+
 /// On a CPU device (lavapipe) both kinds of shared memory must really run.
 #[test]
 fn managed_and_mapped_memory_where_the_device_allows() {
     let (exe, dir) = program();
     let out = common::run_c(exe, dir, &["shared_memory"], &[]);
     assert!(out.contains("shared_memory: ok"), "{out}");
-    let devices = ptxvk_runtime::devices().unwrap_or_default();
-    let chosen =
-        ptxvk_runtime::select_device(&devices, std::env::var("PTXVK_DEVICE").ok().as_deref());
-    if chosen.is_ok_and(|i| devices[i].kind == ptxvk_runtime::DeviceKind::Cpu) {
+    if on_cpu_device() {
         assert!(
             out.contains("managed memory: ran") && out.contains("mapped memory: ran"),
             "{out}"
         );
+    }
+}
+
+/// The program's own malloc'd memory registered for the device: lavapipe imports it
+/// (`VK_EXT_external_memory_host`), so there the kernel must really run on it.
+#[test]
+fn registered_host_memory_is_written_by_kernels_in_place() {
+    let (exe, dir) = program();
+    let out = common::run_c(exe, dir, &["registered"], &[]);
+    assert!(out.contains("registered: ok"), "{out}");
+    if on_cpu_device() {
+        assert!(out.contains("registered memory: ran"), "{out}");
     }
 }
 
@@ -134,6 +152,7 @@ fn every_group_also_builds_and_runs_against_the_cuda_13_header() {
         "linker",
         "forged",
         "shared_memory",
+        "registered",
         "textures",
     ] {
         let out = common::run_c(&exe, &dir, &[mode], &[("PTXVK_CC", "7.5")]);

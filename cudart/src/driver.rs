@@ -75,6 +75,8 @@ driver! {
     cuMemHostAlloc(*mut Ptr, usize, c_uint);
     cuMemFreeHost(Ptr);
     cuMemHostGetDevicePointer_v2(*mut DevPtr, Ptr, c_uint);
+    cuMemHostRegister_v2(Ptr, usize, c_uint);
+    cuMemHostUnregister(Ptr);
     cuMemAllocManaged(*mut DevPtr, usize, c_uint);
     cuMemGetInfo_v2(*mut usize, *mut usize);
     cuMemcpy(DevPtr, DevPtr, usize);

@@ -541,6 +541,10 @@ fn create_device(
     if info.portability_subset {
         exts.push(c"VK_KHR_portability_subset".as_ptr());
     }
+    // Host memory a program registers for the device (`cuMemHostRegister`) is imported.
+    if info.host_import_alignment.is_some() {
+        exts.push(c"VK_EXT_external_memory_host".as_ptr());
+    }
     let create = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&exts)

@@ -62,6 +62,10 @@ pub struct DeviceInfo {
     pub subgroup_ops: bool,
     /// Clustered subgroup operations.
     pub subgroup_clustered: bool,
+    /// `minImportedHostPointerAlignment` where the device has `VK_EXT_external_memory_host`:
+    /// host memory it can import as device memory ([`crate::Buffer::import_host`]) starts
+    /// and ends at multiples of it.
+    pub host_import_alignment: Option<u64>,
     /// `maxComputeSharedMemorySize`: static plus dynamic shared memory of one block.
     pub max_shared_memory_bytes: u32,
     /// `maxPushConstantsSize`.
@@ -177,6 +181,13 @@ impl DeviceInfo {
             exts.iter()
                 .any(|e| e.extension_name_as_c_str().ok() == Some(n))
         };
+        let host_import_alignment = has_ext(c"VK_EXT_external_memory_host").then(|| {
+            let mut host = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
+            let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut host);
+            // SAFETY: valid physical device, which has the extension; `host` lives across it.
+            unsafe { instance.get_physical_device_properties2(pd, &mut props) };
+            host.min_imported_host_pointer_alignment.max(1)
+        });
         let kind = match p.device_type {
             vk::PhysicalDeviceType::DISCRETE_GPU => DeviceKind::Discrete,
             vk::PhysicalDeviceType::INTEGRATED_GPU => DeviceKind::Integrated,
@@ -266,6 +277,7 @@ impl DeviceInfo {
                 .supported_operations
                 .contains(vk::SubgroupFeatureFlags::CLUSTERED),
             compute_full_subgroups: api13 && f13.compute_full_subgroups == vk::TRUE,
+            host_import_alignment,
             max_shared_memory_bytes: p.limits.max_compute_shared_memory_size,
             max_push_constant_bytes: p.limits.max_push_constants_size,
             max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
@@ -459,6 +471,7 @@ mod tests {
             compute_full_subgroups: true,
             subgroup_ops: true,
             subgroup_clustered: true,
+            host_import_alignment: None,
             max_shared_memory_bytes: 49152,
             max_push_constant_bytes: 128,
             max_workgroup_invocations: 1024,

@@ -40,6 +40,8 @@ pub enum Error {
     },
     #[error("not supported: {what}")]
     Unsupported { what: String },
+    #[error("host memory cannot be imported as device memory here: {0}")]
+    HostImportUnsupported(String),
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     #[error("no kernel named `{name}`; the module has: {available}")]

@@ -7,6 +7,7 @@ use crate::context;
 use crate::copy;
 use crate::error::{CUresult, CuError, CuResult};
 use crate::host;
+use ptxvk_runtime::Buffer;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, size: usize) -> CUresult {
@@ -250,8 +251,14 @@ pub unsafe extern "C" fn cuMemAllocManaged(
 /// CU_MEMHOSTREGISTER_PORTABLE, DEVICEMAP, IOMEMORY, READ_ONLY.
 const HOST_REGISTER_FLAGS: c_uint = 0xf;
 
-/// Registration is remembered (pointer attributes, flags) but maps nothing for the device:
-/// CU_MEMHOSTREGISTER_DEVICEMAP is not supported yet.
+/// CU_MEMHOSTREGISTER_DEVICEMAP.
+const MEMHOSTREGISTER_DEVICEMAP: c_uint = 0x2;
+
+/// Registration is remembered (pointer attributes, flags). With CU_MEMHOSTREGISTER_DEVICEMAP
+/// the pages covering the range are imported as device memory of the current context
+/// (`VK_EXT_external_memory_host`), and kernels reach the caller's own bytes through
+/// `cuMemHostGetDevicePointer`; a device without the extension gives CUDA_ERROR_NOT_SUPPORTED,
+/// which is what CUDA returns where registration is not supported.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemHostRegister_v2(
     p: *mut c_void,
@@ -262,14 +269,28 @@ pub unsafe extern "C" fn cuMemHostRegister_v2(
         "cuMemHostRegister_v2",
         format_args!("p={p:#x?} size={size:#x} flags={flags:#x}"),
         || {
-            context::current()?;
+            let (ctx_id, ctx) = context::current()?;
             if flags & !HOST_REGISTER_FLAGS != 0 {
                 return Err(CuError::invalid(format!("flags {flags:#x}")));
             }
-            if flags & 0x2 != 0 {
-                return Err(CuError::NotSupported("CU_MEMHOSTREGISTER_DEVICEMAP".into()));
+            if flags & MEMHOSTREGISTER_DEVICEMAP == 0 {
+                return host::register(p as usize, size, flags);
             }
-            host::register(p as usize, size, flags)
+            let info = ctx.rt.info();
+            let align = info.host_import_alignment.ok_or_else(|| {
+                CuError::NotSupported(format!(
+                    "CU_MEMHOSTREGISTER_DEVICEMAP: `{}` lacks VK_EXT_external_memory_host",
+                    info.name
+                ))
+            })?;
+            let align = usize::try_from(align).map_err(|_| CuError::invalid("alignment"))?;
+            host::register_mapped((p as usize, size, flags), align, ctx_id, |start, len| {
+                // SAFETY: the caller's range is its memory until it unregisters it (CUDA's
+                // contract), and the pages around it hold it; unregistering drops the buffer
+                // once the device is done with it.
+                let buf = unsafe { Buffer::import_host(&ctx.rt, start as *mut u8, len as u64) }?;
+                Ok(ctx.memory.add_imported(buf, start as u64))
+            })
         },
     )
 }
@@ -278,7 +299,18 @@ pub unsafe extern "C" fn cuMemHostRegister_v2(
 pub unsafe extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     entry("cuMemHostUnregister", format_args!("p={p:#x?}"), || {
         context::current()?;
-        host::unregister(p as usize)
+        let Some((ctx_id, device)) = host::unregister(p as usize)? else {
+            return Ok(());
+        };
+        // The context may be gone, and its memory with it.
+        let Ok(ctx) = crate::context::CONTEXTS.get(ctx_id) else {
+            return Ok(());
+        };
+        let alloc = ctx.memory.remove_imported(device);
+        // Kernels reached the memory by address: they must be done before it goes.
+        let synced = ctx.rt.synchronize();
+        drop(alloc);
+        Ok(synced?)
     })
 }
 

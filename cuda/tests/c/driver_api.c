@@ -1283,6 +1283,71 @@ static void textures(void) {
     CHECK(cuCtxDestroy(ctx));
 }
 
+/* The program's own memory registered for the device (CU_MEMHOSTREGISTER_DEVICEMAP): a
+ * kernel writes through the device pointer, the results are in the original host array. The
+ * range is deliberately not page-aligned (CUDA takes any pointer). Where the device cannot
+ * register memory for itself, CUDA_ERROR_NOT_SUPPORTED. */
+static void registered(void) {
+    CUcontext ctx = make_context();
+    CUmodule mod = load_module();
+    CUfunction saxpy;
+    CHECK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    enum { N = 3000 };
+    int supported = 0;
+    CHECK(cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 0));
+    char *block = malloc(2 * N * sizeof(float) + 64);
+    ASSERT(block != NULL);
+    float *h = (float *)(block + 12);
+    size_t bytes = 2 * N * sizeof(float);
+    if (!supported) {
+        EXPECT(cuMemHostRegister(h, bytes, CU_MEMHOSTREGISTER_DEVICEMAP), CUDA_ERROR_NOT_SUPPORTED);
+        free(block);
+        CHECK(cuCtxDestroy(ctx));
+        return;
+    }
+    CHECK(cuMemHostRegister(h, bytes, CU_MEMHOSTREGISTER_DEVICEMAP));
+    CUdeviceptr dp = 0;
+    CHECK(cuMemHostGetDevicePointer(&dp, h, 0));
+    ASSERT(dp != 0);
+    saxpy_shared(saxpy, dp, dp + N * sizeof(float), h, h + N, N);
+    /* Copies through the device pointer see the same bytes. */
+    float y[4] = {0};
+    CHECK(cuMemcpyDtoH(y, dp + (N + 10) * sizeof(float), sizeof y));
+    for (int i = 0; i < 4; i++) ASSERT(y[i] == 1.0f + 3.0f * (float)(10 + i));
+    CUdeviceptr inner = 0;
+    CHECK(cuMemHostGetDevicePointer(&inner, h + 7, 0));
+    ASSERT(inner == dp + 7 * sizeof(float));
+    void *hp = NULL;
+    CHECK(cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, dp + 8));
+    ASSERT(hp == (char *)h + 8);
+    unsigned flags = 0;
+    CHECK(cuMemHostGetFlags(&flags, h));
+    ASSERT(flags == CU_MEMHOSTREGISTER_DEVICEMAP);
+    /* Overlapping and duplicate registrations; only cuMemHostUnregister releases it. */
+    EXPECT(cuMemHostRegister(h, bytes, CU_MEMHOSTREGISTER_DEVICEMAP),
+           CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT(cuMemHostRegister(h + 100, 64, CU_MEMHOSTREGISTER_DEVICEMAP),
+           CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT(cuMemHostRegister(h + N, bytes, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT(cuMemFree(dp), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemFreeHost(h), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemHostUnregister(h + 1), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    static char unknown[64];
+    EXPECT(cuMemHostUnregister(unknown), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    CHECK(cuMemHostUnregister(h));
+    EXPECT(cuMemHostUnregister(h), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT(cuMemHostGetDevicePointer(&dp, h, 0), CUDA_ERROR_INVALID_VALUE);
+    /* The memory is the program's again, and can be registered anew. */
+    for (int i = 0; i < N; i++) ASSERT(h[N + i] == 1.0f + 3.0f * (float)i);
+    CHECK(cuMemHostRegister(h, bytes, CU_MEMHOSTREGISTER_DEVICEMAP));
+    CHECK(cuMemHostGetDevicePointer(&dp, h, 0));
+    saxpy_shared(saxpy, dp, dp + N * sizeof(float), h, h + N, N);
+    CHECK(cuMemHostUnregister(h));
+    free(block);
+    printf("registered memory: ran\n");
+    CHECK(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "before_init") == 0) before_init();
@@ -1298,6 +1363,7 @@ int main(int argc, char **argv) {
     else if (strcmp(mode, "linker") == 0) linker();
     else if (strcmp(mode, "forged") == 0) forged();
     else if (strcmp(mode, "shared_memory") == 0) shared_memory();
+    else if (strcmp(mode, "registered") == 0) registered();
     else if (strcmp(mode, "textures") == 0) textures();
     else {
         fprintf(stderr, "unknown mode `%s`\n", mode);

@@ -128,6 +128,31 @@ pub unsafe extern "C" fn cudaHostGetDevicePointer(
     })
 }
 
+/// cudaHostRegisterDefault/Portable/Mapped/IoMemory/ReadOnly are the driver's
+/// CU_MEMHOSTREGISTER_* bits: with Mapped, the driver imports the caller's pages for the device
+/// where it can (`cudaErrorNotSupported` elsewhere).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaHostRegister(
+    ptr: *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> CudaError {
+    entry(|| {
+        let (d, _) = state::ready()?;
+        // SAFETY: the driver checks the range and flags.
+        driver::check(unsafe { (d.cuMemHostRegister_v2)(ptr, size, flags) })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudaHostUnregister(ptr: *mut c_void) -> CudaError {
+    entry(|| {
+        let (d, _) = state::ready()?;
+        // SAFETY: the driver checks the address.
+        driver::check(unsafe { (d.cuMemHostUnregister)(ptr) })
+    })
+}
+
 /// cudaMemAttachGlobal/Host are the driver's CU_MEM_ATTACH_* values.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cudaMallocManaged(

@@ -1,7 +1,9 @@
-// Page-locked host memory: mapped memory a kernel writes through its device pointer,
-// pointer attributes of each kind of memory, async copies to and from pinned buffers, and
-// cudaMemcpyDefault telling the directions apart by address.
+// Page-locked host memory: mapped memory a kernel writes through its device pointer, the
+// program's own memory registered and mapped, pointer attributes of each kind of memory, async
+// copies to and from pinned buffers, and cudaMemcpyDefault telling the directions apart by
+// address.
 #include "check.h"
+#include <cstdlib>
 #include <cstring>
 
 __global__ void fill(int* out, int n, int base) {
@@ -18,6 +20,25 @@ int main() {
     fill<<<(n + 255) / 256, 256>>>(mapped_dev, n, 7);
     CHECK_LAUNCH();
     for (int i = 0; i < n; i++) EXPECT(mapped[i] == 7 + i * i, "mapped[%d] = %d", i, mapped[i]);
+
+    // The program's own memory, registered and mapped: the kernel writes it in place. The
+    // range starts inside a page, as nothing obliges a program to align it.
+    char* block = (char*)std::malloc(n * sizeof(int) + 64);
+    int* mine = (int*)(block + 20);
+    std::memset(mine, 0, n * sizeof(int));
+    CHECK(cudaHostRegister(mine, n * sizeof(int), cudaHostRegisterMapped));
+    EXPECT(cudaHostRegister(mine + 10, 64, cudaHostRegisterMapped) == cudaErrorHostMemoryAlreadyRegistered,
+           "a second registration of the same memory");
+    (void)cudaGetLastError();
+    int* mine_dev;
+    CHECK(cudaHostGetDevicePointer((void**)&mine_dev, mine, 0));
+    fill<<<(n + 255) / 256, 256>>>(mine_dev, n, 11);
+    CHECK_LAUNCH();
+    for (int i = 0; i < n; i++) EXPECT(mine[i] == 11 + i * i, "mine[%d] = %d", i, mine[i]);
+    CHECK(cudaHostUnregister(mine));
+    EXPECT(cudaHostUnregister(mine) == cudaErrorHostMemoryNotRegistered, "a second unregistration");
+    (void)cudaGetLastError();
+    std::free(block);
 
     int *dev, *pinned;
     CHECK(cudaMalloc(&dev, n * sizeof(int)));

@@ -8,6 +8,7 @@
 
 mod bytes;
 mod copy;
+mod host;
 pub(crate) mod raw;
 
 use std::marker::PhantomData;
