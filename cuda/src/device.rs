@@ -141,8 +141,12 @@ pub fn attribute(info: &DeviceInfo, attr: i32) -> CuResult<i32> {
             info.kind,
             DeviceKind::Integrated | DeviceKind::Cpu
         )),
-        // Texture sizes: Vulkan's guaranteed image limits.
-        21 | 22 | 23 | 27 | 28 | 42 | 45 | 46 | 52 | 53 | 73 | 74 | 77 => 4096,
+        // Texture sizes: Vulkan's guaranteed image limits (pitched 2D memory is sampled
+        // through an image too).
+        21 | 22 | 23 | 27 | 28 | 42 | 45 | 46 | 52 | 53 | 70 | 71 | 73 | 74 | 77 => 4096,
+        // Linear memory is read by the shader itself: CUDA's element limit holds.
+        69 => sat(ptxvk_runtime::MAX_LINEAR_WIDTH),
+        72 => crate::texture::MAX_PITCH as i32,
         24..=26 | 47..=49 => 256,
         29 | 43 | 54 => 256,
         51 => 32,

@@ -167,6 +167,11 @@ pub fn create_object(
     Ok(handle)
 }
 
+/// The largest pitch of a texture over pitched memory
+/// (`CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH`): what NVIDIA's devices report, since
+/// the copy into the image has no limit of its own.
+pub const MAX_PITCH: u64 = (1 << 21) - 32;
+
 /// The layout of a texture object over device memory: linear (`pitch` None, `extent[1]` 0)
 /// or pitched 2D.
 pub struct MemoryLayout {

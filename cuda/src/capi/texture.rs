@@ -306,7 +306,14 @@ fn memory_object(r: &ResourceDesc, t: &TextureDescriptor) -> CuResult<u64> {
     let texel = texture::texel_bytes(format)?;
     let layout = if linear {
         let bytes = r.res[2];
-        let width = (bytes / texel).min(u64::from(ptxvk_runtime::MAX_LINEAR_WIDTH));
+        // CUDA refuses more elements than CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH.
+        let width = bytes / texel;
+        if width > u64::from(ptxvk_runtime::MAX_LINEAR_WIDTH) {
+            return Err(CuError::invalid(format!(
+                "{width} elements of linear memory (at most {})",
+                ptxvk_runtime::MAX_LINEAR_WIDTH
+            )));
+        }
         texture::MemoryLayout {
             ptr: r.res[0],
             format,
@@ -315,9 +322,10 @@ fn memory_object(r: &ResourceDesc, t: &TextureDescriptor) -> CuResult<u64> {
         }
     } else {
         let pitch = r.res[4];
-        if pitch % TEXTURE_PITCH_ALIGNMENT != 0 {
+        if pitch % TEXTURE_PITCH_ALIGNMENT != 0 || pitch > texture::MAX_PITCH {
             return Err(CuError::invalid(format!(
-                "pitch {pitch} is not a multiple of the texture pitch alignment {TEXTURE_PITCH_ALIGNMENT}"
+                "pitch {pitch}: a multiple of the texture pitch alignment {TEXTURE_PITCH_ALIGNMENT} up to {} bytes",
+                texture::MAX_PITCH
             )));
         }
         texture::MemoryLayout {
