@@ -154,13 +154,14 @@ fn attention(
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn context() -> Context {
+/// A context whose launches may take `minutes`.
+fn context(minutes: u64) -> Context {
     let mut opts = common::options();
     // Lavapipe's LLVM takes minutes over the larger kernels' emulated warp exchanges at their
-    // first launch (a warm Mesa shader cache makes it seconds), which the default 60 s bound
-    // on a launch would cut.
+    // first launch (a warm Mesa shader cache makes it seconds), and the bound on a launch
+    // counts it: the default 60 s would cut it.
     if std::env::var_os("PTXVK_TIMEOUT_MS").is_none() {
-        opts.timeout = std::time::Duration::from_secs(900);
+        opts.timeout = std::time::Duration::from_secs(minutes * 60);
     }
     let ctx = Context::new(&opts).unwrap();
     common::announce(&ctx);
@@ -173,7 +174,7 @@ fn triton_types_match_numpy() {
         return;
     };
     let python = triton_support::python().unwrap();
-    let ctx = context();
+    let ctx = context(15);
     // No dimension a multiple of the tile: every mask of the kernel is used.
     for v in ["matmul_bf16_small", "matmul_e5m2_small"] {
         matmul(&ctx, &python, &all, (v, 80), (37, 21, 40), (16, 16));
@@ -196,7 +197,7 @@ fn triton_mma_sync_tf32_and_attention_match_numpy() {
         return;
     };
     let python = triton_support::python().unwrap();
-    let ctx = context();
+    let ctx = context(60);
     let small = (37, 21, 40);
     matmul(
         &ctx,
@@ -209,34 +210,46 @@ fn triton_mma_sync_tf32_and_attention_match_numpy() {
     attention(&ctx, &python, &all, ("attention_bf16_small", 80), 16);
 }
 
-#[test]
-#[ignore = "lavapipe takes minutes to compile these; run by `cargo xtask triton-long`"]
-fn triton_big_tiles_match_numpy() {
+/// One of the tiles of Triton's tuning configurations, `tile` (M x N) outputs a program.
+fn big_tile(variant: &str, cc: u32, tile: (usize, usize)) {
     let Some(all) = triton_support::kernels() else {
         return;
     };
     let python = triton_support::python().unwrap();
-    let ctx = context();
+    // On the loaded 2-core machine, sm_80's large tiles took over 15 minutes of LLVM.
+    let ctx = context(60);
+    let k = find(&all, variant, cc);
+    assert!(
+        k.shared >= 48 << 10,
+        "{}: {} bytes of shared memory, not the 48 KiB this run is for",
+        k.file,
+        k.shared
+    );
     let limit = ctx.info().max_shared_memory_bytes;
-    for (variant, cc, tile) in [
-        ("matmul_f16_big", 80, (128, 128)),
-        ("matmul_f16_big_wg", 90, (128, 64)),
-        ("matmul_tf32_big", 80, (64, 64)),
-    ] {
-        let k = find(&all, variant, cc);
-        assert!(
-            k.shared >= 48 << 10,
-            "{}: {} bytes of shared memory, not the 48 KiB this run is for",
-            k.file,
-            k.shared
-        );
-        eprintln!(
-            "{}: {} bytes of shared memory, the device has {limit}",
-            k.file, k.shared
-        );
-        // Multiples of 16 (the kernels are specialised for it), not of the tiles; K runs
-        // through more iterations than the pipeline has stages.
-        let shape = (tile.0 + 16, tile.1 + 16, 160);
-        matmul(&ctx, &python, &all, (variant, cc), shape, tile);
-    }
+    eprintln!(
+        "{}: {} bytes of shared memory, the device has {limit}",
+        k.file, k.shared
+    );
+    // Multiples of 16 (the kernels are specialised for it), not of the tiles; K runs through
+    // more iterations than the pipeline has stages.
+    let shape = (tile.0 + 16, tile.1 + 16, 160);
+    matmul(&ctx, &python, &all, (variant, cc), shape, tile);
+}
+
+#[test]
+#[ignore = "lavapipe takes minutes to compile these; run by `cargo xtask triton-long`"]
+fn triton_big_mma_sync_f16_matches_numpy() {
+    big_tile("matmul_f16_big", 80, (128, 128));
+}
+
+#[test]
+#[ignore = "lavapipe takes minutes to compile these; run by `cargo xtask triton-long`"]
+fn triton_big_mma_sync_tf32_matches_numpy() {
+    big_tile("matmul_tf32_big", 80, (64, 64));
+}
+
+#[test]
+#[ignore = "lavapipe takes minutes to compile these; run by `cargo xtask triton-long`"]
+fn triton_big_wgmma_f16_matches_numpy() {
+    big_tile("matmul_f16_big_wg", 90, (128, 64));
 }
