@@ -221,11 +221,9 @@ impl Program {
         match profile.warp_strategy() {
             profile::WarpStrategy::Emulated => {
                 let entry = ir.entry.0 as usize;
-                if let Some(scratch) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
-                    ir.warp_scratch = scratch;
-                    if scratch {
-                        abi.warp_scratch_bytes_per_thread = 12;
-                    }
+                if let Some(words) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
+                    ir.warp_scratch_words = words;
+                    abi.warp_scratch_bytes_per_thread = 4 * words;
                 }
             }
             profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
@@ -237,8 +235,9 @@ impl Program {
             .map(|(span, what)| self.site(*span, what))
             .collect();
         // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
-        abi.shared_tail_bytes =
-            4 + if ir.warp_scratch { 4 } else { 0 } + if ir.barrier_words { 128 } else { 0 };
+        abi.shared_tail_bytes = 4
+            + if ir.warp_scratch_words > 0 { 4 } else { 0 }
+            + if ir.barrier_words { 128 } else { 0 };
         let spirv = emit::emit_kernel(&ir, &trees, &abi, &mut scratch.emit, Some(&self.module))
             .map_err(|e| {
                 err(vec![Diagnostic::error(

@@ -59,7 +59,7 @@ pub fn emit_kernel(
     e.shared_words = module.shared_words;
     e.dynamic_shared = module.dynamic_shared;
     e.local_words = module.local_words;
-    e.warp_scratch = module.warp_scratch;
+    e.warp_scratch_words = module.warp_scratch_words;
     e.warp = module.warp;
     e.widen_workgroup_fences = module.widen_workgroup_fences;
     e.subgroup_clustered = module.subgroup_clustered;
@@ -182,7 +182,7 @@ pub(crate) struct Emitter {
     /// address of this workgroup's slice once created.
     shared_spilled: bool,
     spill_slice: Option<Word>,
-    warp_scratch: bool,
+    warp_scratch_words: u32,
     scratch_base: Option<Word>,
     lock_index: Option<Word>,
     /// How warp primitives are emitted.
@@ -228,7 +228,7 @@ impl Emitter {
             local_arena: None,
             shared_spilled: false,
             spill_slice: None,
-            warp_scratch: false,
+            warp_scratch_words: 0,
             scratch_base: None,
             lock_index: None,
             warp: crate::profile::WarpStrategy::Emulated,
@@ -275,7 +275,7 @@ impl Emitter {
             local_arena,
             shared_spilled,
             spill_slice,
-            warp_scratch,
+            warp_scratch_words,
             scratch_base,
             lock_index,
             warp,
@@ -307,7 +307,7 @@ impl Emitter {
         (*shared_words, *dynamic_shared, *local_words) = (0, false, 0);
         (*shared_arena, *local_arena) = (None, None);
         (*shared_spilled, *spill_slice) = (false, None);
-        (*warp_scratch, *scratch_base, *lock_index) = (false, None, None);
+        (*warp_scratch_words, *scratch_base, *lock_index) = (0, None, None);
         *warp = crate::profile::WarpStrategy::Emulated;
         (*widen_workgroup_fences, *subgroup_clustered, *barrier_words) = (false, false, false);
         textures.clear();
@@ -770,12 +770,12 @@ impl Emitter {
             return i;
         }
         let mut idx = self.scratch_base();
-        if self.warp_scratch {
+        if self.warp_scratch_words > 0 {
             let [x, y, z] = self.block_dims();
             let xy = self.spec_op(spirv::Op::IMul, x, y);
             let threads = self.spec_op(spirv::Op::IMul, xy, z);
-            let three = self.u32_const(3);
-            let words = self.spec_op(spirv::Op::IMul, threads, three);
+            let per_thread = self.u32_const(self.warp_scratch_words);
+            let words = self.spec_op(spirv::Op::IMul, threads, per_thread);
             idx = self.spec_op(spirv::Op::IAdd, idx, words);
             let one = self.u32_const(1);
             idx = self.spec_op(spirv::Op::IAdd, idx, one);
@@ -785,7 +785,7 @@ impl Emitter {
     }
 
     /// The workgroup's shared arena: static words, the launch's dynamic bytes rounded up to
-    /// words, the warp-emulation scratch (3 words per thread and one), the lock word, and the
+    /// words, the warp-emulation scratch (3 or 5 words per thread, and one), the lock word, and the
     /// counted barriers' words when used.
     pub fn shared_arena(&mut self) -> Word {
         if let Some(v) = self.shared_arena {

@@ -88,8 +88,9 @@ pub struct Module {
     pub shared_spilled: bool,
     /// 32-bit words of local memory per invocation.
     pub local_words: u32,
-    /// The warp-emulation scratch (strategy "emulated") is used: 3 words per thread and one more.
-    pub warp_scratch: bool,
+    /// Words per thread of the warp-emulation scratch (strategy "emulated"; 0: unused), which
+    /// has one word more in all.
+    pub warp_scratch_words: u32,
     /// How warp primitives run on the target device.
     pub warp: crate::profile::WarpStrategy,
     /// Give workgroup-scope fences and ordered atomics queue-family scope (a driver quirk).

@@ -172,7 +172,7 @@ pub fn lower_kernel(
         dynamic_shared: layout.dynamic_shared.is_some(),
         shared_spilled,
         local_words: layout.local_bytes / 4,
-        warp_scratch: false,
+        warp_scratch_words: 0,
         warp: profile.warp_strategy(),
         widen_workgroup_fences: profile.widen_workgroup_fences,
         subgroup_clustered: profile.subgroup_clustered,

@@ -4,7 +4,12 @@
 //! value word, a high word (64-bit values) and a flag word, plus one word for block-wide votes.
 //! An operation is: barrier (the previous operation's readers are done), every thread writes its
 //! slot (inactive threads write "inactive"), barrier, every thread reads its warp's slots. Lanes
-//! past the end of a partial last warp do not exist and read as inactive. Ballots and reductions
+//! past the end of a partial last warp do not exist and read as inactive. A `shfl` of one word
+//! (`ReadLane`, the common case) skips the first barrier: such reads alternate between the value
+//! and flag areas and a second pair of areas after the vote word, so the slots one writes were
+//! last read by the one before the previous, and the previous one's barrier lies between. Every
+//! other operation starts with its barrier and leaves the next `ReadLane` the second pair, which
+//! no other operation touches. Ballots and reductions
 //! instead combine into one word per warp with a shared-memory atomic (`combine`): a few
 //! instructions where reading 32 slots unrolled made hundreds per operation.
 
@@ -13,10 +18,22 @@ use crate::ir::{
     Ordering, Ptr, ReduceOp, Scope, Ty, ValueId, VarId, WarpOp,
 };
 
-/// Expands every warp operation of the sync blocks; returns whether any used the scratch.
-/// `init` is the kernel's first block, run once by every thread before anything else: the
-/// parts of an operation's frame that never change are computed there.
-pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) -> bool {
+/// Words of scratch per thread: value, high word and flag.
+const WORDS: u32 = 3;
+/// With the second pair of areas of one-word `ReadLane`s.
+const WORDS_ALTERNATING: u32 = WORDS + 2;
+
+/// Expands every warp operation of the sync blocks; returns how many words of scratch per
+/// thread they use (0: none). `init` is the kernel's first block, run once by every thread
+/// before anything else: the parts of an operation's frame that never change are computed there.
+pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) -> u32 {
+    let alternating = sync_blocks.iter().enumerate().any(|(bi, &is_sync)| {
+        is_sync
+            && f.blocks[bi].insts.iter().any(|inst| match &inst.op {
+                Op::Warp(WarpOp::ReadLane, args) => one_word(f.ty(args[0])),
+                _ => false,
+            })
+    });
     // Made at the first operation that exchanges values (kernels with only barriers get none).
     let mut frame: Option<FrameVars> = None;
     let mut used = false;
@@ -45,7 +62,7 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
                         Emit { f, out: &mut out }.barrier();
                         None
                     } else {
-                        let vars = *frame.get_or_insert_with(|| frame_vars(f, init));
+                        let vars = *frame.get_or_insert_with(|| frame_vars(f, init, alternating));
                         Emit { f, out: &mut out }.warp(*op, args, st, &vars)
                     };
                     if let (Some(old), Some(new)) = (result, r) {
@@ -63,7 +80,16 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
         }
         f.block_mut(b).insts = out;
     }
-    used
+    match (used, alternating) {
+        (false, _) => 0,
+        (true, false) => WORDS,
+        (true, true) => WORDS_ALTERNATING,
+    }
+}
+
+/// Whether a value of type `ty` fits one scratch word.
+fn one_word(ty: Ty) -> bool {
+    ty.bits() <= 32
 }
 
 /// About how many instructions `op` expands to (a hint: lanes are unrolled).
@@ -168,7 +194,24 @@ impl Emit<'_> {
             vote,
             warp,
             active,
+            alt: v.alt,
         }
+    }
+
+    /// The value and flag areas of this one-word `ReadLane`: the second pair after any other
+    /// operation, then alternating (every thread runs the same operations in the same order, so
+    /// all agree).
+    fn alternate(&mut self, fr: &Frame, alt: AltVars) -> (ValueId, ValueId) {
+        let w = self.push(Ty::I32, Op::LoadVar(alt.which));
+        let zero = self.k(0);
+        let second = self.bin(BinOp::IEq, w, zero);
+        let one = self.k(1);
+        let next = self.select(second, one, zero);
+        self.void(Op::StoreVar(alt.which, next));
+        let [lo1, flag1] = [alt.lo, alt.flag].map(|var| self.push(Ty::I32, Op::LoadVar(var)));
+        let lo = self.select(second, lo1, fr.lo);
+        let flag = self.select(second, flag1, fr.flag);
+        (lo, flag)
     }
 
     /// Writes this thread's slot: flag = `on`, value words = `v` (32 or 64 bits).
@@ -211,12 +254,12 @@ impl Emit<'_> {
         }
     }
 
-    /// Lane `l` of this warp: (exists and was active, its slot index).
-    fn lane(&mut self, fr: &Frame, l: ValueId) -> (ValueId, ValueId) {
+    /// Lane `l` of this warp: (exists and was active by the flags at `flag`, its slot index).
+    fn lane(&mut self, fr: &Frame, flag: ValueId, l: ValueId) -> (ValueId, ValueId) {
         let idx = self.bin(BinOp::IAdd, fr.warp, l);
         let exists = self.bin(BinOp::ULt, idx, fr.threads);
         let safe = self.select(exists, idx, fr.t);
-        let at = self.bin(BinOp::IAdd, fr.flag, safe);
+        let at = self.bin(BinOp::IAdd, flag, safe);
         let flag = self.load(at);
         let zero = self.k(0);
         let set = self.bin(BinOp::INe, flag, zero);
@@ -224,9 +267,10 @@ impl Emit<'_> {
         (on, safe)
     }
 
-    /// The value lane slot `slot` published, as type `ty`.
-    fn read_value(&mut self, fr: &Frame, slot: ValueId, ty: Ty) -> ValueId {
-        let at = self.bin(BinOp::IAdd, fr.lo, slot);
+    /// The value lane slot `slot` published in the areas starting at `lo` (and `fr.hi`), as type
+    /// `ty`.
+    fn read_value(&mut self, fr: &Frame, lo: ValueId, slot: ValueId, ty: Ty) -> ValueId {
+        let at = self.bin(BinOp::IAdd, lo, slot);
         let lo = self.load(at);
         let bits = if ty.bits() == 64 {
             let at = self.bin(BinOp::IAdd, fr.hi, slot);
@@ -309,13 +353,38 @@ impl Emit<'_> {
         vars: &FrameVars,
     ) -> Option<ValueId> {
         let fr = self.frame(st, vars);
+        let ty = args.first().map(|&v| self.f.ty(v));
+        if let (WarpOp::ReadLane, Some(alt), Some(ty)) = (op, fr.alt, ty)
+            && one_word(ty)
+        {
+            let v = args[0];
+            let (lo, flag) = self.alternate(&fr, alt);
+            let one = self.k(1);
+            let zero = self.k(0);
+            let on = self.select(fr.active, one, zero);
+            let at = self.bin(BinOp::IAdd, flag, fr.t);
+            self.store(at, on);
+            let (bits, _) = self.split(v);
+            let at = self.bin(BinOp::IAdd, lo, fr.t);
+            self.store(at, bits);
+            self.barrier();
+            let (on, slot) = self.lane(&fr, flag, args[1]);
+            let x = self.read_value(&fr, lo, slot, ty);
+            return Some(self.select(on, x, v));
+        }
+        if let Some(alt) = fr.alt {
+            // This operation's areas were read last by no `ReadLane` that runs without its
+            // first barrier: the next one takes the second pair.
+            let zero = self.k(0);
+            self.void(Op::StoreVar(alt.which, zero));
+        }
         Some(match op {
             WarpOp::ReadLane => {
                 let v = args[0];
                 self.publish(&fr, fr.active, Some(v));
-                let (on, slot) = self.lane(&fr, args[1]);
+                let (on, slot) = self.lane(&fr, fr.flag, args[1]);
                 let ty = self.f.ty(v);
-                let x = self.read_value(&fr, slot, ty);
+                let x = self.read_value(&fr, fr.lo, slot, ty);
                 self.select(on, x, v)
             }
             WarpOp::Ballot | WarpOp::ActiveMask => {
@@ -462,13 +531,24 @@ struct FrameVars {
     flag: VarId,
     vote: VarId,
     warp: VarId,
+    alt: Option<AltVars>,
+}
+
+/// The second pair of areas of one-word `ReadLane`s, and which pair the next one takes (0: the
+/// second).
+#[derive(Clone, Copy)]
+struct AltVars {
+    lo: VarId,
+    flag: VarId,
+    which: VarId,
 }
 
 /// Computes the invariant parts of every operation's frame at the end of block `init`: the
 /// linear thread id, the block's thread count, where the scratch's value, high-word, flag and
 /// vote areas start, and the first slot of this thread's warp. Computed per operation, they
-/// were about fifteen instructions each.
-fn frame_vars(f: &mut Function, init: BlockId) -> FrameVars {
+/// were about fifteen instructions each. With `alternating`, also the second pair of areas
+/// (after the vote word) and its selector.
+fn frame_vars(f: &mut Function, init: BlockId, alternating: bool) -> FrameVars {
     let mut out = std::mem::take(&mut f.block_mut(init).insts);
     let mut e = Emit { f, out: &mut out };
     let t = crate::ir::linear_local_id(|ty, op| e.push(ty, op));
@@ -488,6 +568,17 @@ fn frame_vars(f: &mut Function, init: BlockId) -> FrameVars {
         e.void(Op::StoreVar(var, v));
         var
     };
+    let alt = alternating.then(|| {
+        let one = e.k(1);
+        let lo1 = e.bin(BinOp::IAdd, vote, one);
+        let flag1 = e.bin(BinOp::IAdd, lo1, threads);
+        let zero = e.k(0);
+        AltVars {
+            lo: keep(&mut e, lo1, "simt.lo1"),
+            flag: keep(&mut e, flag1, "simt.flag1"),
+            which: keep(&mut e, zero, "simt.which"),
+        }
+    });
     let vars = FrameVars {
         t: keep(&mut e, t, "simt.tid"),
         threads: keep(&mut e, threads, "simt.threads"),
@@ -496,6 +587,7 @@ fn frame_vars(f: &mut Function, init: BlockId) -> FrameVars {
         flag: keep(&mut e, flag, "simt.flag"),
         vote: keep(&mut e, vote, "simt.vote"),
         warp: keep(&mut e, warp, "simt.warp"),
+        alt,
     };
     f.block_mut(init).insts = out;
     vars
@@ -510,4 +602,5 @@ struct Frame {
     vote: ValueId,
     warp: ValueId,
     active: ValueId,
+    alt: Option<AltVars>,
 }

@@ -37,9 +37,9 @@ const RETURNED: u64 = 0xFFFF_FFFF;
 
 /// Rewrites a kernel's tree so that its synchronization points are block-uniform, then expands
 /// the warp operations into shared-memory code. Replaces `tree` with the new tree and returns
-/// whether the warp scratch memory is used; `None` (and `tree` as it was) when the function has
-/// no synchronization (nothing to do).
-pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
+/// the words of warp scratch memory used per thread (0: none); `None` (and `tree` as it was)
+/// when the function has no synchronization (nothing to do).
+pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<u32> {
     if !f.may_sync {
         return None;
     }
@@ -102,9 +102,9 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<bool> {
     body.push(init);
     t.seq(labelled, false, &mut body);
     body.push(U::Return(Vec::new()));
-    let uses_scratch = expand::expand(t.f, st, &t.sync_blocks, init_block);
+    let scratch_words = expand::expand(t.f, st, &t.sync_blocks, init_block);
     *tree = from_labelled(body, &mut Vec::new());
-    Some(uses_scratch)
+    Some(scratch_words)
 }
 
 fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<U> {

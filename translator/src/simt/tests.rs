@@ -255,3 +255,33 @@ fn the_scratch_layout_is_computed_once_per_kernel() {
         .count();
     assert_eq!(reads, 1);
 }
+
+/// The barriers of the emulated kernel and the scratch words per thread it asks for.
+fn barriers(body: &str) -> (usize, u32) {
+    let (mut f, mut tree) = kernel(body);
+    let words = super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
+    let mut blocks = Vec::new();
+    tree_blocks(&tree, &mut blocks);
+    let n = blocks
+        .iter()
+        .flat_map(|b| &f.block(*b).insts)
+        .filter(|i| matches!(i.op, Op::Barrier))
+        .count();
+    (n, words)
+}
+
+#[test]
+fn a_one_word_shuffle_waits_at_one_barrier() {
+    // Two shuffles, a ballot (three barriers: its own first one, then the atomic's two), a
+    // third shuffle: one barrier per shuffle, in the second pair of scratch areas.
+    let body = "mov.u32 %r1, %tid.x;\nshfl.sync.down.b32 %r2, %r1, 1, 31, -1;\n\
+                shfl.sync.down.b32 %r3, %r2, 2, 31, -1;\nsetp.ne.u32 %p1, %r3, 0;\n\
+                vote.sync.ballot.b32 %r4, %p1, -1;\nshfl.sync.idx.b32 %r5, %r4, 3, 31, -1;\n\
+                ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r5;\nret;";
+    assert_eq!(barriers(body), (6, 5));
+    // Without a shuffle the second pair is not laid out.
+    let body = "mov.u32 %r1, %tid.x;\nsetp.ne.u32 %p1, %r1, 0;\n\
+                vote.sync.ballot.b32 %r4, %p1, -1;\n\
+                ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r4;\nret;";
+    assert_eq!(barriers(body), (3, 3));
+}
