@@ -56,16 +56,14 @@ fn main() -> Result<()> {
             ),
         }
     }
-    // The driver's settings change what is tested, so every log says which were in force.
-    if !worker {
-        eprintln!(
-            "{jobs} workers; GALLIVM_PERF={}",
-            std::env::var("GALLIVM_PERF").unwrap_or_default()
-        );
-    }
     if worker {
         return worker_main(shrink_secs);
     }
+    // The driver's settings change what is tested, so every log says which were in force.
+    eprintln!(
+        "{jobs} workers; GALLIVM_PERF={}",
+        std::env::var("GALLIVM_PERF").unwrap_or_default()
+    );
     let run = Run {
         end: first.saturating_add(count),
         batch: batch as u64,
