@@ -286,6 +286,7 @@ pub fn describe_param(p: &ParamAbi) -> String {
 
 impl Kernel {
     /// Packs `args` into the parameter block, checking them against the kernel's signature.
+    #[inline]
     pub fn pack_args(&self, args: &[KernelArg]) -> Result<Vec<u8>> {
         let abi = self.abi();
         if args.len() != abi.params.len() {

@@ -366,6 +366,7 @@ impl KernelState {
     }
 
     /// The pipeline for `key`, created on first use.
+    #[inline]
     pub(crate) fn pipeline(&self, key: PipelineKey) -> Result<vk::Pipeline> {
         let mut pipelines = self.pipelines.lock().map_err(|_| Error::DeviceLost)?;
         if let Some(p) = pipelines.get(&key) {
