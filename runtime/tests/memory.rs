@@ -83,6 +83,39 @@ fn dynamic_shared_memory() {
     assert!(matches!(err, Error::InvalidLaunch { .. }), "{err}");
 }
 
+/// CUDA reserves dynamic shared memory for a kernel that declares none and runs it as usual,
+/// within the device's limit and beyond it (where ptxvk takes it from device memory); only
+/// CUDA's own limit refuses the launch.
+#[test]
+fn dynamic_shared_memory_for_a_kernel_without_an_extern_array() {
+    let ctx = common::context();
+    let m = module(&ctx);
+    let k = m.kernel("reverse").unwrap();
+    assert!(!k.abi().dynamic_shared);
+    let data: Vec<f32> = (0..512).map(|i| i as f32).collect();
+    for extra in [16, ctx.info().max_shared_memory_bytes] {
+        let d = DeviceBuffer::from_slice(&ctx, &data).unwrap();
+        let cfg = LaunchConfig {
+            shared_bytes: extra,
+            ..blocks(2, 256)
+        };
+        k.launch(&cfg, &[(&d).into()])
+            .unwrap_or_else(|e| panic!("{extra}: {e}"));
+        let want: Vec<f32> = data
+            .chunks(256)
+            .flat_map(|c| c.iter().rev().copied())
+            .collect();
+        assert_eq!(d.to_vec().unwrap(), want, "{extra} bytes");
+    }
+    let cfg = LaunchConfig {
+        shared_bytes: ptxvk_translator::abi::MAX_SHARED_BYTES,
+        ..blocks(1, 256)
+    };
+    let d = DeviceBuffer::from_slice(&ctx, &data).unwrap();
+    let err = k.launch(&cfg, &[(&d).into()]).unwrap_err();
+    assert!(matches!(err, Error::InvalidLaunch { .. }), "{err}");
+}
+
 #[test]
 fn shared_bytes_from_many_threads() {
     let ctx = common::context();
