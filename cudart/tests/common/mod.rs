@@ -75,9 +75,18 @@ pub fn built_library(name: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("{name} was not built next to {}", deps.display()))
 }
 
+/// Points `link` at `target` without a moment where it is missing: tests run in parallel,
+/// and another test's nvcc may be linking through the same folder.
 fn link(target: &Path, link: &Path) {
-    let _ = std::fs::remove_file(link);
-    std::os::unix::fs::symlink(target, link)
+    if std::fs::read_link(link).is_ok_and(|t| t == target) {
+        return;
+    }
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = link.with_extension(format!("tmp{n}"));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp)
+        .and_then(|()| std::fs::rename(&tmp, link))
         .unwrap_or_else(|e| panic!("{} -> {}: {e}", link.display(), target.display()));
 }
 
