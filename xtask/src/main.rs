@@ -63,9 +63,7 @@ pub fn root() -> PathBuf {
 
 fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    // Cargo's children (its `rustc -` probe, build scripts) inherit stdin; a CI harness or a
-    // background job may leave it attached to something readable, which rustc then compiles.
-    c.current_dir(root()).stdin(std::process::Stdio::null());
+    c.current_dir(root());
     c
 }
 
