@@ -34,6 +34,10 @@ pub(super) enum T {
     S32,
     E4m3,
     E5m2,
+    /// The fp6 and fp4 types of `.kind::f8f6f4`, each in an 8-bit container.
+    E3m2,
+    E2m3,
+    E2m1,
 }
 
 impl T {
@@ -52,6 +56,9 @@ impl T {
             T::S32 => "s32",
             T::E4m3 => "e4m3",
             T::E5m2 => "e5m2",
+            T::E3m2 => "e3m2",
+            T::E2m3 => "e2m3",
+            T::E2m1 => "e2m1",
         }
     }
 
@@ -59,7 +66,7 @@ impl T {
         match self {
             T::B1 => 1,
             T::S4 | T::U4 => 4,
-            T::S8 | T::U8 | T::E4m3 | T::E5m2 => 8,
+            T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1 => 8,
             T::F16 | T::Bf16 => 16,
             T::Tf32 | T::F32 | T::S32 => 32,
             T::F64 => 64,
@@ -88,6 +95,11 @@ impl T {
             T::S32 => f64::from(b as u32 as i32),
             T::E4m3 => fp8(b as u8, 4, 3),
             T::E5m2 => fp8(b as u8, 5, 2),
+            // "The matrix element of type .e2m1 resides in central 4 bits of the 8-bit
+            // container ... .e3m2 or .e2m3 ... in the lower 6 bits": the padding is ignored.
+            T::E3m2 => finite_float(b as u32 & 0x3F, 3, 2),
+            T::E2m3 => finite_float(b as u32 & 0x3F, 2, 3),
+            T::E2m1 => finite_float((b as u32 >> 2) & 0xF, 2, 1),
         }
     }
 
@@ -113,6 +125,8 @@ impl T {
                     self.value(u64::from(b)).is_nan() || self.value(u64::from(b)).is_infinite();
                 u64::from(if nan { b & 0xB7 } else { b })
             }
+            // Every byte: all encodings are finite, and random padding must be ignored.
+            T::E3m2 | T::E2m3 | T::E2m1 => r & 0xFF,
             _ => r & ((1u64 << self.bits()) - 1),
         }
     }
@@ -143,6 +157,21 @@ fn fp8(b: u8, e: u32, m: u32) -> f64 {
     sign * sig * 2f64.powi(p)
 }
 
+/// The value of a float of `1 + e + m` bits with no infinities or NaNs (the OCP MX formats
+/// `.e3m2`, `.e2m3`, `.e2m1`: bias `2^(e-1) - 1`, exponent field 0 subnormal).
+fn finite_float(b: u32, e: u32, m: u32) -> f64 {
+    let sign = if (b >> (e + m)) & 1 == 1 { -1.0 } else { 1.0 };
+    let ex = (b >> m) & ((1 << e) - 1);
+    let fr = b & ((1 << m) - 1);
+    let bias = (1i32 << (e - 1)) - 1;
+    let (sig, p) = if ex == 0 {
+        (f64::from(fr), 1 - bias - m as i32)
+    } else {
+        (f64::from(fr | (1 << m)), ex as i32 - bias - m as i32)
+    };
+    sign * sig * 2f64.powi(p)
+}
+
 /// One `mma` form.
 #[derive(Clone, Copy, Debug)]
 struct Form {
@@ -156,11 +185,16 @@ struct Form {
     satfinite: bool,
     /// `.xor` (false) or `.and` (true) for `.b1`.
     and: bool,
+    /// `.kind::f8f6f4` (sm_120a).
+    kind: bool,
 }
 
 impl Form {
     fn mnemonic(&self) -> String {
         let mut s = format!("mma.sync.aligned.m{}n{}k{}.row.col", self.m, self.n, self.k);
+        if self.kind {
+            s.push_str(".kind::f8f6f4");
+        }
         if self.satfinite {
             s.push_str(".satfinite");
         }
@@ -215,11 +249,11 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
         (T::F64, 8, 4) => (g, t),
         // 8-bit: m8n8k16 row groupID, col threadID_in_group * 4 + i; m16n8k16 row groupID
         // for i < 4; m16n8k32 row groupID for i < 4 or 8 <= i < 12; col + 16 for i >= 8.
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 8, 16) => (g, t * 4 + i),
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 16, 16) => {
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 8, 16) => (g, t * 4 + i),
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 16, 16) => {
             (if i < 4 { g } else { g + 8 }, t * 4 + (i & 3))
         }
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 16, 32) => (
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 16, 32) => (
             if i < 4 || (8..12).contains(&i) {
                 g
             } else {
@@ -265,7 +299,9 @@ fn b_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
         // .tf32/.f64: threadID_in_group + 4 * i.
         (T::Tf32 | T::F64, _) => t + 4 * i,
         // 8-bit: threadID_in_group * 4 + (i & 3), + 16 for i >= 4 (k32), + 16 a register on.
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2, _) => t * 4 + (i & 3) + 16 * (i >> 2),
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, _) => {
+            t * 4 + (i & 3) + 16 * (i >> 2)
+        }
         // 4-bit: threadID_in_group * 8 + (i & 7), + 32 for i >= 8 (k64), + 32 a register on.
         (T::S4 | T::U4, _) => t * 8 + (i & 7) + 32 * (i >> 3),
         // 1-bit: threadID_in_group * 32 + (i & 31), + 128 for i >= 32 (k256).
@@ -553,8 +589,18 @@ fn one_warp(name: &str, ptx: &str, buffers: Vec<Vec<u8>>) -> Launch {
     }
 }
 
+/// `ptx` for sm_120a when `kind` (`.kind::f8f6f4` needs it), else as written.
+pub(super) fn for_kind(ptx: String, kind: bool) -> String {
+    if kind {
+        ptx.replacen(".target sm_90\n", ".target sm_120a\n", 1)
+    } else {
+        ptx
+    }
+}
+
 fn mma_case(f: Form, seed: u64) -> Case {
     let (ptx, in_stride, out_stride) = mma_kernel(&f);
+    let ptx = for_kind(ptx, f.kind);
     let mut rng = Rng::new(seed);
     let x = random_mats(&f, &mut rng);
     let words = fragments(&f, &x);
@@ -593,6 +639,7 @@ fn forms() -> Vec<Form> {
         c,
         satfinite: false,
         and: false,
+        kind: false,
     };
     let mut v = vec![
         f(16, 8, 16, T::F32, T::F16, T::F16, T::F32),
@@ -945,6 +992,7 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
         c: w.c,
         satfinite: w.satfinite,
         and: false,
+        kind: false,
     };
     let mut rng = Rng::new(seed);
     let x = random_mats(&f, &mut rng);
@@ -1091,6 +1139,28 @@ fn wmma_forms() -> Vec<WmmaForm> {
     v
 }
 
+/// `.kind::f8f6f4` forms: every fp6/fp4 type and the fp8 ones beside them, both accumulator
+/// types, mixed. Few, as each is a kernel lavapipe compiles.
+fn kind_forms() -> Vec<Form> {
+    let f = |d, a, b, c| Form {
+        m: 16,
+        n: 8,
+        k: 32,
+        d,
+        a,
+        b,
+        c,
+        satfinite: false,
+        and: false,
+        kind: true,
+    };
+    vec![
+        f(T::F32, T::E2m1, T::E3m2, T::F32),
+        f(T::F16, T::E2m3, T::E4m3, T::F16),
+        f(T::F32, T::E5m2, T::E2m1, T::F16),
+    ]
+}
+
 fn module(line: &str) -> String {
     format!(
         "{HEADER}.visible .entry k()\n{{\n\t.reg .b32 %r<12>;\n\t.reg .f32 %f<12>;\n\
@@ -1177,7 +1247,45 @@ fn rejections() -> Vec<Case> {
     ]
     .into_iter()
     .map(|form| rejected_line(FAMILY, "matrix/rejected", module, form))
+    .chain(kind_rejections())
     .collect()
+}
+
+fn module_sm120(line: &str) -> String {
+    for_kind(module(line), true)
+}
+
+fn kind_rejections() -> Vec<Case> {
+    let sm120 = [
+        // The fp6 and fp4 types exist only in ".kind::f8f6f4" forms.
+        (
+            "mma-e2m1-without-kind",
+            "mma.sync.aligned.m16n8k32.row.col.f32.e2m1.e2m1.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};",
+            "e2m1",
+        ),
+        // ".shape = {.m16n8k32}" for ".kind::f8f6f4".
+        (
+            "mma-kind-k16",
+            "mma.sync.aligned.m16n8k16.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f5,%f6,%f7,%f8};",
+            "kind::f8f6f4",
+        ),
+        // ".f8f6f4type = {.e4m3, .e5m2, .e3m2, .e2m3, .e2m1}".
+        (
+            "mma-kind-s8",
+            "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%r9,%r10}, {%r1,%r2,%r3,%r4};",
+            "kind::f8f6f4",
+        ),
+    ]
+    .into_iter()
+    .map(|form| rejected_line(FAMILY, "matrix/rejected", module_sm120, form));
+    // "requires sm_120a": refused for the sm_90 of the other cases.
+    let sm90 = std::iter::once((
+        "mma-kind-sm90",
+        "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};",
+        "kind::f8f6f4",
+    ))
+    .map(|form| rejected_line(FAMILY, "matrix/rejected", module, form));
+    sm120.chain(sm90).collect()
 }
 
 pub fn cases() -> Vec<Case> {
@@ -1211,6 +1319,9 @@ pub fn cases() -> Vec<Case> {
     v.extend(rejections());
     v.extend(quad_pair::cases());
     v.extend(sparse::cases());
+    for (i, f) in kind_forms().into_iter().enumerate() {
+        v.push(mma_case(f, 1200 + i as u64));
+    }
     v
 }
 

@@ -305,11 +305,28 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
         }
         MmaType::E4m3 => {
             let x = field(cx);
-            fp8_to_f32(cx, x, 4, 3)
+            small_float_to_f32(cx, x, 4, 3, Specials::NanOnly)
         }
         MmaType::E5m2 => {
             let x = field(cx);
-            fp8_to_f32(cx, x, 5, 2)
+            small_float_to_f32(cx, x, 5, 2, Specials::Ieee)
+        }
+        // Padding around the value in its 8-bit container is ignored: the low 6 bits hold
+        // `.e3m2`/`.e2m3`, bits 2-5 `.e2m1`.
+        MmaType::E3m2 | MmaType::E2m3 => {
+            let x = field(cx);
+            let m = cx.c32(0x3F);
+            let x = cx.bop(BinOp::And, x, m);
+            let (e, f) = if ty == MmaType::E3m2 { (3, 2) } else { (2, 3) };
+            small_float_to_f32(cx, x, e, f, Specials::Finite)
+        }
+        MmaType::E2m1 => {
+            let x = field(cx);
+            let two = cx.c32(2);
+            let x = cx.bop(BinOp::LShr, x, two);
+            let m = cx.c32(0xF);
+            let x = cx.bop(BinOp::And, x, m);
+            small_float_to_f32(cx, x, 2, 1, Specials::Finite)
         }
         MmaType::S8 | MmaType::S4 => {
             let up = cx.c32(32 - (j + 1) * bits);
@@ -322,9 +339,21 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
     }
 }
 
-/// The exact f32 value of an 8-bit float with `e` exponent and `m` fraction bits: `.e4m3`
-/// (bias 7, no infinities, all-ones the NaN) or `.e5m2` (IEEE-like, bias 15).
-fn fp8_to_f32(cx: &mut Cx<'_>, x: ValueId, e: u32, m: u32) -> ValueId {
+/// Which encodings of a small float are not numbers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Specials {
+    /// IEEE-like: the top exponent is infinity or NaN (`.e5m2`).
+    Ieee,
+    /// Only all-ones is NaN, no infinities (`.e4m3`).
+    NanOnly,
+    /// Every encoding is a finite number (`.e3m2`, `.e2m3`, `.e2m1`).
+    Finite,
+}
+
+/// The exact f32 value of a float of `1 + e + m` bits (sign, `e` exponent bits of bias
+/// `2^(e-1) - 1`, `m` fraction bits) in the low bits of `x`: `.e4m3`, `.e5m2`, and the fp6 and
+/// fp4 types of the OCP MX formats the ISA names.
+fn small_float_to_f32(cx: &mut Cx<'_>, x: ValueId, e: u32, m: u32, specials: Specials) -> ValueId {
     let bias = (1u32 << (e - 1)) - 1;
     let frac_mask = cx.c32((1 << m) - 1);
     let frac = cx.bop(BinOp::And, x, frac_mask);
@@ -353,23 +382,23 @@ fn fp8_to_f32(cx: &mut Cx<'_>, x: ValueId, e: u32, m: u32) -> ValueId {
     let all = (1u32 << (e + m)) - 1;
     let low7 = cx.c32(all);
     let body = cx.bop(BinOp::And, x, low7);
-    let special = if e == 4 {
-        // Only S.1111.111 is special in .e4m3: NaN.
-        let nan = cx.bop(BinOp::IEq, body, low7);
-        (nan, None)
-    } else {
-        let emax = cx.c32(((1 << e) - 1) << m);
-        let is_special = cx.bop(BinOp::UGe, body, emax);
-        let is_inf = cx.bop(BinOp::IEq, body, emax);
-        (is_special, Some(is_inf))
+    let mag_bits = match specials {
+        Specials::Finite => mag_bits,
+        Specials::NanOnly => {
+            let nan = cx.bop(BinOp::IEq, body, low7);
+            let qnan = cx.c32(0x7FFF_FFFF);
+            cx.sel(nan, qnan, mag_bits)
+        }
+        Specials::Ieee => {
+            let emax = cx.c32(((1 << e) - 1) << m);
+            let is_special = cx.bop(BinOp::UGe, body, emax);
+            let is_inf = cx.bop(BinOp::IEq, body, emax);
+            let qnan = cx.c32(0x7FFF_FFFF);
+            let inf = cx.c32(0x7F80_0000);
+            let spec_bits = cx.sel(is_inf, inf, qnan);
+            cx.sel(is_special, spec_bits, mag_bits)
+        }
     };
-    let qnan = cx.c32(0x7FFF_FFFF);
-    let inf = cx.c32(0x7F80_0000);
-    let spec_bits = match special.1 {
-        Some(is_inf) => cx.sel(is_inf, inf, qnan),
-        None => qnan,
-    };
-    let mag_bits = cx.sel(special.0, spec_bits, mag_bits);
     let sign_sh = cx.c32(e + m);
     let sign = cx.bop(BinOp::LShr, x, sign_sh);
     let s31 = cx.c32(31);

@@ -64,6 +64,7 @@ fn case(d: T, c: T, a_row: bool, b_row: bool, seed: u64) -> Case {
         c,
         satfinite: false,
         and: false,
+        kind: false,
     };
     let mnemonic = format!(
         "mma.sync.aligned.m8n8k4.{}.{}.{}.f16.f16.{}",

@@ -10,8 +10,8 @@
 //! threads random metadata, and judges D against the dense product as for `mma`.
 
 use super::{
-    Form, Mats, T, b_pos, c_pos, check_elem, fragment_kernel, launched_case, one_warp, pack,
-    random_mats, thread_words, unpack,
+    Form, Mats, T, b_pos, c_pos, check_elem, for_kind, fragment_kernel, launched_case, one_warp,
+    pack, random_mats, thread_words, unpack,
 };
 use crate::values::Rng;
 use crate::{Case, Outcome};
@@ -41,7 +41,7 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
         (T::Tf32, 8) => (row(i == 0), t * 2),
         (T::Tf32, 16) => (row(i % 2 == 0), t * 2 + if i < 2 { 0 } else { 8 }),
         (T::S8 | T::U8, 32) => (row(i < 4), t * 8),
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2, 64) => (
+        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 64) => (
             row(i < 4 || (8..12).contains(&i)),
             t * 8 + if i < 8 { 0 } else { 32 },
         ),
@@ -74,6 +74,9 @@ impl Sp {
             },
             f.k
         );
+        if f.kind {
+            s.push_str(".kind::f8f6f4");
+        }
         if f.satfinite {
             s.push_str(".satfinite");
         }
@@ -151,6 +154,7 @@ fn case(sp: Sp, seed: u64) -> Case {
     let mnemonic = sp.mnemonic();
     let (ptx, in_stride, out_stride) =
         fragment_kernel(&mnemonic, &inputs, (f.d, f.regs(f.d, ec)), &tail);
+    let ptx = for_kind(ptx, f.kind);
     // Threads of a group holding metadata, and the first of them.
     let holders = (f.k / chunk_width(f.a) / 4).max(1);
     let first = sp.selector * holders;
@@ -227,6 +231,7 @@ fn forms() -> Vec<Sp> {
             c: d,
             satfinite,
             and: false,
+            kind: false,
         },
         ordered,
         selector,
@@ -254,6 +259,14 @@ fn forms() -> Vec<Sp> {
         sp(64, F32, E4m3, E5m2, false, true, 0),
         sp(128, S32, U4, U4, true, false, 0),
         sp(8, F32, Tf32, Tf32, false, false, 0),
+        // `.kind::f8f6f4`: fp6 by fp4, `.f16` accumulators.
+        Sp {
+            f: Form {
+                kind: true,
+                ..sp(64, F16, E3m2, E2m1, false, true, 0).f
+            },
+            ..sp(64, F16, E3m2, E2m1, false, true, 0)
+        },
     ]
 }
 

@@ -349,6 +349,8 @@ pub const GATES: &[Gate] = &[
     g("mma", &["f64", "m16n8k4|m16n8k8|m16n8k16"], (7, 8), 90),
     g("mma", &["e4m3|e5m2"], (8, 4), 89),
     g("mma", &["e4m3|e5m2", "m16n8k16"], (8, 7), 89),
+    // `.kind::f8f6f4` and its fp6/fp4 types: PTX ISA 8.7, sm_120a (sm_120f from 8.8).
+    g("mma", &["kind::f8f6f4|e3m2|e2m3|e2m1"], (8, 7), 120),
     g("mma", &["sp"], (7, 1), 80),
     g("mma", &["sp::ordered_metadata"], (8, 5), 80),
     g("wmma", &[], (6, 0), 70),

@@ -436,6 +436,33 @@ fn matrix_instructions() {
         mma(&["m16n8k16", "row", "col", "f32", "e4m3", "e4m3", "f32"]),
         ((8, 7), 89)
     );
+    // .kind::f8f6f4 (any of its types): 8.7/sm_120a.
+    assert_eq!(
+        mma(&[
+            "m16n8k32",
+            "row",
+            "col",
+            "kind::f8f6f4",
+            "f16",
+            "e2m1",
+            "e3m2",
+            "f16"
+        ]),
+        ((8, 7), 120)
+    );
+    assert_eq!(
+        mma(&[
+            "m16n8k32",
+            "row",
+            "col",
+            "kind::f8f6f4",
+            "f32",
+            "e4m3",
+            "e4m3",
+            "f32"
+        ]),
+        ((8, 7), 120)
+    );
     // mma.sp: 7.1/sm_80; ::ordered_metadata 8.5/sm_80; .e4m3/.e5m2 8.4/sm_89.
     let sp = |m: &[&'static str]| need("mma", &[&m[..1], &with(&m[1..])].concat(), &[]);
     assert_eq!(

@@ -39,6 +39,7 @@ fn shape_allowed(a: MmaType, (m, _, k): (u32, u32, u32)) -> bool {
         S4 | U4 => matches!((m, k), (8, 32) | (16, 32) | (16, 64)),
         B1 => matches!((m, k), (8, 128) | (16, 128) | (16, 256)),
         E4m3 | E5m2 => matches!((m, k), (16, 16) | (16, 32)),
+        E3m2 | E2m3 | E2m1 => (m, k) == (16, 32),
         F32 | S32 => false,
     }
 }
@@ -50,7 +51,7 @@ fn sparse_shape_allowed(a: MmaType, (m, n, k): (u32, u32, u32)) -> bool {
         && match a {
             F16 | Bf16 => matches!(k, 16 | 32),
             Tf32 => matches!(k, 8 | 16),
-            E4m3 | E5m2 => k == 64,
+            E4m3 | E5m2 | E3m2 | E2m3 | E2m1 => k == 64,
             S8 | U8 => matches!(k, 32 | 64),
             S4 | U4 => matches!(k, 64 | 128),
             F64 | B1 | F32 | S32 => false,
@@ -63,6 +64,8 @@ fn acc_allowed(a: MmaType, c: MmaType, d: MmaType) -> bool {
     match a {
         F16 => matches!(c, F16 | F32) && matches!(d, F16 | F32),
         Bf16 | Tf32 | E4m3 | E5m2 => c == F32 && d == F32,
+        // Only in `.kind::f8f6f4`, whose accumulators are `.f16` or `.f32`.
+        E3m2 | E2m3 | E2m1 => matches!(c, F16 | F32) && matches!(d, F16 | F32),
         F64 => c == F64 && d == F64,
         S8 | U8 | S4 | U4 | B1 => c == S32 && d == S32,
         F32 | S32 => false,
@@ -254,6 +257,7 @@ pub fn movmatrix(
 pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Mma> {
     let sparse = m.pick(&[("sp", false), ("sp::ordered_metadata", true)]);
     sync_aligned(m);
+    let kind = m.flag_span("kind::f8f6f4");
     let Some((shape, shape_span)) = m.pick_span(&SHAPES) else {
         m.error("`mma` needs a shape such as .m16n8k16", "add the shape");
         return None;
@@ -285,6 +289,37 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
+    let f8f6f4 = |t: MmaType| {
+        use MmaType::*;
+        matches!(t, E4m3 | E5m2 | E3m2 | E2m3 | E2m1)
+    };
+    if let Some(span) = kind {
+        // ".kind::f8f6f4" takes only the 8-, 6- and 4-bit floats, at one shape (K 32, or 64
+        // for the sparse form), accumulating in .f16 or .f32.
+        let k = if sparse.is_some() { 64 } else { 32 };
+        let acc = |t: MmaType| matches!(t, MmaType::F16 | MmaType::F32);
+        if !f8f6f4(a_ty) || !f8f6f4(b_ty) || !acc(c_ty) || !acc(d_ty) || shape != (16, 8, k) {
+            m.error_at(
+                span,
+                format!(
+                    "`.kind::f8f6f4` is .m16n8k{k} with .e4m3/.e5m2/.e3m2/.e2m3/.e2m1 \
+                     multiplicands and .f16 or .f32 accumulators"
+                ),
+                "not a form of this kind",
+            );
+            return None;
+        }
+    } else if [a_ty, b_ty]
+        .iter()
+        .any(|t| matches!(t, MmaType::E3m2 | MmaType::E2m3 | MmaType::E2m1))
+    {
+        m.error_at(
+            a_span,
+            "the fp6 and fp4 types of `mma` need `.kind::f8f6f4`",
+            "add .kind::f8f6f4",
+        );
+        return None;
+    }
     let allowed = match sparse {
         Some(_) => sparse_shape_allowed(a_ty, shape),
         None => shape_allowed(a_ty, shape),
@@ -304,9 +339,8 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    let fp8 = |t: MmaType| matches!(t, MmaType::E4m3 | MmaType::E5m2);
     let same_kind = a_ty == b_ty
-        || (fp8(a_ty) && fp8(b_ty))
+        || (f8f6f4(a_ty) && f8f6f4(b_ty))
         || (matches!(a_ty, MmaType::S8 | MmaType::U8) && matches!(b_ty, MmaType::S8 | MmaType::U8))
         || (matches!(a_ty, MmaType::S4 | MmaType::U4) && matches!(b_ty, MmaType::S4 | MmaType::U4));
     if !same_kind {
@@ -317,7 +351,7 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    if !acc_allowed(a_ty, c_ty, d_ty) {
+    if kind.is_none() && !acc_allowed(a_ty, c_ty, d_ty) {
         m.error_at(
             a_span,
             format!(

@@ -48,10 +48,15 @@ pub enum MmaType {
     S32,
     E4m3,
     E5m2,
+    /// The fp6 and fp4 types of `.kind::f8f6f4`, each in an 8-bit container: `.e3m2` and
+    /// `.e2m3` in its low 6 bits, `.e2m1` in bits 2-5.
+    E3m2,
+    E2m3,
+    E2m1,
 }
 
 impl MmaType {
-    pub const NAMES: [(&'static str, MmaType); 13] = [
+    pub const NAMES: [(&'static str, MmaType); 16] = [
         ("f16", MmaType::F16),
         ("bf16", MmaType::Bf16),
         ("tf32", MmaType::Tf32),
@@ -65,6 +70,9 @@ impl MmaType {
         ("s32", MmaType::S32),
         ("e4m3", MmaType::E4m3),
         ("e5m2", MmaType::E5m2),
+        ("e3m2", MmaType::E3m2),
+        ("e2m3", MmaType::E2m3),
+        ("e2m1", MmaType::E2m1),
     ];
 
     pub fn name(self) -> &'static str {
@@ -74,12 +82,13 @@ impl MmaType {
             .map_or("?", |(n, _)| n)
     }
 
-    /// Bits of one element.
+    /// Bits of one element (of its container, for the fp6 and fp4 types).
     pub fn bits(self) -> u32 {
         match self {
             MmaType::B1 => 1,
             MmaType::S4 | MmaType::U4 => 4,
-            MmaType::S8 | MmaType::U8 | MmaType::E4m3 | MmaType::E5m2 => 8,
+            MmaType::S8 | MmaType::U8 => 8,
+            MmaType::E4m3 | MmaType::E5m2 | MmaType::E3m2 | MmaType::E2m3 | MmaType::E2m1 => 8,
             MmaType::F16 | MmaType::Bf16 => 16,
             MmaType::Tf32 | MmaType::F32 | MmaType::S32 => 32,
             MmaType::F64 => 64,
