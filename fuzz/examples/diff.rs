@@ -1,6 +1,7 @@
 //! The differential fuzzer: random well-typed PTX programs (`ptxvk_fuzz_harness::ptxgen` with
-//! `Features::DIFF`: integer and float arithmetic, conversions, predicates, branches, loops,
-//! calls, warp operations, barriers, shared memory and atomics) run through ptxvk on the
+//! `Features::DIFF`: integer and float arithmetic, 8- and 16-bit types, conversions,
+//! predicates, branches, loops, calls, warp operations (also with partial member masks),
+//! barriers, shared and global memory and atomics) run through ptxvk on the
 //! default device and through the generator's own interpreter of PTX semantics, compared bit for
 //! bit for every thread.
 //!
@@ -395,10 +396,12 @@ fn compare(got: &[u32], expected: &[u32]) -> Option<String> {
         format!("%rd{} word {}", (w - nr) / 2, (w - nr) % 2)
     } else if w < nr + 2 * nd + nf {
         format!("%f{}", w - nr - 2 * nd)
-    } else {
+    } else if w < nr + 2 * nd + nf + 2 * u32::from(NFD) {
         let k = w - nr - 2 * nd - nf;
-        debug_assert!(k < 2 * u32::from(NFD));
         format!("%fd{} word {}", k / 2, k % 2)
+    } else {
+        let k = w - nr - 2 * nd - nf - 2 * u32::from(NFD);
+        format!("%rs{} (low half) and %rs{} (high half)", 2 * k, 2 * k + 1)
     };
     Some(format!(
         "thread {t}, {name}: ptxvk {:#010x}, reference {:#010x}",

@@ -2,7 +2,8 @@
 //! Statements that are not collective run thread by thread; the collective ones (only at the
 //! kernel's top level in lockstep programs) see the whole warp or block.
 
-use super::print::{CANON_F32, CANON_F64, SHARED_SEED};
+use super::narrow::{HOut, Kind, half};
+use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
 use super::*;
 
 /// One thread's registers.
@@ -13,6 +14,7 @@ struct Regs {
     f: [f32; NF as usize],
     fd: [f64; NFD as usize],
     p: [bool; NP as usize],
+    h: [u16; NH as usize],
     /// `%tid.x`, `%ntid.x`, `%ctaid.x`.
     tid: u32,
     ntid: u32,
@@ -27,12 +29,14 @@ impl Regs {
         let f = std::array::from_fn(|i| r[(i + 1) % n] as f32);
         let fd = std::array::from_fn(|i| f64::from(r[(i + 2) % n]));
         let p = std::array::from_fn(|i| r[i % n] < r[(i + 3) % n]);
+        let h = std::array::from_fn(|i| r[(i + 4) % n] as u16);
         Regs {
             r,
             rd,
             f,
             fd,
             p,
+            h,
             tid,
             ntid,
             ctaid,
@@ -155,8 +159,9 @@ impl Program {
     /// `DIFF_BLOCK`).
     pub fn eval(&self, blocks: u32, block: u32) -> Option<Vec<u32>> {
         let f = self.features;
-        if (f.warps || f.shared) && !f.lockstep
-            || f.shared && block != DIFF_BLOCK
+        if (f.warps || f.shared || f.global) && !f.lockstep
+            || (f.shared || f.global) && block != DIFF_BLOCK
+            || f.global && blocks > GLOBAL_BLOCKS
             || f.warps && !block.is_multiple_of(32)
         {
             return None;
@@ -176,8 +181,19 @@ impl Program {
                     .collect()
             })
             .collect();
+        let mut global: Vec<Vec<u32>> = (0..blocks)
+            .map(|b| {
+                (0..GLOBAL_WORDS)
+                    .map(|i| (b * GLOBAL_WORDS + i).wrapping_mul(GLOBAL_SEED))
+                    .collect()
+            })
+            .collect();
         for s in &self.body {
-            if !self.collective(s, &mut regs, &mut shared, block) {
+            let mut mem = Mem {
+                shared: &mut shared,
+                global: &mut global,
+            };
+            if !self.collective(s, &mut regs, &mut mem, block) {
                 for g in &mut regs {
                     self.step(s, g);
                 }
@@ -198,86 +214,83 @@ impl Program {
                 out.push(v as u32);
                 out.push((v >> 32) as u32);
             }
+            for pair in g.h.chunks(2) {
+                out.push(u32::from(pair[0]) | u32::from(pair[1]) << 16);
+            }
         }
         Some(out)
     }
 
     /// Runs `s` for every thread if it is collective; false if it is not.
-    fn collective(&self, s: &Stmt, regs: &mut [Regs], shared: &mut [Vec<u32>], block: u32) -> bool {
+    fn collective(&self, s: &Stmt, regs: &mut [Regs], mem: &mut Mem<'_>, block: u32) -> bool {
+        let (shared, global) = (&mut *mem.shared, &mut *mem.global);
         match s {
-            Stmt::Shfl {
-                mode,
+            Stmt::Shfl { .. } | Stmt::Vote { .. } | Stmt::Redux { .. } | Stmt::Match { .. } => {
+                for warp in regs.chunks_mut(32) {
+                    warp_op(s, warp, u32::MAX);
+                }
+            }
+            Stmt::Masked { mask, pre, op } => {
+                for warp in regs.chunks_mut(32) {
+                    for g in warp.iter_mut().filter(|g| mask >> g.lane() & 1 == 1) {
+                        self.run(pre, g);
+                    }
+                    warp_op(op, warp, *mask);
+                }
+            }
+            Stmt::GAtomBit { op, d, v } => {
+                for (blk, gm) in regs.chunks_mut(block as usize).zip(global.iter_mut()) {
+                    for g in blk.iter_mut() {
+                        let at = (SHARED_WORDS + g.tid / 32) as usize;
+                        let bit = 1u32 << g.lane();
+                        let operand = match op {
+                            Redux::And => g.r[*v as usize] | !bit,
+                            _ => g.r[*v as usize] & bit,
+                        };
+                        let old = gm[at];
+                        gm[at] = reduce(*op, old, operand);
+                        g.r[*d as usize] = old & bit;
+                    }
+                }
+            }
+            Stmt::NarrowRound {
+                global: in_global,
+                ty,
+                load,
+                to32,
+                v,
+                sel,
                 d,
-                a,
-                lane,
-                c,
+                i,
             } => {
-                for warp in regs.chunks_mut(32) {
-                    let src: Vec<u32> = warp.iter().map(|g| g.r[*a as usize]).collect();
-                    for g in warp.iter_mut() {
-                        let l = g.lane() as i32;
-                        let b = (g.src(*lane) & 31) as i32;
-                        let cval = (c & 31) as i32;
-                        let mask = ((c >> 8) & 31) as i32;
-                        let max_lane = (l & mask) | (cval & !mask);
-                        let min_lane = l & mask;
-                        let (j, ok) = match mode {
-                            ShflMode::Up => (l - b, l - b >= max_lane),
-                            ShflMode::Down => (l + b, l + b <= max_lane),
-                            ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
-                            ShflMode::Idx => {
-                                let j = min_lane | (b & !mask);
-                                (j, j <= max_lane)
-                            }
-                        };
-                        let j = if ok { j } else { l };
-                        g.r[*d as usize] = src[j as usize];
-                    }
-                }
-            }
-            Stmt::Vote { op, d, p } => {
-                for warp in regs.chunks_mut(32) {
-                    let votes: Vec<bool> = warp.iter().map(|g| g.p[*p as usize]).collect();
-                    let ballot = votes
-                        .iter()
-                        .enumerate()
-                        .fold(0u32, |m, (i, &v)| m | (u32::from(v) << i));
-                    for g in warp.iter_mut() {
-                        let dp = (*d % NP) as usize;
-                        match op {
-                            Vote::Ballot => g.r[*d as usize] = ballot,
-                            Vote::Any => g.p[dp] = ballot != 0,
-                            Vote::All => g.p[dp] = ballot == u32::MAX,
-                            Vote::Uni => g.p[dp] = ballot == 0 || ballot == u32::MAX,
-                        }
-                    }
-                }
-            }
-            Stmt::Redux { op, d, a } => {
-                for warp in regs.chunks_mut(32) {
-                    let v = warp
-                        .iter()
-                        .map(|g| g.r[*a as usize])
-                        .reduce(|x, y| reduce(*op, x, y))
-                        .unwrap_or(0);
-                    for g in warp.iter_mut() {
-                        g.r[*d as usize] = v;
-                    }
-                }
-            }
-            Stmt::Match { all, d, a } => {
-                for warp in regs.chunks_mut(32) {
-                    let vals: Vec<u32> = warp.iter().map(|g| g.r[*a as usize]).collect();
-                    let same = vals.iter().all(|&v| v == vals[0]);
-                    for (i, g) in warp.iter_mut().enumerate() {
-                        g.r[*d as usize] = if *all {
-                            if same { u32::MAX } else { 0 }
+                let regions = if *in_global {
+                    global.iter_mut()
+                } else {
+                    shared.iter_mut()
+                };
+                for (blk, m) in regs.chunks_mut(block as usize).zip(regions) {
+                    let n = ty.bytes();
+                    for g in blk.iter() {
+                        let within = if n == 1 {
+                            g.r[*sel as usize] & 15
                         } else {
-                            vals.iter()
-                                .enumerate()
-                                .filter(|(_, v)| **v == vals[i])
-                                .fold(0u32, |m, (j, _)| m | (1 << j))
+                            (g.r[*sel as usize] & 7) * 2
                         };
+                        let at = g.tid * 16 + within;
+                        store_bytes(m, at, n, u32::from(g.h[*v as usize % NH as usize]));
+                    }
+                    for g in blk.iter_mut() {
+                        let at = if n == 1 {
+                            g.r[*i as usize] & 1023
+                        } else {
+                            (g.r[*i as usize] & 511) * 2
+                        };
+                        let x = load.extend(load_bytes(m, at, n));
+                        if *to32 {
+                            g.r[*d as usize] = x;
+                        } else {
+                            g.h[*d as usize % NH as usize] = x as u16;
+                        }
                     }
                 }
             }
@@ -292,53 +305,34 @@ impl Program {
                     }
                 }
             }
-            Stmt::AtomOwn { op, d, sel, v, w } => {
-                for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
+            Stmt::AtomOwn { op, d, sel, v, w } | Stmt::GAtomOwn { op, d, sel, v, w } => {
+                let regions = if matches!(s, Stmt::GAtomOwn { .. }) {
+                    global.iter_mut()
+                } else {
+                    shared.iter_mut()
+                };
+                for (blk, m) in regs.chunks_mut(block as usize).zip(regions) {
                     for g in blk.iter_mut() {
                         let at = own(g, *sel);
-                        let (old, b, c) = (sh[at], g.r[*v as usize], g.r[*w as usize]);
-                        sh[at] = match op {
-                            OwnAtom::Add => old.wrapping_add(b),
-                            OwnAtom::MinU => old.min(b),
-                            OwnAtom::MaxS => (old as i32).max(b as i32) as u32,
-                            OwnAtom::And => old & b,
-                            OwnAtom::Or => old | b,
-                            OwnAtom::Xor => old ^ b,
-                            OwnAtom::Exch => b,
-                            OwnAtom::Cas => {
-                                if old == b {
-                                    c
-                                } else {
-                                    old
-                                }
-                            }
-                            OwnAtom::Inc => {
-                                if old >= b {
-                                    0
-                                } else {
-                                    old + 1
-                                }
-                            }
-                            OwnAtom::Dec => {
-                                if old == 0 || old > b {
-                                    b
-                                } else {
-                                    old - 1
-                                }
-                            }
-                        };
+                        let old = m[at];
+                        m[at] = own_atom(*op, old, g.r[*v as usize], g.r[*w as usize]);
                         g.r[*d as usize] = old;
                     }
                 }
             }
-            Stmt::RedAny { op, d, i, v } => {
-                for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
+            Stmt::RedAny { op, d, i, v } | Stmt::GRedAny { op, d, i, v } => {
+                let regions = if matches!(s, Stmt::GRedAny { .. }) {
+                    global.iter_mut()
+                } else {
+                    shared.iter_mut()
+                };
+                for (blk, m) in regs.chunks_mut(block as usize).zip(regions) {
                     for g in blk.iter() {
                         let at = any(g, *i);
-                        sh[at] = reduce(*op, sh[at], g.r[*v as usize]);
+                        m[at] = reduce(*op, m[at], g.r[*v as usize]);
                     }
                     for g in blk.iter_mut() {
-                        g.r[*d as usize] = sh[any(g, *i)];
+                        g.r[*d as usize] = m[any(g, *i)];
                     }
                 }
             }
@@ -482,6 +476,21 @@ impl Program {
                 };
             }
             Stmt::Dbl { op, d, a, b, c } => double(g, *op, *d, *a, *b, *c),
+            Stmt::Half { op, d, a, b } => {
+                let shift = matches!(op, HOp::Shl | HOp::ShrU | HOp::ShrS);
+                let b = match *b {
+                    Src::Imm(v) if shift => v,
+                    Src::Imm(v) => v & 0xffff,
+                    Src::Reg(r) if shift => g.r[r as usize],
+                    Src::Reg(r) => u32::from(g.h[(r % NH) as usize]),
+                };
+                match half(*op, g.h[*a as usize % NH as usize], b) {
+                    HOut::H(v) => g.h[*d as usize % NH as usize] = v,
+                    HOut::R(v) => g.r[*d as usize] = v,
+                    HOut::P(v) => g.p[(*d % NP) as usize] = v,
+                }
+            }
+            Stmt::CvtN { op, d, a } => cvt_narrow(g, *op, *d, *a),
             Stmt::Special { d, reg } => {
                 let lane = g.lane();
                 let eq = 1u32 << lane;
@@ -509,9 +518,175 @@ impl Program {
             | Stmt::RedAny { .. }
             | Stmt::StShared { .. }
             | Stmt::LdShared { .. }
-            | Stmt::AtomShared { .. } => {}
+            | Stmt::AtomShared { .. }
+            | Stmt::Masked { .. }
+            | Stmt::GAtomOwn { .. }
+            | Stmt::GRedAny { .. }
+            | Stmt::GAtomBit { .. }
+            | Stmt::NarrowRound { .. } => {}
         }
         Flow::Next
+    }
+}
+
+/// A block's shared words and its region of `gm`, for each block.
+struct Mem<'a> {
+    shared: &'a mut Vec<Vec<u32>>,
+    global: &'a mut Vec<Vec<u32>>,
+}
+
+/// A warp operation with member mask `mask` on `warp`: only the members take part, and only
+/// their registers change.
+fn warp_op(s: &Stmt, warp: &mut [Regs], mask: u32) {
+    let member = |g: &Regs| mask >> g.lane() & 1 == 1;
+    match s {
+        Stmt::Shfl {
+            mode,
+            d,
+            a,
+            lane,
+            c,
+        } => {
+            let src: Vec<u32> = warp.iter().map(|g| g.r[*a as usize]).collect();
+            for g in warp.iter_mut().filter(|g| member(g)) {
+                let l = g.lane() as i32;
+                let b = (g.src(*lane) & 31) as i32;
+                let cval = (c & 31) as i32;
+                let segmask = ((c >> 8) & 31) as i32;
+                let max_lane = (l & segmask) | (cval & !segmask);
+                let min_lane = l & segmask;
+                let (j, ok) = match mode {
+                    ShflMode::Up => (l - b, l - b >= max_lane),
+                    ShflMode::Down => (l + b, l + b <= max_lane),
+                    ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
+                    ShflMode::Idx => {
+                        let j = min_lane | (b & !segmask);
+                        (j, j <= max_lane)
+                    }
+                };
+                let j = if ok { j } else { l };
+                g.r[*d as usize] = src[j as usize];
+            }
+        }
+        Stmt::Vote { op, d, p } => {
+            let ballot = warp
+                .iter()
+                .filter(|g| member(g))
+                .fold(0u32, |m, g| m | u32::from(g.p[*p as usize]) << g.lane());
+            for g in warp.iter_mut().filter(|g| member(g)) {
+                let dp = (*d % NP) as usize;
+                match op {
+                    Vote::Ballot => g.r[*d as usize] = ballot,
+                    Vote::Any => g.p[dp] = ballot != 0,
+                    Vote::All => g.p[dp] = ballot == mask,
+                    Vote::Uni => g.p[dp] = ballot == 0 || ballot == mask,
+                }
+            }
+        }
+        Stmt::Redux { op, d, a } => {
+            let v = warp
+                .iter()
+                .filter(|g| member(g))
+                .map(|g| g.r[*a as usize])
+                .reduce(|x, y| reduce(*op, x, y))
+                .unwrap_or(0);
+            for g in warp.iter_mut().filter(|g| member(g)) {
+                g.r[*d as usize] = v;
+            }
+        }
+        Stmt::Match { all, d, a } => {
+            let vals: Vec<(u32, u32)> = warp
+                .iter()
+                .filter(|g| member(g))
+                .map(|g| (g.lane(), g.r[*a as usize]))
+                .collect();
+            let same = vals.iter().all(|&(_, v)| v == vals[0].1);
+            for g in warp.iter_mut().filter(|g| member(g)) {
+                let mine = g.r[*a as usize];
+                g.r[*d as usize] = if *all {
+                    if same { mask } else { 0 }
+                } else {
+                    vals.iter()
+                        .filter(|(_, v)| *v == mine)
+                        .fold(0u32, |m, (l, _)| m | (1 << l))
+                };
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The new value of a word after an atomic `op` with operands `b` and `c` on `old`.
+fn own_atom(op: OwnAtom, old: u32, b: u32, c: u32) -> u32 {
+    match op {
+        OwnAtom::Add => old.wrapping_add(b),
+        OwnAtom::MinU => old.min(b),
+        OwnAtom::MaxS => (old as i32).max(b as i32) as u32,
+        OwnAtom::And => old & b,
+        OwnAtom::Or => old | b,
+        OwnAtom::Xor => old ^ b,
+        OwnAtom::Exch => b,
+        OwnAtom::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        OwnAtom::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        OwnAtom::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+    }
+}
+
+/// `n` bytes at byte `at` of little-endian words.
+fn load_bytes(m: &[u32], at: u32, n: u32) -> u32 {
+    (0..n).fold(0u32, |v, k| {
+        let b = at + k;
+        v | ((m[(b / 4) as usize] >> (8 * (b % 4))) & 0xff) << (8 * k)
+    })
+}
+
+fn store_bytes(m: &mut [u32], at: u32, n: u32, v: u32) {
+    for k in 0..n {
+        let b = at + k;
+        let (w, shift) = ((b / 4) as usize, 8 * (b % 4));
+        m[w] = (m[w] & !(0xff << shift)) | ((v >> (8 * k)) & 0xff) << shift;
+    }
+}
+
+/// `Stmt::CvtN`: the source read and the result written as the conversion's kinds say.
+fn cvt_narrow(g: &mut Regs, op: NCvt, d: u8, a: u8) {
+    let (_, dk, sk) = op.parts();
+    let (d, a) = (d as usize, a as usize);
+    let (h, dd, f) = (NH as usize, ND as usize, NF as usize);
+    match (dk, sk) {
+        (_, Kind::F) => g.h[d % h] = op.float_to(g.f[a % f]),
+        (Kind::F, _) => g.f[d % f] = op.to_float(g.h[a % h]),
+        _ => {
+            let x = match sk {
+                Kind::R => u64::from(g.r[a]),
+                Kind::H => u64::from(g.h[a % h]),
+                _ => g.rd[a % dd],
+            };
+            let v = op.int(x);
+            match dk {
+                Kind::R => g.r[d] = v as u32,
+                Kind::H => g.h[d % h] = v as u16,
+                _ => g.rd[d % dd] = v,
+            }
+        }
     }
 }
 

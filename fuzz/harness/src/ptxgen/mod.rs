@@ -10,12 +10,16 @@
 //! (no recursion). Random text rarely gets past the checker; these reach lowering, the
 //! structurizer, the SIMT pass and emission.
 
+#[cfg(test)]
+mod construct_tests;
 mod eval;
+mod narrow;
 mod print;
 mod shrink;
 
 use arbitrary::{Result, Unstructured};
 
+pub use narrow::{HOp, NCvt, NarrowTy};
 pub use print::batch_ptx;
 
 /// 32-bit registers `%r0..` per function.
@@ -28,11 +32,19 @@ pub const NF: u8 = 4;
 pub const NP: u8 = 4;
 /// f64 registers `%fd0..`.
 pub const NFD: u8 = 2;
+/// 16-bit registers `%rs0..` (an even number: two are stored to a word).
+pub const NH: u8 = 4;
 /// Words the kernel stores per thread: every `%r`, every `%rd` as two words, every `%f`, every
-/// `%fd` as two words (floats with any NaN made the canonical one: the ISA leaves payloads open).
-pub const OUT_WORDS: u32 = NR as u32 + 2 * ND as u32 + NF as u32 + 2 * NFD as u32;
+/// `%fd` as two words (floats with any NaN made the canonical one: the ISA leaves payloads open),
+/// every two `%rs` as one word.
+pub const OUT_WORDS: u32 = NR as u32 + 2 * ND as u32 + NF as u32 + 2 * NFD as u32 + NH as u32 / 2;
 /// Words of the `.shared` array.
 const SHARED_WORDS: u32 = 256;
+/// Words of each block's region of the `.global` array `gm`: a copy of the shared layout (four
+/// words a thread), then one word per warp for the contended bit atomics.
+pub const GLOBAL_WORDS: u32 = SHARED_WORDS + DIFF_BLOCK / 32;
+/// Blocks `gm` has a region for.
+pub const GLOBAL_BLOCKS: u32 = 4;
 /// Threads per block the shared-memory patterns of [`Features::DIFF`] need: each thread owns
 /// `SHARED_WORDS / DIFF_BLOCK` words.
 pub const DIFF_BLOCK: u32 = 64;
@@ -53,6 +65,13 @@ pub struct Features {
     pub warps: bool,
     /// `.shared` loads, stores and atomics.
     pub shared: bool,
+    /// `.global` loads, stores and atomics on the array `gm` (in rounds, like shared memory).
+    pub global: bool,
+    /// Warp operations with member masks of fewer than all lanes, in a branch only the members
+    /// take.
+    pub masked: bool,
+    /// 16-bit registers, their arithmetic, conversions among 8-, 16-, 32- and 64-bit types.
+    pub narrow: bool,
     /// Warp operations, barriers and shared memory only at the kernel's top level and shared
     /// memory only in race-free rounds (what [`Program::eval`] models).
     pub lockstep: bool,
@@ -66,6 +85,9 @@ impl Features {
         floats: true,
         warps: true,
         shared: true,
+        global: true,
+        masked: true,
+        narrow: true,
         lockstep: false,
     };
     /// Integer code, branches, loops and calls, each thread on its own.
@@ -75,6 +97,9 @@ impl Features {
         floats: false,
         warps: false,
         shared: false,
+        global: false,
+        masked: false,
+        narrow: true,
         lockstep: true,
     };
     /// Everything [`Program::eval`] runs: [`Features::ALL`] with warp operations, barriers and
@@ -507,6 +532,66 @@ pub enum Stmt {
         v: u8,
         w: u8,
     },
+    /// Lanes in `mask` (a constant) branch into a block that runs `pre` (thread-local code,
+    /// which may diverge further) and then the warp operation `op` with `mask` as its member
+    /// mask; the other lanes skip both. Every lane the mask names reaches `op`, as the ISA
+    /// requires, and a shuffle's mask is a union of its segments, so that every source lane is
+    /// a member.
+    Masked {
+        mask: u32,
+        pre: Vec<Stmt>,
+        op: Box<Stmt>,
+    },
+    /// [`Stmt::AtomOwn`] on the thread's own word of its block's region of `gm`.
+    GAtomOwn {
+        op: OwnAtom,
+        d: u8,
+        sel: u8,
+        v: u8,
+        w: u8,
+    },
+    /// [`Stmt::RedAny`] with `red.global` on the block's region of `gm`.
+    GRedAny {
+        op: Redux,
+        d: u8,
+        i: u8,
+        v: u8,
+    },
+    /// `atom.global.{and,or,xor}.b32` by every lane of a warp on the warp's word, the operand
+    /// limited to the lane's own bit (`and`: every other bit set), so that the old value's own
+    /// bit, kept in `%r{d}`, does not depend on the order; a barrier.
+    GAtomBit {
+        op: Redux,
+        d: u8,
+        v: u8,
+    },
+    /// Every thread stores `%rs{v}` as `ty` to a byte or half-word of its own words in shared
+    /// memory or `gm`, picked by `%r{sel}`; a barrier; a load as `load` of any byte or
+    /// half-word, picked by `%r{i}`, into `%rs{d}` (or `%r{d}` when `to32`); a barrier.
+    NarrowRound {
+        global: bool,
+        ty: NarrowTy,
+        load: NarrowTy,
+        to32: bool,
+        v: u8,
+        sel: u8,
+        d: u8,
+        i: u8,
+    },
+    /// 16-bit arithmetic on `%rs`: `%rs{d} = %rs{a} op b`, where a register `b` is `%rs{b %
+    /// NH}`, or `%r{b}` for the shifts' amount.
+    Half {
+        op: HOp,
+        d: u8,
+        a: u8,
+        b: Src,
+    },
+    /// `cvt` among 8-, 16-, 32- and 64-bit integers and f32; the registers' kinds follow `op`.
+    CvtN {
+        op: NCvt,
+        d: u8,
+        a: u8,
+    },
 }
 
 /// A `.func (.reg .b32 ret) fN(.reg .b32 a, .reg .b32 b)`: `%r0 = a`, `%r1 = b`, the other
@@ -593,15 +678,11 @@ impl Gen<'_, '_> {
         // Where every thread of the block is sure to be: the kernel's top level.
         let collective = depth == 0 && !in_loop && !self.in_func;
         // The top level is a small part of a program: collectives get a larger share there.
-        if f.lockstep && collective && (f.warps || f.shared) && self.u.ratio(1, 2)? {
-            return if f.shared && (!f.warps || self.u.arbitrary()?) {
-                self.shared_round()
-            } else {
-                self.warp()
-            };
+        if f.lockstep && collective && (f.warps || f.shared || f.global) && self.u.ratio(1, 2)? {
+            return self.collective_stmt(depth);
         }
         loop {
-            let s = match self.u.int_in_range(0..=21u8)? {
+            let s = match self.u.int_in_range(0..=24u8)? {
                 0..=3 => Stmt::Bin {
                     op: *self.u.choose(&[
                         Bin::Add,
@@ -773,6 +854,10 @@ impl Gen<'_, '_> {
                         Special::LanemaskGe,
                     ])?,
                 },
+                22 if (f.warps || f.shared || f.global) && (!f.lockstep || collective) => {
+                    self.collective_stmt(depth)?
+                }
+                23 | 24 if f.narrow => self.narrow()?,
                 _ => continue,
             };
             return Ok(s);
@@ -911,6 +996,125 @@ impl Gen<'_, '_> {
         })
     }
 
+    /// A statement for where the whole block is present, of a kind `features` allows.
+    fn collective_stmt(&mut self, depth: u32) -> Result<Stmt> {
+        let f = self.features;
+        let mut kinds = Vec::new();
+        if f.shared {
+            kinds.push(0u8);
+        }
+        if f.warps {
+            kinds.push(1);
+            if f.masked {
+                kinds.push(2);
+            }
+        }
+        if f.global {
+            kinds.push(3);
+        }
+        if f.narrow && (f.shared || f.global) {
+            kinds.push(4);
+        }
+        match self.u.choose(&kinds).copied().unwrap_or(1) {
+            0 => self.shared_round(),
+            2 => self.masked(depth),
+            3 => self.global_round(),
+            4 => {
+                let global = f.global && (!f.shared || self.u.arbitrary()?);
+                self.narrow_round(global)
+            }
+            _ => self.warp(),
+        }
+    }
+
+    /// A warp operation in a branch that only the lanes of its member mask take.
+    fn masked(&mut self, depth: u32) -> Result<Stmt> {
+        let mut op = self.warp()?;
+        if matches!(op, Stmt::Bar) {
+            op = Stmt::Vote {
+                op: Vote::Ballot,
+                d: self.reg()?,
+                p: self.pred()?,
+            };
+        }
+        let mask = if let Stmt::Shfl { mode, c, .. } = &mut op {
+            // Whole segments of 4, 8 or 16 lanes: every source lane is then a member.
+            let (seg, width) = *self.u.choose(&[(0x1cu32, 4u32), (0x18, 8), (0x10, 16)])?;
+            *c = (seg << 8) | if *mode == ShflMode::Up { 0 } else { width - 1 };
+            let segments = 32 / width;
+            let pick = self.u.arbitrary::<u32>()? & ((1 << segments) - 1);
+            let pick = if pick == 0 { 1 } else { pick };
+            (0..segments)
+                .filter(|s| pick >> s & 1 == 1)
+                .fold(0u32, |m, s| {
+                    m | (((1u64 << width) - 1) as u32) << (s * width)
+                })
+        } else if self.u.arbitrary()? {
+            *self.u.choose(&[
+                0x5555_5555,
+                0xaaaa_aaaa,
+                0x0000_ffff,
+                0xffff_0000,
+                0x8000_0001,
+                0x0f0f_00ff,
+                0x0000_0001,
+                0x8000_0000,
+                0x7fff_ffff,
+                0xffff_fffe,
+            ])?
+        } else {
+            self.u.arbitrary::<u32>()? | 1 << self.u.int_in_range(0..=31u32)?
+        };
+        let pre = if self.u.arbitrary()? {
+            self.block(depth + 1, false)?
+        } else {
+            Vec::new()
+        };
+        Ok(Stmt::Masked {
+            mask,
+            pre,
+            op: Box::new(op),
+        })
+    }
+
+    fn own_atom_op(&mut self) -> Result<OwnAtom> {
+        Ok(*self.u.choose(&[
+            OwnAtom::Add,
+            OwnAtom::MinU,
+            OwnAtom::MaxS,
+            OwnAtom::And,
+            OwnAtom::Or,
+            OwnAtom::Xor,
+            OwnAtom::Exch,
+            OwnAtom::Cas,
+            OwnAtom::Inc,
+            OwnAtom::Dec,
+        ])?)
+    }
+
+    fn global_round(&mut self) -> Result<Stmt> {
+        Ok(match self.u.int_in_range(0..=2u8)? {
+            0 => Stmt::GAtomOwn {
+                op: self.own_atom_op()?,
+                d: self.reg()?,
+                sel: self.reg()?,
+                v: self.reg()?,
+                w: self.reg()?,
+            },
+            1 => Stmt::GRedAny {
+                op: self.redux_op()?,
+                d: self.reg()?,
+                i: self.reg()?,
+                v: self.reg()?,
+            },
+            _ => Stmt::GAtomBit {
+                op: *self.u.choose(&[Redux::And, Redux::Or, Redux::Xor])?,
+                d: self.reg()?,
+                v: self.reg()?,
+            },
+        })
+    }
+
     fn redux_op(&mut self) -> Result<Redux> {
         Ok(*self.u.choose(&[
             Redux::Add,
@@ -933,18 +1137,7 @@ impl Gen<'_, '_> {
                 i: self.reg()?,
             },
             1 => Stmt::AtomOwn {
-                op: *self.u.choose(&[
-                    OwnAtom::Add,
-                    OwnAtom::MinU,
-                    OwnAtom::MaxS,
-                    OwnAtom::And,
-                    OwnAtom::Or,
-                    OwnAtom::Xor,
-                    OwnAtom::Exch,
-                    OwnAtom::Cas,
-                    OwnAtom::Inc,
-                    OwnAtom::Dec,
-                ])?,
+                op: self.own_atom_op()?,
                 d: self.reg()?,
                 sel: self.reg()?,
                 v: self.reg()?,
@@ -982,6 +1175,7 @@ impl Program {
             // make them divergent too.
             let saved = g.features;
             g.features.warps = false;
+            g.features.global = false;
             let mut init = [0u32; NR as usize];
             for v in &mut init {
                 *v = g.imm()?;

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::narrow::{print_half, reg};
 use super::*;
 
 fn src(s: Src) -> String {
@@ -18,6 +19,8 @@ struct Printer {
     labels: u32,
     /// The end label of each enclosing loop.
     loops: Vec<String>,
+    /// The member mask of the warp operations being printed.
+    member: u32,
 }
 
 impl Printer {
@@ -181,11 +184,13 @@ impl Printer {
                 format!("mov.u32 %r{d}, %{name};")
             }
             Stmt::Redux { op, d, a } => {
-                format!("redux.sync.{} %r{d}, %r{a}, 0xffffffff;", redux_name(*op))
+                let m = self.member;
+                format!("redux.sync.{} %r{d}, %r{a}, {m:#010x};", redux_name(*op))
             }
             Stmt::Match { all, d, a } => {
                 let m = if *all { "all" } else { "any" };
-                format!("match.{m}.sync.b32 %r{d}, %r{a}, 0xffffffff;")
+                let mask = self.member;
+                format!("match.{m}.sync.b32 %r{d}, %r{a}, {mask:#010x};")
             }
             Stmt::ShRound { v, sel, d, i } => {
                 self.own_addr(*sel);
@@ -197,18 +202,7 @@ impl Printer {
             }
             Stmt::AtomOwn { op, d, sel, v, w } => {
                 self.own_addr(*sel);
-                let op = match op {
-                    OwnAtom::Add => "add.u32",
-                    OwnAtom::MinU => "min.u32",
-                    OwnAtom::MaxS => "max.s32",
-                    OwnAtom::And => "and.b32",
-                    OwnAtom::Or => "or.b32",
-                    OwnAtom::Xor => "xor.b32",
-                    OwnAtom::Exch => "exch.b32",
-                    OwnAtom::Cas => "cas.b32",
-                    OwnAtom::Inc => "inc.u32",
-                    OwnAtom::Dec => "dec.u32",
-                };
+                let op = own_atom_name(*op);
                 let w = if op == "cas.b32" {
                     format!(", %r{w}")
                 } else {
@@ -276,16 +270,125 @@ impl Printer {
                     ShflMode::Bfly => "bfly",
                 };
                 format!(
-                    "shfl.sync.{m}.b32 %r{d}, %r{a}, {}, {c}, 0xffffffff;",
-                    src(*lane)
+                    "shfl.sync.{m}.b32 %r{d}, %r{a}, {}, {c}, {:#010x};",
+                    src(*lane),
+                    self.member
                 )
             }
-            Stmt::Vote { op, d, p } => match op {
-                Vote::Ballot => format!("vote.sync.ballot.b32 %r{d}, %p{p}, 0xffffffff;"),
-                Vote::Any => format!("vote.sync.any.pred %p{}, %p{p}, 0xffffffff;", d % NP),
-                Vote::All => format!("vote.sync.all.pred %p{}, %p{p}, 0xffffffff;", d % NP),
-                Vote::Uni => format!("vote.sync.uni.pred %p{}, %p{p}, 0xffffffff;", d % NP),
-            },
+            Stmt::Vote { op, d, p } => {
+                let (m, dp) = (self.member, d % NP);
+                match op {
+                    Vote::Ballot => format!("vote.sync.ballot.b32 %r{d}, %p{p}, {m:#010x};"),
+                    Vote::Any => format!("vote.sync.any.pred %p{dp}, %p{p}, {m:#010x};"),
+                    Vote::All => format!("vote.sync.all.pred %p{dp}, %p{p}, {m:#010x};"),
+                    Vote::Uni => format!("vote.sync.uni.pred %p{dp}, %p{p}, {m:#010x};"),
+                }
+            }
+            Stmt::Masked { mask, pre, op } => {
+                let skip = self.label("nonmember");
+                self.line("mov.u32 %t0, %laneid;");
+                self.line(&format!("mov.u32 %t1, {mask:#010x};"));
+                self.line("shr.u32 %t1, %t1, %t0;");
+                self.line("and.b32 %t1, %t1, 1;");
+                self.line("setp.eq.u32 %pl, %t1, 0;");
+                self.line(&format!("@%pl bra {skip};"));
+                self.block(pre, depth);
+                let outer = std::mem::replace(&mut self.member, *mask);
+                self.stmt(op, depth);
+                self.member = outer;
+                self.out.push_str(&format!("{skip}:\n"));
+                return;
+            }
+            Stmt::GAtomOwn { op, d, sel, v, w } => {
+                self.own_offset(*sel);
+                self.region_addr(true);
+                let op = own_atom_name(*op);
+                let w = if op == "cas.b32" {
+                    format!(", %r{w}")
+                } else {
+                    String::new()
+                };
+                self.line(&format!("atom.global.{op} %r{d}, [%ts], %r{v}{w};"));
+                "bar.sync 0;".to_string()
+            }
+            Stmt::GRedAny { op, d, i, v } => {
+                self.any_offset(*i);
+                self.region_addr(true);
+                self.line(&format!("red.global.{} [%ts], %r{v};", redux_name(*op)));
+                self.line("bar.sync 0;");
+                self.line(&format!("ld.global.u32 %r{d}, [%ts];"));
+                "bar.sync 0;".to_string()
+            }
+            Stmt::GAtomBit { op, d, v } => {
+                // The warp's word, after the four words of each thread.
+                self.line("mov.u32 %t0, %tid.x;");
+                self.line("shr.u32 %t0, %t0, 5;");
+                self.line(&format!("add.u32 %t0, %t0, {SHARED_WORDS};"));
+                self.line("shl.b32 %t0, %t0, 2;");
+                self.region_addr(true);
+                self.line("mov.u32 %t1, %laneid;");
+                self.line("mov.u32 %t2, 1;");
+                self.line("shl.b32 %t2, %t2, %t1;");
+                if *op == Redux::And {
+                    self.line("not.b32 %t1, %t2;");
+                    self.line(&format!("or.b32 %t1, %r{v}, %t1;"));
+                } else {
+                    self.line(&format!("and.b32 %t1, %r{v}, %t2;"));
+                }
+                self.line(&format!(
+                    "atom.global.{} %r{d}, [%ts], %t1;",
+                    redux_name(*op)
+                ));
+                self.line(&format!("and.b32 %r{d}, %r{d}, %t2;"));
+                "bar.sync 0;".to_string()
+            }
+            Stmt::NarrowRound {
+                global,
+                ty,
+                load,
+                to32,
+                v,
+                sel,
+                d,
+                i,
+            } => {
+                let space = if *global { "global" } else { "shared" };
+                let half = ty.bytes() == 2;
+                // A byte or half-word of the thread's own 16 bytes.
+                self.line(&format!(
+                    "and.b32 %t0, %r{sel}, {};",
+                    if half { 7 } else { 15 }
+                ));
+                if half {
+                    self.line("shl.b32 %t0, %t0, 1;");
+                }
+                self.line("mov.u32 %t1, %tid.x;");
+                self.line("shl.b32 %t1, %t1, 4;");
+                self.line("add.u32 %t0, %t0, %t1;");
+                self.region_addr(*global);
+                self.line(&format!("st.{space}.{} [%ts], %rs{};", ty.name(), v % NH));
+                self.line("bar.sync 0;");
+                self.line(&format!(
+                    "and.b32 %t0, %r{i}, {};",
+                    if half { 511 } else { 1023 }
+                ));
+                if half {
+                    self.line("shl.b32 %t0, %t0, 1;");
+                }
+                self.region_addr(*global);
+                let dst = if *to32 {
+                    format!("%r{d}")
+                } else {
+                    format!("%rs{}", d % NH)
+                };
+                self.line(&format!("ld.{space}.{} {dst}, [%ts];", load.name()));
+                "bar.sync 0;".to_string()
+            }
+            Stmt::Half { op, d, a, b } => print_half(*op, *d, *a, *b),
+            Stmt::CvtN { op, d, a } => {
+                let (name, dk, sk) = op.parts();
+                format!("cvt.{name} {}, {};", reg(dk, *d), reg(sk, *a))
+            }
             Stmt::Bar => "bar.sync 0;".to_string(),
             Stmt::StShared { i, v } => {
                 self.shared_addr(*i);
@@ -310,22 +413,42 @@ impl Printer {
 
     /// `%ts` = the address of `sh[%r{i} % SHARED_WORDS]`.
     fn shared_addr(&mut self, i: u8) {
+        self.any_offset(i);
+        self.region_addr(false);
+    }
+
+    /// `%t0` = the byte offset of word `%r{i} % SHARED_WORDS`.
+    fn any_offset(&mut self, i: u8) {
         self.line(&format!("and.b32 %t0, %r{i}, {};", SHARED_WORDS - 1));
         self.line("shl.b32 %t0, %t0, 2;");
-        self.line("cvt.u64.u32 %ts, %t0;");
-        self.line("mov.u64 %tsb, sh;");
-        self.line("add.s64 %ts, %tsb, %ts;");
     }
 
     /// `%ts` = the address of the thread's own word `sh[%tid.x * 4 + %r{sel} % 4]`.
     fn own_addr(&mut self, sel: u8) {
+        self.own_offset(sel);
+        self.region_addr(false);
+    }
+
+    /// `%t0` = the byte offset of the thread's own word `%tid.x * 4 + %r{sel} % 4`.
+    fn own_offset(&mut self, sel: u8) {
         self.line(&format!("and.b32 %t0, %r{sel}, 3;"));
         self.line("mov.u32 %t1, %tid.x;");
         self.line("shl.b32 %t1, %t1, 2;");
         self.line("add.u32 %t0, %t0, %t1;");
         self.line("shl.b32 %t0, %t0, 2;");
+    }
+
+    /// `%ts` = the address of byte `%t0` of `sh`, or of the block's region of `gm`.
+    fn region_addr(&mut self, global: bool) {
+        if global {
+            self.line("mov.u32 %t3, %ctaid.x;");
+            self.line(&format!("mad.lo.u32 %t0, %t3, {}, %t0;", GLOBAL_WORDS * 4));
+        }
         self.line("cvt.u64.u32 %ts, %t0;");
-        self.line("mov.u64 %tsb, sh;");
+        self.line(&format!(
+            "mov.u64 %tsb, {};",
+            if global { "gm" } else { "sh" }
+        ));
         self.line("add.s64 %ts, %tsb, %ts;");
     }
 
@@ -389,6 +512,7 @@ impl Printer {
         self.line(&format!(".reg .f32 %f<{NF}>;"));
         self.line(&format!(".reg .f64 %fd<{NFD}>;"));
         self.line(&format!(".reg .pred %p<{NP}>;"));
+        self.line(&format!(".reg .b16 %rs<{NH}>, %hd;"));
         self.line(".reg .pred %pl;");
         self.line(&format!(".reg .b32 %lc<{}>;", MAX_DEPTH + 2));
         self.line(".reg .b32 %t<4>;");
@@ -416,6 +540,9 @@ impl Printer {
                 i % NR,
                 (i + 3) % NR
             ));
+        }
+        for i in 0..NH {
+            self.line(&format!("cvt.u16.u32 %rs{i}, %r{};", (i + 4) % NR));
         }
     }
 
@@ -462,6 +589,38 @@ impl Printer {
             }
             self.line("bar.sync 0;");
         }
+        if program.features.lockstep && program.features.global {
+            // The block's region of `gm` as `eval` starts it: each thread its four words, the
+            // first threads the warps' words.
+            self.line("bar.sync 0;");
+            self.line("mov.u32 %t3, %tid.x;");
+            for j in 0..=SHARED_WORDS / DIFF_BLOCK {
+                if j == SHARED_WORDS / DIFF_BLOCK {
+                    self.line(&format!("setp.lt.u32 %pl, %t3, {};", DIFF_BLOCK / 32));
+                    self.line(&format!("add.u32 %t0, %t3, {SHARED_WORDS};"));
+                } else {
+                    self.line(&format!(
+                        "mad.lo.u32 %t0, %t3, {}, {j};",
+                        SHARED_WORDS / DIFF_BLOCK
+                    ));
+                }
+                // The word's index in all of `gm` gives its value.
+                self.line("mov.u32 %t1, %ctaid.x;");
+                self.line(&format!("mad.lo.u32 %t1, %t1, {GLOBAL_WORDS}, %t0;"));
+                self.line(&format!("mul.lo.u32 %t2, %t1, {GLOBAL_SEED};"));
+                self.line("shl.b32 %t1, %t1, 2;");
+                self.line("cvt.u64.u32 %ts, %t1;");
+                self.line("mov.u64 %tsb, gm;");
+                self.line("add.s64 %ts, %tsb, %ts;");
+                let guard = if j == SHARED_WORDS / DIFF_BLOCK {
+                    "@%pl "
+                } else {
+                    ""
+                };
+                self.line(&format!("{guard}st.global.u32 [%ts], %t2;"));
+            }
+            self.line("bar.sync 0;");
+        }
         for i in 0..NR as usize {
             self.line(&format!(
                 "mad.lo.u32 %r{i}, %gt, {}, {};",
@@ -494,6 +653,10 @@ impl Printer {
             self.line(&format!("st.global.f64 [%tsb+{at}], %fdt;"));
             at += 8;
         }
+        for i in 0..NH {
+            self.line(&format!("st.global.u16 [%tsb+{at}], %rs{i};"));
+            at += 2;
+        }
     }
 }
 
@@ -502,6 +665,8 @@ pub(super) const CANON_F32: u32 = 0x7fff_ffff;
 pub(super) const CANON_F64: u64 = 0x7fff_ffff_ffff_ffff;
 /// Shared word `i` starts as `i * SHARED_SEED`.
 pub(super) const SHARED_SEED: u32 = 0x9e37_79b1;
+/// Word `i` of `gm` starts as `i * GLOBAL_SEED`.
+pub(super) const GLOBAL_SEED: u32 = 0x85eb_ca77;
 
 /// One module holding every program of `programs` in one kernel `k(.param .u64 out)`, run one
 /// after the other by every thread; program `n`'s words for thread `t` start at word
@@ -513,11 +678,19 @@ pub fn batch_ptx(programs: &[Program], threads: u32) -> String {
         fprefix: String::new(),
         labels: 0,
         loops: Vec::new(),
+        member: u32::MAX,
     };
     p.out
         .push_str(".version 7.8\n.target sm_80\n.address_size 64\n\n");
     if programs.iter().any(|q| q.features.shared) {
         let _ = writeln!(p.out, ".shared .align 4 .b32 sh[{SHARED_WORDS}];\n");
+    }
+    if programs.iter().any(|q| q.features.global) {
+        let _ = writeln!(
+            p.out,
+            ".global .align 4 .b32 gm[{}];\n",
+            GLOBAL_BLOCKS * GLOBAL_WORDS
+        );
     }
     for (n, program) in programs.iter().enumerate() {
         p.fprefix = if programs.len() == 1 {
@@ -555,6 +728,21 @@ impl Program {
     /// The PTX module: the functions, then the kernel `k`.
     pub fn to_ptx(&self) -> String {
         batch_ptx(std::slice::from_ref(self), 0)
+    }
+}
+
+fn own_atom_name(op: OwnAtom) -> &'static str {
+    match op {
+        OwnAtom::Add => "add.u32",
+        OwnAtom::MinU => "min.u32",
+        OwnAtom::MaxS => "max.s32",
+        OwnAtom::And => "and.b32",
+        OwnAtom::Or => "or.b32",
+        OwnAtom::Xor => "xor.b32",
+        OwnAtom::Exch => "exch.b32",
+        OwnAtom::Cas => "cas.b32",
+        OwnAtom::Inc => "inc.u32",
+        OwnAtom::Dec => "dec.u32",
     }
 }
 
