@@ -46,6 +46,7 @@ mod reuse;
 mod scratch;
 pub mod simt;
 pub mod structurize;
+pub mod tensor_map;
 pub mod texture;
 pub mod types;
 

@@ -40,6 +40,7 @@ mod memory;
 mod module;
 mod pointer;
 mod stream;
+mod tensor_map;
 mod texture;
 
 use std::collections::BTreeSet;
@@ -245,7 +246,7 @@ macro_rules! stub {
 #[allow(unused_imports)]
 use self::{
     context::*, copy2d::*, device::*, init::*, launch::*, library::*, link::*, memory::*,
-    module::*, pointer::*, stream::*, texture::*,
+    module::*, pointer::*, stream::*, tensor_map::*, texture::*,
 };
 
 include!(concat!(env!("OUT_DIR"), "/entries.rs"));

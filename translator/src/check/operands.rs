@@ -641,7 +641,7 @@ impl FnCx<'_, '_> {
         }
     }
 
-    fn address_expr(&mut self, e: &ast::Expr<'_>) -> Option<Address> {
+    pub(crate) fn address_expr(&mut self, e: &ast::Expr<'_>) -> Option<Address> {
         let (base, offset) = match &e.kind {
             ExprKind::Name(n) if consteval::named_constant(n).is_none() => (Some((*n, e.span)), 0),
             ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => match &a.kind {

@@ -9,6 +9,8 @@
 //! the thread's copies done, so its arrive-on happens at once (`.noinc`), or cancels against
 //! the pending-count increment it makes first (without `.noinc`).
 
+mod tensor;
+
 use super::Cx;
 use super::memory::Where;
 use crate::check::Src;
@@ -20,6 +22,7 @@ pub fn async_copy(cx: &mut Cx<'_>, a: &AsyncCopy) {
     match a {
         AsyncCopy::Copy(c) => copy(cx, c),
         AsyncCopy::Bulk(b) => bulk(cx, b),
+        AsyncCopy::Tensor(t) => tensor::tensor_copy(cx, t),
         AsyncCopy::MbarrierArrive { addr, noinc } => {
             if *noinc && let Some(idx) = super::mbarrier::object_word(cx, addr) {
                 super::mbarrier::arrive_on(cx, idx);

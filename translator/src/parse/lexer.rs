@@ -172,13 +172,14 @@ impl<'a> Iterator for Lexer<'a> {
                     None => break Ok((tok, span(start, end))),
                 }
             }
-            // `.name`; also the texture geometries `.1d .2d .3d .2dms` (ISA 8.7.7.3), which
-            // start with a digit: a float never starts with a dot, so they are unambiguous.
+            // `.name`; also the texture geometries `.1d .2d .3d .2dms` (ISA 8.7.7.3) and the
+            // tensor ranks `.1d` to `.5d` of `cp.async.bulk.tensor`, which start with a digit: a
+            // float never starts with a dot, so they are unambiguous.
             if c == b'.'
                 && (bytes
                     .get(i + 1)
                     .is_some_and(|d| d.is_ascii_alphabetic() || *d == b'_')
-                    || (matches!(bytes.get(i + 1), Some(b'1'..=b'3'))
+                    || (matches!(bytes.get(i + 1), Some(b'1'..=b'5'))
                         && bytes.get(i + 2) == Some(&b'd')))
             {
                 let mut j = i + 2;
@@ -396,7 +397,7 @@ mod tests {
     #[test]
     fn texture_geometries_are_modifiers() {
         assert_eq!(
-            lex("tex.2d.v4 tex.2dms .3d"),
+            lex("tex.2d.v4 tex.2dms .3d .5d"),
             vec![
                 Token::Ident("tex"),
                 Token::Dot("2d"),
@@ -404,6 +405,7 @@ mod tests {
                 Token::Ident("tex"),
                 Token::Dot("2dms"),
                 Token::Dot("3d"),
+                Token::Dot("5d"),
             ]
         );
     }

@@ -235,6 +235,21 @@ pub const GATES: &[Gate] = &[
     ),
     g("cp", &["async", "shared::cta"], (7, 8), 80),
     g("cp", &["async", "bulk"], (8, 0), 90),
+    // `cp.async.bulk.tensor` (and its prefetch) came with the bulk copies; `.shared::cta` as
+    // the destination of the tensor load with PTX ISA 8.6.
+    g("cp", &["async", "bulk", "tensor"], (8, 0), 90),
+    g(
+        "cp",
+        &[
+            "async",
+            "bulk",
+            "tensor",
+            "shared::cta",
+            "mbarrier::complete_tx::bytes",
+        ],
+        (8, 6),
+        90,
+    ),
     // ---- 8.7.7 texture ----
     g("tld4", &[], (2, 2), 20),
     // ---- control flow ----

@@ -2,7 +2,10 @@
 //! `cp.async`, `cp.async.commit_group`, `cp.async.wait_group`, `cp.async.wait_all`,
 //! `cp.async.mbarrier.arrive{.noinc}`; and the bulk copies `cp.async.bulk` between global and
 //! shared memory (completing an mbarrier's transaction, or in bulk async-groups) with
-//! `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read}` and `cp.async.bulk.prefetch`.
+//! `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read}` and `cp.async.bulk.prefetch`;
+//! the tensor forms are in `async_copy/tensor.rs`.
+
+mod tensor;
 
 use super::shared::operands;
 use crate::ast::{self, ExprKind, OperandKind};
@@ -210,6 +213,9 @@ fn bulk(
         return Some(AsyncCopy::WaitGroup(u32::try_from(n).unwrap_or(0)));
     }
     if m.flag("prefetch") {
+        if m.flag("tensor") {
+            return tensor::prefetch(cx, i, m);
+        }
         m.flag("L2");
         m.flag("global");
         let hint = m.flag("L2::cache_hint");
@@ -218,10 +224,10 @@ fn bulk(
         cx.src(&ops[1], ScalarType::U32, TypeRule::Relaxed)?;
         return Some(AsyncCopy::Prefetch);
     }
-    if i.modifiers
-        .iter()
-        .any(|x| x.node == "tensor" || x.node == "multicast::cluster")
-    {
+    if m.flag("tensor") {
+        return tensor::copy(cx, i, m);
+    }
+    if m.flag("multicast::cluster") {
         return not_yet(i, m);
     }
     // The destination's space is written before the source's.

@@ -30,10 +30,31 @@ pub struct CpBulk {
     pub mbar: Option<Address>,
 }
 
+/// Which way a `cp.async.bulk.tensor` copies its box.
+#[derive(Clone, Debug)]
+pub enum TensorDir {
+    /// `.shared::cluster.global` / `.shared::cta.global`: into `dst`, completing `mbar`'s
+    /// transaction.
+    Load { dst: Address, mbar: Address },
+    /// `.global.shared::cta.bulk_group`: from `src` into the tensor.
+    Store { src: Address },
+}
+
+/// `cp.async.bulk.tensor.Nd...tile`: a box of the tensor a tensor map describes, at `coords`
+/// (one signed 32-bit coordinate per dimension, innermost first).
+#[derive(Clone, Debug)]
+pub struct CpBulkTensor {
+    /// The tensor map's address (generic, `.param`, `.const` or `.global`: device addresses).
+    pub map: Address,
+    pub coords: Vec<Src>,
+    pub dir: TensorDir,
+}
+
 #[derive(Clone, Debug)]
 pub enum AsyncCopy {
     Copy(CpAsync),
     Bulk(Box<CpBulk>),
+    Tensor(Box<CpBulkTensor>),
     /// `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once the thread's copies are done.
     MbarrierArrive {
         addr: Address,

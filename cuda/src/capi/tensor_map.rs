@@ -1,0 +1,115 @@
+//! Tensor maps: `cuTensorMapEncodeTiled` and `cuTensorMapReplaceAddress` write the 128-byte
+//! `CUtensorMap` that `cp.async.bulk.tensor` reads, in the layout of
+//! `ptxvk_translator::tensor_map` (decision record 0107). The arguments are checked as CUDA
+//! documents them; the im2col forms are not implemented.
+
+use std::ffi::c_void;
+
+use ptxvk_runtime::translator::tensor_map::{self as tm, TensorMapError, Tiled};
+
+use super::entry;
+use crate::error::{CUresult, CuError, CuResult};
+
+fn map_error(e: TensorMapError) -> CuError {
+    match e {
+        TensorMapError::Invalid(what) => CuError::invalid(what),
+        e @ TensorMapError::NotSupported(_) => CuError::NotSupported(e.to_string()),
+    }
+}
+
+/// The caller's 128 bytes, which CUDA requires 64-byte aligned.
+///
+/// # Safety
+/// `p` is NULL or valid for reads and writes of 128 bytes.
+unsafe fn map_bytes<'a>(p: *mut c_void) -> CuResult<&'a mut [u8; tm::SIZE]> {
+    if p.is_null() || p as usize % tm::ALIGN != 0 {
+        return Err(CuError::invalid(
+            "a tensor map pointer that is NULL or not 64-byte aligned",
+        ));
+    }
+    // SAFETY: non-NULL and valid for 128 bytes by the caller's contract; u8 has alignment 1.
+    Ok(unsafe { &mut *p.cast::<[u8; tm::SIZE]>() })
+}
+
+/// `n` entries of a caller's array.
+///
+/// # Safety
+/// `p` is NULL or valid for reads of `n` values.
+unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> CuResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(CuError::invalid(format!("a NULL {what} array")));
+    }
+    // SAFETY: non-NULL and valid for `n` values by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuTensorMapEncodeTiled(
+    tensor_map: *mut c_void,
+    data_type: u32,
+    rank: u32,
+    global_address: *mut c_void,
+    global_dim: *const u64,
+    global_strides: *const u64,
+    box_dim: *const u32,
+    element_strides: *const u32,
+    interleave: u32,
+    swizzle: u32,
+    l2_promotion: u32,
+    oob_fill: u32,
+) -> CUresult {
+    entry(
+        "cuTensorMapEncodeTiled",
+        format_args!(
+            "{tensor_map:?}, {data_type}, {rank}, {global_address:?}, {interleave}, {swizzle}, \
+             {l2_promotion}, {oob_fill}"
+        ),
+        || {
+            if !(1..=tm::MAX_RANK as u32).contains(&rank) {
+                return Err(CuError::invalid(format!("tensor rank {rank} (1 to 5)")));
+            }
+            let n = rank as usize;
+            // SAFETY (all four): CUDA's contract, `rank` entries (`rank - 1` strides).
+            let dims = unsafe { array(global_dim, n, "globalDim") }?;
+            let strides = unsafe { array(global_strides, n - 1, "globalStrides") }?;
+            let box_dims = unsafe { array(box_dim, n, "boxDim") }?;
+            let element_strides = unsafe { array(element_strides, n, "elementStrides") }?;
+            let encoded = tm::encode_tiled(&Tiled {
+                data_type,
+                address: global_address as u64,
+                dims,
+                strides,
+                box_dims,
+                element_strides,
+                interleave,
+                swizzle,
+                l2_promotion,
+                oob_fill,
+            })
+            .map_err(map_error)?;
+            // SAFETY: CUDA's contract: 128 writable bytes.
+            let out = unsafe { map_bytes(tensor_map) }?;
+            *out = encoded;
+            Ok(())
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuTensorMapReplaceAddress(
+    tensor_map: *mut c_void,
+    global_address: *mut c_void,
+) -> CUresult {
+    entry(
+        "cuTensorMapReplaceAddress",
+        format_args!("{tensor_map:?}, {global_address:?}"),
+        || {
+            // SAFETY: CUDA's contract: the map the caller encoded.
+            let m = unsafe { map_bytes(tensor_map) }?;
+            tm::replace_address(m, global_address as u64).map_err(map_error)
+        },
+    )
+}

@@ -1,0 +1,201 @@
+//! The tensor forms of the bulk copies, in the `.tile` load mode:
+//! `cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile}.mbarrier::complete_tx::bytes
+//! [dst], [tensorMap, {coords}], [mbar]{, cache-policy}`,
+//! `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tensorMap, {coords}], [src]
+//! {, cache-policy}` and `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
+//! {coords}]{, cache-policy}`.
+
+use crate::ast::{self, OperandKind};
+use crate::check::FnCx;
+use crate::check::mods::Mods;
+use crate::check::op::{AsyncCopy, CpBulkTensor, TensorDir};
+use crate::check::operand::Address;
+use crate::check::operands::TypeRule;
+use crate::check::typed::Src;
+use crate::diag::Diagnostic;
+use crate::types::{ScalarType, StateSpace};
+
+const DIMS: [(&str, usize); 5] = [("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)];
+
+/// The load modes other than `.tile`, which ptxvk does not implement.
+const OTHER_MODES: [&str; 5] = [
+    "im2col",
+    "im2col::w",
+    "im2col::w::128",
+    "tile::gather4",
+    "tile::scatter4",
+];
+
+fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
+    m.error_on_opcode(
+        format!("`{}` ({what}) is not supported by ptxvk yet", m.full_name()),
+        "not supported yet",
+    );
+    None
+}
+
+/// The decoded forms share the dimension and mode modifiers.
+fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<usize> {
+    let Some(n) = m.pick(&DIMS) else {
+        m.error(
+            "`cp.async.bulk.tensor` needs its dimension (`.1d` to `.5d`)",
+            "add .1d, .2d, .3d, .4d or .5d",
+        );
+        return None;
+    };
+    if let Some(mode) = i.modifiers.iter().find(|x| OTHER_MODES.contains(&x.node)) {
+        let what = format!("the `.{}` load mode", mode.node);
+        refuse(m, &what);
+        return None;
+    }
+    for (name, what) in [
+        ("multicast::cluster", "multicast"),
+        ("cta_group::1", "CTA pairs"),
+        ("cta_group::2", "CTA pairs"),
+    ] {
+        if m.flag(name) {
+            refuse(m, what);
+            return None;
+        }
+    }
+    m.flag("tile");
+    Some(n)
+}
+
+/// `[tensorMap, {c0, ...}]` with `n` coordinates.
+fn map_and_coords(
+    cx: &mut FnCx<'_, '_>,
+    op: &ast::Operand<'_>,
+    n: usize,
+) -> Option<(Address, Vec<Src>)> {
+    let bad = |cx: &mut FnCx<'_, '_>| {
+        cx.error(
+            Diagnostic::error(
+                op.span,
+                format!("expected `[tensorMap, {{coordinates}}]` with {n} coordinates"),
+            )
+            .with_label("the tensor operand"),
+        );
+        None
+    };
+    let OperandKind::Tuple(items) = &op.kind else {
+        return bad(cx);
+    };
+    let [map, coords] = items.as_slice() else {
+        return bad(cx);
+    };
+    let (OperandKind::Imm(e), OperandKind::Vector(cs)) = (&map.kind, &coords.kind) else {
+        return bad(cx);
+    };
+    if cs.len() != n {
+        return bad(cx);
+    }
+    let map = cx.address_expr(e)?;
+    let coords = cs
+        .iter()
+        .map(|c| cx.src(c, ScalarType::S32, TypeRule::Relaxed))
+        .collect::<Option<Vec<_>>>()?;
+    Some((map, coords))
+}
+
+/// Reads the trailing cache policy of `.L2::cache_hint`.
+fn policy(cx: &mut FnCx<'_, '_>, ops: &[ast::Operand<'_>], hint: bool) -> Option<()> {
+    if hint {
+        cx.src(ops.last()?, ScalarType::B64, TypeRule::Strict)?;
+    }
+    Some(())
+}
+
+fn operand_count(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, n: usize) -> Option<()> {
+    if i.operands.len() != n {
+        cx.error(
+            Diagnostic::error(
+                i.span,
+                format!(
+                    "`cp.async.bulk.tensor` takes {n} operands here, found {}",
+                    i.operands.len()
+                ),
+            )
+            .with_label("wrong operand count"),
+        );
+        return None;
+    }
+    Some(())
+}
+
+pub fn copy(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<AsyncCopy> {
+    let n = dims_and_mode(m, i)?;
+    let spaces: Vec<StateSpace> = i
+        .modifiers
+        .iter()
+        .filter_map(|x| match x.node {
+            "global" => Some(StateSpace::Global),
+            "shared::cta" | "shared::cluster" => Some(StateSpace::Shared),
+            _ => None,
+        })
+        .collect();
+    for name in ["global", "shared::cta", "shared::cluster"] {
+        m.flag(name);
+    }
+    let with_mbar = m.flag("mbarrier::complete_tx::bytes");
+    let group = m.flag("bulk_group");
+    let hint = m.flag("L2::cache_hint");
+    let load = match spaces.as_slice() {
+        [StateSpace::Shared, StateSpace::Global] if with_mbar && !group => true,
+        [StateSpace::Global, StateSpace::Shared] if group && !with_mbar => false,
+        _ => {
+            m.error(
+                "`cp.async.bulk.tensor` copies `.shared::cluster.global` (or `.shared::cta.global`) \
+                 with `.mbarrier::complete_tx::bytes`, or `.global.shared::cta` with `.bulk_group`",
+                "ISA: cp.async.bulk.tensor",
+            );
+            return None;
+        }
+    };
+    operand_count(cx, i, 2 + usize::from(load) + usize::from(hint))?;
+    let ops = &i.operands;
+    let (map_op, mem_op) = if load {
+        (&ops[1], &ops[0])
+    } else {
+        (&ops[0], &ops[1])
+    };
+    let (map, coords) = map_and_coords(cx, map_op, n)?;
+    let mem = cx.address(mem_op)?;
+    let dir = if load {
+        let mbar = cx.address(&ops[2])?;
+        TensorDir::Load { dst: mem, mbar }
+    } else {
+        TensorDir::Store { src: mem }
+    };
+    policy(cx, ops, hint)?;
+    Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
+        map,
+        coords,
+        dir,
+    })))
+}
+
+/// `cp.async.bulk.prefetch.tensor`: a hint, checked and dropped.
+pub fn prefetch(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<AsyncCopy> {
+    let n = dims_and_mode(m, i)?;
+    if !m.flag("L2") || !m.flag("global") {
+        m.error(
+            "`cp.async.bulk.prefetch.tensor` prefetches `.L2.global`",
+            "write cp.async.bulk.prefetch.tensor.2d.L2.global",
+        );
+        return None;
+    }
+    let hint = m.flag("L2::cache_hint");
+    operand_count(cx, i, 1 + usize::from(hint))?;
+    map_and_coords(cx, &i.operands[0], n)?;
+    policy(cx, &i.operands, hint)?;
+    Some(AsyncCopy::Prefetch)
+}

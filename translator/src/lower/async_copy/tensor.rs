@@ -1,0 +1,293 @@
+//! `cp.async.bulk.tensor` in the `.tile` mode: the box a tensor map (`crate::tensor_map`)
+//! describes, copied between the tensor in global memory and a dense box in shared memory.
+//!
+//! Like the other bulk copies it is done when issued (decision records 0106, 0107). The issuing
+//! thread walks the box a 32-bit shared word at a time; each word lies inside one row of
+//! dimension 0 (rows are multiples of 16 bytes), so dimensions 1-4 decide once per word whether
+//! the row is inside the tensor, and each of the word's four bytes checks its own dimension-0
+//! coordinate. Bytes are read one at a time because a box may start at any element, so its
+//! words need not be aligned in global memory. Loads fill bytes outside the tensor with zero
+//! or with the bytes of the canonical NaN of the element's size, and read the tensor's first
+//! byte instead of the outside address; stores skip them. The shared offset is swizzled as the
+//! map says ([`crate::tensor_map::swizzled`]).
+
+use crate::check::inst::{CpBulkTensor, TensorDir};
+use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
+use crate::lower::Cx;
+use crate::lower::memory::Where;
+use crate::tensor_map as tm;
+use crate::types::{ScalarType, StateSpace};
+
+/// The map's fields the walk needs, each in a variable (IR values live in one block).
+struct Box5 {
+    base: VarId,
+    /// log2 of the element size.
+    shift: VarId,
+    swizzle_mask: VarId,
+    nan: VarId,
+    /// Per dimension: extent (I64), elements the box holds (I32), element stride (I32),
+    /// the box's first coordinate (I64), byte stride (I64; dimension 0: unused).
+    dims: Vec<(VarId, VarId, VarId, VarId, VarId)>,
+    row_bytes: VarId,
+    total: VarId,
+}
+
+pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
+    if !(cx.profile.storage8 && cx.profile.int8) {
+        cx.missing_feature("8-bit storage access for `cp.async.bulk.tensor`");
+        return;
+    }
+    // The map is in `.param`, `.const` or `.global` memory (ISA), all device addresses here.
+    let map = match cx.resolve(StateSpace::Generic, &t.map) {
+        Some(Where::Global(a) | Where::Generic(a)) => a,
+        Some(_) => {
+            cx.unsupported("a tensor map outside the parameter, const and global spaces");
+            return;
+        }
+        None => return,
+    };
+    let shared = match &t.dir {
+        TensorDir::Load { dst, .. } => cx.resolve(StateSpace::Shared, dst),
+        TensorDir::Store { src } => cx.resolve(StateSpace::Shared, src),
+    };
+    let shared = match shared {
+        Some(Where::Shared(o)) => o,
+        // A generic address outside the shared window is undefined behaviour (ISA).
+        Some(Where::Generic(a)) => cx.conv(ConvOp::Trunc, a, Ty::I32),
+        Some(_) => {
+            cx.unsupported("a `cp.async.bulk.tensor` box outside shared memory");
+            return;
+        }
+        None => return,
+    };
+    let shared = spill(cx, shared, Ty::I32, "tensor.shared");
+    let b = read_map(cx, map, &t.coords);
+    let load = matches!(t.dir, TensorDir::Load { .. });
+    walk(cx, &b, shared, load);
+    if let TensorDir::Load { mbar, .. } = &t.dir
+        && let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar)
+    {
+        let n = cx.emit(Ty::I32, Op::LoadVar(b.total));
+        crate::lower::mbarrier::complete_tx(cx, idx, n);
+    }
+}
+
+fn field(cx: &mut Cx<'_>, map: ValueId, off: u32, ty: Ty) -> ValueId {
+    let at = cx.offset_where(Where::Global(map), off);
+    cx.load(at, ty, MemOrder::Plain)
+}
+
+fn byte_of(cx: &mut Cx<'_>, word: ValueId, k: u64) -> ValueId {
+    let sh = cx.konst(Ty::I32, 8 * k);
+    let v = cx.bin(BinOp::LShr, word, sh);
+    let ff = cx.konst(Ty::I32, 0xff);
+    cx.bin(BinOp::And, v, ff)
+}
+
+fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5 {
+    let base = field(cx, map, tm::ADDRESS, Ty::I64);
+    let shape = field(cx, map, tm::SHAPE_WORD, Ty::I32);
+    let esize = byte_of(cx, shape, 1);
+    // 1, 2, 4, 8 -> 0, 1, 2, 3.
+    let one = cx.konst(Ty::I32, 1);
+    let three = cx.konst(Ty::I32, 3);
+    let half = cx.bin(BinOp::LShr, esize, one);
+    let eighth = cx.bin(BinOp::LShr, esize, three);
+    let shift = cx.bin(BinOp::ISub, half, eighth);
+    let mode = field(cx, map, tm::MODE_WORD, Ty::I32);
+    let swizzle = byte_of(cx, mode, 0);
+    let mask = cx.bin(BinOp::Shl, one, swizzle);
+    let mask = cx.bin(BinOp::ISub, mask, one);
+    let fill = byte_of(cx, mode, 1);
+    let zero = cx.konst(Ty::I32, 0);
+    let nan = cx.bin(BinOp::INe, fill, zero);
+    let mut dims = Vec::new();
+    let mut total = cx.bin(BinOp::Shl, one, shift);
+    let mut row_bytes = total;
+    for (i, c) in coords.iter().enumerate() {
+        let i32_ = i as u32;
+        let extent = field(cx, map, tm::DIMS + 8 * i32_, Ty::I64);
+        let boxn = field(cx, map, tm::BOX + 4 * i32_, Ty::I32);
+        let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * i32_, Ty::I32);
+        // The box holds ceil(boxDim / elementStride) elements of the dimension.
+        let up = cx.bin(BinOp::IAdd, boxn, es);
+        let up = cx.bin(BinOp::ISub, up, one);
+        let n = cx.bin(BinOp::UDiv, up, es);
+        let start = cx.read(c, ScalarType::S32);
+        let start = cx.conv(ConvOp::SExt, start, Ty::I64);
+        let stride = if i == 0 {
+            cx.konst(Ty::I64, 0)
+        } else {
+            field(cx, map, tm::STRIDES + 8 * (i32_ - 1), Ty::I64)
+        };
+        total = cx.bin(BinOp::IMul, total, n);
+        if i == 0 {
+            row_bytes = total;
+        }
+        dims.push((
+            spill(cx, extent, Ty::I64, "tensor.extent"),
+            spill(cx, n, Ty::I32, "tensor.n"),
+            spill(cx, es, Ty::I32, "tensor.es"),
+            spill(cx, start, Ty::I64, "tensor.start"),
+            spill(cx, stride, Ty::I64, "tensor.stride"),
+        ));
+    }
+    Box5 {
+        base: spill(cx, base, Ty::I64, "tensor.base"),
+        shift: spill(cx, shift, Ty::I32, "tensor.shift"),
+        swizzle_mask: spill(cx, mask, Ty::I32, "tensor.swizzle"),
+        nan: spill(cx, nan, Ty::Bool, "tensor.nan"),
+        dims,
+        row_bytes: spill(cx, row_bytes, Ty::I32, "tensor.row"),
+        total: spill(cx, total, Ty::I32, "tensor.total"),
+    }
+}
+
+/// The loop over the box's words: `w` is the byte offset of the word in the dense box.
+fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
+    let zero = cx.konst(Ty::I32, 0);
+    let w_var = spill(cx, zero, Ty::I32, "tensor.w");
+    let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = head;
+    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let n = cx.emit(Ty::I32, Op::LoadVar(b.total));
+    let more = cx.bin(BinOp::ULt, w, n);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: more,
+        then: body,
+        else_: exit,
+    };
+    cx.cur = body;
+    word(cx, b, shared, w_var, load);
+    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let four = cx.konst(Ty::I32, 4);
+    let next = cx.bin(BinOp::IAdd, w, four);
+    cx.emit_void(Op::StoreVar(w_var, next));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = exit;
+}
+
+/// One word: where its row is, then its four bytes.
+fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
+    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let row_bytes = cx.emit(Ty::I32, Op::LoadVar(b.row_bytes));
+    let mut r = cx.bin(BinOp::UDiv, w, row_bytes);
+    let row_start = cx.bin(BinOp::IMul, r, row_bytes);
+    let col = cx.bin(BinOp::ISub, w, row_start);
+    let mut inside = cx.konst(Ty::Bool, 1);
+    let mut row_off = cx.konst(Ty::I64, 0);
+    for &(extent, n, es, start, stride) in &b.dims[1..] {
+        let n = cx.emit(Ty::I32, Op::LoadVar(n));
+        let k = cx.bin(BinOp::UMod, r, n);
+        r = cx.bin(BinOp::UDiv, r, n);
+        let es = cx.emit(Ty::I32, Op::LoadVar(es));
+        let k = cx.bin(BinOp::IMul, k, es);
+        let k = cx.conv(ConvOp::ZExt, k, Ty::I64);
+        let start = cx.emit(Ty::I64, Op::LoadVar(start));
+        let c = cx.bin(BinOp::IAdd, start, k);
+        // A negative coordinate is a huge unsigned one: outside as well.
+        let extent = cx.emit(Ty::I64, Op::LoadVar(extent));
+        let ok = cx.bin(BinOp::ULt, c, extent);
+        inside = cx.bin(BinOp::And, inside, ok);
+        let stride = cx.emit(Ty::I64, Op::LoadVar(stride));
+        let off = cx.bin(BinOp::IMul, c, stride);
+        row_off = cx.bin(BinOp::IAdd, row_off, off);
+    }
+    let base = cx.emit(Ty::I64, Op::LoadVar(b.base));
+    let row = cx.bin(BinOp::IAdd, base, row_off);
+    let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+    let (extent0, _, _, start0, _) = b.dims[0];
+    let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
+    let start0 = cx.emit(Ty::I64, Op::LoadVar(start0));
+    let one = cx.konst(Ty::I32, 1);
+    let esize = cx.bin(BinOp::Shl, one, shift);
+    let last = cx.bin(BinOp::ISub, esize, one);
+    let shift64 = cx.conv(ConvOp::ZExt, shift, Ty::I64);
+    // Per byte: inside or not, and its global address.
+    let mut bytes = Vec::new();
+    for j in 0..4u64 {
+        let jj = cx.konst(Ty::I32, j);
+        let at = cx.bin(BinOp::IAdd, col, jj);
+        let e = cx.bin(BinOp::LShr, at, shift);
+        let in_elem = cx.bin(BinOp::And, at, last);
+        let e = cx.conv(ConvOp::ZExt, e, Ty::I64);
+        let c = cx.bin(BinOp::IAdd, start0, e);
+        let ok = cx.bin(BinOp::ULt, c, extent0);
+        let ok = cx.bin(BinOp::And, inside, ok);
+        let off = cx.bin(BinOp::Shl, c, shift64);
+        let a = cx.bin(BinOp::IAdd, row, off);
+        let in_elem64 = cx.conv(ConvOp::ZExt, in_elem, Ty::I64);
+        let a = cx.bin(BinOp::IAdd, a, in_elem64);
+        bytes.push((ok, a, in_elem));
+    }
+    let mask = cx.emit(Ty::I32, Op::LoadVar(b.swizzle_mask));
+    let seven = cx.konst(Ty::I32, 7);
+    let four = cx.konst(Ty::I32, 4);
+    let hi = cx.bin(BinOp::LShr, w, seven);
+    let hi = cx.bin(BinOp::And, hi, mask);
+    let hi = cx.bin(BinOp::Shl, hi, four);
+    let s = cx.bin(BinOp::Xor, w, hi);
+    let sh = cx.emit(Ty::I32, Op::LoadVar(shared));
+    let s = cx.bin(BinOp::IAdd, sh, s);
+    if load {
+        let nan = cx.emit(Ty::Bool, Op::LoadVar(b.nan));
+        let mut word = cx.konst(Ty::I32, 0);
+        for (j, (ok, a, in_elem)) in bytes.into_iter().enumerate() {
+            let a = cx.select(ok, a, base);
+            let v = cx.load(Where::Global(a), Ty::I8, MemOrder::Plain);
+            let v = cx.conv(ConvOp::ZExt, v, Ty::I32);
+            // The canonical NaN of every size: 0x7f in the top byte, 0xff below.
+            let top = cx.bin(BinOp::IEq, in_elem, last);
+            let (k7f, kff, k0) = (
+                cx.konst(Ty::I32, 0x7f),
+                cx.konst(Ty::I32, 0xff),
+                cx.konst(Ty::I32, 0),
+            );
+            let nan_byte = cx.select(top, k7f, kff);
+            let fill = cx.select(nan, nan_byte, k0);
+            let v = cx.select(ok, v, fill);
+            let sh = cx.konst(Ty::I32, 8 * j as u64);
+            let v = cx.bin(BinOp::Shl, v, sh);
+            word = cx.bin(BinOp::Or, word, v);
+        }
+        cx.store(Where::Shared(s), word, MemOrder::Plain);
+        return;
+    }
+    let word = cx.load(Where::Shared(s), Ty::I32, MemOrder::Plain);
+    let word_var = spill(cx, word, Ty::I32, "tensor.word");
+    // Stores skip the bytes outside the tensor, so each is a branch; the addresses travel in
+    // variables across the blocks.
+    let saved: Vec<(VarId, VarId)> = bytes
+        .into_iter()
+        .map(|(ok, a, _)| {
+            (
+                spill(cx, ok, Ty::Bool, "tensor.ok"),
+                spill(cx, a, Ty::I64, "tensor.at"),
+            )
+        })
+        .collect();
+    for (j, (ok, a)) in saved.into_iter().enumerate() {
+        let ok = cx.emit(Ty::Bool, Op::LoadVar(ok));
+        let (then, next) = (cx.f.new_block(), cx.f.new_block());
+        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            cond: ok,
+            then,
+            else_: next,
+        };
+        cx.cur = then;
+        let word = cx.emit(Ty::I32, Op::LoadVar(word_var));
+        let v = byte_of(cx, word, j as u64);
+        let v = cx.conv(ConvOp::Trunc, v, Ty::I8);
+        let a = cx.emit(Ty::I64, Op::LoadVar(a));
+        cx.store(Where::Global(a), v, MemOrder::Plain);
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
+        cx.cur = next;
+    }
+}
+
+fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
+    let var = cx.f.new_var(ty, name);
+    cx.emit_void(Op::StoreVar(var, v));
+    var
+}

@@ -1,0 +1,315 @@
+//! Tensor maps (`CUtensorMap`): the 128 bytes that `cuTensorMapEncodeTiled` writes and
+//! `cp.async.bulk.tensor` reads. NVIDIA keeps the format private; ptxvk writes and reads both
+//! sides, so the layout is its own (decision record 0107). Little-endian:
+//!
+//! | bytes   | field                                                                  |
+//! |---------|------------------------------------------------------------------------|
+//! | 0..8    | global address                                                         |
+//! | 8..48   | `globalDim[0..5]`, u64 each (unused ranks 1)                           |
+//! | 48..80  | `globalStrides[0..4]` in bytes, u64 each: the stride of dimension i+1   |
+//! | 80..100 | `boxDim[0..5]`, u32 each (unused ranks 1)                              |
+//! | 100..120| `elementStrides[0..5]`, u32 each (unused ranks 1)                      |
+//! | 120     | rank, element size in bytes, data type, interleave (one byte each)     |
+//! | 124     | swizzle, OOB fill, L2 promotion, [`MAGIC`] (one byte each)             |
+//!
+//! Every field is a whole word or pair of words, so the device reads it with 32-bit loads.
+
+use thiserror::Error;
+
+pub const SIZE: usize = 128;
+pub const ALIGN: usize = 64;
+pub const MAX_RANK: usize = 5;
+/// Byte offsets of the fields.
+pub const ADDRESS: u32 = 0;
+pub const DIMS: u32 = 8;
+pub const STRIDES: u32 = 48;
+pub const BOX: u32 = 80;
+pub const ELEMENT_STRIDES: u32 = 100;
+/// rank | element size << 8 | data type << 16 | interleave << 24.
+pub const SHAPE_WORD: u32 = 120;
+/// swizzle | oob fill << 8 | l2 promotion << 16 | MAGIC << 24.
+pub const MODE_WORD: u32 = 124;
+/// Marks a map ptxvk encoded; the device does not rely on it (a map is the host's to get right).
+pub const MAGIC: u8 = 0x7a;
+
+/// `CUtensorMapDataType` values and their element sizes in bytes (cuda.h order). The packed
+/// 4- and 6-bit types of later CUDA versions are not here.
+const DATA_TYPE_BYTES: [u8; 13] = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4];
+/// FLOAT16, FLOAT32, FLOAT64, BFLOAT16, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ: where a NaN fill
+/// is allowed.
+const FLOAT_TYPES: [u32; 7] = [6, 7, 8, 9, 10, 11, 12];
+
+/// `CUtensorMapSwizzle`: the span in bytes inside which 16-byte chunks are permuted.
+pub fn swizzle_span(swizzle: u32) -> Option<u32> {
+    match swizzle {
+        0 => Some(0),
+        1 => Some(32),
+        2 => Some(64),
+        3 => Some(128),
+        _ => None,
+    }
+}
+
+/// The shared-memory byte offset where byte `off` of a box lands under `swizzle` (0-3): bits
+/// 4.. (4 + swizzle) of the offset are XORed with the bits 7.. above them, so each 16-byte
+/// chunk of a 128-byte row moves within its 32/64/128-byte span, the pattern repeating every
+/// 256/512/1024 bytes (ISA "Tensor Swizzling Modes"). The device code does the same arithmetic.
+pub fn swizzled(off: u32, swizzle: u32) -> u32 {
+    let mask = (1u32 << swizzle) - 1;
+    off ^ (((off >> 7) & mask) << 4)
+}
+
+/// The arguments of `cuTensorMapEncodeTiled`, as slices of `rank` entries (`strides`:
+/// `rank - 1`).
+#[derive(Clone, Debug)]
+pub struct Tiled<'a> {
+    pub data_type: u32,
+    pub address: u64,
+    pub dims: &'a [u64],
+    pub strides: &'a [u64],
+    pub box_dims: &'a [u32],
+    pub element_strides: &'a [u32],
+    pub interleave: u32,
+    pub swizzle: u32,
+    pub l2_promotion: u32,
+    pub oob_fill: u32,
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum TensorMapError {
+    /// CUDA_ERROR_INVALID_VALUE: an argument breaks a rule of `cuTensorMapEncodeTiled`.
+    #[error("invalid tensor map: {0}")]
+    Invalid(String),
+    /// CUDA_ERROR_NOT_SUPPORTED: valid for CUDA, not implemented by ptxvk.
+    #[error("{0} is not supported by ptxvk yet")]
+    NotSupported(&'static str),
+}
+
+fn invalid(what: impl Into<String>) -> TensorMapError {
+    TensorMapError::Invalid(what.into())
+}
+
+/// The element size of a data type.
+pub fn element_bytes(data_type: u32) -> Option<u32> {
+    DATA_TYPE_BYTES
+        .get(data_type as usize)
+        .map(|b| u32::from(*b))
+}
+
+/// Checks `t` against the requirements `cuTensorMapEncodeTiled` documents and encodes it.
+pub fn encode_tiled(t: &Tiled<'_>) -> Result<[u8; SIZE], TensorMapError> {
+    let rank = t.dims.len();
+    let esize = element_bytes(t.data_type).ok_or_else(|| {
+        if (13..=15).contains(&t.data_type) {
+            TensorMapError::NotSupported("a packed 4- or 6-bit tensor map data type")
+        } else {
+            invalid(format!("data type {}", t.data_type))
+        }
+    })?;
+    if !(1..=MAX_RANK).contains(&rank) {
+        return Err(invalid(format!("rank {rank} (1 to 5)")));
+    }
+    if t.strides.len() + 1 != rank || t.box_dims.len() != rank || t.element_strides.len() != rank {
+        return Err(invalid("argument arrays of different ranks"));
+    }
+    match t.interleave {
+        0 => {}
+        1 | 2 => return Err(TensorMapError::NotSupported("an interleaved tensor map")),
+        n => return Err(invalid(format!("interleave {n}"))),
+    }
+    let span = swizzle_span(t.swizzle).ok_or_else(|| invalid(format!("swizzle {}", t.swizzle)))?;
+    if t.l2_promotion > 3 {
+        return Err(invalid(format!("L2 promotion {}", t.l2_promotion)));
+    }
+    match t.oob_fill {
+        0 => {}
+        1 if FLOAT_TYPES.contains(&t.data_type) => {}
+        1 => return Err(invalid("a NaN out-of-bounds fill for an integer data type")),
+        n => return Err(invalid(format!("OOB fill {n}"))),
+    }
+    if t.address % 16 != 0 {
+        return Err(invalid("a global address that is not 16-byte aligned"));
+    }
+    for (i, d) in t.dims.iter().enumerate() {
+        if *d == 0 || *d > 1 << 32 {
+            return Err(invalid(format!("globalDim[{i}] = {d} (1 to 2^32)")));
+        }
+    }
+    for (i, s) in t.strides.iter().enumerate() {
+        if s % 16 != 0 || *s >= 1 << 40 {
+            return Err(invalid(format!(
+                "globalStrides[{i}] = {s} (a multiple of 16 below 2^40)"
+            )));
+        }
+    }
+    for (i, b) in t.box_dims.iter().enumerate() {
+        if *b == 0 || *b > 256 {
+            return Err(invalid(format!("boxDim[{i}] = {b} (1 to 256)")));
+        }
+    }
+    let inner = t.box_dims[0] * esize;
+    if inner % 16 != 0 {
+        return Err(invalid(format!(
+            "boxDim[0] of {inner} bytes (a multiple of 16 without interleave)"
+        )));
+    }
+    if span != 0 && inner > span {
+        return Err(invalid(format!(
+            "boxDim[0] of {inner} bytes under a {span}-byte swizzle"
+        )));
+    }
+    for (i, e) in t.element_strides.iter().enumerate() {
+        if *e == 0 || *e > 8 {
+            return Err(invalid(format!("elementStrides[{i}] = {e} (1 to 8)")));
+        }
+    }
+    let mut m = [0u8; SIZE];
+    let put = |m: &mut [u8; SIZE], at: u32, bytes: &[u8]| {
+        m[at as usize..at as usize + bytes.len()].copy_from_slice(bytes);
+    };
+    put(&mut m, ADDRESS, &t.address.to_le_bytes());
+    for i in 0..MAX_RANK {
+        let d = t.dims.get(i).copied().unwrap_or(1);
+        put(&mut m, DIMS + 8 * i as u32, &d.to_le_bytes());
+        let b = t.box_dims.get(i).copied().unwrap_or(1);
+        put(&mut m, BOX + 4 * i as u32, &b.to_le_bytes());
+        // Without interleave the first element stride is ignored (dimension 0 is contiguous).
+        let e = if i == 0 {
+            1
+        } else {
+            t.element_strides.get(i).copied().unwrap_or(1)
+        };
+        put(&mut m, ELEMENT_STRIDES + 4 * i as u32, &e.to_le_bytes());
+    }
+    for (i, s) in t.strides.iter().enumerate() {
+        put(&mut m, STRIDES + 8 * i as u32, &s.to_le_bytes());
+    }
+    put(
+        &mut m,
+        SHAPE_WORD,
+        &[
+            rank as u8,
+            esize as u8,
+            t.data_type as u8,
+            t.interleave as u8,
+        ],
+    );
+    put(
+        &mut m,
+        MODE_WORD,
+        &[
+            t.swizzle as u8,
+            t.oob_fill as u8,
+            t.l2_promotion as u8,
+            MAGIC,
+        ],
+    );
+    Ok(m)
+}
+
+/// Replaces the global address of an encoded map (`cuTensorMapReplaceAddress`).
+pub fn replace_address(m: &mut [u8; SIZE], address: u64) -> Result<(), TensorMapError> {
+    if m[MODE_WORD as usize + 3] != MAGIC {
+        return Err(invalid("a tensor map ptxvk did not encode"));
+    }
+    if address % 16 != 0 {
+        return Err(invalid("a global address that is not 16-byte aligned"));
+    }
+    m[..8].copy_from_slice(&address.to_le_bytes());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args<'a>(dims: &'a [u64], strides: &'a [u64], boxes: &'a [u32], es: &'a [u32]) -> Tiled<'a> {
+        Tiled {
+            data_type: 7,
+            address: 0x1000,
+            dims,
+            strides,
+            box_dims: boxes,
+            element_strides: es,
+            interleave: 0,
+            swizzle: 0,
+            l2_promotion: 0,
+            oob_fill: 0,
+        }
+    }
+
+    #[test]
+    fn fields_land_where_the_layout_says() {
+        let t = args(&[100, 7], &[400], &[8, 4], &[3, 2]);
+        let m = encode_tiled(&t).unwrap();
+        let u64_at = |o: u32| u64::from_le_bytes(m[o as usize..o as usize + 8].try_into().unwrap());
+        let u32_at = |o: u32| u32::from_le_bytes(m[o as usize..o as usize + 4].try_into().unwrap());
+        assert_eq!(u64_at(ADDRESS), 0x1000);
+        assert_eq!(
+            (u64_at(DIMS), u64_at(DIMS + 8), u64_at(DIMS + 16)),
+            (100, 7, 1)
+        );
+        assert_eq!(u64_at(STRIDES), 400);
+        assert_eq!((u32_at(BOX), u32_at(BOX + 4)), (8, 4));
+        // The first element stride is ignored without interleave.
+        assert_eq!(
+            (u32_at(ELEMENT_STRIDES), u32_at(ELEMENT_STRIDES + 4)),
+            (1, 2)
+        );
+        assert_eq!(
+            m[SHAPE_WORD as usize..SHAPE_WORD as usize + 4],
+            [2, 4, 7, 0]
+        );
+        assert_eq!(m[MODE_WORD as usize + 3], MAGIC);
+    }
+
+    #[test]
+    fn misuse_is_invalid() {
+        let bad = |t: Tiled<'_>| matches!(encode_tiled(&t), Err(TensorMapError::Invalid(_)));
+        assert!(
+            bad(args(&[100, 7], &[40], &[8, 4], &[1, 1])),
+            "stride not 16-aligned"
+        );
+        assert!(
+            bad(args(&[100, 7], &[400], &[6, 4], &[1, 1])),
+            "24-byte box row"
+        );
+        assert!(
+            bad(args(&[100, 7], &[400], &[8, 257], &[1, 1])),
+            "box over 256"
+        );
+        assert!(
+            bad(args(&[100, 7], &[400], &[8, 4], &[1, 9])),
+            "element stride 9"
+        );
+        assert!(
+            bad(args(&[0, 7], &[400], &[8, 4], &[1, 1])),
+            "empty dimension"
+        );
+        assert!(bad(args(&[], &[], &[], &[])), "rank 0");
+        let mut t = args(&[100, 7], &[400], &[8, 4], &[1, 1]);
+        t.address = 8;
+        assert!(bad(t.clone()), "misaligned address");
+        t.address = 0;
+        t.data_type = 0;
+        t.oob_fill = 1;
+        assert!(bad(t.clone()), "NaN fill of u8");
+        t.data_type = 7;
+        t.swizzle = 1;
+        t.box_dims = &[16, 4];
+        assert!(bad(t.clone()), "64-byte rows under a 32-byte swizzle");
+        t.swizzle = 4;
+        assert!(bad(t), "swizzle 4");
+    }
+
+    #[test]
+    fn swizzle_moves_chunks_within_their_span() {
+        // 128B: row r of 128 bytes has its chunk c at chunk c ^ (r % 8).
+        for off in (0..2048).step_by(16) {
+            let (r, c) = (off / 128, (off % 128) / 16);
+            assert_eq!(swizzled(off, 3), r * 128 + ((c ^ (r % 8)) * 16));
+            assert_eq!(swizzled(off, 1), r * 128 + ((c ^ ((r % 2) & 1)) * 16));
+            assert_eq!(swizzled(off, 0), off);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! `cp.async.bulk.tensor` as sm_90 compilers write it: the `.tile` forms of every rank check,
+//! translate for every warp strategy and pass SPIRV-Tools; the load modes and forms ptxvk does
+//! not implement, and the forms the ISA does not have, are refused by name; older targets and
+//! PTX versions are gated. What the copies compute is run by the runtime's `tensor_copy` test.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+
+fn kernel(version: &str, target: &str, body: &str) -> String {
+    format!(
+        ".version {version}\n.target {target}\n.address_size 64\n\
+         .visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 out)\n{{\n\
+         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\
+         \t.shared .align 8 .b64 bar;\n\t.shared .align 128 .b8 tile[1024];\n\
+         \tmov.b64 %rd1, tmap;\n\tld.param.u64 %rd2, [out];\n\
+         {body}\n\tret;\n}}\n"
+    )
+}
+
+fn translates(body: &str) {
+    let program = Program::parse(SourceFile::new("k.ptx", kernel("8.6", "sm_90", body)))
+        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
+    for name in ["lavapipe", "nvidia", "amd-rdna"] {
+        let profile = DeviceProfile::named(name).expect("a named profile");
+        let k = program
+            .translate_kernel("k", &profile)
+            .unwrap_or_else(|d| panic!("{body} for {name}:\n{d}"));
+        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
+            panic!("{body} for {name}: invalid SPIR-V: {e}");
+        }
+    }
+}
+
+fn refused_with(version: &str, target: &str, body: &str, message: &str) {
+    match Program::parse(SourceFile::new("bad.ptx", kernel(version, target, body))) {
+        Ok(_) => panic!("`{body}` was accepted"),
+        Err(d) => assert!(
+            d.errors().any(|e| e.message.contains(message)),
+            "`{body}`: no error `{message}`:\n{d}"
+        ),
+    }
+}
+
+fn refused(body: &str, message: &str) {
+    refused_with("8.6", "sm_90", body, message);
+}
+
+#[test]
+fn every_tile_form_translates() {
+    translates(
+        "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1}], [bar];\n\
+         \tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2}], [bar];\n\
+         \tcp.async.bulk.tensor.3d.shared::cta.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint \
+         [tile], [%rd1, {%r1, %r2, 3}], [bar], %rd3;\n\
+         \tcp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [tmap, {%r1, %r2, %r3, %r4}], [bar];\n\
+         \tcp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];\n\
+         \tcp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r1, %r2}], [tile];\n\
+         \tcp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint \
+         [%rd2, {%r1}], [tile], %rd3;\n\
+         \tcp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd1, {%r1, %r2}];\n\
+         \tcp.async.bulk.prefetch.tensor.1d.L2.global.L2::cache_hint [%rd1, {%r1}], %rd3;\n\
+         \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;",
+    );
+}
+
+#[test]
+fn unimplemented_modes_are_refused_by_name() {
+    refused(
+        "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1};",
+        "the `.im2col` load mode",
+    );
+    refused(
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1, {%r1, %r2}], [bar], %rs1;",
+        "multicast",
+    );
+}
+
+#[test]
+fn forms_outside_the_isa_are_refused() {
+    refused(
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.bulk_group \
+         [tile], [%rd1, {%r1, %r2}], [bar];",
+        "`cp.async.bulk.tensor` copies",
+    );
+    refused(
+        "\tcp.async.bulk.tensor.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2}], [bar];",
+        "needs its dimension",
+    );
+    refused(
+        "\tcp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2}], [bar];",
+        "with 3 coordinates",
+    );
+    refused(
+        "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1}];",
+        "takes 3 operands",
+    );
+}
+
+#[test]
+fn older_targets_and_versions_are_gated() {
+    let load = "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+                [tile], [%rd1, {%r1}], [bar];";
+    refused_with("8.6", "sm_80", load, "sm_90");
+    refused_with("7.8", "sm_90", load, "8.0");
+    // `.shared::cta` as the destination is PTX ISA 8.6.
+    refused_with(
+        "8.5",
+        "sm_90",
+        "\tcp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1}], [bar];",
+        "8.6",
+    );
+}
