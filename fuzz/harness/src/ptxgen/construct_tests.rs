@@ -269,6 +269,48 @@ fn narrow_loads_extend_as_their_type_says() {
     assert_eq!(reg(&out, 0, 3), 0x1280);
 }
 
+/// Every lane a generated partial-mask shuffle may read, for any lane operand, is a member
+/// (ISA, `shfl.sync`: the source lane `j` is used where `pval` holds, and a read from a lane
+/// outside the mask is undefined).
+#[test]
+fn partial_shuffles_read_only_members() {
+    let mut seen = 0;
+    for seed in 0..400 {
+        let data = seeded_bytes(seed, 2048);
+        let p = Program::generate(&mut Unstructured::new(&data), Features::DIFF).unwrap();
+        for st in &p.body {
+            let Stmt::Masked { mask, op, .. } = st else {
+                continue;
+            };
+            let Stmt::Shfl { mode, c, .. } = **op else {
+                continue;
+            };
+            seen += 1;
+            let (cval, segmask) = ((c & 31) as i32, ((c >> 8) & 31) as i32);
+            for l in (0..32).filter(|l| mask >> l & 1 == 1) {
+                let max_lane = (l & segmask) | (cval & !segmask);
+                for b in 0..32 {
+                    let (j, pval) = match mode {
+                        ShflMode::Up => (l - b, l - b >= max_lane),
+                        ShflMode::Down => (l + b, l + b <= max_lane),
+                        ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
+                        ShflMode::Idx => {
+                            let j = (l & segmask) | (b & !segmask);
+                            (j, j <= max_lane)
+                        }
+                    };
+                    let j = if pval { j } else { l };
+                    assert!(
+                        mask >> j & 1 == 1,
+                        "seed {seed}: {st:?}, lane {l} reads {j}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(seen > 10, "{seen}");
+}
+
 /// Over a few hundred programs, each new construct is drawn, and member masks other than all
 /// lanes appear in the PTX.
 #[test]

@@ -535,8 +535,8 @@ pub enum Stmt {
     /// Lanes in `mask` (a constant) branch into a block that runs `pre` (thread-local code,
     /// which may diverge further) and then the warp operation `op` with `mask` as its member
     /// mask; the other lanes skip both. Every lane the mask names reaches `op`, as the ISA
-    /// requires, and a shuffle's mask is a union of its segments, so that every source lane is
-    /// a member.
+    /// requires, and a shuffle's mask is a union of its segments (for a butterfly, with every
+    /// segment below a member one), so that every source lane is a member.
     Masked {
         mask: u32,
         pre: Vec<Stmt>,
@@ -1038,12 +1038,20 @@ impl Gen<'_, '_> {
             };
         }
         let mask = if let Stmt::Shfl { mode, c, .. } = &mut op {
-            // Whole segments of 4, 8 or 16 lanes: every source lane is then a member.
+            // Whole segments of 4, 8 or 16 lanes, so that every source lane is a member (the
+            // ISA leaves a read from a lane outside the mask undefined).
             let (seg, width) = *self.u.choose(&[(0x1cu32, 4u32), (0x18, 8), (0x10, 16)])?;
             *c = (seg << 8) | if *mode == ShflMode::Up { 0 } else { width - 1 };
             let segments = 32 / width;
             let pick = self.u.arbitrary::<u32>()? & ((1 << segments) - 1);
             let pick = if pick == 0 { 1 } else { pick };
+            // A butterfly may also read from any lower segment (its only bound is the
+            // segment's top lane): every segment below a member one is a member too.
+            let pick = if *mode == ShflMode::Bfly {
+                u32::MAX >> pick.leading_zeros()
+            } else {
+                pick
+            };
             (0..segments)
                 .filter(|s| pick >> s & 1 == 1)
                 .fold(0u32, |m, s| {
