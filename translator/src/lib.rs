@@ -3,6 +3,7 @@
 //! The stages, each a module whose output the next one reads:
 //! [`parse`] (chumsky) -> [`check`] (ISA rules, typed module) -> [`lower`] (IR) ->
 //! [`structurize`] (structured tree) -> [`emit`] (SPIR-V words and a [`KernelAbi`]).
+//! `pipeline.rs` runs the passes from lowering on, in order.
 //!
 //! ```
 //! use ptxvk_translator::{Program, SourceFile, DeviceProfile};
@@ -40,20 +41,22 @@ pub mod link;
 pub mod lower;
 pub mod memfacts;
 pub mod parse;
+mod pipeline;
 pub mod printf;
 pub mod profile;
 mod reuse;
-mod scratch;
 pub mod simt;
 pub mod structurize;
-pub mod tensor_map;
+pub mod target;
 pub mod texture;
 pub mod types;
+pub mod verify;
 
 use std::sync::Arc;
 
 pub use abi::{KernelAbi, ParamAbi};
 pub use diag::{Diagnostic, Diagnostics, SourceFile, Span};
+pub use pipeline::KernelModule;
 pub use profile::{DeviceProfile, FloatWidths};
 pub use types::{ScalarType, StateSpace};
 
@@ -65,16 +68,6 @@ pub struct Program {
     globals: abi::GlobalsLayout,
     global_offsets: check::Map<check::GlobalId, u64>,
     warnings: Vec<Diagnostic>,
-}
-
-/// One translated kernel.
-#[derive(Clone, Debug)]
-pub struct KernelModule {
-    pub abi: KernelAbi,
-    /// SPIR-V 1.5 words for Vulkan 1.2.
-    pub spirv: Vec<u32>,
-    /// The kernel calls `vprintf`, `malloc` or `free`: what launches must provide.
-    pub services: Option<abi::KernelServices>,
 }
 
 impl Program {
@@ -167,7 +160,7 @@ impl Program {
         name: &str,
         profile: &DeviceProfile,
     ) -> Result<(KernelModule, ir::Module), Diagnostics> {
-        let Some((id, f)) = self.module.kernels().find(|(_, f)| f.name == name) else {
+        let Some((id, _)) = self.module.kernels().find(|(_, f)| f.name == name) else {
             let known = self.kernel_names().join(", ");
             return Err(Diagnostics::new(
                 self.file.clone(),
@@ -177,94 +170,23 @@ impl Program {
                 )],
             ));
         };
-        self.translate(id, f, profile, &mut crate::scratch::Scratch::default())
+        self.translate(id, profile, &mut pipeline::Buffers::default())
     }
 
-    /// Translates the kernel `f` (function `id` of the module).
+    /// Translates the kernel `id` of the module.
     fn translate(
         &self,
         id: check::FuncId,
-        f: &check::Function,
         profile: &DeviceProfile,
-        scratch: &mut crate::scratch::Scratch,
+        buffers: &mut pipeline::Buffers,
     ) -> Result<(KernelModule, ir::Module), Diagnostics> {
-        let err = |d: Vec<Diagnostic>| Diagnostics::new(self.file.clone(), d);
-        let (mut ir, mut abi) =
-            lower::lower_kernel(&self.module, id, profile, &self.global_offsets, scratch)
-                .map_err(err)?;
-        let emulated = profile.warp_strategy() == profile::WarpStrategy::Emulated;
-        ir::inline::inline_where(&mut ir, |g| g.must_inline(emulated));
-        if let Some(limit) = profile.loop_limit {
-            ir.status_sites
-                .push((diag::Span::default(), profile::loop_limit_failure(limit)));
-            let code = ir.status_sites.len() as u32;
-            ir::loop_limit::check_at_exits(&mut ir, code);
-        }
-        ir::forward::module(&mut ir, &mut scratch.forward);
-        let mut trees: Vec<Vec<structurize::Node>> = ir
-            .functions
-            .iter_mut()
-            .map(|f| structurize::structurize_in(f, &mut scratch.structurize))
-            .collect::<Result<_, _>>()
-            .map_err(|structurize::TooDeep| {
-                err(vec![
-                    Diagnostic::error(
-                        f.span,
-                        format!(
-                            "control flow of `{}` nests deeper than {} ifs and loops",
-                            f.name,
-                            structurize::MAX_DEPTH
-                        ),
-                    )
-                    .with_label("in this kernel or a function it calls"),
-                ])
-            })?;
-        match profile.warp_strategy() {
-            profile::WarpStrategy::Emulated => {
-                let entry = ir.entry.0 as usize;
-                if let Some(words) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
-                    ir.warp_scratch_words = words;
-                    abi.warp_scratch_bytes_per_thread = 4 * words;
-                }
-            }
-            profile::WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),
-            profile::WarpStrategy::Partitioned(n) => abi.required_subgroup_size = Some(n),
-        }
-        abi.status_codes = ir
-            .status_sites
-            .iter()
-            .map(|(span, what)| self.site(*span, what))
-            .collect();
-        // The arena's tail: the lock word, the vote word of the emulation, the barrier words.
-        abi.shared_tail_bytes = 4
-            + if ir.warp_scratch_words > 0 { 4 } else { 0 }
-            + if ir.barrier_words { 128 } else { 0 };
-        let spirv = emit::emit_kernel(&ir, &trees, &abi, &mut scratch.emit, Some(&self.module))
-            .map_err(|e| {
-                err(vec![Diagnostic::error(
-                    f.span,
-                    format!("internal error while emitting SPIR-V: {e}"),
-                )])
-            })?;
-        let services = lower::layout::kernel_services(&self.module, id, &self.global_offsets);
-        Ok((
-            KernelModule {
-                abi,
-                spirv,
-                services,
-            },
-            ir,
-        ))
-    }
-
-    /// `what` with where it happened: `file:line:col` and the instruction's text.
-    fn site(&self, span: Span, what: &str) -> String {
-        if span == Span::default() {
-            return what.to_string();
-        }
-        let (line, col) = self.file.line_col(span.start);
-        let text = self.file.text.get(span.range()).unwrap_or("").trim();
-        format!("{what} at {}:{line}:{col} (`{text}`)", self.file.name)
+        let src = pipeline::Source {
+            file: &self.file,
+            module: &self.module,
+            global_offsets: &self.global_offsets,
+        };
+        pipeline::translate(&src, id, profile, buffers)
+            .map_err(|d| Diagnostics::new(self.file.clone(), d))
     }
 
     /// Translates every kernel.
@@ -273,12 +195,12 @@ impl Program {
         let mut errors = Vec::new();
         // By id: looking each kernel up by name made a module's translation quadratic in its
         // number of kernels.
-        let mut scratch = crate::scratch::Scratch::default();
-        for (id, f) in self.module.kernels() {
-            match self.translate(id, f, profile, &mut scratch) {
+        let mut buffers = pipeline::Buffers::default();
+        for (id, _) in self.module.kernels() {
+            match self.translate(id, profile, &mut buffers) {
                 Ok((k, ir)) => {
                     out.push(k);
-                    scratch.recycle(ir);
+                    buffers.recycle(ir);
                 }
                 Err(d) => errors.extend(d.items),
             }

@@ -1,4 +1,4 @@
-//! Vectors kept from one kernel's translation for the next (see `scratch.rs` for why): the one
+//! Vectors kept from one kernel's translation for the next (see `lower/kept.rs` for why): the one
 //! rule every pass's kept buffers follow, in a file of its own so that the passes need not
 //! import the holder of all their buffers.
 

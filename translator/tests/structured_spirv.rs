@@ -106,10 +106,16 @@ fn random_cfgs_emit_valid_spirv() {
             entry: ir::FuncId(0),
             ..Default::default()
         };
+        // The verifier agrees with SPIR-V's validator on what the structurizer made.
+        let trees = [tree];
+        if let Err(e) = ptxvk_translator::verify::structured(&module, &trees) {
+            panic!("round {round}: {e}\n{}", module.functions[0]);
+        }
         let words = ptxvk_translator::emit::emit_kernel(
             &module,
-            &[tree],
+            &trees,
             &abi,
+            &Default::default(),
             &mut Default::default(),
             None,
         )

@@ -1,9 +1,9 @@
 //! `Program::translate_all` walks the module's kernels itself (by id, not by name): it must give
 //! what `translate_kernel` gives for each name of `kernel_names`, in that order, under every
 //! profile (the SIMT emulation, recursion elimination and inlining included). It also hands each
-//! kernel the buffers and the emitter of the one before (`scratch.rs`): nothing of a kernel may
-//! leak into the next one's SPIR-V, which the modules below would show (textures, shared-memory
-//! locks and barrier words, warp scratch, calls, in different orders).
+//! kernel the buffers and the emitter of the one before (`pipeline::Buffers`): nothing of a
+//! kernel may leak into the next one's SPIR-V, which the modules below would show (textures,
+//! shared-memory locks and barrier words, warp scratch, calls, in different orders).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

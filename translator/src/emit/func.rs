@@ -46,7 +46,7 @@ pub(super) struct FnEmitter<'e, 'f> {
 }
 
 /// A function's tables, kept by the emitter from function to function and kernel to kernel
-/// (see `crate::scratch` for why).
+/// (see `crate::lower::Buffers` for why).
 #[derive(Default)]
 pub(super) struct FnBuffers {
     param_tys: Vec<Word>,

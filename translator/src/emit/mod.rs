@@ -31,6 +31,7 @@ use rspirv::spirv::{self, Capability, Decoration, ExecutionMode, StorageClass, W
 use crate::abi::{self, KernelAbi};
 use crate::ir::{self, Builtin, Ty};
 use crate::structurize::Node;
+use crate::target::TargetOptions;
 
 /// Constants below this value are cached in arrays rather than a hash map.
 const SMALL: usize = 64;
@@ -38,14 +39,15 @@ const SMALL: usize = 64;
 /// The SPIR-V version we emit: 1.5 is core in Vulkan 1.2.
 pub const SPIRV_VERSION: (u8, u8) = (1, 5);
 
-/// Emits one kernel: `module.entry` is the entry point; `trees[i]` is function `i`'s body.
-/// `kept` holds the previous kernel's emitter, whose memory this one reuses (`crate::scratch`).
-/// `source`, the module the IR was lowered from, names register variables (`OpName`);
-/// without it they are named by number.
+/// Emits one kernel for the device `target` describes: `module.entry` is the entry point;
+/// `trees[i]` is function `i`'s body. `kept` holds the previous kernel's emitter, whose memory
+/// this one reuses. `source`, the module the IR was lowered from, names register variables
+/// (`OpName`); without it they are named by number.
 pub fn emit_kernel(
     module: &ir::Module,
     trees: &[Vec<Node>],
     kernel: &KernelAbi,
+    target: &TargetOptions,
     kept: &mut Kept,
     source: Option<&dyn ir::RegisterNames>,
 ) -> R<Vec<u32>> {
@@ -60,9 +62,9 @@ pub fn emit_kernel(
     e.dynamic_shared = module.dynamic_shared;
     e.local_words = module.local_words;
     e.warp_scratch_words = module.warp_scratch_words;
-    e.warp = module.warp;
-    e.widen_workgroup_fences = module.widen_workgroup_fences;
-    e.subgroup_clustered = module.subgroup_clustered;
+    e.warp = target.warp;
+    e.widen_workgroup_fences = target.widen_workgroup_fences;
+    e.subgroup_clustered = target.subgroup_clustered;
     e.barrier_words = module.barrier_words;
     e.shared_spilled = module.shared_spilled;
     e.textures = module.textures.clone();
@@ -94,7 +96,7 @@ pub fn emit_kernel(
         func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids, source, kernel)?;
     }
     e.b.name(entry_fn, &kernel.name);
-    let modes = e.execution_modes(module.denorm_preserve);
+    let modes = e.execution_modes(target.denorm_preserve);
     let entry_name = crate::abi::entry_point_name(&kernel.name);
     let header = decls::Header {
         caps: &e.caps,
@@ -244,7 +246,7 @@ impl Emitter {
     }
 
     /// The state a kernel's emission starts from, keeping the collections' memory (the next
-    /// kernel reuses them, `crate::scratch`). Every field is named, so that a new one cannot be
+    /// kernel reuses them, `Kept`). Every field is named, so that a new one cannot be
     /// left out.
     fn reset(&mut self) {
         let Emitter {

@@ -46,7 +46,7 @@ enum Def {
     Extend(ValueId),
 }
 
-/// The pass's per-value and per-variable tables, kept from kernel to kernel (`crate::scratch`).
+/// The pass's per-value and per-variable tables, kept from kernel to kernel (`crate::pipeline`).
 #[derive(Default)]
 pub struct Buffers {
     subst: Vec<ValueId>,

@@ -91,14 +91,6 @@ pub struct Module {
     /// Words per thread of the warp-emulation scratch (strategy "emulated"; 0: unused), which
     /// has one word more in all.
     pub warp_scratch_words: u32,
-    /// How warp primitives run on the target device.
-    pub warp: crate::profile::WarpStrategy,
-    /// Give workgroup-scope fences and ordered atomics queue-family scope (a driver quirk).
-    pub widen_workgroup_fences: bool,
-    /// Clustered subgroup reductions are available (partitioned warps use them).
-    pub subgroup_clustered: bool,
-    /// Widths whose subnormals the kernel asks the device to keep (`DenormPreserve`).
-    pub denorm_preserve: crate::profile::FloatWidths,
     /// The shared arena ends with the counted barriers' 32 words.
     pub barrier_words: bool,
     /// What a non-zero launch status means: `status_sites[status - 1]` (where, and what).

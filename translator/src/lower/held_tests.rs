@@ -90,10 +90,11 @@ fn lowered(text: &str, profile: &str) -> Option<Vec<crate::ir::Module>> {
                 id,
                 &profile,
                 &program.global_offsets,
-                &mut crate::scratch::Scratch::default(),
+                &mut super::Buffers::default(),
             )
             .ok()
-            .map(|(mut m, _)| {
+            .map(|l| {
+                let mut m = l.module;
                 m.name_registers(&program.module);
                 m
             })
@@ -202,13 +203,7 @@ fn no_register_is_loaded_twice_in_a_block_in_the_repository_ptx() {
                     continue;
                 };
                 for m in modules {
-                    // (Recursion elimination, which runs inside `lower_kernel`, merges recursive
-                    // functions into one and reloads registers after its calls itself.)
-                    for f in m
-                        .functions
-                        .iter()
-                        .filter(|f| !f.name.starts_with("ptxvk.recursive."))
-                    {
+                    for f in &m.functions {
                         let found = repeated_loads(f);
                         assert!(found.is_empty(), "{}: {found:?}", path.display());
                         checked += 1;

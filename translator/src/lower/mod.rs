@@ -19,6 +19,7 @@ mod exact;
 mod float;
 mod half;
 mod helper;
+mod kept;
 mod rounding;
 mod softfloat;
 // --- end float ---
@@ -61,6 +62,8 @@ use crate::ir::{self, BinOp, BlockId, ConvOp, FpFlags, Op, Terminator, Ty, UnOp,
 use crate::profile::DeviceProfile;
 use crate::types::{ScalarType, StateSpace};
 
+pub use kept::Buffers;
+
 /// Lowers the kernel `kernel` of `module` (and the functions it calls) for `profile`. `globals`
 /// gives the offsets of the module's `.global`/`.const` variables ([`layout::globals`]).
 pub fn lower_kernel(
@@ -68,8 +71,8 @@ pub fn lower_kernel(
     kernel: check::FuncId,
     profile: &DeviceProfile,
     globals: &HashMap<check::GlobalId, u64>,
-    scratch: &mut crate::scratch::Scratch,
-) -> Result<(ir::Module, KernelAbi), Vec<Diagnostic>> {
+    kept: &mut Buffers,
+) -> Result<Lowered, Vec<Diagnostic>> {
     let func = module.function(kernel);
     let (mut params, mut abi) = param_layout(func);
     let layout = layout::for_kernel(module, kernel, globals);
@@ -108,7 +111,7 @@ pub fn lower_kernel(
             helpers: &helpers,
             param_block: abi.param_block_size,
         };
-        match lower_function(module, f, profile, kernel_params, &places, scratch) {
+        match lower_function(module, f, profile, kernel_params, &places, kept) {
             Ok((irf, uses)) => {
                 functions.push(irf);
                 shared_lock |= uses.lock;
@@ -173,10 +176,6 @@ pub fn lower_kernel(
         shared_spilled,
         local_words: layout.local_bytes / 4,
         warp_scratch_words: 0,
-        warp: profile.warp_strategy(),
-        widen_workgroup_fences: profile.widen_workgroup_fences,
-        subgroup_clustered: profile.subgroup_clustered,
-        denorm_preserve: profile.denorm_preserve,
         barrier_words,
         status_sites: Vec::new(),
         textures: texture_bindings,
@@ -190,21 +189,16 @@ pub fn lower_kernel(
         bases: local_bases,
         overflow_status: status_sites.len() as u32 + 1,
     });
-    if let Some(arena) = arena
-        && ir::recursion::eliminate(&mut module, &arena)
-    {
-        module.local_words += 1 + ir::recursion::STACK_WORDS;
-        status_sites.push((
-            Span::default(),
-            format!(
-                "recursion deeper than ptxvk's per-thread stack ({} KiB) in kernel `{}`",
-                ir::recursion::STACK_WORDS * 4 / 1024,
-                func.name
-            ),
-        ));
-    }
     module.status_sites = status_sites;
-    Ok((module, abi))
+    Ok(Lowered { module, abi, arena })
+}
+
+/// A lowered kernel: its IR, its launch interface so far, and where its functions keep their
+/// `.local` frames when a call cycle needs a stack (`ir::recursion`, the pipeline's next pass).
+pub struct Lowered {
+    pub module: ir::Module,
+    pub abi: KernelAbi,
+    pub arena: Option<ir::recursion::LocalArena>,
 }
 
 /// The words of the local arena that function `f`'s own `.local` variables occupy.
@@ -322,7 +316,7 @@ fn lower_function(
     profile: &DeviceProfile,
     params: HashMap<check::LocalId, u32>,
     places: &Places<'_>,
-    scratch: &mut crate::scratch::Scratch,
+    kept: &mut Buffers,
 ) -> Result<(ir::Function, SharedUses), Vec<Diagnostic>> {
     let func = module.function(id);
     if func.body.is_none() {
@@ -346,7 +340,7 @@ fn lower_function(
     let mut cx = Cx::new(module, (func, id), profile, places, f);
     cx.params = params;
     cx.regs = vec![0; func.regs.len() * 4];
-    cx.spare = std::mem::take(&mut scratch.insts);
+    cx.spare = std::mem::take(&mut kept.insts);
     cx.held.reserve(func.regs.len() + 8);
     cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
     let body = func.body.as_deref().unwrap_or_default();
@@ -397,7 +391,7 @@ fn lower_function(
     if cx.f.block(cx.cur).term == Terminator::Unreachable {
         control::ret(&mut cx);
     }
-    scratch.insts = std::mem::take(&mut cx.spare);
+    kept.insts = std::mem::take(&mut cx.spare);
     if cx.diags.is_empty() {
         let uses = SharedUses {
             lock: cx.uses_shared_lock,
@@ -417,7 +411,7 @@ const BLOCK_CONSTS: usize = 32;
 /// The instructions to make room for in a block opened with `stmts` PTX instructions to go
 /// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
 /// push at a time was reallocated 3 or 4 times. Very long runs are capped at 1,024 instructions,
-/// a quarter of the largest buffer `scratch` keeps.
+/// a quarter of the largest buffer `kept` keeps.
 fn room_for(stmts: usize) -> usize {
     stmts.clamp(1, 128) * 8
 }
@@ -527,7 +521,7 @@ pub(crate) struct Cx<'a> {
     pub carry_flag: Option<VarId>,
     /// The kernel's texture slots and bindings (`texture.rs`).
     pub textures: &'a std::cell::RefCell<texture::KernelTextures>,
-    /// Emptied instruction buffers of the kernels translated before (`crate::scratch`).
+    /// Emptied instruction buffers of the kernels translated before (`kept.rs`).
     spare: Vec<Vec<ir::Inst>>,
     /// The kernel's helper functions (`helper.rs`).
     helpers: &'a std::cell::RefCell<helper::Helpers>,
@@ -862,8 +856,7 @@ impl Cx<'_> {
 
     #[inline(never)]
     fn first_room(&mut self) {
-        self.f.blocks[self.cur.0 as usize].insts =
-            crate::scratch::insts(&mut self.spare, self.room);
+        self.f.blocks[self.cur.0 as usize].insts = kept::insts(&mut self.spare, self.room);
         // Further blocks of this PTX instruction are its own branches: short.
         self.room = room_for(1);
     }

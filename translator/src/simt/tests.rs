@@ -22,14 +22,15 @@ fn kernel(body: &str) -> (Function, Vec<Node>) {
     };
     let profile = DeviceProfile::named("lavapipe").expect("the lavapipe profile");
     let (id, _) = program.module.kernels().next().expect("one kernel");
-    let (mut m, _) = lower::lower_kernel(
+    let mut m = lower::lower_kernel(
         &program.module,
         id,
         &profile,
         &program.global_offsets,
-        &mut crate::scratch::Scratch::default(),
+        &mut lower::Buffers::default(),
     )
-    .expect("the kernel lowers");
+    .expect("the kernel lowers")
+    .module;
     ir::inline::inline_where(&mut m, |g| g.must_inline(true));
     let entry = m.entry.0 as usize;
     let mut f = m.functions.swap_remove(entry);

@@ -28,7 +28,7 @@ impl Edges {
     }
 }
 
-/// Vectors kept from one function's analyses to the next (`crate::scratch`): a function's
+/// Vectors kept from one function's analyses to the next (`pipeline.rs`): a function's
 /// analyses made about twenty allocations, a fifth of a small kernel's.
 #[derive(Default)]
 pub struct Buffers {

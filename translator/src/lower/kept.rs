@@ -1,12 +1,13 @@
-//! Buffers handed from one kernel's translation to the next (`Program::translate_all`).
+//! Instruction buffers handed from one kernel's lowering to the next (`Program::translate_all`).
 //!
 //! A kernel's IR is a few hundred small vectors, freed when its SPIR-V is done. Allocating them
 //! afresh for the next kernel read a cold free-list entry per allocation (mimalloc hands out a
 //! page's older blocks first): the allocator's fast path was about 8% of `translate_all`, most
 //! of it one load. Reusing the last kernel's buffers, whose memory was just touched, avoids both
-//! the call and the miss (docs/translation-speed.md, "Memory").
+//! the call and the miss (docs/translation-speed.md, "Memory"). Every pass keeps its own buffers
+//! the same way; the pipeline holds one of each (`pipeline.rs`).
 
-use crate::ir::{self, Inst, Module};
+use crate::ir::{Inst, Module};
 
 /// Most buffers kept: more than a kernel of the benchmark module uses, so that a large kernel's
 /// buffers cannot pile up.
@@ -14,36 +15,13 @@ const MAX_KEPT: usize = 512;
 /// Buffers larger than this (in instructions) are freed instead of kept.
 const MAX_INSTS: usize = 4096;
 
-/// What `translate_all` hands from one kernel to the next.
+/// Emptied instruction buffers of the kernels lowered before.
 #[derive(Default)]
-pub struct Scratch {
-    /// Emptied instruction buffers of the last kernel's blocks.
-    pub(crate) insts: Vec<Vec<Inst>>,
-    /// The forwarding pass's tables.
-    pub(crate) forward: ir::forward::Buffers,
-    /// The emitter's collections.
-    pub(crate) emit: crate::emit::Kept,
-    /// The control-flow analyses' vectors.
-    pub(crate) structurize: crate::structurize::Buffers,
+pub struct Buffers {
+    pub(super) insts: Vec<Vec<Inst>>,
 }
 
-/// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.
-/// A kept buffer too small is passed over, not grown (see [`crate::reuse::reuse`]; growing
-/// copied about 2.5 MB of stale instructions per `translate_all` of the benchmark's 20,000
-/// lines).
-pub(crate) fn insts(spare: &mut Vec<Vec<Inst>>, room: usize) -> Vec<Inst> {
-    // The last few kept ones are looked at: blocks differ in size.
-    let n = spare.len();
-    match (n.saturating_sub(4)..n)
-        .rev()
-        .find(|&k| spare[k].capacity() >= room)
-    {
-        Some(k) => spare.swap_remove(k),
-        None => Vec::with_capacity(room),
-    }
-}
-
-impl Scratch {
+impl Buffers {
     /// Keeps the buffers of `m`, a kernel whose translation is done.
     pub fn recycle(&mut self, m: Module) {
         for f in m.functions {
@@ -61,6 +39,22 @@ impl Scratch {
     }
 }
 
+/// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.
+/// A kept buffer too small is passed over, not grown (see [`crate::reuse::reuse`]; growing
+/// copied about 2.5 MB of stale instructions per `translate_all` of the benchmark's 20,000
+/// lines).
+pub(super) fn insts(spare: &mut Vec<Vec<Inst>>, room: usize) -> Vec<Inst> {
+    // The last few kept ones are looked at: blocks differ in size.
+    let n = spare.len();
+    match (n.saturating_sub(4)..n)
+        .rev()
+        .find(|&k| spare[k].capacity() >= room)
+    {
+        Some(k) => spare.swap_remove(k),
+        None => Vec::with_capacity(room),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,7 +62,7 @@ mod tests {
 
     #[test]
     fn a_recycled_buffer_comes_back_empty_with_its_room() {
-        let mut s = Scratch::default();
+        let mut s = Buffers::default();
         let mut f = Function::new("k");
         let b = f.entry;
         f.block_mut(b).insts = insts(&mut s.insts, 40);
