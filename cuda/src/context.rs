@@ -2,7 +2,6 @@
 //! it, and its limits. Each thread has its own stack of current contexts, as in CUDA; the
 //! primary context of a device is shared by reference count.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,6 +12,7 @@ use crate::device;
 use crate::error::{CUresult, CuError, CuResult};
 use crate::handles::Table;
 use crate::memory::Allocations;
+use crate::thread_state::THREAD;
 
 pub struct Ctx {
     pub device: i32,
@@ -33,10 +33,6 @@ pub struct Ctx {
 }
 
 pub static CONTEXTS: Table<Ctx> = Table::new("context");
-
-thread_local! {
-    static STACK: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-}
 
 /// `CUlimit` values and their defaults. The stack size is the per-thread stack ptxvk gives
 /// recursive functions; the others are CUDA's defaults, kept so that programs that read, set
@@ -171,7 +167,7 @@ pub fn destroy(id: usize) -> CuResult<()> {
         return Err(CuError::InvalidContext);
     }
     release(id, &ctx)?;
-    STACK.with(|s| s.borrow_mut().retain(|&c| c != id));
+    THREAD.with(|t| t.stack.borrow_mut().retain(|&c| c != id));
     Ok(())
 }
 
@@ -206,19 +202,19 @@ pub fn poison_current(e: &CuError) {
 }
 
 pub fn current_id() -> Option<usize> {
-    STACK.with(|s| s.borrow().last().copied())
+    THREAD.with(|t| t.stack.borrow().last().copied())
 }
 
 pub fn push(id: usize) -> CuResult<()> {
     CONTEXTS.get(id).map_err(|_| CuError::InvalidContext)?;
-    STACK.with(|s| s.borrow_mut().push(id));
+    THREAD.with(|t| t.stack.borrow_mut().push(id));
     Ok(())
 }
 
 pub fn pop() -> CuResult<usize> {
     device::check_init()?;
-    STACK
-        .with(|s| s.borrow_mut().pop())
+    THREAD
+        .with(|t| t.stack.borrow_mut().pop())
         .ok_or(CuError::InvalidContext)
 }
 
@@ -226,12 +222,12 @@ pub fn pop() -> CuResult<usize> {
 pub fn set_current(id: usize) -> CuResult<()> {
     device::check_init()?;
     if id == 0 {
-        STACK.with(|s| s.borrow_mut().pop());
+        THREAD.with(|t| t.stack.borrow_mut().pop());
         return Ok(());
     }
     CONTEXTS.get(id).map_err(|_| CuError::InvalidContext)?;
-    STACK.with(|s| {
-        let mut s = s.borrow_mut();
+    THREAD.with(|t| {
+        let mut s = t.stack.borrow_mut();
         s.pop();
         s.push(id);
     });

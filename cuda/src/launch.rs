@@ -168,7 +168,8 @@ pub fn check_dims(f: &Func, cfg: &LaunchConfig) -> CuResult<()> {
     Ok(())
 }
 
-/// The runtime's arguments, appended to `out`: each parameter's bytes, taken from where the
+/// The runtime's typed arguments, for a kernel that reads a texture object from a parameter
+/// (the others go as a packed block, [`pack`]): each parameter's bytes, taken from where the
 /// caller put them.
 /// `out` holds the previous launch's arguments, overwritten in place: a launch then drops
 /// (and frees) only what it replaces.
@@ -180,24 +181,10 @@ pub fn arguments<'a, R: Fn(usize, usize) -> CuResult<&'a [u8]>>(
 ) -> CuResult<()> {
     let abi = f.kernel.abi();
     if matches!(params, Params::None) && !abi.params.is_empty() {
-        return Err(CuError::invalid(format!(
-            "kernel `{}` takes {} parameters and none were given",
-            abi.name,
-            abi.params.len()
-        )));
+        return Err(no_params(abi));
     }
-    for (i, (p, &kind)) in abi.params.iter().zip(&f.arg_kinds).enumerate() {
-        let size = p.size as usize;
-        let bytes = match params {
-            Params::Pointers(read) => read(i, size)?,
-            Params::Buffer(buf) => {
-                let at = p.offset as usize;
-                buf.get(at..at + size)
-                    .ok_or_else(|| CuError::invalid("parameter buffer too small"))?
-            }
-            Params::None => return Err(CuError::invalid("no parameters given")),
-        };
-        let arg = argument(kind, bytes);
+    for (i, (&(at, size), &kind)) in f.param_layout.iter().zip(&f.arg_kinds).enumerate() {
+        let arg = argument(kind, param_bytes(params, i, at, size)?);
         match out.get_mut(i) {
             Some(slot) => *slot = arg,
             None => out.push(arg),
@@ -205,6 +192,65 @@ pub fn arguments<'a, R: Fn(usize, usize) -> CuResult<&'a [u8]>>(
     }
     out.truncate(abi.params.len());
     Ok(())
+}
+
+/// Each parameter's (offset, size) in the packed block, from the kernel's signature.
+pub fn param_layout(abi: &KernelAbi) -> Box<[(usize, usize)]> {
+    abi.params
+        .iter()
+        .map(|p| (p.offset as usize, p.size as usize))
+        .collect()
+}
+
+/// The parameter block of a launch of `f` (as [`ptxvk_runtime::Stream::launch_packed`] takes
+/// it) in `block`: each parameter's bytes copied from where the caller put them to its offset,
+/// zeros between. `block` is the previous launch's, reused: a launch allocates nothing.
+#[inline]
+pub fn pack<'a, R: Fn(usize, usize) -> CuResult<&'a [u8]>>(
+    f: &Func,
+    params: &Params<'a, R>,
+    block: &mut Vec<u8>,
+) -> CuResult<()> {
+    let abi = f.kernel.abi();
+    if matches!(params, Params::None) && !f.param_layout.is_empty() {
+        return Err(no_params(abi));
+    }
+    block.clear();
+    block.resize(abi.param_block_size as usize, 0);
+    for (i, &(at, size)) in f.param_layout.iter().enumerate() {
+        let bytes = param_bytes(params, i, at, size)?;
+        block
+            .get_mut(at..at + size)
+            .ok_or_else(|| CuError::invalid("a parameter lies outside the parameter block"))?
+            .copy_from_slice(bytes);
+    }
+    Ok(())
+}
+
+/// Parameter `i`'s `size` bytes (at offset `at` of a packed buffer), where the caller put them.
+#[inline]
+fn param_bytes<'a, R: Fn(usize, usize) -> CuResult<&'a [u8]>>(
+    params: &Params<'a, R>,
+    i: usize,
+    at: usize,
+    size: usize,
+) -> CuResult<&'a [u8]> {
+    match params {
+        Params::Pointers(read) => read(i, size),
+        Params::Buffer(buf) => buf
+            .get(at..at + size)
+            .ok_or_else(|| CuError::invalid("parameter buffer too small")),
+        Params::None => Err(CuError::invalid("no parameters given")),
+    }
+}
+
+#[cold]
+fn no_params(abi: &KernelAbi) -> CuError {
+    CuError::invalid(format!(
+        "kernel `{}` takes {} parameters and none were given",
+        abi.name,
+        abi.params.len()
+    ))
 }
 
 /// One parameter's value as the runtime takes it.

@@ -9,7 +9,6 @@
 //! alive: the thread that destroys one drops its own cache at once, other threads at their next
 //! launch or exit.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use ptxvk_runtime::{KernelArg, LaunchConfig};
@@ -18,6 +17,7 @@ use crate::error::{CuError, CuResult};
 use crate::handles;
 use crate::module::Func;
 use crate::stream::Strm;
+use crate::thread_state::THREAD;
 
 /// One cached lookup: a handle and what it named.
 pub struct Slot<T>(Option<(usize, Arc<T>)>);
@@ -62,13 +62,27 @@ pub struct Cache {
     /// The last configuration found valid, with the function it was checked for: the limits
     /// it was checked against are its context's, fixed for the context's life.
     pub checked: Option<(usize, LaunchConfig)>,
-    /// The runtime's arguments of a launch, one vector reused by each.
+    /// The packed parameter block of a launch, one buffer reused by each.
+    pub block: Vec<u8>,
+    /// The runtime's typed arguments, for the kernels that read a texture object from a
+    /// parameter (which the runtime needs as a texture, not as bytes).
     pub args: Vec<KernelArg>,
 }
 
 impl Cache {
+    pub const EMPTY: Cache = Cache {
+        removals: 0,
+        ctx: None,
+        function: Slot(None),
+        stream: Slot(None),
+        checked: None,
+        block: Vec::new(),
+        args: Vec::new(),
+    };
+
     /// Drops the cached lookups if a table lost an entry since they were made or another
     /// context is current. The count is read before any lookup it will vouch for.
+    #[inline]
     fn validate(&mut self, ctx: Option<usize>) {
         let now = handles::removals();
         if now != self.removals || ctx != self.ctx {
@@ -81,43 +95,32 @@ impl Cache {
     }
 }
 
-thread_local! {
-    static CACHE: RefCell<Cache> = const {
-        RefCell::new(Cache {
-            removals: 0,
-            ctx: None,
-            function: Slot(None),
-            stream: Slot(None),
-            checked: None,
-            args: Vec::new(),
-        })
-    };
-}
-
-/// Runs `f` with the calling thread's cache, made valid for `ctx` (the current context). A
-/// thread whose storage is being torn down, or a call made from within `f`, gets an empty
-/// cache of its own.
-pub fn with<T>(ctx: Option<usize>, f: impl FnOnce(&mut Cache) -> CuResult<T>) -> CuResult<T> {
+/// Runs `f` with the current context's id and the calling thread's cache, made valid for that
+/// context, both from one thread-local lookup. A thread whose storage is being torn down, or a
+/// call made from within `f`, gets an empty cache of its own.
+#[inline]
+pub fn with<T>(f: impl FnOnce(Option<usize>, &mut Cache) -> CuResult<T>) -> CuResult<T> {
     let mut f = Some(f);
-    let cached = CACHE.try_with(|c| {
-        let mut c = c.try_borrow_mut().ok()?;
+    let cached = THREAD.try_with(|t| {
+        let current = t.stack.borrow().last().copied();
+        let mut c = t.launch.try_borrow_mut().ok()?;
         let f = f.take()?;
-        c.validate(ctx);
-        Some(f(&mut c))
+        c.validate(current);
+        Some(f(current, &mut c))
     });
     if let Ok(Some(r)) = cached {
         return r;
     }
-    let mut fresh = Cache {
-        removals: handles::removals(),
-        ctx,
-        function: Slot(None),
-        stream: Slot(None),
-        checked: None,
-        args: Vec::new(),
-    };
+    uncached(f)
+}
+
+#[inline(never)]
+fn uncached<T>(f: Option<impl FnOnce(Option<usize>, &mut Cache) -> CuResult<T>>) -> CuResult<T> {
+    let current = crate::context::current_id();
+    let mut fresh = Cache::EMPTY;
+    fresh.validate(current);
     match f {
-        Some(f) => f(&mut fresh),
+        Some(f) => f(current, &mut fresh),
         None => Err(CuError::Unknown("launch cache".into())),
     }
 }
@@ -125,8 +128,8 @@ pub fn with<T>(ctx: Option<usize>, f: impl FnOnce(&mut Cache) -> CuResult<T>) ->
 /// Drops the calling thread's cached lookups (after it removed a handle), unless they are in
 /// use right now.
 pub fn forget() {
-    let _ = CACHE.try_with(|c| {
-        if let Ok(mut c) = c.try_borrow_mut() {
+    let _ = THREAD.try_with(|t| {
+        if let Ok(mut c) = t.launch.try_borrow_mut() {
             c.function.0 = None;
             c.stream.0 = None;
             c.checked = None;

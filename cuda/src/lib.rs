@@ -27,6 +27,7 @@ mod pointer;
 pub mod proc_address;
 mod stream;
 mod texture;
+mod thread_state;
 
 /// `name` if it is one of the exported entry points (`symbols.txt`).
 pub(crate) fn symbols_exported(name: &str) -> Option<&'static str> {

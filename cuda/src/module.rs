@@ -38,6 +38,11 @@ pub struct Func {
     pub name: CString,
     /// How each parameter's bytes become the runtime's argument.
     pub arg_kinds: Vec<crate::launch::ArgKind>,
+    /// Each parameter's (offset, size) in the packed parameter block.
+    pub param_layout: Box<[(usize, usize)]>,
+    /// Whether launches go as a packed block (`Stream::launch_packed`): every kernel but
+    /// those that read a texture object from a parameter.
+    pub packed: bool,
     /// CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES and LOCAL_SIZE_BYTES ([`memory_sizes`]).
     const_bytes: u64,
     local_bytes: u64,
@@ -189,10 +194,14 @@ pub fn function(module_id: usize, name: &str) -> CuResult<usize> {
     let kernel = m.module.kernel(name)?;
     let (const_bytes, local_bytes) = memory_sizes(m.module.program().module(), name);
     let arg_kinds = crate::launch::arg_kinds(kernel.abi());
+    let param_layout = crate::launch::param_layout(kernel.abi());
+    let packed = !kernel.reads_texture_params();
     let max_dynamic_shared =
         shared::DEFAULT_SHARED_BYTES.saturating_sub(kernel.abi().static_shared_bytes);
     let (id, _) = FUNCTIONS.insert(Func {
         arg_kinds,
+        param_layout,
+        packed,
         const_bytes,
         local_bytes,
         module_id,

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use bytemuck::Pod;
+use ptxvk_translator::texture::TextureSource;
 use ptxvk_translator::{ParamAbi, ScalarType, abi};
 
 use crate::error::{Error, Result};
@@ -285,6 +286,16 @@ pub fn describe_param(p: &ParamAbi) -> String {
 }
 
 impl Kernel {
+    /// Whether a parameter holds a texture object the kernel samples (which
+    /// [`Stream::launch_packed`] cannot launch).
+    pub fn reads_texture_params(&self) -> bool {
+        self.abi()
+            .textures
+            .slots
+            .iter()
+            .any(|s| matches!(s.source, TextureSource::Param { .. }))
+    }
+
     /// Packs `args` into the parameter block, checking them against the kernel's signature.
     #[inline]
     pub fn pack_args(&self, args: &[KernelArg]) -> Result<Vec<u8>> {
@@ -419,14 +430,60 @@ impl Stream {
     /// Queues a launch of `kernel` (`cuLaunchKernel`): checks the configuration and the
     /// arguments, then records the dispatch into the stream's current batch and returns.
     pub fn launch(&self, kernel: &Kernel, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<()> {
+        self.check_kernel(kernel)?;
+        kernel.check_config(cfg)?;
+        let kernel = &kernel.for_launch(cfg)?;
+        let params = kernel.pack_args(args)?;
+        self.dispatch(kernel, cfg, &params, args)
+    }
+
+    /// [`Stream::launch`] with the parameter block already packed: `params` is the kernel's
+    /// `param_block_size` bytes, each parameter at its ABI offset (the layout of CUDA's
+    /// `CU_LAUNCH_PARAM_BUFFER_POINTER`). For callers that hold parameters as bytes (the
+    /// driver API), which would otherwise build a typed argument per parameter for it to be
+    /// turned back into the same bytes. A kernel that reads a texture object from a parameter
+    /// needs [`Stream::launch`], whose [`KernelArg::Texture`] keeps the texture alive.
+    pub fn launch_packed(&self, kernel: &Kernel, cfg: &LaunchConfig, params: &[u8]) -> Result<()> {
+        self.check_kernel(kernel)?;
+        kernel.check_config(cfg)?;
+        let abi = kernel.abi();
+        if params.len() != abi.param_block_size as usize {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}` takes a parameter block of {} bytes, got {}",
+                abi.name,
+                abi.param_block_size,
+                params.len()
+            )));
+        }
+        if kernel.reads_texture_params() {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}` reads texture objects from its parameters: launch it with typed arguments",
+                abi.name
+            )));
+        }
+        let kernel = &kernel.for_launch(cfg)?;
+        self.dispatch(kernel, cfg, params, &[])
+    }
+
+    fn check_kernel(&self, kernel: &Kernel) -> Result<()> {
         if !Arc::ptr_eq(&kernel.ctx.inner, &self.ctx.inner) {
             return Err(Error::InvalidArgument(
                 "the kernel was loaded in another context than the stream's".into(),
             ));
         }
-        kernel.check_config(cfg)?;
-        let kernel = &kernel.for_launch(cfg)?;
-        let mut params = kernel.pack_args(args)?;
+        Ok(())
+    }
+
+    /// Records the launch of `kernel` with its packed parameter block; `args` are the typed
+    /// arguments it was packed from, if any (texture objects and buffers to keep alive).
+    #[inline]
+    fn dispatch(
+        &self,
+        kernel: &Kernel,
+        cfg: &LaunchConfig,
+        params: &[u8],
+        args: &[KernelArg],
+    ) -> Result<()> {
         // Texture records go after the parameters; the descriptor set is bound below.
         let textures = crate::texture::bind::prepare(
             &self.ctx,
@@ -441,13 +498,21 @@ impl Stream {
             .as_ref()
             .map(|t| t.pitched.clone())
             .unwrap_or_default();
-        if let Some(t) = textures {
-            params.resize(t.records_offset, 0);
-            params.extend_from_slice(&t.records);
-        }
+        let with_records;
+        let params = match textures {
+            Some(t) => {
+                let mut p = Vec::with_capacity(t.records_offset + t.records.len());
+                p.extend_from_slice(params);
+                p.resize(t.records_offset, 0);
+                p.extend_from_slice(&t.records);
+                with_records = p;
+                &with_records[..]
+            }
+            None => params,
+        };
         let state = kernel.state.clone();
         let proven = if self.ctx.profile().memcheck {
-            proven_facts(&state.vk, &kernel.abi().mem_facts, &params, cfg)?
+            proven_facts(&state.vk, &kernel.abi().mem_facts, params, cfg)?
         } else {
             0
         };
@@ -472,7 +537,7 @@ impl Stream {
             None => None,
         };
         self.core.record(|r| {
-            let (_, _, param_addr) = r.upload(&params)?;
+            let (_, _, param_addr) = r.upload(params)?;
             // The launch's status word: zero, read back once the launch completes.
             // Its status word, then scratch that failing checked accesses use instead.
             let (status_buf, status_off) = r.alloc(48)?;
@@ -484,7 +549,7 @@ impl Stream {
                 status_buf.write_mapped(at, &buf.address().to_le_bytes())?;
             }
             let mem = if memcheck {
-                let m = allocation_table(r.vk(), &params, globals.address())?;
+                let m = allocation_table(r.vk(), params, globals.address())?;
                 let (_, _, addr) = r.upload(&m.table)?;
                 Some((addr, m))
             } else {

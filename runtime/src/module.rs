@@ -10,6 +10,7 @@ use ptxvk_translator::abi::GlobalsLayout;
 use ptxvk_translator::{
     Diagnostics, KernelAbi, KernelModule, ParamAbi, Program, SourceFile, StateSpace, abi,
 };
+use rustc_hash::FxHashMap;
 
 use crate::context::{Context, Vk};
 use crate::error::{Error, Result};
@@ -328,7 +329,9 @@ pub(crate) struct KernelState {
     entry: CString,
     shader: vk::ShaderModule,
     pub layout: vk::PipelineLayout,
-    pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
+    /// Looked up at every launch: hashed with rustc-hash's FxHasher, whose few multiplies
+    /// cost a tenth of the default SipHash's rounds; the keys are our own, not an attacker's.
+    pipelines: Mutex<FxHashMap<PipelineKey, vk::Pipeline>>,
     /// Descriptor set 0 of kernels that sample textures.
     pub textures: Option<crate::texture::bind::KernelTextures>,
 }
@@ -360,7 +363,7 @@ impl KernelState {
             entry,
             shader,
             layout,
-            pipelines: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(FxHashMap::default()),
             textures,
         })
     }

@@ -266,3 +266,40 @@ fn staging_path_gives_the_same_results() {
     assert_eq!(mem.read_global("hits").unwrap(), 7u32.to_le_bytes());
     drop(m);
 }
+
+/// A parameter block packed by the caller (what the driver API hands over) launches the same
+/// kernel as typed arguments do; a block of the wrong size is refused before anything runs.
+#[test]
+fn a_packed_parameter_block_launches_like_typed_arguments() {
+    let ctx = common::context();
+    let (_m, k) = saxpy(&ctx);
+    let s = ctx.new_stream().unwrap();
+    let n = 300u32;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let x = DeviceBuffer::from_slice(&ctx, &xs).unwrap();
+    let y = DeviceBuffer::from_slice(&ctx, &vec![2.0f32; n as usize]).unwrap();
+    let abi = k.abi();
+    let mut block = vec![0u8; abi.param_block_size as usize];
+    let values: [&[u8]; 4] = [
+        &n.to_le_bytes(),
+        &3.0f32.to_le_bytes(),
+        &x.address().to_le_bytes(),
+        &y.address().to_le_bytes(),
+    ];
+    for (p, v) in abi.params.iter().zip(values) {
+        assert_eq!(p.size as usize, v.len(), "{}", p.name);
+        let at = p.offset as usize;
+        block[at..at + v.len()].copy_from_slice(v);
+    }
+    let cfg = LaunchConfig::for_num_elems(n, 128);
+    s.launch_packed(&k, &cfg, &block).unwrap();
+    let got = s.copy_to_host(&y).unwrap().wait().unwrap();
+    for (i, v) in got.iter().enumerate() {
+        assert_eq!(*v, 3.0f32.mul_add(xs[i], 2.0), "i={i}");
+    }
+    let short = &block[..block.len() - 1];
+    let err = s.launch_packed(&k, &cfg, short).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    // Nothing ran for the refused block.
+    assert_eq!(s.copy_to_host(&y).unwrap().wait().unwrap(), got);
+}

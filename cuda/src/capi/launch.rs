@@ -54,23 +54,23 @@ unsafe fn extra_buffer<'a>(extra: *const *mut c_void) -> CuResult<(&'a [u8], usi
 fn launch_kernel(
     f: Handle,
     grid: [c_uint; 3],
-    block: [c_uint; 3],
+    block_dim: [c_uint; 3],
     shared: c_uint,
     s: Handle,
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CuResult<()> {
-    // CUDA launches in the current context; none is CUDA_ERROR_INVALID_CONTEXT, which comes
-    // before any other error.
-    let current = crate::context::current_id();
-    if current.is_none() {
-        crate::context::current()?;
-    }
-    launch_cache::with(current, |cache| {
+    launch_cache::with(|current, cache| {
+        // CUDA launches in the current context; none is CUDA_ERROR_INVALID_CONTEXT, which
+        // comes before any other error.
+        if current.is_none() {
+            crate::context::current()?;
+        }
         let launch_cache::Cache {
             function,
             stream,
             checked,
+            block,
             args,
             ..
         } = cache;
@@ -93,7 +93,7 @@ fn launch_kernel(
         func.ctx.check_sticky()?;
         let cfg = LaunchConfig {
             grid,
-            block,
+            block: block_dim,
             shared_bytes: shared,
         };
         // A program launches a kernel with the same configuration over and over. The
@@ -117,9 +117,20 @@ fn launch_kernel(
                 Params::Buffer(buf)
             }
         };
-        // Overwritten rather than cleared: the values are plain data, and a launch that
-        // failed half-way leaves some behind, which the next one overwrites or drops.
-        launch::arguments(func, &params, args)?;
+        // Both buffers are the previous launch's, overwritten: a launch allocates nothing.
+        let packed = func.packed;
+        if packed {
+            launch::pack(func, &params, block)?;
+        } else {
+            launch::arguments(func, &params, args)?;
+        }
+        let run = |st: &ptxvk_runtime::Stream| -> CuResult<()> {
+            if packed {
+                Ok(st.launch_packed(&func.kernel, &cfg, block)?)
+            } else {
+                Ok(st.launch(&func.kernel, &cfg, args)?)
+            }
+        };
         let same_ctx = |ctx: &std::sync::Arc<crate::context::Ctx>| {
             if std::sync::Arc::ptr_eq(ctx, &func.ctx) {
                 Ok(())
@@ -132,11 +143,11 @@ fn launch_kernel(
         if crate::stream::is_legacy(id(s)) {
             let issue = crate::stream::resolve(id(s))?;
             same_ctx(issue.ctx())?;
-            Ok(issue.stream().launch(&func.kernel, &cfg, args)?)
+            run(issue.stream())
         } else {
             let strm = stream.get(id(s), crate::stream::issuable)?;
             same_ctx(&strm.ctx)?;
-            crate::stream::issue_checked(strm, |st| Ok(st.launch(&func.kernel, &cfg, args)?))
+            crate::stream::issue_checked(strm, |st| run(st))
         }
     })
 }
