@@ -35,6 +35,10 @@ pub struct Allocation {
     /// Host memory registered for the device (`cuMemHostRegister`): released by
     /// `cuMemHostUnregister`, not `cuMemFree`.
     pub imported: bool,
+    /// Page-locked memory mapped for the device (`cuMemHostAlloc` with
+    /// CU_MEMHOSTALLOC_DEVICEMAP): released by `cuMemFreeHost`; `cuMemFree` takes only what
+    /// the `cuMemAlloc` family returned, and refuses this.
+    pub mapped_host: bool,
 }
 
 /// A resolved range: the allocation and the offset of the pointer in it.
@@ -83,7 +87,9 @@ impl Allocations {
         let buf = new_buffer(ctx, size)?;
         let host = buf.host_ptr().map(|p| p as u64);
         match host {
-            Some(h) if !managed || h == buf.address() => Ok((self.insert(buf, host, managed), h)),
+            Some(h) if !managed || h == buf.address() => {
+                Ok((self.insert(buf, Some(h), managed), h))
+            }
             Some(_) => Err(CuError::NotSupported(
                 "managed memory: the device's addresses are not the host's".into(),
             )),
@@ -93,6 +99,8 @@ impl Allocations {
         }
     }
 
+    /// Records `buf`; `host` is where the host sees it, if it does: at the same address for
+    /// managed memory, and otherwise as mapped page-locked memory.
     fn insert(&self, buf: Buffer, host: Option<u64>, managed: bool) -> u64 {
         let base = buf.address();
         let size = buf.size();
@@ -105,6 +113,7 @@ impl Allocations {
                 host,
                 managed,
                 imported: false,
+                mapped_host: host.is_some() && !managed,
             },
         );
         base
@@ -122,6 +131,7 @@ impl Allocations {
             host: Some(host),
             managed: false,
             imported: true,
+            mapped_host: false,
         };
         self.lock().insert(base, alloc);
         base
@@ -150,9 +160,19 @@ impl Allocations {
 
     /// `cuMemFree`: only the address `cuMemAlloc` returned frees.
     pub fn free(&self, ptr: u64) -> CuResult<Allocation> {
+        self.remove_if(ptr, |a| !a.imported && !a.mapped_host)
+    }
+
+    /// `cuMemFreeHost` of mapped page-locked memory: its device allocation at `base`.
+    pub fn free_mapped_host(&self, base: u64) -> CuResult<Allocation> {
+        self.remove_if(base, |a| a.mapped_host)
+    }
+
+    /// Removes the device allocation at `ptr` if `may` allows it.
+    fn remove_if(&self, ptr: u64, may: impl FnOnce(&Allocation) -> bool) -> CuResult<Allocation> {
         let mut map = self.lock();
         match map.get(&ptr) {
-            Some(a) if matches!(a.backing, Backing::Buffer(_)) && !a.imported => {}
+            Some(a) if matches!(a.backing, Backing::Buffer(_)) && may(a) => {}
             _ => return Err(CuError::invalid(format!("free of {ptr:#x}"))),
         }
         map.remove(&ptr)

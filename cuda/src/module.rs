@@ -170,6 +170,7 @@ pub fn load(ctx_id: usize, ctx: Arc<Ctx>, name: &str, image: &[u8]) -> CuResult<
             host: None,
             managed: false,
             imported: false,
+            mapped_host: false,
         });
     }
     Ok(id)

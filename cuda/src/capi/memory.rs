@@ -185,7 +185,7 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
                 let ctx = crate::context::CONTEXTS
                     .get(ctx_id)
                     .map_err(|_| CuError::InvalidContext)?;
-                let alloc = ctx.memory.free(base)?;
+                let alloc = ctx.memory.free_mapped_host(base)?;
                 let synced = ctx.rt.synchronize();
                 drop(alloc);
                 Ok(synced?)

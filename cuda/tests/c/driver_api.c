@@ -1167,6 +1167,8 @@ static void shared_memory(void) {
         CUdeviceptr dp = 0, attr = 0;
         CHECK(cuMemHostGetDevicePointer(&dp, hp, 0));
         ASSERT(dp != 0);
+        /* cuMemFree takes only what the cuMemAlloc family returned; the memory stays usable. */
+        EXPECT(cuMemFree(dp), CUDA_ERROR_INVALID_VALUE);
         saxpy_shared(saxpy, dp, dp + N * sizeof(float), hp, hp + N, N);
         CHECK(cuPointerGetAttribute(&attr, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, (CUdeviceptr)(hp + 2)));
         ASSERT(attr == dp + 2 * sizeof(float));
