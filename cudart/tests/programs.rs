@@ -82,6 +82,23 @@ programs! {
     malloc;
 }
 
+/// sm_90's tensor copies through a tensor map the driver API encodes: PTX for compute_90 only,
+/// so the program runs where the device reports compute capability 9.0.
+#[test]
+fn tma_copy() {
+    let Some(nvcc) = common::nvcc() else { return };
+    let flags = ["-gencode", "arch=compute_90,code=compute_90", "-lcuda"];
+    let exe = common::compile(&nvcc, "tma_copy", &["tma_copy.cu"], &flags);
+    let dir = common::run_dir("tma_copy");
+    let run = common::run_env(&exe, &dir, LIMIT, &[("PTXVK_CC", "9.0")]);
+    assert!(
+        run.success && run.output.contains("tma_copy: ok"),
+        "tma_copy failed ({}):\n{}",
+        run.status,
+        run.output
+    );
+}
+
 /// Device printf: the program prints with host printf each line a thread's printf should
 /// give. The device's lines must be those, in any order (the threads' order is the device's),
 /// and all of them must come out by the synchronisation that ends the launch, before what the

@@ -196,6 +196,11 @@ pub struct Run {
 /// Runs a program with `dir` on the loader's path (as `ptxvk exec` runs it), the validation
 /// layer required unless `PTXVK_VALIDATION` says otherwise, for at most `limit`.
 pub fn run(exe: &Path, dir: &Path, limit: Duration) -> Run {
+    run_env(exe, dir, limit, &[])
+}
+
+/// [`run`] with `env` added to the program's environment.
+pub fn run_env(exe: &Path, dir: &Path, limit: Duration, env: &[(&str, &str)]) -> Run {
     let validation = std::env::var("PTXVK_VALIDATION").unwrap_or_else(|_| "required".into());
     let out_path = dir.join(format!(
         "{}.out",
@@ -213,6 +218,7 @@ pub fn run(exe: &Path, dir: &Path, limit: Duration) -> Run {
         // A cold first run translates and compiles large kernels (CUB's) while other tests do
         // the same: wait for the device up to the run's own limit rather than 60 s.
         .env("PTXVK_TIMEOUT_MS", (limit.as_millis() * 9 / 10).to_string())
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(out_file)
         .stderr(err_file)
