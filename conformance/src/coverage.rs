@@ -424,6 +424,10 @@ mod tests {
             entry("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
             "mma.sp::ordered_metadata"
         );
+        assert_eq!(
+            entry("wgmma.mma_async.sp.sync.aligned.m64n16k32.f32.f16.f16"),
+            "wgmma.mma_async.sp"
+        );
     }
 
     /// Every instruction the coverage lists count is one the translator's catalog lists: a

@@ -8,9 +8,12 @@
 
 use ptxvk_translator::{DeviceProfile, Program, SourceFile};
 
-fn kernel(target: &str, body: &str) -> String {
+/// `.sp` came with PTX ISA 8.2.
+const SPARSE: &str = "8.2";
+
+fn kernel_at(version: &str, target: &str, body: &str) -> String {
     format!(
-        ".version 8.0\n.target {target}\n.address_size 64\n\
+        ".version {version}\n.target {target}\n.address_size 64\n\
          .visible .entry k(.param .u64 out)\n{{\n\
          \t.reg .b32 %r<140>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\
          \tld.param.u64 %rd1, [out];\n\
@@ -25,7 +28,11 @@ fn regs(from: u32, n: u32) -> String {
 }
 
 fn translates(body: &str) {
-    let program = Program::parse(SourceFile::new("k.ptx", kernel("sm_90a", body)))
+    translates_at("8.0", body);
+}
+
+fn translates_at(version: &str, body: &str) {
+    let program = Program::parse(SourceFile::new("k.ptx", kernel_at(version, "sm_90a", body)))
         .unwrap_or_else(|d| panic!("{body}:\n{d}"));
     for name in ["lavapipe", "nvidia", "amd-rdna"] {
         let profile = DeviceProfile::named(name).expect("a named profile");
@@ -39,7 +46,11 @@ fn translates(body: &str) {
 }
 
 fn refused_for(target: &str, body: &str, message: &str) {
-    match Program::parse(SourceFile::new("bad.ptx", kernel(target, body))) {
+    refused_at("8.0", target, body, message);
+}
+
+fn refused_at(version: &str, target: &str, body: &str, message: &str) {
+    match Program::parse(SourceFile::new("bad.ptx", kernel_at(version, target, body))) {
         Ok(_) => panic!("`{body}` was accepted"),
         Err(d) => assert!(
             d.errors().any(|e| e.message.contains(message)),
@@ -74,6 +85,68 @@ fn every_wgmma_form_translates() {
          \twgmma.wait_group.sync.aligned 1;\n\
          \twgmma.wait_group.sync.aligned 0;"
     ));
+}
+
+#[test]
+fn every_sparse_wgmma_form_translates() {
+    let d16 = regs(0, 8);
+    let a = regs(100, 4);
+    translates_at(
+        SPARSE,
+        &format!(
+            "\twgmma.fence.sync.aligned;\n\
+         \twgmma.mma_async.sp.sync.aligned.m64n16k32.f32.f16.f16 {d16}, %rd2, %rd3, %r120, 1, %p1, 1, -1, 1, 0;\n\
+         \twgmma.mma_async.sp.sync.aligned.m64n16k32.f32.bf16.bf16 {d16}, {a}, %rd3, %r120, 0, 1, 1, 1, 1;\n\
+         \twgmma.mma_async.sp.sync.aligned.m64n32k32.f16.f16.f16 {d16}, %rd2, %rd3, %r120, 0, 0, 1, 1, 0, 0;\n\
+         \twgmma.mma_async.sp.sync.aligned.m64n16k16.f32.tf32.tf32 {d16}, {a}, %rd3, %r120, 1, 1, 1, 1;\n\
+         \twgmma.mma_async.sp.sync.aligned.m64n16k64.f32.e4m3.e5m2 {d16}, %rd2, %rd3, %r120, 0, 1, -1, 1;\n\
+         \twgmma.mma_async.sp.sync.aligned.m64n16k64.satfinite.s32.u8.s8 {d16}, {a}, %rd3, %r120, 0, %p1;\n\
+         \twgmma.commit_group.sync.aligned;\n\
+         \twgmma.wait_group.sync.aligned 0;"
+        ),
+    );
+}
+
+#[test]
+fn sparse_forms_the_isa_does_not_have_are_refused() {
+    let d16 = regs(0, 8);
+    let refused = |body: &str, message: &str| refused_at(SPARSE, "sm_90a", body, message);
+    // `.sp` doubles K: k32 for .f16, not the dense k16.
+    refused(
+        &format!(
+            "\twgmma.mma_async.sp.sync.aligned.m64n16k16.f32.f16.f16 {d16}, %rd2, %rd3, %r120, 0, 1, 1, 1, 0, 0;"
+        ),
+        "has no shape .m64n16k16 for .f16",
+    );
+    // "sp-sel ... 0 (all threads contribute)" for the 8-bit types; a pair for .f16.
+    refused(
+        &format!(
+            "\twgmma.mma_async.sp.sync.aligned.m64n16k64.s32.s8.s8 {d16}, %rd2, %rd3, %r120, 1, 1;"
+        ),
+        "`sp-sel` of `wgmma.mma_async.sp` is a constant: one of [0]",
+    );
+    refused(
+        &format!(
+            "\twgmma.mma_async.sp.sync.aligned.m64n16k32.f32.f16.f16 {d16}, %rd2, %rd3, %r120, 2, 1, 1, 1, 0, 0;"
+        ),
+        "`sp-sel` of `wgmma.mma_async.sp` is a constant: one of [0, 1]",
+    );
+    // The metadata and selector operands come before scale-d.
+    refused(
+        &format!(
+            "\twgmma.mma_async.sp.sync.aligned.m64n16k32.f32.f16.f16 {d16}, %rd2, %rd3, 1, 1, 1, 0, 0;"
+        ),
+        "takes 10 operands",
+    );
+    // Introduced in PTX ISA 8.2, after the dense form.
+    refused_at(
+        "8.0",
+        "sm_90a",
+        &format!(
+            "\twgmma.mma_async.sp.sync.aligned.m64n16k32.f32.f16.f16 {d16}, %rd2, %rd3, %r120, 0, 1, 1, 1, 0, 0;"
+        ),
+        "requires PTX ISA 8.2",
+    );
 }
 
 #[test]

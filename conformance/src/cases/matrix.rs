@@ -14,7 +14,7 @@ use crate::values::Rng;
 use crate::{Case, Outcome, launch_outcome};
 
 mod quad_pair;
-mod sparse;
+pub(super) mod sparse;
 
 const FAMILY: &str = "warp matrix";
 const HEADER: &str = ".version 8.7\n.target sm_90\n.address_size 64\n";

@@ -13,9 +13,16 @@
 //! the "Register Fragments" figures: warp w holds rows 16w..16w+15 in `mma.m16n8`'s layout.
 //! Integer results are exact; floating-point ones within the bound of
 //! docs/decisions/0111-mma-accumulation-order.md.
+//!
+//! `wgmma.mma_async.sp` ("Sparse matrix storage"): A is structured sparse, its operand (in
+//! shared memory or registers) the packed 64 x K/2 matrix of each row's non-zero elements in
+//! the dense layouts of that size, and each warp's metadata that of `mma.sp` for its 16 rows
+//! (`matrix/sparse.rs` builds the rows), held by the threads `sp-sel` names; the others get
+//! random metadata.
 
 use std::sync::Arc;
 
+use super::matrix::sparse::{chunk_width, sparse_rows};
 use super::matrix::{T, pack, thread_words, unpack};
 use crate::launch::{self, Arg, Launch};
 use crate::values::Rng;
@@ -129,15 +136,33 @@ struct Form {
     neg_a: bool,
     neg_b: bool,
     satfinite: bool,
+    /// `.sp` with this sparsity selector.
+    sp: Option<u32>,
 }
 
 impl Form {
+    /// K of the product.
     fn k(&self) -> u32 {
-        256 / self.a.bits()
+        let dense = 256 / self.a.bits();
+        if self.sp.is_some() { 2 * dense } else { dense }
+    }
+
+    /// Columns of A's operand: half of K for a sparse A.
+    fn ka(&self) -> u32 {
+        if self.sp.is_some() {
+            self.k() / 2
+        } else {
+            self.k()
+        }
     }
 
     fn mnemonic(&self) -> String {
-        let mut s = format!("wgmma.mma_async.sync.aligned.m64n{}k{}", self.n, self.k());
+        let sp = if self.sp.is_some() { ".sp" } else { "" };
+        let mut s = format!(
+            "wgmma.mma_async{sp}.sync.aligned.m64n{}k{}",
+            self.n,
+            self.k()
+        );
         if self.satfinite {
             s.push_str(".satfinite");
         }
@@ -151,7 +176,7 @@ impl Form {
     fn layouts(&self) -> (Layout, Layout) {
         let (k, eb) = (self.k(), self.a.bits() / 8);
         (
-            Layout::new(self.a_layout, self.trans_a, 64, k, eb),
+            Layout::new(self.a_layout, self.trans_a, 64, self.ka(), eb),
             Layout::new(self.b_layout, self.trans_b, self.n, k, eb),
         )
     }
@@ -184,11 +209,35 @@ fn a_pos(f: &Form, tid: u32, i: u32) -> (u32, u32) {
     (row, col)
 }
 
-/// The matrices, as element bits: A (64 x K), B (K x N), C (64 x N).
+/// The matrices, as element bits: A (64 x K), B (K x N), C (64 x N); A's operand (64 x K/2 for
+/// a sparse A) and each row's metadata fields.
 struct Mats {
     a: Vec<u64>,
     b: Vec<u64>,
     c: Vec<u64>,
+    a_op: Vec<Vec<u64>>,
+    fields: Vec<Vec<u32>>,
+}
+
+/// Thread `tid`'s metadata word: for a holder (of the group's threads `sp-sel` names), the
+/// fields of its chunks of rows `groupID` (bits 0-15) and `groupID + 8` (bits 16-31) of its
+/// warp's 16; for the others, random bits the instruction must not read.
+fn meta_word(f: &Form, x: &Mats, tid: u32, sel: u32, rng: &mut Rng) -> u32 {
+    let (w, lane) = (tid / 32, tid % 32);
+    let (g, t) = (lane / 4, lane % 4);
+    let holders = (f.k() / chunk_width(f.a) / 4).max(1);
+    if !(sel * holders..(sel + 1) * holders).contains(&t) {
+        return rng.next_u64() as u32;
+    }
+    let p = t - sel * holders;
+    let mut word = 0;
+    for h in 0..2 {
+        for c in 0..4 {
+            let field = x.fields[(16 * w + g + 8 * h) as usize][(4 * p + c) as usize];
+            word |= field << (16 * h + 4 * c);
+        }
+    }
+    word
 }
 
 fn kernel(f: &Form, a_desc: u64, b_desc: u64, in_words: u32) -> String {
@@ -231,6 +280,13 @@ fn kernel(f: &Form, a_desc: u64, b_desc: u64, in_words: u32) -> String {
     for (i, r) in d.iter().enumerate() {
         body.push_str(&format!("\tld.global.b32 {r}, [%rd11+{}];\n", 4 * i));
     }
+    let sp = match f.sp {
+        Some(sel) => {
+            body.push_str(&format!("\tld.global.b32 %m, [%rd11+{}];\n", 4 * (nd + 4)));
+            format!(", %m, {sel}")
+        }
+        None => String::new(),
+    };
     let a_op = if f.a_regs {
         for i in 0..4 {
             body.push_str(&format!(
@@ -261,7 +317,7 @@ fn kernel(f: &Form, a_desc: u64, b_desc: u64, in_words: u32) -> String {
         }
     }
     body.push_str(&format!(
-        "\twgmma.fence.sync.aligned;\n\t{} {{{}}}, {a_op}, %rd10, {scale_d}{tail};\n\
+        "\twgmma.fence.sync.aligned;\n\t{} {{{}}}, {a_op}, %rd10{sp}, {scale_d}{tail};\n\
          \twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n",
         f.mnemonic(),
         d.join(", ")
@@ -273,10 +329,16 @@ fn kernel(f: &Form, a_desc: u64, b_desc: u64, in_words: u32) -> String {
     for (i, r) in d.iter().enumerate() {
         body.push_str(&format!("\tst.global.b32 [%rd12+{}], {r};\n", 4 * i));
     }
+    // `.sp` came with PTX ISA 8.2.
+    let header = if f.sp.is_some() {
+        HEADER.replacen("8.0", "8.2", 1)
+    } else {
+        HEADER.to_string()
+    };
     format!(
-        "{HEADER}.visible .entry k(.param .u64 image, .param .u64 inp, .param .u64 out)\n{{\n\
+        "{header}.visible .entry k(.param .u64 image, .param .u64 inp, .param .u64 out)\n{{\n\
          \t.shared .align 1024 .b8 smem[{SHARED}];\n\
-         \t.reg .b32 %r<8>;\n\t.reg .b32 %d<{nd}>;\n\t.reg .b32 %a<4>;\n\
+         \t.reg .b32 %r<8>;\n\t.reg .b32 %d<{nd}>;\n\t.reg .b32 %a<4>;\n\t.reg .b32 %m;\n\
          \t.reg .b64 %rd<16>;\n\t.reg .pred %p<4>;\n\t.reg .b32 %t0;\n\
          \tmov.u32 %t0, %tid.x;\n\
          \tld.param.u64 %rd3, [image];\n\tld.param.u64 %rd4, [inp];\n\tld.param.u64 %rd5, [out];\n\
@@ -349,8 +411,17 @@ fn small(f: Form, t: T, rng: &mut Rng) -> u64 {
 fn case(f: Form, seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     let (k, n) = (f.k(), f.n);
+    let (a, a_op, fields) = if f.sp.is_some() {
+        sparse_rows(f.a, 64, k, false, &mut rng, &mut |rng| small(f, f.a, rng))
+    } else {
+        let a: Vec<u64> = (0..64 * k).map(|_| small(f, f.a, &mut rng)).collect();
+        let rows = a.chunks(k as usize).map(<[u64]>::to_vec).collect();
+        (a, rows, Vec::new())
+    };
     let x = Mats {
-        a: (0..64 * k).map(|_| small(f, f.a, &mut rng)).collect(),
+        a,
+        a_op,
+        fields,
         b: (0..k * n).map(|_| small(f, f.b, &mut rng)).collect(),
         c: (0..64 * n)
             .map(|_| match f.d {
@@ -372,8 +443,8 @@ fn case(f: Form, seed: u64) -> Case {
     };
     if !f.a_regs {
         for r in 0..64 {
-            for kk in 0..k {
-                put(0, la, r, kk, x.a[(r * k + kk) as usize]);
+            for kk in 0..f.ka() {
+                put(0, la, r, kk, x.a_op[r as usize][kk as usize]);
             }
         }
     }
@@ -383,7 +454,8 @@ fn case(f: Form, seed: u64) -> Case {
         }
     }
     let nd = f.d_regs();
-    let in_words = nd + 4;
+    // C, A's registers, and the metadata of `.sp`.
+    let in_words = nd + if f.sp.is_some() { 5 } else { 4 };
     let mut inp = Vec::new();
     for tid in 0..128 {
         let per = if f.d == T::F16 { 2 } else { 1 };
@@ -399,10 +471,14 @@ fn case(f: Form, seed: u64) -> Case {
             let a: Vec<u64> = (0..4 * f.a.per_reg())
                 .map(|i| {
                     let (r, col) = a_pos(&f, tid, i);
-                    x.a[(r * k + col) as usize]
+                    x.a_op[r as usize][col as usize]
                 })
                 .collect();
             words.extend(pack(f.a, &a));
+        }
+        if let Some(sel) = f.sp {
+            words.resize(nd as usize + 4, 0);
+            words.push(meta_word(&f, &x, tid, sel, &mut rng));
         }
         words.resize(in_words as usize, 0);
         inp.extend(words.iter().flat_map(|w| w.to_le_bytes()));
@@ -470,6 +546,7 @@ fn forms() -> Vec<Form> {
         neg_a: false,
         neg_b: false,
         satfinite: false,
+        sp: None,
     };
     let mut v = Vec::new();
     // Every swizzling mode, K- and MN-major, for both operands.
@@ -535,6 +612,27 @@ fn forms() -> Vec<Form> {
         b_layout: 3,
         ..base
     });
+    // `.sp`: each type's chunking and metadata holders, A from shared memory (MN-major too)
+    // and from registers, both selectors of the pair forms.
+    let sparse = [
+        (T::F32, T::F16, T::F16, false, true, 1),
+        (T::F32, T::Tf32, T::Tf32, true, false, 0),
+        (T::F16, T::E4m3, T::E5m2, false, false, 0),
+        (T::S32, T::S8, T::U8, true, false, 0),
+    ];
+    for (d, a, b, a_regs, trans_a, sel) in sparse {
+        v.push(Form {
+            n: if a == T::F16 { 16 } else { 8 },
+            d,
+            a,
+            b,
+            a_regs,
+            a_layout: 2,
+            trans_a,
+            sp: Some(sel),
+            ..base
+        });
+    }
     v
 }
 

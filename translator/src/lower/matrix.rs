@@ -520,9 +520,21 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
 /// holder `c / 4`, and its 2-bit index `j` (bits `2j`) places non-zero element `j` of the chunk
 /// (for the 4-bit types, pair `j`; for `.tf32`, the one element is at index 0 or 2).
 fn sparse_b(cx: &mut Cx<'_>, x: &Mma, h: u32, col: &[ValueId], metas: &[ValueId]) -> Vec<ValueId> {
-    let w = x.chunk_width();
+    sparse_pick(cx, x.k, x.chunk_width(), h, col, metas)
+}
+
+/// [`sparse_b`] for a product of depth `k` in chunks of `w` elements (shared with the sparse
+/// `wgmma`, whose warps lay out metadata as `mma.sp` does).
+pub(super) fn sparse_pick(
+    cx: &mut Cx<'_>,
+    k: u32,
+    w: u32,
+    h: u32,
+    col: &[ValueId],
+    metas: &[ValueId],
+) -> Vec<ValueId> {
     let nz = w / 2;
-    let chunks = x.k / w;
+    let chunks = k / w;
     let mut out = Vec::with_capacity((chunks * nz) as usize);
     for c in 0..chunks {
         let sh = cx.c32(16 * h + 4 * (c % 4));

@@ -18,11 +18,17 @@
 //! SBO trading places without swizzling. The swizzle then XORs address bits 4.. with bits 7..,
 //! `log2(R / 16)` of them, on the shared-memory address itself, as the hardware does: the
 //! descriptor's base offset (for atoms not aligned to their repeat) is taken as 0.
+//!
+//! `wgmma.mma_async.sp` ("Sparse matrix storage"): A is the packed 64 x K/2 matrix of each
+//! row's non-zero elements, in the dense form's layouts of that size; each warp's metadata is
+//! laid out as `mma.sp`'s for its 16 rows (chunks of 4 elements, of 2 for `.tf32`; held by the
+//! pair of threads `sp-sel` names, or by all four for the 8-bit types), so the product pairs
+//! each element of A with the element of B's column its index names, as `mma.sp` does.
 
 use super::Cx;
 use super::half;
 use super::matrix::{
-    Batch, accumulate_int, element, float_dot, gather, int_products, load_gathered,
+    Batch, accumulate_int, element, float_dot, gather, int_products, load_gathered, sparse_pick,
 };
 use super::memory::Where;
 use super::softfloat::{self as sf, Ops};
@@ -167,8 +173,40 @@ fn ty_is_int(ty: MmaType) -> bool {
     matches!(ty, MmaType::S8 | MmaType::U8)
 }
 
+/// The metadata words of this thread's group that a sparse A's rows read, gathered from their
+/// holders (none for the dense form), and the chunk width.
+fn sparse_meta(cx: &mut Cx<'_>, x: &WgmmaMma) -> (Vec<VarId>, u32) {
+    let w = if x.a_ty.bits() == 32 { 2 } else { 4 };
+    let Some(meta) = &x.sp_meta else {
+        return (Vec::new(), w);
+    };
+    let holders = (x.k / w / 4).max(1);
+    let mut batch = Batch::new();
+    let vars = (0..holders)
+        .map(|p| {
+            let first = x.sp_selector * holders + p;
+            gather(
+                cx,
+                &mut batch,
+                std::slice::from_ref(meta),
+                0,
+                false,
+                &|cx| {
+                    let (g, _) = cx.group_of_lane();
+                    cx.lane_expr(g, 4, first)
+                },
+            )
+        })
+        .collect();
+    cx.exchange_all(batch);
+    (vars, w)
+}
+
 fn mma_async(cx: &mut Cx<'_>, x: &WgmmaMma) {
     let k = x.k;
+    // Elements of each row of A: half of K for a sparse A.
+    let ka = if x.sp_meta.is_some() { k / 2 } else { k };
+    let (meta_vars, chunk) = sparse_meta(cx, x);
     // A's two rows of this thread, k in order.
     let a_vars: Vec<Vec<VarId>> = match &x.a {
         WgmmaA::Regs(regs) => {
@@ -208,7 +246,7 @@ fn mma_async(cx: &mut Cx<'_>, x: &WgmmaMma) {
         }
         WgmmaA::Desc(desc) => (0..2u32)
             .map(|h| {
-                (0..k)
+                (0..ka)
                     .map(|kk| load_element(cx, desc, x.a_ty, &|cx| own_row(cx, h), kk, x.trans_a))
                     .collect()
             })
@@ -239,6 +277,13 @@ fn mma_async(cx: &mut Cx<'_>, x: &WgmmaMma) {
                 let q = 4 * j + 2 * h + i;
                 let a = load_all(cx, a_row, x.neg_a);
                 let b = load_all(cx, &b_vars[2 * j + i], x.neg_b);
+                let b = if meta_vars.is_empty() {
+                    b
+                } else {
+                    let metas: Vec<ValueId> =
+                        meta_vars.iter().map(|&g| load_gathered(cx, g)).collect();
+                    sparse_pick(cx, k, chunk, h as u32, &b, &metas)
+                };
                 let v = if x.d_ty == MmaType::S32 {
                     let c = acc_in(cx, x, q);
                     let dot = int_products(cx, &a, &b);

@@ -19,7 +19,7 @@ use crate::{Case, Outcome};
 const FAMILY: &str = "sparse warp matrix";
 
 /// Elements of a chunk, which one 4-bit metadata field describes.
-fn chunk_width(a: T) -> u32 {
+pub(in crate::cases) fn chunk_width(a: T) -> u32 {
     match a.bits() {
         32 => 2,
         4 => 8,
@@ -90,20 +90,36 @@ impl Sp {
 
 /// A random sparse A: the dense matrix (zeros where the metadata says), each row's non-zero
 /// elements in order, and each row's metadata fields (one per chunk).
-fn sparse_a(sp: &Sp, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>, Vec<Vec<u32>>) {
-    let f = &sp.f;
-    let (k, w) = (f.k as usize, chunk_width(f.a));
-    let mut dense = vec![0u64; 16 * k];
+fn sparse_a(sp: &Sp, rng: &mut Rng) -> SparseA {
+    let a = sp.f.a;
+    sparse_rows(a, 16, sp.f.k, sp.ordered, rng, &mut |rng| a.random(rng))
+}
+
+/// A sparse A's dense matrix, each row's non-zero elements in order, and each row's metadata
+/// fields.
+pub(in crate::cases) type SparseA = (Vec<u64>, Vec<Vec<u64>>, Vec<Vec<u32>>);
+
+/// [`sparse_a`] for `rows` rows of `k` elements of `a`, each element drawn by `random`.
+pub(in crate::cases) fn sparse_rows(
+    a: T,
+    rows: usize,
+    k: u32,
+    ordered: bool,
+    rng: &mut Rng,
+    random: &mut dyn FnMut(&mut Rng) -> u64,
+) -> SparseA {
+    let (k, w) = (k as usize, chunk_width(a));
+    let mut dense = vec![0u64; rows * k];
     let mut packed = Vec::new();
     let mut fields = Vec::new();
-    for r in 0..16 {
+    for r in 0..rows {
         let mut nz = Vec::new();
         let mut fr = Vec::new();
         for c in 0..k as u32 / w {
             // Two distinct 2-bit indices, increasing for `::ordered_metadata`.
             let (i0, i1) = loop {
                 let (i0, i1) = (rng.below(4) as u32, rng.below(4) as u32);
-                if i0 != i1 && (!sp.ordered || i0 < i1) {
+                if i0 != i1 && (!ordered || i0 < i1) {
                     break (i0, i1);
                 }
             };
@@ -125,7 +141,7 @@ fn sparse_a(sp: &Sp, rng: &mut Rng) -> (Vec<u64>, Vec<Vec<u64>>, Vec<Vec<u32>>) 
                 }
             };
             for col in cols {
-                let v = f.a.random(rng);
+                let v = random(rng);
                 dense[r * k + (c * w + col) as usize] = v;
                 nz.push(v);
             }

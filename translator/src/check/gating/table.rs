@@ -410,6 +410,7 @@ pub const GATES: &[Gate] = &[
     g("setmaxnreg", &[], (8, 0), 90),
     // Warpgroup matrix multiply (sm_90a; the target table gates the `a`).
     g("wgmma", &[], (8, 0), 90),
+    g("wgmma", &["sp"], (8, 2), 90),
     g("createpolicy", &[], (7, 4), 80),
     // ---- special registers (ISA chapter 10) ----
     g("%clock", &[], (1, 0), 0),

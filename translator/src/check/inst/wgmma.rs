@@ -15,10 +15,11 @@ use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::types::ScalarType;
 
-/// Every shape name `m64nNkK` the ISA lists: N from 8 to 256 in steps of 8, K 8, 16 or 32.
+/// Every shape name `m64nNkK` the ISA lists: N from 8 to 256 in steps of 8, K 8, 16 or 32
+/// (16, 32 or 64 for `.sp`).
 static SHAPES: LazyLock<Vec<(String, (u32, u32))>> = LazyLock::new(|| {
     let mut v = Vec::new();
-    for k in [8, 16, 32] {
+    for k in [8, 16, 32, 64] {
         for n in (8..=256).step_by(8) {
             v.push((format!("m64n{n}k{k}"), (n, k)));
         }
@@ -103,6 +104,7 @@ fn mma_async(
     m: &mut Mods<'_, '_>,
 ) -> Option<WgmmaMma> {
     let table: Vec<(&str, (u32, u32))> = SHAPES.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+    let sparse = m.flag("sp");
     let Some(((n, k), shape_span)) = m.pick_span(&table) else {
         m.error(
             "`wgmma.mma_async` needs a shape such as .m64n64k16",
@@ -135,7 +137,9 @@ fn mma_async(
         );
         return None;
     }
-    if k_of(a_ty) != Some(k) || !n_allowed(a_ty, n) {
+    // `.sp` doubles K: A holds half of each row.
+    let k_dense = if sparse { k / 2 } else { k };
+    if k_of(a_ty) != Some(k_dense) || !n_allowed(a_ty, n) {
         m.error_at(
             shape_span,
             format!(
@@ -167,38 +171,56 @@ fn mma_async(
         (false, true, true) => 3,
         (false, true, false) => 4,
     };
-    let ops = operands(cx, i, 4 + extra)?;
-    let nd = if d_ty == MmaType::F16 { n / 4 } else { n / 2 } as usize;
-    let d = dsts(cx, m, &ops[0], nd, ScalarType::B32, "D");
-    let c = srcs(cx, m, &ops[0], nd, ScalarType::B32, "D");
-    let a = if a_regs {
-        srcs(cx, m, &ops[1], 4, ScalarType::B32, "A").map(WgmmaA::Regs)
+    // `.sp` puts sp-meta and sp-sel before scale-d.
+    let sp = if sparse { 2 } else { 0 };
+    let ops = operands(cx, i, 4 + sp + extra)?;
+    let (sp_meta, sp_selector) = if sparse {
+        let meta = cx.src(&ops[3], ScalarType::B32, TypeRule::Strict);
+        // The selector names a pair of threads (0 or 1) where two of each group of four hold
+        // the metadata (.f16/.bf16/.tf32), and must be 0 where all four do (8-bit types);
+        // other values are undefined behaviour in the ISA, refused here.
+        let choices: &[i64] = if a_ty.bits() == 8 { &[0] } else { &[0, 1] };
+        let selector = imm(m, &ops[4], choices, "sp-sel", "wgmma.mma_async.sp");
+        (Some(meta?), selector? as u32)
     } else {
-        cx.src(&ops[1], ScalarType::B64, TypeRule::Strict)
+        (None, 0)
+    };
+    // The remaining operands, numbered as in the dense form.
+    let ops: Vec<&ast::Operand<'_>> = (ops.iter().enumerate())
+        .filter(|(j, _)| !(3..3 + sp).contains(j))
+        .map(|(_, o)| o)
+        .collect();
+    let nd = if d_ty == MmaType::F16 { n / 4 } else { n / 2 } as usize;
+    let d = dsts(cx, m, ops[0], nd, ScalarType::B32, "D");
+    let c = srcs(cx, m, ops[0], nd, ScalarType::B32, "D");
+    let a = if a_regs {
+        srcs(cx, m, ops[1], 4, ScalarType::B32, "A").map(WgmmaA::Regs)
+    } else {
+        cx.src(ops[1], ScalarType::B64, TypeRule::Strict)
             .map(WgmmaA::Desc)
     };
-    let b = cx.src(&ops[2], ScalarType::B64, TypeRule::Strict);
-    let scale_d = match &ops[3].kind {
+    let b = cx.src(ops[2], ScalarType::B64, TypeRule::Strict);
+    let scale_d = match ops[3].kind {
         OperandKind::Imm(ast::Expr {
             kind: ExprKind::Int { .. },
             ..
-        }) => imm(m, &ops[3], &[0, 1], "scale-d", MMA_ASYNC).map(|v| ScaleD::Imm(v == 1)),
+        }) => imm(m, ops[3], &[0, 1], "scale-d", MMA_ASYNC).map(|v| ScaleD::Imm(v == 1)),
         _ => cx
-            .src(&ops[3], ScalarType::Pred, TypeRule::Strict)
+            .src(ops[3], ScalarType::Pred, TypeRule::Strict)
             .map(ScaleD::Pred),
     };
     let mut neg = [false, false];
     let mut trans = [false, false];
     if extra >= 2 {
         for (j, what) in ["imm-scale-a", "imm-scale-b"].into_iter().enumerate() {
-            neg[j] = imm(m, &ops[4 + j], &[1, -1], what, MMA_ASYNC)? == -1;
+            neg[j] = imm(m, ops[4 + j], &[1, -1], what, MMA_ASYNC)? == -1;
         }
     }
     if extra == 4 {
-        trans[0] = imm(m, &ops[6], &[0, 1], "imm-trans-a", MMA_ASYNC)? == 1;
+        trans[0] = imm(m, ops[6], &[0, 1], "imm-trans-a", MMA_ASYNC)? == 1;
     }
     if extra >= 3 {
-        trans[1] = imm(m, &ops[3 + extra], &[0, 1], "imm-trans-b", MMA_ASYNC)? == 1;
+        trans[1] = imm(m, ops[3 + extra], &[0, 1], "imm-trans-b", MMA_ASYNC)? == 1;
     }
     Some(WgmmaMma {
         n,
@@ -216,5 +238,7 @@ fn mma_async(
         neg_b: neg[1],
         trans_a: trans[0],
         trans_b: trans[1],
+        sp_meta,
+        sp_selector,
     })
 }

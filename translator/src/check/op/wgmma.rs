@@ -29,11 +29,12 @@ pub enum ScaleD {
     Pred(Src),
 }
 
-/// `wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype d, a, b-desc,
-/// scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b};`
+/// `wgmma.mma_async{.sp}.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype d, a, b-desc,
+/// {sp-meta, sp-sel,} scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b};`
 #[derive(Clone, Debug)]
 pub struct WgmmaMma {
     pub n: u32,
+    /// K of the product (for `.sp`, twice the columns A holds).
     pub k: u32,
     pub d_ty: MmaType,
     pub a_ty: MmaType,
@@ -51,4 +52,9 @@ pub struct WgmmaMma {
     /// `imm-trans-a`/`imm-trans-b` of 1: the matrix is M- (N-) major in shared memory.
     pub trans_a: bool,
     pub trans_b: bool,
+    /// `.sp`: A is structured sparse, holding the non-zero half of each row (a 64 x K/2
+    /// matrix); `sp-meta` (this thread's metadata register) gives their places in each chunk.
+    pub sp_meta: Option<Src>,
+    /// `sp-sel`: which threads of each group of four hold the metadata.
+    pub sp_selector: u32,
 }
