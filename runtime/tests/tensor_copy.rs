@@ -336,3 +336,8 @@ fn tensor_copies_match_the_model() {
         store(&ctx, &m, &case);
     }
 }
+
+#[test]
+fn tensor_copies_at_every_subgroup_size() {
+    common::at_every_subgroup_size("tensor_copies_match_the_model");
+}
