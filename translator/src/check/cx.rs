@@ -25,7 +25,7 @@ pub(crate) struct ModuleCx<'d> {
     /// `.target texmode_independent` (ISA 8.7.7.1).
     pub texmode_independent: bool,
     /// The gating rows that can fail under this module's `.version`/`.target`.
-    pub gating: gating::Relevant,
+    pub gating: gating::relevant::Relevant,
     /// The body being checked calls through a `.callprototype`: such calls' candidates are
     /// found once every body is checked, walking only the bodies that have them.
     pub prototype_calls: bool,

@@ -3,18 +3,24 @@
 //! Notes" and "Target ISA Notes" paragraphs of the ISA (sections 8.7.1-8.7.7 from the ISA 4.1
 //! text; the later chapters and later features from NVIDIA's current PTX ISA pages).
 //!
-//! The table is data: [`GATES`] lists `(what, conditions, minimum .version, minimum sm)` rows, and
-//! the checks here apply every row whose conditions an instruction meets. A module whose
+//! The table is data: [`gates`] lists `(what, conditions, minimum .version, minimum sm)` rows (each
+//! catalogued instruction's own requirement from its catalog row, then [`FORM_GATES`]), and the
+//! checks here apply every row whose conditions an instruction meets. A module whose
 //! `.version` or `.target` is too old gets an error pointing at the opcode or modifier that needs
 //! more ("`shfl.sync` requires PTX ISA 6.0 and sm_30; this module declares .version 5.0").
 
 mod gate;
+mod names;
+pub(crate) mod relevant;
 mod table;
 mod usage;
 
 pub use gate::{Gate, Version};
+pub use names::is_gated_special;
+pub(crate) use names::table_name;
+pub(crate) use relevant::Relevant;
 
-pub use table::{GATES, NEWEST, REMOVED, TARGETS, VERSIONS};
+pub use table::{FORM_GATES, NEWEST, REMOVED, TARGETS, VERSIONS};
 
 use std::sync::OnceLock;
 
@@ -74,28 +80,20 @@ pub fn applies(gate: &Gate, modifiers: &[&str], facts: &[&str]) -> bool {
     })
 }
 
-/// `op` as the table names it, for an instruction opcode or a special register name.
-pub(crate) fn table_name(name: &str) -> std::borrow::Cow<'_, str> {
-    use std::borrow::Cow;
-    if let Some(n) = name.strip_prefix("%envreg")
-        && n.parse::<u8>().is_ok()
-    {
-        return Cow::Borrowed("%envreg");
-    }
-    if let Some(n) = name.strip_prefix("%pm") {
-        if n.ends_with("_64") {
-            return Cow::Borrowed("%pm_64");
-        }
-        return match n.parse::<u8>() {
-            Ok(0..=3) => Cow::Borrowed("%pm0..3"),
-            Ok(_) => Cow::Borrowed("%pm4..7"),
-            Err(_) => Cow::Borrowed(name),
-        };
-    }
-    if name.starts_with("%cluster") || name.starts_with("%nclusterid") {
-        return Cow::Borrowed("%cluster");
-    }
-    Cow::Borrowed(name)
+/// Every row of the table: what each catalogued (or known and refused) instruction needs, from
+/// its catalog row, then the rows of its forms and modifiers, special registers and directives.
+pub fn gates() -> &'static [Gate] {
+    static GATES: OnceLock<Vec<Gate>> = OnceLock::new();
+    GATES.get_or_init(|| {
+        let catalog = super::catalog::CATALOG
+            .iter()
+            .chain(super::catalog::REFUSED)
+            .filter_map(|e| {
+                let since = e.since?;
+                Some(gate::g(e.mnemonic, &[], since.ptx, since.sm))
+            });
+        catalog.chain(FORM_GATES.iter().copied()).collect()
+    })
 }
 
 /// The rows of the table by the name they gate (each alternative of `a|b` separately).
@@ -103,23 +101,13 @@ fn index() -> &'static Map<&'static str, Vec<&'static Gate>> {
     static INDEX: OnceLock<Map<&'static str, Vec<&'static Gate>>> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut map: Map<&'static str, Vec<&'static Gate>> = Map::default();
-        for gate in GATES {
+        for gate in gates() {
             for op in gate.op.split('|') {
                 map.entry(op).or_default().push(gate);
             }
         }
         map
     })
-}
-
-/// The rows that can fail in one module: those its `.version`/`.target` does not meet, and the
-/// removed forms it does meet. Built once per module, so that instructions without such rows
-/// (nearly all of them) skip the table, their operand facts and their `%`-names.
-pub(crate) struct Relevant {
-    unmet: Map<&'static str, ()>,
-    removed: Map<&'static str, ()>,
-    /// Some unmet row gates a special register.
-    specials: bool,
 }
 
 impl Relevant {
@@ -141,20 +129,6 @@ impl Relevant {
             removed,
             specials,
         }
-    }
-
-    /// Whether instruction `op` may fail the table under this module's declaration.
-    pub(crate) fn op_may_fail(&self, op: &str) -> bool {
-        self.unmet.contains_key(table_name(op).as_ref()) || self.removed.contains_key(op)
-    }
-
-    /// Whether `name` may be a special register this module may not use.
-    pub(crate) fn special_may_fail(&self, name: &str) -> bool {
-        self.specials && name.starts_with('%') && self.unmet.contains_key(table_name(name).as_ref())
-    }
-
-    pub(crate) fn any_special(&self) -> bool {
-        self.specials
     }
 }
 
@@ -247,7 +221,7 @@ fn removed_message(gate: &Gate, declared: Declared) -> String {
     )
 }
 
-/// Facts about an instruction's operands that its modifiers do not show, named as in [`GATES`].
+/// Facts about an instruction's operands that its modifiers do not show, named as in [`FORM_GATES`].
 pub fn operand_facts<'a>(
     i: &ast::Instruction<'a>,
     is_function: &dyn Fn(&str) -> Option<bool>,
@@ -422,11 +396,6 @@ pub fn check_directive(
         Diagnostic::error(span, message_for(&what, gate, declared))
             .with_label("needs a newer .version or .target"),
     )
-}
-
-/// Whether `name` is a special register the gating table knows (supported by ptxvk or not).
-pub fn is_gated_special(name: &str) -> bool {
-    name.starts_with('%') && has_rows(name)
 }
 
 /// Applies the table to the module-level directives: linkage, variable attributes and the

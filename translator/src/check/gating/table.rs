@@ -13,33 +13,22 @@ const SEM: &str = "relaxed|acquire|release|acq_rel";
 const SCOPE: &str = "cta|gpu|sys";
 const BITWISE64: &[&str] = &["and|or|xor|min|max", "b64|u64|s64"];
 
-/// The gating table. Rows for the same instruction go from the instruction itself to its later
+/// The gating table's rows for forms, modifiers, special registers and directives. What a bare
+/// instruction needs is its catalog row's `since` (`check/catalog`), which [`super::gates`]
+/// puts before these. Rows for the same instruction go from the instruction itself to its later
 /// additions; only the first row an instruction fails is reported.
-pub const GATES: &[Gate] = &[
+pub const FORM_GATES: &[Gate] = &[
     // ---- 8.7.1 integer arithmetic (ISA 4.1 text) ----
-    g("popc", &[], (2, 0), 20),
-    g("clz", &[], (2, 0), 20),
-    g("bfind", &[], (2, 0), 20),
-    g("brev", &[], (2, 0), 20),
-    g("bfe", &[], (2, 0), 20),
-    g("bfi", &[], (2, 0), 20),
-    g("bmsk", &[], (7, 6), 70),
-    g("szext", &[], (7, 6), 70),
     // Packed 16-bit halves and `.relu` (add, min, max: "PTX ISA Notes" 8.0, sm_90).
     g("add", &["~u16x2|s16x2"], (8, 0), 90),
     g("min", &["~u16x2|s16x2"], (8, 0), 90),
     g("max", &["~u16x2|s16x2"], (8, 0), 90),
     g("min", &["~relu"], (8, 0), 90),
     g("max", &["~relu"], (8, 0), 90),
-    g("dp4a", &[], (5, 0), 61),
-    g("dp2a", &[], (5, 0), 61),
     // ---- 8.7.2 extended precision ----
     g("add", &["cc"], (1, 2), 0),
-    g("addc", &[], (1, 2), 0),
     g("sub", &["cc"], (1, 3), 0),
-    g("subc", &[], (1, 3), 0),
     g("mad", &["cc"], (3, 0), 20),
-    g("madc", &[], (3, 0), 20),
     // 64-bit forms: PTX ISA 4.3.
     g("add", &["~cc", "~u64|s64"], (4, 3), 20),
     g("addc", &["~u64|s64"], (4, 3), 20),
@@ -48,8 +37,6 @@ pub const GATES: &[Gate] = &[
     g("mad", &["~cc", "~u64|s64"], (4, 3), 20),
     g("madc", &["~u64|s64"], (4, 3), 20),
     // ---- 8.7.3 floating point ----
-    g("testp", &[], (2, 0), 20),
-    g("copysign", &[], (2, 0), 20),
     g("add", F64, (1, 0), 13),
     g("sub", F64, (1, 0), 13),
     g("mul", F64, (1, 0), 13),
@@ -92,7 +79,6 @@ pub const GATES: &[Gate] = &[
     g("neg", F64, (1, 0), 13),
     g("min", F64, (1, 0), 13),
     g("max", F64, (1, 0), 13),
-    g("tanh", &[], (7, 0), 75),
     // ---- half precision (later ISA: "Half Precision Floating-Point Instructions") ----
     g("add", &[F16], (4, 2), 53),
     g("sub", &[F16], (4, 2), 53),
@@ -131,8 +117,6 @@ pub const GATES: &[Gate] = &[
     g("selp", F64, (1, 0), 13),
     g("slct", F64, (1, 0), 13),
     // ---- 8.7.5 logic and shift ----
-    g("shf", &[], (3, 1), 32),
-    g("lop3", &[], (4, 3), 50),
     g("lop3", &["~or|and"], (8, 2), 50),
     // ---- 8.7.6 data movement and conversion ----
     g("mov", F64, (1, 0), 13),
@@ -146,7 +130,6 @@ pub const GATES: &[Gate] = &[
     ),
     g("shfl", &["!sync"], (3, 0), 30),
     g("shfl", &["sync"], (6, 0), 30),
-    g("prmt", &[], (2, 0), 20),
     g("ld", F64, (1, 0), 13),
     g("ld", &["volatile"], (1, 1), 0),
     gw(
@@ -172,7 +155,6 @@ pub const GATES: &[Gate] = &[
     g("ld", &["shared::cta"], (7, 8), 0),
     g("ld", &["shared::cluster"], (7, 8), 90),
     g("ld", &["b128"], (8, 3), 70),
-    g("ldu", &[], (2, 0), 0),
     g("ldu", F64, (2, 0), 13),
     g("st", F64, (1, 0), 13),
     g("st", &["volatile"], (1, 1), 0),
@@ -196,16 +178,12 @@ pub const GATES: &[Gate] = &[
     g("st", &["shared::cta"], (7, 8), 0),
     g("st", &["shared::cluster"], (7, 8), 90),
     g("st", &["b128"], (8, 3), 70),
-    g("prefetch", &[], (2, 0), 20),
-    g("prefetchu", &[], (2, 0), 20),
     g("prefetch", &["L2::evict_last|L2::evict_normal"], (7, 4), 80),
     g("prefetch", &["tensormap"], (8, 0), 90),
-    g("isspacep", &[], (2, 0), 20),
     g("isspacep", &["const"], (3, 1), 20),
     g("isspacep", &["param|param::entry|param::func"], (7, 7), 70),
     g("isspacep", &["shared::cta"], (7, 8), 20),
     g("isspacep", &["shared::cluster"], (7, 8), 90),
-    g("cvta", &[], (2, 0), 20),
     g("cvta", &["const"], (3, 1), 20),
     g("cvta", &["param|param::entry|param::func"], (7, 7), 70),
     g("cvta", &["shared::cta"], (7, 8), 20),
@@ -251,7 +229,6 @@ pub const GATES: &[Gate] = &[
         90,
     ),
     // ---- 8.7.7 texture ----
-    g("tld4", &[], (2, 2), 20),
     // ---- control flow ----
     g("brx", &["idx"], (6, 0), 30),
     gw("call", &["<indirect>"], (2, 1), 20, "an indirect `call`"),
@@ -266,13 +243,11 @@ pub const GATES: &[Gate] = &[
     g("bar", &["arrive|red"], (2, 0), 20),
     g("bar", &["warp"], (6, 0), 30),
     g("bar", &["cta"], (7, 8), 0),
-    g("barrier", &[], (6, 0), 30),
     g("barrier", &["cta"], (7, 8), 30),
     g("barrier", &["cluster"], (7, 8), 90),
     g("membar", &["cta|gl"], (1, 4), 0),
     g("membar", &["sys"], (2, 0), 20),
     g("membar", &["proxy"], (7, 5), 70),
-    g("fence", &[], (6, 0), 70),
     g("fence", &["proxy"], (7, 5), 70),
     g("fence", &["cluster"], (7, 8), 90),
     g("membar", &["proxy", "async"], (8, 0), 90),
@@ -293,7 +268,6 @@ pub const GATES: &[Gate] = &[
         (8, 6),
         90,
     ),
-    g("atom", &[], (1, 1), 11),
     g("atom", &["shared|shared::cta"], (1, 2), 12),
     gw(
         "atom",
@@ -317,7 +291,6 @@ pub const GATES: &[Gate] = &[
     g("atom", &["shared::cluster"], (7, 8), 90),
     g("atom", &["v2|v4|v8"], (8, 1), 90),
     g("atom", &["b128"], (8, 3), 90),
-    g("red", &[], (1, 1), 11),
     g("red", &["shared|shared::cta"], (1, 2), 12),
     gw(
         "red",
@@ -341,16 +314,8 @@ pub const GATES: &[Gate] = &[
     g("vote", &["!sync"], (1, 2), 12),
     g("vote", &["!sync", "ballot"], (2, 0), 20),
     g("vote", &["sync"], (6, 0), 30),
-    g("match", &[], (6, 0), 70),
-    g("activemask", &[], (6, 2), 30),
-    g("redux", &[], (7, 0), 80),
     g("redux", &["f32"], (8, 6), 100),
-    g("elect", &[], (8, 0), 90),
     // ---- warp-level matrix instructions ----
-    g("ldmatrix", &[], (6, 5), 75),
-    g("movmatrix", &[], (7, 8), 75),
-    g("stmatrix", &[], (7, 8), 90),
-    g("mma", &[], (6, 4), 70),
     g("mma", &["m8n8k16|m8n8k32|m8n8k128|m16n8k8"], (6, 5), 75),
     g(
         "mma",
@@ -368,14 +333,9 @@ pub const GATES: &[Gate] = &[
     g("mma", &["kind::f8f6f4|e3m2|e2m3|e2m1"], (8, 7), 120),
     g("mma", &["sp"], (7, 1), 80),
     g("mma", &["sp::ordered_metadata"], (8, 5), 80),
-    g("wmma", &[], (6, 0), 70),
     g("wmma", &["m32n8k16|m8n32k16"], (6, 1), 70),
     g("wmma", &["s8|u8|s32"], (6, 3), 72),
     g("wmma", &["bf16|tf32|m16n16k8"], (7, 0), 80),
-    g("mapa", &[], (7, 8), 90),
-    g("getctarank", &[], (7, 8), 90),
-    g("griddepcontrol", &[], (7, 8), 90),
-    g("mbarrier", &[], (7, 0), 80),
     g("mbarrier", &["parity"], (7, 1), 80),
     g("mbarrier", &["try_wait"], (7, 8), 90),
     g("mbarrier", &["expect_tx|complete_tx"], (8, 0), 90),
@@ -386,32 +346,9 @@ pub const GATES: &[Gate] = &[
         90,
     ),
     g("mbarrier", &["relaxed"], (8, 6), 90),
-    // ---- video ----
-    g(
-        "vadd|vsub|vabsdiff|vmin|vmax|vshl|vshr|vset|vmad",
-        &[],
-        (2, 0),
-        20,
-    ),
-    g(
-        "vadd2|vsub2|vavrg2|vabsdiff2|vmin2|vmax2|vset2|vadd4|vsub4|vavrg4|vabsdiff4|vmin4|vmax4|vset4",
-        &[],
-        (3, 0),
-        30,
-    ),
-    // ---- miscellaneous, stack manipulation ----
-    g("nanosleep", &[], (6, 3), 70),
-    g("brkpt", &[], (1, 0), 11),
-    g("pmevent", &[], (1, 4), 0),
+    // ---- miscellaneous ----
     g("pmevent", &["mask"], (3, 0), 20),
-    g("alloca", &[], (7, 3), 52),
-    g("stacksave", &[], (7, 3), 52),
-    g("stackrestore", &[], (7, 3), 52),
-    g("setmaxnreg", &[], (8, 0), 90),
-    // Warpgroup matrix multiply (sm_90a; the target table gates the `a`).
-    g("wgmma", &[], (8, 0), 90),
     g("wgmma", &["sp"], (8, 2), 90),
-    g("createpolicy", &[], (7, 4), 80),
     // ---- special registers (ISA chapter 10) ----
     g("%clock", &[], (1, 0), 0),
     g("%clock_hi", &[], (5, 0), 20),
