@@ -14,6 +14,7 @@ pub mod exhaustive;
 // --- float ---
 pub mod ieee;
 // --- end float ---
+pub mod inventory;
 pub mod launch;
 pub mod record;
 pub mod rejected;

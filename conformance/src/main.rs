@@ -9,7 +9,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxvk_conformance::record::{self, Record};
 use ptxvk_conformance::runner::{self, Target};
-use ptxvk_conformance::{Case, cases, coverage, cuda, exhaustive};
+use ptxvk_conformance::{Case, cases, coverage, cuda, exhaustive, inventory};
 use ptxvk_runtime::{Context, ContextOptions};
 use regex::Regex;
 
@@ -101,7 +101,14 @@ fn run(args: &Args) -> Result<bool> {
         let cov = coverage::compute(&cases);
         let video = coverage::compute_video(&cases);
         let modern = coverage::compute_modern(&cases);
-        print!("{}\n{}\n{}", cov.report(), video.report(), modern.report());
+        let families = inventory::compute(&cases);
+        print!(
+            "{}\n{}\n{}\n{}",
+            cov.report(),
+            video.report(),
+            modern.report(),
+            families.report()
+        );
         if let Some(path) = &args.json {
             let both = serde_json::json!({
                 "isa": cov.to_json(),

@@ -27,7 +27,7 @@ use crate::launch::{self, Arg, Launch, LaunchError};
 use crate::values::Rng;
 use crate::{Case, Outcome, launch_outcome};
 
-const FAMILY: &str = "corpus kernels";
+pub(super) const FAMILY: &str = "corpus kernels";
 
 /// A kernel ptxvk cannot run yet: (files, kernel, text the failure contains). `files` is a file
 /// name in shaders/corpus or `stem.*` for all of one source's files. Remove an entry when its

@@ -35,6 +35,9 @@ mod texture;
 
 use crate::Case;
 
+/// The family of the corpus kernels' cases, whose PTX is built on the machine that runs them.
+pub const CORPUS_FAMILY: &str = corpus::FAMILY;
+
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     // --- float ---
