@@ -232,6 +232,13 @@ impl Cx<'_> {
 
     /// Loads a value of type `ty`.
     pub fn load(&mut self, at: Where, ty: Ty, order: MemOrder) -> ValueId {
+        if let Where::Global(a) = at
+            && order == MemOrder::Plain
+            && self.cur != self.f.entry
+            && let Some(offset) = self.constant_param_offset(a, ty.bits().div_ceil(8))
+        {
+            return self.entry_param_load(offset, ty);
+        }
         let at = self.checked(at, ty.bits().div_ceil(8), "load");
         match at {
             Where::Global(a) => self.emit(
@@ -254,6 +261,43 @@ impl Cx<'_> {
                 self.emit(ty, Op::LoadVar(result))
             }
         }
+    }
+
+    /// The offset of a read of `bytes` bytes at address `a` when `a` is a kernel parameter at a
+    /// constant offset wholly inside the parameter block (see `resolve`).
+    fn constant_param_offset(&self, a: ValueId, bytes: u32) -> Option<u64> {
+        let (at, offset) = self.param_access?;
+        (at == a && offset + u64::from(bytes) <= u64::from(self.param_block)).then_some(offset)
+    }
+
+    /// A kernel parameter read in the kernel's entry block. Parameters are read-only (PTX ISA,
+    /// "Kernel Function Parameters") and the whole block is always readable, so the read may
+    /// move there. Drivers that run lanes together on a SIMD unit (lavapipe) read a uniform
+    /// address once only where every lane is known to be active, outside any branch; inside
+    /// one, each parameter becomes a gather of the same address for every lane.
+    fn entry_param_load(&mut self, offset: u64, ty: Ty) -> ValueId {
+        self.need_ty(ty);
+        let entry = self.f.entry;
+        let base = self.f.push(entry, Ty::I64, Op::Builtin(Builtin::ParamBase));
+        let a = if offset == 0 {
+            base
+        } else {
+            let off = self.f.push(entry, Ty::I64, Op::Const(offset));
+            self.f.push(
+                entry,
+                Ty::I64,
+                Op::Bin(BinOp::IAdd, base, off, Default::default()),
+            )
+        };
+        self.f.push(
+            entry,
+            ty,
+            Op::Load {
+                ptr: Ptr::Global(a),
+                align: ty.bits().div_ceil(8),
+                order: MemOrder::Plain,
+            },
+        )
     }
 
     /// Stores `v`.
