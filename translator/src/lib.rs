@@ -48,6 +48,7 @@ mod reuse;
 pub mod simt;
 pub mod structurize;
 pub mod target;
+pub mod tensor_map;
 pub mod texture;
 pub mod types;
 pub mod verify;

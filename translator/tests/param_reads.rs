@@ -54,11 +54,11 @@ fn param_load_blocks(f: &Function) -> Vec<BlockId> {
     for b in &f.blocks {
         for i in &b.insts {
             if let Some(r) = i.result {
-                def[r.0 as usize] = Some(i.op.clone());
+                def[r.0 as usize] = Some(i.op);
             }
         }
     }
-    let op = |v: ValueId| def[v.0 as usize].clone();
+    let op = |v: ValueId| def[v.0 as usize];
     let is_param = |a: ValueId| match op(a) {
         Some(Op::Builtin(Builtin::ParamBase)) => true,
         Some(Op::Bin(BinOp::IAdd, x, y, _)) => {
