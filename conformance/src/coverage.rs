@@ -395,6 +395,14 @@ mod tests {
             "cp.async.bulk"
         );
         assert_eq!(
+            entry("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"),
+            "cp.async.bulk.tensor"
+        );
+        assert_eq!(
+            entry("cp.async.bulk.prefetch.tensor.1d.L2.global"),
+            "cp.async.bulk.prefetch.tensor"
+        );
+        assert_eq!(
             entry("cp.async.mbarrier.arrive.noinc.shared.b64"),
             "cp.async.mbarrier.arrive"
         );

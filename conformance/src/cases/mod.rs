@@ -25,6 +25,8 @@ mod moves;
 mod operands;
 mod sm90;
 mod spaces;
+mod tensor_copy;
+mod tensor_model;
 mod video;
 mod video_model;
 mod wgmma;
@@ -60,6 +62,7 @@ pub fn all() -> Vec<Case> {
     v.extend(spaces::cases());
     v.extend(sm90::cases());
     v.extend(mbarrier::cases());
+    v.extend(tensor_copy::cases());
     v.extend(video::cases());
     v.extend(matrix::cases());
     v.extend(wgmma::cases());

@@ -1,0 +1,437 @@
+//! ISA 9.7.9.25.5 `cp.async.bulk.tensor` in the `.tile` mode: boxes of every rank loaded into
+//! shared memory (completing an mbarrier's transaction) and stored back, over the tensor's
+//! edges, with zero and NaN fill, element strides and each swizzle mode; checked against the
+//! model in `tensor_model.rs`. The tensor maps are made by the encoder libcuda's
+//! `cuTensorMapEncodeTiled` uses (the input a CUDA program would pass), which also checks that
+//! each case's map is one CUDA accepts; the expected boxes come from the model alone.
+
+use ptxvk_runtime::translator::tensor_map::{Tiled, encode_tiled};
+use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
+
+use super::kernel_case::rejected_line;
+use super::tensor_model::{BF16, F16, F32, F64, Loaded, S32, Spec, U8, U16, U32, U64, pattern};
+use crate::{Case, Outcome, outcome_of};
+
+const FAMILY: &str = "9.7.9.25.5 cp.async.bulk.tensor";
+const HEADER: &str = ".version 8.6\n.target sm_90a\n.address_size 64\n";
+const THREADS: u32 = 64;
+
+/// How a case's instruction is written beyond its rank and direction.
+#[derive(Clone, Copy, Debug, Default)]
+struct Form {
+    /// The map in a global buffer (a pointer parameter) instead of a `.param` kernel parameter.
+    map_in_global: bool,
+    /// `.shared::cta` destination instead of `.shared::cluster` (loads).
+    cta_dst: bool,
+    /// `.L2::cache_hint` with a `createpolicy` policy.
+    hint: bool,
+    /// Leave out the optional `.tile`.
+    no_tile: bool,
+    /// Also issue `cp.async.bulk.prefetch.tensor` for the box first (a hint).
+    prefetch: bool,
+}
+
+/// Shared memory the box needs, rounded up for the 1024-byte alignment of the swizzles.
+fn tile_bytes(s: &Spec) -> usize {
+    s.box_bytes().div_ceil(1024) * 1024
+}
+
+/// The kernel: `load` copies the box into `tile` and then into `io` (with whether the
+/// mbarrier's phase completed after the box's bytes); a store fills `tile` from `io` and copies
+/// the box into the tensor.
+fn kernel(s: &Spec, load: bool, form: Form) -> String {
+    let rank = s.rank();
+    let tile = tile_bytes(s);
+    let map_param = if form.map_in_global {
+        ".param .u64 tmap"
+    } else {
+        ".param .align 64 .b8 tmap[128]"
+    };
+    let map_addr = if form.map_in_global {
+        "ld.param.u64 %rd3, [tmap];"
+    } else {
+        "mov.b64 %rd3, tmap;"
+    };
+    let coords: String = s
+        .coords
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("\tmov.b32 %r{}, {c};\n", 20 + i))
+        .collect();
+    let vec = (0..rank)
+        .map(|i| format!("%r{}", 20 + i))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let tile_mod = if form.no_tile { "" } else { ".tile" };
+    let (hint_mod, hint_op, policy) = if form.hint {
+        (
+            ".L2::cache_hint",
+            ", %rd6",
+            "\tcreatepolicy.fractional.L2::evict_first.b64 %rd6, 1.0;\n",
+        )
+    } else {
+        ("", "", "")
+    };
+    let prefetch = if form.prefetch {
+        format!(
+            "\tcp.async.bulk.prefetch.tensor.{rank}d.L2.global{tile_mod}{hint_mod} [%rd3, {{{vec}}}]{hint_op};\n"
+        )
+    } else {
+        String::new()
+    };
+    let mut k = format!(
+        "{HEADER}.visible .entry k({map_param}, .param .u64 io, .param .u32 bytes)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
+         \t.shared .align 1024 .b8 tile[{tile}];\n\t.shared .align 8 .b64 bar;\n\
+         \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
+         \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n\t{map_addr}\n{coords}{policy}\
+         \tsetp.ne.u32 %p1, %r1, 0;\n"
+    );
+    // Words tid, tid + THREADS, ... below `%r5`, between `tile` and `io`.
+    let words = |name: &str, to_io: bool| {
+        let (ld, st) = if to_io {
+            ("ld.shared.u32 %r9, [%r8];", "st.global.u32 [%rd5], %r9;")
+        } else {
+            ("ld.global.u32 %r9, [%rd5];", "st.shared.u32 [%r8], %r9;")
+        };
+        format!(
+            "\tmov.u32 %r6, %r1;\n{name}:\n\tsetp.ge.u32 %p3, %r6, %r5;\n\t@%p3 bra {name}_END;\n\
+             \tshl.b32 %r7, %r6, 2;\n\tmov.u32 %r8, tile;\n\tadd.u32 %r8, %r8, %r7;\n\
+             \tmul.wide.u32 %rd4, %r6, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n\
+             \t{ld}\n\t{st}\n\tadd.u32 %r6, %r6, {THREADS};\n\tbra {name};\n{name}_END:\n"
+        )
+    };
+    if load {
+        let dst = if form.cta_dst {
+            "shared::cta"
+        } else {
+            "shared::cluster"
+        };
+        k += &format!(
+            "\t@%p1 bra SYNC;\n\tmbarrier.init.shared::cta.b64 [bar], 1;\n\
+             \tfence.mbarrier_init.release.cluster;\nSYNC:\n\tbar.sync 0;\n\t@%p1 bra WAIT;\n{prefetch}\
+             \tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [bar], %r2;\n\
+             \tcp.async.bulk.tensor.{rank}d.{dst}.global{tile_mod}.mbarrier::complete_tx::bytes{hint_mod} \
+             [tile], [%rd3, {{{vec}}}], [bar]{hint_op};\n\
+             WAIT:\n\tmov.u32 %r3, 0;\n\
+             TRY:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n\t@%p2 bra DONE;\n\
+             \tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p3, %r3, 1000;\n\t@%p3 bra TRY;\n\
+             DONE:\n\tselp.u32 %r4, 1, 0, %p2;\n{}\
+             \t@%p1 bra END;\n\tadd.s64 %rd5, %rd1, {};\n\tst.global.u32 [%rd5], %r4;\nEND:\n\tret;\n}}\n",
+            words("COPY", true),
+            s.box_bytes()
+        );
+    } else {
+        k += &format!(
+            "{}\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n\t@%p1 bra END;\n{prefetch}\
+             \tcp.async.bulk.tensor.{rank}d.global.shared::cta{tile_mod}.bulk_group{hint_mod} \
+             [%rd3, {{{vec}}}], [tile]{hint_op};\n\
+             \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;\nEND:\n\tret;\n}}\n",
+            words("FILL", false)
+        );
+    }
+    k
+}
+
+fn map(s: &Spec, address: u64) -> Result<Vec<u8>, String> {
+    encode_tiled(&Tiled {
+        data_type: s.data_type,
+        address,
+        dims: &s.dims,
+        strides: &s.strides,
+        box_dims: &s.box_dims,
+        element_strides: &s.element_strides,
+        interleave: 0,
+        swizzle: s.swizzle,
+        l2_promotion: 0,
+        oob_fill: u32::from(s.nan_fill),
+    })
+    .map(|m| m.to_vec())
+    .map_err(|e| format!("the case's tensor map: {e}"))
+}
+
+/// The first byte where `got` differs from `want`, the NaN slots of a load compared as NaNs.
+fn compare(s: &Spec, got: &[u8], want: &Loaded, what: &str) -> Outcome {
+    let e = s.esize();
+    for &at in &want.nans {
+        if !s.is_nan(&got[at..at + e]) {
+            return Outcome::Fail(format!(
+                "{what}: bytes {at}..{}: expected a NaN fill, got {:02x?}",
+                at + e,
+                &got[at..at + e]
+            ));
+        }
+    }
+    let nan_byte = |i: usize| want.nans.iter().any(|&a| (a..a + e).contains(&i));
+    match (0..want.bytes.len()).find(|&i| got[i] != want.bytes[i] && !nan_byte(i)) {
+        None => Outcome::Pass,
+        Some(i) => {
+            let at = i / e * e;
+            Outcome::Fail(format!(
+                "{what}: bytes {at}..{}: expected {:02x?}, got {:02x?}",
+                at + e,
+                &want.bytes[at..at + e],
+                &got[at..at + e]
+            ))
+        }
+    }
+}
+
+fn run(
+    ctx: &Context,
+    name: &str,
+    ptx: &str,
+    s: &Spec,
+    load: bool,
+    form: Form,
+) -> Result<Outcome, ptxvk_runtime::Error> {
+    let module = ctx.load_ptx(&format!("{}.ptx", name.replace('/', "_")), ptx)?;
+    let kernel = module.kernel("k")?;
+    let before = pattern(s.tensor_bytes(), 0x51);
+    let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
+    tensor.write_bytes(0, &before)?;
+    let map = match map(s, tensor.address()) {
+        Ok(m) => m,
+        Err(e) => return Ok(Outcome::Fail(e)),
+    };
+    let n = s.box_bytes();
+    let tile = pattern(n, 0x2c7);
+    let io = Buffer::new(ctx, (n + 4) as u64)?;
+    io.write_bytes(
+        0,
+        &if load {
+            vec![0xa5; n + 4]
+        } else {
+            tile.clone()
+        },
+    )?;
+    let map_buf = Buffer::new(ctx, 128)?;
+    let map_arg = if form.map_in_global {
+        map_buf.write_bytes(0, &map)?;
+        KernelArg::Ptr(map_buf.address())
+    } else {
+        KernelArg::Bytes(map)
+    };
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [THREADS, 1, 1],
+        shared_bytes: 0,
+    };
+    kernel.launch(&cfg, &[map_arg, (&io).into(), KernelArg::U32(n as u32)])?;
+    if load {
+        let mut got = vec![0u8; n + 4];
+        io.read_bytes(0, &mut got)?;
+        if got[n..] != [1, 0, 0, 0] {
+            return Ok(Outcome::Fail(format!(
+                "the mbarrier's phase did not complete after {n} transaction bytes"
+            )));
+        }
+        return Ok(compare(s, &got[..n], &s.load(&before), "shared box"));
+    }
+    let mut got = vec![0u8; before.len()];
+    tensor.read_bytes(0, &mut got)?;
+    let want = Loaded {
+        bytes: s.store(&before, &tile),
+        nans: Vec::new(),
+    };
+    Ok(compare(s, &got, &want, "tensor"))
+}
+
+fn case(name: &str, s: &Spec, load: bool, form: Form) -> Case {
+    let dir = if load { "load" } else { "store" };
+    let name = format!("tensor/{dir}/{}d/{name}", s.rank());
+    let ptx = kernel(s, load, form);
+    let (n, p, s) = (name.clone(), ptx.clone(), s.clone());
+    Case {
+        name,
+        family: FAMILY,
+        ptx,
+        run: Box::new(move |ctx| run(ctx, &n, &p, &s, load, form).unwrap_or_else(outcome_of)),
+    }
+}
+
+fn spec(data_type: u32, dims: &[u64], strides: &[u64], boxes: &[u32], coords: &[i32]) -> Spec {
+    Spec {
+        data_type,
+        dims: dims.to_vec(),
+        strides: strides.to_vec(),
+        box_dims: boxes.to_vec(),
+        element_strides: vec![1; dims.len()],
+        swizzle: 0,
+        nan_fill: false,
+        coords: coords.to_vec(),
+    }
+}
+
+/// The boxes each run as a load and as a store.
+fn specs() -> Vec<(&'static str, Spec)> {
+    let mut v = vec![
+        // Over the end of a row of f32.
+        ("f32-past-end", spec(F32, &[10], &[], &[8], &[6])),
+        // u8 from before the start: no word of the box is aligned in global memory.
+        ("u8-before-start", spec(U8, &[40], &[], &[16], &[-5])),
+        ("u64-inside", spec(U64, &[9], &[], &[4], &[3])),
+        // Over the left and bottom edges, rows padded to 64 bytes.
+        ("f32-corner", spec(F32, &[13, 10], &[64], &[8, 4], &[-3, 8])),
+        // Wholly outside.
+        ("s32-outside", spec(S32, &[4, 4], &[16], &[4, 2], &[0, 9])),
+        (
+            "u16-past-depth",
+            spec(U16, &[8, 5, 3], &[32, 160], &[8, 4, 2], &[4, 3, 2]),
+        ),
+        (
+            "u32-four-edges",
+            spec(
+                U32,
+                &[6, 3, 5, 2],
+                &[32, 96, 480],
+                &[4, 2, 2, 2],
+                &[4, -1, 4, 1],
+            ),
+        ),
+        (
+            "u16-five",
+            spec(
+                U16,
+                &[8, 3, 2, 2, 3],
+                &[16, 48, 96, 192],
+                &[8, 2, 2, 2, 2],
+                &[0, 1, 0, 1, 2],
+            ),
+        ),
+    ];
+    // Element strides (the first is ignored): every second and third element.
+    let mut strided = spec(F16, &[20, 9, 7], &[48, 48 * 9], &[8, 5, 3], &[4, 1, 2]);
+    strided.element_strides = vec![4, 2, 3];
+    v.push(("f16-element-strides", strided));
+    let mut strided5 = spec(
+        F32,
+        &[8, 5, 4, 3, 3],
+        &[32, 160, 640, 1920],
+        &[4, 3, 2, 3, 2],
+        &[6, 0, -1, 1, 1],
+    );
+    strided5.element_strides = vec![1, 2, 3, 2, 2];
+    v.push(("f32-element-strides", strided5));
+    // NaN fill of each float size.
+    for (name, dt, dims, strides, boxes) in [
+        ("f32-nan-fill", F32, [6u64, 5], [32u64], [8u32, 4]),
+        ("bf16-nan-fill", BF16, [12, 5], [32], [16, 2]),
+        ("f16-nan-fill", F16, [5, 5], [16], [8, 3]),
+        ("f64-nan-fill", F64, [3, 5], [32], [2, 3]),
+    ] {
+        let mut n = spec(dt, &dims, &strides, &boxes, &[-1, 3]);
+        n.nan_fill = true;
+        v.push((name, n));
+    }
+    // Each swizzle span with rows as wide as it, over 16 rows (two repeats of the 128B one),
+    // the box over the tensor's right edge.
+    for (name, swizzle, width) in [
+        ("swizzle-32b", 1u32, 8u32),
+        ("swizzle-64b", 2, 16),
+        ("swizzle-128b", 3, 32),
+    ] {
+        let mut s = spec(
+            F32,
+            &[40, 20],
+            &[160],
+            &[width, 16],
+            &[40 - width as i32 + 3, 3],
+        );
+        s.swizzle = swizzle;
+        v.push((name, s));
+    }
+    v
+}
+
+/// A kernel around one tensor instruction, for the rejected forms.
+fn module(line: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry k(.param .align 64 .b8 m[128])\n{{\n\t.reg .b32 %r<4>;\n\
+         \t.reg .b64 %rd<4>;\n\t.shared .align 1024 .b8 t[1024];\n\t.shared .align 8 .b64 b;\n\
+         \tmov.b64 %rd1, m;\n{line}\n\tret;\n}}\n"
+    )
+}
+
+fn rejections() -> Vec<Case> {
+    [
+        // ".dim = { .1d, .2d, .3d, .4d, .5d }", with as many coordinates.
+        (
+            "three-coordinates-for-2d",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+             [t], [%rd1, {%r1, %r1, %r1}], [b];",
+            "[%rd1, {%r1, %r1, %r1}]",
+        ),
+        // Loads complete on an mbarrier, stores in bulk async-groups.
+        (
+            "store-with-mbarrier",
+            "cp.async.bulk.tensor.1d.global.shared::cta.tile.mbarrier::complete_tx::bytes \
+             [%rd1, {%r1}], [t];",
+            "cp.async.bulk.tensor.1d.global.shared::cta.tile.mbarrier::complete_tx::bytes",
+        ),
+        // ".completion_mechanism = { .mbarrier::complete_tx::bytes }" for loads: not optional.
+        (
+            "load-without-completion",
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile [t], [%rd1, {%r1}], [b];",
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile",
+        ),
+    ]
+    .into_iter()
+    .map(|form| rejected_line(FAMILY, "tensor/rejected", module, form))
+    .collect()
+}
+
+pub fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for (k, (name, s)) in specs().into_iter().enumerate() {
+        // Loads and stores alternate in pairs so that the quick subset (every fourth case)
+        // holds both.
+        let first_load = k / 2 % 2 == 0;
+        v.push(case(name, &s, first_load, Form::default()));
+        v.push(case(name, &s, !first_load, Form::default()));
+    }
+    // The other ways to write the instruction, on one box each.
+    let edge = spec(F32, &[13, 10], &[64], &[8, 4], &[-3, 8]);
+    let forms = [
+        (
+            "map-in-global",
+            Form {
+                map_in_global: true,
+                ..Form::default()
+            },
+        ),
+        (
+            "hint-prefetch-no-tile",
+            Form {
+                hint: true,
+                prefetch: true,
+                no_tile: true,
+                ..Form::default()
+            },
+        ),
+    ];
+    for (name, form) in forms {
+        v.push(case(name, &edge, true, form));
+        v.push(case(name, &edge, false, form));
+    }
+    let cta = Form {
+        cta_dst: true,
+        ..Form::default()
+    };
+    v.push(case("shared-cta", &edge, true, cta));
+    let hinted = Form {
+        hint: true,
+        prefetch: true,
+        ..Form::default()
+    };
+    let five = spec(
+        U8,
+        &[40, 3, 2, 3, 2],
+        &[48, 144, 288, 864],
+        &[32, 2, 2, 2, 2],
+        &[20, 2, 1, 1, 1],
+    );
+    v.push(case("u8-prefetch-hint", &five, true, hinted));
+    v.extend(rejections());
+    v
+}
