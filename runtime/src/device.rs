@@ -98,6 +98,8 @@ pub struct DeviceInfo {
     pub max_texture_bindings: u32,
     /// `shaderDenormPreserveFloat16/32/64`.
     pub denorm_preserve: FloatWidths,
+    /// `shaderSignedZeroInfNanPreserveFloat16/32/64`.
+    pub signed_zero_inf_nan_preserve: FloatWidths,
     /// `timestampValidBits` of the compute queue family.
     #[serde(skip)]
     pub(crate) timestamp_bits: u32,
@@ -301,6 +303,11 @@ impl DeviceInfo {
                 f32: float_controls.shader_denorm_preserve_float32 == vk::TRUE,
                 f64: float_controls.shader_denorm_preserve_float64 == vk::TRUE,
             },
+            signed_zero_inf_nan_preserve: FloatWidths {
+                f16: float_controls.shader_signed_zero_inf_nan_preserve_float16 == vk::TRUE,
+                f32: float_controls.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
+                f64: float_controls.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
+            },
             timestamp_bits: family.map_or(0, |f| f.timestamp_valid_bits),
             physical: pd,
             queue_family,
@@ -363,6 +370,7 @@ impl DeviceInfo {
             image_cube_array: self.image_cube_array,
             max_texture_bindings: self.max_texture_bindings,
             denorm_preserve: self.denorm_preserve,
+            signed_zero_inf_nan_preserve: self.signed_zero_inf_nan_preserve,
             // Measured by the context's probes.
             loop_limit: None,
             shared_in_device_memory: false,
@@ -491,6 +499,7 @@ mod tests {
             image_cube_array: true,
             max_texture_bindings: 16,
             denorm_preserve: FloatWidths::ALL,
+            signed_zero_inf_nan_preserve: FloatWidths::ALL,
             timestamp_bits: 64,
             physical: vk::PhysicalDevice::null(),
             queue_family: Some(0),

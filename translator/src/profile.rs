@@ -65,6 +65,13 @@ pub struct DeviceProfile {
     /// be asked otherwise (an H200, docs/nvidia.md); lavapipe keeps them.
     #[serde(default)]
     pub denorm_preserve: FloatWidths,
+    /// `shaderSignedZeroInfNanPreserveFloat16/32/64`: the kernel can ask that float arithmetic
+    /// keep the sign of zeros, infinities and NaNs (`SignedZeroInfNanPreserve`). Without it a
+    /// driver may rewrite `x * 0.0` to `0.0` and `x + 0.0` to `x` even for an exact
+    /// (`NoContraction`) operation, as Mesa's NIR does
+    /// (docs/decisions/0198-signed-zero-inf-nan-preserve.md).
+    #[serde(default)]
+    pub signed_zero_inf_nan_preserve: FloatWidths,
     /// The driver ends every loop once this many iterations have run in one SIMD batch (Mesa
     /// 22.3's lavapipe: 65,535, silently). Kernels then check before they end that their loops
     /// ran to completion and fail the launch otherwise (`ir/loop_limit.rs`). Measured by the
@@ -171,6 +178,9 @@ impl DeviceProfile {
             // Mesa 22.3 reports no float controls, yet keeps subnormals of every width
             // (measured: the conformance suite's subnormal rows pass).
             denorm_preserve: FloatWidths::default(),
+            // Every lavapipe since float controls were added offers it for every width (Mesa's
+            // lvp_device.c; 25.0.7 reports it, `ptxvk info`).
+            signed_zero_inf_nan_preserve: FloatWidths::ALL,
             // Measured by the runtime where it matters (Mesa 22.3 has one: `loop_limit`).
             loop_limit: None,
             shared_in_device_memory: false,

@@ -15,6 +15,9 @@ pub struct TargetOptions {
     pub subgroup_clustered: bool,
     /// Widths whose subnormals the kernel asks the device to keep (`DenormPreserve`).
     pub denorm_preserve: FloatWidths,
+    /// Widths whose signed zeros, infinities and NaNs the kernel asks the device to keep
+    /// (`SignedZeroInfNanPreserve`).
+    pub signed_zero_inf_nan_preserve: FloatWidths,
     /// Iterations a loop may run before the launch fails (`ir/loop_limit.rs`); `None`: no check.
     pub loop_limit: Option<u32>,
 }
@@ -26,6 +29,7 @@ impl TargetOptions {
             widen_workgroup_fences: profile.widen_workgroup_fences,
             subgroup_clustered: profile.subgroup_clustered,
             denorm_preserve: profile.denorm_preserve,
+            signed_zero_inf_nan_preserve: profile.signed_zero_inf_nan_preserve,
             loop_limit: profile.loop_limit,
         }
     }

@@ -189,3 +189,55 @@ fn subnormals_kept_where_the_device_can() {
         (vec![], false)
     );
 }
+
+/// PTX's float arithmetic keeps the signs of zeros, infinities and NaNs: each float width the
+/// kernel uses is declared `SignedZeroInfNanPreserve` where the profile offers it (without it
+/// Mesa takes `x * -0.0` for `+0.0`), and not declared where it does not.
+#[test]
+fn signed_zeros_kept_where_the_device_can() {
+    let text = format!(
+        "{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %f<3>;\n\t.reg .f64 %fd<3>;\n\
+         \t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n\
+         \tmul.rn.f32 %f2, %f1, 0f80000000;\n\tst.global.f32 [%rd1], %f2;\n\
+         \tld.global.f64 %fd1, [%rd1];\n\tmul.rn.f64 %fd2, %fd1, %fd1;\n\
+         \tst.global.f64 [%rd1], %fd2;\n\tret;\n}}\n"
+    );
+    let p = program(&text);
+    // (OpExecutionMode = 16, SignedZeroInfNanPreserve = 4461, OpCapability 4466.)
+    let widths = |profile: &DeviceProfile| -> (Vec<u32>, bool) {
+        let k = p.translate_kernel("k", profile).unwrap();
+        ptxvk_translator::validate(&k.spirv).unwrap();
+        let w = &k.spirv;
+        let mut at = 5;
+        let (mut modes, mut cap) = (Vec::new(), false);
+        while at < w.len() {
+            let (len, op) = ((w[at] >> 16) as usize, w[at] & 0xffff);
+            if op == 16 && w[at + 2] == 4461 {
+                modes.push(w[at + 3]);
+            }
+            cap |= op == 17 && w[at + 1] == 4466;
+            at += len.max(1);
+        }
+        (modes, cap)
+    };
+    for name in ["lavapipe", "nvidia", "amd-rdna", "amd-gcn"] {
+        let profile = DeviceProfile::named(name).unwrap();
+        assert_eq!(widths(&profile), (vec![32, 64], true), "{name}");
+    }
+    // MoltenVK reports no float controls (given float64 here, which Metal lacks, so that
+    // this kernel translates).
+    let apple = DeviceProfile {
+        float64: true,
+        ..DeviceProfile::named("apple").unwrap()
+    };
+    assert_eq!(widths(&apple), (vec![], false));
+    let f32_only = DeviceProfile {
+        signed_zero_inf_nan_preserve: ptxvk_translator::FloatWidths {
+            f16: false,
+            f32: true,
+            f64: false,
+        },
+        ..DeviceProfile::lavapipe()
+    };
+    assert_eq!(widths(&f32_only), (vec![32], true));
+}

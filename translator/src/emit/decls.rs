@@ -71,8 +71,9 @@ pub(crate) struct Header<'a> {
     pub modes: &'a [(ExecutionMode, &'static [Word])],
 }
 
-/// Few: the block size and up to three `DenormPreserve` widths.
-pub(crate) type Modes = smallvec::SmallVec<[(ExecutionMode, &'static [Word]); 4]>;
+/// Few: the block size and up to three widths each of `DenormPreserve` and
+/// `SignedZeroInfNanPreserve`.
+pub(crate) type Modes = smallvec::SmallVec<[(ExecutionMode, &'static [Word]); 7]>;
 
 impl Decls {
     pub fn new() -> Self {

@@ -447,9 +447,11 @@ impl FnEmitter<'_, '_> {
 }
 
 impl FnEmitter<'_, '_> {
-    /// An add, sub or mul with a constant `+0.0` operand, spelled without that operand: lavapipe
-    /// takes `x + 0.0` for `x`, `0.0 - x` for `-x` and `x * 0.0` for `0.0`, wrong for signed
-    /// zeros, infinities and NaNs (docs/decisions/0192-float-arithmetic-is-exact.md).
+    /// An add, sub or mul with a constant zero operand, spelled without it. lavapipe's code
+    /// builder takes `x + 0.0` for `x` and `x * 0.0` for `+0.0` whatever the float controls say,
+    /// and Mesa's NIR rewrites `x - -0.0` to `x + 0.0` and `0.0 - x` to `-x`: wrong for signed
+    /// zeros, infinities and NaNs (docs/decisions/0192-float-arithmetic-is-exact.md,
+    /// docs/decisions/0198-signed-zero-inf-nan-preserve.md).
     fn zero_operand(&mut self, op: BinOp, rt: Word, ty: Ty, a: Word, b: Word) -> Option<Word> {
         let int = match ty {
             Ty::F32 => Ty::I32,
@@ -459,7 +461,14 @@ impl FnEmitter<'_, '_> {
         if !matches!(op, BinOp::FAdd | BinOp::FSub | BinOp::FMul) {
             return None;
         }
+        let sign_bit = 1u64 << (int.bits() - 1);
         let zero = self.e.konst(ty, 0);
+        // (0 is no id: with no `-0.0` declared, no operand is one.)
+        let neg_zero = self.e.declared_konst(ty, sign_bit).unwrap_or(0);
+        let is_zero = |w: Word| w == zero || w == neg_zero;
+        if !is_zero(a) && !is_zero(b) {
+            return None;
+        }
         let bool_ty = self.e.ty(Ty::Bool);
         // `+0.0` for a zero `x` (`-0.0 + 0.0` and `0.0 - 0.0` are `+0.0`), else `other`.
         let zero_or = |s: &mut Self, x: Word, other: Word| {
@@ -467,29 +476,42 @@ impl FnEmitter<'_, '_> {
             s.e.op(S::Select, rt, [is_zero, zero, other])
         };
         match op {
-            BinOp::FAdd if a == zero || b == zero => {
+            // `x + -0.0` is `x` for every `x`.
+            BinOp::FAdd if a == neg_zero => Some(b),
+            BinOp::FAdd if b == neg_zero => Some(a),
+            BinOp::FAdd => {
                 let x = if a == zero { b } else { a };
                 Some(zero_or(self, x, x))
             }
-            BinOp::FSub if a == zero && b != zero => {
+            // `x - 0.0` is `x + -0.0`; `x - -0.0` is `x + 0.0`.
+            BinOp::FSub if b == zero => Some(a),
+            BinOp::FSub if b == neg_zero => Some(zero_or(self, a, a)),
+            BinOp::FSub => {
                 let neg = self.e.op(S::FNegate, rt, [b]);
-                Some(zero_or(self, b, neg))
+                // `-0.0 - x` is `-x` for every `x`.
+                Some(if a == zero {
+                    zero_or(self, b, neg)
+                } else {
+                    neg
+                })
             }
-            BinOp::FMul if a == zero || b == zero => {
-                // `x - x` is `+0.0` for a finite `x` and NaN otherwise; the product takes
-                // `x`'s sign.
-                let x = if a == zero { b } else { a };
+            _ => {
+                // `x - x` is `+0.0` for a finite `x` and NaN otherwise; the product's sign is
+                // `x`'s, flipped by a `-0.0`.
+                let (x, k) = if is_zero(a) { (b, a) } else { (a, b) };
                 let diff = self.e.op(S::FSub, rt, [x, x]);
                 self.e.b.decorate(diff, Decoration::NoContraction, []);
                 let it = self.e.ty(int);
-                let sign = self.e.konst(int, 1 << (int.bits() - 1));
+                let sign = self.e.konst(int, sign_bit);
                 let xb = self.e.op(S::Bitcast, it, [x]);
                 let db = self.e.op(S::Bitcast, it, [diff]);
-                let xs = self.e.op(S::BitwiseAnd, it, [xb, sign]);
+                let mut xs = self.e.op(S::BitwiseAnd, it, [xb, sign]);
+                if k == neg_zero {
+                    xs = self.e.op(S::BitwiseXor, it, [xs, sign]);
+                }
                 let r = self.e.op(S::BitwiseOr, it, [db, xs]);
                 Some(self.e.op(S::Bitcast, rt, [r]))
             }
-            _ => None,
         }
     }
 }

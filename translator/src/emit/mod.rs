@@ -96,7 +96,7 @@ pub fn emit_kernel(
         func::emit_function(e, f, &trees[i], fn_ids[i], &fn_ids, source, kernel)?;
     }
     e.b.name(entry_fn, &kernel.name);
-    let modes = e.execution_modes(target.denorm_preserve);
+    let modes = e.execution_modes(target.denorm_preserve, target.signed_zero_inf_nan_preserve);
     let entry_name = crate::abi::entry_point_name(&kernel.name);
     let header = decls::Header {
         caps: &e.caps,
@@ -325,23 +325,46 @@ impl Emitter {
     }
 
     /// The entry point's execution modes: the block size (the runtime specializes it) and, for
-    /// each float width the kernel uses and the device can keep, `DenormPreserve` (PTX keeps
-    /// subnormals unless an instruction says `.ftz`; a driver's default may flush them).
-    fn execution_modes(&mut self, keep: crate::profile::FloatWidths) -> decls::Modes {
+    /// each float width the kernel uses and the device offers them, `DenormPreserve` (PTX keeps
+    /// subnormals unless an instruction says `.ftz`; a driver's default may flush them) and
+    /// `SignedZeroInfNanPreserve` (PTX's arithmetic is IEEE's; without the mode Mesa rewrites
+    /// `x * ±0.0` to `+0.0` and `x + 0.0` to `x`, exact or not,
+    /// docs/decisions/0198-signed-zero-inf-nan-preserve.md).
+    fn execution_modes(
+        &mut self,
+        keep_subnormals: crate::profile::FloatWidths,
+        keep_signs: crate::profile::FloatWidths,
+    ) -> decls::Modes {
         let mut modes = decls::Modes::new();
         modes.push((ExecutionMode::LocalSize, &[1, 1, 1]));
-        let widths: [(Ty, bool, &'static [Word]); 3] = [
-            (Ty::F16, keep.f16, &[16]),
-            (Ty::F32, keep.f32, &[32]),
-            (Ty::F64, keep.f64, &[64]),
-        ];
-        for (ty, wanted, width) in widths {
-            if wanted && self.types[ty as usize] != 0 {
-                modes.push((ExecutionMode::DenormPreserve, width));
+        let widths: [(Ty, &'static [Word]); 3] =
+            [(Ty::F16, &[16]), (Ty::F32, &[32]), (Ty::F64, &[64])];
+        let wanted = |w: crate::profile::FloatWidths, ty: Ty| match ty {
+            Ty::F16 => w.f16,
+            Ty::F32 => w.f32,
+            _ => w.f64,
+        };
+        for (mode, cap, keep) in [
+            (
+                ExecutionMode::DenormPreserve,
+                Capability::DenormPreserve,
+                keep_subnormals,
+            ),
+            (
+                ExecutionMode::SignedZeroInfNanPreserve,
+                Capability::SignedZeroInfNanPreserve,
+                keep_signs,
+            ),
+        ] {
+            let before = modes.len();
+            for (ty, width) in widths {
+                if wanted(keep, ty) && self.types[ty as usize] != 0 {
+                    modes.push((mode, width));
+                }
             }
-        }
-        if modes.len() > 1 {
-            self.cap(Capability::DenormPreserve);
+            if modes.len() > before {
+                self.cap(cap);
+            }
         }
         modes
     }
@@ -511,6 +534,16 @@ impl Emitter {
             }
         }
         self.konst_slow(t, bits)
+    }
+
+    /// The constant of type `t` with these bits if one was declared (declares none).
+    pub fn declared_konst(&self, t: Ty, bits: u64) -> Option<Word> {
+        let id = if bits < SMALL as u64 {
+            self.small[t as usize][bits as usize]
+        } else {
+            self.consts.get(&(t, bits)).copied().unwrap_or(0)
+        };
+        (id != 0).then_some(id)
     }
 
     fn konst_slow(&mut self, t: Ty, bits: u64) -> Word {

@@ -394,12 +394,24 @@ fn fold_conv(op: ConvOp, a: ValueId, from: Ty, to: Ty, def: &[Def], values: &[Ty
         // A constant's bits may become an integer; float constants stay as the driver sees them
         // written (a NaN's payload or a subnormal in `OpConstant` is the driver's to handle).
         (ConvOp::Bitcast, Def::Const(c)) if !to.is_float() && to != Ty::Bool => Fold::Const(c),
+        // Except zeros: the emitter must see `±0.0` as a constant to spell out the operations a
+        // driver folds with one (`emit/inst.rs`, `zero_operand`).
+        (ConvOp::Bitcast, Def::Const(c)) if signed_zero(c, to) => Fold::Const(c),
         (ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc, Def::Const(c)) if ints => {
             conv_const(op, c, from, to).map_or(Fold::Keep, Fold::Const)
         }
         // Truncating an extension back to the width it came from.
         (ConvOp::Trunc, Def::Extend(src)) if values[src.0 as usize] == to => Fold::Value(src),
         _ => Fold::Keep,
+    }
+}
+
+/// `c` is the bits of `+0.0` or `-0.0` of the float type `ty` (f32 or f64).
+fn signed_zero(c: u64, ty: Ty) -> bool {
+    match ty {
+        Ty::F32 => c == 0 || c == 1 << 31,
+        Ty::F64 => c == 0 || c == 1 << 63,
+        _ => false,
     }
 }
 

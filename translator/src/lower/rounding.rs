@@ -201,15 +201,22 @@ fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) ->
     let c = to_f64(cx, v[2], fmt);
     let p = cx.bin_flags(FMul, a, b, FpFlags { exact: true });
     let s = sf::add_round_odd_f64(cx, p, c);
-    if fmt == sf::F32 && mode == Rounding::Rn {
-        // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result.
-        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
-        return cx.bits_of(r);
-    }
     let pb = cx.bits_of(p);
     let sp = cx.bit(pb, 63);
     let sc = sign(cx, v[2], fmt);
     let zs = zero_sum_sign(cx, mode, sp, sc);
+    if fmt == sf::F32 && mode == Rounding::Rn {
+        // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result, but
+        // for the sign of an exactly zero sum: lavapipe takes `p + c` for `p` once inlining
+        // makes `c` the constant +0.0, float controls or not
+        // (docs/decisions/0198-signed-zero-inf-nan-preserve.md).
+        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
+        let rb = cx.bits_of(r);
+        let sb = cx.bits_of(s);
+        let exact_zero = is_zero(cx, sb, sf::F64);
+        let z = sf::signed_zero(cx, zs, fmt);
+        return cx.sel(exact_zero, z, rb);
+    }
     sf::round_from_f64(cx, s, mode, fmt, zs)
 }
 

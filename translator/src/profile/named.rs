@@ -68,6 +68,8 @@ fn desktop(name: &str) -> DeviceProfile {
         max_texture_bindings: 4096,
         // RADV and ANV keep subnormals of every width when asked (NVIDIA: below).
         denorm_preserve: FloatWidths::ALL,
+        // RADV, ANV and NVIDIA offer it for every width.
+        signed_zero_inf_nan_preserve: FloatWidths::ALL,
         loop_limit: None,
         shared_in_device_memory: false,
     }
@@ -140,6 +142,7 @@ fn apple() -> DeviceProfile {
         max_texture_bindings: 16,
         // MoltenVK reports no float controls: float32 subnormals may be flushed.
         denorm_preserve: FloatWidths::default(),
+        signed_zero_inf_nan_preserve: FloatWidths::default(),
         ..desktop("apple")
     }
 }

@@ -161,6 +161,13 @@ fn info(json: bool) -> Result<ExitCode> {
             yes(dp.f32),
             yes(dp.f64)
         );
+        let sz = d.signed_zero_inf_nan_preserve;
+        println!(
+            "  keeps signed zeros:    f16 {}, f32 {}, f64 {}",
+            yes(sz.f16),
+            yes(sz.f32),
+            yes(sz.f64)
+        );
         println!("  64-bit atomics:        {}", yes(d.int64_atomics));
         println!(
             "  subgroup size:         {} (range {}-{}{})",
