@@ -31,7 +31,11 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 
 fn one(path: &Path, run: fn(&[u8])) {
     let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if std::panic::catch_unwind(|| run(&data)).is_err() {
+    one_input(path, &data, run);
+}
+
+fn one_input(path: &Path, data: &[u8], run: fn(&[u8])) {
+    if std::panic::catch_unwind(|| run(data)).is_err() {
         panic!("fuzz input {} crashed the target", path.display());
     }
 }
@@ -53,7 +57,14 @@ fn replay(target: &str, seeds: &str, random: u64, max_len: usize, run: fn(&[u8])
         if started.elapsed() > CORPUS_BUDGET {
             break;
         }
-        one(&f, run);
+        // A fuzzer running meanwhile replaces corpus files with shorter ones: one listed a
+        // moment ago may be gone.
+        let data = match std::fs::read(&f) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => panic!("{}: {e}", f.display()),
+        };
+        one_input(&f, &data, run);
         n += 1;
     }
     for s in 0..random {
