@@ -399,6 +399,10 @@ mod tests {
             "cp.async.bulk.tensor"
         );
         assert_eq!(
+            entry("cp.reduce.async.bulk.tensor.3d.global.shared::cta.xor.tile.bulk_group"),
+            "cp.reduce.async.bulk.tensor"
+        );
+        assert_eq!(
             entry("cp.async.bulk.prefetch.tensor.1d.L2.global"),
             "cp.async.bulk.prefetch.tensor"
         );

@@ -36,6 +36,9 @@ pub mod diag;
 pub mod emit;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+/// The IR interpreter the tests check passes with; not in what ships.
+#[cfg(any(test, feature = "testing"))]
+pub mod interp;
 pub mod ir;
 pub mod link;
 pub mod lower;

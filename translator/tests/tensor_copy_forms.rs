@@ -69,6 +69,48 @@ fn every_tile_form_translates() {
 }
 
 #[test]
+fn every_reduction_translates() {
+    for op in ["add", "min", "max", "inc", "dec", "and", "or", "xor"] {
+        translates(&format!(
+            "\tcp.reduce.async.bulk.tensor.2d.global.shared::cta.{op}.tile.bulk_group \
+             [%rd1, {{%r1, %r2}}], [tile];\n\
+             \tcp.reduce.async.bulk.tensor.5d.global.shared::cta.{op}.bulk_group.L2::cache_hint \
+             [%rd1, {{%r1, %r2, %r3, %r4, %r5}}], [tile], %rd3;\n\
+             \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;"
+        ));
+    }
+}
+
+#[test]
+fn reductions_outside_the_isa_are_refused() {
+    refused(
+        "\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd1, {%r1}], [tile];",
+        "needs its operator",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.tensor.1d.shared::cta.global.add.tile.bulk_group \
+         [%rd1, {%r1}], [tile];",
+        "reduces `.global.shared::cta`",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.mbarrier::complete_tx::bytes \
+         [%rd1, {%r1}], [tile], [bar];",
+        "reduces `.global.shared::cta`",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2, %r3}], [tile];",
+        "the `.im2col_no_offs` load mode",
+    );
+    refused_with(
+        "8.6",
+        "sm_80",
+        "\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [tile];",
+        "sm_90",
+    );
+}
+
+#[test]
 fn unimplemented_modes_are_refused_by_name() {
     refused(
         "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \

@@ -1,7 +1,8 @@
 //! ISA 9.7.9.25.5 `cp.async.bulk.tensor` in the `.tile` mode: boxes of every rank loaded into
 //! shared memory (completing an mbarrier's transaction) and stored back, over the tensor's
-//! edges, with zero and NaN fill, element strides and each swizzle mode; checked against the
-//! model in `tensor_model.rs`. The tensor maps are made by the encoder libcuda's
+//! edges, with zero and NaN fill, element strides and each swizzle mode; and
+//! `cp.reduce.async.bulk.tensor` with each operator on each element type the ISA lists for it;
+//! checked against the model in `tensor_model.rs`. The tensor maps are made by the encoder libcuda's
 //! `cuTensorMapEncodeTiled` uses (the input a CUDA program would pass), which also checks that
 //! each case's map is one CUDA accepts; the expected boxes come from the model alone.
 
@@ -9,7 +10,9 @@ use ptxvk_runtime::translator::tensor_map::{Tiled, encode_tiled};
 use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
 
 use super::kernel_case::rejected_line;
-use super::tensor_model::{BF16, F16, F32, F64, Loaded, S32, Spec, U8, U16, U32, U64, pattern};
+use super::tensor_model::{
+    BF16, F16, F32, F64, Loaded, Red, S32, Spec, U8, U16, U32, U64, pattern, reduce_inputs,
+};
 use crate::{Case, Outcome, outcome_of};
 
 const FAMILY: &str = "9.7.9.25.5 cp.async.bulk.tensor";
@@ -29,6 +32,8 @@ struct Form {
     no_tile: bool,
     /// Also issue `cp.async.bulk.prefetch.tensor` for the box first (a hint).
     prefetch: bool,
+    /// A store written as `cp.reduce.async.bulk.tensor` with this operator.
+    reduce: Option<Red>,
 }
 
 /// Shared memory the box needs, rounded up for the 1024-byte alignment of the swizzles.
@@ -122,11 +127,15 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
             s.box_bytes()
         );
     } else {
+        let (opcode, red, read) = match form.reduce {
+            Some(op) => ("cp.reduce.async.bulk.tensor", format!(".{}", op.name()), ""),
+            None => ("cp.async.bulk.tensor", String::new(), ".read"),
+        };
         k += &format!(
             "{}\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n\t@%p1 bra END;\n{prefetch}\
-             \tcp.async.bulk.tensor.{rank}d.global.shared::cta{tile_mod}.bulk_group{hint_mod} \
+             \t{opcode}.{rank}d.global.shared::cta{red}{tile_mod}.bulk_group{hint_mod} \
              [%rd3, {{{vec}}}], [tile]{hint_op};\n\
-             \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;\nEND:\n\tret;\n}}\n",
+             \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group{read} 0;\nEND:\n\tret;\n}}\n",
             words("FILL", false)
         );
     }
@@ -195,7 +204,14 @@ fn run(
         Err(e) => return Ok(Outcome::Fail(e)),
     };
     let n = s.box_bytes();
-    let tile = pattern(n, 0x2c7);
+    let (before, tile) = match form.reduce {
+        Some(op) => (
+            reduce_inputs(s.data_type, op, before.len(), 0x51),
+            reduce_inputs(s.data_type, op, n, 0x2c7),
+        ),
+        None => (before, pattern(n, 0x2c7)),
+    };
+    tensor.write_bytes(0, &before)?;
     let io = Buffer::new(ctx, (n + 4) as u64)?;
     io.write_bytes(
         0,
@@ -231,14 +247,21 @@ fn run(
     let mut got = vec![0u8; before.len()];
     tensor.read_bytes(0, &mut got)?;
     let want = Loaded {
-        bytes: s.store(&before, &tile),
+        bytes: match form.reduce {
+            Some(op) => s.reduce(&before, &tile, op),
+            None => s.store(&before, &tile),
+        },
         nans: Vec::new(),
     };
     Ok(compare(s, &got, &want, "tensor"))
 }
 
 fn case(name: &str, s: &Spec, load: bool, form: Form) -> Case {
-    let dir = if load { "load" } else { "store" };
+    let dir = match (load, form.reduce) {
+        (true, _) => "load".to_string(),
+        (false, Some(op)) => format!("reduce.{}", op.name()),
+        (false, None) => "store".to_string(),
+    };
     let name = format!("tensor/{dir}/{}d/{name}", s.rank());
     let ptx = kernel(s, load, form);
     let (n, p, s) = (name.clone(), ptx.clone(), s.clone());
@@ -344,6 +367,68 @@ fn specs() -> Vec<(&'static str, Spec)> {
     v
 }
 
+/// Each operator on each element type the ISA lists for it, the rank cycling through 1-5 and
+/// the box over the tensor's edges; one with the 128-byte swizzle.
+fn reductions() -> Vec<Case> {
+    let mut v = Vec::new();
+    let mut k = 0usize;
+    for op in Red::ALL {
+        for &dt in op.types() {
+            let e: u64 = match dt {
+                F16 | BF16 => 2,
+                U64 | super::tensor_model::S64 => 8,
+                _ => 4,
+            };
+            let row = 16 / e as u32;
+            let mut s = match k % 5 {
+                0 => spec(
+                    dt,
+                    &[3 * u64::from(row)],
+                    &[],
+                    &[2 * row],
+                    &[u64::from(row) as i32 * 2],
+                ),
+                1 => spec(dt, &[u64::from(row) + 3, 5], &[64], &[row, 3], &[-2, 3]),
+                2 => spec(
+                    dt,
+                    &[u64::from(row), 3, 4],
+                    &[32, 96],
+                    &[row, 2, 2],
+                    &[1, -1, 3],
+                ),
+                3 => spec(
+                    dt,
+                    &[u64::from(row), 2, 2, 3],
+                    &[32, 64, 128],
+                    &[row, 2, 2, 2],
+                    &[0, 1, 0, 2],
+                ),
+                _ => spec(
+                    dt,
+                    &[u64::from(row), 2, 2, 2, 2],
+                    &[16, 32, 64, 128],
+                    &[row, 2, 1, 2, 2],
+                    &[-1, 0, 1, 1, 1],
+                ),
+            };
+            if op == Red::Add && dt == F32 {
+                s = spec(F32, &[40, 20], &[160], &[32, 16], &[11, 7]);
+                s.swizzle = 3;
+            }
+            let name = [
+                "u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64", "bf16",
+            ][dt as usize];
+            let form = Form {
+                reduce: Some(op),
+                ..Form::default()
+            };
+            v.push(case(name, &s, false, form));
+            k += 1;
+        }
+    }
+    v
+}
+
 /// A kernel around one tensor instruction, for the rejected forms.
 fn module(line: &str) -> String {
     format!(
@@ -432,6 +517,7 @@ pub fn cases() -> Vec<Case> {
         &[20, 2, 1, 1, 1],
     );
     v.push(case("u8-prefetch-hint", &five, true, hinted));
+    v.extend(reductions());
     v.extend(rejections());
     v
 }

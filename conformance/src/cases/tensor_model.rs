@@ -19,6 +19,7 @@ pub const U16: u32 = 1;
 pub const U32: u32 = 2;
 pub const S32: u32 = 3;
 pub const U64: u32 = 4;
+pub const S64: u32 = 5;
 pub const F16: u32 = 6;
 pub const F32: u32 = 7;
 pub const F64: u32 = 8;
@@ -55,7 +56,7 @@ impl Spec {
         match self.data_type {
             U8 => 1,
             U16 | F16 | BF16 => 2,
-            U64 | F64 | 5 => 8,
+            U64 | S64 | F64 => 8,
             _ => 4,
         }
     }
@@ -171,6 +172,195 @@ impl Spec {
         };
         v & exp == exp && v & mant != 0
     }
+}
+
+/// The operators of `cp.reduce.async.bulk.tensor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Red {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+}
+
+impl Red {
+    pub const ALL: [Red; 8] = [
+        Red::Add,
+        Red::Min,
+        Red::Max,
+        Red::Inc,
+        Red::Dec,
+        Red::And,
+        Red::Or,
+        Red::Xor,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Red::Add => "add",
+            Red::Min => "min",
+            Red::Max => "max",
+            Red::Inc => "inc",
+            Red::Dec => "dec",
+            Red::And => "and",
+            Red::Or => "or",
+            Red::Xor => "xor",
+        }
+    }
+
+    /// The element types the ISA's table of valid `.redOp` and element-type combinations
+    /// lists for the operator.
+    pub fn types(self) -> &'static [u32] {
+        match self {
+            Red::Add => &[U32, S32, U64, F32, F16, BF16],
+            Red::Min | Red::Max => &[U32, S32, U64, S64, F16, BF16],
+            Red::Inc | Red::Dec => &[U32],
+            Red::And | Red::Or | Red::Xor => &[U32, S32, U64, S64],
+        }
+    }
+}
+
+/// `old op src` on elements of `data_type` (their bits, zero-extended): integer arithmetic
+/// wraps; float adds round to nearest even once; half-precision min and max order -0 below +0
+/// (the inputs hold no NaN); `inc` is `old >= src ? 0 : old + 1` and `dec`
+/// `old == 0 || old > src ? src : old - 1`, unsigned.
+pub fn reduce_element(data_type: u32, op: Red, old: u64, src: u64) -> u64 {
+    let float = matches!(data_type, F16 | BF16 | F32);
+    let value = |b: u64| -> f64 {
+        match data_type {
+            F16 => half::f16::from_bits(b as u16).to_f64(),
+            BF16 => half::bf16::from_bits(b as u16).to_f64(),
+            _ => f64::from(f32::from_bits(b as u32)),
+        }
+    };
+    // Exact in f64 for the inputs the cases use, so one rounding to the element type.
+    let bits = |v: f64| -> u64 {
+        match data_type {
+            F16 => u64::from(half::f16::from_f64(v).to_bits()),
+            BF16 => u64::from(half::bf16::from_f64(v).to_bits()),
+            _ => u64::from((v as f32).to_bits()),
+        }
+    };
+    let (width, signed) = match data_type {
+        U32 => (32, false),
+        S32 => (32, true),
+        S64 => (64, true),
+        _ => (64, false),
+    };
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1 << width) - 1
+    };
+    let int = |b: u64| -> i128 {
+        if signed {
+            i128::from(((b << (64 - width)) as i64) >> (64 - width))
+        } else {
+            i128::from(b)
+        }
+    };
+    let pick = |max: bool| -> u64 {
+        let old_first = if float {
+            let (x, y) = (value(old), value(src));
+            // -0 below +0: the signs decide between equal values.
+            if x == y {
+                (x.is_sign_negative() && !y.is_sign_negative()) != max || old == src
+            } else {
+                (x < y) != max
+            }
+        } else {
+            let (x, y) = (int(old), int(src));
+            x == y || (x < y) != max
+        };
+        if old_first { old } else { src }
+    };
+    match op {
+        Red::Add if float => bits(value(old) + value(src)),
+        Red::Add => old.wrapping_add(src) & mask,
+        Red::Min => pick(false),
+        Red::Max => pick(true),
+        Red::Inc => {
+            if old >= src {
+                0
+            } else {
+                (old + 1) & mask
+            }
+        }
+        Red::Dec => {
+            if old == 0 || old > src {
+                src
+            } else {
+                old - 1
+            }
+        }
+        Red::And => old & src,
+        Red::Or => old | src,
+        Red::Xor => old ^ src,
+    }
+}
+
+impl Spec {
+    /// The tensor after `cp.reduce.async.bulk.tensor` of `shared` into `tensor` with `op`.
+    pub fn reduce(&self, tensor: &[u8], shared: &[u8], op: Red) -> Vec<u8> {
+        let e = self.esize();
+        let read = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..e].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        };
+        let mut out = tensor.to_vec();
+        for (dense, at) in self.elements() {
+            if let Some(a) = at {
+                let from = self.shared(dense);
+                let v = reduce_element(
+                    self.data_type,
+                    op,
+                    read(&out[a..a + e]),
+                    read(&shared[from..from + e]),
+                );
+                out[a..a + e].copy_from_slice(&v.to_le_bytes()[..e]);
+            }
+        }
+        out
+    }
+}
+
+/// `n` bytes of elements of `data_type` for the reductions: finite floats in [-8, 8) with few
+/// significant bits (so sums are exact before their one rounding) and some signed zeros,
+/// integers over their whole range, or below 6 for `inc` and `dec` (to reach their limits).
+pub fn reduce_inputs(data_type: u32, op: Red, n: usize, seed: u32) -> Vec<u8> {
+    let e = match data_type {
+        F16 | BF16 => 2,
+        U64 | S64 | F64 => 8,
+        _ => 4,
+    };
+    let mut out = Vec::with_capacity(n);
+    for i in 0..(n / e) as u32 {
+        let h = u64::from((i ^ seed).wrapping_mul(0x9e37_79b1))
+            | u64::from((i.wrapping_add(seed)).wrapping_mul(0x85eb_ca6b)) << 32;
+        let v = match data_type {
+            F16 | BF16 | F32 => {
+                let x = match h % 16 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    k => ((h >> 8) % 256) as f64 / 16.0 - 8.0 + k as f64 / 64.0,
+                };
+                match data_type {
+                    F16 => u64::from(half::f16::from_f64(x).to_bits()),
+                    BF16 => u64::from(half::bf16::from_f64(x).to_bits()),
+                    _ => u64::from((x as f32).to_bits()),
+                }
+            }
+            _ if matches!(op, Red::Inc | Red::Dec) => h % 6,
+            _ => h,
+        };
+        out.extend_from_slice(&v.to_le_bytes()[..e]);
+    }
+    out
 }
 
 /// Bytes with no period short enough to hide a misplaced row, none zero.

@@ -59,6 +59,26 @@ pub fn atom(cx: &mut Cx<'_>, a: &Atom) {
     }
 }
 
+/// A relaxed `red.global.gpu` of `b` (a value of `ty`) into `w`: the element-wise step of
+/// `cp.reduce.async.bulk.tensor`, whose operands come from memory rather than registers.
+pub(crate) fn reduce_at(cx: &mut Cx<'_>, op: AtomOp, ty: ScalarType, w: Where, b: ValueId) {
+    let a = Atom {
+        op,
+        ty,
+        space: crate::types::StateSpace::Global,
+        sem: AtomSem::Relaxed,
+        scope: PtxScope::Gpu,
+        dst: None,
+        addr: crate::check::Address {
+            base: crate::check::AddrBase::Absolute,
+            offset: 0,
+        },
+        b: crate::check::Src::Imm(0),
+        c: None,
+    };
+    at_place(cx, &a, w, b, None);
+}
+
 fn load(cx: &mut Cx<'_>, v: VarId) -> ValueId {
     let ty = cx.f.vars[v.0 as usize].ty;
     cx.emit(ty, Op::LoadVar(v))
@@ -378,6 +398,13 @@ fn combine(
             let one = cx.konst(t, 1);
             let down = cx.bin(BinOp::ISub, old, one);
             cx.select(wrap, b, down)
+        }
+        AtomOp::Min | AtomOp::Max if matches!(ty, F16 | Bf16) => {
+            // The reductions' half-precision min and max mean what `min.f16` does.
+            let x = cx.as_int(old);
+            let y = cx.as_int(b);
+            let r = super::float::min_max_bits(cx, ty, op == AtomOp::Max, x, y);
+            cx.reinterpret(r, t)
         }
         AtomOp::Min | AtomOp::Max => {
             let cmp = match (op, ty.is_signed()) {

@@ -260,6 +260,17 @@ fn min_max(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, v: &[ValueId]) -> ValueId {
     r
 }
 
+/// `min`/`max` of two values of the float type `ty`, as integer bits (for the reductions).
+pub(super) fn min_max_bits(
+    cx: &mut Cx<'_>,
+    ty: ScalarType,
+    max: bool,
+    x: ValueId,
+    y: ValueId,
+) -> ValueId {
+    two_min_max(cx, Fmt::of(ty), max, false, x, y)
+}
+
 fn two_min_max(
     cx: &mut Cx<'_>,
     fmt: Fmt,

@@ -1,30 +1,59 @@
-//! The structurizer is checked by running both forms: the CFG and the tree it produced, with the
-//! same (pseudo-random) branch decisions, must visit the same blocks in the same order.
+//! The structurizer is checked by running both forms in the IR's interpreter (`crate::interp`):
+//! the CFG and the tree it produced must visit the same blocks in the same order and leave the
+//! same state. `interp/tests.rs` runs it on random programs with data as well.
 
 use super::*;
-use crate::ir::{Op, Ty};
+use crate::interp::random::Rng;
+use crate::interp::{Inputs, run, run_structured, single};
+use crate::ir::{BinOp, ConvOp, FpFlags, MemOrder, Op, Ptr, Ty};
 
 /// Builds a function whose block `i` branches to `succs[i]` (0: return, 1: jump, 2: branch,
-/// more: switch). Each block holds one constant used as its branch condition.
+/// more: switch). Each block records its number with a store (the run's trace) and steps a
+/// random state kept in a variable, whose bits pick the branch: where control goes is data.
 fn build(succs: &[Vec<u32>]) -> Function {
     let mut f = Function::new("t");
     while f.blocks.len() < succs.len() {
         f.new_block();
     }
+    let state = f.new_var(Ty::I64, "state");
+    let flags = FpFlags::default();
     for (i, s) in succs.iter().enumerate() {
         let b = BlockId(i as u32);
-        let ty = if s.len() == 2 { Ty::Bool } else { Ty::I32 };
-        let v = f.push(b, ty, Op::Const(i as u64));
+        let at = f.push(b, Ty::I64, Op::Const(0x100));
+        let me = f.push(b, Ty::I32, Op::Const(i as u64));
+        f.push_void(
+            b,
+            Op::Store {
+                ptr: Ptr::Global(at),
+                value: me,
+                align: 4,
+                order: MemOrder::Plain,
+            },
+        );
+        let old = f.push(b, Ty::I64, Op::LoadVar(state));
+        let a = f.push(b, Ty::I64, Op::Const(6364136223846793005));
+        let c = f.push(b, Ty::I64, Op::Const(1442695040888963407));
+        let x = f.push(b, Ty::I64, Op::Bin(BinOp::IMul, old, a, flags));
+        let new = f.push(b, Ty::I64, Op::Bin(BinOp::IAdd, x, c, flags));
+        f.push_void(b, Op::StoreVar(state, new));
+        let shift = f.push(b, Ty::I64, Op::Const(33));
+        let high = f.push(b, Ty::I64, Op::Bin(BinOp::LShr, new, shift, flags));
+        let n = f.push(b, Ty::I64, Op::Const(s.len().max(1) as u64));
+        let pick = f.push(b, Ty::I64, Op::Bin(BinOp::UMod, high, n, flags));
         f.block_mut(b).term = match s.len() {
             0 => Terminator::Return(Vec::new()),
             1 => Terminator::Jump(BlockId(s[0])),
-            2 => Terminator::Branch {
-                cond: v,
-                then: BlockId(s[0]),
-                else_: BlockId(s[1]),
-            },
+            2 => {
+                let zero = f.push(b, Ty::I64, Op::Const(0));
+                let cond = f.push(b, Ty::Bool, Op::Bin(BinOp::IEq, pick, zero, flags));
+                Terminator::Branch {
+                    cond,
+                    then: BlockId(s[0]),
+                    else_: BlockId(s[1]),
+                }
+            }
             _ => Terminator::Switch {
-                value: v,
+                value: f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, pick)),
                 targets: s[..s.len() - 1].iter().map(|&t| BlockId(t)).collect(),
                 default: BlockId(s[s.len() - 1]),
             },
@@ -33,160 +62,9 @@ fn build(succs: &[Vec<u32>]) -> Function {
     f
 }
 
-/// Decides branches: the `k`th decision overall picks `choices[k]`.
-struct Oracle {
-    state: u64,
-}
-
-impl Oracle {
-    fn pick(&mut self, n: usize) -> usize {
-        self.state = self
-            .state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.state >> 33) % n as u64) as usize
-    }
-}
-
+/// Blocks visited per run: random CFGs may loop forever, and both forms stop at the same
+/// visit.
 const STEPS: usize = 400;
-
-/// Visits of original blocks (trampolines and dispatchers added by the structurizer excluded).
-fn run_cfg(f: &Function, seed: u64, original: usize) -> Vec<u32> {
-    let mut o = Oracle { state: seed };
-    let mut trace = Vec::new();
-    let mut b = f.entry;
-    for _ in 0..STEPS {
-        if (b.0 as usize) < original {
-            trace.push(b.0);
-        }
-        b = match &f.block(b).term {
-            Terminator::Jump(t) => *t,
-            Terminator::Branch { then, else_, .. } => {
-                if o.pick(2) == 0 {
-                    *then
-                } else {
-                    *else_
-                }
-            }
-            Terminator::Switch {
-                targets, default, ..
-            } => {
-                let k = o.pick(targets.len() + 1);
-                *targets.get(k).unwrap_or(default)
-            }
-            _ => break,
-        };
-    }
-    trace
-}
-
-enum Flow {
-    Normal,
-    Branch(u32),
-    Stop,
-}
-
-struct TreeRun<'a> {
-    f: &'a Function,
-    o: Oracle,
-    trace: Vec<u32>,
-    original: usize,
-    /// Values of the variables the structurizer adds, as stored by its blocks (constants).
-    vars: std::collections::HashMap<u32, u64>,
-    /// The instructions of the blocks the structurizer added, by result.
-    defs: std::collections::HashMap<u32, Op>,
-    steps: usize,
-}
-
-impl TreeRun<'_> {
-    /// The value of an instruction that the structurizer added (a constant, a variable it
-    /// stored, or their comparison); `None` for the test CFG's own values.
-    fn eval(&self, v: ValueId) -> Option<u64> {
-        match *self.defs.get(&v.0)? {
-            Op::Const(c) => Some(c),
-            Op::LoadVar(x) => Some(self.vars.get(&x.0).copied().unwrap_or(0)),
-            Op::Bin(crate::ir::BinOp::IEq, a, b, _) => {
-                Some((self.eval(a)? == self.eval(b)?) as u64)
-            }
-            _ => None,
-        }
-    }
-
-    fn seq(&mut self, nodes: &[Node]) -> Flow {
-        for n in nodes {
-            match self.node(n) {
-                Flow::Normal => {}
-                other => return other,
-            }
-        }
-        Flow::Normal
-    }
-
-    fn node(&mut self, n: &Node) -> Flow {
-        match n {
-            Node::Code(b) => {
-                // Steps of the original blocks (every cycle runs one), as `run_cfg` counts.
-                if (b.0 as usize) < self.original {
-                    self.steps += 1;
-                    if self.steps > STEPS {
-                        return Flow::Stop;
-                    }
-                    self.trace.push(b.0);
-                }
-                for inst in &self.f.block(*b).insts {
-                    if let Op::StoreVar(x, v) = inst.op
-                        && let Some(c) = self.eval(v)
-                    {
-                        self.vars.insert(x.0, c);
-                    }
-                }
-                Flow::Normal
-            }
-            Node::If { then, else_, cond } => {
-                let taken = match self.eval(*cond) {
-                    Some(c) => c != 0,
-                    // The test CFG's own conditions decide like the CFG run.
-                    None => self.o.pick(2) == 0,
-                };
-                if taken {
-                    self.seq(then)
-                } else {
-                    self.seq(else_)
-                }
-            }
-            Node::Switch {
-                cases,
-                default,
-                value,
-            } => {
-                // The dispatch switch reads the variable; the others decide like the CFG run.
-                let k = match self.eval(*value) {
-                    Some(k) => k as usize,
-                    None => self.o.pick(cases.len() + 1),
-                };
-                match cases.get(k) {
-                    Some(c) => self.seq(c),
-                    None => self.seq(default),
-                }
-            }
-            Node::Block(body) => match self.seq(body) {
-                Flow::Branch(0) => Flow::Normal,
-                Flow::Branch(d) => Flow::Branch(d - 1),
-                other => other,
-            },
-            Node::Loop(body) => loop {
-                match self.seq(body) {
-                    Flow::Branch(0) => continue,
-                    Flow::Branch(d) => return Flow::Branch(d - 1),
-                    Flow::Normal => return Flow::Normal,
-                    Flow::Stop => return Flow::Stop,
-                }
-            },
-            Node::Branch(d) => Flow::Branch(*d),
-            Node::Return(_) | Node::Exit | Node::Unreachable => Flow::Stop,
-        }
-    }
-}
 
 fn check(succs: &[Vec<u32>]) {
     let original = build(succs);
@@ -230,35 +108,16 @@ fn check(succs: &[Vec<u32>]) {
             seen[b.0 as usize]
         );
     }
+    let (m, structured) = (single(&original), single(&f));
+    let trees = [tree];
     for seed in 0..40u64 {
-        let want = run_cfg(&original, seed, succs.len());
-        let mut run = TreeRun {
-            f: &f,
-            o: Oracle { state: seed },
-            trace: Vec::new(),
-            original: succs.len(),
-            vars: Default::default(),
-            defs: f.blocks[succs.len()..]
-                .iter()
-                .flat_map(|b| &b.insts)
-                .filter_map(|i| Some((i.result?.0, i.op)))
-                .collect(),
-            steps: 0,
-        };
-        let flow = run.node(&Node::Block(tree.clone()));
-        assert!(
-            !matches!(flow, Flow::Branch(_)),
-            "branch escaped the function"
-        );
-        let n = want.len().min(run.trace.len());
-        assert_eq!(
-            &run.trace[..n],
-            &want[..n],
-            "seed {seed}, cfg {succs:?}\ntree {tree:#?}"
-        );
-        // Both stop together unless the step budget cut one of them.
-        if want.len() < STEPS / 2 && run.trace.len() < STEPS / 2 {
-            assert_eq!(run.trace, want, "seed {seed}");
+        let mut inputs = Inputs::new(Vec::new(), seed);
+        inputs.max_events = STEPS;
+        let want = run(&m, &inputs).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+        let got = run_structured(&structured, &trees, &inputs)
+            .unwrap_or_else(|e| panic!("seed {seed}, cfg {succs:?}: {e:?}\n{:#?}", trees[0]));
+        if let Some(d) = want.difference(&got) {
+            panic!("seed {seed}, cfg {succs:?}: {d}\ntree {:#?}", trees[0]);
         }
     }
 }
@@ -339,7 +198,7 @@ fn irreducible_nested_in_loop() {
 
 #[test]
 fn random_cfgs() {
-    let mut o = Oracle { state: 12345 };
+    let mut o = Rng(12345);
     for _ in 0..300 {
         let n = 2 + o.pick(12);
         let mut succs = Vec::new();
@@ -447,7 +306,7 @@ fn idom_by_definition(succs: &[Vec<u32>]) -> Vec<Option<u32>> {
 
 #[test]
 fn dominators_match_their_definition() {
-    let mut o = Oracle { state: 777 };
+    let mut o = Rng(777);
     for _ in 0..2000 {
         let n = 2 + o.pick(30);
         let succs: Vec<Vec<u32>> = (0..n)

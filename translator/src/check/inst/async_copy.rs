@@ -42,6 +42,12 @@ pub fn cp(
         );
         return None;
     }
+    if m.flag("reduce") {
+        if m.flag("bulk") && m.flag("tensor") {
+            return tensor::reduce(cx, i, m);
+        }
+        return not_yet(i, m);
+    }
     if m.flag("bulk") {
         return bulk(cx, i, m);
     }
@@ -53,9 +59,6 @@ pub fn cp(
         let ops = operands(cx, i, 1)?;
         let addr = cx.address(&ops[0])?;
         return Some(AsyncCopy::MbarrierArrive { addr, noinc });
-    }
-    if i.modifiers.iter().any(|x| x.node == "reduce") {
-        return not_yet(i, m);
     }
     if m.flag("commit_group") {
         operands(cx, i, 0)?;

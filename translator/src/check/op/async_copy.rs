@@ -1,5 +1,6 @@
 //! The decoded forms of the instructions that `check/inst/async_copy.rs` reads.
 
+use super::AtomOp;
 use crate::check::operand::{Address, Src};
 use crate::types::StateSpace;
 
@@ -38,6 +39,9 @@ pub enum TensorDir {
     Load { dst: Address, mbar: Address },
     /// `.global.shared::cta.bulk_group`: from `src` into the tensor.
     Store { src: Address },
+    /// `cp.reduce.async.bulk.tensor...global.shared::cta.redOp...bulk_group`: each element of
+    /// `src` combined with the tensor's by `op`, in the element type of the map.
+    Reduce { src: Address, op: AtomOp },
 }
 
 /// `cp.async.bulk.tensor.Nd...tile`: a box of the tensor a tensor map describes, at `coords`

@@ -10,8 +10,14 @@
 //! or with the bytes of the canonical NaN of the element's size, and read the tensor's first
 //! byte instead of the outside address; stores skip them. The shared offset is swizzled as the
 //! map says ([`crate::tensor_map::swizzled`]).
+//!
+//! `cp.reduce.async.bulk.tensor` walks the box an element at a time instead (elements are
+//! aligned to their size in both memories) and combines each element inside the tensor with
+//! the global one by the atomic of `red` ([`crate::lower::atomic::reduce_at`]) in the map's
+//! element type, which is only known when the copy runs: the types the ISA lists for the
+//! operator each get a branch, and other types leave the tensor unchanged.
 
-use crate::check::inst::{CpBulkTensor, TensorDir};
+use crate::check::inst::{AtomOp, CpBulkTensor, TensorDir};
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
 use crate::lower::Cx;
 use crate::lower::memory::Where;
@@ -23,6 +29,8 @@ struct Box5 {
     base: VarId,
     /// log2 of the element size.
     shift: VarId,
+    /// The map's `CUtensorMapDataType`.
+    data_type: VarId,
     swizzle_mask: VarId,
     nan: VarId,
     /// Per dimension: extent (I64), elements the box holds (I32), element stride (I32),
@@ -48,7 +56,9 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
     };
     let shared = match &t.dir {
         TensorDir::Load { dst, .. } => cx.resolve(StateSpace::Shared, dst),
-        TensorDir::Store { src } => cx.resolve(StateSpace::Shared, src),
+        TensorDir::Store { src } | TensorDir::Reduce { src, .. } => {
+            cx.resolve(StateSpace::Shared, src)
+        }
     };
     let shared = match shared {
         Some(Where::Shared(o)) => o,
@@ -62,6 +72,10 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
     };
     let shared = spill(cx, shared, Ty::I32, "tensor.shared");
     let b = read_map(cx, map, &t.coords);
+    if let TensorDir::Reduce { op, .. } = t.dir {
+        reduce_walk(cx, &b, shared, op);
+        return;
+    }
     let load = matches!(t.dir, TensorDir::Load { .. });
     walk(cx, &b, shared, load);
     if let TensorDir::Load { mbar, .. } = &t.dir
@@ -94,6 +108,7 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
     let half = cx.bin(BinOp::LShr, esize, one);
     let eighth = cx.bin(BinOp::LShr, esize, three);
     let shift = cx.bin(BinOp::ISub, half, eighth);
+    let data_type = byte_of(cx, shape, 2);
     let mode = field(cx, map, tm::MODE_WORD, Ty::I32);
     let swizzle = byte_of(cx, mode, 0);
     let mask = cx.bin(BinOp::Shl, one, swizzle);
@@ -135,6 +150,7 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
     Box5 {
         base: spill(cx, base, Ty::I64, "tensor.base"),
         shift: spill(cx, shift, Ty::I32, "tensor.shift"),
+        data_type: spill(cx, data_type, Ty::I32, "tensor.type"),
         swizzle_mask: spill(cx, mask, Ty::I32, "tensor.swizzle"),
         nan: spill(cx, nan, Ty::Bool, "tensor.nan"),
         dims,
@@ -168,9 +184,9 @@ fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
     cx.cur = exit;
 }
 
-/// One word: where its row is, then its four bytes.
-fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
-    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+/// Where the row of dense box byte `w` is: whether dimensions 1-4 are inside the tensor, the
+/// row's global address, and `w`'s byte within the row.
+fn locate(cx: &mut Cx<'_>, b: &Box5, w: ValueId) -> (ValueId, ValueId, ValueId) {
     let row_bytes = cx.emit(Ty::I32, Op::LoadVar(b.row_bytes));
     let mut r = cx.bin(BinOp::UDiv, w, row_bytes);
     let row_start = cx.bin(BinOp::IMul, r, row_bytes);
@@ -196,6 +212,27 @@ fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
     }
     let base = cx.emit(Ty::I64, Op::LoadVar(b.base));
     let row = cx.bin(BinOp::IAdd, base, row_off);
+    (inside, row, col)
+}
+
+/// The shared address of dense box byte `w`, swizzled.
+fn shared_at(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w: ValueId) -> ValueId {
+    let mask = cx.emit(Ty::I32, Op::LoadVar(b.swizzle_mask));
+    let seven = cx.konst(Ty::I32, 7);
+    let four = cx.konst(Ty::I32, 4);
+    let hi = cx.bin(BinOp::LShr, w, seven);
+    let hi = cx.bin(BinOp::And, hi, mask);
+    let hi = cx.bin(BinOp::Shl, hi, four);
+    let s = cx.bin(BinOp::Xor, w, hi);
+    let sh = cx.emit(Ty::I32, Op::LoadVar(shared));
+    cx.bin(BinOp::IAdd, sh, s)
+}
+
+/// One word: where its row is, then its four bytes.
+fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
+    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let (inside, row, col) = locate(cx, b, w);
+    let base = cx.emit(Ty::I64, Op::LoadVar(b.base));
     let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
     let (extent0, _, _, start0, _) = b.dims[0];
     let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
@@ -221,15 +258,7 @@ fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
         let a = cx.bin(BinOp::IAdd, a, in_elem64);
         bytes.push((ok, a, in_elem));
     }
-    let mask = cx.emit(Ty::I32, Op::LoadVar(b.swizzle_mask));
-    let seven = cx.konst(Ty::I32, 7);
-    let four = cx.konst(Ty::I32, 4);
-    let hi = cx.bin(BinOp::LShr, w, seven);
-    let hi = cx.bin(BinOp::And, hi, mask);
-    let hi = cx.bin(BinOp::Shl, hi, four);
-    let s = cx.bin(BinOp::Xor, w, hi);
-    let sh = cx.emit(Ty::I32, Op::LoadVar(shared));
-    let s = cx.bin(BinOp::IAdd, sh, s);
+    let s = shared_at(cx, b, shared, w);
     if load {
         let nan = cx.emit(Ty::Bool, Op::LoadVar(b.nan));
         let mut word = cx.konst(Ty::I32, 0);
@@ -290,4 +319,92 @@ fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
     let var = cx.f.new_var(ty, name);
     cx.emit_void(Op::StoreVar(var, v));
     var
+}
+
+/// The element types (`CUtensorMapDataType`) the ISA's table for `cp.reduce.async.bulk.tensor`
+/// allows with each operator.
+fn reduce_types(op: AtomOp) -> &'static [(u64, ScalarType)] {
+    use ScalarType::*;
+    const U32_: (u64, ScalarType) = (2, U32);
+    const S32_: (u64, ScalarType) = (3, S32);
+    const U64_: (u64, ScalarType) = (4, U64);
+    const S64_: (u64, ScalarType) = (5, S64);
+    const F16_: (u64, ScalarType) = (6, F16);
+    const F32_: (u64, ScalarType) = (7, F32);
+    const BF16_: (u64, ScalarType) = (9, Bf16);
+    match op {
+        AtomOp::Add => &[U32_, S32_, U64_, F32_, F16_, BF16_],
+        AtomOp::Min | AtomOp::Max => &[U32_, S32_, U64_, S64_, F16_, BF16_],
+        AtomOp::Inc | AtomOp::Dec => &[U32_],
+        _ => &[U32_, S32_, U64_, S64_],
+    }
+}
+
+/// The loop over the box's elements for a reduction: `w` is the element's dense byte offset.
+fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
+    let zero = cx.konst(Ty::I32, 0);
+    let w_var = spill(cx, zero, Ty::I32, "tensor.w");
+    let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = head;
+    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let n = cx.emit(Ty::I32, Op::LoadVar(b.total));
+    let more = cx.bin(BinOp::ULt, w, n);
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: more,
+        then: body,
+        else_: exit,
+    };
+    cx.cur = body;
+    let (inside, row, col) = locate(cx, b, w);
+    let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+    let (extent0, _, _, start0, _) = b.dims[0];
+    let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
+    let start0 = cx.emit(Ty::I64, Op::LoadVar(start0));
+    let e = cx.bin(BinOp::LShr, col, shift);
+    let e = cx.conv(ConvOp::ZExt, e, Ty::I64);
+    let c = cx.bin(BinOp::IAdd, start0, e);
+    let ok = cx.bin(BinOp::ULt, c, extent0);
+    let ok = cx.bin(BinOp::And, inside, ok);
+    let shift64 = cx.conv(ConvOp::ZExt, shift, Ty::I64);
+    let off = cx.bin(BinOp::Shl, c, shift64);
+    let at = cx.bin(BinOp::IAdd, row, off);
+    let at = spill(cx, at, Ty::I64, "tensor.at");
+    let s = shared_at(cx, b, shared, w);
+    let s = spill(cx, s, Ty::I32, "tensor.src");
+    let (then, next) = (cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: ok,
+        then,
+        else_: next,
+    };
+    cx.cur = then;
+    for &(code, ty) in reduce_types(op) {
+        let dt = cx.emit(Ty::I32, Op::LoadVar(b.data_type));
+        let k = cx.konst(Ty::I32, code);
+        let is = cx.bin(BinOp::IEq, dt, k);
+        let (this, other) = (cx.f.new_block(), cx.f.new_block());
+        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            cond: is,
+            then: this,
+            else_: other,
+        };
+        cx.cur = this;
+        let from = cx.emit(Ty::I32, Op::LoadVar(s));
+        let v = cx.load(Where::Shared(from), Ty::of(ty), MemOrder::Plain);
+        let to = cx.emit(Ty::I64, Op::LoadVar(at));
+        crate::lower::atomic::reduce_at(cx, op, ty, Where::Global(to), v);
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
+        cx.cur = other;
+    }
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
+    cx.cur = next;
+    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+    let one = cx.konst(Ty::I32, 1);
+    let esize = cx.bin(BinOp::Shl, one, shift);
+    let w = cx.bin(BinOp::IAdd, w, esize);
+    cx.emit_void(Op::StoreVar(w_var, w));
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.cur = exit;
 }

@@ -2,13 +2,14 @@
 //! `cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile}.mbarrier::complete_tx::bytes
 //! [dst], [tensorMap, {coords}], [mbar]{, cache-policy}`,
 //! `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tensorMap, {coords}], [src]
-//! {, cache-policy}` and `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
-//! {coords}]{, cache-policy}`.
+//! {, cache-policy}`, `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
+//! {coords}]{, cache-policy}` and `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp
+//! {.tile}.bulk_group [tensorMap, {coords}], [src]{, cache-policy}`.
 
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::op::{AsyncCopy, CpBulkTensor, TensorDir};
+use crate::check::op::{AsyncCopy, AtomOp, CpBulkTensor, TensorDir};
 use crate::check::operand::Address;
 use crate::check::operands::TypeRule;
 use crate::check::typed::Src;
@@ -18,8 +19,9 @@ use crate::types::{ScalarType, StateSpace};
 const DIMS: [(&str, usize); 5] = [("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)];
 
 /// The load modes other than `.tile`, which ptxvk does not implement.
-const OTHER_MODES: [&str; 5] = [
+const OTHER_MODES: [&str; 6] = [
     "im2col",
+    "im2col_no_offs",
     "im2col::w",
     "im2col::w::128",
     "tile::gather4",
@@ -198,4 +200,63 @@ pub fn prefetch(
     map_and_coords(cx, &i.operands[0], n)?;
     policy(cx, &i.operands, hint)?;
     Some(AsyncCopy::Prefetch)
+}
+
+/// The reduction operators; which element types each takes is the tensor map's business, read
+/// when the copy runs.
+const RED_OPS: [(&str, AtomOp); 8] = [
+    ("add", AtomOp::Add),
+    ("min", AtomOp::Min),
+    ("max", AtomOp::Max),
+    ("inc", AtomOp::Inc),
+    ("dec", AtomOp::Dec),
+    ("and", AtomOp::And),
+    ("or", AtomOp::Or),
+    ("xor", AtomOp::Xor),
+];
+
+/// `cp.reduce.async.bulk.tensor`: the box in shared memory reduced into the tensor.
+pub fn reduce(
+    cx: &mut FnCx<'_, '_>,
+    i: &ast::Instruction<'_>,
+    m: &mut Mods<'_, '_>,
+) -> Option<AsyncCopy> {
+    let n = dims_and_mode(m, i)?;
+    let Some(op) = m.pick(&RED_OPS) else {
+        m.error(
+            "`cp.reduce.async.bulk.tensor` needs its operator (`.add`, `.min`, `.max`, `.inc`, \
+             `.dec`, `.and`, `.or` or `.xor`)",
+            "add the reduction operator",
+        );
+        return None;
+    };
+    let global_first = i
+        .modifiers
+        .iter()
+        .position(|x| x.node == "global")
+        .zip(i.modifiers.iter().position(|x| x.node == "shared::cta"))
+        .is_some_and(|(g, s)| g < s);
+    let (global, shared, group) = (
+        m.flag("global"),
+        m.flag("shared::cta"),
+        m.flag("bulk_group"),
+    );
+    if !(global && shared && group && global_first) {
+        m.error(
+            "`cp.reduce.async.bulk.tensor` reduces `.global.shared::cta` with `.bulk_group`",
+            "ISA: cp.reduce.async.bulk.tensor",
+        );
+        return None;
+    }
+    let hint = m.flag("L2::cache_hint");
+    operand_count(cx, i, 2 + usize::from(hint))?;
+    let ops = &i.operands;
+    let (map, coords) = map_and_coords(cx, &ops[0], n)?;
+    let src = cx.address(&ops[1])?;
+    policy(cx, ops, hint)?;
+    Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
+        map,
+        coords,
+        dir: TensorDir::Reduce { src, op },
+    })))
 }
