@@ -13,6 +13,7 @@ use crate::launch::{self, Arg, Launch};
 use crate::values::Rng;
 use crate::{Case, Outcome, launch_outcome};
 
+mod block_scale;
 mod quad_pair;
 pub(super) mod sparse;
 
@@ -1322,6 +1323,7 @@ pub fn cases() -> Vec<Case> {
     for (i, f) in kind_forms().into_iter().enumerate() {
         v.push(mma_case(f, 1200 + i as u64));
     }
+    v.extend(block_scale::cases());
     v
 }
 

@@ -9,12 +9,14 @@
 //! `.version` or `.target` is too old gets an error pointing at the opcode or modifier that needs
 //! more ("`shfl.sync` requires PTX ISA 6.0 and sm_30; this module declares .version 5.0").
 
+pub(crate) mod arch;
 mod gate;
 mod names;
 pub(crate) mod relevant;
 mod table;
 mod usage;
 
+pub use arch::{ARCH_GATES, Arch, ArchGate, Suffix};
 pub use gate::{Gate, Version};
 pub use names::is_gated_special;
 pub(crate) use names::table_name;

@@ -44,6 +44,7 @@ pub fn check(module: &mut ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Optio
         functions: Vec::new(),
         function_names: Map::default(),
         sm: header.sm,
+        arch: header.arch,
         version: header.version,
         map_f64_to_f32: header.map_f64_to_f32,
         address_taken: Vec::new(),
@@ -139,6 +140,8 @@ fn version_diagnostic(version: gating::Version, span: Span) -> Option<Diagnostic
 struct Header {
     version: (u32, u32),
     sm: u32,
+    /// The target architecture with its `a`/`f` suffix (the highest named).
+    arch: gating::Arch,
     address_size: u32,
     /// `.target ..., map_f64_to_f32` on an sm_1x target: `.f64` instructions would have to be
     /// computed in single precision, which ptxvk does not do.
@@ -152,6 +155,7 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
     let mut h = Header {
         version: (0, 0),
         sm: 0,
+        arch: gating::Arch::default(),
         address_size: 64,
         map_f64_to_f32: false,
         texmode_independent: false,
@@ -198,6 +202,11 @@ fn header(module: &ast::Module<'_>, diags: &mut Vec<Diagnostic>) -> Header {
                     if let Some(sm) = gating::sm_number(name) {
                         arch = true;
                         h.sm = h.sm.max(sm);
+                        if let Some(a) = gating::Arch::parse(name)
+                            && a.sm >= h.arch.sm
+                        {
+                            h.arch = a;
+                        }
                         targets.push(n);
                     } else if matches!(name, "texmode_unified" | "texmode_independent") {
                         if let Some(prev) = texmode

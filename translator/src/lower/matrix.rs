@@ -26,6 +26,7 @@ use crate::types::{ScalarType, StateSpace};
 
 use super::memory::Where;
 
+mod block_scale;
 mod quad_pair;
 
 impl Cx<'_> {
@@ -320,6 +321,10 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
             let (e, f) = if ty == MmaType::E3m2 { (3, 2) } else { (2, 3) };
             small_float_to_f32(cx, x, e, f, Specials::Finite)
         }
+        MmaType::E2m1x => {
+            let x = field(cx);
+            small_float_to_f32(cx, x, 2, 1, Specials::Finite)
+        }
         MmaType::E2m1 => {
             let x = field(cx);
             let two = cx.c32(2);
@@ -468,6 +473,10 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
             .collect(),
         None => Vec::new(),
     };
+    let scales = x
+        .scale
+        .as_ref()
+        .map(|s| (s.as_ref(), block_scale::gather_scales(cx, &mut batch, s)));
     cx.exchange_all(batch);
     // Element k of A's row h and of B's column i, in k order: gathered in (slot, lane of
     // group, j) order, which is k order (for a sparse A, the non-zero elements in chunk order).
@@ -501,12 +510,17 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
                 }
                 _ => {
                     let c = read_acc(cx, x, q);
-                    let acc = if x.c_ty == MmaType::F16 {
-                        half::to_f32(cx, c, sf::F16)
+                    if let Some((s, g)) = &scales {
+                        let acc = cx.float_of(c, Ty::F32);
+                        block_scale::scaled_dot(cx, x, s, g, (h, i), acc, a, b)
                     } else {
-                        cx.float_of(c, Ty::F32)
-                    };
-                    float_dot(cx, acc, a, b, x.d_ty)
+                        let acc = if x.c_ty == MmaType::F16 {
+                            half::to_f32(cx, c, sf::F16)
+                        } else {
+                            cx.float_of(c, Ty::F32)
+                        };
+                        float_dot(cx, acc, a, b, x.d_ty)
+                    }
                 }
             };
             d.push(r);

@@ -329,8 +329,18 @@ pub const FORM_GATES: &[Gate] = &[
     g("mma", &["f64", "m16n8k4|m16n8k8|m16n8k16"], (7, 8), 90),
     g("mma", &["e4m3|e5m2"], (8, 4), 89),
     g("mma", &["e4m3|e5m2", "m16n8k16"], (8, 7), 89),
-    // `.kind::f8f6f4` and its fp6/fp4 types: PTX ISA 8.7, sm_120a (sm_120f from 8.8).
+    // `.f16` C and D with the fp8 multiplicands: PTX ISA 8.7.
+    g("mma", &["e4m3|e5m2", "f16"], (8, 7), 89),
+    // `.kind::f8f6f4` and its fp6/fp4 types: PTX ISA 8.7, sm_120a (sm_120f from 8.8); the
+    // suffix is `arch::ARCH_GATES`'s to check.
     g("mma", &["kind::f8f6f4|e3m2|e2m3|e2m1"], (8, 7), 120),
+    // The block-scaled kinds likewise.
+    g(
+        "mma",
+        &["kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4|block_scale|ue8m0|ue4m3"],
+        (8, 7),
+        120,
+    ),
     g("mma", &["sp"], (7, 1), 80),
     g("mma", &["sp::ordered_metadata"], (8, 5), 80),
     g("wmma", &["m32n8k16|m8n32k16"], (6, 1), 70),

@@ -102,6 +102,24 @@ impl FnCx<'_, '_> {
                 }
             }
         }
+        if super::ARCH_GATES.iter().any(|g| g.op == i.opcode.node) {
+            let mods: Vec<&str> = i.modifiers.iter().map(|m| m.node).collect();
+            if let Some(msg) = super::arch::failure(self.m.arch, i.opcode.node, &mods) {
+                // Point at the modifier that makes the form architecture-specific.
+                let span = i
+                    .modifiers
+                    .iter()
+                    .find(|m| {
+                        super::ARCH_GATES
+                            .iter()
+                            .any(|g| g.when.iter().any(|c| c.split('|').any(|alt| alt == m.node)))
+                    })
+                    .map_or(i.opcode.span, |m| m.span);
+                errors.push(
+                    Diagnostic::error(span, msg).with_label("needs an sm_XXXa or sm_XXXf target"),
+                );
+            }
+        }
         let ok = errors.is_empty();
         for e in errors {
             self.error(e);

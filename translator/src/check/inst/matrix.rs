@@ -13,6 +13,8 @@ use crate::check::operands::TypeRule;
 use crate::check::typed::*;
 use crate::types::{ScalarType, StateSpace};
 
+mod block_scale;
+
 const SHAPES: [(&str, (u32, u32, u32)); 11] = [
     ("m8n8k4", (8, 8, 4)),
     ("m8n8k16", (8, 8, 16)),
@@ -40,7 +42,8 @@ fn shape_allowed(a: MmaType, (m, _, k): (u32, u32, u32)) -> bool {
         B1 => matches!((m, k), (8, 128) | (16, 128) | (16, 256)),
         E4m3 | E5m2 => matches!((m, k), (16, 16) | (16, 32)),
         E3m2 | E2m3 | E2m1 => (m, k) == (16, 32),
-        F32 | S32 => false,
+        // Only in the block-scaled forms, which check their own shapes.
+        E2m1x | F32 | S32 => false,
     }
 }
 
@@ -54,7 +57,7 @@ fn sparse_shape_allowed(a: MmaType, (m, n, k): (u32, u32, u32)) -> bool {
             E4m3 | E5m2 | E3m2 | E2m3 | E2m1 => k == 64,
             S8 | U8 => matches!(k, 32 | 64),
             S4 | U4 => matches!(k, 64 | 128),
-            F64 | B1 | F32 | S32 => false,
+            F64 | B1 | E2m1x | F32 | S32 => false,
         }
 }
 
@@ -63,12 +66,13 @@ fn acc_allowed(a: MmaType, c: MmaType, d: MmaType) -> bool {
     use MmaType::*;
     match a {
         F16 => matches!(c, F16 | F32) && matches!(d, F16 | F32),
-        Bf16 | Tf32 | E4m3 | E5m2 => c == F32 && d == F32,
-        // Only in `.kind::f8f6f4`, whose accumulators are `.f16` or `.f32`.
-        E3m2 | E2m3 | E2m1 => matches!(c, F16 | F32) && matches!(d, F16 | F32),
+        Bf16 | Tf32 => c == F32 && d == F32,
+        // ".f8type = {.e4m3, .e5m2}; .ctype = {.f16, .f32}; .dtype = {.f16, .f32}", and
+        // `.kind::f8f6f4`'s fp6 and fp4 types likewise.
+        E4m3 | E5m2 | E3m2 | E2m3 | E2m1 => matches!(c, F16 | F32) && matches!(d, F16 | F32),
         F64 => c == F64 && d == F64,
         S8 | U8 | S4 | U4 | B1 => c == S32 && d == S32,
-        F32 | S32 => false,
+        E2m1x | F32 | S32 => false,
     }
 }
 
@@ -258,6 +262,7 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let sparse = m.pick(&[("sp", false), ("sp::ordered_metadata", true)]);
     sync_aligned(m);
     let kind = m.flag_span("kind::f8f6f4");
+    let mx = block_scale::kind(m);
     let Some((shape, shape_span)) = m.pick_span(&SHAPES) else {
         m.error("`mma` needs a shape such as .m16n8k16", "add the shape");
         return None;
@@ -293,6 +298,56 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         use MmaType::*;
         matches!(t, E4m3 | E5m2 | E3m2 | E2m3 | E2m1)
     };
+    if let Some(mx) = mx {
+        if kind.is_some() || sparse.is_some() {
+            m.error_at(
+                mx.span,
+                "`.block_scale` is translated for the dense `mma` of one `.kind`",
+                "the sparse block-scaled forms are not translated",
+            );
+            return None;
+        }
+        let types = block_scale::Types {
+            shape,
+            d: d_ty,
+            a: a_ty,
+            b: b_ty,
+            c: c_ty,
+        };
+        let (a_ty, b_ty, vec, stype) = block_scale::form(m, &mx, types)?;
+        let mut mma = Mma {
+            m: shape.0,
+            n: shape.1,
+            k: shape.2,
+            d_ty,
+            a_ty,
+            b_ty,
+            c_ty,
+            satfinite: false,
+            rounding: crate::check::op::Rounding::Rn,
+            bit_op: None,
+            row_major: (true, false),
+            d: Vec::new(),
+            a: Vec::new(),
+            b: Vec::new(),
+            c: Vec::new(),
+            sparse: None,
+            scale: None,
+        };
+        let ops = operands(cx, i, 8)?;
+        let [na, nb, nc, nd] = mma.frag_regs();
+        let d = dsts(cx, m, &ops[0], nd, ScalarType::B32, "D");
+        let a = srcs(cx, m, &ops[1], na, ScalarType::B32, "A");
+        let b = srcs(cx, m, &ops[2], nb, ScalarType::B32, "B");
+        let c = srcs(cx, m, &ops[3], nc, ScalarType::B32, "C");
+        let scale = block_scale::operands(cx, m, &ops[4..], vec, stype);
+        mma.d = d?;
+        mma.a = a?;
+        mma.b = b?;
+        mma.c = c?;
+        mma.scale = Some(Box::new(scale?));
+        return Some(mma);
+    }
     if let Some(span) = kind {
         // ".kind::f8f6f4" takes only the 8-, 6- and 4-bit floats, at one shape (K 32, or 64
         // for the sparse form), accumulating in .f16 or .f32.
@@ -420,6 +475,7 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         b: Vec::new(),
         c: Vec::new(),
         sparse: None,
+        scale: None,
     };
     let ops = operands(cx, i, if sparse.is_some() { 6 } else { 4 })?;
     let [mut na, nb, nc, nd] = if f16_m8n8k4 {

@@ -53,6 +53,9 @@ pub enum MmaType {
     E3m2,
     E2m3,
     E2m1,
+    /// `.e2m1` of `.kind::mxf4` and `.kind::mxf4nvf4`: packed, eight to a register, with no
+    /// container ("no explicit padding is necessary").
+    E2m1x,
 }
 
 impl MmaType {
@@ -76,6 +79,9 @@ impl MmaType {
     ];
 
     pub fn name(self) -> &'static str {
+        if self == MmaType::E2m1x {
+            return "e2m1";
+        }
         Self::NAMES
             .iter()
             .find(|(_, t)| *t == self)
@@ -86,7 +92,7 @@ impl MmaType {
     pub fn bits(self) -> u32 {
         match self {
             MmaType::B1 => 1,
-            MmaType::S4 | MmaType::U4 => 4,
+            MmaType::S4 | MmaType::U4 | MmaType::E2m1x => 4,
             MmaType::S8 | MmaType::U8 => 8,
             MmaType::E4m3 | MmaType::E5m2 | MmaType::E3m2 | MmaType::E2m3 | MmaType::E2m1 => 8,
             MmaType::F16 | MmaType::Bf16 => 16,
@@ -130,6 +136,32 @@ pub struct Sparsity {
     pub selector: u32,
 }
 
+/// The type of a block-scaled `mma`'s scale factors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleType {
+    /// An 8-bit biased exponent: `2^(x - 127)`, 0xFF NaN.
+    Ue8m0,
+    /// `.e4m3` without its sign.
+    Ue4m3,
+}
+
+/// The scale operands of `mma...block_scale`: `scale-a-data, {byte-id-a, thread-id-a},
+/// scale-b-data, {byte-id-b, thread-id-b}`. Each row of A (column of B) is cut along K into
+/// `vec` chunks, each multiplied by one scale factor: a byte of the `scale-*-data` register of
+/// the lane the selectors name (docs/decisions/0199-mma-block-scale.md).
+#[derive(Clone, Debug)]
+pub struct BlockScale {
+    /// `.scale_vec::1X`, `::2X`, `::4X`: scale factors per row of A and per column of B.
+    pub vec: u32,
+    pub stype: ScaleType,
+    pub a_data: Src,
+    pub a_byte: Src,
+    pub a_thread: Src,
+    pub b_data: Src,
+    pub b_byte: Src,
+    pub b_thread: Src,
+}
+
 /// `mma.sync.aligned.shape.row.col{.satfinite}{.rnd}.dtype.atype.btype.ctype{.bitop.popc}
 /// d, a, b, c;` (and `mma.sp{::ordered_metadata}...  d, a, b, c, e, f;`) with the fragment
 /// vectors as the ISA's layout tables size them.
@@ -154,6 +186,8 @@ pub struct Mma {
     pub b: Vec<Src>,
     pub c: Vec<Src>,
     pub sparse: Option<Sparsity>,
+    /// `.block_scale` and its operands (the `.kind::mxf*` forms).
+    pub scale: Option<Box<BlockScale>>,
 }
 
 impl Mma {

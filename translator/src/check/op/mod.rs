@@ -40,7 +40,8 @@ pub use int::{Bfind, BitMask, Dot, Simd, SimdOp};
 pub use ldst::{Ld, St};
 pub use logic::{Lop3, Lop3Pred, Shf};
 pub use matrix::{
-    BitOp, Ldmatrix, Mma, MmaType, Movmatrix, Sparsity, Stmatrix, Wmma, WmmaFrag, WmmaOp, wmma_regs,
+    BitOp, BlockScale, Ldmatrix, Mma, MmaType, Movmatrix, ScaleType, Sparsity, Stmatrix, Wmma,
+    WmmaFrag, WmmaOp, wmma_regs,
 };
 pub use mbarrier::{Mbarrier, MbarrierInst, MbarrierOp, MbarrierPending};
 pub use misc::{ClusterQuery, NoEffect};

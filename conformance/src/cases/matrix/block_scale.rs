@@ -1,0 +1,357 @@
+//! Block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`), and the fp8 forms
+//! with `.f16` accumulators.
+//!
+//! The model, from the ISA text: `D = (A * scale_A) * (B * scale_B) + C`, each row of A (column
+//! of B) cut along K into `.scale_vec` chunks, chunk `j` multiplied by `scale_A[row][j]`
+//! (`scale_B[j][col]`). `.ue8m0` is `2^(x - 127)`; `.ue4m3` an `.e4m3` without sign. A and B sit
+//! in the fragment layouts of `mma.m16n8k32` with 8-bit elements (`.e2m1` in bits 2-5 and the
+//! fp6 types in bits 0-5 of their containers) for `.kind::mxf8f6f4`, and of `mma.m16n8k64` with
+//! 4-bit elements for the mxf4 kinds ("no explicit padding"). The scale factors, by "Block
+//! Scaling for mma.sync": `thread-id-a` picks the thread pair (threads `2 * thread-id-a` and
+//! `+ 1` of each group of four) whose lower thread holds the factors of row `groupID` and
+//! upper thread those of row `groupID + 8`; `thread-id-b` picks the thread of each group
+//! holding column `groupID`'s; of that thread's `.b32`, byte `byte-id + j` is chunk `j`'s
+//! factor. Every other byte and every other thread's register is random, so a lowering that
+//! read the wrong one fails. D is judged as for every `mma`: within the accumulation bound of
+//! docs/decisions/0111-mma-accumulation-order.md around the exact value.
+
+use super::{
+    Form, Mats, T, c_pos, check_elem, for_kind, fragment_kernel, fragments, launched_case,
+    one_warp, pack, thread_words, unpack,
+};
+use crate::values::Rng;
+use crate::{Case, Outcome};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Mxf8f6f4,
+    Mxf4,
+    Mxf4nvf4,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Scaled {
+    kind: Kind,
+    /// A's and B's types (`.e2m1` for the mxf4 kinds).
+    a: T,
+    b: T,
+    /// `.scale_vec::NX`.
+    vec: u32,
+    /// `.ue4m3` (else `.ue8m0`).
+    ue4m3: bool,
+    /// `{byte-id-a, thread-id-a}`, `{byte-id-b, thread-id-b}`.
+    sel: (u32, u32, u32, u32),
+}
+
+impl Scaled {
+    fn k(&self) -> u32 {
+        if self.kind == Kind::Mxf8f6f4 { 32 } else { 64 }
+    }
+
+    fn mnemonic(&self) -> String {
+        let kind = match self.kind {
+            Kind::Mxf8f6f4 => "mxf8f6f4",
+            Kind::Mxf4 => "mxf4",
+            Kind::Mxf4nvf4 => "mxf4nvf4",
+        };
+        format!(
+            "mma.sync.aligned.m16n8k{}.row.col.kind::{kind}.block_scale.scale_vec::{}X.f32.{}.{}.f32.{}",
+            self.k(),
+            self.vec,
+            self.a.name(),
+            self.b.name(),
+            if self.ue4m3 { "ue4m3" } else { "ue8m0" }
+        )
+    }
+
+    /// Bits per element in the registers: 8 (containers) or 4 (packed `.e2m1`).
+    fn bits(&self) -> u32 {
+        if self.kind == Kind::Mxf8f6f4 { 8 } else { 4 }
+    }
+
+    /// The value of an element's bits.
+    fn value(&self, t: T, b: u64) -> f64 {
+        if self.bits() == 4 {
+            // A packed `.e2m1` nibble is the container's bits 2-5.
+            T::E2m1.value((b & 0xF) << 2)
+        } else {
+            t.value(b)
+        }
+    }
+
+    /// The value of a scale byte.
+    fn scale(&self, x: u8) -> f64 {
+        if self.ue4m3 {
+            T::E4m3.value(u64::from(x & 0x7F))
+        } else {
+            2f64.powi(i32::from(x) - 127)
+        }
+    }
+}
+
+/// `(row, col)` of A element `i` of `lane`: the 8-bit m16n8k32 table, or the 4-bit m16n8k64 one.
+fn a_pos(s: &Scaled, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane % 4);
+    if s.bits() == 8 {
+        let low = i < 4 || (8..12).contains(&i);
+        (
+            if low { g } else { g + 8 },
+            t * 4 + (i & 3) + if i >= 8 { 16 } else { 0 },
+        )
+    } else {
+        let low = i < 8 || (16..24).contains(&i);
+        (
+            if low { g } else { g + 8 },
+            t * 8 + (i & 7) + if i >= 16 { 32 } else { 0 },
+        )
+    }
+}
+
+/// `(row, col)` of B element `i` of `lane`.
+fn b_pos(s: &Scaled, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane % 4);
+    if s.bits() == 8 {
+        (t * 4 + (i & 3) + 16 * (i >> 2), g)
+    } else {
+        (t * 8 + (i & 7) + 32 * (i >> 3), g)
+    }
+}
+
+/// Words of `bits`-bit elements, lowest first.
+fn pack_bits(bits: u32, elems: &[u64]) -> Vec<u32> {
+    let per = (32 / bits) as usize;
+    elems
+        .chunks(per)
+        .map(|c| {
+            c.iter().enumerate().fold(0u32, |w, (j, &e)| {
+                w | ((e as u32 & ((1 << bits) - 1)) << (j as u32 * bits))
+            })
+        })
+        .collect()
+}
+
+/// A random scale byte: `.ue8m0` within 2^±40 (so that no scaled product leaves f32's normal
+/// range), `.ue4m3` any finite one.
+fn random_scale(s: &Scaled, rng: &mut Rng) -> u8 {
+    if s.ue4m3 {
+        rng.below(0x7F) as u8
+    } else {
+        (127 - 40 + rng.below(81)) as u8
+    }
+}
+
+fn case(s: Scaled, seed: u64) -> Case {
+    let k = s.k();
+    let mut rng = Rng::new(seed);
+    let elem = |t: T, rng: &mut Rng| {
+        if s.bits() == 4 {
+            rng.below(16)
+        } else {
+            t.random(rng)
+        }
+    };
+    let a: Vec<u64> = (0..16 * k).map(|_| elem(s.a, &mut rng)).collect();
+    let b: Vec<u64> = (0..k * 8).map(|_| elem(s.b, &mut rng)).collect();
+    let c: Vec<u64> = (0..16 * 8).map(|_| T::F32.random(&mut rng)).collect();
+    let sa: Vec<u8> = (0..16 * s.vec)
+        .map(|_| random_scale(&s, &mut rng))
+        .collect();
+    let sb: Vec<u8> = (0..s.vec * 8).map(|_| random_scale(&s, &mut rng)).collect();
+    // The scale registers: random, then the selected bytes of the selected threads.
+    let (ba, ta, bb, tb) = s.sel;
+    let mut sa_reg: Vec<u32> = (0..32).map(|_| rng.next_u64() as u32).collect();
+    let mut sb_reg: Vec<u32> = (0..32).map(|_| rng.next_u64() as u32).collect();
+    let put = |w: &mut u32, byte: u32, v: u8| {
+        *w = (*w & !(0xFF << (8 * byte))) | (u32::from(v) << (8 * byte));
+    };
+    for g in 0..8 {
+        for j in 0..s.vec {
+            put(
+                &mut sa_reg[(4 * g + 2 * ta) as usize],
+                ba + j,
+                sa[(g * s.vec + j) as usize],
+            );
+            put(
+                &mut sa_reg[(4 * g + 2 * ta + 1) as usize],
+                ba + j,
+                sa[((g + 8) * s.vec + j) as usize],
+            );
+            put(
+                &mut sb_reg[(4 * g + tb) as usize],
+                bb + j,
+                sb[(j * 8 + g) as usize],
+            );
+        }
+    }
+    let mut words = Vec::new();
+    for lane in 0..32 {
+        let ae: Vec<u64> = (0..16 * k / 32)
+            .map(|i| {
+                let (r, col) = a_pos(&s, lane, i);
+                a[(r * k + col) as usize]
+            })
+            .collect();
+        let be: Vec<u64> = (0..k * 8 / 32)
+            .map(|i| {
+                let (r, col) = b_pos(&s, lane, i);
+                b[(r * 8 + col) as usize]
+            })
+            .collect();
+        let ce: Vec<u64> = (0..4)
+            .map(|i| {
+                let (r, col) = c_pos(lane, i);
+                c[(r * 8 + col) as usize]
+            })
+            .collect();
+        words.extend(pack_bits(s.bits(), &ae));
+        words.extend(pack_bits(s.bits(), &be));
+        words.extend(pack(T::F32, &ce));
+        words.push(sa_reg[lane as usize]);
+        words.push(sb_reg[lane as usize]);
+    }
+    let inputs = [
+        (s.a, 4, true),
+        (s.b, 2, true),
+        (T::F32, 4, true),
+        (T::S32, 1, false),
+        (T::S32, 1, false),
+    ];
+    let (ptx, in_stride, out_stride) = fragment_kernel(&s.mnemonic(), &inputs, (T::F32, 4), "");
+    // The selectors go after each data register.
+    let ptx = ptx.replacen(
+        "%r6, %r7;",
+        &format!("%r6, {{{ba}, {ta}}}, %r7, {{{bb}, {tb}}};"),
+        1,
+    );
+    let ptx = for_kind(ptx, true);
+    debug_assert_eq!(words.len() as u32 * 4, in_stride * 32);
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let name = format!("matrix/{}/{:?}/{seed}", s.mnemonic(), s.sel);
+    let launch = one_warp(
+        &name,
+        &ptx,
+        vec![input, vec![0xA5; (out_stride * 32) as usize]],
+    );
+    let chunk = k / s.vec;
+    launched_case(name, ptx, launch, move |out| {
+        for lane in 0..32u32 {
+            let got = unpack(T::F32, &thread_words(&out[1], lane, out_stride), 4);
+            for (i, &g) in got.iter().enumerate() {
+                let (r, col) = c_pos(lane, i as u32);
+                let cv = T::F32.value(c[(r * 8 + col) as usize]);
+                let (mut exact, mut mag) = (cv, cv.abs());
+                for kk in 0..k {
+                    let j = kk / chunk;
+                    let p = s.value(s.a, a[(r * k + kk) as usize])
+                        * s.value(s.b, b[(kk * 8 + col) as usize])
+                        * s.scale(sa[(r * s.vec + j) as usize])
+                        * s.scale(sb[(j * 8 + col) as usize]);
+                    exact += p;
+                    mag += p.abs();
+                }
+                let got_v = f64::from(f32::from_bits(g as u32));
+                let bound =
+                    f64::from(k + 2) * 2f64.powi(-24) * mag + f64::from(k + 2) * 2f64.powi(-149);
+                if (got_v - exact).abs() > bound || got_v.is_nan() {
+                    return Outcome::Fail(format!(
+                        "D[{r}][{col}] (lane {lane}, d{i}): expected {exact} (within {bound:e}), got {got_v}"
+                    ));
+                }
+            }
+        }
+        Outcome::Pass
+    })
+}
+
+/// The fp8 forms with `.f16` C or D, on small elements (|x| < 4) so that no sum leaves
+/// `.f16`'s range; judged by the `mma` model of the parent module.
+fn f16_acc_case(f: Form, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    // Exponent fields below the bias + 2: magnitudes under 4.
+    let small = |t: T, rng: &mut Rng| {
+        let (m, top) = if t == T::E4m3 { (3, 8) } else { (2, 16) };
+        let sign = rng.below(2) << 7;
+        sign | (rng.below(top + 1) << m) | rng.below(1 << m)
+    };
+    let (m, n, k) = (f.m as usize, f.n as usize, f.k as usize);
+    let x = Mats {
+        a: (0..m * k).map(|_| small(f.a, &mut rng)).collect(),
+        b: (0..k * n).map(|_| small(f.b, &mut rng)).collect(),
+        c: (0..m * n).map(|_| f.c.random(&mut rng)).collect(),
+    };
+    let words = fragments(&f, &x);
+    let (ea, eb, ec) = f.elems();
+    let inputs = [
+        (f.a, f.regs(f.a, ea), true),
+        (f.b, f.regs(f.b, eb), true),
+        (f.c, f.regs(f.c, ec), true),
+    ];
+    let (ptx, _, out_stride) = fragment_kernel(&f.mnemonic(), &inputs, (f.d, f.regs(f.d, ec)), "");
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let name = format!("matrix/{}/{seed}", f.mnemonic());
+    let launch = one_warp(
+        &name,
+        &ptx,
+        vec![input, vec![0xA5; (out_stride * 32) as usize]],
+    );
+    launched_case(name, ptx, launch, move |out| {
+        for lane in 0..32u32 {
+            let d = unpack(f.d, &thread_words(&out[1], lane, out_stride), ec as usize);
+            for (i, &got) in d.iter().enumerate() {
+                let (r, col) = c_pos(lane, i as u32);
+                if let Some(why) = check_elem(&f, &x, r as usize, col as usize, got) {
+                    return Outcome::Fail(format!("D[{r}][{col}] (lane {lane}, d{i}): {why}"));
+                }
+            }
+        }
+        Outcome::Pass
+    })
+}
+
+pub(super) fn cases() -> Vec<Case> {
+    let s = |kind, a, b, vec, ue4m3, sel| Scaled {
+        kind,
+        a,
+        b,
+        vec,
+        ue4m3,
+        sel,
+    };
+    let scaled = [
+        s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3)),
+        s(Kind::Mxf8f6f4, T::E5m2, T::E3m2, 1, false, (0, 0, 0, 0)),
+        s(Kind::Mxf8f6f4, T::E2m3, T::E4m3, 1, false, (1, 0, 1, 1)),
+        s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (2, 1, 0, 2)),
+        s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (0, 0, 2, 1)),
+        s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, false, (0, 1, 0, 3)),
+        s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 0, 0, 2)),
+    ];
+    let f = |k, d, a, b, c| Form {
+        m: 16,
+        n: 8,
+        k,
+        d,
+        a,
+        b,
+        c,
+        satfinite: false,
+        and: false,
+        kind: false,
+    };
+    let f16 = [
+        f(32, T::F16, T::E4m3, T::E5m2, T::F16),
+        f(16, T::F32, T::E5m2, T::E4m3, T::F16),
+        f(16, T::F16, T::E4m3, T::E4m3, T::F32),
+    ];
+    let mut v: Vec<Case> = scaled
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| case(x, 1300 + i as u64))
+        .collect();
+    v.extend(
+        f16.into_iter()
+            .enumerate()
+            .map(|(i, x)| f16_acc_case(x, 1400 + i as u64)),
+    );
+    v
+}

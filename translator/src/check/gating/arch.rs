@@ -1,0 +1,160 @@
+//! Architecture- and family-specific features: those an `sm_XXXa` target enables on that one
+//! architecture, and the ones NVIDIA extends to the `sm_XXXf` family targets (PTX ISA 8.8),
+//! which a later member of the family (its `a` and `f` targets) also has. A plain `sm_XXX`
+//! target, or one of another family, has none of them whatever its number, so these rows sit
+//! beside the version/number rows of [`super::FORM_GATES`] rather than in them.
+
+use super::applies;
+
+/// What a `.target` architecture string says beyond its number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Suffix {
+    /// `sm_XXX`: the features common to every later architecture only.
+    #[default]
+    None,
+    /// `sm_XXXa`: this architecture's own features too.
+    Specific,
+    /// `sm_XXXf`: the features of its family.
+    Family,
+}
+
+/// A module's target architecture: the number and suffix of its `.target` (the highest, when
+/// several are named).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Arch {
+    pub sm: u32,
+    pub suffix: Suffix,
+}
+
+impl Arch {
+    /// `sm_120a`, `compute_121f`, `sm_90`; `None` for what is not an architecture.
+    pub fn parse(target: &str) -> Option<Arch> {
+        let num = target
+            .strip_prefix("sm_")
+            .or_else(|| target.strip_prefix("compute_"))?;
+        let digits = num.chars().take_while(|c| c.is_ascii_digit()).count();
+        let suffix = match &num[digits..] {
+            "" => Suffix::None,
+            "a" => Suffix::Specific,
+            "f" => Suffix::Family,
+            _ => return None,
+        };
+        Some(Arch {
+            sm: num[..digits].parse().ok()?,
+            suffix,
+        })
+    }
+
+    fn name(&self) -> String {
+        let s = match self.suffix {
+            Suffix::None => "",
+            Suffix::Specific => "a",
+            Suffix::Family => "f",
+        };
+        format!("sm_{}{s}", self.sm)
+    }
+}
+
+/// One row: instructions `op` meeting `when` (as in [`super::Gate`]) need a target with a
+/// suffix whose architecture is one of `family` (the first being the one that introduced the
+/// feature); `what` names the feature.
+#[derive(Clone, Copy, Debug)]
+pub struct ArchGate {
+    pub op: &'static str,
+    pub when: &'static [&'static str],
+    pub family: &'static [u32],
+    pub what: &'static str,
+}
+
+/// The rows. Each feature's "Target ISA Notes": "requires sm_120a", "supported on sm_120f or
+/// higher in the same family from PTX ISA 8.8"; sm_121 is the sm_120 family's other member.
+pub const ARCH_GATES: &[ArchGate] = &[
+    ArchGate {
+        op: "mma",
+        when: &["kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4|block_scale"],
+        family: &[120, 121],
+        what: "block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`)",
+    },
+    ArchGate {
+        op: "mma",
+        when: &["kind::f8f6f4"],
+        family: &[120, 121],
+        what: "`mma.kind::f8f6f4`",
+    },
+];
+
+/// Whether `arch` has a feature of `family`.
+pub fn has(arch: Arch, family: &[u32]) -> bool {
+    arch.suffix != Suffix::None && family.contains(&arch.sm)
+}
+
+/// The error for the first row `op` with `modifiers` fails on `arch`, if any.
+pub fn failure(arch: Arch, op: &str, modifiers: &[&str]) -> Option<String> {
+    let gate = ARCH_GATES
+        .iter()
+        .find(|g| g.op == op && applies_to(g, modifiers) && !has(arch, g.family))?;
+    let first = gate.family[0];
+    let names: Vec<String> = gate
+        .family
+        .iter()
+        .map(|sm| format!("sm_{sm}a"))
+        .chain(gate.family.iter().map(|sm| format!("sm_{sm}f")))
+        .collect();
+    Some(format!(
+        "{} needs the architecture-specific target sm_{first}a or a target of its family \
+         ({}); this module declares .target {}",
+        gate.what,
+        names.join(", "),
+        arch.name()
+    ))
+}
+
+fn applies_to(gate: &ArchGate, modifiers: &[&str]) -> bool {
+    let row = super::gate::g(gate.op, gate.when, (0, 0), 0);
+    applies(&row, modifiers, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arch(t: &str) -> Arch {
+        Arch::parse(t).expect("an architecture")
+    }
+
+    #[test]
+    fn the_sm_120_family_targets_have_the_block_scaled_forms() {
+        let mods = ["sync", "aligned", "kind::mxf4nvf4", "block_scale"];
+        for t in ["sm_120a", "sm_121a", "sm_120f", "sm_121f", "compute_120a"] {
+            assert_eq!(failure(arch(t), "mma", &mods), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn plain_and_other_family_targets_do_not() {
+        let mods = ["sync", "aligned", "kind::mxf8f6f4", "block_scale"];
+        for t in [
+            "sm_120", "sm_121", "sm_100a", "sm_100f", "sm_103a", "sm_90a", "sm_110f",
+        ] {
+            let e = failure(arch(t), "mma", &mods).unwrap_or_default();
+            assert!(e.contains("sm_120a") && e.contains(t), "{t}: {e}");
+        }
+        // The unscaled kind likewise; other `mma` forms have no such row.
+        assert!(failure(arch("sm_120"), "mma", &["kind::f8f6f4"]).is_some());
+        assert_eq!(failure(arch("sm_120"), "mma", &["e4m3", "f16"]), None);
+    }
+
+    #[test]
+    fn suffixes_parse() {
+        assert_eq!(arch("sm_120f").suffix, Suffix::Family);
+        assert_eq!(arch("compute_90a").suffix, Suffix::Specific);
+        assert_eq!(
+            arch("sm_80"),
+            Arch {
+                sm: 80,
+                suffix: Suffix::None
+            }
+        );
+        assert_eq!(Arch::parse("sm_90x"), None);
+    }
+}

@@ -1,0 +1,242 @@
+//! Block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4` with `.block_scale`)
+//! and the fp8 forms with `.f16` accumulators: every form of the ISA's syntax checks,
+//! translates for every warp strategy and passes SPIRV-Tools; the combinations its tables do
+//! not list, selectors that select nothing, and targets without the sm_120 family's features
+//! are refused with an error that names what is needed. What the forms compute is run by the
+//! conformance suite's block-scaled matrix family against its reference model.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+
+fn kernel(version: &str, target: &str, body: &str) -> String {
+    format!(
+        ".version {version}\n.target {target}\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         \t.reg .b32 %r<40>;\n\t.reg .b16 %h<8>;\n\t.reg .f32 %f<20>;\n\t.reg .b64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [out];\n\
+         {body}\n\tst.global.f32 [%rd1], %f1;\n\tst.global.b32 [%rd1+4], %r1;\n\tret;\n}}\n"
+    )
+}
+
+fn translates(version: &str, target: &str, body: &str) {
+    let program = Program::parse(SourceFile::new("k.ptx", kernel(version, target, body)))
+        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
+    for name in ["lavapipe", "nvidia", "amd-rdna"] {
+        let profile = DeviceProfile::named(name).expect("a named profile");
+        let k = program
+            .translate_kernel("k", &profile)
+            .unwrap_or_else(|d| panic!("{body} for {name}:\n{d}"));
+        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
+            panic!("{body} for {name}: invalid SPIR-V: {e}");
+        }
+    }
+}
+
+fn refused_for(version: &str, target: &str, body: &str, message: &str) {
+    match Program::parse(SourceFile::new("bad.ptx", kernel(version, target, body))) {
+        Ok(_) => panic!("`{body}` was accepted for {target}"),
+        Err(d) => assert!(
+            d.errors().any(|e| e.message.contains(message)),
+            "`{body}` for {target}: no error `{message}`:\n{d}"
+        ),
+    }
+}
+
+const D: &str = "{%f1, %f2, %f3, %f4}";
+const C: &str = "{%f5, %f6, %f7, %f8}";
+const A4: &str = "{%r10, %r11, %r12, %r13}";
+const B2: &str = "{%r14, %r15}";
+
+/// The scale operands: data registers, constant selectors.
+fn scales(ba: u32, ta: u32, bb: u32, tb: u32) -> String {
+    format!("%r20, {{{ba}, {ta}}}, %r21, {{{bb}, {tb}}}")
+}
+
+const MXF8: &str = "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X";
+const MXF4: &str = "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale";
+const NVF4: &str = "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale";
+
+#[test]
+fn every_block_scaled_form_translates() {
+    let body = [
+        format!("\t{MXF8}.f32.e4m3.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};", scales(3, 1, 2, 3)),
+        // The default `.scale_vec`, and the modifiers in the order CUTLASS writes them.
+        format!(
+            "\tmma.sync.aligned.kind::mxf8f6f4.block_scale.m16n8k32.row.col.f32.e3m2.e5m2.f32.ue8m0 \
+             {D}, {A4}, {B2}, {C}, {};",
+            scales(0, 0, 0, 0)
+        ),
+        format!("\t{MXF4}.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};", scales(2, 0, 0, 1)),
+        format!(
+            "\t{MXF4}.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+            scales(0, 1, 2, 2)
+        ),
+        format!(
+            "\t{NVF4}.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+            scales(2, 1, 0, 0)
+        ),
+        format!(
+            "\t{NVF4}.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+            scales(0, 0, 0, 3)
+        ),
+        format!(
+            "\t{NVF4}.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 {D}, {A4}, {B2}, {C}, {};",
+            scales(0, 1, 0, 1)
+        ),
+        // Selectors in 16-bit registers (CUTLASS passes them so).
+        format!(
+            "\tmov.b16 %h1, 1;\n\tmov.b16 %h2, 0;\n\
+             \t{MXF8}.f32.e2m3.e2m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, %r20, {{%h1, %h2}}, %r21, {{%h2, %h1}};"
+        ),
+    ]
+    .join("\n");
+    for target in ["sm_120a", "sm_121a", "sm_120f", "sm_121f"] {
+        translates("8.8", target, &body);
+    }
+}
+
+#[test]
+fn fp8_forms_accumulate_in_f16() {
+    // ".f8type = {.e4m3, .e5m2}; .ctype = {.f16, .f32}; .dtype = {.f16, .f32};
+    // .shape = {.m16n8k16, .m16n8k32}".
+    translates(
+        "8.7",
+        "sm_89",
+        "\tmma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r1, %r2}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r3, %r4};\n\
+         \tmma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f16 {%f1, %f2, %f3, %f4}, {%r10, %r11}, {%r14}, {%r3, %r4};\n\
+         \tmma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f32 {%r1, %r2}, {%r10, %r11}, {%r14}, {%f5, %f6, %f7, %f8};",
+    );
+    // PTX ISA 8.7 added them.
+    refused_for(
+        "8.6",
+        "sm_90",
+        "\tmma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r1, %r2}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r3, %r4};",
+        "requires PTX ISA 8.7",
+    );
+}
+
+#[test]
+fn combinations_the_isa_does_not_list_are_refused() {
+    let s = scales(0, 0, 0, 0);
+    let cases = [
+        // mxf8f6f4 is .m16n8k32 with .f32 C and D.
+        (
+            format!(
+                "\tmma.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, {s};"
+            ),
+            "`.kind::mxf8f6f4` is .m16n8k32",
+        ),
+        (
+            format!(
+                "\t{MXF8}.f16.e4m3.e4m3.f16.ue8m0 {{%r1, %r2}}, {A4}, {B2}, {{%r3, %r4}}, {s};"
+            ),
+            "`.kind::mxf8f6f4` is .m16n8k32",
+        ),
+        // mxf4 takes .e2m1 only, and .scale_vec::2X with .ue8m0.
+        (
+            format!("\t{MXF4}.f32.e4m3.e4m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, {s};"),
+            "`.kind::mxf4` is .m16n8k64",
+        ),
+        (
+            format!("\t{MXF4}.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {s};"),
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        (
+            format!("\t{MXF8}.f32.e4m3.e4m3.f32.ue4m3 {D}, {A4}, {B2}, {C}, {s};"),
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        // .ue4m3 goes with .scale_vec::4X; mxf4nvf4 must write its size.
+        (
+            format!("\t{NVF4}.scale_vec::2X.f32.e2m1.e2m1.f32.ue4m3 {D}, {A4}, {B2}, {C}, {s};"),
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        (
+            format!("\t{NVF4}.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {s};"),
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        // The kinds need `.block_scale`, and it needs them.
+        (
+            format!(
+                "\tmma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.f32.e4m3.e4m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, {s};"
+            ),
+            "need `.block_scale`",
+        ),
+        (
+            format!(
+                "\tmma.sync.aligned.m16n8k32.row.col.block_scale.f32.e4m3.e4m3.f32 {D}, {A4}, {B2}, {C}, {s};"
+            ),
+            "`.block_scale` needs",
+        ),
+        // Selectors: byte-id 0 or 2 for 2X, 0 for 4X; thread-id-a 0-1, thread-id-b 0-3.
+        (
+            format!(
+                "\t{MXF4}.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+                scales(1, 0, 0, 0)
+            ),
+            "`byte-id`",
+        ),
+        (
+            format!(
+                "\t{NVF4}.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+                scales(0, 0, 2, 0)
+            ),
+            "`byte-id`",
+        ),
+        (
+            format!(
+                "\t{MXF8}.f32.e4m3.e4m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+                scales(0, 2, 0, 0)
+            ),
+            "`thread-id`",
+        ),
+        (
+            format!(
+                "\t{MXF8}.f32.e4m3.e4m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+                scales(0, 0, 0, 4)
+            ),
+            "`thread-id`",
+        ),
+        // The 4-bit A of mxf4 is four registers of eight elements, not eight of four.
+        (
+            format!(
+                "\t{MXF4}.f32.e2m1.e2m1.f32.ue8m0 {D}, {{%r10, %r11, %r12, %r13, %r16, %r17, %r18, %r19}}, {B2}, {C}, {s};"
+            ),
+            "takes 4 registers for A",
+        ),
+    ];
+    for (body, message) in &cases {
+        refused_for("8.8", "sm_120a", body, message);
+    }
+}
+
+#[test]
+fn targets_without_the_family_features_are_refused() {
+    let body = format!(
+        "\t{MXF8}.f32.e4m3.e4m3.f32.ue8m0 {D}, {A4}, {B2}, {C}, {};",
+        scales(0, 0, 0, 0)
+    );
+    // A plain target of the family, or the arch-specific target of another (which is also
+    // below sm_120's number).
+    for target in ["sm_120", "sm_121", "sm_100a", "sm_103f"] {
+        refused_for(
+            "8.8",
+            target,
+            &body,
+            &format!(
+                "block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`) needs the architecture-specific target sm_120a or a target of its family (sm_120a, sm_121a, sm_120f, sm_121f); this module declares .target {target}"
+            ),
+        );
+    }
+    // Below sm_120, the number's error comes first.
+    refused_for("8.8", "sm_90a", &body, "requires PTX ISA 8.7 and sm_120");
+    // The unscaled kind follows the same rule.
+    refused_for(
+        "8.7",
+        "sm_120",
+        &format!(
+            "\tmma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32 {D}, {A4}, {B2}, {C};"
+        ),
+        "`mma.kind::f8f6f4` needs the architecture-specific target sm_120a",
+    );
+}
