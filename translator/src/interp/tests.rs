@@ -244,7 +244,7 @@ fn the_passes_in_order_keep_behaviour() {
 /// two's complement, and the undefined cases it must refuse.
 #[test]
 fn the_interpreter_follows_ieee_and_twos_complement() {
-    use super::{binary, convert, extended, unary};
+    use super::ops::{binary, convert, extended, unary};
     use crate::ir::{BinOp, ConvOp, ExtOp, Ty, UnOp};
     let f = |x: f32| u64::from(x.to_bits());
     assert_eq!(
