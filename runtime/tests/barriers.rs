@@ -140,3 +140,32 @@ fn barrier_cases() {
 fn barriers_at_every_subgroup_size() {
     common::at_every_subgroup_size("barrier_cases");
 }
+
+/// A barrier, then a loop whose first statement leaves it (tests/ptx/barrier_then_loop.ptx):
+/// lavapipe crashed creating the pipeline for it while the loop sat in a once-run wrapper loop.
+/// By the ISA the loop is left before its counter moves when `start < 7`, and otherwise runs
+/// its three iterations (its exit test then compares `max(start, 2^31 - 1) < 2`, false).
+#[test]
+fn barrier_then_loop_left_at_once() {
+    let ctx = common::context();
+    let text = common::read_test_ptx("barrier_then_loop.ptx");
+    let m = ctx
+        .load_ptx("barrier_then_loop.ptx", &text)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = DeviceBuffer::<u32>::from_slice(&ctx, &[u32::MAX]).unwrap();
+    for n in [1, 32, 64] {
+        let k = m.kernel("left_at_once").unwrap();
+        k.launch(&block(n), &[(&out).into()]).unwrap();
+        assert_eq!(out.to_vec().unwrap(), [0], "left_at_once, {n} threads");
+        let k = m.kernel("left_later").unwrap();
+        for start in [0u32, 6, 7, 100, u32::MAX] {
+            let want = if start < 7 { 0 } else { 3 };
+            k.launch(&block(n), &[(&out).into(), start.into()]).unwrap();
+            assert_eq!(
+                out.to_vec().unwrap(),
+                [want],
+                "left_later, start {start}, {n} threads"
+            );
+        }
+    }
+}

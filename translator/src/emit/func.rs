@@ -3,7 +3,10 @@
 //! The tree's `Block` and `Loop` both become SPIR-V loop constructs (a `Block` is a loop whose
 //! back edge is never taken), so every tree branch is a SPIR-V break or continue. A branch that
 //! leaves several constructs at once stores its target in a variable, breaks out of the innermost
-//! construct, and the code after each construct's merge forwards it outward. Register values
+//! construct, and the code after each construct's merge forwards it outward. A `Block` that
+//! begins with a `Loop` is one loop construct for both (`loop_then_rest`), so that a branch
+//! from the loop past the rest of the block is a plain break: lavapipe crashes on some kernels
+//! given a once-run loop around the real one instead (docs/testing.md). Register values
 //! are carried from block to block as the tree is written (`carry.rs`), so a register is loaded
 //! only where its value may differ along the paths that reach the load.
 
@@ -212,7 +215,12 @@ impl FnEmitter<'_, '_> {
                 self.carry.join(m);
                 Ok(())
             }
-            Node::Block(body) => self.construct(Kind::Block, body),
+            Node::Block(body) => match body.split_first() {
+                Some((Node::Loop(inner), rest)) if !branches_to_block(inner, 1, 2) => {
+                    self.loop_then_rest(inner, rest)
+                }
+                _ => self.construct(Kind::Block, body),
+            },
             Node::Loop(body) => self.construct(Kind::Loop, body),
             Node::Branch(d) => self.tree_branch(*d),
             Node::Return(vals) => {
@@ -370,6 +378,50 @@ impl FnEmitter<'_, '_> {
         Ok(())
     }
 
+    /// `Block([Loop(inner), rest..])` as one loop construct: the loop's continue target is
+    /// the continue target of `inner`, its merge the block's; falling off `inner` runs `rest`
+    /// inside the construct and then leaves it. Two frames share the construct, so a branch to
+    /// the block from directly inside `inner` is a break (`tree_branch`); one from a construct
+    /// nested in `inner` would be forwarded to the block's frame and is not folded this way.
+    fn loop_then_rest(&mut self, inner: &[Node], rest: &[Node]) -> R<()> {
+        let block_mark = self.carry.mark();
+        let header = self.e.b.id();
+        let start = self.e.b.id();
+        let merge = self.e.b.id();
+        let cont = self.e.b.id();
+        self.branch(header);
+        self.begin(header);
+        self.e
+            .op_void(Op::LoopMerge, [merge, cont, LoopControl::NONE.bits()]);
+        self.branch(start);
+        self.begin(start);
+        for kind in [Kind::Block, Kind::Loop] {
+            self.frames.push(Frame {
+                kind,
+                merge,
+                cont,
+                forwards: false,
+            });
+        }
+        let loop_mark = self.carry.enter_loop(self.f, inner);
+        self.seq(inner)?;
+        self.carry.leave_loop(loop_mark);
+        let in_loop = self.frames.pop().is_some_and(|f| f.forwards);
+        self.seq(rest)?;
+        if !self.done {
+            self.branch(merge);
+        }
+        let in_block = self.frames.pop().is_some_and(|f| f.forwards);
+        self.begin(cont);
+        self.branch(header);
+        self.begin(merge);
+        self.carry.join(block_mark);
+        if in_loop || in_block {
+            self.forward_pending()?;
+        }
+        Ok(())
+    }
+
     fn pending_var(&mut self) -> Word {
         if let Some(v) = self.pending {
             return v;
@@ -391,6 +443,12 @@ impl FnEmitter<'_, '_> {
     fn tree_branch(&mut self, d: u32) -> R<()> {
         let n = self.frames.len();
         let target = n - 1 - d as usize;
+        if d == 1 && self.frames[target].merge == self.frames[n - 1].merge {
+            // The block half of a `loop_then_rest` construct, from directly inside its loop.
+            let merge = self.frames[target].merge;
+            self.branch(merge);
+            return Ok(());
+        }
         if d == 0 {
             let f = &self.frames[target];
             let to = if f.kind == Kind::Block {
@@ -450,4 +508,21 @@ impl FnEmitter<'_, '_> {
             |_| Ok(()),
         )
     }
+}
+
+/// Whether a branch in `nodes`, `depth` constructs inside a `Block`, leaves to that block from
+/// `min` or more constructs inside it.
+fn branches_to_block(nodes: &[Node], depth: u32, min: u32) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Branch(d) => *d == depth && depth >= min,
+        Node::Block(body) | Node::Loop(body) => branches_to_block(body, depth + 1, min),
+        Node::If { then, else_, .. } => {
+            branches_to_block(then, depth, min) || branches_to_block(else_, depth, min)
+        }
+        Node::Switch { cases, default, .. } => {
+            cases.iter().any(|c| branches_to_block(c, depth, min))
+                || branches_to_block(default, depth, min)
+        }
+        Node::Code(_) | Node::Return(_) | Node::Exit | Node::Unreachable => false,
+    })
 }
