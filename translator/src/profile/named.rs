@@ -68,7 +68,8 @@ fn desktop(name: &str) -> DeviceProfile {
         max_texture_bindings: 4096,
         // RADV and ANV keep subnormals of every width when asked (NVIDIA: below).
         denorm_preserve: FloatWidths::ALL,
-        // RADV, ANV and NVIDIA offer it for every width.
+        // RADV, ANV and NVIDIA report it for every width (their drivers' property tables, not
+        // measured here; the runtime reads the device's own answer).
         signed_zero_inf_nan_preserve: FloatWidths::ALL,
         loop_limit: None,
         shared_in_device_memory: false,
