@@ -19,6 +19,7 @@ use super::{
     Form, Mats, T, c_pos, check_elem, for_kind, fragment_kernel, fragments, launched_case,
     one_warp, pack, thread_words, unpack,
 };
+use crate::cases::kernel_case::rejected_line;
 use crate::values::Rng;
 use crate::{Case, Outcome};
 
@@ -41,6 +42,10 @@ struct Scaled {
     ue4m3: bool,
     /// `{byte-id-a, thread-id-a}`, `{byte-id-b, thread-id-b}`.
     sel: (u32, u32, u32, u32),
+    /// The selectors in `.b16` registers rather than constants.
+    regs: bool,
+    /// Row 3's factors are the `.ue8m0` NaN, 0xFF.
+    nan: bool,
 }
 
 impl Scaled {
@@ -83,6 +88,8 @@ impl Scaled {
     fn scale(&self, x: u8) -> f64 {
         if self.ue4m3 {
             T::E4m3.value(u64::from(x & 0x7F))
+        } else if x == 0xFF {
+            f64::NAN
         } else {
             2f64.powi(i32::from(x) - 127)
         }
@@ -153,9 +160,14 @@ fn case(s: Scaled, seed: u64) -> Case {
     let a: Vec<u64> = (0..16 * k).map(|_| elem(s.a, &mut rng)).collect();
     let b: Vec<u64> = (0..k * 8).map(|_| elem(s.b, &mut rng)).collect();
     let c: Vec<u64> = (0..16 * 8).map(|_| T::F32.random(&mut rng)).collect();
-    let sa: Vec<u8> = (0..16 * s.vec)
+    let mut sa: Vec<u8> = (0..16 * s.vec)
         .map(|_| random_scale(&s, &mut rng))
         .collect();
+    if s.nan {
+        for j in 0..s.vec {
+            sa[(3 * s.vec + j) as usize] = 0xFF;
+        }
+    }
     let sb: Vec<u8> = (0..s.vec * 8).map(|_| random_scale(&s, &mut rng)).collect();
     // The scale registers: random, then the selected bytes of the selected threads.
     let (ba, ta, bb, tb) = s.sel;
@@ -218,15 +230,29 @@ fn case(s: Scaled, seed: u64) -> Case {
     ];
     let (ptx, in_stride, out_stride) = fragment_kernel(&s.mnemonic(), &inputs, (T::F32, 4), "");
     // The selectors go after each data register.
-    let ptx = ptx.replacen(
-        "%r6, %r7;",
-        &format!("%r6, {{{ba}, {ta}}}, %r7, {{{bb}, {tb}}};"),
-        1,
-    );
+    let ptx = if s.regs {
+        let movs = format!(
+            "\t.reg .b16 %hs<4>;\n\tmov.b16 %hs0, {ba};\n\tmov.b16 %hs1, {ta};\n\
+             \tmov.b16 %hs2, {bb};\n\tmov.b16 %hs3, {tb};\n\tmma."
+        );
+        ptx.replacen("%r6, %r7;", "%r6, {%hs0, %hs1}, %r7, {%hs2, %hs3};", 1)
+            .replacen("\tmma.", &movs, 1)
+    } else {
+        ptx.replacen(
+            "%r6, %r7;",
+            &format!("%r6, {{{ba}, {ta}}}, %r7, {{{bb}, {tb}}};"),
+            1,
+        )
+    };
     let ptx = for_kind(ptx, true);
     debug_assert_eq!(words.len() as u32 * 4, in_stride * 32);
     let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let name = format!("matrix/{}/{:?}/{seed}", s.mnemonic(), s.sel);
+    let how = match (s.regs, s.nan) {
+        (true, _) => "registers",
+        (_, true) => "nan",
+        _ => "constants",
+    };
+    let name = format!("matrix/{}/{:?}/{how}/{seed}", s.mnemonic(), s.sel);
     let launch = one_warp(
         &name,
         &ptx,
@@ -252,7 +278,13 @@ fn case(s: Scaled, seed: u64) -> Case {
                 let got_v = f64::from(f32::from_bits(g as u32));
                 let bound =
                     f64::from(k + 2) * 2f64.powi(-24) * mag + f64::from(k + 2) * 2f64.powi(-149);
-                if (got_v - exact).abs() > bound || got_v.is_nan() {
+                // A NaN factor makes its row NaN, whatever the other products.
+                let wrong = if exact.is_nan() {
+                    !got_v.is_nan()
+                } else {
+                    (got_v - exact).abs() > bound || got_v.is_nan()
+                };
+                if wrong {
                     return Outcome::Fail(format!(
                         "D[{r}][{col}] (lane {lane}, d{i}): expected {exact} (within {bound:e}), got {got_v}"
                     ));
@@ -316,6 +348,8 @@ pub(super) fn cases() -> Vec<Case> {
         vec,
         ue4m3,
         sel,
+        regs: false,
+        nan: false,
     };
     let scaled = [
         s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3)),
@@ -325,6 +359,18 @@ pub(super) fn cases() -> Vec<Case> {
         s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (0, 0, 2, 1)),
         s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, false, (0, 1, 0, 3)),
         s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 0, 0, 2)),
+        Scaled {
+            regs: true,
+            ..s(Kind::Mxf8f6f4, T::E3m2, T::E2m3, 1, false, (2, 1, 3, 2))
+        },
+        Scaled {
+            regs: true,
+            ..s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 0, 0, 3))
+        },
+        Scaled {
+            nan: true,
+            ..s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (0, 1, 2, 0))
+        },
     ];
     let f = |k, d, a, b, c| Form {
         m: 16,
@@ -353,5 +399,65 @@ pub(super) fn cases() -> Vec<Case> {
             .enumerate()
             .map(|(i, x)| f16_acc_case(x, 1400 + i as u64)),
     );
+    v.extend(rejections());
+    v
+}
+
+/// A module of the plain sm_120 target, which lacks the family's features.
+fn module_sm120_plain(line: &str) -> String {
+    super::module(line).replacen(".target sm_90\n", ".target sm_120\n", 1)
+}
+
+/// Forms the ISA's tables do not list, and a target without the sm_120 family features.
+fn rejections() -> Vec<Case> {
+    let scales = "%r9, {0, 0}, %r10, {0, 0};";
+    let line = |m: &str| {
+        format!(
+            "{m} {{%f1,%f2,%f3,%f4}}, {{%r1,%r2,%r3,%r4}}, {{%r5,%r6}}, {{%f5,%f6,%f7,%f8}}, {scales}"
+        )
+    };
+    let lines = [
+        (
+            "mma-block-scale-mxf4-4x",
+            line(
+                "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0",
+            ),
+            "kind::mxf4",
+        ),
+        (
+            "mma-block-scale-mxf8-ue4m3",
+            line(
+                "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue4m3",
+            ),
+            "kind::mxf8f6f4",
+        ),
+        (
+            "mma-block-scale-f16-d",
+            line(
+                "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f16.e4m3.e4m3.f32.ue8m0",
+            ),
+            "kind::mxf8f6f4",
+        ),
+    ];
+    let mut v: Vec<Case> = lines
+        .iter()
+        .map(|(n, l, at)| {
+            rejected_line(
+                super::FAMILY,
+                "matrix/rejected",
+                super::module_sm120,
+                (n, l, at),
+            )
+        })
+        .collect();
+    let plain = line(
+        "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0",
+    );
+    v.push(rejected_line(
+        super::FAMILY,
+        "matrix/rejected",
+        module_sm120_plain,
+        ("mma-block-scale-plain-sm120", &plain, "kind::mxf8f6f4"),
+    ));
     v
 }
