@@ -10,13 +10,14 @@
 //! [`Entry::since`] (`gating::gates`), and the conformance crate counts its cases by [`Family`].
 //!
 //! A family names one decoder (`check/inst/<family>.rs`) and the forms it builds
-//! (`check/op/<family>.rs`); [`Family::lowering`] says where those forms are lowered.
+//! (`check/op/<family>.rs`); [`Family::lowering_modules`] says where those forms are lowered, and
+//! [`Form::lowering`] by which functions.
 
 mod rows;
 mod types;
 
 pub use rows::{CATALOG, REFUSED};
-pub use types::{Edition, Entry, Family, Form, Section, Since};
+pub use types::{Edition, Entry, Family, Form, NO_IR, Section, Since};
 
 use crate::ast;
 

@@ -3,7 +3,7 @@
 //! the conformance crate's coverage lists name it and to the chapter otherwise.
 
 use super::types::Family::{self, *};
-use super::types::{Decode, Edition, Entry, Form, Section, Since, When};
+use super::types::{Decode, Edition, Entry, Form, NO_IR, Section, Since, When};
 use crate::check::inst::{
     arith, async_copy, atom, cmp, control, convert, data, extended, fence, float, int, ldst, logic,
     matrix, mbarrier, misc, narrow, permute, sync, texture, video, warp, wgmma,
@@ -52,6 +52,7 @@ const fn f(family: Family, section: Section, decode: Decode) -> Form {
         section,
         when: None,
         decode,
+        lower: &[],
     }
 }
 
@@ -62,6 +63,7 @@ const fn fw(family: Family, section: Section, when: When, decode: Decode) -> For
         section,
         when: Some(when),
         decode,
+        lower: &[],
     }
 }
 
@@ -115,10 +117,11 @@ const fn float_when(number: &'static str, name: &'static str) -> Form {
         float::has_float_type,
         float::decode,
     )
+    .lowered_by(&["float::lower"])
 }
 
 const fn float_41(number: &'static str, name: &'static str) -> Form {
-    f(Float, isa41(number, FLOAT, name), float::decode)
+    f(Float, isa41(number, FLOAT, name), float::decode).lowered_by(&["float::lower"])
 }
 
 /// The packed 16-bit integer forms of `add`, `sub`, `min`, `max` (later ISA).
@@ -126,6 +129,7 @@ const fn simd(name: &'static str) -> Form {
     fw(Int, later("9.7.1", INT, name), int::is_simd, |cx, i, m| {
         int::simd(cx, i, m).map(Op::Simd)
     })
+    .lowered_by(&["int::simd"])
 }
 
 /// Sorted by mnemonic, so that a lookup is a binary search.
@@ -159,7 +163,8 @@ pub const CATALOG: &[Entry] = &[
                 isa41("8.7.2.1", EXT, "add.cc"),
                 carry_in_or_out,
                 |cx, i, m| extended::carry(cx, i, m).map(Op::Carry),
-            ),
+            )
+            .lowered_by(&["extended::carry"]),
             simd("add"),
             f(Arith, isa41("8.7.1.1", INT, "add"), |cx, i, m| {
                 arith::add(cx, i, m).map(Op::Add)
@@ -171,14 +176,16 @@ pub const CATALOG: &[Entry] = &[
         since((1, 2), 0),
         &[f(Extended, isa41("8.7.2.2", EXT, "addc"), |cx, i, m| {
             extended::carry(cx, i, m).map(Op::Carry)
-        })],
+        })
+        .lowered_by(&["extended::carry"])],
     ),
     e(
         "and",
         ALWAYS,
         &[f(Logic, isa41("8.7.5.1", LOGIC, "and"), |cx, i, m| {
             logic::bitwise(cx, i, m, 3).map(Op::And)
-        })],
+        })
+        .lowered_by(&["logic::bitwise"])],
     ),
     e(
         "atom",
@@ -200,7 +207,8 @@ pub const CATALOG: &[Entry] = &[
                     m.flag("sync");
                     warp::warp_sync(cx, i).map(Op::WarpSync)
                 },
-            ),
+            )
+            .lowered_by(&["warp::warp_sync"]),
             f(
                 Sync,
                 later("9.7.13", PARALLEL, "bar, barrier"),
@@ -215,7 +223,8 @@ pub const CATALOG: &[Entry] = &[
             Sync,
             later("9.7.13", PARALLEL, "bar, barrier"),
             |cx, i, m| sync::bar(cx, i, m).map(Op::Bar),
-        )],
+        )
+        .lowered_by(&["sync::bar"])],
     ),
     e(
         "bfe",
@@ -264,16 +273,16 @@ pub const CATALOG: &[Entry] = &[
         since((1, 0), 11),
         &[f(Control, later("9.7.19", MISC, "brkpt"), |cx, i, m| {
             control::no_operands(cx, i, m, &[]).map(|_| Op::Trap { breakpoint: true })
-        })],
+        })
+        .lowered_by(&["control::trap"])],
     ),
     e(
         "brx",
         ALWAYS,
-        &[f(
-            Control,
-            later("9.7.12", CONTROL, "brx.idx"),
-            |cx, i, m| control::brx_idx(cx, i, m).map(Op::BrxIdx),
-        )],
+        &[f(Control, later("9.7.12", CONTROL, "brx.idx"), |cx, i, m| {
+            control::brx_idx(cx, i, m).map(Op::BrxIdx)
+        })
+        .lowered_by(&["control::brx_idx"])],
     ),
     // Whether the callee is a function or a pointer needs the symbol table, not the syntax:
     // one form decides inside.
@@ -286,7 +295,8 @@ pub const CATALOG: &[Entry] = &[
             } else {
                 control::call_indirect(cx, i, m).map(|c| Op::CallIndirect(Box::new(c)))
             }
-        })],
+        })
+        .lowered_by(&["call::call", "call::call_indirect"])],
     ),
     e(
         "clz",
@@ -315,14 +325,16 @@ pub const CATALOG: &[Entry] = &[
             AsyncCopy,
             later("9.7.9.25", DATA, "cp.async"),
             |cx, i, m| async_copy::cp(cx, i, m).map(Op::AsyncCopy),
-        )],
+        )
+        .lowered_by(&["async_copy::async_copy"])],
     ),
     e(
         "createpolicy",
         since((7, 4), 80),
         &[f(Misc, later("9.7.9", DATA, "createpolicy"), |cx, i, m| {
             misc::createpolicy(cx, i, m).map(Op::CreatePolicy)
-        })],
+        })
+        .lowered_by(&["misc::create_policy"])],
     ),
     e(
         "cvt",
@@ -333,13 +345,15 @@ pub const CATALOG: &[Entry] = &[
                 later("9.7.9", DATA, "cvt.pack"),
                 packs,
                 |cx, i, m| convert::cvt_pack(cx, i, m).map(Op::CvtPack),
-            ),
+            )
+            .lowered_by(&["convert::cvt_pack"]),
             fw(
                 Narrow,
                 later("9.7.9.21", DATA, "cvt"),
                 narrow::is_narrow,
                 |cx, i, m| narrow::cvt_narrow(cx, i, m).map(|c| Op::CvtNarrow(Box::new(c))),
-            ),
+            )
+            .lowered_by(&["convert::cvt_narrow"]),
             f(Convert, isa41("8.7.6.13", DATA, "cvt"), |cx, i, m| {
                 convert::cvt(cx, i, m).map(Op::Cvt)
             }),
@@ -367,14 +381,16 @@ pub const CATALOG: &[Entry] = &[
         since((5, 0), 61),
         &[f(Int, later("9.7.1", INT, "dp2a"), |cx, i, m| {
             int::dot(cx, i, m, true).map(Op::Dp2a)
-        })],
+        })
+        .lowered_by(&["int::dot"])],
     ),
     e(
         "dp4a",
         since((5, 0), 61),
         &[f(Int, later("9.7.1", INT, "dp4a"), |cx, i, m| {
             int::dot(cx, i, m, false).map(Op::Dp4a)
-        })],
+        })
+        .lowered_by(&["int::dot"])],
     ),
     e(
         "elect",
@@ -400,7 +416,8 @@ pub const CATALOG: &[Entry] = &[
             Fence,
             later("9.7.13", PARALLEL, "membar, fence"),
             fence::fence,
-        )],
+        )
+        .lowered_by(&["sync::membar", "misc::no_effect"])],
     ),
     e("fma", ALWAYS, &[float_41("8.7.3.6", "fma")]),
     e(
@@ -408,7 +425,8 @@ pub const CATALOG: &[Entry] = &[
         since((7, 8), 90),
         &[f(Misc, later("9.7.9", DATA, "getctarank"), |cx, i, m| {
             misc::cluster_query(cx, i, m, false).map(Op::ClusterQuery)
-        })],
+        })
+        .lowered_by(&["misc::cluster_query"])],
     ),
     e(
         "griddepcontrol",
@@ -417,7 +435,8 @@ pub const CATALOG: &[Entry] = &[
             Misc,
             later("9.7.13", PARALLEL, "griddepcontrol"),
             |cx, i, m| misc::griddepcontrol(cx, i, m).map(Op::NoEffect),
-        )],
+        )
+        .lowered_by(&["misc::no_effect"])],
     ),
     e(
         "isspacep",
@@ -447,7 +466,8 @@ pub const CATALOG: &[Entry] = &[
         since((2, 0), 0),
         &[f(Ldst, isa41("8.7.6.8", DATA, "ldu"), |cx, i, m| {
             ldst::ldu(cx, i, m).map(Op::Ld)
-        })],
+        })
+        .lowered_by(&["data::ld"])],
     ),
     e("lg2", ALWAYS, &[float_41("8.7.3.20", "lg2")]),
     e(
@@ -467,7 +487,8 @@ pub const CATALOG: &[Entry] = &[
                 isa41("8.7.2.5", EXT, "mad.cc"),
                 carry_in_or_out,
                 |cx, i, m| extended::carry(cx, i, m).map(Op::Carry),
-            ),
+            )
+            .lowered_by(&["extended::carry"]),
             f(Arith, isa41("8.7.1.4", INT, "mad"), |cx, i, m| {
                 arith::mad(cx, i, m).map(Op::Mad)
             }),
@@ -478,30 +499,34 @@ pub const CATALOG: &[Entry] = &[
         ALWAYS,
         &[f(Int, isa41("8.7.1.6", INT, "mad24"), |cx, i, m| {
             int::mul24(cx, i, m, true).map(Op::Mad24)
-        })],
+        })
+        .lowered_by(&["int::mul24"])],
     ),
     e(
         "madc",
         since((3, 0), 20),
         &[f(Extended, isa41("8.7.2.6", EXT, "madc"), |cx, i, m| {
             extended::carry(cx, i, m).map(Op::Carry)
-        })],
+        })
+        .lowered_by(&["extended::carry"])],
     ),
     e(
         "mapa",
         since((7, 8), 90),
         &[f(Misc, later("9.7.9", DATA, "mapa"), |cx, i, m| {
             misc::cluster_query(cx, i, m, true).map(Op::ClusterQuery)
-        })],
+        })
+        .lowered_by(&["misc::cluster_query"])],
     ),
     e(
         "match",
         since((6, 0), 70),
-        &[f(
-            Warp,
-            later("9.7.13", PARALLEL, "match.sync"),
-            |cx, i, m| warp::match_sync(cx, i, m).map(Op::Match),
-        )],
+        &[
+            f(Warp, later("9.7.13", PARALLEL, "match.sync"), |cx, i, m| {
+                warp::match_sync(cx, i, m).map(Op::Match)
+            })
+            .lowered_by(&["warp::match_sync"]),
+        ],
     ),
     e(
         "max",
@@ -511,7 +536,8 @@ pub const CATALOG: &[Entry] = &[
             simd("max"),
             f(Arith, isa41("8.7.1.13", INT, "max"), |cx, i, m| {
                 arith::min_max(cx, i, m).map(Op::Max)
-            }),
+            })
+            .lowered_by(&["arith::min_max"]),
         ],
     ),
     e(
@@ -526,7 +552,8 @@ pub const CATALOG: &[Entry] = &[
                     MbarrierInst::PendingCount(p) => Op::MbarrierPending(p),
                 })
             },
-        )],
+        )
+        .lowered_by(&["mbarrier::mbarrier", "mbarrier::pending_count"])],
     ),
     e(
         "membar",
@@ -545,7 +572,8 @@ pub const CATALOG: &[Entry] = &[
             simd("min"),
             f(Arith, isa41("8.7.1.12", INT, "min"), |cx, i, m| {
                 arith::min_max(cx, i, m).map(Op::Min)
-            }),
+            })
+            .lowered_by(&["arith::min_max"]),
         ],
     ),
     e(
@@ -619,7 +647,8 @@ pub const CATALOG: &[Entry] = &[
         ALWAYS,
         &[f(Logic, isa41("8.7.5.2", LOGIC, "or"), |cx, i, m| {
             logic::bitwise(cx, i, m, 3).map(Op::Or)
-        })],
+        })
+        .lowered_by(&["logic::bitwise"])],
     ),
     e(
         "popc",
@@ -635,7 +664,8 @@ pub const CATALOG: &[Entry] = &[
             Data,
             isa41("8.7.6.10", DATA, "prefetch, prefetchu"),
             |cx, i, m| data::prefetch(cx, i, m, false).map(|_| Op::Prefetch),
-        )],
+        )
+        .lowered_by(&[NO_IR])],
     ),
     e(
         "prefetchu",
@@ -644,7 +674,8 @@ pub const CATALOG: &[Entry] = &[
             Data,
             isa41("8.7.6.10", DATA, "prefetch, prefetchu"),
             |cx, i, m| data::prefetch(cx, i, m, true).map(|_| Op::Prefetch),
-        )],
+        )
+        .lowered_by(&[NO_IR])],
     ),
     e(
         "prmt",
@@ -659,7 +690,8 @@ pub const CATALOG: &[Entry] = &[
         since((1, 1), 11),
         &[f(Atom, later("9.7.13", PARALLEL, "red"), |cx, i, m| {
             atom::atom(cx, i, m, true).map(Op::Atom)
-        })],
+        })
+        .lowered_by(&["atomic::atom"])],
     ),
     e(
         "redux",
@@ -711,7 +743,8 @@ pub const CATALOG: &[Entry] = &[
         since((8, 0), 90),
         &[f(Misc, later("9.7.19", MISC, "setmaxnreg"), |cx, i, m| {
             misc::setmaxnreg(cx, i, m).map(Op::NoEffect)
-        })],
+        })
+        .lowered_by(&["misc::no_effect"])],
     ),
     e(
         "setp",
@@ -783,7 +816,8 @@ pub const CATALOG: &[Entry] = &[
                 isa41("8.7.2.3", EXT, "sub.cc"),
                 carry_in_or_out,
                 |cx, i, m| extended::carry(cx, i, m).map(Op::Carry),
-            ),
+            )
+            .lowered_by(&["extended::carry"]),
             simd("sub"),
             f(Arith, isa41("8.7.1.2", INT, "sub"), |cx, i, m| {
                 arith::add(cx, i, m).map(Op::Sub)
@@ -795,7 +829,8 @@ pub const CATALOG: &[Entry] = &[
         since((1, 3), 0),
         &[f(Extended, isa41("8.7.2.4", EXT, "subc"), |cx, i, m| {
             extended::carry(cx, i, m).map(Op::Carry)
-        })],
+        })
+        .lowered_by(&["extended::carry"])],
     ),
     e(
         "szext",
@@ -807,7 +842,7 @@ pub const CATALOG: &[Entry] = &[
     e(
         "tanh",
         since((7, 0), 75),
-        &[f(Float, later("9.7.3", FLOAT, "tanh"), float::decode)],
+        &[f(Float, later("9.7.3", FLOAT, "tanh"), float::decode).lowered_by(&["float::lower"])],
     ),
     e("testp", since((2, 0), 20), &[float_41("8.7.3.1", "testp")]),
     e(
@@ -853,7 +888,8 @@ pub const CATALOG: &[Entry] = &[
             Video,
             later("9.7.18.1.3", SCALAR_VIDEO, "vmad"),
             |cx, i, m| video::mad(cx, i, m).map(|v| Op::VideoMad(Box::new(v))),
-        )],
+        )
+        .lowered_by(&["video::mad"])],
     ),
     e("vmax", VIDEO_SCALAR, VIDEO_1_1),
     e("vmax2", VIDEO_SIMD, VIDEO_2_1),
@@ -911,7 +947,8 @@ pub const CATALOG: &[Entry] = &[
         ALWAYS,
         &[f(Logic, isa41("8.7.5.3", LOGIC, "xor"), |cx, i, m| {
             logic::bitwise(cx, i, m, 3).map(Op::Xor)
-        })],
+        })
+        .lowered_by(&["logic::bitwise"])],
     ),
 ];
 
@@ -921,7 +958,7 @@ const VIDEO_SCALAR: Option<Since> = since((2, 0), 20);
 const VIDEO_SIMD: Option<Since> = since((3, 0), 30);
 
 const fn video_form(number: &'static str, chapter: &'static str, name: &'static str) -> Form {
-    f(Video, later(number, chapter, name), video_op)
+    f(Video, later(number, chapter, name), video_op).lowered_by(&["video::scalar", "video::simd"])
 }
 
 const VIDEO_1_1: &[Form] = &[video_form(

@@ -259,8 +259,8 @@ fn sections_are_the_isa_texts() {
     }
 }
 
-/// The family names are the file names of the decoders, of the forms they build and of their
-/// lowering.
+/// The family names are the file names of the decoders and of the forms they build, and their
+/// lowering modules exist.
 #[test]
 fn each_family_has_a_decoder_forms_and_a_lowering() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -277,12 +277,13 @@ fn each_family_has_a_decoder_forms_and_a_lowering() {
             f == Family::Fence || check.join(format!("op/{name}.rs")).exists(),
             "no forms file for {f:?}"
         );
-        let lowering = src.join(format!("lower/{}", f.lowering()));
-        assert!(
-            lowering.exists(),
-            "no lowering for {f:?} at {}",
-            lowering.display()
-        );
+        for module in f.lowering_modules() {
+            assert!(
+                src.join(format!("lower/{module}.rs")).exists()
+                    || src.join(format!("lower/{module}/mod.rs")).exists(),
+                "no lowering module `{module}` for {f:?}"
+            );
+        }
         assert!(
             CATALOG.iter().any(|e| e.families().any(|g| g == f)),
             "no row names {f:?}"
@@ -299,4 +300,62 @@ fn each_family_has_a_decoder_forms_and_a_lowering() {
             "check/op/{stem}.rs is no family of the catalog"
         );
     }
+}
+
+/// The functions `Cx::op` (`lower/mod.rs`) dispatches to, as `module::function`, and whether
+/// an arm of it emits nothing.
+fn lowering_functions() -> (std::collections::BTreeSet<String>, bool) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lower/mod.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text.find("fn op(&mut self, op: &PtxOp)").expect("`Cx::op`");
+    let body = &text[start..];
+    let end = body.find("\n    }\n").expect("the end of `Cx::op`");
+    let mut found = std::collections::BTreeSet::new();
+    for arm in body[..end].split("=> ").skip(1) {
+        let call: String = arm
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        if call.contains("::") && arm[call.len()..].starts_with("(self") {
+            found.insert(call);
+        }
+    }
+    (found, body[..end].contains("=> {}"))
+}
+
+/// Each form names the functions that lower it, the first in its family's lowering module;
+/// each function `Cx::op` dispatches to is some form's: a family without a lowering, or a
+/// lowering no row reaches, fails here.
+#[test]
+fn each_form_names_its_lowering_and_each_lowering_has_a_form() {
+    let (dispatched, nothing) = lowering_functions();
+    assert!(dispatched.len() > 50, "`Cx::op` not read: {dispatched:?}");
+    let mut named = std::collections::BTreeSet::new();
+    let mut wrong = Vec::new();
+    for e in CATALOG {
+        for f in e.forms {
+            // The first is the family's own; a decoder may also build another family's form
+            // (`fence.proxy` is misc's `NoEffect`).
+            for (k, l) in f.lowering(e.mnemonic).into_iter().enumerate() {
+                let module = l.split("::").next().unwrap_or("");
+                let known = dispatched.contains(&l) || (l == NO_IR && nothing);
+                let own = l == NO_IR || f.family.lowering_modules().contains(&module);
+                if !known || (k == 0 && !own) {
+                    wrong.push(format!("`{}` ({:?}): {l}", e.mnemonic, f.family));
+                }
+                named.insert(l);
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "forms whose lowering is not a function `Cx::op` calls, first in the family's module \
+         (name it with `.lowered_by(&[\"module::function\"])`):\n{}",
+        wrong.join("\n")
+    );
+    let unnamed: Vec<_> = dispatched.difference(&named).collect();
+    assert!(
+        unnamed.is_empty(),
+        "lowering functions no catalog form names: {unnamed:?}"
+    );
 }

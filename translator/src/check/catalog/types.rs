@@ -90,17 +90,38 @@ impl Family {
         }
     }
 
-    /// Where the family's forms are lowered, under `lower/`: the file of the same name, except
-    /// where the lowering groups families differently (atomics, memory access and fences are
-    /// lowered beside what they share code with).
-    pub fn lowering(self) -> String {
+    /// The modules of `lower/` that lower the family's forms (`lower/<module>.rs`, or
+    /// `lower/<module>/mod.rs`): the family's own name, except where lowering groups families
+    /// by the code they share. Atomics are lowered beside the memory access they build on
+    /// (`atomic`), `ld`/`st` with the other data movement (`data`), fences with the barriers
+    /// (`sync`), the narrow-float conversions with the other conversions (`convert`, in
+    /// `lower/convert/narrow.rs`); calls have a module of their own beside the rest of
+    /// control flow (`call`).
+    pub fn lowering_modules(self) -> &'static [&'static str] {
         match self {
-            Family::Atom => "atomic.rs".into(),
-            Family::Ldst => "data.rs".into(),
-            Family::Fence => "sync.rs".into(),
-            Family::Narrow => "convert/narrow.rs".into(),
-            Family::Texture => "texture/mod.rs".into(),
-            other => format!("{}.rs", other.name()),
+            Family::Atom => &["atomic"],
+            Family::Ldst => &["data"],
+            Family::Fence => &["sync"],
+            Family::Narrow => &["convert"],
+            Family::Control => &["control", "call"],
+            Family::Arith => &["arith"],
+            Family::AsyncCopy => &["async_copy"],
+            Family::Cmp => &["cmp"],
+            Family::Convert => &["convert"],
+            Family::Data => &["data"],
+            Family::Extended => &["extended"],
+            Family::Float => &["float"],
+            Family::Int => &["int"],
+            Family::Logic => &["logic"],
+            Family::Matrix => &["matrix"],
+            Family::Mbarrier => &["mbarrier"],
+            Family::Misc => &["misc"],
+            Family::Permute => &["permute"],
+            Family::Sync => &["sync"],
+            Family::Texture => &["texture"],
+            Family::Video => &["video"],
+            Family::Warp => &["warp"],
+            Family::Wgmma => &["wgmma"],
         }
     }
 
@@ -109,6 +130,10 @@ impl Family {
         Family::ALL.into_iter().find(|f| f.name() == name)
     }
 }
+
+/// The lowering of a form that builds no IR (a hint ptxvk has no use for): `Cx::op`'s arm for
+/// it is empty.
+pub const NO_IR: &str = "none";
 
 /// Which text of the PTX ISA a section number refers to: numbers moved between editions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +185,10 @@ pub struct Form {
     /// `None`: this form takes whatever the forms before it did not.
     pub(crate) when: Option<When>,
     pub(crate) decode: Decode,
+    /// The functions of `lower/` that lower what the decoder builds, as `module::function`
+    /// (the arms of `Cx::op` in `lower/mod.rs`). Empty: the one named after the mnemonic in
+    /// the family's module ([`Form::lowering`]). Set with [`Form::lowered_by`].
+    pub(crate) lower: &'static [&'static str],
 }
 
 impl std::fmt::Debug for Form {
@@ -168,6 +197,7 @@ impl std::fmt::Debug for Form {
             .field("family", &self.family)
             .field("section", &self.section)
             .field("conditional", &self.when.is_some())
+            .field("lower", &self.lower)
             .finish()
     }
 }
@@ -175,6 +205,25 @@ impl std::fmt::Debug for Form {
 impl Form {
     pub(crate) fn applies(&self, i: &ast::Instruction<'_>) -> bool {
         self.when.is_none_or(|w| w(i))
+    }
+
+    /// The form, lowered by `lower` (`module::function` each) rather than by the function
+    /// named after its mnemonic.
+    pub const fn lowered_by(self, lower: &'static [&'static str]) -> Form {
+        Form { lower, ..self }
+    }
+
+    /// The lowering functions of this form of `mnemonic`, as `module::function` under
+    /// `lower/`: [`Form::lowered_by`]'s, or by default the function named after the mnemonic
+    /// in the family's (first) module (`atom` is `atomic::atom`). [`NO_IR`] for a form that
+    /// lowers to nothing.
+    pub fn lowering(&self, mnemonic: &str) -> Vec<String> {
+        if self.lower.is_empty() {
+            let module = self.family.lowering_modules()[0];
+            vec![format!("{module}::{mnemonic}")]
+        } else {
+            self.lower.iter().map(|l| l.to_string()).collect()
+        }
     }
 }
 
