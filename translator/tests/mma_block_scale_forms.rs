@@ -107,6 +107,13 @@ fn fp8_forms_accumulate_in_f16() {
          \tmma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f16 {%f1, %f2, %f3, %f4}, {%r10, %r11}, {%r14}, {%r3, %r4};\n\
          \tmma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f32 {%r1, %r2}, {%r10, %r11}, {%r14}, {%f5, %f6, %f7, %f8};",
     );
+    // Not the sparse fp8 form, which is ".f32.f8type.f8type.f32".
+    refused_for(
+        "8.7",
+        "sm_89",
+        "\tmma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f16.e4m3.e4m3.f16 {%r1, %r2}, {%r10, %r11, %r12, %r13}, {%r14, %r15, %r16, %r17}, {%r3, %r4}, %r20, 0;",
+        "cannot accumulate .f16 into .f16",
+    );
     // PTX ISA 8.7 added them.
     refused_for(
         "8.6",

@@ -406,7 +406,11 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         );
         return None;
     }
-    if kind.is_none() && !acc_allowed(a_ty, c_ty, d_ty) {
+    // The sparse fp8 form without a kind is ".f32.f8type.f8type.f32" only.
+    let sparse_fp8_f16 = sparse.is_some()
+        && matches!(a_ty, MmaType::E4m3 | MmaType::E5m2)
+        && (c_ty, d_ty) != (MmaType::F32, MmaType::F32);
+    if kind.is_none() && (!acc_allowed(a_ty, c_ty, d_ty) || sparse_fp8_f16) {
         m.error_at(
             a_span,
             format!(
