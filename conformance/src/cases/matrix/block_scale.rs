@@ -46,6 +46,9 @@ struct Scaled {
     regs: bool,
     /// Row 3's factors are the `.ue8m0` NaN, 0xFF.
     nan: bool,
+    /// `.ue8m0` factors at the ends of the range: A's near 2^-126, B's near 2^127, whose
+    /// product is moderate though neither factor alone scales a product within f32's range.
+    extreme: bool,
 }
 
 impl Scaled {
@@ -137,11 +140,13 @@ fn pack_bits(bits: u32, elems: &[u64]) -> Vec<u32> {
         .collect()
 }
 
-/// A random scale byte: `.ue8m0` within 2^±40 (so that no scaled product leaves f32's normal
-/// range), `.ue4m3` any finite one.
-fn random_scale(s: &Scaled, rng: &mut Rng) -> u8 {
+/// A random scale byte of A (`b` false) or B: `.ue8m0` within 2^±40 (so that no scaled product
+/// leaves f32's normal range), or at the ends of the range; `.ue4m3` any finite one.
+fn random_scale(s: &Scaled, b: bool, rng: &mut Rng) -> u8 {
     if s.ue4m3 {
         rng.below(0x7F) as u8
+    } else if s.extreme {
+        (if b { 235 } else { 1 } + rng.below(20)) as u8
     } else {
         (127 - 40 + rng.below(81)) as u8
     }
@@ -161,14 +166,16 @@ fn case(s: Scaled, seed: u64) -> Case {
     let b: Vec<u64> = (0..k * 8).map(|_| elem(s.b, &mut rng)).collect();
     let c: Vec<u64> = (0..16 * 8).map(|_| T::F32.random(&mut rng)).collect();
     let mut sa: Vec<u8> = (0..16 * s.vec)
-        .map(|_| random_scale(&s, &mut rng))
+        .map(|_| random_scale(&s, false, &mut rng))
         .collect();
     if s.nan {
         for j in 0..s.vec {
             sa[(3 * s.vec + j) as usize] = 0xFF;
         }
     }
-    let sb: Vec<u8> = (0..s.vec * 8).map(|_| random_scale(&s, &mut rng)).collect();
+    let sb: Vec<u8> = (0..s.vec * 8)
+        .map(|_| random_scale(&s, true, &mut rng))
+        .collect();
     // The scale registers: random, then the selected bytes of the selected threads.
     let (ba, ta, bb, tb) = s.sel;
     let mut sa_reg: Vec<u32> = (0..32).map(|_| rng.next_u64() as u32).collect();
@@ -247,9 +254,10 @@ fn case(s: Scaled, seed: u64) -> Case {
     let ptx = for_kind(ptx, true);
     debug_assert_eq!(words.len() as u32 * 4, in_stride * 32);
     let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let how = match (s.regs, s.nan) {
-        (true, _) => "registers",
-        (_, true) => "nan",
+    let how = match (s.regs, s.nan, s.extreme) {
+        (true, _, _) => "registers",
+        (_, true, _) => "nan",
+        (_, _, true) => "extreme",
         _ => "constants",
     };
     let name = format!("matrix/{}/{:?}/{how}/{seed}", s.mnemonic(), s.sel);
@@ -350,6 +358,7 @@ pub(super) fn cases() -> Vec<Case> {
         sel,
         regs: false,
         nan: false,
+        extreme: false,
     };
     let scaled = [
         s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3)),
@@ -366,6 +375,10 @@ pub(super) fn cases() -> Vec<Case> {
         Scaled {
             regs: true,
             ..s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 0, 0, 3))
+        },
+        Scaled {
+            extreme: true,
+            ..s(Kind::Mxf8f6f4, T::E5m2, T::E4m3, 1, false, (1, 1, 0, 1))
         },
         Scaled {
             nan: true,
