@@ -185,7 +185,7 @@ impl<'r> Gen<'r> {
             self.store(Ptr::Local(at), x, entry);
         }
         if self.recursive {
-            // Depth left: the first parameter's low bits, so the recursion ends.
+            // Depth left: the first parameter, at most DEPTH, so that the recursion ends.
             let d = self.f.new_var(Ty::I32, "depth");
             let most = self.f.push(entry, Ty::I32, Op::Const(DEPTH));
             let x = self.f.push(
