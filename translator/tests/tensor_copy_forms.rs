@@ -116,6 +116,41 @@ fn reductions_outside_the_isa_are_refused() {
 }
 
 #[test]
+fn tensor_map_edits_translate() {
+    translates(
+        "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd3;\n\
+         \ttensormap.replace.tile.global_address.shared::cta.b1024.b64 [tile], %rd3;\n\
+         \ttensormap.replace.tile.global_address.b1024.b64 [%rd2+128], %rd3;\n\
+         \ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned \
+         [%rd2], [tile], 128;\n\
+         \tfence.proxy.tensormap::generic.acquire.gpu [%rd2], 128;",
+    );
+}
+
+#[test]
+fn other_tensor_map_fields_are_refused_by_name() {
+    refused(
+        "\ttensormap.replace.tile.rank.global.b1024.b32 [%rd2], %r1;",
+        "(the `.rank` field) is not supported by ptxvk yet",
+    );
+    refused(
+        "\ttensormap.replace.tile.box_dim.global.b1024.b32 [%rd2], 1, %r1;",
+        "(the `.box_dim` field) is not supported by ptxvk yet",
+    );
+    refused(
+        "\ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned \
+         [%rd2], [tile], 64;",
+        "a tensor map is 128 bytes",
+    );
+    refused_with(
+        "8.2",
+        "sm_90",
+        "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd3;",
+        "8.3",
+    );
+}
+
+#[test]
 fn unimplemented_modes_are_refused_by_name() {
     refused(
         "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \

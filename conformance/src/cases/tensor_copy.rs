@@ -34,6 +34,10 @@ struct Form {
     prefetch: bool,
     /// A store written as `cp.reduce.async.bulk.tensor` with this operator.
     reduce: Option<Red>,
+    /// The map (in global memory) names another tensor until the kernel writes the tensor's
+    /// address into it with `tensormap.replace`: in place (`Some(false)`), or in a copy in
+    /// shared memory that `tensormap.cp_fenceproxy` copies back (`Some(true)`).
+    replace: Option<bool>,
 }
 
 /// Shared memory the box needs, rounded up for the 1024-byte alignment of the swizzles.
@@ -47,12 +51,12 @@ fn tile_bytes(s: &Spec) -> usize {
 fn kernel(s: &Spec, load: bool, form: Form) -> String {
     let rank = s.rank();
     let tile = tile_bytes(s);
-    let map_param = if form.map_in_global {
+    let map_param = if form.map_in_global || form.replace.is_some() {
         ".param .u64 tmap"
     } else {
         ".param .align 64 .b8 tmap[128]"
     };
-    let map_addr = if form.map_in_global {
+    let map_addr = if form.map_in_global || form.replace.is_some() {
         "ld.param.u64 %rd3, [tmap];"
     } else {
         "mov.b64 %rd3, tmap;"
@@ -84,14 +88,22 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
     } else {
         String::new()
     };
+    let (taddr_param, smap) = match form.replace {
+        Some(_) => (
+            ", .param .u64 taddr",
+            "\t.shared .align 128 .b8 smap[128];\n",
+        ),
+        None => ("", ""),
+    };
     let mut k = format!(
-        "{HEADER}.visible .entry k({map_param}, .param .u64 io, .param .u32 bytes)\n{{\n\
+        "{HEADER}.visible .entry k({map_param}, .param .u64 io, .param .u32 bytes{taddr_param})\n{{\n{smap}\
          \t.reg .pred %p<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
          \t.shared .align 1024 .b8 tile[{tile}];\n\t.shared .align 8 .b64 bar;\n\
          \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
          \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n\t{map_addr}\n{coords}{policy}\
          \tsetp.ne.u32 %p1, %r1, 0;\n"
     );
+    k += &replace(form.replace);
     // Words tid, tid + THREADS, ... below `%r5`, between `tile` and `io`.
     let words = |name: &str, to_io: bool| {
         let (ld, st) = if to_io {
@@ -140,6 +152,30 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
         );
     }
     k
+}
+
+/// The kernel's edit of its map (in global memory at `%rd3`) to name the tensor at `taddr`.
+fn replace(how: Option<bool>) -> String {
+    let Some(staged) = how else {
+        return String::new();
+    };
+    let mut k = String::from("\tld.param.u64 %rd7, [taddr];\n\t@%p1 bra EDITED;\n");
+    if staged {
+        for w in 0..16 {
+            k += &format!(
+                "\tld.global.u64 %rd6, [%rd3+{o}];\n\tst.shared.u64 [smap+{o}], %rd6;\n",
+                o = 8 * w
+            );
+        }
+        k += "\ttensormap.replace.tile.global_address.shared::cta.b1024.b64 [smap], %rd7;\n\
+              EDITED:\n\tbar.sync 0;\n\tsetp.ge.u32 %p2, %r1, 32;\n\t@%p2 bra COPIED;\n\
+              \ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned \
+              [%rd3], [smap], 128;\nCOPIED:\n";
+    } else {
+        k += "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd3], %rd7;\n\
+              \tfence.proxy.tensormap::generic.release.gpu;\nEDITED:\n";
+    }
+    k + "\tbar.sync 0;\n\tfence.proxy.tensormap::generic.acquire.gpu [%rd3], 128;\n"
 }
 
 fn map(s: &Spec, address: u64) -> Result<Vec<u8>, String> {
@@ -199,7 +235,15 @@ fn run(
     let before = pattern(s.tensor_bytes(), 0x51);
     let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
     tensor.write_bytes(0, &before)?;
-    let map = match map(s, tensor.address()) {
+    // A tensor the map names before the kernel's `tensormap.replace`, if it has one.
+    let decoy = Buffer::new(ctx, before.len().max(4) as u64)?;
+    decoy.write_bytes(0, &pattern(before.len(), 0x3d))?;
+    let named = if form.replace.is_some() {
+        decoy.address()
+    } else {
+        tensor.address()
+    };
+    let map = match map(s, named) {
         Ok(m) => m,
         Err(e) => return Ok(Outcome::Fail(e)),
     };
@@ -222,7 +266,7 @@ fn run(
         },
     )?;
     let map_buf = Buffer::new(ctx, 128)?;
-    let map_arg = if form.map_in_global {
+    let map_arg = if form.map_in_global || form.replace.is_some() {
         map_buf.write_bytes(0, &map)?;
         KernelArg::Ptr(map_buf.address())
     } else {
@@ -233,7 +277,11 @@ fn run(
         block: [THREADS, 1, 1],
         shared_bytes: 0,
     };
-    kernel.launch(&cfg, &[map_arg, (&io).into(), KernelArg::U32(n as u32)])?;
+    let mut args = vec![map_arg, (&io).into(), KernelArg::U32(n as u32)];
+    if form.replace.is_some() {
+        args.push(KernelArg::U64(tensor.address()));
+    }
+    kernel.launch(&cfg, &args)?;
     if load {
         let mut got = vec![0u8; n + 4];
         io.read_bytes(0, &mut got)?;
@@ -517,6 +565,16 @@ pub fn cases() -> Vec<Case> {
         &[20, 2, 1, 1, 1],
     );
     v.push(case("u8-prefetch-hint", &five, true, hinted));
+    for (name, staged) in [
+        ("tensormap-replace", false),
+        ("tensormap-replace-shared", true),
+    ] {
+        let form = Form {
+            replace: Some(staged),
+            ..Form::default()
+        };
+        v.push(case(name, &edge, true, form));
+    }
     v.extend(reductions());
     v.extend(rejections());
     v

@@ -28,6 +28,10 @@ pub fn async_copy(cx: &mut Cx<'_>, a: &AsyncCopy) {
                 super::mbarrier::arrive_on(cx, idx);
             }
         }
+        AsyncCopy::TensormapAddress { map, space, value } => {
+            tensor::replace_address(cx, map, *space, value);
+        }
+        AsyncCopy::TensormapCopy { dst, src } => tensor::copy_map(cx, dst, src),
         AsyncCopy::CommitGroup
         | AsyncCopy::WaitGroup(_)
         | AsyncCopy::WaitAll

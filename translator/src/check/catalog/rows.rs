@@ -844,6 +844,16 @@ pub const CATALOG: &[Entry] = &[
         since((7, 0), 75),
         &[f(Float, later("9.7.3", FLOAT, "tanh"), float::decode).lowered_by(&["float::lower"])],
     ),
+    e(
+        "tensormap",
+        since((8, 3), 90),
+        &[f(
+            AsyncCopy,
+            later("9.7.9", DATA, "tensormap.replace, tensormap.cp_fenceproxy"),
+            |cx, i, m| async_copy::tensormap(cx, i, m).map(Op::AsyncCopy),
+        )
+        .lowered_by(&["async_copy::async_copy"])],
+    ),
     e("testp", since((2, 0), 20), &[float_41("8.7.3.1", "testp")]),
     e(
         "tex",

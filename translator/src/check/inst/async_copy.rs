@@ -6,6 +6,9 @@
 //! the tensor forms are in `async_copy/tensor.rs`.
 
 mod tensor;
+mod tensormap;
+
+pub use tensormap::tensormap;
 
 use super::shared::operands;
 use crate::ast::{self, ExprKind, OperandKind};

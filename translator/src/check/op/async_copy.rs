@@ -64,6 +64,15 @@ pub enum AsyncCopy {
         addr: Address,
         noinc: bool,
     },
+    /// `tensormap.replace.tile.global_address`: `value` becomes the tensor address of the map
+    /// at `map` (in `space`; `Generic` without one).
+    TensormapAddress {
+        map: Address,
+        space: StateSpace,
+        value: Src,
+    },
+    /// `tensormap.cp_fenceproxy`: the 128-byte map at `src` (shared) copied to `dst` (global).
+    TensormapCopy { dst: Address, src: Address },
     /// `cp.async.bulk.prefetch.L2`: a hint.
     Prefetch,
     CommitGroup,

@@ -408,3 +408,36 @@ fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
     cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
     cx.cur = exit;
 }
+
+/// `tensormap.replace.tile.global_address`: the map's address field
+/// ([`crate::tensor_map::ADDRESS`]) becomes `value`.
+pub fn replace_address(
+    cx: &mut Cx<'_>,
+    map: &crate::check::Address,
+    space: StateSpace,
+    value: &crate::check::Src,
+) {
+    let Some(w) = cx.resolve(space, map) else {
+        return;
+    };
+    let v = cx.read(value, ScalarType::B64);
+    let at = cx.offset_where(w, tm::ADDRESS);
+    cx.store(at, v, MemOrder::Plain);
+}
+
+/// `tensormap.cp_fenceproxy`: the 128 bytes of a map, a word at a time, from shared to global
+/// memory. The fence it names orders nothing more here: copies read maps with plain loads.
+pub fn copy_map(cx: &mut Cx<'_>, dst: &crate::check::Address, src: &crate::check::Address) {
+    let (Some(d), Some(s)) = (
+        cx.resolve(StateSpace::Global, dst),
+        cx.resolve(StateSpace::Shared, src),
+    ) else {
+        return;
+    };
+    for k in 0..(tm::SIZE as u32 / 4) {
+        let from = cx.offset_where(s, 4 * k);
+        let v = cx.load(from, Ty::I32, MemOrder::Plain);
+        let to = cx.offset_where(d, 4 * k);
+        cx.store(to, v, MemOrder::Plain);
+    }
+}
