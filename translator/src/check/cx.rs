@@ -16,7 +16,7 @@ pub(crate) struct ModuleCx<'d> {
     pub function_names: Map<String, FuncId>,
     pub sm: u32,
     /// The target with its `a`/`f` suffix, for the architecture-specific features.
-    pub arch: gating::Arch,
+    pub arch: gating::target::Arch,
     pub version: (u32, u32),
     pub map_f64_to_f32: bool,
     /// Functions whose address is taken (`mov`, call-table initializers): the possible targets

@@ -14,6 +14,7 @@ mod gate;
 mod names;
 pub(crate) mod relevant;
 mod table;
+pub(crate) mod target;
 mod usage;
 
 pub use arch::{ARCH_GATES, Arch, ArchGate, Suffix};

@@ -72,7 +72,10 @@ pub enum AsyncCopy {
         value: Src,
     },
     /// `tensormap.cp_fenceproxy`: the 128-byte map at `src` (shared) copied to `dst` (global).
-    TensormapCopy { dst: Address, src: Address },
+    TensormapCopy {
+        dst: Address,
+        src: Address,
+    },
     /// `cp.async.bulk.prefetch.L2`: a hint.
     Prefetch,
     CommitGroup,
