@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+mod family_support;
 
 fn kernel(version: &str, target: &str, body: &str) -> String {
     format!(
@@ -20,27 +20,13 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
 }
 
 fn translates(version: &str, target: &str, body: &str) {
-    let program = Program::parse(SourceFile::new("k.ptx", kernel(version, target, body)))
-        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
-    for name in ["lavapipe", "nvidia", "amd-rdna"] {
-        let profile = DeviceProfile::named(name).expect("a named profile");
-        let k = program
-            .translate_kernel("k", &profile)
-            .unwrap_or_else(|d| panic!("{body} for {name}:\n{d}"));
-        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-            panic!("{body} for {name}: invalid SPIR-V: {e}");
-        }
-    }
+    let what = format!("{body} for {target}");
+    family_support::translates_for_every_profile(&kernel(version, target, body), &what);
 }
 
 fn refused_for(version: &str, target: &str, body: &str, message: &str) {
-    match Program::parse(SourceFile::new("bad.ptx", kernel(version, target, body))) {
-        Ok(_) => panic!("`{body}` was accepted for {target}"),
-        Err(d) => assert!(
-            d.errors().any(|e| e.message.contains(message)),
-            "`{body}` for {target}: no error `{message}`:\n{d}"
-        ),
-    }
+    let what = format!("{body} for {target}");
+    family_support::refused_with_message(&kernel(version, target, body), &what, message);
 }
 
 const D: &str = "{%f1, %f2, %f3, %f4}";

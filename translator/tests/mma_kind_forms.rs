@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+mod family_support;
 
 fn kernel(target: &str, body: &str) -> String {
     format!(
@@ -19,27 +19,11 @@ fn kernel(target: &str, body: &str) -> String {
 }
 
 fn translates(body: &str) {
-    let program = Program::parse(SourceFile::new("k.ptx", kernel("sm_120a", body)))
-        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
-    for name in ["lavapipe", "nvidia", "amd-rdna"] {
-        let profile = DeviceProfile::named(name).expect("a named profile");
-        let k = program
-            .translate_kernel("k", &profile)
-            .unwrap_or_else(|d| panic!("{body} for {name}:\n{d}"));
-        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-            panic!("{body} for {name}: invalid SPIR-V: {e}");
-        }
-    }
+    family_support::translates_for_every_profile(&kernel("sm_120a", body), body);
 }
 
 fn refused_for(target: &str, body: &str, message: &str) {
-    match Program::parse(SourceFile::new("bad.ptx", kernel(target, body))) {
-        Ok(_) => panic!("`{body}` was accepted"),
-        Err(d) => assert!(
-            d.errors().any(|e| e.message.contains(message)),
-            "`{body}`: no error `{message}`:\n{d}"
-        ),
-    }
+    family_support::refused_with_message(&kernel(target, body), body, message);
 }
 
 const F32_D: &str = "{%f1, %f2, %f3, %f4}";

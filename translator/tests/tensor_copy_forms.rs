@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+mod family_support;
 
 fn kernel(version: &str, target: &str, body: &str) -> String {
     format!(
@@ -19,27 +19,11 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
 }
 
 fn translates(body: &str) {
-    let program = Program::parse(SourceFile::new("k.ptx", kernel("8.6", "sm_90", body)))
-        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
-    for name in ["lavapipe", "nvidia", "amd-rdna"] {
-        let profile = DeviceProfile::named(name).expect("a named profile");
-        let k = program
-            .translate_kernel("k", &profile)
-            .unwrap_or_else(|d| panic!("{body} for {name}:\n{d}"));
-        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-            panic!("{body} for {name}: invalid SPIR-V: {e}");
-        }
-    }
+    family_support::translates_for_every_profile(&kernel("8.6", "sm_90", body), body);
 }
 
 fn refused_with(version: &str, target: &str, body: &str, message: &str) {
-    match Program::parse(SourceFile::new("bad.ptx", kernel(version, target, body))) {
-        Ok(_) => panic!("`{body}` was accepted"),
-        Err(d) => assert!(
-            d.errors().any(|e| e.message.contains(message)),
-            "`{body}`: no error `{message}`:\n{d}"
-        ),
-    }
+    family_support::refused_with_message(&kernel(version, target, body), body, message);
 }
 
 fn refused(body: &str, message: &str) {

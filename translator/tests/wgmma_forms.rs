@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ptxvk_translator::{DeviceProfile, Program, SourceFile};
+mod family_support;
 
 /// `.sp` came with PTX ISA 8.2.
 const SPARSE: &str = "8.2";
@@ -32,17 +32,7 @@ fn translates(body: &str) {
 }
 
 fn translates_at(version: &str, body: &str) {
-    let program = Program::parse(SourceFile::new("k.ptx", kernel_at(version, "sm_90a", body)))
-        .unwrap_or_else(|d| panic!("{body}:\n{d}"));
-    for name in ["lavapipe", "nvidia", "amd-rdna"] {
-        let profile = DeviceProfile::named(name).expect("a named profile");
-        let k = program
-            .translate_kernel("k", &profile)
-            .unwrap_or_else(|d| panic!("{body} for {name}:\n{d}"));
-        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
-            panic!("{body} for {name}: invalid SPIR-V: {e}");
-        }
-    }
+    family_support::translates_for_every_profile(&kernel_at(version, "sm_90a", body), body);
 }
 
 fn refused_for(target: &str, body: &str, message: &str) {
@@ -50,13 +40,7 @@ fn refused_for(target: &str, body: &str, message: &str) {
 }
 
 fn refused_at(version: &str, target: &str, body: &str, message: &str) {
-    match Program::parse(SourceFile::new("bad.ptx", kernel_at(version, target, body))) {
-        Ok(_) => panic!("`{body}` was accepted"),
-        Err(d) => assert!(
-            d.errors().any(|e| e.message.contains(message)),
-            "`{body}`: no error `{message}`:\n{d}"
-        ),
-    }
+    family_support::refused_with_message(&kernel_at(version, target, body), body, message);
 }
 
 fn refused(body: &str, message: &str) {

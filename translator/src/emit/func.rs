@@ -339,16 +339,7 @@ impl FnEmitter<'_, '_> {
     }
 
     fn construct(&mut self, kind: Kind, body: &[Node]) -> R<()> {
-        let header = self.e.b.id();
-        let start = self.e.b.id();
-        let merge = self.e.b.id();
-        let cont = self.e.b.id();
-        self.branch(header);
-        self.begin(header);
-        self.e
-            .op_void(Op::LoopMerge, [merge, cont, LoopControl::NONE.bits()]);
-        self.branch(start);
-        self.begin(start);
+        let (header, merge, cont) = self.open_loop();
         self.frames.push(Frame {
             kind,
             merge,
@@ -369,9 +360,7 @@ impl FnEmitter<'_, '_> {
             self.branch(merge);
         }
         let frame = self.frames.pop();
-        self.begin(cont);
-        self.branch(header);
-        self.begin(merge);
+        self.close_loop(header, merge, cont);
         if frame.is_some_and(|f| f.forwards) {
             self.forward_pending()?;
         }
@@ -385,16 +374,7 @@ impl FnEmitter<'_, '_> {
     /// nested in `inner` would be forwarded to the block's frame and is not folded this way.
     fn loop_then_rest(&mut self, inner: &[Node], rest: &[Node]) -> R<()> {
         let block_mark = self.carry.mark();
-        let header = self.e.b.id();
-        let start = self.e.b.id();
-        let merge = self.e.b.id();
-        let cont = self.e.b.id();
-        self.branch(header);
-        self.begin(header);
-        self.e
-            .op_void(Op::LoopMerge, [merge, cont, LoopControl::NONE.bits()]);
-        self.branch(start);
-        self.begin(start);
+        let (header, merge, cont) = self.open_loop();
         for kind in [Kind::Block, Kind::Loop] {
             self.frames.push(Frame {
                 kind,
@@ -412,14 +392,35 @@ impl FnEmitter<'_, '_> {
             self.branch(merge);
         }
         let in_block = self.frames.pop().is_some_and(|f| f.forwards);
-        self.begin(cont);
-        self.branch(header);
-        self.begin(merge);
+        self.close_loop(header, merge, cont);
         self.carry.join(block_mark);
         if in_loop || in_block {
             self.forward_pending()?;
         }
         Ok(())
+    }
+
+    /// Starts a loop construct (its header with the merge declaration, then its first block)
+    /// and returns its header, merge and continue target.
+    fn open_loop(&mut self) -> (Word, Word, Word) {
+        let header = self.e.b.id();
+        let start = self.e.b.id();
+        let merge = self.e.b.id();
+        let cont = self.e.b.id();
+        self.branch(header);
+        self.begin(header);
+        self.e
+            .op_void(Op::LoopMerge, [merge, cont, LoopControl::NONE.bits()]);
+        self.branch(start);
+        self.begin(start);
+        (header, merge, cont)
+    }
+
+    /// Ends what [`Self::open_loop`] started: the continue target's back edge, then the merge.
+    fn close_loop(&mut self, header: Word, merge: Word, cont: Word) {
+        self.begin(cont);
+        self.branch(header);
+        self.begin(merge);
     }
 
     fn pending_var(&mut self) -> Word {

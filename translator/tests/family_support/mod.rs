@@ -1,5 +1,6 @@
-//! Helpers shared by the instruction-family tests (`data_family`, `int_family`, `textures`):
-//! translate a kernel `k` and validate its SPIR-V, or find the diagnostic that rejects a line.
+//! Helpers shared by the instruction-family and forms tests (`data_family`, `int_family`,
+//! `textures`, `*_forms`): translate a kernel `k` and validate its SPIR-V, or find the
+//! diagnostic that rejects a line.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
@@ -80,4 +81,31 @@ pub fn keep_live(regs: &[(&str, &str, u32, u32)]) -> String {
         }
     }
     s
+}
+
+/// Parses `src` and translates its kernel `k` for lavapipe, NVIDIA and RDNA, validating each
+/// SPIR-V module; `what` heads any failure message.
+pub fn translates_for_every_profile(src: &str, what: &str) {
+    let program = Program::parse(SourceFile::new("k.ptx", src.to_string()))
+        .unwrap_or_else(|d| panic!("{what}:\n{d}"));
+    for name in ["lavapipe", "nvidia", "amd-rdna"] {
+        let profile = DeviceProfile::named(name).expect("a named profile");
+        let k = program
+            .translate_kernel("k", &profile)
+            .unwrap_or_else(|d| panic!("{what} for {name}:\n{d}"));
+        if let Err(e) = ptxvk_translator::validate(&k.spirv) {
+            panic!("{what} for {name}: invalid SPIR-V: {e}");
+        }
+    }
+}
+
+/// Checks that the checker refuses `src` with an error whose message contains `message`.
+pub fn refused_with_message(src: &str, what: &str, message: &str) {
+    match Program::parse(SourceFile::new("bad.ptx", src.to_string())) {
+        Ok(_) => panic!("`{what}` was accepted"),
+        Err(d) => assert!(
+            d.errors().any(|e| e.message.contains(message)),
+            "`{what}`: no error `{message}`:\n{d}"
+        ),
+    }
 }

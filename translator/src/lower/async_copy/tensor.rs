@@ -161,9 +161,18 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
 
 /// The loop over the box's words: `w` is the byte offset of the word in the dense box.
 fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
+    over_box(cx, b, |cx, w_var| {
+        word(cx, b, shared, w_var, load);
+        cx.konst(Ty::I32, 4)
+    });
+}
+
+/// A loop over the dense box's bytes from 0 to its total: `body` emits one step for the byte
+/// offset held in the variable it is given and returns how far the offset then moves.
+fn over_box(cx: &mut Cx<'_>, b: &Box5, body: impl FnOnce(&mut Cx<'_>, VarId) -> ValueId) {
     let zero = cx.konst(Ty::I32, 0);
     let w_var = spill(cx, zero, Ty::I32, "tensor.w");
-    let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
+    let (head, entry, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
     cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
     cx.cur = head;
     let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
@@ -171,14 +180,13 @@ fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
     let more = cx.bin(BinOp::ULt, w, n);
     cx.f.block_mut(cx.cur).term = Terminator::Branch {
         cond: more,
-        then: body,
+        then: entry,
         else_: exit,
     };
-    cx.cur = body;
-    word(cx, b, shared, w_var, load);
+    cx.cur = entry;
+    let step = body(cx, w_var);
     let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-    let four = cx.konst(Ty::I32, 4);
-    let next = cx.bin(BinOp::IAdd, w, four);
+    let next = cx.bin(BinOp::IAdd, w, step);
     cx.emit_void(Op::StoreVar(w_var, next));
     cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
     cx.cur = exit;
@@ -342,71 +350,55 @@ fn reduce_types(op: AtomOp) -> &'static [(u64, ScalarType)] {
 
 /// The loop over the box's elements for a reduction: `w` is the element's dense byte offset.
 fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
-    let zero = cx.konst(Ty::I32, 0);
-    let w_var = spill(cx, zero, Ty::I32, "tensor.w");
-    let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = head;
-    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-    let n = cx.emit(Ty::I32, Op::LoadVar(b.total));
-    let more = cx.bin(BinOp::ULt, w, n);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: more,
-        then: body,
-        else_: exit,
-    };
-    cx.cur = body;
-    let (inside, row, col) = locate(cx, b, w);
-    let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
-    let (extent0, _, _, start0, _) = b.dims[0];
-    let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
-    let start0 = cx.emit(Ty::I64, Op::LoadVar(start0));
-    let e = cx.bin(BinOp::LShr, col, shift);
-    let e = cx.conv(ConvOp::ZExt, e, Ty::I64);
-    let c = cx.bin(BinOp::IAdd, start0, e);
-    let ok = cx.bin(BinOp::ULt, c, extent0);
-    let ok = cx.bin(BinOp::And, inside, ok);
-    let shift64 = cx.conv(ConvOp::ZExt, shift, Ty::I64);
-    let off = cx.bin(BinOp::Shl, c, shift64);
-    let at = cx.bin(BinOp::IAdd, row, off);
-    let at = spill(cx, at, Ty::I64, "tensor.at");
-    let s = shared_at(cx, b, shared, w);
-    let s = spill(cx, s, Ty::I32, "tensor.src");
-    let (then, next) = (cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: ok,
-        then,
-        else_: next,
-    };
-    cx.cur = then;
-    for &(code, ty) in reduce_types(op) {
-        let dt = cx.emit(Ty::I32, Op::LoadVar(b.data_type));
-        let k = cx.konst(Ty::I32, code);
-        let is = cx.bin(BinOp::IEq, dt, k);
-        let (this, other) = (cx.f.new_block(), cx.f.new_block());
+    over_box(cx, b, |cx, w_var| {
+        let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+        let (inside, row, col) = locate(cx, b, w);
+        let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+        let (extent0, _, _, start0, _) = b.dims[0];
+        let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
+        let start0 = cx.emit(Ty::I64, Op::LoadVar(start0));
+        let e = cx.bin(BinOp::LShr, col, shift);
+        let e = cx.conv(ConvOp::ZExt, e, Ty::I64);
+        let c = cx.bin(BinOp::IAdd, start0, e);
+        let ok = cx.bin(BinOp::ULt, c, extent0);
+        let ok = cx.bin(BinOp::And, inside, ok);
+        let shift64 = cx.conv(ConvOp::ZExt, shift, Ty::I64);
+        let off = cx.bin(BinOp::Shl, c, shift64);
+        let at = cx.bin(BinOp::IAdd, row, off);
+        let at = spill(cx, at, Ty::I64, "tensor.at");
+        let s = shared_at(cx, b, shared, w);
+        let s = spill(cx, s, Ty::I32, "tensor.src");
+        let (then, next) = (cx.f.new_block(), cx.f.new_block());
         cx.f.block_mut(cx.cur).term = Terminator::Branch {
-            cond: is,
-            then: this,
-            else_: other,
+            cond: ok,
+            then,
+            else_: next,
         };
-        cx.cur = this;
-        let from = cx.emit(Ty::I32, Op::LoadVar(s));
-        let v = cx.load(Where::Shared(from), Ty::of(ty), MemOrder::Plain);
-        let to = cx.emit(Ty::I64, Op::LoadVar(at));
-        crate::lower::atomic::reduce_at(cx, op, ty, Where::Global(to), v);
+        cx.cur = then;
+        for &(code, ty) in reduce_types(op) {
+            let dt = cx.emit(Ty::I32, Op::LoadVar(b.data_type));
+            let k = cx.konst(Ty::I32, code);
+            let is = cx.bin(BinOp::IEq, dt, k);
+            let (this, other) = (cx.f.new_block(), cx.f.new_block());
+            cx.f.block_mut(cx.cur).term = Terminator::Branch {
+                cond: is,
+                then: this,
+                else_: other,
+            };
+            cx.cur = this;
+            let from = cx.emit(Ty::I32, Op::LoadVar(s));
+            let v = cx.load(Where::Shared(from), Ty::of(ty), MemOrder::Plain);
+            let to = cx.emit(Ty::I64, Op::LoadVar(at));
+            crate::lower::atomic::reduce_at(cx, op, ty, Where::Global(to), v);
+            cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
+            cx.cur = other;
+        }
         cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
-        cx.cur = other;
-    }
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
-    cx.cur = next;
-    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-    let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
-    let one = cx.konst(Ty::I32, 1);
-    let esize = cx.bin(BinOp::Shl, one, shift);
-    let w = cx.bin(BinOp::IAdd, w, esize);
-    cx.emit_void(Op::StoreVar(w_var, w));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = exit;
+        cx.cur = next;
+        let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+        let one = cx.konst(Ty::I32, 1);
+        cx.bin(BinOp::Shl, one, shift)
+    });
 }
 
 /// `tensormap.replace.tile.global_address`: the map's address field
