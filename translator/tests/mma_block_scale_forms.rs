@@ -233,3 +233,220 @@ fn targets_without_the_family_features_are_refused() {
         "`mma.kind::f8f6f4` needs the architecture-specific target sm_120a",
     );
 }
+
+/// The sparse forms: `mma.sp::ordered_metadata` with the metadata `e` and selector `f` before
+/// the scale operands; A half as many registers as the dense form of the same K.
+const SP: &str = "mma.sp::ordered_metadata.sync.aligned";
+const B4: &str = "{%r14, %r15, %r16, %r17}";
+const META: &str = "%r22, 0";
+
+#[test]
+fn every_sparse_block_scaled_form_translates() {
+    let mxf8 = [
+        format!(
+            "\t{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e2m1.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(3, 1, 2, 3)
+        ),
+        // The default `.scale_vec`, and the modifiers in the order CUTLASS writes them.
+        format!(
+            "\t{SP}.kind::mxf8f6f4.block_scale.m16n8k64.row.col.f32.e3m2.e5m2.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(0, 0, 0, 0)
+        ),
+        // Selectors in 16-bit registers.
+        format!(
+            "\tmov.b16 %h1, 1;\n\tmov.b16 %h2, 0;\n\
+             \t{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e2m3.e4m3.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, %r20, {{%h1, %h2}}, %r21, {{%h2, %h1}};"
+        ),
+    ];
+    let mxf4 = [
+        format!(
+            "\t{SP}.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(2, 1, 2, 3)
+        ),
+        format!(
+            "\t{SP}.m16n8k128.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(0, 0, 2, 1)
+        ),
+        format!(
+            "\t{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(2, 1, 0, 0)
+        ),
+        format!(
+            "\t{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(0, 0, 0, 3)
+        ),
+        format!(
+            "\t{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 \
+             {D}, {A4}, {B4}, {C}, {META}, {};",
+            scales(0, 1, 0, 1)
+        ),
+    ];
+    let all = format!("{}\n{}", mxf8.join("\n"), mxf4.join("\n"));
+    for target in ["sm_120a", "sm_121a"] {
+        translates("8.8", target, &all);
+    }
+    // The family targets take `.kind::mxf8f6f4`.
+    translates("8.8", "sm_120f", &mxf8.join("\n"));
+}
+
+/// `line` (one instruction) is refused by the checker with one error on the token `at`, whose
+/// message contains `message`.
+fn refused_at(line: &str, at: &str, message: &str) {
+    let src = kernel("8.8", "sm_120a", line);
+    let got = family_support::rejected_in(&src, line.trim(), at, family_support::Stage::Check);
+    assert!(
+        got.contains(message),
+        "`{line}`: the error on `{at}` says `{got}`, not `{message}`"
+    );
+}
+
+#[test]
+fn sparse_combinations_the_isa_does_not_list_are_refused_at_their_token() {
+    let s = scales(0, 0, 0, 0);
+    let line = |mods: &str, a: &str| format!("\t{mods} {D}, {a}, {B4}, {C}, {META}, {s};");
+    let cases = [
+        // ".spvariant = {.sp::ordered_metadata}" only.
+        (
+            line(
+                "mma.sp.sync.aligned.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0",
+                A4,
+            ),
+            "sp",
+            "`mma.sp::ordered_metadata` only",
+        ),
+        // The sparse shapes are m16n8k64 (mxf8f6f4) and m16n8k128 (mxf4, mxf4nvf4).
+        (
+            line(
+                &format!("{SP}.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"),
+                A4,
+            ),
+            "kind::mxf8f6f4",
+            "`mma.sp::ordered_metadata` with `.kind::mxf8f6f4` is .m16n8k64",
+        ),
+        (
+            line(
+                &format!("{SP}.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"),
+                A4,
+            ),
+            "kind::mxf4",
+            "`mma.sp::ordered_metadata` with `.kind::mxf4` is .m16n8k128",
+        ),
+        (
+            line(
+                &format!(
+                    "{SP}.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3"
+                ),
+                A4,
+            ),
+            "kind::mxf4nvf4",
+            "`mma.sp::ordered_metadata` with `.kind::mxf4nvf4` is .m16n8k128",
+        ),
+        // .f32 C and D only.
+        (
+            format!(
+                "\t{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f16.e4m3.e4m3.f16.ue8m0 \
+                 {{%r1, %r2}}, {A4}, {B4}, {{%r3, %r4}}, {META}, {s};"
+            ),
+            "kind::mxf8f6f4",
+            "with .e4m3/.e5m2/.e3m2/.e2m3/.e2m1 multiplicands and .f32 C and D",
+        ),
+        // Table 36's combinations, as for the dense forms.
+        (
+            line(
+                &format!(
+                    "{SP}.m16n8k128.row.col.kind::mxf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0"
+                ),
+                A4,
+            ),
+            "kind::mxf4",
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        (
+            line(
+                &format!(
+                    "{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue4m3"
+                ),
+                A4,
+            ),
+            "kind::mxf4nvf4",
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        (
+            line(
+                &format!("{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"),
+                A4,
+            ),
+            "kind::mxf4nvf4",
+            "must write it",
+        ),
+        (
+            line(
+                &format!(
+                    "{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue4m3"
+                ),
+                A4,
+            ),
+            "kind::mxf8f6f4",
+            "takes .scale_vec::1X with .ue8m0",
+        ),
+        // One kind at a time.
+        (
+            line(
+                &format!(
+                    "{SP}.m16n8k64.row.col.kind::f8f6f4.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"
+                ),
+                A4,
+            ),
+            "kind::f8f6f4",
+            "exclude each other",
+        ),
+        // A sparse A holds half the dense form's registers: 4, not 8.
+        (
+            line(
+                &format!("{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"),
+                "{%r10, %r11, %r12, %r13, %r16, %r17, %r18, %r19}",
+            ),
+            "{%r10, %r11, %r12, %r13, %r16, %r17, %r18, %r19}",
+            "takes 4 registers for A",
+        ),
+    ];
+    for (body, at, message) in &cases {
+        refused_at(body, at, message);
+    }
+    // Every thread of a group holds metadata at these shapes: the sparsity selector is 0.
+    let sel = format!(
+        "\t{SP}.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 \
+         {D}, {A4}, {B4}, {C}, %r22, 1, {s};"
+    );
+    refused_at(&sel, "1", "`sparsity selector`");
+    // Selectors that select nothing, after the metadata.
+    let bad_byte = format!(
+        "\t{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 \
+         {D}, {A4}, {B4}, {C}, {META}, %r20, {{2, 0}}, %r21, {{0, 0}};"
+    );
+    refused_at(&bad_byte, "2", "`byte-id`");
+    // The scale operands are required.
+    let short = format!(
+        "\t{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0 \
+         {D}, {A4}, {B4}, {C}, {META};"
+    );
+    let src = kernel("8.8", "sm_120a", &short);
+    family_support::refused_with_message(&src, &short, "operands");
+    // The mxf4 kinds are sm_120a's and sm_121a's.
+    refused_for(
+        "8.8",
+        "sm_120",
+        &line(
+            &format!("{SP}.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"),
+            A4,
+        ),
+        "needs the architecture-specific target sm_120a",
+    );
+}

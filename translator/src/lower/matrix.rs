@@ -512,7 +512,7 @@ pub fn mma(cx: &mut Cx<'_>, x: &Mma) {
                     let c = read_acc(cx, x, q);
                     if let Some((s, g)) = &scales {
                         let acc = cx.float_of(c, Ty::F32);
-                        block_scale::scaled_dot(cx, x, s, g, (h, i), acc, a, b)
+                        block_scale::scaled_dot(cx, s, g, (h, i), acc, a, b)
                     } else {
                         let acc = if x.c_ty == MmaType::F16 {
                             half::to_f32(cx, c, sf::F16)

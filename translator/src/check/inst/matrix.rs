@@ -259,7 +259,9 @@ pub fn movmatrix(
 }
 
 pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>) -> Option<Mma> {
-    let sparse = m.pick(&[("sp", false), ("sp::ordered_metadata", true)]);
+    let sparse = m.pick_span(&[("sp", false), ("sp::ordered_metadata", true)]);
+    let sparse_span = sparse.map(|(_, s)| s);
+    let sparse = sparse.map(|(o, _)| o);
     sync_aligned(m);
     let kind = m.flag_span("kind::f8f6f4");
     let mx = block_scale::kind(m);
@@ -299,16 +301,26 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         matches!(t, E4m3 | E5m2 | E3m2 | E2m3 | E2m1)
     };
     if let Some(mx) = mx {
-        if kind.is_some() || sparse.is_some() {
+        if let Some(span) = kind {
             m.error_at(
-                mx.span,
-                "`.block_scale` is translated for the dense `mma` of one `.kind`",
-                "the sparse block-scaled forms are not translated",
+                span,
+                "`.kind::f8f6f4` and a block-scaled kind exclude each other",
+                "one `.kind` per `mma`",
+            );
+            return None;
+        }
+        // ".spvariant = {.sp::ordered_metadata}" is the only variant of the block-scaled forms.
+        if let (Some(false), Some(span)) = (sparse, sparse_span) {
+            m.error_at(
+                span,
+                "the block-scaled `mma.sp` is `mma.sp::ordered_metadata` only",
+                "write .sp::ordered_metadata",
             );
             return None;
         }
         let types = block_scale::Types {
             shape,
+            sparse: sparse.is_some(),
             d: d_ty,
             a: a_ty,
             b: b_ty,
@@ -334,17 +346,25 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             sparse: None,
             scale: None,
         };
-        let ops = operands(cx, i, 8)?;
-        let [na, nb, nc, nd] = mma.frag_regs();
+        // The sparse forms put the metadata and selector between C and the scale operands.
+        let at = if sparse.is_some() { 6 } else { 4 };
+        let ops = operands(cx, i, at + 4)?;
+        let [mut na, nb, nc, nd] = mma.frag_regs();
+        if sparse.is_some() {
+            na /= 2;
+        }
         let d = dsts(cx, m, &ops[0], nd, ScalarType::B32, "D");
         let a = srcs(cx, m, &ops[1], na, ScalarType::B32, "A");
         let b = srcs(cx, m, &ops[2], nb, ScalarType::B32, "B");
         let c = srcs(cx, m, &ops[3], nc, ScalarType::B32, "C");
-        let scale = block_scale::operands(cx, m, &ops[4..], vec, stype);
+        let scale = block_scale::operands(cx, m, &ops[at..], vec, stype);
         mma.d = d?;
         mma.a = a?;
         mma.b = b?;
         mma.c = c?;
+        if sparse.is_some() {
+            mma.sparse = Some(sparsity(cx, m, &mma, ops, true)?);
+        }
         mma.scale = Some(Box::new(scale?));
         return Some(mma);
     }

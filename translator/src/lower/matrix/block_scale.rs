@@ -1,4 +1,5 @@
-//! The scale factors of `mma...block_scale` (docs/decisions/0199-mma-block-scale.md).
+//! The scale factors of `mma...block_scale` and `mma.sp::ordered_metadata...block_scale`
+//! (docs/decisions/0199-mma-block-scale.md, 0202-mma-sp-block-scale.md).
 //!
 //! Where they are, by the ISA's "Block Scaling for mma.sync": `thread-id-a` picks a thread pair
 //! of each group of four (threads `2 * thread-id-a` and `2 * thread-id-a + 1`), the lower
@@ -13,7 +14,7 @@
 //! significant bits each, with two-bit `.e2m1` products) multiply exactly one after the other.
 
 use super::{Batch, Gathered, gather, load_gathered, small_float_to_f32};
-use crate::check::inst::{BlockScale, Mma, ScaleType};
+use crate::check::inst::{BlockScale, ScaleType};
 use crate::ir::{BinOp, FpFlags, Ty, ValueId};
 use crate::lower::Cx;
 use crate::lower::softfloat::Ops;
@@ -147,10 +148,8 @@ fn factors(
 /// D's element for A's row `h` and B's column `i`: from `acc` (f32), each product of `a` and
 /// `b` (f32 elements in k order) scaled by its chunk's factors and added in turn, each addition
 /// rounded to nearest even (the order of docs/decisions/0111-mma-accumulation-order.md).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn scaled_dot(
     cx: &mut Cx<'_>,
-    x: &Mma,
     s: &BlockScale,
     g: &Gathers,
     (h, i): (usize, usize),
@@ -159,7 +158,10 @@ pub(super) fn scaled_dot(
     b: &[ValueId],
 ) -> ValueId {
     let exact = FpFlags { exact: true };
-    let chunk = (x.k / s.vec) as usize;
+    // `a` and `b` hold the products' operands in k order: all K of them, or for a sparse A
+    // the half its metadata selects, which is half of each chunk (the 2:4 and pair-wise 4:8
+    // groups lie inside a chunk), so chunk `j` is the `j`-th of `vec` equal runs either way.
+    let chunk = a.len() / s.vec as usize;
     let mut acc = acc;
     for (j, (ac, bc)) in a.chunks(chunk).zip(b.chunks(chunk)).enumerate() {
         let f = factors(cx, s, g, (h, i), j as u32);

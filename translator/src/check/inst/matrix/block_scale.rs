@@ -7,9 +7,13 @@
 //!     .f32.e2m1.e2m1.f32.ue8m0 ...;
 //! mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::{2X,4X}
 //!     .f32.e2m1.e2m1.f32.{ue8m0,ue4m3} ...;
+//! mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale...
+//!     d, a, b, c, e, f, sa, {ba, ta}, sb, {bb, tb};
+//! mma.sp::ordered_metadata.sync.aligned.m16n8k128.row.col.kind::{mxf4,mxf4nvf4}...
 //! ```
 //!
-//! with the combinations of the ISA's "Valid combinations of .scale_vec_size and .kind" table.
+//! with the combinations of the ISA's "Valid combinations of .scale_vec_size and .kind" table,
+//! the same for the sparse forms (twice the K, A half as many registers, `.sp` refused).
 
 use crate::ast;
 use crate::check::FnCx;
@@ -67,6 +71,8 @@ pub(super) fn kind(m: &mut Mods<'_, '_>) -> Option<Mx> {
 /// The element types of the instruction, as written.
 pub(super) struct Types {
     pub(super) shape: (u32, u32, u32),
+    /// `mma.sp::ordered_metadata`: K twice the dense form's.
+    pub(super) sparse: bool,
     pub(super) d: MmaType,
     pub(super) a: MmaType,
     pub(super) b: MmaType,
@@ -109,6 +115,13 @@ pub(super) fn form(
             vec.unwrap_or(0),
         ),
     };
+    // The sparse forms (m16n8k64 and m16n8k128) hold twice the K of the dense ones.
+    let k = if t.sparse { 2 * k } else { k };
+    let op = if t.sparse {
+        "mma.sp::ordered_metadata"
+    } else {
+        "mma"
+    };
     let what = match mx.kind {
         Kind::Mxf8f6f4 => ".e4m3/.e5m2/.e3m2/.e2m3/.e2m1",
         _ => ".e2m1",
@@ -116,7 +129,10 @@ pub(super) fn form(
     if !types_ok || t.shape != (16, 8, k) || t.d != F32 || t.c != F32 {
         m.error_at(
             mx.span,
-            format!("`.{name}` is .m16n8k{k}.row.col with {what} multiplicands and .f32 C and D"),
+            format!(
+                "`{op}` with `.{name}` is .m16n8k{k}.row.col with {what} multiplicands and .f32 \
+                 C and D"
+            ),
             "not a form of this kind",
         );
         return None;
@@ -148,7 +164,9 @@ pub(super) fn form(
         );
         return None;
     }
-    let packed = |x: MmaType| if k == 64 { E2m1x } else { x };
+    let packed = |x: MmaType| {
+        if mx.kind == Kind::Mxf8f6f4 { x } else { E2m1x }
+    };
     Some((packed(t.a), packed(t.b), vec, stype))
 }
 
