@@ -3,7 +3,7 @@
 //! of them undefined), and `tanh` computed from `exp2` because Vulkan's `Tanh` has no useful
 //! bound near zero. The bounds are checked by the conformance suite (`cases/float.rs`).
 
-use super::Cx;
+use super::cx::Cx;
 use super::float::{is_inf, is_nan, is_zero, magnitude, sign};
 use super::half;
 use super::softfloat::{self as sf, Fmt, Ops};

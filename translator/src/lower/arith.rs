@@ -1,7 +1,7 @@
 //! The meaning of the integer arithmetic instructions (ISA 8.7.1). Floating point is in
 //! `float.rs`.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Arith, MulMode};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp, ValueId};
 use crate::types::ScalarType;

@@ -2,7 +2,7 @@
 //! compare-and-swap loop on the containing 32- or 64-bit word (f64 add on lavapipe, f16/bf16 adds,
 //! `inc`/`dec`, float adds without VK_EXT_shader_atomic_float).
 
-use super::Cx;
+use super::cx::Cx;
 use super::memory::Where;
 use crate::check::inst::{Atom, AtomOp, AtomSem, Scope as PtxScope};
 use crate::ir::{

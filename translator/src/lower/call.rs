@@ -5,7 +5,7 @@
 //! read and write those words, and a call passes them as SPIR-V function arguments (results come
 //! back as a struct). `.reg` parameters are passed as values of their type.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::ast::Component;
 use crate::check::inst::{Call, CallArg, CallIndirect};
 use crate::check::{FnParam, LocalId, Src};

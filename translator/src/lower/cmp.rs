@@ -1,6 +1,6 @@
 //! The meaning of comparison and selection (ISA 8.7.4, and the half-precision `set`/`setp`).
 
-use super::Cx;
+use super::cx::Cx;
 use super::float::flush;
 use super::half;
 use super::softfloat::{Fmt, Ops};

@@ -1,6 +1,6 @@
 //! The meaning of control-flow instructions: `bra`, `brx.idx`, `ret`, `exit`, `trap`, `brkpt`.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Bra, BrxIdx};
 use crate::ir::{Terminator, Ty};
 use crate::types::ScalarType;

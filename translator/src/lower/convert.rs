@@ -13,7 +13,7 @@ mod fast;
 mod narrow;
 mod round;
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Cvt, CvtNarrow, CvtPack, RoundMode};
 use crate::check::{Dst, Src};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};

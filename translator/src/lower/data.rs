@@ -1,7 +1,7 @@
 //! The meaning of data movement (ISA 8.7.6): `mov`, `ld`, `ldu`, `st`, `cvta`, `isspacep`.
 //! Conversions are in `convert.rs`.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Cvta, Isspacep, Ld, MemSem, Mov, Scope as PtxScope, St};
 use crate::check::{Dst, Src, VarRef};
 use crate::ir::{BinOp, Builtin, ConvOp, MemOrder, Op, Ordering, Scope, Ty, ValueId};
@@ -296,7 +296,7 @@ fn in_params(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
         .find(|(_, ir)| ir.0 == 0)
         .map(|(f, _)| *f)
         .unwrap_or(cx.func_id);
-    let size = super::kernel_abi(cx.module.function(kernel)).param_block_size;
+    let size = super::layout::kernel_abi(cx.module.function(kernel)).param_block_size;
     let base = cx.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
     let rel = cx.bin(BinOp::ISub, a, base);
     let s = cx.konst(Ty::I64, u64::from(size));

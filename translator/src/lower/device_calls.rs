@@ -3,7 +3,7 @@
 //! nothing. Both structures are the runtime's; the module's services slot holds their addresses
 //! (`abi::SERVICES_FIFO`, `abi::SERVICES_HEAP`; `docs/decisions/0179-device-printf-and-heap.md`).
 
-use super::Cx;
+use super::cx::Cx;
 use super::memory::Where;
 use crate::abi::{self, DeviceCall};
 use crate::check::Src;

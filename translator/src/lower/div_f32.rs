@@ -19,7 +19,7 @@
 //! Products and values stay between 2^-300 and 2^300, inside f64's normal range: no rounding but
 //! the two named above, and no f64 denormals.
 
-use super::Cx;
+use super::cx::Cx;
 use super::rounding::{div_special_cases, pow2_field};
 use super::softfloat::{self as sf, Ops};
 use crate::ir::{BinOp::*, ConvOp, FpFlags, Ty, ValueId};

@@ -3,7 +3,7 @@
 //! sticky bit), each rounded once by [`round_pack`]. Division and square root start from the
 //! driver's floating-point estimate and make it exact with the integer remainder.
 
-use super::Cx;
+use super::cx::Cx;
 use super::softfloat::{F64, Fmt, Ops, Unpacked, msb64, round_pack};
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};

@@ -5,7 +5,7 @@
 //! `add.cc` after a branch), so it is a function variable of type bool, like a register. The ISA
 //! does not preserve it across calls, so each function has its own.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Carry, CarryOp};
 use crate::ir::{BinOp, ConvOp, Inst, Op, Ty, UnOp, ValueId, VarId};
 

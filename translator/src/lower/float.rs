@@ -4,8 +4,8 @@
 //! (`abs neg copysign testp min max`) and the modifiers (`.ftz .sat .relu`); IEEE-rounded
 //! arithmetic is in `rounding.rs`, the approximations in `approx.rs`.
 
-use super::Cx;
 use super::approx;
+use super::cx::Cx;
 use super::half;
 use super::rounding::{arith, div, sqrt};
 use super::softfloat::{self as sf, Fmt, Ops};

@@ -2,7 +2,7 @@
 //! conversions to f32. Arithmetic on them is done wider and rounded once (`float.rs`), so the
 //! driver's half-precision arithmetic is never relied on.
 
-use super::Cx;
+use super::cx::Cx;
 use super::softfloat::{self as sf, Fmt, Ops};
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, Ty, ValueId};

@@ -5,7 +5,7 @@
 //! was 100 SPIR-V words per `fma`, and an f64 `fma` about 2,900; drivers inline such functions
 //! again (Mesa's NIR inlines every call), so the code that runs is the same.
 
-use super::Cx;
+use super::cx::Cx;
 use super::softfloat::Fmt;
 use crate::check::inst::Rounding;
 use crate::ir::{self, FuncId, Op, Terminator, Ty, ValueId};

@@ -7,7 +7,7 @@
 //! SPIR-V leaves bit fields that reach past the width undefined; every offset and count is
 //! clamped first to what the ISA's pseudocode means.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Arith, Bfind, BitMask, Dot, MulMode, Simd, SimdOp};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Ty, UnOp, ValueId};
 use crate::types::ScalarType;

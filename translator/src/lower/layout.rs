@@ -3,8 +3,8 @@
 
 use crate::check::Map as HashMap;
 
-use crate::abi::{GlobalVarAbi, GlobalsLayout, Relocation};
-use crate::check::{self, FuncId, GlobalId, InitElem, LocalId, Variable};
+use crate::abi::{GlobalVarAbi, GlobalsLayout, KernelAbi, ParamAbi, Relocation};
+use crate::check::{self, FnParam, FuncId, GlobalId, InitElem, LocalId, Variable};
 use crate::diag::Diagnostic;
 use crate::types::StateSpace;
 
@@ -250,4 +250,54 @@ pub fn for_kernel<'g>(
     l.shared_bytes = shared_end as u32;
     l.local_bytes = align_up(local_end, 4) as u32;
     l
+}
+
+/// The launch interface of a kernel.
+pub fn kernel_abi(func: &check::Function) -> KernelAbi {
+    param_layout(func).1
+}
+
+/// CUDA's parameter layout: each parameter at the next multiple of its alignment.
+pub(super) fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u32>, KernelAbi) {
+    let n = func.params.len();
+    let mut offsets = HashMap::with_capacity_and_hasher(n, Default::default());
+    let mut params = Vec::with_capacity(n);
+    let mut offset = 0u32;
+    for p in &func.params {
+        let FnParam::Var(v) = p else { continue };
+        let var = func.var(*v);
+        let align = var.align.max(1);
+        offset = offset.next_multiple_of(align);
+        let size = var.size() as u32;
+        offsets.insert(*v, offset);
+        params.push(ParamAbi {
+            name: var.name.clone(),
+            ty: var.ty,
+            count: var.count.unwrap_or(0),
+            vector: var.vector,
+            offset,
+            size,
+            align,
+            ptr_space: var.ptr_space,
+        });
+        offset += size;
+    }
+    let abi = KernelAbi {
+        name: func.name.clone(),
+        params,
+        param_block_size: offset,
+        push_constant_size: crate::abi::PUSH_CONSTANT_SIZE,
+        static_shared_bytes: 0,
+        dynamic_shared: false,
+        shared_spilled: false,
+        warp_scratch_bytes_per_thread: 0,
+        shared_tail_bytes: 0,
+        required_subgroup_size: None,
+        reqntid: func.reqntid,
+        maxntid: func.maxntid,
+        status_codes: Vec::new(),
+        textures: Default::default(),
+        mem_facts: Default::default(),
+    };
+    (offsets, abi)
 }

@@ -1,6 +1,7 @@
 //! The meaning of logic and shift instructions (ISA 8.7.5).
 
-use super::{Cx, truth_table};
+use super::cx::Cx;
+use super::truth_table;
 use crate::check::inst::{Arith, BoolOp, Lop3, Shf};
 use crate::check::typed::Src;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp};

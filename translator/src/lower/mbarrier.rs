@@ -21,7 +21,7 @@
 //! subgroup of a workgroup until it reaches a barrier): a waiting loop ends once the arrivals
 //! it waits for come earlier in program order, which is how compilers write them.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Mbarrier, MbarrierOp, MbarrierPending};
 use crate::check::{Address, Src};
 use crate::ir::{AtomicOp, BinOp, ConvOp, Op, Ordering, Ptr, Scope, Ty, ValueId};

@@ -12,7 +12,7 @@
 //!
 //! The checks are two IR functions called at each access, so that the access stays in its block.
 
-use super::Cx;
+use super::cx::Cx;
 use super::memory::Where;
 use crate::abi;
 use crate::ir::{self, BinOp, Builtin, FuncId, Function, Op, Ptr, Terminator, Ty, ValueId};

@@ -11,7 +11,7 @@
 //! cannot view the same workgroup memory as several types; narrower and wider accesses are made
 //! of word accesses here.
 
-use super::Cx;
+use super::cx::Cx;
 use super::layout::VarKey;
 use crate::abi;
 use crate::check::{AddrBase, Address, Conv, LocalId, Src, VarRef};

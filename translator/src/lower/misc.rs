@@ -2,7 +2,7 @@
 //! fences, `griddepcontrol`, `setmaxnreg`, `createpolicy`; and of the cluster queries `mapa` and
 //! `getctarank` for clusters of one block (docs/decisions/0102-clusters-are-one-block.md).
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{ClusterQuery, NoEffect};
 use crate::check::{Dst, Src};
 use crate::ir::Ty;

@@ -1,6 +1,6 @@
 //! The meaning of `prmt` (ISA 8.7.6.5).
 
-use super::Cx;
+use super::cx::Cx;
 use super::int::{c32, extract, extract_at, insert};
 use crate::check::Src;
 use crate::check::inst::{Prmt, PrmtMode};

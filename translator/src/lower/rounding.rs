@@ -2,7 +2,7 @@
 //! the PTX result, otherwise an exact emulation, the cheapest the device allows (see
 //! docs/decisions/0030-what-the-driver-is-trusted-with.md).
 
-use super::Cx;
+use super::cx::Cx;
 use super::exact;
 use super::float::{
     as_float, is_inf, is_nan, is_special, is_zero, magnitude, nan_result, native_ty, sign,

@@ -10,7 +10,7 @@
 //! remainder, so they rely only on that estimate being accurate to about 2^-40 (see
 //! docs/decisions/0032-proven-fast-paths.md).
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, UnOp, ValueId};
 use crate::types::ScalarType;

@@ -9,7 +9,7 @@
 //! correspondence holds whatever order the driver gives invocations) and `%tid` is derived from
 //! it; with the SIMT emulation `%tid` is `LocalInvocationId` and lanes follow from it.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::ast::Component;
 use crate::check::SpecialReg;
 use crate::ir::{BinOp, Builtin, ConvOp, Op, Ty, ValueId};

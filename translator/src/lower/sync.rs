@@ -1,6 +1,6 @@
 //! The meaning of barriers and fences.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Bar, BarKind, BarRed, Scope as PtxScope};
 use crate::ir::{
     AtomicOp, BinOp, Builtin, Op, Ordering, Ptr, Scope, Terminator, Ty, UnOp, ValueId, WarpOp,

@@ -4,7 +4,7 @@
 
 use crate::check::Map as HashMap;
 
-use super::Cx;
+use super::cx::Cx;
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -4,7 +4,7 @@
 //! destination's range, then the secondary operation or merge, of which the low 32 bits are
 //! written.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{CmpOp, Part, Secondary, VideoMad, VideoOp, VideoScalar, VideoSimd};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;

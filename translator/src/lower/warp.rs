@@ -2,7 +2,7 @@
 //! ([`WarpOp`]): the lane arithmetic of `shfl`, votes from ballots, and so on. How a primitive runs
 //! depends on the device's warp strategy (native subgroups, or the SIMT emulation).
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::inst::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 use crate::check::{Dst, Src};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};

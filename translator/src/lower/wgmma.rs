@@ -25,7 +25,7 @@
 //! pair of threads `sp-sel` names, or by all four for the 8-bit types), so the product pairs
 //! each element of A with the element of B's column its index names, as `mma.sp` does.
 
-use super::Cx;
+use super::cx::Cx;
 use super::half;
 use super::matrix::{
     Batch, accumulate_int, element, float_dot, gather, int_products, load_gathered, sparse_pick,

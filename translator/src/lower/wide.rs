@@ -2,7 +2,7 @@
 //! the register's ordinary variable, so a narrower instruction reading it (Table 27's chop)
 //! needs nothing special; the high half is kept beside it.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::ast::Component;
 use crate::check::{Conv, Dst, RegId, Src};
 use crate::ir::{BinOp, Op, Ty, ValueId, VarId};

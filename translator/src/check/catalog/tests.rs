@@ -302,10 +302,10 @@ fn each_family_has_a_decoder_forms_and_a_lowering() {
     }
 }
 
-/// The functions `Cx::op` (`lower/mod.rs`) dispatches to, as `module::function`, and whether
+/// The functions `Cx::op` (`lower/dispatch.rs`) dispatches to, as `module::function`, and whether
 /// an arm of it emits nothing.
 fn lowering_functions() -> (std::collections::BTreeSet<String>, bool) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lower/mod.rs");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lower/dispatch.rs");
     let text = std::fs::read_to_string(path).unwrap();
     let start = text.find("fn op(&mut self, op: &PtxOp)").expect("`Cx::op`");
     let body = &text[start..];

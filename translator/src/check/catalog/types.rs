@@ -186,7 +186,7 @@ pub struct Form {
     pub(crate) when: Option<When>,
     pub(crate) decode: Decode,
     /// The functions of `lower/` that lower what the decoder builds, as `module::function`
-    /// (the arms of `Cx::op` in `lower/mod.rs`). Empty: the one named after the mnemonic in
+    /// (the arms of `Cx::op` in `lower/dispatch.rs`). Empty: the one named after the mnemonic in
     /// the family's module ([`Form::lowering`]). Set with [`Form::lowered_by`].
     pub(crate) lower: &'static [&'static str],
 }

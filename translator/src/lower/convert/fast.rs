@@ -8,7 +8,8 @@
 //! Anything else (directed rounding of wide integers, 64-bit integers to `.f32`, half
 //! precision, modifiers that act on the result) takes the exact path in `convert.rs`.
 
-use super::{Cx, int_range};
+use super::super::cx::Cx;
+use super::int_range;
 use crate::check::inst::{Cvt, RoundMode};
 use crate::ir::{BinOp, ConvOp, FpFlags, Ty, ValueId};
 use crate::types::ScalarType;

@@ -4,7 +4,7 @@
 //! format's NaN, or `+MAX_NORM` where the format has none; `.relu` makes negative results +0.
 //! Out of one: every value is exact in .f16 (.bf16 for ue8m0).
 
-use super::super::Cx;
+use super::super::cx::Cx;
 use super::round::{
     BF16, F16, F32, Fmt, Unpacked, and, bits64, is, k, not, or, round_magnitude, to_float,
     unpack_float,

@@ -3,7 +3,7 @@
 //! (value = m * 2^(e-63)), and rounded once, in the requested direction, to a float format or
 //! to an integer.
 
-use super::super::Cx;
+use super::super::cx::Cx;
 use crate::check::inst::RoundMode;
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;

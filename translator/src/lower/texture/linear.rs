@@ -4,7 +4,7 @@
 //! (0, 0, 0, 1) as Vulkan's images give them. The caller has checked the index against the
 //! width (zeros outside, as for every integer-coordinate fetch).
 
-use super::super::Cx;
+use super::super::cx::Cx;
 use super::super::half;
 use super::super::softfloat as sf;
 use crate::ir::{BinOp, ConvOp, ExtOp, MemOrder, Op, Ptr, Ty, ValueId, VarId};

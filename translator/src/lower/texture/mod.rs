@@ -12,7 +12,7 @@
 //! cannot express it (unnormalized coordinates beyond plain 1D/2D sampling). Integer
 //! coordinates (`.s32`) fetch one texel, with zeros outside the texture.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::check::Src;
 use crate::check::inst::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
 use crate::check::{Dst, VarRef};

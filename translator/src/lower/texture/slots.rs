@@ -4,7 +4,7 @@
 use crate::check::Map as HashMap;
 use std::cell::RefCell;
 
-use super::super::Cx;
+use super::super::cx::Cx;
 use crate::check::inst::TexOperand;
 use crate::check::{
     self, AddrBase, Dst, FnParam, GlobalId, LocalId, RegId, Src, Statement, VarRef,

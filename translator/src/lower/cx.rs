@@ -1,0 +1,258 @@
+//! The lowering context of one function, `Cx`: what it lowers (module, function, device
+//! profile, the kernel's tables), what it reports (diagnostics, status sites), and the IR it
+//! builds. Building IR (the current function and block, the room a block gets, the values held
+//! per block, the block's constants) is in `build`; its fields are the first group of `Cx`.
+
+mod build;
+
+use crate::check::Map as HashMap;
+
+use super::helper::Helpers;
+use super::layout;
+use super::memcheck::Checkers;
+use super::texture::KernelTextures;
+use crate::check::{self, LabelId, RegId};
+use crate::diag::{Diagnostic, Span};
+use crate::ir::{self, BinOp, BlockId, Op, Terminator, Ty, ValueId, VarId};
+use crate::profile::DeviceProfile;
+use crate::types::StateSpace;
+
+/// What a function's lowering needs to know about the kernel around it.
+pub(super) struct Places<'a> {
+    pub(super) layout: &'a layout::Layout<'a>,
+    pub(super) ids: &'a HashMap<check::FuncId, ir::FuncId>,
+    pub(super) checkers: Option<Checkers>,
+    /// Status sites of the functions lowered before this one.
+    pub(super) site_base: u32,
+    /// The kernel's textures (shared by its functions).
+    pub(super) textures: &'a std::cell::RefCell<KernelTextures>,
+    /// The kernel's helper functions (shared by its functions).
+    pub(super) helpers: &'a std::cell::RefCell<Helpers>,
+    /// Bytes of the kernel's parameters in the parameter block.
+    pub(super) param_block: u32,
+}
+
+/// Slots of [`Cx::konst`]'s table.
+pub(super) const BLOCK_CONSTS: usize = 32;
+
+/// The instructions to make room for in a block opened with `stmts` PTX instructions to go
+/// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
+/// push at a time was reallocated 3 or 4 times. Very long runs are capped at 1,024 instructions,
+/// a quarter of the largest buffer `kept` keeps.
+pub(super) fn room_for(stmts: usize) -> usize {
+    stmts.clamp(1, 128) * 8
+}
+
+/// Lowering state for one function.
+pub(crate) struct Cx<'a> {
+    pub module: &'a check::Module,
+    pub func: &'a check::Function,
+    pub func_id: check::FuncId,
+    pub profile: &'a DeviceProfile,
+    pub layout: &'a layout::Layout<'a>,
+    /// IR function of each PTX function in the call graph.
+    pub ids: &'a HashMap<check::FuncId, ir::FuncId>,
+    /// Offsets of kernel parameters in the parameter block.
+    pub params: HashMap<check::LocalId, u32>,
+    /// Bytes of the kernel's parameters in the parameter block.
+    pub param_block: u32,
+    /// The last address resolved to a kernel parameter at a constant offset, with that
+    /// offset in the block: an access there needs no memory check.
+    pub param_access: Option<(ValueId, u64)>,
+    pub f: ir::Function,
+    pub cur: BlockId,
+    /// The capacity a block gets at its first instruction (see [`room_for`]).
+    pub(super) room: usize,
+    /// The variable of each register component (`4 * register + component`), plus one; 0
+    /// before its first use. Looked up for every register operand, so indexed, not hashed.
+    pub(super) regs: Vec<u32>,
+    /// Per variable: the value it holds at the end of what has been lowered into the current
+    /// block so far (its last store or load there), valid while the stamp is `held_epoch`.
+    pub(super) held: Vec<(u32, ValueId)>,
+    held_epoch: u32,
+    held_block: BlockId,
+    /// Constants made in the current block, by a hash of value and type (a collision
+    /// forgets the older one), valid under the stamp of `held`: lowering asks for 0, 1,
+    /// shift counts and sizes over and over.
+    consts: [(u32, Ty, u64, ValueId); BLOCK_CONSTS],
+    /// The high halves of `.b128` registers (`wide.rs`).
+    pub(super) regs_high: crate::check::Map<(RegId, u8), VarId>,
+    /// `.param` variables of device functions and call sites, as 32-bit words.
+    pub param_words: HashMap<check::LocalId, Vec<VarId>>,
+    /// A 64-bit shared atomic needs the arena's lock word cleared at kernel entry.
+    pub uses_shared_lock: bool,
+    /// Counted barriers with native warps need their words cleared at kernel entry.
+    pub uses_barrier_words: bool,
+    pub(super) labels: Vec<BlockId>,
+    pub diags: Vec<Diagnostic>,
+    /// The instruction being lowered, for diagnostics.
+    pub span: Span,
+    /// Missing features already reported, per instruction.
+    refused: Vec<(Span, &'static str)>,
+    /// Memory checking's functions, when on.
+    pub checkers: Option<Checkers>,
+    /// This function's status sites (`ir::Module::status_sites`), numbered from `site_base + 1`.
+    pub sites: Vec<(Span, String)>,
+    pub site_base: u32,
+    /// The condition-code carry flag CC.CF, once an instruction uses it (`extended.rs`).
+    pub carry_flag: Option<VarId>,
+    /// The kernel's texture slots and bindings (`texture.rs`).
+    pub textures: &'a std::cell::RefCell<KernelTextures>,
+    /// Emptied instruction buffers of the kernels translated before (`kept.rs`).
+    pub(super) spare: Vec<Vec<ir::Inst>>,
+    /// The kernel's helper functions (`helper.rs`).
+    pub(super) helpers: &'a std::cell::RefCell<Helpers>,
+    /// The variable holding the thread's linear index in its block, once read
+    /// (`special::linear_tid`).
+    pub(super) linear_tid: Option<VarId>,
+    /// The substitute clock's counter, once read (`special::counter`).
+    pub(super) clock_counter: Option<VarId>,
+    /// In a function that calls others: the variable its `.local` addresses are relative to
+    /// (0, unless recursion gives each activation its own frame: `ir::recursion`).
+    pub(super) local_base: Option<VarId>,
+}
+
+impl<'a> Cx<'a> {
+    /// A context for lowering PTX function `func` (with its id) into `f`, with nothing lowered
+    /// yet.
+    pub(super) fn new(
+        module: &'a check::Module,
+        (func, func_id): (&'a check::Function, check::FuncId),
+        profile: &'a DeviceProfile,
+        places: &Places<'a>,
+        f: ir::Function,
+    ) -> Self {
+        Cx {
+            module,
+            func,
+            func_id,
+            profile,
+            params: HashMap::default(),
+            param_block: places.param_block,
+            param_access: None,
+            layout: places.layout,
+            ids: places.ids,
+            cur: f.entry,
+            f,
+            room: 0,
+            regs: Vec::new(),
+            held: Vec::new(),
+            held_epoch: 1,
+            held_block: BlockId(u32::MAX),
+            consts: [(0, Ty::Bool, 0, ValueId(0)); BLOCK_CONSTS],
+            regs_high: crate::check::Map::default(),
+            param_words: HashMap::default(),
+            uses_shared_lock: false,
+            uses_barrier_words: false,
+            labels: Vec::new(),
+            diags: Vec::new(),
+            span: func.span,
+            refused: Vec::new(),
+            checkers: places.checkers,
+            sites: Vec::new(),
+            site_base: places.site_base,
+            carry_flag: None,
+            textures: places.textures,
+            spare: Vec::new(),
+            helpers: places.helpers,
+            linear_tid: None,
+            clock_counter: None,
+            local_base: None,
+        }
+    }
+
+    /// A context for a helper function `f` of this kernel (`helper.rs`): the kernel's tables,
+    /// none of this function's registers, labels or memory checking.
+    pub(super) fn for_helper(&self, f: ir::Function) -> Cx<'a> {
+        let places = Places {
+            layout: self.layout,
+            ids: self.ids,
+            checkers: None,
+            site_base: 0,
+            textures: self.textures,
+            helpers: self.helpers,
+            param_block: self.param_block,
+        };
+        let mut cx = Cx::new(
+            self.module,
+            (self.func, self.func_id),
+            self.profile,
+            &places,
+            f,
+        );
+        cx.span = self.span;
+        cx
+    }
+
+    /// The function a helper context built, and what it reported (a missing device feature
+    /// names the instruction that made the helper).
+    pub(super) fn into_function(self) -> (ir::Function, Vec<Diagnostic>) {
+        (self.f, self.diags)
+    }
+}
+
+impl Cx<'_> {
+    pub(super) fn start_label(&mut self, l: LabelId) {
+        let b = self.labels[l.0 as usize];
+        if self.f.block(self.cur).term == Terminator::Unreachable {
+            self.f.block_mut(self.cur).term = Terminator::Jump(b);
+        }
+        self.cur = b;
+    }
+
+    pub fn label_block(&self, l: LabelId) -> BlockId {
+        self.labels[l.0 as usize]
+    }
+
+    /// Ends the current block with `term` and continues in a new (possibly unreachable) block.
+    pub fn terminate(&mut self, term: Terminator) -> BlockId {
+        self.f.block_mut(self.cur).term = term;
+        let next = self.f.new_block();
+        self.cur = next;
+        next
+    }
+
+    /// Reports that the current instruction needs something not implemented (or not available).
+    pub fn unsupported(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        self.diags.push(
+            Diagnostic::error(self.span, format!("{what} is not supported by ptxvk yet"))
+                .with_label("in this instruction"),
+        );
+    }
+
+    /// Reports that the device lacks a feature the instruction needs.
+    pub fn missing_feature(&mut self, feature: &str) {
+        let name = self.profile.name.clone();
+        self.diags.push(
+            Diagnostic::error(
+                self.span,
+                format!("this instruction needs {feature}, which device `{name}` lacks"),
+            )
+            .with_label("cannot run on this device"),
+        );
+    }
+
+    /// The address of kernel parameter `v` (in the parameter block).
+    pub fn param_address(&mut self, v: check::LocalId) -> Option<ValueId> {
+        let Some(&off) = self.params.get(&v) else {
+            self.unsupported("parameters of device functions");
+            return None;
+        };
+        let base = self.emit(Ty::I64, Op::Builtin(ir::Builtin::ParamBase));
+        // At offset 0 (the first parameter) the base is the address: no `+ 0` to fold away,
+        // as `resolve` does for other addresses.
+        if off == 0 {
+            return Some(base);
+        }
+        let off = self.konst(Ty::I64, u64::from(off));
+        Some(self.bin(BinOp::IAdd, base, off))
+    }
+
+    pub fn space_of(&self, v: check::VarRef) -> StateSpace {
+        match v {
+            check::VarRef::Global(g) => self.module.global(g).space,
+            check::VarRef::Local(l) => self.func.var(l).space,
+        }
+    }
+}

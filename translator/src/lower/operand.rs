@@ -1,0 +1,124 @@
+//! PTX operands: reading a source operand as the instruction's type and writing a destination,
+//! applying the conversions the checker recorded. A source may be a special register or the
+//! address of a variable, so this sits above the families that lower those.
+
+use super::cx::Cx;
+use super::{data, special};
+use crate::check::{Conv, Dst, Src};
+use crate::ir::{ConvOp, Op, Ty, UnOp, ValueId};
+use crate::types::ScalarType;
+
+impl Cx<'_> {
+    /// The value of a source operand, as instruction type `ty`.
+    pub fn read(&mut self, src: &Src, ty: ScalarType) -> ValueId {
+        let want = Ty::of(ty);
+        match src {
+            Src::Reg {
+                reg,
+                comp,
+                conv,
+                ty: rty,
+            } => {
+                let var = self.reg_var(*reg, *comp);
+                let v = self.load_var(var);
+                match conv {
+                    Conv::Chop => {
+                        // Keep the low bits (Table 27), then read them as the instruction type.
+                        let i = self.as_int(v);
+                        let t = self.conv(ConvOp::Trunc, i, Ty::int(want.bits().max(8)));
+                        self.reinterpret(t, want)
+                    }
+                    _ => {
+                        let _ = rty;
+                        self.reinterpret(v, want)
+                    }
+                }
+            }
+            Src::Imm(bits) => self.konst(want, *bits),
+            Src::Special(s, comp) => {
+                let v = special::read(self, *s, *comp);
+                if want == Ty::Bool {
+                    return v;
+                }
+                let t = if want.bits() < 32 {
+                    self.conv(ConvOp::Trunc, v, Ty::int(want.bits()))
+                } else {
+                    v
+                };
+                self.reinterpret(t, want)
+            }
+            Src::AddressOf(a) => {
+                let (var, off) = **a;
+                let a = data::address_of(self, var, off);
+                let a = if want.bits() < 64 {
+                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                } else {
+                    a
+                };
+                self.reinterpret(a, want)
+            }
+            Src::NotPred(inner) => {
+                let v = self.read(inner, ty);
+                self.un(UnOp::Not, v)
+            }
+            Src::Vector(_) => {
+                self.unsupported("a vector operand here");
+                self.konst(want, 0)
+            }
+            // --- front end: function addresses ---
+            Src::FuncAddr(f) => {
+                let a = self.konst(Ty::I64, f.address());
+                let a = if want.bits() < 64 {
+                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                } else {
+                    a
+                };
+                self.reinterpret(a, want)
+            }
+        }
+    }
+
+    /// Stores `v` (of instruction type `ty`) into a destination operand.
+    pub fn write(&mut self, dst: &Dst, ty: ScalarType, v: ValueId) {
+        match dst {
+            Dst::Sink => {}
+            Dst::Reg {
+                reg,
+                comp,
+                conv,
+                ty: rty,
+            } => {
+                let var = self.reg_var(*reg, *comp);
+                let vty = self.f.vars[var.0 as usize].ty;
+                let v = match conv {
+                    Conv::Zext | Conv::Sext => {
+                        let i = self.as_int(v);
+                        let wide = Ty::int(rty.bits());
+                        #[cfg(feature = "fault-injection")]
+                        let conv = &if crate::fault::active(crate::fault::Fault::ZeroExtendSigned) {
+                            Conv::Zext
+                        } else {
+                            *conv
+                        };
+                        let op = if *conv == Conv::Sext {
+                            ConvOp::SExt
+                        } else {
+                            ConvOp::ZExt
+                        };
+                        let e = self.conv(op, i, wide);
+                        if *rty == ScalarType::B128 {
+                            self.write_high_ext(*reg, *comp, e, *conv);
+                        }
+                        self.reinterpret(e, vty)
+                    }
+                    _ => {
+                        let _ = ty;
+                        self.reinterpret(v, vty)
+                    }
+                };
+                self.emit_void(Op::StoreVar(var, v));
+            }
+            Dst::Vector(_) => self.unsupported("a vector destination here"),
+        }
+    }
+}
