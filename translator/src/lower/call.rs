@@ -6,27 +6,12 @@
 //! back as a struct). `.reg` parameters are passed as values of their type.
 
 use super::cx::Cx;
+use super::memory::param_words;
 use crate::ast::Component;
 use crate::check::inst::{Call, CallArg, CallIndirect};
-use crate::check::{FnParam, LocalId, Src};
-use crate::ir::{BinOp, ConvOp, Op, Terminator, Ty, ValueId, VarId};
+use crate::check::{FnParam, Src};
+use crate::ir::{BinOp, ConvOp, Op, Terminator, Ty, ValueId};
 use crate::types::ScalarType;
-
-/// The word variables of `.param` variable `v` of the current function.
-pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> smallvec::SmallVec<[VarId; 4]> {
-    if let Some(w) = cx.param_words.get(&v) {
-        return w.as_slice().into();
-    }
-    let var = cx.func.var(v);
-    let n = var.size().div_ceil(4).max(1);
-    let name = var.name.clone();
-    let words: Vec<VarId> = (0..n)
-        .map(|i| cx.f.new_var(Ty::I32, format!("{name}.w{i}")))
-        .collect();
-    let out = words.as_slice().into();
-    cx.param_words.insert(v, words);
-    out
-}
 
 fn reg_ty(cx: &Cx<'_>, r: crate::check::RegId) -> ScalarType {
     cx.func.reg(r).ty

@@ -1,9 +1,9 @@
 //! The meaning of comparison and selection (ISA 8.7.4, and the half-precision `set`/`setp`).
 
 use super::cx::Cx;
-use super::float::flush;
-use super::half;
-use super::softfloat::{Fmt, Ops};
+use super::float::class::flush;
+use super::float::half;
+use super::float::softfloat::{Fmt, Ops};
 use crate::check::inst::{Arith, BoolOp, CmpOp, Set, Setp, Slct};
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;

@@ -14,13 +14,13 @@ mod narrow;
 mod round;
 
 use super::cx::Cx;
+use crate::check::Src;
 use crate::check::inst::{Cvt, CvtNarrow, CvtPack, RoundMode};
-use crate::check::{Dst, Src};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 use round::{
-    Fmt, Unpacked, and, bits64, is, k, ks, magnitude, not, or, round_pack, to_float, to_integer,
-    unpack_float, unpack_int, with_sign,
+    Fmt, Unpacked, and, bits64, int_range, is, k, ks, magnitude, not, or, round_pack, to_float,
+    to_integer, unpack_float, unpack_int, with_sign, write_bits,
 };
 
 /// `cvt` (ISA 8.7.6.13).
@@ -52,13 +52,6 @@ pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
 /// `cvt` to or from a pair of fp8/fp6/fp4/ue8m0 values.
 pub fn cvt_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
     narrow::cvt(cx, c);
-}
-
-/// Writes the low bits of an I64 as a value of type `ty`.
-fn write_bits(cx: &mut Cx<'_>, dst: &Dst, ty: ScalarType, r: ValueId) {
-    let t = cx.conv(ConvOp::Trunc, r, Ty::int(ty.bits()));
-    let v = cx.reinterpret(t, Ty::of(ty));
-    cx.write(dst, ty, v);
 }
 
 /// One conversion involving a float, as the destination's bits in an I64.
@@ -246,16 +239,6 @@ fn int_to_int(cx: &mut Cx<'_>, c: &Cvt, v: ValueId) -> ValueId {
         cx.conv(ext, v, dty)
     } else {
         cx.conv(ConvOp::Trunc, v, dty)
-    }
-}
-
-/// The range of a PTX integer type.
-fn int_range(ty: ScalarType) -> (i128, i128) {
-    let bits = ty.bits();
-    if ty.is_signed() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
     }
 }
 

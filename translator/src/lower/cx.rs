@@ -7,9 +7,9 @@ mod build;
 
 use crate::check::Map as HashMap;
 
-use super::helper::Helpers;
+use super::helper::{Helper, Helpers};
 use super::layout;
-use super::memcheck::Checkers;
+use super::memcheck::checkers::Checkers;
 use super::texture::KernelTextures;
 use crate::check::{self, LabelId, RegId};
 use crate::diag::{Diagnostic, Span};
@@ -254,5 +254,52 @@ impl Cx<'_> {
             check::VarRef::Global(g) => self.module.global(g).space,
             check::VarRef::Local(l) => self.func.var(l).space,
         }
+    }
+}
+
+impl Cx<'_> {
+    /// `body(args)`, computed by the kernel's helper function for `h` (made here at its first
+    /// use) and called here. `body` must compute its result from its arguments alone: the call
+    /// is marked pure, which the SIMT emulation's uniformity analysis relies on.
+    pub(super) fn out_of_line(
+        &mut self,
+        h: Helper,
+        args: &[ValueId],
+        body: impl FnOnce(&mut Cx<'_>, &[ValueId]) -> ValueId,
+    ) -> ValueId {
+        let known = self.helpers.borrow().find(h);
+        let (func, ret) = match known {
+            Some(found) => found,
+            None => {
+                let mut cx = self.for_helper(ir::Function::new(h.name()));
+                let params: Vec<ValueId> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| {
+                        let ty = self.f.ty(a);
+                        cx.f.params.push(ty);
+                        cx.emit(ty, Op::Param(i as u32))
+                    })
+                    .collect();
+                let r = body(&mut cx, &params);
+                let ret = cx.f.ty(r);
+                cx.f.returns = vec![ret];
+                let end = cx.cur;
+                cx.f.block_mut(end).term = Terminator::Return(vec![r]);
+                let (f, diags) = cx.into_function();
+                self.diags.extend(diags);
+                // Made after `body`, which may have made helpers of its own.
+                (self.helpers.borrow_mut().add(h, f), ret)
+            }
+        };
+        let result = self.f.new_var(ret, "helper.result");
+        let call = self.f.side.add_call(ir::Call {
+            func,
+            args: args.to_vec(),
+            results: vec![result],
+            pure: true,
+        });
+        self.emit_void(Op::Call(call));
+        self.emit(ret, Op::LoadVar(result))
     }
 }

@@ -79,7 +79,7 @@ fn atomic_add(cx: &mut Cx<'_>, a: ValueId, value: ValueId) -> ValueId {
 fn arg64(cx: &mut Cx<'_>, a: &CallArg) -> ValueId {
     match a {
         CallArg::Param(v) => {
-            let words = super::call::param_words(cx, *v);
+            let words = super::memory::param_words(cx, *v);
             let lo = cx.emit(Ty::I32, Op::LoadVar(words[0]));
             let lo = cx.conv(ConvOp::ZExt, lo, Ty::I64);
             let Some(&w1) = words.get(1) else {
@@ -103,7 +103,7 @@ fn arg64(cx: &mut Cx<'_>, a: &CallArg) -> ValueId {
 fn set_result(cx: &mut Cx<'_>, r: &CallArg, v: ValueId) {
     match r {
         CallArg::Param(p) => {
-            let words = super::call::param_words(cx, *p);
+            let words = super::memory::param_words(cx, *p);
             let ty = cx.f.ty(v);
             let lo = cx.conv(ConvOp::Trunc, v, Ty::I32);
             cx.emit_void(Op::StoreVar(words[0], lo));
@@ -544,7 +544,7 @@ fn bump(cx: &mut Cx<'_>, n: ValueId, class: Option<ValueId>) -> ValueId {
 fn constant_string(cx: &mut Cx<'_>, a: &CallArg) -> Option<Vec<u8>> {
     let v = match a {
         CallArg::Param(p) => {
-            let w0 = *super::call::param_words(cx, *p).first()?;
+            let w0 = *super::memory::param_words(cx, *p).first()?;
             Trace::new(&cx.f).var(w0, 0)?
         }
         CallArg::Value(src, ty) => {

@@ -14,9 +14,9 @@
 //! docs/decisions/0111-mma-accumulation-order.md.
 
 use super::Cx;
-use super::half;
-use super::rounding;
-use super::softfloat::{self as sf, Ops};
+use super::float::half;
+use super::float::rounding;
+use super::float::softfloat::{self as sf, Ops};
 use crate::check::Src;
 use crate::check::inst::{
     BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp,

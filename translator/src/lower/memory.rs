@@ -16,7 +16,7 @@ use super::layout::VarKey;
 use crate::abi;
 use crate::check::{AddrBase, Address, Conv, LocalId, Src, VarRef};
 use crate::ir::{
-    AtomicOp, BinOp, Builtin, ConvOp, MemOrder, Op, Ptr, Scope, Terminator, Ty, ValueId,
+    AtomicOp, BinOp, Builtin, ConvOp, MemOrder, Op, Ptr, Scope, Terminator, Ty, ValueId, VarId,
 };
 use crate::types::StateSpace;
 
@@ -470,7 +470,7 @@ impl Cx<'_> {
 
     /// The word variable holding byte `off` of a `.param` variable (`None` past its end).
     fn param_word(&mut self, v: LocalId, off: u32) -> Option<crate::ir::VarId> {
-        let words = super::call::param_words(self, v);
+        let words = param_words(self, v);
         let w = words.get((off / 4) as usize).copied();
         if w.is_none() {
             self.unsupported("an access past the end of a .param variable");
@@ -669,4 +669,20 @@ impl Cx<'_> {
             }
         }
     }
+}
+
+/// The word variables of `.param` variable `v` of the current function.
+pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> smallvec::SmallVec<[VarId; 4]> {
+    if let Some(w) = cx.param_words.get(&v) {
+        return w.as_slice().into();
+    }
+    let var = cx.func.var(v);
+    let n = var.size().div_ceil(4).max(1);
+    let name = var.name.clone();
+    let words: Vec<VarId> = (0..n)
+        .map(|i| cx.f.new_var(Ty::I32, format!("{name}.w{i}")))
+        .collect();
+    let out = words.as_slice().into();
+    cx.param_words.insert(v, words);
+    out
 }

@@ -4,7 +4,6 @@
 //! named after its ISA section (`arith`, `cmp`, `logic`, `data`, `control`). The helpers here read
 //! and write PTX operands (applying the conversions the checker recorded) and build the CFG.
 
-mod approx;
 mod arith;
 mod async_copy;
 mod atomic;
@@ -17,11 +16,8 @@ mod cx;
 mod data;
 mod device_calls;
 mod dispatch;
-mod div_f32;
-mod exact;
 mod extended;
 mod float;
-mod half;
 #[cfg(test)]
 mod held_tests;
 mod helper;
@@ -36,8 +32,6 @@ mod memory;
 mod misc;
 mod operand;
 mod permute;
-mod rounding;
-mod softfloat;
 mod special;
 mod sync;
 mod texture;
@@ -84,7 +78,7 @@ pub fn lower_kernel(
     let mut diags = Vec::new();
     let (mut shared_lock, mut barrier_words) = (false, false);
     let textures = texture::KernelTextures::new(abi.param_block_size);
-    let checkers = profile.memcheck.then(|| memcheck::Checkers {
+    let checkers = profile.memcheck.then(|| memcheck::checkers::Checkers {
         global: ir::FuncId(graph.len() as u32),
         arena: ir::FuncId(graph.len() as u32 + 1),
     });
@@ -158,8 +152,8 @@ pub fn lower_kernel(
         abi.mem_facts = bounds::prove(k, c);
     }
     if checkers.is_some() {
-        functions.push(memcheck::global_checker());
-        functions.push(memcheck::arena_checker());
+        functions.push(memcheck::checkers::global_checker());
+        functions.push(memcheck::checkers::arena_checker());
     }
     functions.extend(helpers.into_inner().into_functions());
     // A cycle of calls needs a PTX function that calls one (memory checking's functions call

@@ -12,7 +12,7 @@
 use super::cx::Cx;
 use crate::ast::Component;
 use crate::check::SpecialReg;
-use crate::ir::{BinOp, Builtin, ConvOp, Op, Ty, ValueId};
+use crate::ir::{BinOp, Builtin, ConvOp, Op, Ty, UnOp, ValueId};
 use crate::profile::WarpStrategy;
 
 fn builtin(cx: &mut Cx<'_>, b: Builtin) -> ValueId {
@@ -126,7 +126,7 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
         | SpecialReg::LanemaskLe
         | SpecialReg::LanemaskLt
         | SpecialReg::LanemaskGe
-        | SpecialReg::LanemaskGt => super::warp::lanemask(cx, s),
+        | SpecialReg::LanemaskGt => lanemask(cx, s),
         SpecialReg::DynamicSmemSize => builtin(cx, Builtin::DynamicSharedBytes),
         SpecialReg::TotalSmemSize => {
             let d = builtin(cx, Builtin::DynamicSharedBytes);
@@ -209,4 +209,23 @@ fn counter(cx: &mut Cx<'_>) -> ValueId {
     let next = cx.bin(BinOp::IAdd, c, step);
     cx.emit_void(Op::StoreVar(var, next));
     next
+}
+
+/// `%lanemask_*` from the lane id.
+fn lanemask(cx: &mut Cx<'_>, which: SpecialReg) -> ValueId {
+    use SpecialReg::*;
+    let lane = lane_id(cx);
+    let one = cx.konst(Ty::I64, 1);
+    let lane64 = cx.conv(ConvOp::ZExt, lane, Ty::I64);
+    let eq = cx.bin(BinOp::Shl, one, lane64);
+    let lt = cx.bin(BinOp::ISub, eq, one);
+    let le = cx.bin(BinOp::Or, lt, eq);
+    let r = match which {
+        LanemaskEq => eq,
+        LanemaskLt => lt,
+        LanemaskLe => le,
+        LanemaskGt => cx.un(UnOp::Not, le),
+        _ => cx.un(UnOp::Not, lt),
+    };
+    cx.conv(ConvOp::Trunc, r, Ty::I32)
 }

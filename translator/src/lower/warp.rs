@@ -5,7 +5,7 @@
 use super::cx::Cx;
 use crate::check::inst::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 use crate::check::{Dst, Src};
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};
+use crate::ir::{BinOp, ExtOp, FpFlags, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::ScalarType;
 
 impl Cx<'_> {
@@ -271,23 +271,4 @@ pub fn elect(cx: &mut Cx<'_>, e: &Elect) {
 
 pub fn warp_sync(cx: &mut Cx<'_>, _mask: &Src) {
     cx.sync_op(WarpOp::Sync, &[], None);
-}
-
-/// `%lanemask_*` from the lane id.
-pub fn lanemask(cx: &mut Cx<'_>, which: crate::check::SpecialReg) -> ValueId {
-    use crate::check::SpecialReg::*;
-    let lane = super::special::lane_id(cx);
-    let one = cx.konst(Ty::I64, 1);
-    let lane64 = cx.conv(ConvOp::ZExt, lane, Ty::I64);
-    let eq = cx.bin(BinOp::Shl, one, lane64);
-    let lt = cx.bin(BinOp::ISub, eq, one);
-    let le = cx.bin(BinOp::Or, lt, eq);
-    let r = match which {
-        LanemaskEq => eq,
-        LanemaskLt => lt,
-        LanemaskLe => le,
-        LanemaskGt => cx.un(UnOp::Not, le),
-        _ => cx.un(UnOp::Not, lt),
-    };
-    cx.conv(ConvOp::Trunc, r, Ty::I32)
 }

@@ -26,12 +26,12 @@
 //! each element of A with the element of B's column its index names, as `mma.sp` does.
 
 use super::cx::Cx;
-use super::half;
+use super::float::half;
+use super::float::softfloat::{self as sf, Ops};
 use super::matrix::{
     Batch, accumulate_int, element, float_dot, gather, int_products, load_gathered, sparse_pick,
 };
 use super::memory::Where;
-use super::softfloat::{self as sf, Ops};
 use super::special;
 use crate::check::Src;
 use crate::check::inst::{MmaType, ScaleD, Wgmma, WgmmaA, WgmmaMma};

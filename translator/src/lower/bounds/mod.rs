@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use super::memcheck::Checkers;
+use super::memcheck::checkers::Checkers;
 use crate::ir::{BinOp, Builtin, ConvOp, ExtOp, Function, Op, Ptr, Terminator, Ty};
 use crate::ir::{Inst, UnOp, ValueId, VarId};
 use crate::memfacts::{Fact, MAX_FACTS, MemFacts, Node};

@@ -9,7 +9,7 @@
 //! precision, modifiers that act on the result) takes the exact path in `convert.rs`.
 
 use super::super::cx::Cx;
-use super::int_range;
+use super::round::int_range;
 use crate::check::inst::{Cvt, RoundMode};
 use crate::ir::{BinOp, ConvOp, FpFlags, Ty, ValueId};
 use crate::types::ScalarType;

@@ -7,9 +7,8 @@
 use super::super::cx::Cx;
 use super::round::{
     BF16, F16, F32, Fmt, Unpacked, and, bits64, is, k, not, or, round_magnitude, to_float,
-    unpack_float,
+    unpack_float, write_bits,
 };
-use super::write_bits;
 use crate::check::inst::{CvtNarrow, Narrow, RoundMode};
 use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;

@@ -4,6 +4,7 @@
 //! to an integer.
 
 use super::super::cx::Cx;
+use crate::check::Dst;
 use crate::check::inst::RoundMode;
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
@@ -401,4 +402,22 @@ pub(super) fn to_integer(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode) -> (Val
         and(cx, huge, nz)
     };
     (mag, huge)
+}
+
+/// The range of a PTX integer type.
+pub(super) fn int_range(ty: ScalarType) -> (i128, i128) {
+    let bits = ty.bits();
+    if ty.is_signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// Writes the low bits of an I64 (how a conversion computes its result) as a value of type
+/// `ty`.
+pub(super) fn write_bits(cx: &mut Cx<'_>, dst: &Dst, ty: ScalarType, r: ValueId) {
+    let t = cx.conv(ConvOp::Trunc, r, Ty::int(ty.bits()));
+    let v = cx.reinterpret(t, Ty::of(ty));
+    cx.write(dst, ty, v);
 }

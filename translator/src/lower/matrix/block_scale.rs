@@ -17,7 +17,7 @@ use super::{Batch, Gathered, gather, load_gathered, small_float_to_f32};
 use crate::check::inst::{BlockScale, ScaleType};
 use crate::ir::{BinOp, FpFlags, Ty, ValueId};
 use crate::lower::Cx;
-use crate::lower::softfloat::Ops;
+use crate::lower::float::softfloat::Ops;
 use crate::types::ScalarType;
 
 /// The gathered scale registers: A's for rows `groupID` and `groupID + 8`, B's for columns

@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 
 use super::super::Cx;
-use super::super::half;
-use super::super::softfloat::{self as sf, Ops};
+use super::super::float::half;
+use super::super::float::softfloat::{self as sf, Ops};
 use super::{Batch, float_dot, gather, load_gathered, write_acc};
 use crate::check::Src;
 use crate::check::inst::{Mma, MmaType};

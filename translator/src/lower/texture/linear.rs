@@ -5,8 +5,8 @@
 //! width (zeros outside, as for every integer-coordinate fetch).
 
 use super::super::cx::Cx;
-use super::super::half;
-use super::super::softfloat as sf;
+use super::super::float::half;
+use super::super::float::softfloat as sf;
 use crate::ir::{BinOp, ConvOp, ExtOp, MemOrder, Op, Ptr, Ty, ValueId, VarId};
 use crate::texture::{SampledKind, channel_data_type as dt, record};
 

@@ -22,6 +22,7 @@ use crate::texture::{
 };
 use crate::types::ScalarType;
 
+mod handles;
 mod linear;
 mod slots;
 

@@ -2,16 +2,25 @@
 //!
 //! Values are handled as bits of their format. Here: the dispatch, the bit-level instructions
 //! (`abs neg copysign testp min max`) and the modifiers (`.ftz .sat .relu`); IEEE-rounded
-//! arithmetic is in `rounding.rs`, the approximations in `approx.rs`.
+//! arithmetic is in `rounding.rs`, the approximations in `approx.rs`, the classification of bit
+//! patterns in `class.rs`.
 
-use super::approx;
+pub(super) mod approx;
+pub(super) mod class;
+pub(super) mod div_f32;
+pub(super) mod exact;
+pub(super) mod format;
+pub(super) mod half;
+pub(super) mod rounding;
+pub(super) mod softfloat;
+
 use super::cx::Cx;
-use super::half;
-use super::rounding::{arith, div, sqrt};
-use super::softfloat::{self as sf, Fmt, Ops};
 use crate::check::inst::{Float, FloatOp, Precision, Rounding, TestOp};
-use crate::ir::{BinOp, Ty, ValueId};
+use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
+use class::{flush, is_inf, is_nan, is_special, is_zero, magnitude, mask, sign};
+use rounding::{arith, div, sqrt};
+use softfloat::{Fmt, Ops};
 
 use BinOp::*;
 
@@ -99,59 +108,6 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, src: &[ValueId]) -> ValueId {
     r
 }
 
-pub(super) fn mask(fmt: Fmt) -> u64 {
-    if fmt.width() >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << fmt.width()) - 1
-    }
-}
-
-// ---- classification on bits ----
-
-pub(super) fn magnitude(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
-    cx.bop(And, x, m)
-}
-
-pub(super) fn is_nan(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    let m = magnitude(cx, x, fmt);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
-    cx.bop(UGt, m, inf)
-}
-
-pub(super) fn is_inf(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    let m = magnitude(cx, x, fmt);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
-    cx.bop(IEq, m, inf)
-}
-
-/// NaN or infinity.
-pub(super) fn is_special(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    let m = magnitude(cx, x, fmt);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
-    cx.bop(UGe, m, inf)
-}
-
-pub(super) fn is_zero(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    let m = magnitude(cx, x, fmt);
-    cx.is_zero(m)
-}
-
-pub(super) fn sign(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    cx.bit(x, fmt.width() - 1)
-}
-
-/// `.ftz`: a subnormal becomes a zero of the same sign.
-pub(super) fn flush(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
-    let e = cx.konst(fmt.int_ty(), fmt.exp_mask());
-    let ex = cx.bop(And, x, e);
-    let sub = cx.is_zero(ex);
-    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
-    let sb = cx.bop(And, x, s);
-    cx.sel(sub, sb, x)
-}
-
 /// `.sat`: clamp to [+0, 1]; NaN and negative values (-0 too) become +0.
 fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
     let nan = is_nan(cx, x, fmt);
@@ -172,34 +128,6 @@ fn relu(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
     let r = cx.sel(neg, z, x);
     let cn = cx.konst(fmt.int_ty(), fmt.canonical_nan());
     cx.sel(nan, cn, r)
-}
-
-/// The NaN a result becomes when an input is NaN: for .f64 the first NaN input, quieted
-/// (double precision keeps payloads, ISA 8.7.3); otherwise the canonical NaN.
-pub(super) fn nan_result(cx: &mut Cx<'_>, fmt: Fmt, inputs: &[ValueId]) -> ValueId {
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
-    if fmt != sf::F64 {
-        return canonical;
-    }
-    let quiet = cx.konst(fmt.int_ty(), 1u64 << (fmt.mant - 1));
-    let mut r = canonical;
-    for &x in inputs.iter().rev() {
-        let n = is_nan(cx, x, fmt);
-        let q = cx.bop(Or, x, quiet);
-        r = cx.sel(n, q, r);
-    }
-    r
-}
-
-/// The native float type of a format, if computing in it is exact for the case at hand.
-pub(super) fn native_ty(fmt: Fmt) -> Option<Ty> {
-    if fmt == sf::F32 {
-        Some(Ty::F32)
-    } else if fmt == sf::F64 {
-        Some(Ty::F64)
-    } else {
-        None
-    }
 }
 
 /// `testp` (ISA 8.7.3.1); zeros count as normal numbers.
@@ -305,9 +233,4 @@ fn order_key(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
     let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
     let pos = cx.bop(Or, x, s);
     cx.sel(neg, inv, pos)
-}
-
-/// Reinterprets bits as the native float of the same width.
-pub(super) fn as_float(cx: &mut Cx<'_>, x: ValueId, ty: Ty) -> ValueId {
-    cx.float_of(x, ty)
 }

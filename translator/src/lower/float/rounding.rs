@@ -2,14 +2,15 @@
 //! the PTX result, otherwise an exact emulation, the cheapest the device allows (see
 //! docs/decisions/0030-what-the-driver-is-trusted-with.md).
 
-use super::cx::Cx;
-use super::exact;
-use super::float::{
-    as_float, is_inf, is_nan, is_special, is_zero, magnitude, nan_result, native_ty, sign,
+use super::super::cx::Cx;
+use super::super::helper::Helper;
+use super::class::{
+    as_float, div_special_cases, is_inf, is_nan, is_special, is_zero, magnitude, nan_result,
+    native_ty, sign,
 };
+use super::exact;
 use super::half;
-use super::helper::Helper;
-use super::softfloat::{self as sf, Fmt, Ops, Unpacked};
+use super::softfloat::{self as sf, Fmt, Ops, Unpacked, pow2_field};
 use crate::check::inst::{FloatOp, Rounding};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
 
@@ -17,7 +18,7 @@ use BinOp::*;
 
 /// `add sub mul fma` with rounding `mode`; `explicit` says a rounding modifier was written
 /// (only then is the driver kept from contracting the operation).
-pub(super) fn arith(
+pub(in crate::lower) fn arith(
     cx: &mut Cx<'_>,
     op: FloatOp,
     mode: Rounding,
@@ -347,44 +348,6 @@ fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) 
     div_special_cases(cx, fmt, a, b, q)
 }
 
-/// The quotient where an operand is a zero, an infinity or a NaN (ISA 8.7.3.8); `q` (the signed
-/// quotient's bits) elsewhere.
-pub(super) fn div_special_cases(
-    cx: &mut Cx<'_>,
-    fmt: Fmt,
-    a: ValueId,
-    b: ValueId,
-    q: ValueId,
-) -> ValueId {
-    let a_nan = is_nan(cx, a, fmt);
-    let b_nan = is_nan(cx, b, fmt);
-    let a_inf = is_inf(cx, a, fmt);
-    let b_inf = is_inf(cx, b, fmt);
-    let a_zero = is_zero(cx, a, fmt);
-    let b_zero = is_zero(cx, b, fmt);
-    let sa = sign(cx, a, fmt);
-    let sb = sign(cx, b, fmt);
-    let s = cx.bop(Xor, sa, sb);
-    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
-    let zero = cx.konst(fmt.int_ty(), 0);
-    let sz = cx.sel(s, sbit, zero);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
-    let sinf = cx.bop(Or, inf, sz);
-    let both_inf = cx.bop(And, a_inf, b_inf);
-    let both_zero = cx.bop(And, a_zero, b_zero);
-    let invalid = cx.bop(Or, both_inf, both_zero);
-    let to_inf = cx.bop(Or, a_inf, b_zero);
-    let to_zero = cx.bop(Or, a_zero, b_inf);
-    let any_nan = cx.bop(Or, a_nan, b_nan);
-    let nan_in = nan_result(cx, fmt, &[a, b]);
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
-    let mut r = q;
-    r = cx.sel(to_zero, sz, r);
-    r = cx.sel(to_inf, sinf, r);
-    r = cx.sel(invalid, canonical, r);
-    cx.sel(any_nan, nan_in, r)
-}
-
 /// `sqrt.rnd`, correctly rounded in integer arithmetic.
 fn sqrt_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
     let ua = sf::unpack(cx, a, fmt);
@@ -450,7 +413,13 @@ fn with_fallback(
 
 /// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded. To nearest, the driver's quotient is
 /// used when an exact remainder test proves it correct (always, on a correctly rounding driver).
-pub(super) fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+pub(in crate::lower) fn div(
+    cx: &mut Cx<'_>,
+    mode: Rounding,
+    fmt: Fmt,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
     let fast = match (mode, fmt) {
         (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => {
             // The branch is rarely taken; its exact path needs no integer emulation.
@@ -476,7 +445,7 @@ pub(super) fn div(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: Valu
 }
 
 /// `sqrt.rnd`, correctly rounded; to nearest, the driver's root where a remainder test proves it.
-pub(super) fn sqrt(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+pub(in crate::lower) fn sqrt(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
     let fast = match (mode, fmt) {
         (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => Some(sqrt_f32_fast(cx, a)),
         (Rounding::Rn, f) if f == sf::F64 => Some(sqrt_f64_fast(cx, a)),
@@ -602,15 +571,6 @@ fn finite_nonzero(cx: &mut Cx<'_>, v: ValueId, fmt: Fmt) -> ValueId {
     cx.not(bad)
 }
 
-/// `2^k * y` for f64 bits `e` (a biased exponent field) shifted by `k`: builds 2^(e - 1023 + k).
-pub(super) fn pow2_field(cx: &mut Cx<'_>, e: ValueId, k: i64) -> ValueId {
-    let kk = cx.c64(k as u64);
-    let be = cx.bop(IAdd, e, kk);
-    let sh = cx.c64(52);
-    let b = cx.bop(Shl, be, sh);
-    cx.float_of(b, Ty::F64)
-}
-
 /// A quarter or half of `ulp(q)` as f64 (a quarter when `q` is a power of two, where the
 /// rounding interval below is half as wide).
 fn half_ulp(cx: &mut Cx<'_>, qb: ValueId) -> ValueId {
@@ -681,7 +641,7 @@ fn sqrt_f64_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
 /// product, TwoSum with c, the two tails added with rounding to odd, one rounding to nearest),
 /// used when operands and result are far from under- and overflow; the integer emulation
 /// otherwise.
-pub(super) fn fma_f64_rn(cx: &mut Cx<'_>, v: &[ValueId]) -> ValueId {
+pub(in crate::lower) fn fma_f64_rn(cx: &mut Cx<'_>, v: &[ValueId]) -> ValueId {
     let x = FpFlags { exact: true };
     let a = cx.float_of(v[0], Ty::F64);
     let b = cx.float_of(v[1], Ty::F64);

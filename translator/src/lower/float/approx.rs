@@ -3,8 +3,8 @@
 //! of them undefined), and `tanh` computed from `exp2` because Vulkan's `Tanh` has no useful
 //! bound near zero. The bounds are checked by the conformance suite (`cases/float.rs`).
 
-use super::cx::Cx;
-use super::float::{is_inf, is_nan, is_zero, magnitude, sign};
+use super::super::cx::Cx;
+use super::class::{is_inf, is_nan, is_zero, magnitude, sign};
 use super::half;
 use super::softfloat::{self as sf, Fmt, Ops};
 use crate::check::inst::{Float, FloatOp, Precision};
@@ -143,7 +143,7 @@ fn gross_f64(cx: &mut Cx<'_>, a: ValueId, rsqrt_op: bool) -> ValueId {
     let hi_mask = cx.c64(0xffff_ffff_0000_0000);
     let a = cx.bop(And, a, hi_mask);
     let fmt = sf::F64;
-    let a = super::float::flush(cx, a, fmt);
+    let a = super::class::flush(cx, a, fmt);
     let x = cx.float_of(a, Ty::F64);
     let r = if rsqrt_op {
         rsqrt(cx, x, Ty::F64)
@@ -164,7 +164,7 @@ fn gross_f64(cx: &mut Cx<'_>, a: ValueId, rsqrt_op: bool) -> ValueId {
     };
     let rb = cx.bits_of(r);
     let rb = cx.bop(And, rb, hi_mask);
-    let rb = super::float::flush(cx, rb, fmt);
+    let rb = super::class::flush(cx, rb, fmt);
     let nan = is_nan(cx, rb, fmt);
     let canonical = cx.c64(0x7fff_ffff_0000_0000);
     cx.sel(nan, canonical, rb)

@@ -19,9 +19,9 @@
 //! Products and values stay between 2^-300 and 2^300, inside f64's normal range: no rounding but
 //! the two named above, and no f64 denormals.
 
-use super::cx::Cx;
-use super::rounding::{div_special_cases, pow2_field};
-use super::softfloat::{self as sf, Ops};
+use super::super::cx::Cx;
+use super::class::div_special_cases;
+use super::softfloat::{self as sf, Ops, pow2_field};
 use crate::ir::{BinOp::*, ConvOp, FpFlags, Ty, ValueId};
 
 const X: FpFlags = FpFlags { exact: true };
@@ -29,7 +29,7 @@ const MIN_NORMAL: u32 = 0x0080_0000;
 const MAX_FINITE: u32 = 0x7f7f_ffff;
 
 /// The correctly rounded quotient's f32 bits (`a`, `b`: f32 bits as I32).
-pub(super) fn div_rn(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
+pub(in crate::lower) fn div_rn(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
     let abs = cx.c32(0x7fff_ffff);
     let ma = cx.bop(And, a, abs);
     let mb = cx.bop(And, b, abs);

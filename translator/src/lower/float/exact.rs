@@ -3,7 +3,7 @@
 //! sticky bit), each rounded once by [`round_pack`]. Division and square root start from the
 //! driver's floating-point estimate and make it exact with the integer remainder.
 
-use super::cx::Cx;
+use super::super::cx::Cx;
 use super::softfloat::{F64, Fmt, Ops, Unpacked, msb64, round_pack};
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};
@@ -106,7 +106,7 @@ fn normalize128(cx: &mut Cx<'_>, hi: ValueId, lo: ValueId) -> (ValueId, ValueId,
 /// `a * b + c` for finite `a`, `b` with non-zero product and finite `c` (possibly zero), rounded
 /// once to `fmt` in `mode` (`None` for an exact zero result, which the caller signs).
 /// `c_zero` says that `c` is zero (its unpacked fields are then ignored).
-pub(super) fn fma_core(
+pub(in crate::lower) fn fma_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
     b: &Unpacked,
@@ -181,7 +181,7 @@ pub(super) fn fma_core(
 }
 
 /// `a * b` for finite non-zero `a`, `b`, rounded once to `fmt` in `mode`.
-pub(super) fn mul_core(
+pub(in crate::lower) fn mul_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
     b: &Unpacked,
@@ -211,7 +211,7 @@ fn estimate_ty(cx: &Cx<'_>, fmt: Fmt) -> Ty {
 }
 
 /// `a / b` for finite non-zero `a`, `b`, correctly rounded to `fmt` in `mode`.
-pub(super) fn div_core(
+pub(in crate::lower) fn div_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
     b: &Unpacked,
@@ -273,7 +273,12 @@ pub(super) fn div_core(
 }
 
 /// `sqrt(a)` for finite positive `a`, correctly rounded to `fmt` in `mode`.
-pub(super) fn sqrt_core(cx: &mut Cx<'_>, a: &Unpacked, mode: Rounding, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn sqrt_core(
+    cx: &mut Cx<'_>,
+    a: &Unpacked,
+    mode: Rounding,
+    fmt: Fmt,
+) -> ValueId {
     let p = fmt.precision();
     let to_p = cx.c64(u64::from(64 - p));
     let aa = cx.bop(LShr, a.sig, to_p);
@@ -373,7 +378,11 @@ fn pow2(cx: &mut Cx<'_>, k: ValueId, ft: Ty) -> ValueId {
 /// Dekker's exact product (Veltkamp splitting): `p + e == a * b` exactly, `p = RN(a * b)`,
 /// provided neither the product nor its error under- or overflows. Every operation is marked
 /// `NoContraction`: a driver fusing any of them would break the identity.
-pub(super) fn two_product_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
+pub(in crate::lower) fn two_product_f64(
+    cx: &mut Cx<'_>,
+    a: ValueId,
+    b: ValueId,
+) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let split = |cx: &mut Cx<'_>, v: ValueId| {
         let c = cx.konst(Ty::F64, 134_217_729f64.to_bits()); // 2^27 + 1
@@ -398,7 +407,7 @@ pub(super) fn two_product_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (Value
 }
 
 /// The biased exponent field of f64 bits, as i64.
-pub(super) fn exp_field64(cx: &mut Cx<'_>, bits: ValueId) -> ValueId {
+pub(in crate::lower) fn exp_field64(cx: &mut Cx<'_>, bits: ValueId) -> ValueId {
     let sh = cx.c64(52);
     let e = cx.bop(LShr, bits, sh);
     let m = cx.c64(0x7ff);
@@ -406,7 +415,7 @@ pub(super) fn exp_field64(cx: &mut Cx<'_>, bits: ValueId) -> ValueId {
 }
 
 /// Whether the biased exponent of f64 bits lies in `[lo, hi]`.
-pub(super) fn exp_in64(cx: &mut Cx<'_>, bits: ValueId, lo: u64, hi: u64) -> ValueId {
+pub(in crate::lower) fn exp_in64(cx: &mut Cx<'_>, bits: ValueId, lo: u64, hi: u64) -> ValueId {
     let e = exp_field64(cx, bits);
     let l = cx.c64(lo);
     let h = cx.c64(hi);

@@ -10,74 +10,14 @@
 //! remainder, so they rely only on that estimate being accurate to about 2^-40 (see
 //! docs/decisions/0032-proven-fast-paths.md).
 
-use super::cx::Cx;
+use super::super::cx::Cx;
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, UnOp, ValueId};
-use crate::types::ScalarType;
 
-/// An IEEE binary interchange format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Fmt {
-    /// Stored fraction bits.
-    pub mant: u32,
-    /// Exponent bits.
-    pub exp: u32,
-}
-
-pub(super) const F16: Fmt = Fmt { mant: 10, exp: 5 };
-pub(super) const BF16: Fmt = Fmt { mant: 7, exp: 8 };
-pub(super) const F32: Fmt = Fmt { mant: 23, exp: 8 };
-pub(super) const F64: Fmt = Fmt { mant: 52, exp: 11 };
-
-impl Fmt {
-    pub fn of(ty: ScalarType) -> Fmt {
-        match ty {
-            ScalarType::F16 | ScalarType::F16x2 => F16,
-            ScalarType::Bf16 | ScalarType::Bf16x2 => BF16,
-            ScalarType::F64 => F64,
-            _ => F32,
-        }
-    }
-    pub fn width(self) -> u32 {
-        1 + self.exp + self.mant
-    }
-    pub fn bias(self) -> i64 {
-        (1i64 << (self.exp - 1)) - 1
-    }
-    /// Significand bits, the implicit one included.
-    pub fn precision(self) -> u32 {
-        self.mant + 1
-    }
-    pub fn sign_bit(self) -> u64 {
-        1u64 << (self.width() - 1)
-    }
-    pub fn exp_mask(self) -> u64 {
-        ((1u64 << self.exp) - 1) << self.mant
-    }
-    pub fn frac_mask(self) -> u64 {
-        (1u64 << self.mant) - 1
-    }
-    pub fn inf(self) -> u64 {
-        self.exp_mask()
-    }
-    pub fn max_finite(self) -> u64 {
-        self.exp_mask() - 1
-    }
-    /// The quiet NaN NVIDIA hardware produces (all bits but the sign set).
-    pub fn canonical_nan(self) -> u64 {
-        self.sign_bit() - 1
-    }
-    pub fn one(self) -> u64 {
-        (self.bias() as u64) << self.mant
-    }
-    /// The integer type holding the format's bits.
-    pub fn int_ty(self) -> Ty {
-        Ty::int(self.width())
-    }
-}
+pub(in crate::lower) use super::format::{BF16, F16, F32, F64, Fmt};
 
 /// Short names for the integer and float operations the emulations are made of.
-pub(super) trait Ops {
+pub(in crate::lower) trait Ops {
     fn c64(&mut self, v: u64) -> ValueId;
     fn c32(&mut self, v: u32) -> ValueId;
     fn cb(&mut self, v: bool) -> ValueId;
@@ -144,7 +84,7 @@ use BinOp::*;
 
 /// A finite non-zero value: `sig / 2^63 * 2^exp`, `sig` (i64) with its top bit set, `exp` i32.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Unpacked {
+pub(in crate::lower) struct Unpacked {
     pub sign: ValueId,
     pub exp: ValueId,
     pub sig: ValueId,
@@ -152,7 +92,7 @@ pub(super) struct Unpacked {
 
 /// The index of the highest set bit of a non-zero i64 (binary search; no float conversions, so
 /// that formats without native support need nothing from the driver).
-pub(super) fn msb64(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
+pub(in crate::lower) fn msb64(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let mut x = x;
     let mut n = cx.c64(0);
     for k in [32u64, 16, 8, 4, 2, 1] {
@@ -168,7 +108,7 @@ pub(super) fn msb64(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 
 /// Splits the bits of a finite non-zero value of `fmt` (any integer type) into [`Unpacked`];
 /// subnormals are normalized.
-pub(super) fn unpack(cx: &mut Cx<'_>, bits: ValueId, fmt: Fmt) -> Unpacked {
+pub(in crate::lower) fn unpack(cx: &mut Cx<'_>, bits: ValueId, fmt: Fmt) -> Unpacked {
     let b = cx.zext(bits, Ty::I64);
     let sign = cx.bit(b, fmt.width() - 1);
     let sh = cx.c64(u64::from(fmt.mant));
@@ -212,7 +152,7 @@ fn rounds_away(cx: &mut Cx<'_>, mode: Rounding, sign: ValueId) -> ValueId {
 /// Rounds `sig / 2^63 * 2^exp` (plus something below the last bit if `sticky`) to `fmt` in
 /// `mode`, with gradual underflow and overflow to infinity or the largest finite value as the
 /// mode says. `sig` must have its top bit set. Returns the bits (the format's integer type).
-pub(super) fn round_pack(
+pub(in crate::lower) fn round_pack(
     cx: &mut Cx<'_>,
     sign: ValueId,
     exp: ValueId,
@@ -297,7 +237,7 @@ pub(super) fn round_pack(
 }
 
 /// The bits of a signed zero of `fmt`.
-pub(super) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: Fmt) -> ValueId {
     let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
     let z = cx.konst(fmt.int_ty(), 0);
     cx.sel(sign, s, z)
@@ -306,7 +246,7 @@ pub(super) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: Fmt) -> ValueId {
 /// Rounds an f64 that holds the exact result, or its rounding to odd (enough for any narrower
 /// format, Boldo and Melquiond 2008), to `fmt` in `mode`. Infinities and NaNs pass through
 /// (NaNs become the canonical NaN); `zero_sign` gives the sign of a zero result.
-pub(super) fn round_from_f64(
+pub(in crate::lower) fn round_from_f64(
     cx: &mut Cx<'_>,
     x: ValueId,
     mode: Rounding,
@@ -318,7 +258,7 @@ pub(super) fn round_from_f64(
 }
 
 /// Rounds the value with bits `xb` of format `from` to `fmt` (see [`round_from_f64`]).
-pub(super) fn round_bits(
+pub(in crate::lower) fn round_bits(
     cx: &mut Cx<'_>,
     xb: ValueId,
     from: Fmt,
@@ -352,7 +292,7 @@ pub(super) fn round_bits(
 /// with its last bit set when inexact; the truncation steps back from the nearest sum when `e`
 /// points toward zero. When the sum is infinite or NaN (operands or overflow), `e` is NaN:
 /// neither comparison holds and the sum is kept.
-pub(super) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
+pub(in crate::lower) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
     let exact = FpFlags { exact: true };
     let s = cx.bin_flags(FAdd, a, b, exact);
     let bb = cx.bin_flags(FSub, s, a, exact);
@@ -376,11 +316,20 @@ pub(super) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> Valu
 }
 
 /// Emits a constant float of type `ty` from an `f64` value.
-pub(super) fn fconst(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
+pub(in crate::lower) fn fconst(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
     let bits = match ty {
         Ty::F64 => v.to_bits(),
         Ty::F16 => u64::from(half::f16::from_f64(v).to_bits()),
         _ => u64::from((v as f32).to_bits()),
     };
     cx.emit(ty, Op::Const(bits))
+}
+
+/// `2^k * y` for f64 bits `e` (a biased exponent field) shifted by `k`: builds 2^(e - 1023 + k).
+pub(in crate::lower) fn pow2_field(cx: &mut Cx<'_>, e: ValueId, k: i64) -> ValueId {
+    let kk = cx.c64(k as u64);
+    let be = cx.bop(IAdd, e, kk);
+    let sh = cx.c64(52);
+    let b = cx.bop(Shl, be, sh);
+    cx.float_of(b, Ty::F64)
 }

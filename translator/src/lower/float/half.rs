@@ -2,13 +2,13 @@
 //! conversions to f32. Arithmetic on them is done wider and rounded once (`float.rs`), so the
 //! driver's half-precision arithmetic is never relied on.
 
-use super::cx::Cx;
+use super::super::cx::Cx;
 use super::softfloat::{self as sf, Fmt, Ops};
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, Ty, ValueId};
 
 /// The two 16-bit lanes of a packed pair: element 0 in the low half (ISA: `a[0:15]`).
-pub(super) fn split(cx: &mut Cx<'_>, v: ValueId) -> (ValueId, ValueId) {
+pub(in crate::lower) fn split(cx: &mut Cx<'_>, v: ValueId) -> (ValueId, ValueId) {
     let lo = cx.trunc(v, Ty::I16);
     let sh = cx.c32(16);
     let hi = cx.bop(BinOp::LShr, v, sh);
@@ -16,7 +16,7 @@ pub(super) fn split(cx: &mut Cx<'_>, v: ValueId) -> (ValueId, ValueId) {
     (lo, hi)
 }
 
-pub(super) fn join(cx: &mut Cx<'_>, lo: ValueId, hi: ValueId) -> ValueId {
+pub(in crate::lower) fn join(cx: &mut Cx<'_>, lo: ValueId, hi: ValueId) -> ValueId {
     let lo = cx.zext(lo, Ty::I32);
     let hi = cx.zext(hi, Ty::I32);
     let sh = cx.c32(16);
@@ -25,7 +25,7 @@ pub(super) fn join(cx: &mut Cx<'_>, lo: ValueId, hi: ValueId) -> ValueId {
 }
 
 /// The exact f32 value of bits of `.f16`, `.bf16` or `.f32`.
-pub(super) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
     if fmt == sf::F32 {
         let b = cx.zext(x, Ty::I32);
         return cx.float_of(b, Ty::F32);
@@ -49,7 +49,7 @@ pub(super) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
 }
 
 /// Bits of `fmt` nearest to the f32 `x` (ties to even); NaN becomes the canonical NaN.
-pub(super) fn from_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn from_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
     let b = cx.bits_of(x);
     if fmt == sf::F32 {
         return b;
