@@ -28,9 +28,8 @@
 use super::cx::Cx;
 use super::float::half;
 use super::float::softfloat::{self as sf, Ops};
-use super::matrix::{
-    Batch, accumulate_int, element, float_dot, gather, int_products, load_gathered, sparse_pick,
-};
+use super::matrix::fragment::{Batch, float_dot, gather, load_gathered};
+use super::matrix::{accumulate_int, element, int_products, sparse_pick};
 use super::memory::Where;
 use super::special;
 use crate::check::Src;

@@ -23,10 +23,6 @@ pub const CYCLE_EDGES: &[(&str, &str)] = &[
     ("emit/mod.rs", "emit/texture.rs"),
     ("emit/texture.rs", "emit/func.rs"),
     ("emit/texture.rs", "emit/mod.rs"),
-    ("lower/matrix.rs", "lower/matrix/block_scale.rs"),
-    ("lower/matrix.rs", "lower/matrix/quad_pair.rs"),
-    ("lower/matrix/block_scale.rs", "lower/matrix.rs"),
-    ("lower/matrix/quad_pair.rs", "lower/matrix.rs"),
 ];
 
 /// Edges from `ir/` or `emit/` into `check/`, `parse/` or `ast.rs`.

@@ -13,10 +13,10 @@
 //! the same sign so that no step leaves the range the result stays in; `.ue4m3` factors (four
 //! significant bits each, with two-bit `.e2m1` products) multiply exactly one after the other.
 
-use super::{Batch, Gathered, gather, load_gathered, small_float_to_f32};
+use super::super::cx::Cx;
+use super::fragment::{Batch, Gathered, Specials, gather, load_gathered, small_float_to_f32};
 use crate::check::inst::{BlockScale, ScaleType};
 use crate::ir::{BinOp, FpFlags, Ty, ValueId};
-use crate::lower::Cx;
 use crate::lower::float::softfloat::Ops;
 use crate::types::ScalarType;
 
@@ -113,8 +113,8 @@ fn factors(
             let m = cx.c32(0x7F);
             let sa = cx.bop(BinOp::And, sa, m);
             let sb = cx.bop(BinOp::And, sb, m);
-            let fa = small_float_to_f32(cx, sa, 4, 3, super::Specials::NanOnly);
-            let fb = small_float_to_f32(cx, sb, 4, 3, super::Specials::NanOnly);
+            let fa = small_float_to_f32(cx, sa, 4, 3, Specials::NanOnly);
+            let fb = small_float_to_f32(cx, sb, 4, 3, Specials::NanOnly);
             vec![fa, fb]
         }
         ScaleType::Ue8m0 => {

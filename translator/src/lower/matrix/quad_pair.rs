@@ -9,10 +9,10 @@
 
 use std::collections::HashMap;
 
-use super::super::Cx;
+use super::super::cx::Cx;
 use super::super::float::half;
 use super::super::float::softfloat::{self as sf, Ops};
-use super::{Batch, float_dot, gather, load_gathered, write_acc};
+use super::fragment::{Batch, float_dot, gather, load_gathered, write_acc};
 use crate::check::Src;
 use crate::check::inst::{Mma, MmaType};
 use crate::ir::{BinOp, Ty, ValueId, VarId};

@@ -1,0 +1,166 @@
+//! What the `mma` forms share about a lane's fragments: registers gathered from other lanes,
+//! the small float elements decoded, the floating-point dot product, and D written back.
+
+use super::super::cx::Cx;
+use super::super::float::half;
+use super::super::float::softfloat::{self as sf, Ops};
+use crate::check::Src;
+use crate::check::inst::{Mma, MmaType};
+use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, ValueId, VarId};
+use crate::types::ScalarType;
+
+/// One gathered register, in a variable.
+pub(super) type Gathered = VarId;
+
+/// Lane reads collected in one block and made together ([`Cx::exchange_all`]): the value, the
+/// lane to read it from, and the variable that receives it.
+pub(in crate::lower) type Batch = Vec<(ValueId, ValueId, VarId)>;
+
+/// Adds to `batch` the read of register `reg` of fragment `regs` from lane `src(cx)`. A
+/// `.f64` register travels whole, as a double: subgroup shuffles take 64-bit floats wherever
+/// the device has them (64-bit integers would need extended subgroup types).
+pub(in crate::lower) fn gather(
+    cx: &mut Cx<'_>,
+    batch: &mut Batch,
+    regs: &[Src],
+    reg: usize,
+    wide: bool,
+    src: &dyn Fn(&mut Cx<'_>) -> ValueId,
+) -> VarId {
+    let (v, ty) = if wide {
+        let x = cx.read(&regs[reg], ScalarType::B64);
+        (cx.float_of(x, Ty::F64), Ty::F64)
+    } else {
+        (cx.read(&regs[reg], ScalarType::B32), Ty::I32)
+    };
+    let s = src(cx);
+    let var = cx.f.new_var(ty, "matrix.lane_value");
+    batch.push((v, s, var));
+    var
+}
+
+/// The bits of a gathered register: I32, or I64 for `.f64`.
+pub(in crate::lower) fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
+    let ty = cx.f.vars[g.0 as usize].ty;
+    let v = cx.emit(ty, Op::LoadVar(g));
+    cx.bits_of(v)
+}
+
+/// Which encodings of a small float are not numbers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Specials {
+    /// IEEE-like: the top exponent is infinity or NaN (`.e5m2`).
+    Ieee,
+    /// Only all-ones is NaN, no infinities (`.e4m3`).
+    NanOnly,
+    /// Every encoding is a finite number (`.e3m2`, `.e2m3`, `.e2m1`).
+    Finite,
+}
+
+/// The exact f32 value of a float of `1 + e + m` bits (sign, `e` exponent bits of bias
+/// `2^(e-1) - 1`, `m` fraction bits) in the low bits of `x`: `.e4m3`, `.e5m2`, and the fp6 and
+/// fp4 types of the OCP MX formats the ISA names.
+pub(super) fn small_float_to_f32(
+    cx: &mut Cx<'_>,
+    x: ValueId,
+    e: u32,
+    m: u32,
+    specials: Specials,
+) -> ValueId {
+    let bias = (1u32 << (e - 1)) - 1;
+    let frac_mask = cx.c32((1 << m) - 1);
+    let frac = cx.bop(BinOp::And, x, frac_mask);
+    let msh = cx.c32(m);
+    let ex = cx.bop(BinOp::LShr, x, msh);
+    let emask = cx.c32((1 << e) - 1);
+    let ex = cx.bop(BinOp::And, ex, emask);
+    let zero = cx.c32(0);
+    let normal = cx.bop(BinOp::INe, ex, zero);
+    // Significand as an integer and the power of two that scales it: every value is an
+    // integer times a power of two within f32's normal range, so both steps are exact.
+    let hidden = cx.c32(1 << m);
+    let with_hidden = cx.bop(BinOp::Or, frac, hidden);
+    let sig = cx.sel(normal, with_hidden, frac);
+    let one = cx.c32(1);
+    let ex1 = cx.sel(normal, ex, one);
+    // 2^(ex1 - bias - m) as f32 bits: (ex1 - bias - m + 127) << 23.
+    let off = cx.c32(127 - bias - m);
+    let pe = cx.bop(BinOp::IAdd, ex1, off);
+    let s23 = cx.c32(23);
+    let pbits = cx.bop(BinOp::Shl, pe, s23);
+    let p = cx.float_of(pbits, Ty::F32);
+    let sigf = cx.conv(ConvOp::UToF, sig, Ty::F32);
+    let mag = cx.bin_flags(BinOp::FMul, sigf, p, FpFlags { exact: true });
+    let mag_bits = cx.bits_of(mag);
+    let all = (1u32 << (e + m)) - 1;
+    let low7 = cx.c32(all);
+    let body = cx.bop(BinOp::And, x, low7);
+    let mag_bits = match specials {
+        Specials::Finite => mag_bits,
+        Specials::NanOnly => {
+            let nan = cx.bop(BinOp::IEq, body, low7);
+            let qnan = cx.c32(0x7FFF_FFFF);
+            cx.sel(nan, qnan, mag_bits)
+        }
+        Specials::Ieee => {
+            let emax = cx.c32(((1 << e) - 1) << m);
+            let is_special = cx.bop(BinOp::UGe, body, emax);
+            let is_inf = cx.bop(BinOp::IEq, body, emax);
+            let qnan = cx.c32(0x7FFF_FFFF);
+            let inf = cx.c32(0x7F80_0000);
+            let spec_bits = cx.sel(is_inf, inf, qnan);
+            cx.sel(is_special, spec_bits, mag_bits)
+        }
+    };
+    let sign_sh = cx.c32(e + m);
+    let sign = cx.bop(BinOp::LShr, x, sign_sh);
+    let s31 = cx.c32(31);
+    let sign = cx.bop(BinOp::Shl, sign, s31);
+    let r = cx.bop(BinOp::Or, mag_bits, sign);
+    cx.float_of(r, Ty::F32)
+}
+
+/// Writes D's elements `d` (bits, as `read_acc` gives C's) to the destination registers.
+pub(super) fn write_acc(cx: &mut Cx<'_>, x: &Mma, d: &[ValueId]) {
+    match x.d_ty {
+        MmaType::F16 => {
+            for (pair, dst) in d.chunks(2).zip(&x.d) {
+                let w = half::join(cx, pair[0], pair[1]);
+                cx.write(dst, ScalarType::B32, w);
+            }
+        }
+        MmaType::F64 => {
+            for (&v, dst) in d.iter().zip(&x.d) {
+                cx.write(dst, ScalarType::B64, v);
+            }
+        }
+        _ => {
+            for (&v, dst) in d.iter().zip(&x.d) {
+                cx.write(dst, ScalarType::B32, v);
+            }
+        }
+    }
+}
+
+/// The floating-point accumulation (docs/decisions/0111-mma-accumulation-order.md): from `acc`
+/// (f32), each product of `a` and `b` (f32 elements) formed and added in turn, each rounded to
+/// nearest even; the bits of the result in `d` (`.f32`, or `.f16` rounded once at the end).
+pub(in crate::lower) fn float_dot(
+    cx: &mut Cx<'_>,
+    acc: ValueId,
+    a: &[ValueId],
+    b: &[ValueId],
+    d: MmaType,
+) -> ValueId {
+    let exact = FpFlags { exact: true };
+    let mut acc = acc;
+    for (&x, &y) in a.iter().zip(b) {
+        let p = cx.bin_flags(BinOp::FMul, x, y, exact);
+        acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
+    }
+    if d == MmaType::F16 {
+        half::from_f32(cx, acc, sf::F16)
+    } else {
+        cx.bits_of(acc)
+    }
+}
