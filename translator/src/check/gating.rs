@@ -18,7 +18,7 @@ pub(crate) mod target;
 mod usage;
 
 pub use arch::{ARCH_GATES, Arch, ArchGate, Suffix};
-pub use gate::{Gate, Version};
+pub use gate::{Gate, Version, applies};
 pub use names::is_gated_special;
 pub(crate) use names::table_name;
 pub(crate) use relevant::Relevant;
@@ -68,19 +68,6 @@ impl Declared {
     fn meets(&self, ptx: Version, sm: u32) -> bool {
         self.version >= ptx && self.sm >= sm
     }
-}
-
-/// Whether `gate`'s conditions hold for an instruction with `modifiers` and operand `facts`.
-pub fn applies(gate: &Gate, modifiers: &[&str], facts: &[&str]) -> bool {
-    gate.when.iter().all(|cond| {
-        if let Some(absent) = cond.strip_prefix('!') {
-            !modifiers.contains(&absent)
-        } else {
-            let cond = cond.strip_prefix('~').unwrap_or(cond);
-            cond.split('|')
-                .any(|alt| modifiers.contains(&alt) || facts.contains(&alt))
-        }
-    })
 }
 
 /// Every row of the table: what each catalogued (or known and refused) instruction needs, from

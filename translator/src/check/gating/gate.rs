@@ -44,3 +44,16 @@ pub(crate) const fn gw(
         what,
     }
 }
+
+/// Whether `gate`'s conditions hold for an instruction with `modifiers` and operand `facts`.
+pub fn applies(gate: &Gate, modifiers: &[&str], facts: &[&str]) -> bool {
+    gate.when.iter().all(|cond| {
+        if let Some(absent) = cond.strip_prefix('!') {
+            !modifiers.contains(&absent)
+        } else {
+            let cond = cond.strip_prefix('~').unwrap_or(cond);
+            cond.split('|')
+                .any(|alt| modifiers.contains(&alt) || facts.contains(&alt))
+        }
+    })
+}

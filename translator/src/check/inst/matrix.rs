@@ -2,8 +2,8 @@
 //! Instructions"): `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync.aligned` and `mma.sp` with the
 //! shapes, element types and fragment sizes the ISA lists for them.
 
-use super::shared::{operands, space_modifier};
-use crate::ast::{self, OperandKind};
+use super::shared::{operands, space_modifier, vector_items};
+use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
 use crate::check::op::{
@@ -74,34 +74,6 @@ fn acc_allowed(a: MmaType, c: MmaType, d: MmaType) -> bool {
         S8 | U8 | S4 | U4 | B1 => c == S32 && d == S32,
         E2m1x | F32 | S32 => false,
     }
-}
-
-/// A brace-enclosed vector operand of exactly `n` registers (a scalar when `n` is 1 and the
-/// ISA writes one).
-pub(super) fn vector_items<'o, 'a>(
-    m: &mut Mods<'_, '_>,
-    op: &'o ast::Operand<'a>,
-    n: usize,
-    what: &str,
-) -> Option<Vec<&'o ast::Operand<'a>>> {
-    let items: Vec<&ast::Operand<'a>> = match &op.kind {
-        OperandKind::Vector(items) => items.iter().collect(),
-        _ => vec![op],
-    };
-    if items.len() != n {
-        m.error_at(
-            op.span,
-            format!(
-                "`{}` takes {n} register{} for {what}, found {}",
-                m.full_name(),
-                if n == 1 { "" } else { "s" },
-                items.len()
-            ),
-            format!("expected {{...}} of {n}"),
-        );
-        return None;
-    }
-    Some(items)
 }
 
 /// Each register of a vector operand of `n`, read by `each`.

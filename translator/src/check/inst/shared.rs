@@ -1,5 +1,5 @@
 //! What several decoders share: the rounding and type lists they accept, the operand count
-//! check and the state-space modifier of memory instructions.
+//! checks and the state-space modifier of memory instructions.
 
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::FnCx;
@@ -99,4 +99,32 @@ pub(crate) fn imm(
             None
         }
     }
+}
+
+/// A brace-enclosed vector operand of exactly `n` registers (a scalar when `n` is 1 and the
+/// ISA writes one).
+pub(crate) fn vector_items<'o, 'a>(
+    m: &mut Mods<'_, '_>,
+    op: &'o ast::Operand<'a>,
+    n: usize,
+    what: &str,
+) -> Option<Vec<&'o ast::Operand<'a>>> {
+    let items: Vec<&ast::Operand<'a>> = match &op.kind {
+        OperandKind::Vector(items) => items.iter().collect(),
+        _ => vec![op],
+    };
+    if items.len() != n {
+        m.error_at(
+            op.span,
+            format!(
+                "`{}` takes {n} register{} for {what}, found {}",
+                m.full_name(),
+                if n == 1 { "" } else { "s" },
+                items.len()
+            ),
+            format!("expected {{...}} of {n}"),
+        );
+        return None;
+    }
+    Some(items)
 }

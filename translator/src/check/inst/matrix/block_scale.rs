@@ -15,6 +15,7 @@
 //! with the combinations of the ISA's "Valid combinations of .scale_vec_size and .kind" table,
 //! the same for the sparse forms (twice the K, A half as many registers, `.sp` refused).
 
+use super::super::shared::vector_items;
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
@@ -209,7 +210,7 @@ fn selectors(
     threads: u64,
     which: &str,
 ) -> Option<(Src, Src)> {
-    let items = super::vector_items(m, op, 2, which)?;
+    let items = vector_items(m, op, 2, which)?;
     let threads: Vec<u64> = (0..threads).collect();
     let mut out = Vec::new();
     for (item, allowed, what) in [
