@@ -20,11 +20,12 @@
 //! not declared. Run after everything that rewrites the tree (the SIMT emulation moves code into
 //! guarded constructs), it sees the control flow the SPIR-V will have.
 
-use rspirv::spirv::{StorageClass, Word};
+use rspirv::spirv::Word;
 
-use super::func::FnEmitter;
-use crate::ir::{Function, Op, VarId};
+use crate::ir::{Function, Op};
 use crate::structurize::Node;
+
+mod vars;
 
 /// No value known (SPIR-V ids start at 1).
 const NONE: Word = 0;
@@ -119,61 +120,6 @@ impl Carry {
     pub fn leave_loop(&mut self, m: Mark) {
         self.restore(m);
         self.stored.truncate(m.1);
-    }
-}
-
-impl FnEmitter<'_, '_> {
-    /// The value of variable `v` (of SPIR-V type `ty`): the id it holds, or a load.
-    pub(super) fn load_var(&mut self, v: VarId, ty: Word) -> Word {
-        let held = self.carry.held[v.0 as usize];
-        if held != NONE {
-            return held;
-        }
-        let var = self.var_id(v);
-        let id = self.e.load(ty, var, None);
-        self.carry.set(v.0, id, false);
-        self.carry.read[v.0 as usize] = true;
-        id
-    }
-
-    pub(super) fn store_var(&mut self, v: VarId, value: Word) {
-        let var = self.var_id(v);
-        let at = self.e.body.code_len();
-        self.e.store(var, value, None);
-        self.carry.stores.push((v.0, at));
-        self.carry.set(v.0, value, true);
-    }
-
-    /// The id of variable `v`, given at its first access.
-    #[inline]
-    fn var_id(&mut self, v: VarId) -> Word {
-        let slot = &mut self.vars[v.0 as usize];
-        if *slot == NONE {
-            *slot = self.e.b.id();
-        }
-        *slot
-    }
-
-    /// Declares the variables some load reads, and drops the stores to the others.
-    pub(super) fn finish_vars(&mut self) {
-        let Carry { read, stores, .. } = &self.carry;
-        for &(v, at) in stores {
-            if !read[v as usize] {
-                self.e.body.remove_code(at, STORE_WORDS);
-            }
-        }
-        for (i, v) in self.f.vars.iter().enumerate() {
-            if !read[i] {
-                continue;
-            }
-            let t = self.e.ty(v.ty);
-            let pt = self.e.ptr(StorageClass::Function, t);
-            let var = self.vars[i];
-            self.e
-                .body
-                .var(pt, var, &[StorageClass::Function as Word], false);
-            self.e.b.name(var, &v.name.text(self.source));
-        }
     }
 }
 

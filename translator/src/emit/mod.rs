@@ -194,7 +194,7 @@ pub(crate) struct Emitter {
     pub barrier_words: bool,
     /// The texture bindings (set 0) and their variables once created (`texture.rs`).
     textures: Vec<crate::texture::TextureBinding>,
-    tex_vars: HashMap<u32, texture::TexVar>,
+    tex_vars: HashMap<u32, TexVar>,
     /// The tables of the function being emitted (`func.rs`).
     fn_buffers: func::FnBuffers,
 }
@@ -901,6 +901,16 @@ impl Emitter {
 }
 
 /// The memory operands of a load or store: the mask and, with `Aligned`, the alignment.
+/// A binding's variable and the types around it.
+#[derive(Clone, Copy)]
+pub(super) struct TexVar {
+    pub(super) var: Word,
+    pub(super) sampled_image: Word,
+    pub(super) image: Word,
+    /// The scalar type of texels as sampled (`float`, signed or unsigned `int`).
+    pub(super) texel: Word,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Access {
     pub mask: spirv::MemoryAccess,

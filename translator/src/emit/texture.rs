@@ -4,19 +4,9 @@
 use rspirv::spirv::{self, Capability, Decoration, ImageOperands, Op as S, StorageClass, Word};
 
 use super::func::FnEmitter;
-use super::{EmitError, Emitter, R};
+use super::{EmitError, Emitter, R, TexVar};
 use crate::ir::{TexOp, TexOpKind, Ty};
 use crate::texture::{Geometry, SampledKind};
-
-/// A binding's variable and the types around it.
-#[derive(Clone, Copy)]
-pub(super) struct TexVar {
-    var: Word,
-    sampled_image: Word,
-    image: Word,
-    /// The scalar type of texels as sampled (`float`, signed or unsigned `int`).
-    texel: Word,
-}
 
 impl Emitter {
     fn texture_var(&mut self, binding: u32) -> R<TexVar> {
