@@ -10,7 +10,7 @@ mod tensormap;
 
 pub use tensormap::tensormap;
 
-use super::shared::operands;
+use super::shared::{int_operand, operands};
 use crate::ast::{self, ExprKind, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
@@ -19,19 +19,6 @@ use crate::check::operands::TypeRule;
 use crate::check::typed::Src;
 use crate::diag::Diagnostic;
 use crate::types::{ScalarType, StateSpace};
-
-fn int_operand(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<i64> {
-    match &op.kind {
-        OperandKind::Imm(e) if !matches!(e.kind, ExprKind::Name(_)) => cx.const_int(e),
-        _ => {
-            cx.error(
-                Diagnostic::error(op.span, "expected an integer constant")
-                    .with_label("must be an immediate"),
-            );
-            None
-        }
-    }
-}
 
 pub fn cp(
     cx: &mut FnCx<'_, '_>,

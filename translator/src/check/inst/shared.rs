@@ -128,3 +128,17 @@ pub(crate) fn vector_items<'o, 'a>(
     }
     Some(items)
 }
+
+/// An integer constant operand (an immediate that is no name).
+pub(crate) fn int_operand(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<i64> {
+    match &op.kind {
+        OperandKind::Imm(e) if !matches!(e.kind, ExprKind::Name(_)) => cx.const_int(e),
+        _ => {
+            cx.error(
+                Diagnostic::error(op.span, "expected an integer constant")
+                    .with_label("must be an immediate"),
+            );
+            None
+        }
+    }
+}

@@ -4,8 +4,7 @@
 //! [dst], [src], 128` (a map edited in shared memory copied back to global memory). The other
 //! fields of `tensormap.replace` are refused by name (decision 0107).
 
-use super::super::shared::operands;
-use super::int_operand;
+use super::super::shared::{int_operand, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
