@@ -11,7 +11,7 @@
 
 mod tensor;
 
-use super::Cx;
+use super::cx::Cx;
 use super::memory::Where;
 use crate::check::Src;
 use crate::check::inst::{AsyncCopy, CpAsync, CpBulk};

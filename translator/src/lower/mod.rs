@@ -48,13 +48,11 @@ use crate::check::{self, RegId, Statement};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{self, BinOp, Op, Terminator, Ty, VarId};
 use crate::profile::DeviceProfile;
-use cx::{Places, room_for};
+use cx::{Cx, Places, room_for};
 use layout::param_layout;
 
 pub use kept::Buffers;
 pub use layout::kernel_abi;
-// Until every family file names `cx` itself.
-pub(crate) use cx::Cx;
 
 /// Lowers the kernel `kernel` of `module` (and the functions it calls) for `profile`. `globals`
 /// gives the offsets of the module's `.global`/`.const` variables ([`layout::globals`]).

@@ -19,7 +19,7 @@
 
 use crate::check::inst::{AtomOp, CpBulkTensor, TensorDir};
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
-use crate::lower::Cx;
+use crate::lower::cx::Cx;
 use crate::lower::memory::Where;
 use crate::tensor_map as tm;
 use crate::types::{ScalarType, StateSpace};
