@@ -13,7 +13,7 @@
 use rspirv::spirv::{self, LoopControl, Op, SelectionControl, StorageClass, Word};
 
 use super::carry::{Carry, Mark};
-use super::{Emitter, R};
+use super::module::{Emitter, R};
 use crate::ir::{Function, RegisterNames, Ty, ValueId};
 use crate::structurize::Node;
 
@@ -62,6 +62,7 @@ pub(super) struct FnBuffers {
 
 pub(super) fn emit_function(
     e: &mut Emitter,
+    kept: &mut FnBuffers,
     f: &Function,
     tree: &[Node],
     id: Word,
@@ -76,7 +77,7 @@ pub(super) fn emit_function(
         mut params,
         mut frames,
         carry,
-    } = std::mem::take(&mut e.fn_buffers);
+    } = std::mem::take(kept);
     let void = e.void();
     param_tys.clear();
     param_tys.extend(f.params.iter().map(|t| e.ty(*t)));
@@ -130,7 +131,6 @@ pub(super) fn emit_function(
     fe.finish_vars();
     fe.e.body.end_function();
     let FnEmitter {
-        e,
         values,
         vars,
         params,
@@ -138,7 +138,7 @@ pub(super) fn emit_function(
         carry,
         ..
     } = fe;
-    e.fn_buffers = FnBuffers {
+    *kept = FnBuffers {
         param_tys,
         values,
         vars,

@@ -6,7 +6,7 @@ use rspirv::spirv::{
 };
 
 use super::func::FnEmitter;
-use super::{Access, R};
+use super::module::{Access, R};
 use crate::ir::{
     AtomicOp, BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ordering, Ptr, Scope, Ty, UnOp,
 };

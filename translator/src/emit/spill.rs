@@ -7,7 +7,7 @@
 
 use rspirv::spirv::{self, Op, StorageClass, Word};
 
-use super::{Access, Emitter};
+use super::module::{Access, Emitter};
 use crate::abi;
 use crate::ir::{Builtin, Ty};
 

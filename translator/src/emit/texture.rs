@@ -4,7 +4,7 @@
 use rspirv::spirv::{self, Capability, Decoration, ImageOperands, Op as S, StorageClass, Word};
 
 use super::func::FnEmitter;
-use super::{EmitError, Emitter, R, TexVar};
+use super::module::{EmitError, Emitter, R, TexVar};
 use crate::ir::{TexOp, TexOpKind, Ty};
 use crate::texture::{Geometry, SampledKind};
 

@@ -4,7 +4,7 @@
 use rspirv::spirv::{self, Capability, GroupOperation, MemorySemantics, Op as S, Word};
 
 use super::func::FnEmitter;
-use super::{EmitError, R};
+use super::module::{EmitError, R};
 use crate::ir::{ReduceOp, Ty, WarpOp};
 use crate::profile::WarpStrategy;
 
