@@ -63,8 +63,7 @@ pub(super) struct FnBuffers {
 pub(super) fn emit_function(
     e: &mut Emitter,
     kept: &mut FnBuffers,
-    f: &Function,
-    tree: &[Node],
+    (f, tree): (&Function, &[Node]),
     id: Word,
     fn_ids: &[Word],
     source: Option<&dyn RegisterNames>,

@@ -82,8 +82,7 @@ pub fn emit_kernel(
         func::emit_function(
             e,
             &mut kept.fn_buffers,
-            f,
-            &trees[i],
+            (f, &trees[i]),
             fn_ids[i],
             &fn_ids,
             source,
