@@ -324,7 +324,9 @@ fn sparse_combinations_the_isa_does_not_list_are_refused_at_their_token() {
         // The sparse shapes are m16n8k64 (mxf8f6f4) and m16n8k128 (mxf4, mxf4nvf4).
         (
             line(
-                &format!("{SP}.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"),
+                &format!(
+                    "{SP}.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"
+                ),
                 A4,
             ),
             "kind::mxf8f6f4",
@@ -380,7 +382,9 @@ fn sparse_combinations_the_isa_does_not_list_are_refused_at_their_token() {
         ),
         (
             line(
-                &format!("{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"),
+                &format!(
+                    "{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"
+                ),
                 A4,
             ),
             "kind::mxf4nvf4",
@@ -410,7 +414,9 @@ fn sparse_combinations_the_isa_does_not_list_are_refused_at_their_token() {
         // A sparse A holds half the dense form's registers: 4, not 8.
         (
             line(
-                &format!("{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"),
+                &format!(
+                    "{SP}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0"
+                ),
                 "{%r10, %r11, %r12, %r13, %r16, %r17, %r18, %r19}",
             ),
             "{%r10, %r11, %r12, %r13, %r16, %r17, %r18, %r19}",
@@ -439,14 +445,36 @@ fn sparse_combinations_the_isa_does_not_list_are_refused_at_their_token() {
     );
     let src = kernel("8.8", "sm_120a", &short);
     family_support::refused_with_message(&src, &short, "operands");
-    // The mxf4 kinds are sm_120a's and sm_121a's.
+    // The sparse mxf4 kinds are sm_120a's and sm_121a's only ("except for
+    // .kind::mxf4nvf4/.kind::mxf4"), the dense ones the family's too.
+    let mxf4 = line(
+        &format!("{SP}.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"),
+        A4,
+    );
+    let nvf4 = line(
+        &format!(
+            "{SP}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3"
+        ),
+        A4,
+    );
     refused_for(
         "8.8",
         "sm_120",
-        &line(
-            &format!("{SP}.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"),
-            A4,
-        ),
+        &mxf4,
         "needs the architecture-specific target sm_120a",
     );
+    for target in ["sm_120f", "sm_121f"] {
+        for body in [&mxf4, &nvf4] {
+            refused_for(
+                "8.8",
+                target,
+                body,
+                &format!(
+                    "sparse `mma` with `.kind::mxf4` or `.kind::mxf4nvf4` needs an \
+                     architecture-specific target (sm_120a, sm_121a); this module declares \
+                     .target {target}"
+                ),
+            );
+        }
+    }
 }

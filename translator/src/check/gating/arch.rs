@@ -9,12 +9,13 @@ pub use super::target::{Arch, Suffix};
 
 /// One row: instructions `op` meeting `when` (as in [`super::Gate`]) need a target with a
 /// suffix whose architecture is one of `family` (the first being the one that introduced the
-/// feature); `what` names the feature.
+/// feature), an `f` suffix doing unless `specific_only`; `what` names the feature.
 #[derive(Clone, Copy, Debug)]
 pub struct ArchGate {
     pub op: &'static str,
     pub when: &'static [&'static str],
     pub family: &'static [u32],
+    pub specific_only: bool,
     pub what: &'static str,
 }
 
@@ -25,31 +26,54 @@ pub const ARCH_GATES: &[ArchGate] = &[
         op: "mma",
         when: &["kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4|block_scale"],
         family: &[120, 121],
+        specific_only: false,
         what: "block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`)",
+    },
+    // `mma.sp`'s notes take the mxf4 kinds out of the family: "except for
+    // .kind::mxf4nvf4/.kind::mxf4 ... supported on following architectures: sm_120a, sm_121a".
+    ArchGate {
+        op: "mma",
+        when: &["sp::ordered_metadata|sp", "kind::mxf4|kind::mxf4nvf4"],
+        family: &[120, 121],
+        specific_only: true,
+        what: "sparse `mma` with `.kind::mxf4` or `.kind::mxf4nvf4`",
     },
     ArchGate {
         op: "mma",
         when: &["kind::f8f6f4"],
         family: &[120, 121],
+        specific_only: false,
         what: "`mma.kind::f8f6f4`",
     },
 ];
 
-/// Whether `arch` has a feature of `family`.
-pub fn has(arch: Arch, family: &[u32]) -> bool {
-    arch.suffix != Suffix::None && family.contains(&arch.sm)
+/// Whether `arch` has a feature of `family` (of its `a` targets only, if `specific_only`).
+pub fn has(arch: Arch, family: &[u32], specific_only: bool) -> bool {
+    let suffix_ok = if specific_only {
+        arch.suffix == Suffix::Specific
+    } else {
+        arch.suffix != Suffix::None
+    };
+    suffix_ok && family.contains(&arch.sm)
 }
 
 /// The error for the first row `op` with `modifiers` fails on `arch`, if any.
 pub fn failure(arch: Arch, op: &str, modifiers: &[&str]) -> Option<String> {
-    let gate = ARCH_GATES
-        .iter()
-        .find(|g| g.op == op && applies_to(g, modifiers) && !has(arch, g.family))?;
+    let gate = ARCH_GATES.iter().find(|g| {
+        g.op == op && applies_to(g, modifiers) && !has(arch, g.family, g.specific_only)
+    })?;
     let first = gate.family[0];
-    let names: Vec<String> = gate
-        .family
-        .iter()
-        .map(|sm| format!("sm_{sm}a"))
+    let specific = gate.family.iter().map(|sm| format!("sm_{sm}a"));
+    if gate.specific_only {
+        let names: Vec<String> = specific.collect();
+        return Some(format!(
+            "{} needs an architecture-specific target ({}); this module declares .target {}",
+            gate.what,
+            names.join(", "),
+            arch.name()
+        ));
+    }
+    let names: Vec<String> = specific
         .chain(gate.family.iter().map(|sm| format!("sm_{sm}f")))
         .collect();
     Some(format!(
@@ -94,6 +118,30 @@ mod tests {
         // The unscaled kind likewise; other `mma` forms have no such row.
         assert!(failure(arch("sm_120"), "mma", &["kind::f8f6f4"]).is_some());
         assert_eq!(failure(arch("sm_120"), "mma", &["e4m3", "f16"]), None);
+    }
+
+    #[test]
+    fn the_sparse_mxf4_kinds_are_the_specific_targets_only() {
+        let mods = [
+            "sp::ordered_metadata",
+            "sync",
+            "aligned",
+            "kind::mxf4",
+            "block_scale",
+        ];
+        for t in ["sm_120a", "sm_121a"] {
+            assert_eq!(failure(arch(t), "mma", &mods), None, "{t}");
+        }
+        for t in ["sm_120f", "sm_121f"] {
+            let e = failure(arch(t), "mma", &mods).unwrap_or_default();
+            assert!(
+                e.contains("(sm_120a, sm_121a)") && e.contains(t),
+                "{t}: {e}"
+            );
+        }
+        // The sparse mxf8f6f4 kind stays a family feature.
+        let mods = ["sp::ordered_metadata", "kind::mxf8f6f4", "block_scale"];
+        assert_eq!(failure(arch("sm_120f"), "mma", &mods), None);
     }
 
     #[test]
