@@ -223,6 +223,23 @@ fn quick_keeps_every_family() {
     assert!(quick.len() * 3 < all.len());
 }
 
+#[test]
+fn quick_runs_each_block_scaled_kind_dense_and_sparse() {
+    let quick = runner::quick_subset(cases::all(), 4);
+    for sparse in ["mma.sync", "mma.sp::ordered_metadata"] {
+        for kind in ["kind::mxf8f6f4", "kind::mxf4.", "kind::mxf4nvf4"] {
+            assert!(
+                quick
+                    .iter()
+                    .any(|c| c.name.starts_with(&format!("matrix/{sparse}"))
+                        && c.name.contains(kind)
+                        && c.name.contains("block_scale")),
+                "--quick runs no {sparse} {kind} case"
+            );
+        }
+    }
+}
+
 /// A backend whose device is too old for every launch, the way ptxas answers a `.target`
 /// above the GPU's generation.
 struct TooOld;

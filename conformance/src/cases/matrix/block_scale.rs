@@ -14,7 +14,14 @@
 //! factor. Every other byte and every other thread's register is random, so a lowering that
 //! read the wrong one fails. D is judged as for every `mma`: within the accumulation bound of
 //! docs/decisions/0111-mma-accumulation-order.md around the exact value.
+//!
+//! The sparse forms (`mma.sp::ordered_metadata`, m16n8k64 and m16n8k128) take a dense A with
+//! zeros where its metadata says (2:4 for the 8-bit containers, pair-wise 4:8 for the packed
+//! `.e2m1`), its non-zero elements in the sparse fragment layouts and its metadata in all four
+//! threads of each group, as `sparse` builds them; the scale chunks cut the dense K, so each
+//! holds half of its stored elements.
 
+use super::sparse::{SparseA, sparse_rows};
 use super::{
     Form, Mats, T, c_pos, check_elem, for_kind, fragment_kernel, fragments, launched_case,
     one_warp, pack, thread_words, unpack,
@@ -49,11 +56,14 @@ struct Scaled {
     /// `.ue8m0` factors at the ends of the range: A's near 2^-126, B's near 2^127, whose
     /// product is moderate though neither factor alone scales a product within f32's range.
     extreme: bool,
+    /// `mma.sp::ordered_metadata`, A structured sparse at twice the K.
+    sparse: bool,
 }
 
 impl Scaled {
     fn k(&self) -> u32 {
-        if self.kind == Kind::Mxf8f6f4 { 32 } else { 64 }
+        let k = if self.kind == Kind::Mxf8f6f4 { 32 } else { 64 };
+        if self.sparse { 2 * k } else { k }
     }
 
     fn mnemonic(&self) -> String {
@@ -63,7 +73,12 @@ impl Scaled {
             Kind::Mxf4nvf4 => "mxf4nvf4",
         };
         format!(
-            "mma.sync.aligned.m16n8k{}.row.col.kind::{kind}.block_scale.scale_vec::{}X.f32.{}.{}.f32.{}",
+            "mma{}.sync.aligned.m16n8k{}.row.col.kind::{kind}.block_scale.scale_vec::{}X.f32.{}.{}.f32.{}",
+            if self.sparse {
+                ".sp::ordered_metadata"
+            } else {
+                ""
+            },
             self.k(),
             self.vec,
             self.a.name(),
@@ -117,7 +132,28 @@ fn a_pos(s: &Scaled, lane: u32, i: u32) -> (u32, u32) {
     }
 }
 
-/// `(row, col)` of B element `i` of `lane`.
+/// `(row, firstcol)` of a sparse A's element `i` of `lane`, by the ISA's "Matrix fragments for
+/// multiply-accumulate operation with sparse matrix A": each register's elements are the
+/// non-zero ones of columns `firstcol ..` in order (the m16n8k64 8-bit and m16n8k128 4-bit
+/// tables).
+fn sparse_a_pos(s: &Scaled, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane % 4);
+    let row = |low: bool| if low { g } else { g + 8 };
+    if s.bits() == 8 {
+        (
+            row(i < 4 || (8..12).contains(&i)),
+            t * 8 + if i < 8 { 0 } else { 32 },
+        )
+    } else {
+        (
+            row(i < 8 || (16..24).contains(&i)),
+            t * 16 + if i < 16 { 0 } else { 64 },
+        )
+    }
+}
+
+/// `(row, col)` of B element `i` of `lane` (each register 16 rows on for 8-bit elements, 32 for
+/// 4-bit ones, as far as K goes).
 fn b_pos(s: &Scaled, lane: u32, i: u32) -> (u32, u32) {
     let (g, t) = (lane >> 2, lane % 4);
     if s.bits() == 8 {
@@ -162,7 +198,15 @@ fn case(s: Scaled, seed: u64) -> Case {
             t.random(rng)
         }
     };
-    let a: Vec<u64> = (0..16 * k).map(|_| elem(s.a, &mut rng)).collect();
+    // A sparse A: the dense matrix, each row's non-zero elements and metadata fields.
+    let (a, a_nz, fields): SparseA = if s.sparse {
+        // The packed `.e2m1` is pair-wise 4:8 sparse, as the 4-bit integers are.
+        let layout = if s.bits() == 4 { T::U4 } else { s.a };
+        sparse_rows(layout, 16, k, true, &mut rng, &mut |rng| elem(s.a, rng))
+    } else {
+        let a = (0..16 * k).map(|_| elem(s.a, &mut rng)).collect();
+        (a, Vec::new(), Vec::new())
+    };
     let b: Vec<u64> = (0..k * 8).map(|_| elem(s.b, &mut rng)).collect();
     let c: Vec<u64> = (0..16 * 8).map(|_| T::F32.random(&mut rng)).collect();
     let mut sa: Vec<u8> = (0..16 * s.vec)
@@ -202,14 +246,25 @@ fn case(s: Scaled, seed: u64) -> Case {
             );
         }
     }
+    let per_reg = 32 / s.bits();
     let mut words = Vec::new();
     for lane in 0..32 {
-        let ae: Vec<u64> = (0..16 * k / 32)
-            .map(|i| {
-                let (r, col) = a_pos(&s, lane, i);
-                a[(r * k + col) as usize]
-            })
-            .collect();
+        let ae: Vec<u64> = if s.sparse {
+            (0..8 * k / 32)
+                .map(|i| {
+                    let (r, firstcol) = sparse_a_pos(&s, lane, i);
+                    // Columns before `firstcol` hold half as many non-zero elements.
+                    a_nz[r as usize][(firstcol / 2 + i % per_reg) as usize]
+                })
+                .collect()
+        } else {
+            (0..16 * k / 32)
+                .map(|i| {
+                    let (r, col) = a_pos(&s, lane, i);
+                    a[(r * k + col) as usize]
+                })
+                .collect()
+        };
         let be: Vec<u64> = (0..k * 8 / 32)
             .map(|i| {
                 let (r, col) = b_pos(&s, lane, i);
@@ -225,29 +280,50 @@ fn case(s: Scaled, seed: u64) -> Case {
         words.extend(pack_bits(s.bits(), &ae));
         words.extend(pack_bits(s.bits(), &be));
         words.extend(pack(T::F32, &ce));
+        if s.sparse {
+            // All four threads of a group hold metadata (selector 0): thread `t` chunks
+            // 4t..4t+3 of row groupID in bits 0-15 and of row groupID + 8 in bits 16-31.
+            let (g, t) = ((lane >> 2) as usize, (lane % 4) as usize);
+            words.push((0..4).fold(0u32, |m, j| {
+                m | fields[g][4 * t + j] << (4 * j) | fields[g + 8][4 * t + j] << (16 + 4 * j)
+            }));
+        }
         words.push(sa_reg[lane as usize]);
         words.push(sb_reg[lane as usize]);
     }
-    let inputs = [
-        (s.a, 4, true),
-        (s.b, 2, true),
-        (T::F32, 4, true),
-        (T::S32, 1, false),
-        (T::S32, 1, false),
-    ];
+    let b_regs = k * 8 / 32 / per_reg;
+    let mut inputs = vec![(s.a, 4, true), (s.b, b_regs, true), (T::F32, 4, true)];
+    if s.sparse {
+        inputs.push((T::S32, 1, false));
+    }
+    inputs.extend([(T::S32, 1, false), (T::S32, 1, false)]);
     let (ptx, in_stride, out_stride) = fragment_kernel(&s.mnemonic(), &inputs, (T::F32, 4), "");
-    // The selectors go after each data register.
+    // The sparsity selector goes after the metadata, the selectors after each data register.
+    let (sa_r, sb_r) = (4 + b_regs, 5 + b_regs);
+    let (meta, ptx) = if s.sparse {
+        let from = format!("%r{}, %r{}, %r{};", 4 + b_regs, 5 + b_regs, 6 + b_regs);
+        let to = format!("%r{}, 0, %r{}, %r{};", 4 + b_regs, 5 + b_regs, 6 + b_regs);
+        (1, ptx.replacen(&from, &to, 1))
+    } else {
+        (0, ptx)
+    };
+    let (sa_r, sb_r) = (sa_r + meta, sb_r + meta);
+    let data = format!("%r{sa_r}, %r{sb_r};");
     let ptx = if s.regs {
         let movs = format!(
             "\t.reg .b16 %hs<4>;\n\tmov.b16 %hs0, {ba};\n\tmov.b16 %hs1, {ta};\n\
              \tmov.b16 %hs2, {bb};\n\tmov.b16 %hs3, {tb};\n\tmma."
         );
-        ptx.replacen("%r6, %r7;", "%r6, {%hs0, %hs1}, %r7, {%hs2, %hs3};", 1)
-            .replacen("\tmma.", &movs, 1)
+        ptx.replacen(
+            &data,
+            &format!("%r{sa_r}, {{%hs0, %hs1}}, %r{sb_r}, {{%hs2, %hs3}};"),
+            1,
+        )
+        .replacen("\tmma.", &movs, 1)
     } else {
         ptx.replacen(
-            "%r6, %r7;",
-            &format!("%r6, {{{ba}, {ta}}}, %r7, {{{bb}, {tb}}};"),
+            &data,
+            &format!("%r{sa_r}, {{{ba}, {ta}}}, %r{sb_r}, {{{bb}, {tb}}};"),
             1,
         )
     };
@@ -267,7 +343,7 @@ fn case(s: Scaled, seed: u64) -> Case {
         vec![input, vec![0xA5; (out_stride * 32) as usize]],
     );
     let chunk = k / s.vec;
-    launched_case(name, ptx, launch, move |out| {
+    let mut case = launched_case(name, ptx, launch, move |out| {
         for lane in 0..32u32 {
             let got = unpack(T::F32, &thread_words(&out[1], lane, out_stride), 4);
             for (i, &g) in got.iter().enumerate() {
@@ -300,7 +376,11 @@ fn case(s: Scaled, seed: u64) -> Case {
             }
         }
         Outcome::Pass
-    })
+    });
+    if s.sparse {
+        case.family = super::sparse::FAMILY;
+    }
+    case
 }
 
 /// The fp8 forms with `.f16` C or D, on small elements (|x| < 4) so that no sum leaves
@@ -359,12 +439,16 @@ pub(super) fn cases() -> Vec<Case> {
         regs: false,
         nan: false,
         extreme: false,
+        sparse: false,
     };
     let scaled = [
         s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3)),
         s(Kind::Mxf8f6f4, T::E5m2, T::E3m2, 1, false, (0, 0, 0, 0)),
         s(Kind::Mxf8f6f4, T::E2m3, T::E4m3, 1, false, (1, 0, 1, 1)),
-        s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (2, 1, 0, 2)),
+        Scaled {
+            regs: true,
+            ..s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 0, 0, 3))
+        },
         s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (0, 0, 2, 1)),
         s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, false, (0, 1, 0, 3)),
         s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 0, 0, 2)),
@@ -372,10 +456,8 @@ pub(super) fn cases() -> Vec<Case> {
             regs: true,
             ..s(Kind::Mxf8f6f4, T::E3m2, T::E2m3, 1, false, (2, 1, 3, 2))
         },
-        Scaled {
-            regs: true,
-            ..s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 0, 0, 3))
-        },
+        // Eighth, so that `--quick` (every fourth case of the family) runs an mxf4 case.
+        s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (2, 1, 0, 2)),
         Scaled {
             extreme: true,
             ..s(Kind::Mxf8f6f4, T::E5m2, T::E4m3, 1, false, (1, 1, 0, 1))
@@ -383,6 +465,41 @@ pub(super) fn cases() -> Vec<Case> {
         Scaled {
             nan: true,
             ..s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (0, 1, 2, 0))
+        },
+    ];
+    // The sparse forms, in an order that gives `--quick` (every fourth case of the sparse
+    // family, which these follow) one of each kind.
+    let sp = |x: Scaled| Scaled { sparse: true, ..x };
+    let sparse = [
+        sp(s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3))),
+        sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, false, (0, 1, 0, 3))),
+        Scaled {
+            regs: true,
+            ..sp(s(Kind::Mxf8f6f4, T::E3m2, T::E2m3, 1, false, (2, 0, 3, 2)))
+        },
+        Scaled {
+            nan: true,
+            ..sp(s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (0, 1, 2, 0)))
+        },
+        sp(s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (2, 1, 0, 2))),
+        sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (0, 0, 2, 1))),
+        sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 0, 0, 2))),
+        Scaled {
+            extreme: true,
+            ..sp(s(Kind::Mxf8f6f4, T::E5m2, T::E4m3, 1, false, (1, 1, 0, 1)))
+        },
+        // A `.ue4m3` byte 0xFF: its low seven bits are the NaN 0x7F.
+        Scaled {
+            nan: true,
+            ..sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 1, 0, 1)))
+        },
+        Scaled {
+            nan: true,
+            ..sp(s(Kind::Mxf8f6f4, T::E2m3, T::E5m2, 1, false, (1, 0, 1, 1)))
+        },
+        Scaled {
+            regs: true,
+            ..sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 1, 2, 0)))
         },
     ];
     let f = |k, d, a, b, c| Form {
@@ -407,6 +524,12 @@ pub(super) fn cases() -> Vec<Case> {
         .enumerate()
         .map(|(i, x)| case(x, 1300 + i as u64))
         .collect();
+    v.extend(
+        sparse
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| case(x, 1350 + i as u64)),
+    );
     v.extend(
         f16.into_iter()
             .enumerate()

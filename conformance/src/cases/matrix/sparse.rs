@@ -16,7 +16,7 @@ use super::{
 use crate::values::Rng;
 use crate::{Case, Outcome};
 
-const FAMILY: &str = "sparse warp matrix";
+pub(super) const FAMILY: &str = "sparse warp matrix";
 
 /// Elements of a chunk, which one 4-bit metadata field describes.
 pub(in crate::cases) fn chunk_width(a: T) -> u32 {
