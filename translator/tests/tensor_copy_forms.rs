@@ -86,16 +86,128 @@ fn reductions_outside_the_isa_are_refused() {
          [%rd1, {%r1, %r2, %r3}], [tile];",
         "the `.im2col_no_offs` load mode",
     );
-    // The reductions without a tensor map are not translated yet.
-    refused(
-        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 16;",
-        "`cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32` is not supported by ptxvk yet",
-    );
     refused_with(
         "8.6",
         "sm_80",
         "\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [tile];",
         "sm_90",
+    );
+}
+
+/// The element types the ISA's table of `cp.reduce.async.bulk` lists for each operator, into
+/// global memory and into shared memory.
+const GLOBAL_TYPES: [(&str, &[&str]); 8] = [
+    ("add", &["u32", "s32", "u64", "f32", "f64"]),
+    ("min", &["u32", "s32", "u64", "s64", "f16", "bf16"]),
+    ("max", &["u32", "s32", "u64", "s64", "f16", "bf16"]),
+    ("inc", &["u32"]),
+    ("dec", &["u32"]),
+    ("and", &["b32", "b64"]),
+    ("or", &["b32", "b64"]),
+    ("xor", &["b32", "b64"]),
+];
+const CLUSTER_TYPES: [(&str, &[&str]); 8] = [
+    ("add", &["u32", "s32", "u64"]),
+    ("min", &["u32", "s32"]),
+    ("max", &["u32", "s32"]),
+    ("inc", &["u32"]),
+    ("dec", &["u32"]),
+    ("and", &["b32"]),
+    ("or", &["b32"]),
+    ("xor", &["b32"]),
+];
+
+#[test]
+fn every_bulk_reduction_translates() {
+    let mut body = String::new();
+    for (op, types) in GLOBAL_TYPES {
+        for ty in types {
+            body += &format!(
+                "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.{op}.{ty} [%rd2], [tile], 64;\n"
+            );
+        }
+    }
+    for ty in ["f16", "bf16"] {
+        body += &format!(
+            "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.add.noftz.{ty} \
+             [%rd2], [tile], %r1, %rd3;\n"
+        );
+    }
+    for (op, types) in CLUSTER_TYPES {
+        for ty in types {
+            body += &format!(
+                "\tcp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.{op}.{ty} \
+                 [tile+512], [tile], 32, [bar];\n"
+            );
+        }
+    }
+    body += "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;";
+    translates(&body);
+}
+
+#[test]
+fn bulk_reductions_outside_the_isa_are_refused() {
+    // Types the table does not list for the operator or the destination.
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.inc.s32 [%rd2], [tile], 16;",
+        "does not take type .s32",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.min.f32 [%rd2], [tile], 16;",
+        "does not take type .f32",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.and.b64 \
+         [tile+512], [tile], 16, [bar];",
+        "does not take type .b64",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.f32 \
+         [tile+512], [tile], 16, [bar];",
+        "does not take type .f32",
+    );
+    // Half-precision adds are `.add.noftz`, and `.noftz` goes with nothing else.
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.f16 [%rd2], [tile], 16;",
+        "as `.add.noftz`",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f32 [%rd2], [tile], 16;",
+        "as `.add.noftz`",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.min.noftz.f16 [%rd2], [tile], 16;",
+        "only with `.add`",
+    );
+    // Each destination has its own completion mechanism, and the spaces their order.
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes.add.u32 \
+         [%rd2], [tile], 16, [bar];",
+        "`cp.reduce.async.bulk` reduces",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.shared::cta.global.bulk_group.add.u32 [tile], [%rd2], 16;",
+        "`cp.reduce.async.bulk` reduces",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.u32 [%rd2], [tile], 16;",
+        "needs its operator",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 24;",
+        "not a multiple of 16",
+    );
+    refused_with(
+        "8.6",
+        "sm_80",
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 16;",
+        "sm_90",
+    );
+    refused_with(
+        "7.8",
+        "sm_90",
+        "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 16;",
+        "8.0",
     );
 }
 

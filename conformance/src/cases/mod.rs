@@ -15,6 +15,7 @@ mod int_bits;
 mod logic;
 mod prmt;
 // --- data movement and conversion ---
+mod async_copy;
 mod convert;
 mod convert_model;
 mod kernel_case;
@@ -63,6 +64,7 @@ pub fn all() -> Vec<Case> {
     v.extend(sm90::cases());
     v.extend(mbarrier::cases());
     v.extend(tensor_copy::cases());
+    v.extend(async_copy::cases());
     v.extend(video::cases());
     v.extend(matrix::cases());
     v.extend(wgmma::cases());

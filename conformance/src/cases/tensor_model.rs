@@ -225,15 +225,16 @@ impl Red {
 }
 
 /// `old op src` on elements of `data_type` (their bits, zero-extended): integer arithmetic
-/// wraps; float adds round to nearest even once; half-precision min and max order -0 below +0
-/// (the inputs hold no NaN); `inc` is `old >= src ? 0 : old + 1` and `dec`
-/// `old == 0 || old > src ? src : old - 1`, unsigned.
+/// wraps; float adds (of f64 too, for `cp.reduce.async.bulk`) round to nearest even once;
+/// half-precision min and max order -0 below +0 (the inputs hold no NaN); `inc` is
+/// `old >= src ? 0 : old + 1` and `dec` `old == 0 || old > src ? src : old - 1`, unsigned.
 pub fn reduce_element(data_type: u32, op: Red, old: u64, src: u64) -> u64 {
-    let float = matches!(data_type, F16 | BF16 | F32);
+    let float = matches!(data_type, F16 | BF16 | F32 | F64);
     let value = |b: u64| -> f64 {
         match data_type {
             F16 => half::f16::from_bits(b as u16).to_f64(),
             BF16 => half::bf16::from_bits(b as u16).to_f64(),
+            F64 => f64::from_bits(b),
             _ => f64::from(f32::from_bits(b as u32)),
         }
     };
@@ -242,6 +243,7 @@ pub fn reduce_element(data_type: u32, op: Red, old: u64, src: u64) -> u64 {
         match data_type {
             F16 => u64::from(half::f16::from_f64(v).to_bits()),
             BF16 => u64::from(half::bf16::from_f64(v).to_bits()),
+            F64 => v.to_bits(),
             _ => u64::from((v as f32).to_bits()),
         }
     };
@@ -343,7 +345,7 @@ pub fn reduce_inputs(data_type: u32, op: Red, n: usize, seed: u32) -> Vec<u8> {
         let h = u64::from((i ^ seed).wrapping_mul(0x9e37_79b1))
             | u64::from((i.wrapping_add(seed)).wrapping_mul(0x85eb_ca6b)) << 32;
         let v = match data_type {
-            F16 | BF16 | F32 => {
+            F16 | BF16 | F32 | F64 => {
                 let x = match h % 16 {
                     0 => 0.0,
                     1 => -0.0,
@@ -352,6 +354,7 @@ pub fn reduce_inputs(data_type: u32, op: Red, n: usize, seed: u32) -> Vec<u8> {
                 match data_type {
                     F16 => u64::from(half::f16::from_f64(x).to_bits()),
                     BF16 => u64::from(half::bf16::from_f64(x).to_bits()),
+                    F64 => x.to_bits(),
                     _ => u64::from((x as f32).to_bits()),
                 }
             }

@@ -9,6 +9,7 @@
 //! the thread's copies done, so its arrive-on happens at once (`.noinc`), or cancels against
 //! the pending-count increment it makes first (without `.noinc`).
 
+mod reduce;
 mod tensor;
 
 use super::cx::Cx;
@@ -22,6 +23,7 @@ pub fn async_copy(cx: &mut Cx<'_>, a: &AsyncCopy) {
     match a {
         AsyncCopy::Copy(c) => copy(cx, c),
         AsyncCopy::Bulk(b) => bulk(cx, b),
+        AsyncCopy::BulkReduce(r) => reduce::bulk_reduce(cx, r),
         AsyncCopy::Tensor(t) => tensor::tensor_copy(cx, t),
         AsyncCopy::MbarrierArrive { addr, noinc } => {
             if *noinc && let Some(idx) = super::mbarrier::object_word(cx, addr) {

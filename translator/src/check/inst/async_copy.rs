@@ -3,8 +3,10 @@
 //! `cp.async.mbarrier.arrive{.noinc}`; and the bulk copies `cp.async.bulk` between global and
 //! shared memory (completing an mbarrier's transaction, or in bulk async-groups) with
 //! `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read}` and `cp.async.bulk.prefetch`;
-//! the tensor forms are in `async_copy/tensor.rs`.
+//! the reductions `cp.reduce.async.bulk` are in `async_copy/reduce.rs` and the tensor forms in
+//! `async_copy/tensor.rs`.
 
+mod reduce;
 mod tensor;
 mod tensormap;
 
@@ -33,10 +35,13 @@ pub fn cp(
         return None;
     }
     if m.flag("reduce") {
-        if m.flag("bulk") && m.flag("tensor") {
+        if !m.flag("bulk") {
+            return not_yet(i, m);
+        }
+        if m.flag("tensor") {
             return tensor::reduce(cx, i, m);
         }
-        return not_yet(i, m);
+        return reduce::bulk_reduce(cx, i, m);
     }
     if m.flag("bulk") {
         return bulk(cx, i, m);

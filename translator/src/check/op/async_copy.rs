@@ -2,6 +2,7 @@
 
 use super::AtomOp;
 use crate::check::operand::{Address, Src};
+use crate::types::ScalarType::{self, *};
 use crate::types::StateSpace;
 
 /// One `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src};`.
@@ -28,6 +29,53 @@ pub struct CpBulk {
     /// Bytes, a multiple of 16.
     pub size: Src,
     /// The mbarrier whose tx-count the copy completes.
+    pub mbar: Option<Address>,
+}
+
+/// Where a bulk reduction writes, which decides the element types its operators take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceInto {
+    /// `cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`.
+    Cluster,
+    /// `cp.reduce.async.bulk.global.shared::cta.bulk_group`.
+    Global,
+    /// `cp.reduce.async.bulk.tensor`, typed by its tensor map.
+    Tensor,
+}
+
+/// The element types the ISA's tables of valid `.redOp` and element-type combinations list for
+/// the bulk reductions (`cp.reduce.async.bulk` and `cp.reduce.async.bulk.tensor`). Global
+/// half-precision adds are written `.add.noftz` (ISA: `cp.reduce.async.bulk`).
+pub fn reduce_types(op: AtomOp, into: ReduceInto) -> &'static [ScalarType] {
+    match (into, op) {
+        (ReduceInto::Cluster, AtomOp::Add) => &[U32, S32, U64],
+        (ReduceInto::Cluster, AtomOp::Min | AtomOp::Max) => &[U32, S32],
+        (ReduceInto::Cluster, AtomOp::And | AtomOp::Or | AtomOp::Xor) => &[B32],
+        (ReduceInto::Global, AtomOp::Add) => &[U32, S32, U64, F32, F64, F16, Bf16],
+        (ReduceInto::Global, AtomOp::And | AtomOp::Or | AtomOp::Xor) => &[B32, B64],
+        (ReduceInto::Tensor, AtomOp::Add) => &[U32, S32, U64, F32, F16, Bf16],
+        (ReduceInto::Tensor, AtomOp::And | AtomOp::Or | AtomOp::Xor) => &[U32, S32, U64, S64],
+        (ReduceInto::Global | ReduceInto::Tensor, AtomOp::Min | AtomOp::Max) => {
+            &[U32, S32, U64, S64, F16, Bf16]
+        }
+        (_, AtomOp::Inc | AtomOp::Dec) => &[U32],
+        (_, AtomOp::Cas | AtomOp::Exch) => &[],
+    }
+}
+
+/// `cp.reduce.async.bulk.dst.src.completion.redOp.type [dst], [src], size{, [mbar]}`: `size`
+/// bytes of `src` (shared) combined element by element into `dst` by `op`.
+#[derive(Clone, Debug)]
+pub struct CpBulkReduce {
+    pub dst: Address,
+    /// `.global`, or `.shared` (`::cluster` of a one-block cluster).
+    pub dst_space: StateSpace,
+    pub src: Address,
+    /// Bytes, a multiple of 16.
+    pub size: Src,
+    pub op: AtomOp,
+    pub ty: ScalarType,
+    /// The mbarrier whose tx-count a `.shared::cluster` reduction completes.
     pub mbar: Option<Address>,
 }
 
@@ -58,6 +106,7 @@ pub struct CpBulkTensor {
 pub enum AsyncCopy {
     Copy(CpAsync),
     Bulk(Box<CpBulk>),
+    BulkReduce(Box<CpBulkReduce>),
     Tensor(Box<CpBulkTensor>),
     /// `cp.async.mbarrier.arrive{.noinc}`: an arrive-on once the thread's copies are done.
     MbarrierArrive {

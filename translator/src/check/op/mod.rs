@@ -28,7 +28,9 @@ mod wgmma;
 
 use crate::check::operand::{Dst, Src};
 pub use arith::{Arith, MulMode};
-pub use async_copy::{AsyncCopy, CpAsync, CpBulk, CpBulkTensor, TensorDir};
+pub use async_copy::{
+    AsyncCopy, CpAsync, CpBulk, CpBulkReduce, CpBulkTensor, ReduceInto, TensorDir, reduce_types,
+};
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use cmp::{BoolOp, CmpOp, Set, Setp, Slct};
 pub use control::{Bra, BrxIdx, Call, CallArg, CallIndirect, ParamShape, Signature};

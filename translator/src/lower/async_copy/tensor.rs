@@ -17,7 +17,7 @@
 //! element type, which is only known when the copy runs: the types the ISA lists for the
 //! operator each get a branch, and other types leave the tensor unchanged.
 
-use crate::check::inst::{AtomOp, CpBulkTensor, TensorDir};
+use crate::check::inst::{AtomOp, CpBulkTensor, ReduceInto, TensorDir, reduce_types};
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
 use crate::lower::cx::Cx;
 use crate::lower::memory::Where;
@@ -329,23 +329,20 @@ fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
     var
 }
 
-/// The element types (`CUtensorMapDataType`) the ISA's table for `cp.reduce.async.bulk.tensor`
-/// allows with each operator.
-fn reduce_types(op: AtomOp) -> &'static [(u64, ScalarType)] {
-    use ScalarType::*;
-    const U32_: (u64, ScalarType) = (2, U32);
-    const S32_: (u64, ScalarType) = (3, S32);
-    const U64_: (u64, ScalarType) = (4, U64);
-    const S64_: (u64, ScalarType) = (5, S64);
-    const F16_: (u64, ScalarType) = (6, F16);
-    const F32_: (u64, ScalarType) = (7, F32);
-    const BF16_: (u64, ScalarType) = (9, Bf16);
-    match op {
-        AtomOp::Add => &[U32_, S32_, U64_, F32_, F16_, BF16_],
-        AtomOp::Min | AtomOp::Max => &[U32_, S32_, U64_, S64_, F16_, BF16_],
-        AtomOp::Inc | AtomOp::Dec => &[U32_],
-        _ => &[U32_, S32_, U64_, S64_],
-    }
+/// The `CUtensorMapDataType` of each element type a tensor reduction takes
+/// ([`crate::check::inst::reduce_types`]).
+fn data_type(ty: ScalarType) -> Option<u64> {
+    Some(match ty {
+        ScalarType::U32 => 2,
+        ScalarType::S32 => 3,
+        ScalarType::U64 => 4,
+        ScalarType::S64 => 5,
+        ScalarType::F16 => 6,
+        ScalarType::F32 => 7,
+        ScalarType::F64 => 8,
+        ScalarType::Bf16 => 9,
+        _ => return None,
+    })
 }
 
 /// The loop over the box's elements for a reduction: `w` is the element's dense byte offset.
@@ -375,7 +372,10 @@ fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
             else_: next,
         };
         cx.cur = then;
-        for &(code, ty) in reduce_types(op) {
+        for (ty, code) in reduce_types(op, ReduceInto::Tensor)
+            .iter()
+            .filter_map(|&t| Some((t, data_type(t)?)))
+        {
             let dt = cx.emit(Ty::I32, Op::LoadVar(b.data_type));
             let k = cx.konst(Ty::I32, code);
             let is = cx.bin(BinOp::IEq, dt, k);
