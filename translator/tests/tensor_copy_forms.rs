@@ -7,6 +7,8 @@
 
 mod family_support;
 
+use family_support::Stage;
+
 fn kernel(version: &str, target: &str, body: &str) -> String {
     format!(
         ".version {version}\n.target {target}\n.address_size 64\n\
@@ -282,6 +284,19 @@ fn forms_outside_the_isa_are_refused() {
          [tile], [%rd1, {%r1}];",
         "takes 3 operands",
     );
+}
+
+#[test]
+fn coordinates_are_32_bit() {
+    // "tensorCoords ... of type .s32": a 64-bit register is refused at its token.
+    for body in [
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %rd4}], [bar];",
+        "\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group \
+         [%rd1, {%rd4}], [tile];",
+    ] {
+        family_support::rejected_in(&kernel("8.6", "sm_90", body), body, "%rd4", Stage::Check);
+    }
 }
 
 #[test]

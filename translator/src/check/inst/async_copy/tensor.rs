@@ -95,7 +95,8 @@ fn map_and_coords(
     let map = cx.address_expr(e)?;
     let coords = cs
         .iter()
-        .map(|c| cx.src(c, ScalarType::S32, TypeRule::Relaxed))
+        // The coordinates are `.s32` (ISA): 32-bit registers only, as Table 26 has it.
+        .map(|c| cx.src(c, ScalarType::S32, TypeRule::Strict))
         .collect::<Option<Vec<_>>>()?;
     Some((map, coords))
 }
