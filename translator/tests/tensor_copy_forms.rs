@@ -21,7 +21,11 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
 }
 
 fn translates(body: &str) {
-    family_support::translates_for_every_profile(&kernel("8.6", "sm_90", body), body);
+    translates_on("sm_90", body);
+}
+
+fn translates_on(target: &str, body: &str) {
+    family_support::translates_for_every_profile(&kernel("8.6", target, body), body);
 }
 
 fn refused_with(version: &str, target: &str, body: &str, message: &str) {
@@ -215,7 +219,8 @@ fn bulk_reductions_outside_the_isa_are_refused() {
 
 #[test]
 fn tensor_map_edits_translate() {
-    translates(
+    translates_on(
+        "sm_90a",
         "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd3;\n\
          \ttensormap.replace.tile.global_address.shared::cta.b1024.b64 [tile], %rd3;\n\
          \ttensormap.replace.tile.global_address.b1024.b64 [%rd2+128], %rd3;\n\
@@ -227,11 +232,15 @@ fn tensor_map_edits_translate() {
 
 #[test]
 fn other_tensor_map_fields_are_refused_by_name() {
-    refused(
+    refused_with(
+        "8.6",
+        "sm_90a",
         "\ttensormap.replace.tile.rank.global.b1024.b32 [%rd2], %r1;",
         "(the `.rank` field) is not supported by ptxvk yet",
     );
-    refused(
+    refused_with(
+        "8.6",
+        "sm_90a",
         "\ttensormap.replace.tile.box_dim.global.b1024.b32 [%rd2], 1, %r1;",
         "(the `.box_dim` field) is not supported by ptxvk yet",
     );
@@ -242,9 +251,25 @@ fn other_tensor_map_fields_are_refused_by_name() {
     );
     refused_with(
         "8.2",
-        "sm_90",
+        "sm_90a",
         "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd3;",
         "8.3",
+    );
+}
+
+#[test]
+fn tensor_map_replacement_needs_an_architecture_specific_target() {
+    let replace = "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd3;";
+    for target in ["sm_90", "sm_100", "sm_120"] {
+        refused_with("8.8", target, replace, "`tensormap.replace` needs");
+    }
+    for target in ["sm_90a", "sm_100a", "sm_100f", "sm_120f"] {
+        family_support::translates_for_every_profile(&kernel("8.8", target, replace), replace);
+    }
+    // The copy back to global memory is plain sm_90's.
+    translates(
+        "\ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned \
+         [%rd2], [tile], 128;",
     );
 }
 

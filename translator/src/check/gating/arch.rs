@@ -45,6 +45,16 @@ pub const ARCH_GATES: &[ArchGate] = &[
         specific_only: false,
         what: "`mma.kind::f8f6f4`",
     },
+    // `tensormap.replace` is sm_90a's, and the later architectures' (`cuda::ptx`'s table of
+    // the ISA: "SM_90a, SM_100a, SM_100f, SM_103a, SM_103f, SM_110a, SM_110f, SM_120a,
+    // SM_120f, SM_121a, SM_121f"); `tensormap.cp_fenceproxy` is plain sm_90.
+    ArchGate {
+        op: "tensormap",
+        when: &["replace"],
+        family: &[90, 100, 103, 110, 120, 121],
+        specific_only: false,
+        what: "`tensormap.replace`",
+    },
 ];
 
 /// Whether `arch` has a feature of `family` (of its `a` targets only, if `specific_only`).
