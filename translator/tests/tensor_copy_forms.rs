@@ -231,18 +231,56 @@ fn tensor_map_edits_translate() {
 }
 
 #[test]
-fn other_tensor_map_fields_are_refused_by_name() {
-    refused_with(
-        "8.6",
+fn every_tensor_map_field_translates() {
+    translates_on(
         "sm_90a",
-        "\ttensormap.replace.tile.rank.global.b1024.b32 [%rd2], %r1;",
-        "(the `.rank` field) is not supported by ptxvk yet",
+        "\ttensormap.replace.tile.rank.global.b1024.b32 [%rd2], %r1;\n\
+         \ttensormap.replace.tile.box_dim.shared::cta.b1024.b32 [tile], 1, %r1;\n\
+         \ttensormap.replace.tile.global_dim.b1024.b32 [%rd2], 4, %r2;\n\
+         \ttensormap.replace.tile.global_stride.global.b1024.b64 [%rd2], 3, %rd3;\n\
+         \ttensormap.replace.tile.element_stride.shared::cta.b1024.b32 [tile], 0, 2;\n\
+         \ttensormap.replace.tile.elemtype.global.b1024.b32 [%rd2], 7;\n\
+         \ttensormap.replace.tile.interleave_layout.global.b1024.b32 [%rd2], 0;\n\
+         \ttensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [tile], 3;\n\
+         \ttensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [%rd2], 0;\n\
+         \ttensormap.replace.tile.fill_mode.global.b1024.b32 [%rd2], 1;",
     );
-    refused_with(
-        "8.6",
-        "sm_90a",
-        "\ttensormap.replace.tile.box_dim.global.b1024.b32 [%rd2], 1, %r1;",
-        "(the `.box_dim` field) is not supported by ptxvk yet",
+}
+
+#[test]
+fn tensor_map_values_ptxvk_cannot_hold_are_refused_by_name() {
+    let refused_90a = |body: &str, message: &str| refused_with("8.6", "sm_90a", body, message);
+    refused_90a(
+        "\ttensormap.replace.tile.elemtype.global.b1024.b32 [%rd2], 10;",
+        "(element type 10 in the `.elemtype` field) is not supported by ptxvk yet",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.interleave_layout.global.b1024.b32 [%rd2], 1;",
+        "(an interleaved layout in the `.interleave_layout` field) is not supported",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [%rd2], 3;",
+        "(swizzle atoms wider than 16 bytes in the `.swizzle_atomicity` field)",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd2], 4;",
+        "(swizzle mode 4 in the `.swizzle_mode` field)",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.fill_mode.global.b1024.b32 [%rd2], 2;",
+        "`.fill_mode` has no value 2",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.global_stride.global.b1024.b64 [%rd2], 4, %rd3;",
+        "`ord` of `.global_stride` is 0 to 3, not 4",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.box_dim.global.b1024.b32 [%rd2], 5, %r1;",
+        "`ord` of `.box_dim` is 0 to 4, not 5",
+    );
+    refused_90a(
+        "\ttensormap.replace.tile.rank.global.b1024.b64 [%rd2], %rd3;",
+        "does not take type .b64",
     );
     refused(
         "\ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned \

@@ -38,6 +38,9 @@ struct Form {
     /// address into it with `tensormap.replace`: in place (`Some(false)`), or in a copy in
     /// shared memory that `tensormap.cp_fenceproxy` copies back (`Some(true)`).
     replace: Option<bool>,
+    /// With `replace`: the host's map describes another tensor shape (a 1-d u16 one) and the
+    /// kernel writes every field of the case's shape into it with `tensormap.replace`.
+    edit_fields: bool,
 }
 
 /// Shared memory the box needs, rounded up for the 1024-byte alignment of the swizzles.
@@ -103,7 +106,7 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
          \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n\t{map_addr}\n{coords}{policy}\
          \tsetp.ne.u32 %p1, %r1, 0;\n"
     );
-    k += &replace(form.replace);
+    k += &replace(form.replace, form.edit_fields.then_some(s));
     // Words tid, tid + THREADS, ... below `%r5`, between `tile` and `io`.
     let words = |name: &str, to_io: bool| {
         let (ld, st) = if to_io {
@@ -154,8 +157,43 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
     k
 }
 
-/// The kernel's edit of its map (in global memory at `%rd3`) to name the tensor at `taddr`.
-fn replace(how: Option<bool>) -> String {
+/// `tensormap.replace` of every field of `s` into the map at `at` (in `space`), the values
+/// encoded as the ISA says: the rank minus one, dimensions and strides as they are, the
+/// element type's number (0-7 as `CUtensorMapDataType`'s), no interleave, 16-byte swizzle
+/// atoms.
+fn field_edits(s: &Spec, space: &str, at: &str) -> String {
+    let line = |field: &str, ty: &str, operands: String| {
+        format!("\ttensormap.replace.tile.{field}.{space}.b1024.{ty} [{at}], {operands};\n")
+    };
+    let mut k = line("rank", "b32", format!("{}", s.rank() - 1));
+    for i in 0..s.rank() {
+        k += &line("box_dim", "b32", format!("{i}, {}", s.box_dims[i]));
+        k += &line("global_dim", "b32", format!("{i}, {}", s.dims[i]));
+        k += &line(
+            "element_stride",
+            "b32",
+            format!("{i}, {}", s.element_strides[i]),
+        );
+    }
+    for (i, stride) in s.strides.iter().enumerate() {
+        k += &format!("\tmov.b64 %rd6, {stride};\n");
+        k += &line("global_stride", "b64", format!("{i}, %rd6"));
+    }
+    k += &line("elemtype", "b32", format!("{}", s.data_type));
+    k += &line("interleave_layout", "b32", "0".into());
+    k += &line("swizzle_mode", "b32", format!("{}", s.swizzle));
+    k += &line("swizzle_atomicity", "b32", "0".into());
+    k + &line("fill_mode", "b32", format!("{}", u32::from(s.nan_fill)))
+}
+
+/// The host's map for an `edit_fields` case: a shape unlike every case's.
+fn decoy_shape() -> Spec {
+    spec(U16, &[40], &[], &[16], &[0])
+}
+
+/// The kernel's edit of its map (in global memory at `%rd3`) to name the tensor at `taddr`
+/// (and to describe `fields`' shape, if given).
+fn replace(how: Option<bool>, fields: Option<&Spec>) -> String {
     let Some(staged) = how else {
         return String::new();
     };
@@ -167,13 +205,19 @@ fn replace(how: Option<bool>) -> String {
                 o = 8 * w
             );
         }
-        k += "\ttensormap.replace.tile.global_address.shared::cta.b1024.b64 [smap], %rd7;\n\
-              EDITED:\n\tbar.sync 0;\n\tsetp.ge.u32 %p2, %r1, 32;\n\t@%p2 bra COPIED;\n\
+        k += "\ttensormap.replace.tile.global_address.shared::cta.b1024.b64 [smap], %rd7;\n";
+        if let Some(f) = fields {
+            k += &field_edits(f, "shared::cta", "smap");
+        }
+        k += "EDITED:\n\tbar.sync 0;\n\tsetp.ge.u32 %p2, %r1, 32;\n\t@%p2 bra COPIED;\n\
               \ttensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned \
               [%rd3], [smap], 128;\nCOPIED:\n";
     } else {
-        k += "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd3], %rd7;\n\
-              \tfence.proxy.tensormap::generic.release.gpu;\nEDITED:\n";
+        k += "\ttensormap.replace.tile.global_address.global.b1024.b64 [%rd3], %rd7;\n";
+        if let Some(f) = fields {
+            k += &field_edits(f, "global", "%rd3");
+        }
+        k += "\tfence.proxy.tensormap::generic.release.gpu;\nEDITED:\n";
     }
     k + "\tbar.sync 0;\n\tfence.proxy.tensormap::generic.acquire.gpu [%rd3], 128;\n"
 }
@@ -243,7 +287,8 @@ fn run(
     } else {
         tensor.address()
     };
-    let map = match map(s, named) {
+    let encoded = if form.edit_fields { &decoy_shape() } else { s };
+    let map = match map(encoded, named) {
         Ok(m) => m,
         Err(e) => return Ok(Outcome::Fail(e)),
     };
@@ -574,6 +619,25 @@ pub fn cases() -> Vec<Case> {
             ..Form::default()
         };
         v.push(case(name, &edge, true, form));
+    }
+    // Every field rewritten, in global memory and in shared memory: a strided 3-d f16 box
+    // with NaN fill loaded, and a swizzled 2-d f32 box stored.
+    let mut strided = spec(F16, &[20, 9, 7], &[48, 48 * 9], &[8, 5, 3], &[4, 1, 2]);
+    strided.element_strides = vec![4, 2, 3];
+    strided.nan_fill = true;
+    let mut swizzled = spec(F32, &[40, 20], &[160], &[32, 16], &[11, 3]);
+    swizzled.swizzle = 3;
+    for (name, staged) in [
+        ("tensormap-replace-fields", false),
+        ("tensormap-replace-fields-shared", true),
+    ] {
+        let form = Form {
+            replace: Some(staged),
+            edit_fields: true,
+            ..Form::default()
+        };
+        v.push(case(name, &strided, true, form));
+        v.push(case(name, &swizzled, false, form));
     }
     v.extend(reductions());
     v.extend(rejections());

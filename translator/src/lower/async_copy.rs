@@ -9,6 +9,7 @@
 //! the thread's copies done, so its arrive-on happens at once (`.noinc`), or cancels against
 //! the pending-count increment it makes first (without `.noinc`).
 
+mod map_edit;
 mod reduce;
 mod tensor;
 
@@ -30,9 +31,12 @@ pub fn async_copy(cx: &mut Cx<'_>, a: &AsyncCopy) {
                 super::mbarrier::arrive_on(cx, idx);
             }
         }
-        AsyncCopy::TensormapAddress { map, space, value } => {
-            tensor::replace_address(cx, map, *space, value);
-        }
+        AsyncCopy::TensormapReplace {
+            map,
+            space,
+            field,
+            value,
+        } => map_edit::replace(cx, map, *space, *field, value),
         AsyncCopy::TensormapCopy { dst, src } => tensor::copy_map(cx, dst, src),
         AsyncCopy::CommitGroup
         | AsyncCopy::WaitGroup(_)

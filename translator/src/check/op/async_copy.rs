@@ -102,6 +102,32 @@ pub struct CpBulkTensor {
     pub dir: TensorDir,
 }
 
+/// A field `tensormap.replace` writes, decoded into what ptxvk's map holds (decision 0107).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapField {
+    /// The tensor's address (`value`, 64 bits).
+    GlobalAddress,
+    /// The rank: `value` + 1 (the ISA's `new_val` is the rank minus one).
+    Rank,
+    /// `boxDim[ord]`, `globalDim[ord]`, `globalStrides[ord]` (bytes, the stride of dimension
+    /// `ord + 1`) and `elementStrides[ord]` from `value`.
+    BoxDim(u32),
+    GlobalDim(u32),
+    GlobalStride(u32),
+    ElementStride(u32),
+    /// The element type as `CUtensorMapDataType` and its size in bytes.
+    ElemType {
+        data_type: u8,
+        size: u8,
+    },
+    /// `CUtensorMapSwizzle` (0-3).
+    Swizzle(u8),
+    /// `CUtensorMapFloatOOBfill` (0-1).
+    Fill(u8),
+    /// A value the map already holds whatever it was (no interleave, 16-byte swizzle atoms).
+    Unchanged,
+}
+
 #[derive(Clone, Debug)]
 pub enum AsyncCopy {
     Copy(CpAsync),
@@ -113,11 +139,12 @@ pub enum AsyncCopy {
         addr: Address,
         noinc: bool,
     },
-    /// `tensormap.replace.tile.global_address`: `value` becomes the tensor address of the map
-    /// at `map` (in `space`; `Generic` without one).
-    TensormapAddress {
+    /// `tensormap.replace.tile.FIELD`: `field` of the map at `map` (in `space`; `Generic`
+    /// without one) becomes `value` (for the fields with a register operand).
+    TensormapReplace {
         map: Address,
         space: StateSpace,
+        field: MapField,
         value: Src,
     },
     /// `tensormap.cp_fenceproxy`: the 128-byte map at `src` (shared) copied to `dst` (global).

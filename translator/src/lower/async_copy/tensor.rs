@@ -123,7 +123,13 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         let i32_ = i as u32;
         let extent = field(cx, map, tm::DIMS + 8 * i32_, Ty::I64);
         let boxn = field(cx, map, tm::BOX + 4 * i32_, Ty::I32);
-        let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * i32_, Ty::I32);
+        // Dimension 0's element stride is ignored without interleave (CUDA's documentation),
+        // whatever a `tensormap.replace` wrote there.
+        let es = if i == 0 {
+            cx.konst(Ty::I32, 1)
+        } else {
+            field(cx, map, tm::ELEMENT_STRIDES + 4 * i32_, Ty::I32)
+        };
         // The box holds ceil(boxDim / elementStride) elements of the dimension.
         let up = cx.bin(BinOp::IAdd, boxn, es);
         let up = cx.bin(BinOp::ISub, up, one);
@@ -399,22 +405,6 @@ fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
         let one = cx.konst(Ty::I32, 1);
         cx.bin(BinOp::Shl, one, shift)
     });
-}
-
-/// `tensormap.replace.tile.global_address`: the map's address field
-/// ([`crate::tensor_map::ADDRESS`]) becomes `value`.
-pub fn replace_address(
-    cx: &mut Cx<'_>,
-    map: &crate::check::Address,
-    space: StateSpace,
-    value: &crate::check::Src,
-) {
-    let Some(w) = cx.resolve(space, map) else {
-        return;
-    };
-    let v = cx.read(value, ScalarType::B64);
-    let at = cx.offset_where(w, tm::ADDRESS);
-    cx.store(at, v, MemOrder::Plain);
 }
 
 /// `tensormap.cp_fenceproxy`: the 128 bytes of a map, a word at a time, from shared to global

@@ -1,29 +1,32 @@
-//! `tensormap.replace.tile.global_address{.global,.shared::cta}.b1024.b64 [map], new_val` (a
-//! new tensor address in a tensor map in memory) and
+//! `tensormap.replace.tile.FIELD{.global,.shared::cta}.b1024.type [map], {ord,} new_val` (a
+//! field of a tensor map in memory rewritten) and
 //! `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
-//! [dst], [src], 128` (a map edited in shared memory copied back to global memory). The other
-//! fields of `tensormap.replace` are refused by name (decision 0107).
+//! [dst], [src], 128` (a map edited in shared memory copied back to global memory). Values
+//! ptxvk's maps cannot hold (interleaved layouts, wide swizzle atoms, the element types the
+//! ISA numbers from 8 on) are refused by name (decision 0107).
 
 use super::super::shared::{int_operand, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::op::AsyncCopy;
+use crate::check::op::{AsyncCopy, MapField};
 use crate::check::operands::TypeRule;
 use crate::diag::Diagnostic;
 use crate::types::{ScalarType, StateSpace};
 
-/// The fields whose `new_val` encodings ptxvk does not implement.
-const OTHER_FIELDS: [&str; 9] = [
-    "rank",
-    "box_dim",
-    "global_dim",
-    "global_stride",
-    "element_stride",
-    "elemtype",
-    "interleave_layout",
-    "swizzle_mode",
-    "swizzle_atomicity",
+/// The fields and how many operands before `new_val` each takes (`ord` for the per-dimension
+/// ones), with the type its `new_val` has.
+const FIELDS: [(&str, bool, ScalarType); 10] = [
+    ("global_address", false, ScalarType::B64),
+    ("rank", false, ScalarType::B32),
+    ("box_dim", true, ScalarType::B32),
+    ("global_dim", true, ScalarType::B32),
+    ("global_stride", true, ScalarType::B64),
+    ("element_stride", true, ScalarType::B32),
+    ("elemtype", false, ScalarType::B32),
+    ("interleave_layout", false, ScalarType::B32),
+    ("swizzle_mode", false, ScalarType::B32),
+    ("fill_mode", false, ScalarType::B32),
 ];
 
 pub fn tensormap(
@@ -41,24 +44,22 @@ pub fn tensormap(
         );
         return None;
     }
-    if let Some(f) = i
-        .modifiers
+    let field = FIELDS
         .iter()
-        .find(|x| OTHER_FIELDS.contains(&x.node) || x.node == "fill_mode")
-    {
-        m.error_on_opcode(
-            format!(
-                "`{}` (the `.{}` field) is not supported by ptxvk yet",
-                m.full_name(),
-                f.node
-            ),
-            "not supported yet",
+        .chain(&[("swizzle_atomicity", false, ScalarType::B32)])
+        .find(|(name, _, _)| m.flag(name))
+        .copied();
+    let Some((name, with_ord, ty)) = field else {
+        m.error(
+            "`tensormap.replace` needs the field it writes (`.global_address`, `.rank`, \
+             `.box_dim`, ...)",
+            "ISA: tensormap.replace",
         );
         return None;
-    }
-    if !m.flag("tile") || !m.flag("global_address") || !m.flag("b1024") {
+    };
+    if !m.flag("tile") || !m.flag("b1024") {
         m.error(
-            "`tensormap.replace` writes `.tile.global_address...b1024.b64`",
+            format!("`tensormap.replace` writes `.tile.{name}...b1024.{ty}`"),
             "ISA: tensormap.replace",
         );
         return None;
@@ -69,11 +70,95 @@ pub fn tensormap(
             ("shared::cta", StateSpace::Shared),
         ])
         .unwrap_or(StateSpace::Generic);
-    m.ty(&[ScalarType::B64])?;
-    let ops = operands(cx, i, 2)?;
+    m.ty(&[ty])?;
+    let ops = operands(cx, i, 2 + usize::from(with_ord))?;
     let map = cx.address(&ops[0])?;
-    let value = cx.src(&ops[1], ScalarType::B64, TypeRule::Strict)?;
-    Some(AsyncCopy::TensormapAddress { map, space, value })
+    let new_val = &ops[ops.len() - 1];
+    let ord = if with_ord {
+        let ord = int_operand(cx, &ops[1])?;
+        // `globalStrides` has one entry fewer: dimension 0's stride is the element size.
+        let ranks = if name == "global_stride" { 4 } else { 5 };
+        match u32::try_from(ord) {
+            Ok(o) if o < ranks => o,
+            _ => {
+                cx.error(
+                    Diagnostic::error(
+                        ops[1].span,
+                        format!("`ord` of `.{name}` is 0 to {}, not {ord}", ranks - 1),
+                    )
+                    .with_label("no such dimension"),
+                );
+                return None;
+            }
+        }
+    } else {
+        0
+    };
+    let field = match name {
+        "global_address" => MapField::GlobalAddress,
+        "rank" => MapField::Rank,
+        "box_dim" => MapField::BoxDim(ord),
+        "global_dim" => MapField::GlobalDim(ord),
+        "global_stride" => MapField::GlobalStride(ord),
+        "element_stride" => MapField::ElementStride(ord),
+        _ => enumerated(cx, m, name, new_val)?,
+    };
+    let value = cx.src(new_val, ty, TypeRule::Strict)?;
+    Some(AsyncCopy::TensormapReplace {
+        map,
+        space,
+        field,
+        value,
+    })
+}
+
+/// The fields whose `new_val` is an immediate naming an enumerated value (ISA:
+/// tensormap.replace), decoded into the map's encoding or refused by name when ptxvk's maps
+/// cannot hold it.
+fn enumerated(
+    cx: &mut FnCx<'_, '_>,
+    m: &mut Mods<'_, '_>,
+    name: &str,
+    op: &ast::Operand<'_>,
+) -> Option<MapField> {
+    let v = int_operand(cx, op)?;
+    let field = match (name, v) {
+        // The ISA's element types 0-7 (.u8 .u16 .u32 .s32 .u64 .s64 .f16 .f32) are numbered as
+        // CUtensorMapDataType's; the element size follows.
+        ("elemtype", 0..=7) => {
+            let size = [1, 2, 4, 4, 8, 8, 2, 4][v as usize];
+            MapField::ElemType {
+                data_type: v as u8,
+                size,
+            }
+        }
+        ("elemtype", _) => return refuse(m, name, &format!("element type {v}")),
+        ("interleave_layout", 0) | ("swizzle_atomicity", 0) => MapField::Unchanged,
+        ("interleave_layout", _) => return refuse(m, name, "an interleaved layout"),
+        ("swizzle_atomicity", _) => return refuse(m, name, "swizzle atoms wider than 16 bytes"),
+        ("swizzle_mode", 0..=3) => MapField::Swizzle(v as u8),
+        ("swizzle_mode", _) => return refuse(m, name, &format!("swizzle mode {v}")),
+        ("fill_mode", 0..=1) => MapField::Fill(v as u8),
+        _ => {
+            cx.error(
+                Diagnostic::error(op.span, format!("`.{name}` has no value {v}"))
+                    .with_label("ISA: tensormap.replace"),
+            );
+            return None;
+        }
+    };
+    Some(field)
+}
+
+fn refuse(m: &mut Mods<'_, '_>, name: &str, what: &str) -> Option<MapField> {
+    m.error_on_opcode(
+        format!(
+            "`{}` ({what} in the `.{name}` field) is not supported by ptxvk yet",
+            m.full_name()
+        ),
+        "not supported yet",
+    );
+    None
 }
 
 fn copy(
