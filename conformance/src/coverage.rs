@@ -407,6 +407,14 @@ mod tests {
             "cp.async.bulk.prefetch.tensor"
         );
         assert_eq!(
+            entry("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16"),
+            "cp.reduce.async.bulk"
+        );
+        assert_eq!(
+            entry("tensormap.replace.tile.box_dim.shared::cta.b1024.b32"),
+            "tensormap.replace"
+        );
+        assert_eq!(
             entry("cp.async.mbarrier.arrive.noinc.shared.b64"),
             "cp.async.mbarrier.arrive"
         );
