@@ -169,3 +169,92 @@ fn barrier_then_loop_left_at_once() {
         }
     }
 }
+
+/// `from_if` of tests/ptx/barrier_then_loop_nested.ptx, by the PTX's meaning: (sum, counter).
+fn model_from_if(stop: u32) -> [u32; 2] {
+    let (mut lc, mut acc) = (0u32, 0u32);
+    loop {
+        lc += 1;
+        if lc % 2 == 0 {
+            acc += 100 + 2;
+        } else {
+            acc += 10;
+            if lc != 3 {
+                if lc >= stop {
+                    // To `$L_out`, past the join and the 1000.
+                    return [acc, lc];
+                }
+                acc += 20 + 2;
+            }
+        }
+        acc += 1;
+        if lc >= 5 {
+            return [acc + 1000, lc];
+        }
+    }
+}
+
+/// `from_inner_loop` of tests/ptx/barrier_then_loop_nested.ptx, by the PTX's meaning.
+fn model_from_inner_loop(stop: u32) -> [u32; 2] {
+    let (mut lc, mut acc) = (0u32, 0u32);
+    loop {
+        lc += 1;
+        let mut j = 0;
+        loop {
+            j += 1;
+            acc += 1;
+            if acc >= stop {
+                // Out of both loops, past the 1000.
+                return [acc, lc];
+            }
+            if j >= lc {
+                break;
+            }
+        }
+        acc += 100;
+        if lc >= 4 {
+            return [acc + 1000, lc];
+        }
+    }
+}
+
+/// A barrier, then a loop left past the code after it from a construct nested in the loop:
+/// from an `if` inside a block of its own in the loop, and from an inner loop
+/// (tests/ptx/barrier_then_loop_nested.ptx). ptxvk writes the loop and the code after it as one
+/// loop construct with no test of the branch variable after it (the shape lavapipe builds).
+/// Each thread's stop value is `start + (tid & 3)` (wrapping, as `add.u32`), so threads leave
+/// at different iterations, or never.
+#[test]
+fn barrier_then_loop_left_from_nested_constructs() {
+    let ctx = common::context();
+    let text = common::read_test_ptx("barrier_then_loop_nested.ptx");
+    let m = ctx
+        .load_ptx("barrier_then_loop_nested.ptx", &text)
+        .unwrap_or_else(|e| panic!("{e}"));
+    type Model = fn(u32) -> [u32; 2];
+    let kernels: [(&str, Model, &[u32]); 2] = [
+        ("from_if", model_from_if, &[0, 1, 2, 3, 5, 6, 100, u32::MAX]),
+        (
+            "from_inner_loop",
+            model_from_inner_loop,
+            &[0, 1, 3, 4, 10, 104, 106, 1000, u32::MAX],
+        ),
+    ];
+    for n in [1u32, 32, 64] {
+        let out = DeviceBuffer::<u32>::from_slice(&ctx, &vec![u32::MAX; 2 * n as usize]).unwrap();
+        for (name, model, starts) in kernels {
+            let k = m.kernel(name).unwrap();
+            for &start in starts {
+                k.launch(&block(n), &[(&out).into(), start.into()]).unwrap();
+                let want: Vec<u32> = (0..n)
+                    .flat_map(|tid| model(start.wrapping_add(tid & 3)))
+                    .collect();
+                assert_eq!(
+                    out.to_vec().unwrap(),
+                    want,
+                    "{name}, start {start}, {n} threads"
+                );
+            }
+        }
+    }
+}

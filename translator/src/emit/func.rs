@@ -3,12 +3,24 @@
 //! The tree's `Block` and `Loop` both become SPIR-V loop constructs (a `Block` is a loop whose
 //! back edge is never taken), so every tree branch is a SPIR-V break or continue. A branch that
 //! leaves several constructs at once stores its target in a variable, breaks out of the innermost
-//! construct, and the code after each construct's merge forwards it outward. A `Block` that
-//! begins with a `Loop` is one loop construct for both (`loop_then_rest`), so that a branch
-//! from the loop past the rest of the block is a plain break: lavapipe crashes on some kernels
-//! given a once-run loop around the real one instead (docs/testing.md). Register values
-//! are carried from block to block as the tree is written (`carry.rs`), so a register is loaded
-//! only where its value may differ along the paths that reach the load.
+//! construct, and the code after each construct's merge that it may pass forwards it outward
+//! (each frame records the outermost target passing its merge, so the tests stop there).
+//!
+//! A `Block` that begins with a `Loop` is one loop construct for both (`loop_then_rest`), so that
+//! a branch from the loop past the rest of the block is a break of that construct: lavapipe
+//! crashes on some kernels given a once-run loop around the real one with a test of the branch
+//! variable after it instead (docs/testing.md, decision 0203). From directly inside the loop
+//! the branch is a plain break. From a construct nested in the loop it is forwarded like any
+//! other, and the test at the merge of the nested construct that sits directly in the loop
+//! clears the variable and breaks the one construct, so nothing after the loop tests for it.
+//! That is sound by the tree's meaning: the block is entered only at its start, the loop, and
+//! left only by falling off its rest or by a branch to it, and both leave the one construct to
+//! its merge, the block's; a branch to the loop is still its continue. It is valid structured
+//! SPIR-V: every break targets the merge of the innermost loop construct it is written in (the
+//! nested construct's own, or, after that construct's merge, the one construct's).
+//!
+//! Register values are carried from block to block as the tree is written (`carry.rs`), so a
+//! register is loaded only where its value may differ along the paths that reach the load.
 
 use rspirv::spirv::{self, LoopControl, Op, SelectionControl, StorageClass, Word};
 
@@ -27,8 +39,9 @@ pub(super) struct Frame {
     kind: Kind,
     merge: Word,
     cont: Word,
-    /// A multi-level branch passes through this construct's merge.
-    forwards: bool,
+    /// The outermost frame (lowest index) that a multi-level branch passing through this
+    /// construct's merge targets, if one does.
+    reach: Option<usize>,
 }
 
 pub(super) struct FnEmitter<'e, 'f> {
@@ -215,9 +228,7 @@ impl FnEmitter<'_, '_> {
                 Ok(())
             }
             Node::Block(body) => match body.split_first() {
-                Some((Node::Loop(inner), rest)) if !branches_to_block(inner, 1, 2) => {
-                    self.loop_then_rest(inner, rest)
-                }
+                Some((Node::Loop(inner), rest)) => self.loop_then_rest(inner, rest),
                 _ => self.construct(Kind::Block, body),
             },
             Node::Loop(body) => self.construct(Kind::Loop, body),
@@ -343,7 +354,7 @@ impl FnEmitter<'_, '_> {
             kind,
             merge,
             cont,
-            forwards: false,
+            reach: None,
         });
         let m = match kind {
             Kind::Block => self.carry.mark(),
@@ -358,19 +369,20 @@ impl FnEmitter<'_, '_> {
         if !self.done {
             self.branch(merge);
         }
-        let frame = self.frames.pop();
+        let reach = self.frames.pop().and_then(|f| f.reach);
         self.close_loop(header, merge, cont);
-        if frame.is_some_and(|f| f.forwards) {
-            self.forward_pending()?;
+        if let Some(r) = reach {
+            self.forward_pending(r)?;
         }
         Ok(())
     }
 
     /// `Block([Loop(inner), rest..])` as one loop construct: the loop's continue target is
     /// the continue target of `inner`, its merge the block's; falling off `inner` runs `rest`
-    /// inside the construct and then leaves it. Two frames share the construct, so a branch to
-    /// the block from directly inside `inner` is a break (`tree_branch`); one from a construct
-    /// nested in `inner` would be forwarded to the block's frame and is not folded this way.
+    /// inside the construct and then leaves it. Two frames share the construct (the loop's
+    /// directly above the block's, see [`Self::loop_half`]), so a branch to the block from
+    /// directly inside `inner` is a break (`tree_branch`), and one from a construct nested in
+    /// `inner` is forwarded to the loop's frame and becomes a break there (`forward_pending`).
     fn loop_then_rest(&mut self, inner: &[Node], rest: &[Node]) -> R<()> {
         let block_mark = self.carry.mark();
         let (header, merge, cont) = self.open_loop();
@@ -379,24 +391,34 @@ impl FnEmitter<'_, '_> {
                 kind,
                 merge,
                 cont,
-                forwards: false,
+                reach: None,
             });
         }
         let loop_mark = self.carry.enter_loop(self.f, inner);
         self.seq(inner)?;
         self.carry.leave_loop(loop_mark);
-        let in_loop = self.frames.pop().is_some_and(|f| f.forwards);
+        let in_loop = self.frames.pop().and_then(|f| f.reach);
         self.seq(rest)?;
         if !self.done {
             self.branch(merge);
         }
-        let in_block = self.frames.pop().is_some_and(|f| f.forwards);
+        let in_block = self.frames.pop().and_then(|f| f.reach);
         self.close_loop(header, merge, cont);
         self.carry.join(block_mark);
-        if in_loop || in_block {
-            self.forward_pending()?;
+        // Only branches to frames outside the block are still in flight here.
+        if let Some(r) = in_loop.into_iter().chain(in_block).min() {
+            self.forward_pending(r)?;
         }
         Ok(())
+    }
+
+    /// Frame `i` is the loop half of a `loop_then_rest` construct, whose block half is frame
+    /// `i - 1`.
+    fn loop_half(&self, i: usize) -> bool {
+        i > 0
+            && i < self.frames.len()
+            && self.frames[i].kind == Kind::Loop
+            && self.frames[i - 1].merge == self.frames[i].merge
     }
 
     /// Starts a loop construct (its header with the merge declaration, then its first block)
@@ -443,12 +465,6 @@ impl FnEmitter<'_, '_> {
     fn tree_branch(&mut self, d: u32) -> R<()> {
         let n = self.frames.len();
         let target = n - 1 - d as usize;
-        if d == 1 && self.frames[target].merge == self.frames[n - 1].merge {
-            // The block half of a `loop_then_rest` construct, from directly inside its loop.
-            let merge = self.frames[target].merge;
-            self.branch(merge);
-            return Ok(());
-        }
         if d == 0 {
             let f = &self.frames[target];
             let to = if f.kind == Kind::Block {
@@ -459,20 +475,35 @@ impl FnEmitter<'_, '_> {
             self.branch(to);
             return Ok(());
         }
+        // A branch to the block half of a `loop_then_rest` construct leaves the constructs
+        // nested in its loop half and then breaks the one construct; the loop half's merge
+        // (the block's) is not passed by it.
+        let first = if self.loop_half(target + 1) {
+            target + 2
+        } else {
+            target + 1
+        };
+        if first == n {
+            // From directly inside the loop half.
+            let merge = self.frames[target].merge;
+            self.branch(merge);
+            return Ok(());
+        }
         let var = self.pending_var();
         let code = self.e.u32_const(target as u32 + 1);
         self.e.store(var, code, None);
-        for f in &mut self.frames[target + 1..] {
-            f.forwards = true;
+        for f in &mut self.frames[first..] {
+            f.reach = Some(f.reach.map_or(target, |r| r.min(target)));
         }
         let merge = self.frames[n - 1].merge;
         self.branch(merge);
         Ok(())
     }
 
-    /// After a construct's merge: if a multi-level branch is in flight, take it here when this is
-    /// its target, else break out of the enclosing construct too.
-    fn forward_pending(&mut self) -> R<()> {
+    /// After a construct's merge, where multi-level branches to frames from `reach` on may be
+    /// in flight: take one here when this is its target, else break out of the enclosing
+    /// construct too.
+    fn forward_pending(&mut self, reach: usize) -> R<()> {
         let Some(parent) = self.frames.len().checked_sub(1) else {
             return Ok(());
         };
@@ -487,42 +518,56 @@ impl FnEmitter<'_, '_> {
             let f = &self.frames[parent];
             (f.kind, f.merge, f.cont)
         };
+        let take = move |fe: &mut Self| {
+            fe.e.store(var, zero, None);
+            fe.branch(if kind == Kind::Block { merge } else { cont });
+            Ok(())
+        };
         self.selection(
             active,
             |fe| {
+                if reach >= parent {
+                    // Only this frame's own code can be in flight.
+                    return take(fe);
+                }
                 let here = fe.e.op(Op::IEqual, bool_t, [p, here_code]);
-                fe.selection(
-                    here,
-                    |fe| {
-                        fe.e.store(var, zero, None);
-                        fe.branch(if kind == Kind::Block { merge } else { cont });
-                        Ok(())
-                    },
-                    |fe| {
-                        fe.frames[parent].forwards = true;
-                        fe.branch(merge);
-                        Ok(())
-                    },
-                )
+                fe.selection(here, take, |fe| fe.leave_for(parent, reach, p))
             },
             |_| Ok(()),
         )
     }
-}
 
-/// Whether a branch in `nodes`, `depth` constructs inside a `Block`, leaves to that block from
-/// `min` or more constructs inside it.
-fn branches_to_block(nodes: &[Node], depth: u32, min: u32) -> bool {
-    nodes.iter().any(|n| match n {
-        Node::Branch(d) => *d == depth && depth >= min,
-        Node::Block(body) | Node::Loop(body) => branches_to_block(body, depth + 1, min),
-        Node::If { then, else_, .. } => {
-            branches_to_block(then, depth, min) || branches_to_block(else_, depth, min)
+    /// A multi-level branch in flight past frame `parent` (its code `p`, targeting a frame
+    /// from `reach` on): break out of the construct. When `parent` is the loop half of a
+    /// `loop_then_rest` construct, that break is also a branch to its block half, which ends
+    /// the branch there: its code is cleared, so the code after the construct need not test
+    /// for it, and does not at all when no branch goes further out.
+    fn leave_for(&mut self, parent: usize, reach: usize, p: Word) -> R<()> {
+        let merge = self.frames[parent].merge;
+        if self.loop_half(parent) {
+            let block = parent - 1;
+            let var = self.pending_var();
+            let zero = self.e.u32_const(0);
+            if reach >= block {
+                self.e.store(var, zero, None);
+            } else {
+                let u32t = self.e.ty(Ty::I32);
+                let bool_t = self.e.ty(Ty::Bool);
+                let block_code = self.e.u32_const(block as u32 + 1);
+                let to_block = self.e.op(Op::IEqual, bool_t, [p, block_code]);
+                let left = self.e.op(Op::Select, u32t, [to_block, zero, p]);
+                self.e.store(var, left, None);
+                self.mark_reach(parent, reach);
+            }
+        } else {
+            self.mark_reach(parent, reach);
         }
-        Node::Switch { cases, default, .. } => {
-            cases.iter().any(|c| branches_to_block(c, depth, min))
-                || branches_to_block(default, depth, min)
-        }
-        Node::Code(_) | Node::Return(_) | Node::Exit | Node::Unreachable => false,
-    })
+        self.branch(merge);
+        Ok(())
+    }
+
+    fn mark_reach(&mut self, frame: usize, reach: usize) {
+        let f = &mut self.frames[frame];
+        f.reach = Some(f.reach.map_or(reach, |r| r.min(reach)));
+    }
 }
