@@ -200,3 +200,29 @@ fn forms_the_isa_does_not_have_are_refused() {
     // sm_90a's instruction: an sm_80 module may not use it.
     refused_for("sm_80", "\twgmma.fence.sync.aligned;", "wgmma");
 }
+
+#[test]
+fn plain_and_later_targets_are_refused_by_name() {
+    // The ISA's notes for every `wgmma` instruction: "Requires sm_90a"; sm_100's generation
+    // dropped them, so neither plain sm_90 nor a later a/f target has them.
+    let d16 = regs(0, 8);
+    let mma = format!(
+        "\twgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {d16}, %rd2, %rd3, 1, 1, 1, 0, 0;"
+    );
+    for body in [
+        mma.as_str(),
+        "\twgmma.fence.sync.aligned;",
+        "\twgmma.commit_group.sync.aligned;",
+    ] {
+        for target in ["sm_90", "sm_100a", "sm_120f"] {
+            refused_at(
+                "8.8",
+                target,
+                body,
+                &format!(
+                    "`wgmma` needs an architecture-specific target (sm_90a); this module declares .target {target}"
+                ),
+            );
+        }
+    }
+}

@@ -55,7 +55,20 @@ pub const ARCH_GATES: &[ArchGate] = &[
         specific_only: false,
         what: "`tensormap.replace`",
     },
+    // Every `wgmma` instruction's notes: "Requires sm_90a"; no later architecture has them.
+    ArchGate {
+        op: "wgmma",
+        when: &[],
+        family: &[90],
+        specific_only: true,
+        what: "`wgmma`",
+    },
 ];
+
+/// The architectures that have `f` targets: the ISA introduced them with sm_100's generation
+/// (8.8: sm_100f, sm_101f, sm_103f, sm_120f, sm_121f; 9.0 renamed sm_101 to sm_110), so an
+/// older family member such as sm_90 has only its `a` target.
+const FAMILY_TARGETS: &[u32] = &[100, 101, 103, 110, 120, 121];
 
 /// Whether `arch` has a feature of `family` (of its `a` targets only, if `specific_only`).
 pub fn has(arch: Arch, family: &[u32], specific_only: bool) -> bool {
@@ -84,7 +97,12 @@ pub fn failure(arch: Arch, op: &str, modifiers: &[&str]) -> Option<String> {
         ));
     }
     let names: Vec<String> = specific
-        .chain(gate.family.iter().map(|sm| format!("sm_{sm}f")))
+        .chain(
+            gate.family
+                .iter()
+                .filter(|sm| FAMILY_TARGETS.contains(sm))
+                .map(|sm| format!("sm_{sm}f")),
+        )
         .collect();
     Some(format!(
         "{} needs the architecture-specific target sm_{first}a or a target of its family \
@@ -152,6 +170,27 @@ mod tests {
         // The sparse mxf8f6f4 kind stays a family feature.
         let mods = ["sp::ordered_metadata", "kind::mxf8f6f4", "block_scale"];
         assert_eq!(failure(arch("sm_120f"), "mma", &mods), None);
+    }
+
+    #[test]
+    fn the_tensor_map_replacement_names_only_targets_that_exist() {
+        let e = failure(arch("sm_90"), "tensormap", &["replace", "tile"]).unwrap_or_default();
+        assert!(e.contains("sm_90a") && e.contains("sm_100f"), "{e}");
+        assert!(!e.contains("sm_90f"), "{e}");
+    }
+
+    #[test]
+    fn wgmma_is_sm_90a_only() {
+        for mods in [
+            &["mma_async", "sync", "aligned"][..],
+            &["fence", "sync", "aligned"],
+        ] {
+            assert_eq!(failure(arch("sm_90a"), "wgmma", mods), None);
+            for t in ["sm_90", "sm_100a", "sm_100f", "sm_120a"] {
+                let e = failure(arch(t), "wgmma", mods).unwrap_or_default();
+                assert!(e.contains("(sm_90a)") && e.contains(t), "{t}: {e}");
+            }
+        }
     }
 
     #[test]
