@@ -36,6 +36,7 @@ pub mod diag;
 pub mod emit;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+pub mod float_format;
 /// The IR interpreter the tests check passes with; not in what ships.
 #[cfg(any(test, feature = "testing"))]
 pub mod interp;

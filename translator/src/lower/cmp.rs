@@ -3,7 +3,7 @@
 use super::cx::Cx;
 use super::float::class::flush;
 use super::float::half;
-use super::float::softfloat::{Fmt, Ops};
+use super::float::softfloat::{FloatFormat, Ops};
 use crate::check::inst::{Arith, BoolOp, CmpOp, Set, Setp, Slct};
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
@@ -92,7 +92,7 @@ fn compare_operands(
 ) -> smallvec::SmallVec<[ValueId; 2]> {
     if !is_half(ty) {
         let (a, b) = if ftz {
-            let fmt = Fmt::of(ty);
+            let fmt = FloatFormat::of(ty);
             let ai = cx.as_int(a);
             let bi = cx.as_int(b);
             let (ai, bi) = (flush(cx, ai, fmt), flush(cx, bi, fmt));
@@ -103,7 +103,7 @@ fn compare_operands(
         };
         return smallvec::smallvec![compare(cx, cmp, ty, a, b)];
     }
-    let fmt = Fmt::of(ty);
+    let fmt = FloatFormat::of(ty);
     let lanes: smallvec::SmallVec<[(ValueId, ValueId); 2]> =
         if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
             let (a0, a1) = half::split(cx, a);
@@ -229,7 +229,7 @@ pub fn slct(cx: &mut Cx<'_>, s: &Slct) {
     let ge = if s.ctype == ScalarType::F32 {
         let c = if s.ftz {
             let ci = cx.as_int(c);
-            let f = flush(cx, ci, Fmt::of(ScalarType::F32));
+            let f = flush(cx, ci, FloatFormat::of(ScalarType::F32));
             cx.float_of(f, Ty::F32)
         } else {
             c

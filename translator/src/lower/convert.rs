@@ -16,10 +16,11 @@ mod round;
 use super::cx::Cx;
 use crate::check::Src;
 use crate::check::inst::{Cvt, CvtNarrow, CvtPack, RoundMode};
+use crate::float_format::FloatFormat;
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 use round::{
-    Fmt, Unpacked, and, bits64, int_range, is, k, ks, magnitude, not, or, round_pack, to_float,
+    Unpacked, and, bits64, int_range, is, k, ks, magnitude, not, or, round_pack, to_float,
     to_integer, unpack_float, unpack_int, with_sign, write_bits,
 };
 
@@ -76,18 +77,18 @@ fn one(cx: &mut Cx<'_>, c: &Cvt, src: &Src) -> ValueId {
         };
         let v = cx.conv(op, v, Ty::I64);
         let u = unpack_int(cx, v, st.is_signed());
-        let f = Fmt::of(dt);
+        let f = FloatFormat::of(dt);
         let r = to_float(cx, &u, None, mode, f);
         return float_result(cx, c, r, f);
     }
-    let sf = Fmt::of(st);
+    let sf = FloatFormat::of(st);
     let bits = bits64(cx, v);
     let ftz_in = c.ftz && st == ScalarType::F32;
     let u = unpack_float(cx, bits, sf, ftz_in);
     if !dt.is_float() {
         return float_to_int(cx, c, &u, mode);
     }
-    let f = Fmt::of(dt);
+    let f = FloatFormat::of(dt);
     if c.integer {
         // Same type, rounded to an integral value: values at or past 2^mant are integral
         // already; others are rounded to an integer and converted back, exactly.
@@ -117,7 +118,7 @@ fn one(cx: &mut Cx<'_>, c: &Cvt, src: &Src) -> ValueId {
 }
 
 /// `.ftz` (f32 results), `.sat`, `.relu` and `.satfinite` on a float result.
-fn float_result(cx: &mut Cx<'_>, c: &Cvt, r: ValueId, f: Fmt) -> ValueId {
+fn float_result(cx: &mut Cx<'_>, c: &Cvt, r: ValueId, f: FloatFormat) -> ValueId {
     let mut r = r;
     let sb = k(cx, f.sign_bit());
     let z = k(cx, 0);

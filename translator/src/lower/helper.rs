@@ -5,8 +5,8 @@
 //! was 100 SPIR-V words per `fma`, and an f64 `fma` about 2,900; drivers inline such functions
 //! again (Mesa's NIR inlines every call), so the code that runs is the same.
 
-use super::float::format::Fmt;
 use crate::check::inst::Rounding;
+use crate::float_format::FloatFormat;
 use crate::ir::{self, FuncId, Ty};
 
 /// What a helper computes: its operation, rounding and format (one function per kind and
@@ -15,7 +15,7 @@ use crate::ir::{self, FuncId, Ty};
 pub(super) struct Helper {
     pub what: &'static str,
     pub mode: Rounding,
-    pub fmt: Fmt,
+    pub fmt: FloatFormat,
 }
 
 impl Helper {

@@ -21,6 +21,7 @@ use crate::check::Src;
 use crate::check::inst::{
     BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp,
 };
+use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::{ScalarType, StateSpace};
 
@@ -30,9 +31,7 @@ mod block_scale;
 pub(super) mod fragment;
 mod quad_pair;
 
-use fragment::{
-    Batch, Gathered, Specials, float_dot, gather, load_gathered, small_float_to_f32, write_acc,
-};
+use fragment::{Batch, Gathered, float_dot, gather, load_gathered, small_float_to_f32, write_acc};
 
 impl Cx<'_> {
     /// The 32-bit `v` of lane `src` (each exchange a synchronization point of its own), kept
@@ -274,11 +273,11 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
         }
         MmaType::E4m3 => {
             let x = field(cx);
-            small_float_to_f32(cx, x, 4, 3, Specials::NanOnly)
+            small_float_to_f32(cx, x, E4M3)
         }
         MmaType::E5m2 => {
             let x = field(cx);
-            small_float_to_f32(cx, x, 5, 2, Specials::Ieee)
+            small_float_to_f32(cx, x, E5M2)
         }
         // Padding around the value in its 8-bit container is ignored: the low 6 bits hold
         // `.e3m2`/`.e2m3`, bits 2-5 `.e2m1`.
@@ -286,12 +285,12 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
             let x = field(cx);
             let m = cx.c32(0x3F);
             let x = cx.bop(BinOp::And, x, m);
-            let (e, f) = if ty == MmaType::E3m2 { (3, 2) } else { (2, 3) };
-            small_float_to_f32(cx, x, e, f, Specials::Finite)
+            let fmt = if ty == MmaType::E3m2 { E3M2 } else { E2M3 };
+            small_float_to_f32(cx, x, fmt)
         }
         MmaType::E2m1x => {
             let x = field(cx);
-            small_float_to_f32(cx, x, 2, 1, Specials::Finite)
+            small_float_to_f32(cx, x, E2M1)
         }
         MmaType::E2m1 => {
             let x = field(cx);
@@ -299,7 +298,7 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
             let x = cx.bop(BinOp::LShr, x, two);
             let m = cx.c32(0xF);
             let x = cx.bop(BinOp::And, x, m);
-            small_float_to_f32(cx, x, 2, 1, Specials::Finite)
+            small_float_to_f32(cx, x, E2M1)
         }
         MmaType::S8 | MmaType::S4 => {
             let up = cx.c32(32 - (j + 1) * bits);

@@ -2,6 +2,7 @@
 
 use super::convert::RoundMode;
 use crate::check::operand::{Dst, Src};
+use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2, FloatFormat, UE8M0};
 use crate::types::ScalarType;
 
 /// A narrow float format, as a `cvt` type names it (two values packed).
@@ -31,30 +32,15 @@ impl Narrow {
             .find(|(_, n)| *n == self)
             .map_or("", |(s, _)| s)
     }
-    /// Exponent bits.
-    pub fn exp(self) -> u32 {
+    /// The format of each value.
+    pub fn format(self) -> FloatFormat {
         match self {
-            Narrow::E4m3 => 4,
-            Narrow::E5m2 => 5,
-            Narrow::E2m3 | Narrow::E2m1 => 2,
-            Narrow::E3m2 => 3,
-            Narrow::Ue8m0 => 8,
-        }
-    }
-    /// Stored fraction bits.
-    pub fn mant(self) -> u32 {
-        match self {
-            Narrow::E4m3 | Narrow::E2m3 => 3,
-            Narrow::E5m2 | Narrow::E3m2 => 2,
-            Narrow::E2m1 => 1,
-            Narrow::Ue8m0 => 0,
-        }
-    }
-    /// Bits of one value, sign included (`.ue8m0` has none).
-    pub fn width(self) -> u32 {
-        match self {
-            Narrow::Ue8m0 => 8,
-            f => 1 + f.exp() + f.mant(),
+            Narrow::E4m3 => E4M3,
+            Narrow::E5m2 => E5M2,
+            Narrow::E2m3 => E2M3,
+            Narrow::E3m2 => E3M2,
+            Narrow::E2m1 => E2M1,
+            Narrow::Ue8m0 => UE8M0,
         }
     }
     /// Bits each value takes in the packed register: the 6-bit formats sit in bytes whose two
@@ -63,26 +49,6 @@ impl Narrow {
         match self {
             Narrow::E2m1 => 4,
             _ => 8,
-        }
-    }
-    /// The largest finite magnitude's bits (`MAX_NORM`): e4m3 uses its top exponent for
-    /// numbers (only `S.1111.111` is NaN), e5m2 reserves it as IEEE does, fp6/fp4 have no
-    /// special values, `.ue8m0`'s 0xFF is NaN.
-    pub fn max_norm(self) -> u64 {
-        match self {
-            Narrow::E4m3 => 0x7e,
-            Narrow::E5m2 => 0x7b,
-            Narrow::E2m3 | Narrow::E3m2 => 0x1f,
-            Narrow::E2m1 => 0x7,
-            Narrow::Ue8m0 => 0xfe,
-        }
-    }
-    /// The NaN this format's results use, if it has one.
-    pub fn nan(self) -> Option<u64> {
-        match self {
-            Narrow::E4m3 | Narrow::E5m2 => Some(0x7f),
-            Narrow::Ue8m0 => Some(0xff),
-            _ => None,
         }
     }
     /// The register type of a packed pair: `.b8` for fp4, `.b16` otherwise.

@@ -6,10 +6,10 @@
 
 use super::super::cx::Cx;
 use super::round::{
-    BF16, F16, F32, Fmt, Unpacked, and, bits64, is, k, not, or, round_magnitude, to_float,
-    unpack_float, write_bits,
+    Unpacked, and, bits64, is, k, not, or, round_magnitude, to_float, unpack_float, write_bits,
 };
 use crate::check::inst::{CvtNarrow, Narrow, RoundMode};
+use crate::float_format::{BF16, F16, F32, FloatFormat, Specials};
 use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
 
@@ -21,15 +21,8 @@ pub(super) fn cvt(cx: &mut Cx<'_>, c: &CvtNarrow) {
     }
 }
 
-fn fmt_of(n: Narrow) -> Fmt {
-    Fmt {
-        mant: n.mant(),
-        exp: n.exp(),
-    }
-}
-
 /// The two wide values, `a`'s first, as bits in I64s with their format.
-fn wide_values(cx: &mut Cx<'_>, c: &CvtNarrow) -> ([ValueId; 2], Fmt) {
+fn wide_values(cx: &mut Cx<'_>, c: &CvtNarrow) -> ([ValueId; 2], FloatFormat) {
     let a = cx.read(&c.a, c.wide);
     let a = bits64(cx, a);
     if let Some(b) = &c.b {
@@ -68,17 +61,17 @@ fn to_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
 }
 
 /// One value rounded to nearest even into fp8/fp6/fp4 with `.satfinite` (and `.relu`).
-fn to_small_float(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: Fmt) -> ValueId {
-    let n = c.fmt;
+fn to_small_float(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatFormat) -> ValueId {
+    let n = c.fmt.format();
     let u = unpack_float(cx, bits, from, false);
-    let mag = round_magnitude(cx, &u, RoundMode::NearestEven, fmt_of(n));
+    let mag = round_magnitude(cx, &u, RoundMode::NearestEven, n);
     let max = k(cx, n.max_norm());
     let over = cx.bin(BinOp::UGt, mag, max);
     let mag = cx.select(over, max, mag);
     let mag = cx.select(u.inf, max, mag);
     let z = k(cx, 0);
     let mag = cx.select(u.zero, z, mag);
-    let sb = k(cx, 1 << (n.width() - 1));
+    let sb = k(cx, n.sign_bit());
     let s = cx.select(u.sign, sb, z);
     let mut r = or(cx, mag, s);
     if c.relu {
@@ -93,7 +86,7 @@ fn to_small_float(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: Fmt) -> V
 /// format has no sign and no zero: the magnitude is converted, and magnitudes below 2^-127
 /// give 0x00 toward zero, as zero does both ways. Past 2^127 the result is NaN, or the largest
 /// value with `.satfinite`.
-fn to_ue8m0(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: Fmt) -> ValueId {
+fn to_ue8m0(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatFormat) -> ValueId {
     // `.f32` and `.bf16` share the exponent field of `.ue8m0`: 8 bits, bias 127.
     let sh = k(cx, u64::from(from.mant));
     let field = cx.bin(BinOp::LShr, bits, sh);
@@ -155,19 +148,19 @@ fn from_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
 /// One fp8/fp6/fp4 value as .f16 bits (exact); NaN gives the canonical NaN, `.relu` makes
 /// negative values +0.
 fn small_float_to_f16(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId) -> ValueId {
-    let n = c.fmt;
+    let n = c.fmt.format();
     let width_mask = k(cx, (1 << n.width()) - 1);
     let bits = and(cx, bits, width_mask);
-    let u = unpack_float(cx, bits, fmt_of(n), false);
+    let u = unpack_float(cx, bits, n, false);
     // Only e5m2 follows IEEE at its top exponent; e4m3 has numbers there and one NaN, the
     // fp6/fp4 formats only numbers.
     let f = cx.konst(crate::ir::Ty::Bool, 0);
-    let mag_mask = k(cx, (1 << (n.width() - 1)) - 1);
+    let mag_mask = k(cx, n.magnitude_mask());
     let mag = and(cx, bits, mag_mask);
-    let (inf, nan) = match n {
-        Narrow::E5m2 => (u.inf, u.nan),
-        Narrow::E4m3 => (f, is(cx, mag, 0x7f)),
-        _ => (f, f),
+    let (inf, nan) = match n.specials {
+        Specials::Ieee => (u.inf, u.nan),
+        Specials::NanOnly => (f, is(cx, mag, n.canonical_nan())),
+        Specials::Finite => (f, f),
     };
     let u = Unpacked { inf, nan, ..u };
     let r = to_float(cx, &u, None, RoundMode::NearestEven, F16);

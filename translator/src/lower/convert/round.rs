@@ -6,55 +6,9 @@
 use super::super::cx::Cx;
 use crate::check::Dst;
 use crate::check::inst::RoundMode;
+use crate::float_format::FloatFormat;
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
-
-/// An IEEE-style binary format: stored fraction bits and exponent bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Fmt {
-    pub mant: u32,
-    pub exp: u32,
-}
-
-pub(super) const F16: Fmt = Fmt { mant: 10, exp: 5 };
-pub(super) const BF16: Fmt = Fmt { mant: 7, exp: 8 };
-pub(super) const TF32: Fmt = Fmt { mant: 10, exp: 8 };
-pub(super) const F32: Fmt = Fmt { mant: 23, exp: 8 };
-pub(super) const F64: Fmt = Fmt { mant: 52, exp: 11 };
-
-impl Fmt {
-    pub(super) fn of(t: ScalarType) -> Fmt {
-        match t {
-            ScalarType::F16 | ScalarType::F16x2 => F16,
-            ScalarType::Bf16 | ScalarType::Bf16x2 => BF16,
-            ScalarType::Tf32 => TF32,
-            ScalarType::F64 => F64,
-            _ => F32,
-        }
-    }
-    pub(super) fn width(self) -> u32 {
-        1 + self.exp + self.mant
-    }
-    pub(super) fn bias(self) -> i64 {
-        (1 << (self.exp - 1)) - 1
-    }
-    pub(super) fn sign_bit(self) -> u64 {
-        1 << (self.width() - 1)
-    }
-    pub(super) fn inf(self) -> u64 {
-        ((1 << self.exp) - 1) << self.mant
-    }
-    pub(super) fn max_finite(self) -> u64 {
-        self.inf() - 1
-    }
-    pub(super) fn one(self) -> u64 {
-        (self.bias() as u64) << self.mant
-    }
-    /// The NaN NVIDIA hardware produces: all bits but the sign set.
-    pub(super) fn canonical_nan(self) -> u64 {
-        self.sign_bit() - 1
-    }
-}
 
 /// A value as sign, normalized significand and exponent, with its class.
 #[derive(Clone, Copy)]
@@ -136,7 +90,7 @@ pub(super) fn normalize(cx: &mut Cx<'_>, x: ValueId) -> (ValueId, ValueId) {
 
 /// Unpacks float bits (in the low bits of an I64) of format `f`. `ftz` flushes subnormal inputs
 /// to zero of the same sign.
-pub(super) fn unpack_float(cx: &mut Cx<'_>, bits: ValueId, f: Fmt, ftz: bool) -> Unpacked {
+pub(super) fn unpack_float(cx: &mut Cx<'_>, bits: ValueId, f: FloatFormat, ftz: bool) -> Unpacked {
     let mant_sh = k(cx, u64::from(f.mant));
     let e_field = cx.bin(BinOp::LShr, bits, mant_sh);
     let emask = k(cx, (1 << f.exp) - 1);
@@ -272,7 +226,12 @@ pub(super) fn dropped_bits(
 
 /// Rounds a finite nonzero unpacked value to format `f` (subnormal results and overflow
 /// included) and returns the bits, sign included. Zero, infinity and NaN are the caller's.
-pub(super) fn round_pack(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f: Fmt) -> ValueId {
+pub(super) fn round_pack(
+    cx: &mut Cx<'_>,
+    u: &Unpacked,
+    mode: RoundMode,
+    f: FloatFormat,
+) -> ValueId {
     let mag = round_magnitude(cx, u, mode, f);
     let inf = k(cx, f.inf());
     let over = cx.bin(BinOp::UGe, mag, inf);
@@ -295,7 +254,12 @@ pub(super) fn round_pack(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f: Fmt)
 /// The rounded magnitude of a finite nonzero unpacked value in format `f`, as if the exponent
 /// field had no upper end: a result at or past `f.inf()` has overflowed, which the caller
 /// resolves as the format and the instruction say.
-pub(super) fn round_magnitude(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f: Fmt) -> ValueId {
+pub(super) fn round_magnitude(
+    cx: &mut Cx<'_>,
+    u: &Unpacked,
+    mode: RoundMode,
+    f: FloatFormat,
+) -> ValueId {
     let emin = 1 - f.bias();
     // Bits dropped from the right of `m`: 63 - mant, plus the distance below the normal range.
     let emin_c = ks(cx, emin);
@@ -329,7 +293,7 @@ pub(super) fn round_magnitude(cx: &mut Cx<'_>, u: &Unpacked, mode: RoundMode, f:
     cx.bin(BinOp::IAdd, field, q)
 }
 
-pub(super) fn with_sign(cx: &mut Cx<'_>, sign: ValueId, mag: ValueId, f: Fmt) -> ValueId {
+pub(super) fn with_sign(cx: &mut Cx<'_>, sign: ValueId, mag: ValueId, f: FloatFormat) -> ValueId {
     let sb = k(cx, f.sign_bit());
     let z = k(cx, 0);
     let s = cx.select(sign, sb, z);
@@ -341,9 +305,9 @@ pub(super) fn with_sign(cx: &mut Cx<'_>, sign: ValueId, mag: ValueId, f: Fmt) ->
 pub(super) fn to_float(
     cx: &mut Cx<'_>,
     u: &Unpacked,
-    src_bits: Option<(ValueId, Fmt)>,
+    src_bits: Option<(ValueId, FloatFormat)>,
     mode: RoundMode,
-    f: Fmt,
+    f: FloatFormat,
 ) -> ValueId {
     let num = round_pack(cx, u, mode, f);
     let z = k(cx, 0);

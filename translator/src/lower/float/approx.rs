@@ -6,13 +6,13 @@
 use super::super::cx::Cx;
 use super::class::{is_inf, is_nan, is_zero, magnitude, sign};
 use super::half;
-use super::softfloat::{self as sf, Fmt, Ops};
+use super::softfloat::{self as sf, FloatFormat, Ops};
 use crate::check::inst::{Float, FloatOp, Precision};
 use crate::ir::{BinOp, ExtOp, FpFlags, Ty, ValueId};
 
 use BinOp::*;
 
-pub fn lower(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, v: &[ValueId]) -> ValueId {
+pub fn lower(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, v: &[ValueId]) -> ValueId {
     if fmt == sf::F64 {
         return match f.op {
             FloatOp::Rcp => gross_f64(cx, v[0], false),
@@ -50,7 +50,7 @@ fn fc(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
     sf::fconst(cx, ty, v)
 }
 
-fn fbits(cx: &mut Cx<'_>, x: ValueId) -> (ValueId, Fmt) {
+fn fbits(cx: &mut Cx<'_>, x: ValueId) -> (ValueId, FloatFormat) {
     let ty = cx.f.ty(x);
     let b = cx.bits_of(x);
     (b, if ty == Ty::F64 { sf::F64 } else { sf::F32 })

@@ -2,12 +2,12 @@
 //! the results operations give where an operand is special.
 
 use super::super::cx::Cx;
-use super::softfloat::{self as sf, Fmt, Ops};
+use super::softfloat::{self as sf, FloatFormat, Ops};
 use crate::ir::{BinOp, Ty, ValueId};
 
 use BinOp::*;
 
-pub(in crate::lower) fn mask(fmt: Fmt) -> u64 {
+pub(in crate::lower) fn mask(fmt: FloatFormat) -> u64 {
     if fmt.width() >= 64 {
         u64::MAX
     } else {
@@ -15,41 +15,41 @@ pub(in crate::lower) fn mask(fmt: Fmt) -> u64 {
     }
 }
 
-pub(in crate::lower) fn magnitude(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn magnitude(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
     cx.bop(And, x, m)
 }
 
-pub(in crate::lower) fn is_nan(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn is_nan(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
     let inf = cx.konst(fmt.int_ty(), fmt.inf());
     cx.bop(UGt, m, inf)
 }
 
-pub(in crate::lower) fn is_inf(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn is_inf(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
     let inf = cx.konst(fmt.int_ty(), fmt.inf());
     cx.bop(IEq, m, inf)
 }
 
 /// NaN or infinity.
-pub(in crate::lower) fn is_special(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn is_special(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
     let inf = cx.konst(fmt.int_ty(), fmt.inf());
     cx.bop(UGe, m, inf)
 }
 
-pub(in crate::lower) fn is_zero(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn is_zero(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
     cx.is_zero(m)
 }
 
-pub(in crate::lower) fn sign(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn sign(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     cx.bit(x, fmt.width() - 1)
 }
 
 /// `.ftz`: a subnormal becomes a zero of the same sign.
-pub(in crate::lower) fn flush(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn flush(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let e = cx.konst(fmt.int_ty(), fmt.exp_mask());
     let ex = cx.bop(And, x, e);
     let sub = cx.is_zero(ex);
@@ -60,7 +60,11 @@ pub(in crate::lower) fn flush(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId 
 
 /// The NaN a result becomes when an input is NaN: for .f64 the first NaN input, quieted
 /// (double precision keeps payloads, ISA 8.7.3); otherwise the canonical NaN.
-pub(in crate::lower) fn nan_result(cx: &mut Cx<'_>, fmt: Fmt, inputs: &[ValueId]) -> ValueId {
+pub(in crate::lower) fn nan_result(
+    cx: &mut Cx<'_>,
+    fmt: FloatFormat,
+    inputs: &[ValueId],
+) -> ValueId {
     let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
     if fmt != sf::F64 {
         return canonical;
@@ -76,7 +80,7 @@ pub(in crate::lower) fn nan_result(cx: &mut Cx<'_>, fmt: Fmt, inputs: &[ValueId]
 }
 
 /// The native float type of a format, if computing in it is exact for the case at hand.
-pub(in crate::lower) fn native_ty(fmt: Fmt) -> Option<Ty> {
+pub(in crate::lower) fn native_ty(fmt: FloatFormat) -> Option<Ty> {
     if fmt == sf::F32 {
         Some(Ty::F32)
     } else if fmt == sf::F64 {
@@ -95,7 +99,7 @@ pub(in crate::lower) fn as_float(cx: &mut Cx<'_>, x: ValueId, ty: Ty) -> ValueId
 /// quotient's bits) elsewhere.
 pub(in crate::lower) fn div_special_cases(
     cx: &mut Cx<'_>,
-    fmt: Fmt,
+    fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
     q: ValueId,

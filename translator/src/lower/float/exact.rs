@@ -4,7 +4,7 @@
 //! driver's floating-point estimate and make it exact with the integer remainder.
 
 use super::super::cx::Cx;
-use super::softfloat::{F64, Fmt, Ops, Unpacked, msb64, round_pack};
+use super::softfloat::{F64, FloatFormat, Ops, Unpacked, msb64, round_pack};
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};
 
@@ -113,7 +113,7 @@ pub(in crate::lower) fn fma_core(
     c: &Unpacked,
     c_zero: ValueId,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
 ) -> (ValueId, ValueId) {
     // Product: 128 bits with its top bit at 127 or 126; one bit of headroom for the sum.
     let ph = cx.bop(UMulHi, a.sig, b.sig);
@@ -186,7 +186,7 @@ pub(in crate::lower) fn mul_core(
     a: &Unpacked,
     b: &Unpacked,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
 ) -> ValueId {
     let ph = cx.bop(UMulHi, a.sig, b.sig);
     let pl = cx.bop(IMul, a.sig, b.sig);
@@ -202,7 +202,7 @@ pub(in crate::lower) fn mul_core(
 
 /// The float type used for estimates: f64 where the device has it, else f32 (enough for
 /// formats of up to 24 bits).
-fn estimate_ty(cx: &Cx<'_>, fmt: Fmt) -> Ty {
+fn estimate_ty(cx: &Cx<'_>, fmt: FloatFormat) -> Ty {
     if cx.profile.float64 || fmt == F64 {
         Ty::F64
     } else {
@@ -216,7 +216,7 @@ pub(in crate::lower) fn div_core(
     a: &Unpacked,
     b: &Unpacked,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
 ) -> ValueId {
     let p = fmt.precision();
     let to_p = cx.c64(u64::from(64 - p));
@@ -277,7 +277,7 @@ pub(in crate::lower) fn sqrt_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
 ) -> ValueId {
     let p = fmt.precision();
     let to_p = cx.c64(u64::from(64 - p));

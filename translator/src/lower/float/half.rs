@@ -3,7 +3,7 @@
 //! driver's half-precision arithmetic is never relied on.
 
 use super::super::cx::Cx;
-use super::softfloat::{self as sf, Fmt, Ops};
+use super::softfloat::{self as sf, FloatFormat, Ops};
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, Ty, ValueId};
 
@@ -25,7 +25,7 @@ pub(in crate::lower) fn join(cx: &mut Cx<'_>, lo: ValueId, hi: ValueId) -> Value
 }
 
 /// The exact f32 value of bits of `.f16`, `.bf16` or `.f32`.
-pub(in crate::lower) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     if fmt == sf::F32 {
         let b = cx.zext(x, Ty::I32);
         return cx.float_of(b, Ty::F32);
@@ -49,7 +49,7 @@ pub(in crate::lower) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId
 }
 
 /// Bits of `fmt` nearest to the f32 `x` (ties to even); NaN becomes the canonical NaN.
-pub(in crate::lower) fn from_f32(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn from_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let b = cx.bits_of(x);
     if fmt == sf::F32 {
         return b;

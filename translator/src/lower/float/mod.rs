@@ -20,7 +20,7 @@ use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
 use class::{flush, is_inf, is_nan, is_special, is_zero, magnitude, mask, sign};
 use rounding::{arith, div, sqrt};
-use softfloat::{Fmt, Ops};
+use softfloat::{FloatFormat, Ops};
 
 use BinOp::*;
 
@@ -28,7 +28,7 @@ pub fn lower(cx: &mut Cx<'_>, f: &Float) {
     if f.is_packed() {
         let lanes = ScalarType::B32;
         let src: Vec<ValueId> = f.src.iter().map(|s| cx.read(s, lanes)).collect();
-        let fmt = Fmt::of(f.ty);
+        let fmt = FloatFormat::of(f.ty);
         let (lo, hi): (Vec<_>, Vec<_>) = src.iter().map(|&v| half::split(cx, v)).unzip();
         let r0 = scalar(cx, f, fmt, &lo);
         let r1 = scalar(cx, f, fmt, &hi);
@@ -36,7 +36,7 @@ pub fn lower(cx: &mut Cx<'_>, f: &Float) {
         cx.write(&f.dst, f.ty, r);
         return;
     }
-    let fmt = Fmt::of(f.ty);
+    let fmt = FloatFormat::of(f.ty);
     let bits_ty = ScalarType::bits_of(fmt.width()).unwrap_or(ScalarType::B32);
     let src: Vec<ValueId> = f.src.iter().map(|s| cx.read(s, bits_ty)).collect();
     if let FloatOp::Testp(t) = f.op {
@@ -49,8 +49,8 @@ pub fn lower(cx: &mut Cx<'_>, f: &Float) {
 }
 
 /// One lane: the bits of the result from the bits of the sources.
-fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, src: &[ValueId]) -> ValueId {
-    let flush_in = f.ftz && fmt != Fmt::of(ScalarType::F64);
+fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, src: &[ValueId]) -> ValueId {
+    let flush_in = f.ftz && fmt != FloatFormat::of(ScalarType::F64);
     let v: Vec<ValueId> = if flush_in {
         src.iter().map(|&x| flush(cx, x, fmt)).collect()
     } else {
@@ -96,7 +96,7 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, src: &[ValueId]) -> ValueId {
         _ => approx::lower(cx, f, fmt, &v),
     };
     let mut r = r;
-    if f.ftz && fmt != Fmt::of(ScalarType::F64) {
+    if f.ftz && fmt != FloatFormat::of(ScalarType::F64) {
         r = flush(cx, r, fmt);
     }
     if f.sat {
@@ -109,7 +109,7 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, src: &[ValueId]) -> ValueId {
 }
 
 /// `.sat`: clamp to [+0, 1]; NaN and negative values (-0 too) become +0.
-fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let nan = is_nan(cx, x, fmt);
     let neg = sign(cx, x, fmt);
     let zero_case = cx.bop(Or, nan, neg);
@@ -121,7 +121,7 @@ fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
 }
 
 /// `.relu`: negative results become +0, NaN the canonical NaN.
-fn relu(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+fn relu(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let nan = is_nan(cx, x, fmt);
     let neg = sign(cx, x, fmt);
     let z = cx.konst(fmt.int_ty(), 0);
@@ -131,7 +131,7 @@ fn relu(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
 }
 
 /// `testp` (ISA 8.7.3.1); zeros count as normal numbers.
-fn testp(cx: &mut Cx<'_>, t: TestOp, fmt: Fmt, x: ValueId) -> ValueId {
+fn testp(cx: &mut Cx<'_>, t: TestOp, fmt: FloatFormat, x: ValueId) -> ValueId {
     let nan = is_nan(cx, x, fmt);
     let inf = is_inf(cx, x, fmt);
     let special = is_special(cx, x, fmt);
@@ -159,7 +159,7 @@ fn testp(cx: &mut Cx<'_>, t: TestOp, fmt: Fmt, x: ValueId) -> ValueId {
 
 /// `min`/`max` (ISA 8.7.3.11-12 and the half forms): NaN operands are ignored unless `.NaN`,
 /// -0 < +0, `.xorsign.abs` compares magnitudes and gives the result the XOR of the signs.
-fn min_max(cx: &mut Cx<'_>, f: &Float, fmt: Fmt, v: &[ValueId]) -> ValueId {
+fn min_max(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, v: &[ValueId]) -> ValueId {
     let max = f.op == FloatOp::Max;
     let xsign = if f.xorsign {
         let a = sign(cx, v[0], fmt);
@@ -196,12 +196,12 @@ pub(super) fn min_max_bits(
     x: ValueId,
     y: ValueId,
 ) -> ValueId {
-    two_min_max(cx, Fmt::of(ty), max, false, x, y)
+    two_min_max(cx, FloatFormat::of(ty), max, false, x, y)
 }
 
 fn two_min_max(
     cx: &mut Cx<'_>,
-    fmt: Fmt,
+    fmt: FloatFormat,
     max: bool,
     nan_mode: bool,
     x: ValueId,
@@ -226,7 +226,7 @@ fn two_min_max(
 }
 
 /// An unsigned key that orders non-NaN floats numerically (with -0 < +0).
-fn order_key(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+fn order_key(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let neg = sign(cx, x, fmt);
     let all = cx.konst(fmt.int_ty(), mask(fmt));
     let inv = cx.bop(Xor, x, all);

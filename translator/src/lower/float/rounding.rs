@@ -10,7 +10,7 @@ use super::class::{
 };
 use super::exact;
 use super::half;
-use super::softfloat::{self as sf, Fmt, Ops, Unpacked, pow2_field};
+use super::softfloat::{self as sf, FloatFormat, Ops, Unpacked, pow2_field};
 use crate::check::inst::{FloatOp, Rounding};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
 
@@ -23,7 +23,7 @@ pub(in crate::lower) fn arith(
     op: FloatOp,
     mode: Rounding,
     explicit: bool,
-    fmt: Fmt,
+    fmt: FloatFormat,
     v: &[ValueId],
 ) -> ValueId {
     let flags = FpFlags { exact: explicit };
@@ -83,7 +83,7 @@ fn add_directed(
     cx: &mut Cx<'_>,
     mode: Rounding,
     ty: Ty,
-    fmt: Fmt,
+    fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
 ) -> ValueId {
@@ -140,13 +140,13 @@ fn add_directed(
     r
 }
 
-fn negate(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+fn negate(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
     cx.bop(Xor, x, s)
 }
 
 /// Widens bits of a format of at most 32 bits to an f64, exactly.
-fn to_f64(cx: &mut Cx<'_>, x: ValueId, fmt: Fmt) -> ValueId {
+fn to_f64(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let f = half::to_f32(cx, x, fmt);
     cx.conv(ConvOp::FConvert, f, Ty::F64)
 }
@@ -167,7 +167,7 @@ fn via_f64(
     cx: &mut Cx<'_>,
     op: FloatOp,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
 ) -> ValueId {
@@ -187,7 +187,7 @@ fn via_f64(
 
 /// `fma` of formats up to 32 bits through f64: the product is exact, the sum rounded to odd
 /// (in a helper function: see `helper.rs`).
-fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> ValueId {
+fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Rounding) -> ValueId {
     let h = Helper {
         what: "fma",
         mode,
@@ -196,7 +196,7 @@ fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> Valu
     cx.out_of_line(h, &v[..3], |cx, v| fma_via_f64_body(cx, v, fmt, mode))
 }
 
-fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: Fmt, mode: Rounding) -> ValueId {
+fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Rounding) -> ValueId {
     let a = to_f64(cx, v[0], fmt);
     let b = to_f64(cx, v[1], fmt);
     let c = to_f64(cx, v[2], fmt);
@@ -231,7 +231,13 @@ fn one_unpacked(cx: &mut Cx<'_>) -> Unpacked {
 }
 
 /// [`emulated`] in a helper function (see `helper.rs`).
-fn emulated_call(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[ValueId]) -> ValueId {
+fn emulated_call(
+    cx: &mut Cx<'_>,
+    op: FloatOp,
+    mode: Rounding,
+    fmt: FloatFormat,
+    v: &[ValueId],
+) -> ValueId {
     let (what, n) = match op {
         FloatOp::Add => ("add.int", 2),
         FloatOp::Sub => ("sub.int", 2),
@@ -243,7 +249,13 @@ fn emulated_call(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[Va
 }
 
 /// [`div_exact`] in a helper function.
-fn div_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+fn div_exact_call(
+    cx: &mut Cx<'_>,
+    mode: Rounding,
+    fmt: FloatFormat,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
     let h = Helper {
         what: "div.int",
         mode,
@@ -253,7 +265,7 @@ fn div_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: Valu
 }
 
 /// [`sqrt_exact`] in a helper function.
-fn sqrt_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+fn sqrt_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId) -> ValueId {
     let h = Helper {
         what: "sqrt.int",
         mode,
@@ -263,7 +275,13 @@ fn sqrt_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> Val
 }
 
 /// `add sub mul fma` in integer arithmetic (any format, any rounding).
-fn emulated(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[ValueId]) -> ValueId {
+fn emulated(
+    cx: &mut Cx<'_>,
+    op: FloatOp,
+    mode: Rounding,
+    fmt: FloatFormat,
+    v: &[ValueId],
+) -> ValueId {
     // As a*b + c: add is a*1 + b, mul is a*b + 0.
     let (a, b, c) = match op {
         FloatOp::Add => (v[0], None, Some(v[1])),
@@ -341,7 +359,7 @@ fn emulated(cx: &mut Cx<'_>, op: FloatOp, mode: Rounding, fmt: Fmt, v: &[ValueId
 }
 
 /// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded in integer arithmetic.
-fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) -> ValueId {
+fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId, b: ValueId) -> ValueId {
     let ua = sf::unpack(cx, a, fmt);
     let ub = sf::unpack(cx, b, fmt);
     let q = exact::div_core(cx, &ua, &ub, mode, fmt);
@@ -349,7 +367,7 @@ fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId, b: ValueId) 
 }
 
 /// `sqrt.rnd`, correctly rounded in integer arithmetic.
-fn sqrt_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+fn sqrt_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId) -> ValueId {
     let ua = sf::unpack(cx, a, fmt);
     let r = exact::sqrt_core(cx, &ua, mode, fmt);
     let nan = is_nan(cx, a, fmt);
@@ -416,7 +434,7 @@ fn with_fallback(
 pub(in crate::lower) fn div(
     cx: &mut Cx<'_>,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
 ) -> ValueId {
@@ -445,7 +463,12 @@ pub(in crate::lower) fn div(
 }
 
 /// `sqrt.rnd`, correctly rounded; to nearest, the driver's root where a remainder test proves it.
-pub(in crate::lower) fn sqrt(cx: &mut Cx<'_>, mode: Rounding, fmt: Fmt, a: ValueId) -> ValueId {
+pub(in crate::lower) fn sqrt(
+    cx: &mut Cx<'_>,
+    mode: Rounding,
+    fmt: FloatFormat,
+    a: ValueId,
+) -> ValueId {
     let fast = match (mode, fmt) {
         (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => Some(sqrt_f32_fast(cx, a)),
         (Rounding::Rn, f) if f == sf::F64 => Some(sqrt_f64_fast(cx, a)),
@@ -564,7 +587,7 @@ fn sqrt_f32_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
     (cb, ok)
 }
 
-fn finite_nonzero(cx: &mut Cx<'_>, v: ValueId, fmt: Fmt) -> ValueId {
+fn finite_nonzero(cx: &mut Cx<'_>, v: ValueId, fmt: FloatFormat) -> ValueId {
     let sp = is_special(cx, v, fmt);
     let z = is_zero(cx, v, fmt);
     let bad = cx.bop(Or, sp, z);

@@ -14,7 +14,7 @@ use super::super::cx::Cx;
 use crate::check::inst::Rounding;
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, UnOp, ValueId};
 
-pub(in crate::lower) use super::format::{BF16, F16, F32, F64, Fmt};
+pub(in crate::lower) use crate::float_format::{BF16, F16, F32, F64, FloatFormat};
 
 /// Short names for the integer and float operations the emulations are made of.
 pub(in crate::lower) trait Ops {
@@ -108,7 +108,7 @@ pub(in crate::lower) fn msb64(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 
 /// Splits the bits of a finite non-zero value of `fmt` (any integer type) into [`Unpacked`];
 /// subnormals are normalized.
-pub(in crate::lower) fn unpack(cx: &mut Cx<'_>, bits: ValueId, fmt: Fmt) -> Unpacked {
+pub(in crate::lower) fn unpack(cx: &mut Cx<'_>, bits: ValueId, fmt: FloatFormat) -> Unpacked {
     let b = cx.zext(bits, Ty::I64);
     let sign = cx.bit(b, fmt.width() - 1);
     let sh = cx.c64(u64::from(fmt.mant));
@@ -159,7 +159,7 @@ pub(in crate::lower) fn round_pack(
     sig: ValueId,
     sticky: ValueId,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
 ) -> ValueId {
     let p = fmt.precision();
     let bias = cx.c32(fmt.bias() as u32);
@@ -237,7 +237,7 @@ pub(in crate::lower) fn round_pack(
 }
 
 /// The bits of a signed zero of `fmt`.
-pub(in crate::lower) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: Fmt) -> ValueId {
+pub(in crate::lower) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: FloatFormat) -> ValueId {
     let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
     let z = cx.konst(fmt.int_ty(), 0);
     cx.sel(sign, s, z)
@@ -250,7 +250,7 @@ pub(in crate::lower) fn round_from_f64(
     cx: &mut Cx<'_>,
     x: ValueId,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
     zero_sign: ValueId,
 ) -> ValueId {
     let xb = cx.bits_of(x);
@@ -261,9 +261,9 @@ pub(in crate::lower) fn round_from_f64(
 pub(in crate::lower) fn round_bits(
     cx: &mut Cx<'_>,
     xb: ValueId,
-    from: Fmt,
+    from: FloatFormat,
     mode: Rounding,
-    fmt: Fmt,
+    fmt: FloatFormat,
     zero_sign: ValueId,
 ) -> ValueId {
     let xb = cx.zext(xb, Ty::I64);

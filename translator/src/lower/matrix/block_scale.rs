@@ -14,8 +14,9 @@
 //! significant bits each, with two-bit `.e2m1` products) multiply exactly one after the other.
 
 use super::super::cx::Cx;
-use super::fragment::{Batch, Gathered, Specials, gather, load_gathered, small_float_to_f32};
+use super::fragment::{Batch, Gathered, gather, load_gathered, small_float_to_f32};
 use crate::check::inst::{BlockScale, ScaleType};
+use crate::float_format::UE4M3;
 use crate::ir::{BinOp, FpFlags, Ty, ValueId};
 use crate::lower::float::softfloat::Ops;
 use crate::types::ScalarType;
@@ -113,8 +114,8 @@ fn factors(
             let m = cx.c32(0x7F);
             let sa = cx.bop(BinOp::And, sa, m);
             let sb = cx.bop(BinOp::And, sb, m);
-            let fa = small_float_to_f32(cx, sa, 4, 3, Specials::NanOnly);
-            let fb = small_float_to_f32(cx, sb, 4, 3, Specials::NanOnly);
+            let fa = small_float_to_f32(cx, sa, UE4M3);
+            let fb = small_float_to_f32(cx, sb, UE4M3);
             vec![fa, fb]
         }
         ScaleType::Ue8m0 => {

@@ -6,6 +6,7 @@ use super::super::float::half;
 use super::super::float::softfloat::{self as sf, Ops};
 use crate::check::Src;
 use crate::check::inst::{Mma, MmaType};
+use crate::float_format::{FloatFormat, Specials};
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
@@ -46,27 +47,10 @@ pub(in crate::lower) fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
     cx.bits_of(v)
 }
 
-/// Which encodings of a small float are not numbers.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Specials {
-    /// IEEE-like: the top exponent is infinity or NaN (`.e5m2`).
-    Ieee,
-    /// Only all-ones is NaN, no infinities (`.e4m3`).
-    NanOnly,
-    /// Every encoding is a finite number (`.e3m2`, `.e2m3`, `.e2m1`).
-    Finite,
-}
-
-/// The exact f32 value of a float of `1 + e + m` bits (sign, `e` exponent bits of bias
-/// `2^(e-1) - 1`, `m` fraction bits) in the low bits of `x`: `.e4m3`, `.e5m2`, and the fp6 and
-/// fp4 types of the OCP MX formats the ISA names.
-pub(super) fn small_float_to_f32(
-    cx: &mut Cx<'_>,
-    x: ValueId,
-    e: u32,
-    m: u32,
-    specials: Specials,
-) -> ValueId {
+/// The exact f32 value of a float of format `fmt` in the low bits of `x`: `.e4m3`, `.e5m2`,
+/// `.ue4m3`, and the fp6 and fp4 types of the OCP MX formats the ISA names.
+pub(super) fn small_float_to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
+    let (e, m) = (fmt.exp, fmt.mant);
     let bias = (1u32 << (e - 1)) - 1;
     let frac_mask = cx.c32((1 << m) - 1);
     let frac = cx.bop(BinOp::And, x, frac_mask);
@@ -95,7 +79,7 @@ pub(super) fn small_float_to_f32(
     let all = (1u32 << (e + m)) - 1;
     let low7 = cx.c32(all);
     let body = cx.bop(BinOp::And, x, low7);
-    let mag_bits = match specials {
+    let mag_bits = match fmt.specials {
         Specials::Finite => mag_bits,
         Specials::NanOnly => {
             let nan = cx.bop(BinOp::IEq, body, low7);
@@ -112,6 +96,7 @@ pub(super) fn small_float_to_f32(
             cx.sel(is_special, spec_bits, mag_bits)
         }
     };
+    // An unsigned format's value has nothing above its bits, so this leaves it positive.
     let sign_sh = cx.c32(e + m);
     let sign = cx.bop(BinOp::LShr, x, sign_sh);
     let s31 = cx.c32(31);
