@@ -15,8 +15,8 @@ mod round;
 
 use super::cx::Cx;
 use crate::check::Src;
-use crate::check::inst::{Cvt, CvtNarrow, CvtPack, RoundMode};
-use crate::float_format::FloatFormat;
+use crate::check::inst::{Cvt, CvtNarrow, CvtPack};
+use crate::float_format::{FloatFormat, RoundMode};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 use round::{

@@ -5,8 +5,8 @@
 //! was 100 SPIR-V words per `fma`, and an f64 `fma` about 2,900; drivers inline such functions
 //! again (Mesa's NIR inlines every call), so the code that runs is the same.
 
-use crate::check::inst::Rounding;
 use crate::float_format::FloatFormat;
+use crate::float_format::RoundMode;
 use crate::ir::{self, FuncId, Ty};
 
 /// What a helper computes: its operation, rounding and format (one function per kind and
@@ -14,14 +14,18 @@ use crate::ir::{self, FuncId, Ty};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Helper {
     pub what: &'static str,
-    pub mode: Rounding,
+    pub mode: RoundMode,
     pub fmt: FloatFormat,
 }
 
 impl Helper {
     pub(super) fn name(&self) -> String {
-        let mode = format!("{:?}", self.mode).to_lowercase();
-        format!("ptxvk.{}.{mode}.f{}", self.what, self.fmt.width())
+        format!(
+            "ptxvk.{}.{}.f{}",
+            self.what,
+            self.mode.modifier(),
+            self.fmt.width()
+        )
     }
 }
 

@@ -10,9 +10,10 @@ use super::shared::{FLOAT_ROUNDING, INT_ROUNDING, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::op::{Cvt, CvtPack, RoundMode, Rounding};
+use crate::check::op::{Cvt, CvtPack, Rounding};
 use crate::check::operands::TypeRule;
 use crate::diag::{Diagnostic, Span};
+use crate::float_format::RoundMode;
 use crate::types::ScalarType;
 
 use ScalarType::*;
@@ -339,7 +340,7 @@ pub fn cvt(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
     let mode = if rna {
         Some(RoundMode::NearestAway)
     } else {
-        irnd.or(frnd).map(RoundMode::of)
+        irnd.or(frnd).map(Rounding::direction)
     };
     Some(Cvt {
         dst_ty,

@@ -8,6 +8,7 @@ use crate::check::FnCx;
 use crate::check::mods::Mods;
 use crate::check::op::{Float, FloatOp, Precision, Rounding};
 use crate::diag::Span;
+use crate::float_format::RoundMode;
 use crate::types::ScalarType::{self, *};
 
 /// The ISA's rules for each instruction and type; fills `f.precision`. Returns whether the
@@ -110,12 +111,12 @@ pub(super) fn rules(
     let m = r.m;
     match f.op {
         FloatOp::Add | FloatOp::Sub | FloatOp::Mul => {
-            f.precision = rnd.map_or(Precision::Default, Precision::Round);
+            f.precision = rnd.map_or(Precision::Default, |r| Precision::Round(r.direction()));
         }
         FloatOp::Fma => {
             let is_mad = name == "mad";
             match rnd {
-                Some(r) => f.precision = Precision::Round(r),
+                Some(r) => f.precision = Precision::Round(r.direction()),
                 None if half || !is_mad => {
                     m.error_at(
                         whole,
@@ -144,7 +145,7 @@ pub(super) fn rules(
                 None => {
                     // Legacy forms: `mad.f64` is `mad.rn.f64`; `mad.f32` runs as
                     // `fma.rn.ftz.f32` on sm_20 and later (ISA 8.7.3.7).
-                    f.precision = Precision::Round(Rounding::Rn);
+                    f.precision = Precision::Round(RoundMode::NearestEven);
                     if ty == F32 {
                         f.ftz = true;
                     }
@@ -189,7 +190,7 @@ pub(super) fn rules(
             } else if s.full.is_some() {
                 Precision::Full
             } else if let Some(r) = rnd {
-                Precision::Round(r)
+                Precision::Round(r.direction())
             } else if version >= (1, 4) {
                 m.error_at(
                     whole,
@@ -201,7 +202,7 @@ pub(super) fn rules(
                 f.ftz = true;
                 Precision::Approx
             } else {
-                Precision::Round(Rounding::Rn)
+                Precision::Round(RoundMode::NearestEven)
             };
         }
         FloatOp::Rcp | FloatOp::Sqrt => {
@@ -231,7 +232,7 @@ pub(super) fn rules(
                         );
                     }
                 }
-                Precision::Round(r)
+                Precision::Round(r.direction())
             } else if version >= (1, 4) {
                 m.error_at(
                     whole,
@@ -243,7 +244,7 @@ pub(super) fn rules(
                 f.ftz = true;
                 Precision::Approx
             } else {
-                Precision::Round(Rounding::Rn)
+                Precision::Round(RoundMode::NearestEven)
             };
         }
         FloatOp::Rsqrt

@@ -11,6 +11,7 @@ use crate::check::op::{
 };
 use crate::check::operands::TypeRule;
 use crate::check::typed::*;
+use crate::float_format::RoundMode;
 use crate::types::{ScalarType, StateSpace};
 
 mod block_scale;
@@ -308,7 +309,7 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
             b_ty,
             c_ty,
             satfinite: false,
-            rounding: crate::check::op::Rounding::Rn,
+            rounding: RoundMode::NearestEven,
             bit_op: None,
             row_major: (true, false),
             d: Vec::new(),
@@ -463,7 +464,7 @@ pub fn mma(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>, m: &mut Mods<'_, '_>
         b_ty,
         c_ty,
         satfinite,
-        rounding: rounding.unwrap_or(crate::check::op::Rounding::Rn),
+        rounding: rounding.map_or(RoundMode::NearestEven, |r| r.direction()),
         bit_op,
         row_major: (a_row == Some(true), b_row == Some(true)),
         d: Vec::new(),

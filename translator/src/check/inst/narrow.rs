@@ -16,8 +16,9 @@ use super::shared::{FLOAT_ROUNDING, operands};
 use crate::ast;
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::op::{CvtNarrow, NARROW_TYPES, Narrow, RoundMode, Rounding};
+use crate::check::op::{CvtNarrow, NARROW_TYPES, Narrow, Rounding};
 use crate::check::operands::TypeRule;
+use crate::float_format::RoundMode;
 use crate::types::ScalarType;
 
 /// Whether a `cvt` names a narrow format.
@@ -155,7 +156,7 @@ pub fn cvt_narrow(
         fmt,
         to_narrow,
         wide,
-        mode: rnd.map_or(RoundMode::NearestEven, RoundMode::of),
+        mode: rnd.map_or(RoundMode::NearestEven, Rounding::direction),
         relu,
         satfinite,
         dst: dst?,

@@ -1,34 +1,8 @@
 //! The decoded forms of the instructions that `check/inst/convert.rs` reads.
 
-use super::rounding::Rounding;
 use crate::check::operand::{Dst, Src};
+use crate::float_format::RoundMode;
 use crate::types::ScalarType;
-
-/// A rounding direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RoundMode {
-    /// To nearest, ties to even (`.rn`, `.rni`).
-    NearestEven,
-    /// To nearest, ties away from zero (`.rna`, tf32 only).
-    NearestAway,
-    /// Toward zero (`.rz`, `.rzi`).
-    Zero,
-    /// Toward negative infinity (`.rm`, `.rmi`).
-    Down,
-    /// Toward positive infinity (`.rp`, `.rpi`).
-    Up,
-}
-
-impl RoundMode {
-    pub(crate) fn of(r: Rounding) -> RoundMode {
-        match r {
-            Rounding::Rn | Rounding::Rni => RoundMode::NearestEven,
-            Rounding::Rz | Rounding::Rzi => RoundMode::Zero,
-            Rounding::Rm | Rounding::Rmi => RoundMode::Down,
-            Rounding::Rp | Rounding::Rpi => RoundMode::Up,
-        }
-    }
-}
 
 /// `cvt`: one value converted, or (`.f16x2`/`.bf16x2` destinations) two values packed.
 #[derive(Clone, Debug)]

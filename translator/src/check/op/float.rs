@@ -1,7 +1,7 @@
 //! The decoded forms of the instructions that `check/inst/float.rs` reads.
 
-use super::rounding::Rounding;
 use crate::check::operand::{Dst, Srcs};
+use crate::float_format::RoundMode;
 use crate::types::ScalarType;
 
 /// What a [`Float`] computes.
@@ -47,7 +47,7 @@ pub enum Precision {
     /// optimizer may contract it into a multiply-add.
     Default,
     /// An explicit IEEE rounding mode (`.rn .rz .rm .rp`).
-    Round(Rounding),
+    Round(RoundMode),
     /// `.approx`: the ISA states an error bound instead.
     Approx,
     /// `.full` of `div.f32`.

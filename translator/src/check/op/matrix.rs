@@ -177,7 +177,7 @@ pub struct Mma {
     /// Integer results clamp to the s32 range instead of wrapping.
     pub satfinite: bool,
     /// `.f64` only: the rounding of each step (`.rn` when not written).
-    pub rounding: super::Rounding,
+    pub rounding: crate::float_format::RoundMode,
     pub bit_op: Option<BitOp>,
     /// Whether A, and B, are row-major (`.row`): `.row.col` except in the sm_70 form.
     pub row_major: (bool, bool),

@@ -35,7 +35,7 @@ pub use async_copy::{
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use cmp::{BoolOp, CmpOp, Set, Setp, Slct};
 pub use control::{Bra, BrxIdx, Call, CallArg, CallIndirect, ParamShape, Signature};
-pub use convert::{Cvt, CvtPack, RoundMode};
+pub use convert::{Cvt, CvtPack};
 pub use data::{Cvta, Isspacep, MemSem, Mov, Scope};
 pub use extended::{Carry, CarryOp};
 pub use float::{Float, FloatOp, Precision, TestOp};

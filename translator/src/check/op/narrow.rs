@@ -1,8 +1,7 @@
 //! The decoded forms of the instructions that `check/inst/narrow.rs` reads.
 
-use super::convert::RoundMode;
 use crate::check::operand::{Dst, Src};
-use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2, FloatFormat, UE8M0};
+use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2, FloatFormat, RoundMode, UE8M0};
 use crate::types::ScalarType;
 
 /// A narrow float format, as a `cvt` type names it (two values packed).

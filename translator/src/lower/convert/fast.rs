@@ -10,7 +10,8 @@
 
 use super::super::cx::Cx;
 use super::round::int_range;
-use crate::check::inst::{Cvt, RoundMode};
+use crate::check::inst::Cvt;
+use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ConvOp, FpFlags, Ty, ValueId};
 use crate::types::ScalarType;
 

@@ -8,8 +8,8 @@ use super::super::cx::Cx;
 use super::round::{
     Unpacked, and, bits64, is, k, not, or, round_magnitude, to_float, unpack_float, write_bits,
 };
-use crate::check::inst::{CvtNarrow, Narrow, RoundMode};
-use crate::float_format::{BF16, F16, F32, FloatFormat, Specials};
+use crate::check::inst::{CvtNarrow, Narrow};
+use crate::float_format::{BF16, F16, F32, FloatFormat, RoundMode, Specials};
 use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
 

@@ -5,8 +5,7 @@
 
 use super::super::cx::Cx;
 use crate::check::Dst;
-use crate::check::inst::RoundMode;
-use crate::float_format::FloatFormat;
+use crate::float_format::{FloatFormat, RoundMode};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 

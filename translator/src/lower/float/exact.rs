@@ -5,7 +5,7 @@
 
 use super::super::cx::Cx;
 use super::softfloat::{F64, FloatFormat, Ops, Unpacked, msb64, round_pack};
-use crate::check::inst::Rounding;
+use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};
 
 use BinOp::*;
@@ -112,7 +112,7 @@ pub(in crate::lower) fn fma_core(
     b: &Unpacked,
     c: &Unpacked,
     c_zero: ValueId,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
 ) -> (ValueId, ValueId) {
     // Product: 128 bits with its top bit at 127 or 126; one bit of headroom for the sum.
@@ -185,7 +185,7 @@ pub(in crate::lower) fn mul_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
     b: &Unpacked,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
 ) -> ValueId {
     let ph = cx.bop(UMulHi, a.sig, b.sig);
@@ -215,7 +215,7 @@ pub(in crate::lower) fn div_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
     b: &Unpacked,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
 ) -> ValueId {
     let p = fmt.precision();
@@ -276,7 +276,7 @@ pub(in crate::lower) fn div_core(
 pub(in crate::lower) fn sqrt_core(
     cx: &mut Cx<'_>,
     a: &Unpacked,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
 ) -> ValueId {
     let p = fmt.precision();

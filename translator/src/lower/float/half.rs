@@ -4,7 +4,7 @@
 
 use super::super::cx::Cx;
 use super::softfloat::{self as sf, FloatFormat, Ops};
-use crate::check::inst::Rounding;
+use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ConvOp, Ty, ValueId};
 
 /// The two 16-bit lanes of a packed pair: element 0 in the low half (ISA: `a[0:15]`).
@@ -44,7 +44,7 @@ pub(in crate::lower) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) ->
     }
     // Without float16, widen in integers: the value is exact in f32, so nothing rounds.
     let sign = cx.bit(x, 15);
-    let bits = sf::round_bits(cx, x, sf::F16, Rounding::Rn, sf::F32, sign);
+    let bits = sf::round_bits(cx, x, sf::F16, RoundMode::NearestEven, sf::F32, sign);
     cx.float_of(bits, Ty::F32)
 }
 
@@ -55,5 +55,5 @@ pub(in crate::lower) fn from_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) 
         return b;
     }
     let sign = cx.bit(b, 31);
-    sf::round_bits(cx, b, sf::F32, Rounding::Rn, fmt, sign)
+    sf::round_bits(cx, b, sf::F32, RoundMode::NearestEven, fmt, sign)
 }

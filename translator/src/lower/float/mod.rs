@@ -15,7 +15,8 @@ pub(super) mod rounding;
 pub(super) mod softfloat;
 
 use super::cx::Cx;
-use crate::check::inst::{Float, FloatOp, Precision, Rounding, TestOp};
+use crate::check::inst::{Float, FloatOp, Precision, TestOp};
+use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
 use class::{flush, is_inf, is_nan, is_special, is_zero, magnitude, mask, sign};
@@ -76,7 +77,7 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, src: &[ValueId]) -> Valu
         FloatOp::Min | FloatOp::Max => min_max(cx, f, fmt, &v),
         FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma => match f.precision {
             Precision::Round(mode) => arith(cx, f.op, mode, true, fmt, &v),
-            _ => arith(cx, f.op, Rounding::Rn, false, fmt, &v),
+            _ => arith(cx, f.op, RoundMode::NearestEven, false, fmt, &v),
         },
         FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt
             if matches!(f.precision, Precision::Round(_)) =>

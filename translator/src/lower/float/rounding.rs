@@ -11,7 +11,8 @@ use super::class::{
 use super::exact;
 use super::half;
 use super::softfloat::{self as sf, FloatFormat, Ops, Unpacked, pow2_field};
-use crate::check::inst::{FloatOp, Rounding};
+use crate::check::inst::FloatOp;
+use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
 
 use BinOp::*;
@@ -21,13 +22,13 @@ use BinOp::*;
 pub(in crate::lower) fn arith(
     cx: &mut Cx<'_>,
     op: FloatOp,
-    mode: Rounding,
+    mode: RoundMode,
     explicit: bool,
     fmt: FloatFormat,
     v: &[ValueId],
 ) -> ValueId {
     let flags = FpFlags { exact: explicit };
-    if let (Some(ty), Rounding::Rn) = (native_ty(fmt), mode) {
+    if let (Some(ty), RoundMode::NearestEven) = (native_ty(fmt), mode) {
         let fused = if ty == Ty::F64 {
             cx.profile.fused_fma64
         } else {
@@ -70,7 +71,7 @@ pub(in crate::lower) fn arith(
             }
         };
     }
-    if op == FloatOp::Fma && mode == Rounding::Rn && fmt == sf::F64 {
+    if op == FloatOp::Fma && mode == RoundMode::NearestEven && fmt == sf::F64 {
         return fma_f64_rn(cx, v);
     }
     emulated_call(cx, op, mode, fmt, v)
@@ -81,7 +82,7 @@ pub(in crate::lower) fn arith(
 /// included) say whether to step one unit toward the exact sum.
 fn add_directed(
     cx: &mut Cx<'_>,
-    mode: Rounding,
+    mode: RoundMode,
     ty: Ty,
     fmt: FloatFormat,
     a: ValueId,
@@ -106,11 +107,11 @@ fn add_directed(
     let smaller = cx.bop(ISub, sb, one);
     // Toward zero is always `bits - 1`; up and down depend on the sign.
     let (step, stepped) = match mode {
-        Rounding::Rz => {
+        RoundMode::Zero => {
             let t = cx.sel(neg, e_pos, e_neg);
             (t, smaller)
         }
-        Rounding::Rm => (e_neg, cx.sel(neg, bigger, smaller)),
+        RoundMode::Down => (e_neg, cx.sel(neg, bigger, smaller)),
         _ => (e_pos, cx.sel(neg, smaller, bigger)),
     };
     let mut r = cx.sel(step, stepped, sb);
@@ -122,13 +123,13 @@ fn add_directed(
     let finite_in = cx.not(any_special);
     let ovf = cx.bop(And, s_inf, finite_in);
     let to_max = match mode {
-        Rounding::Rz => cx.cb(true),
-        Rounding::Rm => cx.not(neg),
+        RoundMode::Zero => cx.cb(true),
+        RoundMode::Down => cx.not(neg),
         _ => neg,
     };
     let clamp = cx.bop(And, ovf, to_max);
     r = cx.sel(clamp, smaller, r);
-    if mode == Rounding::Rm {
+    if mode == RoundMode::Down {
         // An exact zero sum is -0 when rounding down, unless both operands are +0.
         let z = is_zero(cx, sb, fmt);
         let sa = sign(cx, a, fmt);
@@ -153,8 +154,8 @@ fn to_f64(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
 
 /// The sign of an exact zero sum `u + v` (IEEE 754 6.3): negative only if both are -0, except
 /// when rounding toward -inf, where it is negative unless both are +0.
-fn zero_sum_sign(cx: &mut Cx<'_>, mode: Rounding, su: ValueId, sv: ValueId) -> ValueId {
-    if mode == Rounding::Rm {
+fn zero_sum_sign(cx: &mut Cx<'_>, mode: RoundMode, su: ValueId, sv: ValueId) -> ValueId {
+    if mode == RoundMode::Down {
         cx.bop(Or, su, sv)
     } else {
         cx.bop(And, su, sv)
@@ -166,7 +167,7 @@ fn zero_sum_sign(cx: &mut Cx<'_>, mode: Rounding, su: ValueId, sv: ValueId) -> V
 fn via_f64(
     cx: &mut Cx<'_>,
     op: FloatOp,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
@@ -187,7 +188,7 @@ fn via_f64(
 
 /// `fma` of formats up to 32 bits through f64: the product is exact, the sum rounded to odd
 /// (in a helper function: see `helper.rs`).
-fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Rounding) -> ValueId {
+fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: RoundMode) -> ValueId {
     let h = Helper {
         what: "fma",
         mode,
@@ -196,7 +197,7 @@ fn fma_via_f64(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Rounding)
     cx.out_of_line(h, &v[..3], |cx, v| fma_via_f64_body(cx, v, fmt, mode))
 }
 
-fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Rounding) -> ValueId {
+fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: RoundMode) -> ValueId {
     let a = to_f64(cx, v[0], fmt);
     let b = to_f64(cx, v[1], fmt);
     let c = to_f64(cx, v[2], fmt);
@@ -206,7 +207,7 @@ fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Roun
     let sp = cx.bit(pb, 63);
     let sc = sign(cx, v[2], fmt);
     let zs = zero_sum_sign(cx, mode, sp, sc);
-    if fmt == sf::F32 && mode == Rounding::Rn {
+    if fmt == sf::F32 && mode == RoundMode::NearestEven {
         // Rounding to nearest of the rounded-to-odd sum is the correctly rounded result, but
         // for the sign of an exactly zero sum: lavapipe takes `p + c` for `p` once inlining
         // makes `c` the constant +0.0, float controls or not
@@ -234,7 +235,7 @@ fn one_unpacked(cx: &mut Cx<'_>) -> Unpacked {
 fn emulated_call(
     cx: &mut Cx<'_>,
     op: FloatOp,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     v: &[ValueId],
 ) -> ValueId {
@@ -251,7 +252,7 @@ fn emulated_call(
 /// [`div_exact`] in a helper function.
 fn div_exact_call(
     cx: &mut Cx<'_>,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
@@ -265,7 +266,7 @@ fn div_exact_call(
 }
 
 /// [`sqrt_exact`] in a helper function.
-fn sqrt_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId) -> ValueId {
+fn sqrt_exact_call(cx: &mut Cx<'_>, mode: RoundMode, fmt: FloatFormat, a: ValueId) -> ValueId {
     let h = Helper {
         what: "sqrt.int",
         mode,
@@ -278,7 +279,7 @@ fn sqrt_exact_call(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId
 fn emulated(
     cx: &mut Cx<'_>,
     op: FloatOp,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     v: &[ValueId],
 ) -> ValueId {
@@ -301,7 +302,7 @@ fn emulated(
             let uc = sf::unpack(cx, c, fmt);
             let cz = is_zero(cx, c, fmt);
             let (bits, exact_zero) = exact::fma_core(cx, &ua, &ub, &uc, cz, mode, fmt);
-            let neg = cx.cb(mode == Rounding::Rm);
+            let neg = cx.cb(mode == RoundMode::Down);
             let z = sf::signed_zero(cx, neg, fmt);
             (cx.sel(exact_zero, z, bits), c)
         }
@@ -359,7 +360,13 @@ fn emulated(
 }
 
 /// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded in integer arithmetic.
-fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId, b: ValueId) -> ValueId {
+fn div_exact(
+    cx: &mut Cx<'_>,
+    mode: RoundMode,
+    fmt: FloatFormat,
+    a: ValueId,
+    b: ValueId,
+) -> ValueId {
     let ua = sf::unpack(cx, a, fmt);
     let ub = sf::unpack(cx, b, fmt);
     let q = exact::div_core(cx, &ua, &ub, mode, fmt);
@@ -367,7 +374,7 @@ fn div_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId, b: V
 }
 
 /// `sqrt.rnd`, correctly rounded in integer arithmetic.
-fn sqrt_exact(cx: &mut Cx<'_>, mode: Rounding, fmt: FloatFormat, a: ValueId) -> ValueId {
+fn sqrt_exact(cx: &mut Cx<'_>, mode: RoundMode, fmt: FloatFormat, a: ValueId) -> ValueId {
     let ua = sf::unpack(cx, a, fmt);
     let r = exact::sqrt_core(cx, &ua, mode, fmt);
     let nan = is_nan(cx, a, fmt);
@@ -433,13 +440,13 @@ fn with_fallback(
 /// used when an exact remainder test proves it correct (always, on a correctly rounding driver).
 pub(in crate::lower) fn div(
     cx: &mut Cx<'_>,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     a: ValueId,
     b: ValueId,
 ) -> ValueId {
     let fast = match (mode, fmt) {
-        (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => {
+        (RoundMode::NearestEven, f) if f == sf::F32 && cx.profile.float64 => {
             // The branch is rarely taken; its exact path needs no integer emulation.
             let (r, ok) = div_f32_fast(cx, a, b);
             return with_fallback(cx, ok, r, &[a, b], |cx, v| {
@@ -451,7 +458,7 @@ pub(in crate::lower) fn div(
                 cx.out_of_line(h, v, |cx, v| super::div_f32::div_rn(cx, v[0], v[1]))
             });
         }
-        (Rounding::Rn, f) if f == sf::F64 => Some(div_f64_fast(cx, a, b)),
+        (RoundMode::NearestEven, f) if f == sf::F64 => Some(div_f64_fast(cx, a, b)),
         _ => None,
     };
     match fast {
@@ -465,13 +472,15 @@ pub(in crate::lower) fn div(
 /// `sqrt.rnd`, correctly rounded; to nearest, the driver's root where a remainder test proves it.
 pub(in crate::lower) fn sqrt(
     cx: &mut Cx<'_>,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     a: ValueId,
 ) -> ValueId {
     let fast = match (mode, fmt) {
-        (Rounding::Rn, f) if f == sf::F32 && cx.profile.float64 => Some(sqrt_f32_fast(cx, a)),
-        (Rounding::Rn, f) if f == sf::F64 => Some(sqrt_f64_fast(cx, a)),
+        (RoundMode::NearestEven, f) if f == sf::F32 && cx.profile.float64 => {
+            Some(sqrt_f32_fast(cx, a))
+        }
+        (RoundMode::NearestEven, f) if f == sf::F64 => Some(sqrt_f64_fast(cx, a)),
         _ => None,
     };
     match fast {
@@ -689,6 +698,6 @@ pub(in crate::lower) fn fma_f64_rn(cx: &mut Cx<'_>, v: &[ValueId]) -> ValueId {
     let ok = cx.bop(And, ok, rc);
     let ok = cx.bop(And, ok, rr);
     with_fallback(cx, ok, rb, v, |cx, v| {
-        emulated_call(cx, FloatOp::Fma, Rounding::Rn, sf::F64, v)
+        emulated_call(cx, FloatOp::Fma, RoundMode::NearestEven, sf::F64, v)
     })
 }

@@ -11,7 +11,7 @@
 //! docs/decisions/0032-proven-fast-paths.md).
 
 use super::super::cx::Cx;
-use crate::check::inst::Rounding;
+use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, UnOp, ValueId};
 
 pub(in crate::lower) use crate::float_format::{BF16, F16, F32, F64, FloatFormat};
@@ -140,11 +140,11 @@ pub(in crate::lower) fn unpack(cx: &mut Cx<'_>, bits: ValueId, fmt: FloatFormat)
 
 /// Whether the rounding `mode` moves a result of sign `sign` away from zero when inexact and
 /// not decided by nearness (overflow, directed rounding).
-fn rounds_away(cx: &mut Cx<'_>, mode: Rounding, sign: ValueId) -> ValueId {
+fn rounds_away(cx: &mut Cx<'_>, mode: RoundMode, sign: ValueId) -> ValueId {
     match mode {
-        Rounding::Rz => cx.cb(false),
-        Rounding::Rm => sign,
-        Rounding::Rp => cx.not(sign),
+        RoundMode::Zero => cx.cb(false),
+        RoundMode::Down => sign,
+        RoundMode::Up => cx.not(sign),
         _ => cx.cb(true),
     }
 }
@@ -158,7 +158,7 @@ pub(in crate::lower) fn round_pack(
     exp: ValueId,
     sig: ValueId,
     sticky: ValueId,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
 ) -> ValueId {
     let p = fmt.precision();
@@ -199,9 +199,9 @@ pub(in crate::lower) fn round_pack(
     let st = cx.bop(Or, st_bits, sticky);
     let inexact = cx.bop(Or, rb, st);
     let inc = match mode {
-        Rounding::Rz => cx.cb(false),
-        Rounding::Rm => cx.bop(And, inexact, sign),
-        Rounding::Rp => {
+        RoundMode::Zero => cx.cb(false),
+        RoundMode::Down => cx.bop(And, inexact, sign),
+        RoundMode::Up => {
             let pos = cx.not(sign);
             cx.bop(And, inexact, pos)
         }
@@ -249,7 +249,7 @@ pub(in crate::lower) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: FloatFo
 pub(in crate::lower) fn round_from_f64(
     cx: &mut Cx<'_>,
     x: ValueId,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     zero_sign: ValueId,
 ) -> ValueId {
@@ -262,7 +262,7 @@ pub(in crate::lower) fn round_bits(
     cx: &mut Cx<'_>,
     xb: ValueId,
     from: FloatFormat,
-    mode: Rounding,
+    mode: RoundMode,
     fmt: FloatFormat,
     zero_sign: ValueId,
 ) -> ValueId {
