@@ -10,9 +10,21 @@
 //! | 80..100 | `boxDim[0..5]`, u32 each (unused ranks 1)                              |
 //! | 100..120| `elementStrides[0..5]`, u32 each (unused ranks 1)                      |
 //! | 120     | rank, element size in bytes, data type, interleave (one byte each)     |
-//! | 124     | swizzle, OOB fill, L2 promotion, [`MAGIC`] (one byte each)             |
+//! | 124     | swizzle, OOB fill, L2 promotion \| kind << 4, [`MAGIC`] (one byte each) |
 //!
 //! Every field is a whole word or pair of words, so the device reads it with 32-bit loads.
+//!
+//! An im2col map (`cuTensorMapEncodeIm2col`, kind [`KIND_IM2COL`]) has no box dimensions; its
+//! bytes 80..100 hold instead:
+//!
+//! | bytes   | field                                                                  |
+//! |---------|------------------------------------------------------------------------|
+//! | 80      | `channelsPerPixel`, u32                                                |
+//! | 84      | `pixelsPerColumn`, u32                                                 |
+//! | 88..100 | `pixelBoxLowerCorner[0..3]`, then `pixelBoxUpperCorner[0..3]`, i16 each |
+//!
+//! Corner `i` belongs to dimension `i + 1` (W, then H, then D); CUDA's ranges for them all fit
+//! 16 bits.
 
 use thiserror::Error;
 
@@ -31,6 +43,16 @@ pub const SHAPE_WORD: u32 = 120;
 pub const MODE_WORD: u32 = 124;
 /// Marks a map ptxvk encoded; the device does not rely on it (a map is the host's to get right).
 pub const MAGIC: u8 = 0x7a;
+/// Kinds, in the high nibble of the L2 promotion byte: the instruction's load mode decides how
+/// a map is read, so the device does not read the kind either.
+pub const KIND_TILED: u8 = 0;
+pub const KIND_IM2COL: u8 = 1;
+/// Byte offsets of an im2col map's fields.
+pub const CHANNELS_PER_PIXEL: u32 = 80;
+pub const PIXELS_PER_COLUMN: u32 = 84;
+/// `pixelBoxLowerCorner[i]` at `CORNERS + 2 * i`, `pixelBoxUpperCorner[i]` at
+/// `CORNERS + 6 + 2 * i`.
+pub const CORNERS: u32 = 88;
 
 /// `CUtensorMapDataType` values and their element sizes in bytes (cuda.h order). The packed
 /// 4- and 6-bit types of later CUDA versions are not here.
@@ -68,6 +90,25 @@ pub struct Tiled<'a> {
     pub dims: &'a [u64],
     pub strides: &'a [u64],
     pub box_dims: &'a [u32],
+    pub element_strides: &'a [u32],
+    pub interleave: u32,
+    pub swizzle: u32,
+    pub l2_promotion: u32,
+    pub oob_fill: u32,
+}
+
+/// The arguments of `cuTensorMapEncodeIm2col`: `rank` entries (`strides`: `rank - 1`,
+/// corners: `rank - 2`).
+#[derive(Clone, Debug)]
+pub struct Im2col<'a> {
+    pub data_type: u32,
+    pub address: u64,
+    pub dims: &'a [u64],
+    pub strides: &'a [u64],
+    pub lower_corner: &'a [i32],
+    pub upper_corner: &'a [i32],
+    pub channels_per_pixel: u32,
+    pub pixels_per_column: u32,
     pub element_strides: &'a [u32],
     pub interleave: u32,
     pub swizzle: u32,
@@ -207,6 +248,85 @@ pub fn encode_tiled(t: &Tiled<'_>) -> Result<[u8; SIZE], TensorMapError> {
     Ok(m)
 }
 
+/// Checks `t` against the requirements `cuTensorMapEncodeIm2col` documents and encodes it:
+/// the tiled map of the same tensor with a `channelsPerPixel` x `pixelsPerColumn` box, whose
+/// box fields then give way to the im2col ones.
+pub fn encode_im2col(t: &Im2col<'_>) -> Result<[u8; SIZE], TensorMapError> {
+    let rank = t.dims.len();
+    if !(3..=MAX_RANK).contains(&rank) {
+        return Err(invalid(format!("im2col rank {rank} (3 to 5)")));
+    }
+    if t.lower_corner.len() + 2 != rank || t.upper_corner.len() + 2 != rank {
+        return Err(invalid("pixel box corners of another rank"));
+    }
+    // CUDA: the corners lie in [-2^15, 2^15 - 1] (rank 3), [-2^7, 2^7 - 1] (rank 4) or
+    // [-2^4, 2^4 - 1] (rank 5).
+    let bits = [16, 8, 5][rank - 3];
+    let range = -(1i32 << (bits - 1))..(1i32 << (bits - 1));
+    for c in t.lower_corner.iter().chain(t.upper_corner) {
+        if !range.contains(c) {
+            return Err(invalid(format!(
+                "a pixel box corner of {c} (a {rank}-d map's lie in {}..={})",
+                range.start,
+                range.end - 1
+            )));
+        }
+    }
+    if !(1..=256).contains(&t.channels_per_pixel) {
+        return Err(invalid(format!(
+            "channelsPerPixel = {} (1 to 256)",
+            t.channels_per_pixel
+        )));
+    }
+    if !(1..=1024).contains(&t.pixels_per_column) {
+        return Err(invalid(format!(
+            "pixelsPerColumn = {} (1 to 1024)",
+            t.pixels_per_column
+        )));
+    }
+    // The box rules of a tiled map hold for the pixels' rows; a column of up to 1024 pixels
+    // stands in as 1s (the rows are what the box limits constrain).
+    let mut box_dims = vec![1u32; rank];
+    box_dims[0] = t.channels_per_pixel;
+    let mut m = encode_tiled(&Tiled {
+        data_type: t.data_type,
+        address: t.address,
+        dims: t.dims,
+        strides: t.strides,
+        box_dims: &box_dims,
+        element_strides: t.element_strides,
+        interleave: t.interleave,
+        swizzle: t.swizzle,
+        l2_promotion: t.l2_promotion,
+        oob_fill: t.oob_fill,
+    })?;
+    m[BOX as usize..ELEMENT_STRIDES as usize].fill(0);
+    let put = |m: &mut [u8; SIZE], at: u32, bytes: &[u8]| {
+        m[at as usize..at as usize + bytes.len()].copy_from_slice(bytes);
+    };
+    put(
+        &mut m,
+        CHANNELS_PER_PIXEL,
+        &t.channels_per_pixel.to_le_bytes(),
+    );
+    put(
+        &mut m,
+        PIXELS_PER_COLUMN,
+        &t.pixels_per_column.to_le_bytes(),
+    );
+    for (i, (lo, hi)) in t.lower_corner.iter().zip(t.upper_corner).enumerate() {
+        // In range above, so the narrowing keeps the value.
+        put(&mut m, CORNERS + 2 * i as u32, &(*lo as i16).to_le_bytes());
+        put(
+            &mut m,
+            CORNERS + 6 + 2 * i as u32,
+            &(*hi as i16).to_le_bytes(),
+        );
+    }
+    m[MODE_WORD as usize + 2] |= KIND_IM2COL << 4;
+    Ok(m)
+}
+
 /// Replaces the global address of an encoded map (`cuTensorMapReplaceAddress`).
 pub fn replace_address(m: &mut [u8; SIZE], address: u64) -> Result<(), TensorMapError> {
     if m[MODE_WORD as usize + 3] != MAGIC {
@@ -300,6 +420,69 @@ mod tests {
         assert!(bad(t.clone()), "64-byte rows under a 32-byte swizzle");
         t.swizzle = 4;
         assert!(bad(t), "swizzle 4");
+    }
+
+    #[test]
+    fn im2col_fields_replace_the_box() {
+        let t = Im2col {
+            data_type: 1,
+            address: 0x2000,
+            dims: &[8, 5, 4, 2],
+            strides: &[16, 80, 320],
+            lower_corner: &[-1, -2],
+            upper_corner: &[1, -3],
+            channels_per_pixel: 8,
+            pixels_per_column: 300,
+            element_strides: &[1, 2, 1, 1],
+            interleave: 0,
+            swizzle: 0,
+            l2_promotion: 2,
+            oob_fill: 0,
+        };
+        let m = encode_im2col(&t).unwrap();
+        let u32_at = |o: u32| u32::from_le_bytes(m[o as usize..o as usize + 4].try_into().unwrap());
+        let i16_at = |o: u32| i16::from_le_bytes(m[o as usize..o as usize + 2].try_into().unwrap());
+        assert_eq!(
+            (u32_at(CHANNELS_PER_PIXEL), u32_at(PIXELS_PER_COLUMN)),
+            (8, 300)
+        );
+        assert_eq!((i16_at(CORNERS), i16_at(CORNERS + 2)), (-1, -2));
+        assert_eq!((i16_at(CORNERS + 6), i16_at(CORNERS + 8)), (1, -3));
+        assert_eq!(u32_at(ELEMENT_STRIDES + 4), 2);
+        assert_eq!(m[MODE_WORD as usize + 2], 2 | KIND_IM2COL << 4);
+        let bad = |t: Im2col<'_>| matches!(encode_im2col(&t), Err(TensorMapError::Invalid(_)));
+        assert!(
+            bad(Im2col {
+                lower_corner: &[-200, 0],
+                ..t.clone()
+            }),
+            "4-d corner range"
+        );
+        assert!(
+            bad(Im2col {
+                channels_per_pixel: 4,
+                ..t.clone()
+            }),
+            "4-byte pixel rows"
+        );
+        assert!(
+            bad(Im2col {
+                pixels_per_column: 1025,
+                ..t.clone()
+            }),
+            "column of 1025"
+        );
+        assert!(
+            bad(Im2col {
+                dims: &[8, 5],
+                strides: &[16],
+                lower_corner: &[],
+                upper_corner: &[],
+                element_strides: &[1, 1],
+                ..t
+            }),
+            "rank 2"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ fn kernel(version: &str, target: &str, body: &str) -> String {
     format!(
         ".version {version}\n.target {target}\n.address_size 64\n\
          .visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 out)\n{{\n\
-         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\
+         \t.reg .b16 %rs<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\
          \t.shared .align 8 .b64 bar;\n\t.shared .align 128 .b8 tile[1024];\n\
          \tmov.b64 %rd1, tmap;\n\tld.param.u64 %rd2, [out];\n\
          {body}\n\tret;\n}}\n"
@@ -312,11 +312,60 @@ fn tensor_map_replacement_needs_an_architecture_specific_target() {
 }
 
 #[test]
-fn unimplemented_modes_are_refused_by_name() {
+fn every_im2col_form_translates() {
+    translates(
+        "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1};\n\
+         \tcp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes.L2::cache_hint \
+         [tile], [tmap, {%r1, %r2, %r3, %r4}], [bar], {%rs1, %rs2}, %rd3;\n\
+         \tcp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar], {%rs1, %rs2, %rs3};\n\
+         \tcp.async.bulk.prefetch.tensor.4d.L2.global.im2col [%rd1, {%r1, %r2, %r3, %r4}], {%rs1, %rs2};\n\
+         \tcp.async.bulk.prefetch.tensor.3d.L2.global.im2col.L2::cache_hint \
+         [%rd1, {%r1, %r2, %r3}], {%rs3}, %rd3;",
+    );
+}
+
+#[test]
+fn im2col_forms_outside_the_isa_are_refused() {
+    // "im2col mode supports 3d, 4d and 5d tensors": refused at the mode.
+    let at_mode = |body: &str| {
+        family_support::rejected_in(&kernel("8.6", "sm_90", body), body, "im2col", Stage::Check);
+    };
+    at_mode(
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2}], [bar], {%rs1};",
+    );
+    // A load mode: stores take `.tile`, `.tile::scatter4` or `.im2col_no_offs`.
+    at_mode(
+        "\tcp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [%rd1, {%r1, %r2, %r3}], [tile];",
+    );
+    at_mode(
+        "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group \
+         [%rd1, {%r1, %r2, %r3}], [tile];",
+    );
+    refused(
+        "\tcp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4}], [bar], {%rs1};",
+        "takes 2 im2col offsets, found 1",
+    );
     refused(
         "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
-         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1};",
-        "the `.im2col` load mode",
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar];",
+        "takes 4 operands",
+    );
+    // The offsets are 16-bit values: a 32-bit register is refused at its token.
+    let body = "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+                [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%r4};";
+    family_support::rejected_in(&kernel("8.6", "sm_90", body), body, "%r4", Stage::Check);
+}
+
+#[test]
+fn unimplemented_modes_are_refused_by_name() {
+    refused(
+        "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1, %rs2};",
+        "the `.im2col::w` load mode",
     );
     refused(
         "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster \

@@ -27,6 +27,7 @@ mod operands;
 mod sm90;
 mod spaces;
 mod tensor_copy;
+mod tensor_im2col;
 mod tensor_model;
 mod video;
 mod video_model;
@@ -64,6 +65,7 @@ pub fn all() -> Vec<Case> {
     v.extend(sm90::cases());
     v.extend(mbarrier::cases());
     v.extend(tensor_copy::cases());
+    v.extend(tensor_im2col::cases());
     v.extend(async_copy::cases());
     v.extend(video::cases());
     v.extend(matrix::cases());

@@ -240,7 +240,7 @@ fn map(s: &Spec, address: u64) -> Result<Vec<u8>, String> {
 }
 
 /// The first byte where `got` differs from `want`, the NaN slots of a load compared as NaNs.
-fn compare(s: &Spec, got: &[u8], want: &Loaded, what: &str) -> Outcome {
+pub(super) fn compare(s: &Spec, got: &[u8], want: &Loaded, what: &str) -> Outcome {
     let e = s.esize();
     for &at in &want.nans {
         if !s.is_nan(&got[at..at + e]) {

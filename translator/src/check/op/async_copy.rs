@@ -99,6 +99,9 @@ pub struct CpBulkTensor {
     /// The tensor map's address (generic, `.param`, `.const` or `.global`: device addresses).
     pub map: Address,
     pub coords: Vec<Src>,
+    /// `.im2col`: the im2col offsets (16-bit, one per dimension between the innermost and
+    /// the outermost); the map is then an im2col one.
+    pub im2col: Option<Vec<Src>>,
     pub dir: TensorDir,
 }
 

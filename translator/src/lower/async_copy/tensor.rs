@@ -11,6 +11,10 @@
 //! byte instead of the outside address; stores skip them. The shared offset is swizzled as the
 //! map says ([`crate::tensor_map::swizzled`]).
 //!
+//! `.im2col` loads walk the same dense box, `pixelsPerColumn` rows of `channelsPerPixel`
+//! elements: each row is one pixel, and the walk carries the pixel's position (dimensions 1 to
+//! N - 1) from row to row as the ISA's im2col mode traverses the bounding box ([`im2col`]).
+//!
 //! `cp.reduce.async.bulk.tensor` walks the box an element at a time instead (elements are
 //! aligned to their size in both memories) and combines each element inside the tensor with
 //! the global one by the atomic of `red` ([`crate::lower::atomic::reduce_at`]) in the map's
@@ -71,6 +75,14 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
         None => return,
     };
     let shared = spill(cx, shared, Ty::I32, "tensor.shared");
+    if let (Some(offsets), TensorDir::Load { mbar, .. }) = (&t.im2col, &t.dir) {
+        let total = im2col(cx, map, shared, &t.coords, offsets);
+        if let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar) {
+            let n = cx.emit(Ty::I32, Op::LoadVar(total));
+            crate::lower::mbarrier::complete_tx(cx, idx, n);
+        }
+        return;
+    }
     let b = read_map(cx, map, &t.coords);
     if let TensorDir::Reduce { op, .. } = t.dir {
         reduce_walk(cx, &b, shared, op);
@@ -98,7 +110,17 @@ fn byte_of(cx: &mut Cx<'_>, word: ValueId, k: u64) -> ValueId {
     cx.bin(BinOp::And, v, ff)
 }
 
-fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5 {
+/// The fields every kind of map has in the same place: the tensor's address, log2 of the
+/// element size, the data type, the swizzle's mask and whether the fill is NaN.
+struct Head {
+    base: ValueId,
+    shift: ValueId,
+    data_type: ValueId,
+    mask: ValueId,
+    nan: ValueId,
+}
+
+fn read_head(cx: &mut Cx<'_>, map: ValueId) -> Head {
     let base = field(cx, map, tm::ADDRESS, Ty::I64);
     let shape = field(cx, map, tm::SHAPE_WORD, Ty::I32);
     let esize = byte_of(cx, shape, 1);
@@ -116,6 +138,24 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
     let fill = byte_of(cx, mode, 1);
     let zero = cx.konst(Ty::I32, 0);
     let nan = cx.bin(BinOp::INe, fill, zero);
+    Head {
+        base,
+        shift,
+        data_type,
+        mask,
+        nan,
+    }
+}
+
+fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5 {
+    let Head {
+        base,
+        shift,
+        data_type,
+        mask,
+        nan,
+    } = read_head(cx, map);
+    let one = cx.konst(Ty::I32, 1);
     let mut dims = Vec::new();
     let mut total = cx.bin(BinOp::Shl, one, shift);
     let mut row_bytes = total;
@@ -167,7 +207,7 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
 
 /// The loop over the box's words: `w` is the byte offset of the word in the dense box.
 fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
-    over_box(cx, b, |cx, w_var| {
+    over_box(cx, b.total, |cx, w_var| {
         word(cx, b, shared, w_var, load);
         cx.konst(Ty::I32, 4)
     });
@@ -175,14 +215,14 @@ fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
 
 /// A loop over the dense box's bytes from 0 to its total: `body` emits one step for the byte
 /// offset held in the variable it is given and returns how far the offset then moves.
-fn over_box(cx: &mut Cx<'_>, b: &Box5, body: impl FnOnce(&mut Cx<'_>, VarId) -> ValueId) {
+fn over_box(cx: &mut Cx<'_>, total: VarId, body: impl FnOnce(&mut Cx<'_>, VarId) -> ValueId) {
     let zero = cx.konst(Ty::I32, 0);
     let w_var = spill(cx, zero, Ty::I32, "tensor.w");
     let (head, entry, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
     cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
     cx.cur = head;
     let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-    let n = cx.emit(Ty::I32, Op::LoadVar(b.total));
+    let n = cx.emit(Ty::I32, Op::LoadVar(total));
     let more = cx.bin(BinOp::ULt, w, n);
     cx.f.block_mut(cx.cur).term = Terminator::Branch {
         cond: more,
@@ -246,6 +286,20 @@ fn shared_at(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w: ValueId) -> ValueId {
 fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
     let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
     let (inside, row, col) = locate(cx, b, w);
+    word_of_row(cx, b, shared, w, (inside, row, col), load);
+}
+
+/// The four bytes of dense box word `w`, at byte `col` of a row at global address `row`
+/// (whose dimensions other than 0 are inside the tensor if `inside`): dimension 0's
+/// coordinate of each byte decides the rest.
+fn word_of_row(
+    cx: &mut Cx<'_>,
+    b: &Box5,
+    shared: VarId,
+    w: ValueId,
+    (inside, row, col): (ValueId, ValueId, ValueId),
+    load: bool,
+) {
     let base = cx.emit(Ty::I64, Op::LoadVar(b.base));
     let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
     let (extent0, _, _, start0, _) = b.dims[0];
@@ -329,6 +383,162 @@ fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
     }
 }
 
+/// The signed 16-bit field at byte `at` of the map, widened.
+fn half_field(cx: &mut Cx<'_>, map: ValueId, at: u32) -> ValueId {
+    let word = field(cx, map, at & !3, Ty::I32);
+    let up = cx.konst(Ty::I32, u64::from(16 - 8 * (at & 3)));
+    let v = cx.bin(BinOp::Shl, word, up);
+    let down = cx.konst(Ty::I32, 16);
+    let v = cx.bin(BinOp::AShr, v, down);
+    cx.conv(ConvOp::SExt, v, Ty::I64)
+}
+
+/// One dimension of an im2col traversal: the pixel's position (a variable), and for the
+/// dimensions between the innermost and the outermost the bounding box's first and last
+/// coordinate, the traversal stride and the im2col offset.
+struct Pixel {
+    extent: VarId,
+    stride: VarId,
+    pos: VarId,
+    bounds: Option<(VarId, VarId, VarId, VarId)>,
+}
+
+/// `.im2col` (ISA "Im2col mode"): the tensor is a batch of images, dimension 0 the channels,
+/// the last the image, the ones between W, H and D. The bounding box spans, in each of those,
+/// `pixelBoxLowerCorner` to the dimension's last coordinate plus `pixelBoxUpperCorner`; the
+/// coordinates name the first pixel, and the next ones follow in W (by the traversal stride,
+/// the dimension's element stride), wrapping to the box's first W and the next H, then D, then
+/// the next image. Each pixel is read `im2colOffsets` further on in W, H, D, and yields its
+/// `channelsPerPixel` channels from coordinate 0's: one dense row of the box. What lies outside
+/// the tensor is filled as in `.tile` mode. Returns the variable holding the box's bytes.
+fn im2col(
+    cx: &mut Cx<'_>,
+    map: ValueId,
+    shared: VarId,
+    coords: &[crate::check::Src],
+    offsets: &[crate::check::Src],
+) -> VarId {
+    let Head {
+        base,
+        shift,
+        data_type,
+        mask,
+        nan,
+    } = read_head(cx, map);
+    let rank = coords.len();
+    let cpp = field(cx, map, tm::CHANNELS_PER_PIXEL, Ty::I32);
+    let ppc = field(cx, map, tm::PIXELS_PER_COLUMN, Ty::I32);
+    let row_bytes = cx.bin(BinOp::Shl, cpp, shift);
+    let total = cx.bin(BinOp::IMul, ppc, row_bytes);
+    let extent0 = field(cx, map, tm::DIMS, Ty::I64);
+    let c0 = cx.read(&coords[0], ScalarType::S32);
+    let c0 = cx.conv(ConvOp::SExt, c0, Ty::I64);
+    let zero64 = cx.konst(Ty::I64, 0);
+    let one32 = cx.konst(Ty::I32, 1);
+    let mut pixel = Vec::new();
+    for k in 1..rank {
+        let kk = k as u32;
+        let extent = field(cx, map, tm::DIMS + 8 * kk, Ty::I64);
+        let stride = field(cx, map, tm::STRIDES + 8 * (kk - 1), Ty::I64);
+        let pos = cx.read(&coords[k], ScalarType::S32);
+        let pos = cx.conv(ConvOp::SExt, pos, Ty::I64);
+        let bounds = (k + 1 < rank).then(|| {
+            let lo = half_field(cx, map, tm::CORNERS + 2 * (kk - 1));
+            let up = half_field(cx, map, tm::CORNERS + 6 + 2 * (kk - 1));
+            let one = cx.konst(Ty::I64, 1);
+            let last = cx.bin(BinOp::ISub, extent, one);
+            let hi = cx.bin(BinOp::IAdd, last, up);
+            let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * kk, Ty::I32);
+            let es = cx.conv(ConvOp::ZExt, es, Ty::I64);
+            // The offsets are unsigned (CUTLASS and `cuda::ptx` pass `uint16_t`).
+            let off = cx.read(&offsets[k - 1], ScalarType::B16);
+            let off = cx.conv(ConvOp::ZExt, off, Ty::I64);
+            (
+                spill(cx, lo, Ty::I64, "im2col.lo"),
+                spill(cx, hi, Ty::I64, "im2col.hi"),
+                spill(cx, es, Ty::I64, "im2col.es"),
+                spill(cx, off, Ty::I64, "im2col.off"),
+            )
+        });
+        pixel.push(Pixel {
+            extent: spill(cx, extent, Ty::I64, "im2col.extent"),
+            stride: spill(cx, stride, Ty::I64, "im2col.stride"),
+            pos: spill(cx, pos, Ty::I64, "im2col.pos"),
+            bounds,
+        });
+    }
+    let b = Box5 {
+        base: spill(cx, base, Ty::I64, "tensor.base"),
+        shift: spill(cx, shift, Ty::I32, "tensor.shift"),
+        data_type: spill(cx, data_type, Ty::I32, "tensor.type"),
+        swizzle_mask: spill(cx, mask, Ty::I32, "tensor.swizzle"),
+        nan: spill(cx, nan, Ty::Bool, "tensor.nan"),
+        dims: vec![(
+            spill(cx, extent0, Ty::I64, "tensor.extent"),
+            spill(cx, cpp, Ty::I32, "tensor.n"),
+            spill(cx, one32, Ty::I32, "tensor.es"),
+            spill(cx, c0, Ty::I64, "tensor.start"),
+            spill(cx, zero64, Ty::I64, "tensor.stride"),
+        )],
+        row_bytes: spill(cx, row_bytes, Ty::I32, "tensor.row"),
+        total: spill(cx, total, Ty::I32, "tensor.total"),
+    };
+    over_box(cx, b.total, |cx, w_var| {
+        let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+        let row_bytes = cx.emit(Ty::I32, Op::LoadVar(b.row_bytes));
+        let r = cx.bin(BinOp::UDiv, w, row_bytes);
+        let row_start = cx.bin(BinOp::IMul, r, row_bytes);
+        let col = cx.bin(BinOp::ISub, w, row_start);
+        // A row's first word moves to the next pixel (the first row is the coordinates').
+        let zero = cx.konst(Ty::I32, 0);
+        let at_start = cx.bin(BinOp::IEq, col, zero);
+        let not_first = cx.bin(BinOp::INe, w, zero);
+        let mut carry = cx.bin(BinOp::And, at_start, not_first);
+        for p in &pixel {
+            let pos = cx.emit(Ty::I64, Op::LoadVar(p.pos));
+            let new = match p.bounds {
+                Some((lo, hi, es, _)) => {
+                    let es = cx.emit(Ty::I64, Op::LoadVar(es));
+                    let next = cx.bin(BinOp::IAdd, pos, es);
+                    let hi = cx.emit(Ty::I64, Op::LoadVar(hi));
+                    let past = cx.bin(BinOp::SGt, next, hi);
+                    let wrap = cx.bin(BinOp::And, carry, past);
+                    let moved = cx.select(carry, next, pos);
+                    let lo = cx.emit(Ty::I64, Op::LoadVar(lo));
+                    let new = cx.select(wrap, lo, moved);
+                    carry = wrap;
+                    new
+                }
+                None => {
+                    let one = cx.konst(Ty::I64, 1);
+                    let next = cx.bin(BinOp::IAdd, pos, one);
+                    cx.select(carry, next, pos)
+                }
+            };
+            cx.emit_void(Op::StoreVar(p.pos, new));
+        }
+        let mut inside = cx.konst(Ty::Bool, 1);
+        let mut row = cx.emit(Ty::I64, Op::LoadVar(b.base));
+        for p in &pixel {
+            let mut c = cx.emit(Ty::I64, Op::LoadVar(p.pos));
+            if let Some((_, _, _, off)) = p.bounds {
+                let off = cx.emit(Ty::I64, Op::LoadVar(off));
+                c = cx.bin(BinOp::IAdd, c, off);
+            }
+            // A negative coordinate is a huge unsigned one: outside as well.
+            let extent = cx.emit(Ty::I64, Op::LoadVar(p.extent));
+            let ok = cx.bin(BinOp::ULt, c, extent);
+            inside = cx.bin(BinOp::And, inside, ok);
+            let stride = cx.emit(Ty::I64, Op::LoadVar(p.stride));
+            let off = cx.bin(BinOp::IMul, c, stride);
+            row = cx.bin(BinOp::IAdd, row, off);
+        }
+        word_of_row(cx, &b, shared, w, (inside, row, col), true);
+        cx.konst(Ty::I32, 4)
+    });
+    b.total
+}
+
 fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
     let var = cx.f.new_var(ty, name);
     cx.emit_void(Op::StoreVar(var, v));
@@ -353,7 +563,7 @@ fn data_type(ty: ScalarType) -> Option<u64> {
 
 /// The loop over the box's elements for a reduction: `w` is the element's dense byte offset.
 fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
-    over_box(cx, b, |cx, w_var| {
+    over_box(cx, b.total, |cx, w_var| {
         let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
         let (inside, row, col) = locate(cx, b, w);
         let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));

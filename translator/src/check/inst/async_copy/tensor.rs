@@ -4,7 +4,9 @@
 //! `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tensorMap, {coords}], [src]
 //! {, cache-policy}`, `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
 //! {coords}]{, cache-policy}` and `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp
-//! {.tile}.bulk_group [tensorMap, {coords}], [src]{, cache-policy}`.
+//! {.tile}.bulk_group [tensorMap, {coords}], [src]{, cache-policy}`; and the `.im2col` loads
+//! and prefetches (3d to 5d), whose operand after the mbarrier (after the tensor, for a
+//! prefetch) is the vector of N - 2 16-bit im2col offsets.
 
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
@@ -18,9 +20,8 @@ use crate::types::{ScalarType, StateSpace};
 
 const DIMS: [(&str, usize); 5] = [("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)];
 
-/// The load modes other than `.tile`, which ptxvk does not implement.
-const OTHER_MODES: [&str; 6] = [
-    "im2col",
+/// The load modes other than `.tile` and `.im2col`, which ptxvk does not implement.
+const OTHER_MODES: [&str; 5] = [
     "im2col_no_offs",
     "im2col::w",
     "im2col::w::128",
@@ -36,8 +37,9 @@ fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
     None
 }
 
-/// The decoded forms share the dimension and mode modifiers.
-fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<usize> {
+/// The decoded forms share the dimension and mode modifiers: the rank, and whether the mode
+/// is `.im2col` (which the ISA defines for 3d to 5d tensors).
+fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usize, bool)> {
     let Some(n) = m.pick(&DIMS) else {
         m.error(
             "`cp.async.bulk.tensor` needs its dimension (`.1d` to `.5d`)",
@@ -60,8 +62,61 @@ fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<usize
             return None;
         }
     }
+    let im2col = m.flag("im2col");
+    if im2col && m.flag("tile") {
+        m.error_on(
+            "im2col",
+            "`.tile` and `.im2col` cannot both be given",
+            "one load mode",
+        );
+        return None;
+    }
+    if im2col && n < 3 {
+        m.error_on(
+            "im2col",
+            format!("the `.im2col` mode is for 3d to 5d tensors; this copy is {n}d"),
+            "needs .3d, .4d or .5d",
+        );
+        return None;
+    }
     m.flag("tile");
-    Some(n)
+    Some((n, im2col))
+}
+
+/// The im2col offsets: `{o0, ...}`, one 16-bit value per dimension between the innermost
+/// and the outermost.
+fn offsets(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>, n: usize) -> Option<Vec<Src>> {
+    let OperandKind::Vector(items) = &op.kind else {
+        cx.error(
+            Diagnostic::error(
+                op.span,
+                format!(
+                    "expected the im2col offsets `{{o0, ...}}`: {} 16-bit values",
+                    n - 2
+                ),
+            )
+            .with_label("the im2col offsets"),
+        );
+        return None;
+    };
+    if items.len() != n - 2 {
+        cx.error(
+            Diagnostic::error(
+                op.span,
+                format!(
+                    "a {n}d `.im2col` copy takes {} im2col offsets, found {}",
+                    n - 2,
+                    items.len()
+                ),
+            )
+            .with_label("the im2col offsets"),
+        );
+        return None;
+    }
+    items
+        .iter()
+        .map(|o| cx.src(o, ScalarType::B16, TypeRule::Strict))
+        .collect()
 }
 
 /// `[tensorMap, {c0, ...}]` with `n` coordinates.
@@ -131,7 +186,7 @@ pub fn copy(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let n = dims_and_mode(m, i)?;
+    let (n, im2col) = dims_and_mode(m, i)?;
     let spaces: Vec<StateSpace> = i
         .modifiers
         .iter()
@@ -159,7 +214,20 @@ pub fn copy(
             return None;
         }
     };
-    operand_count(cx, i, 2 + usize::from(load) + usize::from(hint))?;
+    if im2col && !load {
+        m.error_on(
+            "im2col",
+            "`.im2col` is a load mode: a copy into the tensor is `.tile`, `.tile::scatter4` or \
+             `.im2col_no_offs`",
+            "loads only",
+        );
+        return None;
+    }
+    operand_count(
+        cx,
+        i,
+        2 + usize::from(load) + usize::from(im2col) + usize::from(hint),
+    )?;
     let ops = &i.operands;
     let (map_op, mem_op) = if load {
         (&ops[1], &ops[0])
@@ -174,10 +242,15 @@ pub fn copy(
     } else {
         TensorDir::Store { src: mem }
     };
+    let im2col = match im2col {
+        true => Some(offsets(cx, &ops[3], n)?),
+        false => None,
+    };
     policy(cx, ops, hint)?;
     Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
         map,
         coords,
+        im2col,
         dir,
     })))
 }
@@ -188,7 +261,7 @@ pub fn prefetch(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let n = dims_and_mode(m, i)?;
+    let (n, im2col) = dims_and_mode(m, i)?;
     if !m.flag("L2") || !m.flag("global") {
         m.error(
             "`cp.async.bulk.prefetch.tensor` prefetches `.L2.global`",
@@ -197,8 +270,11 @@ pub fn prefetch(
         return None;
     }
     let hint = m.flag("L2::cache_hint");
-    operand_count(cx, i, 1 + usize::from(hint))?;
+    operand_count(cx, i, 1 + usize::from(im2col) + usize::from(hint))?;
     map_and_coords(cx, &i.operands[0], n)?;
+    if im2col {
+        offsets(cx, &i.operands[1], n)?;
+    }
     policy(cx, &i.operands, hint)?;
     Some(AsyncCopy::Prefetch)
 }
@@ -222,7 +298,16 @@ pub fn reduce(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let n = dims_and_mode(m, i)?;
+    let (n, im2col) = dims_and_mode(m, i)?;
+    if im2col {
+        m.error_on(
+            "im2col",
+            "`.im2col` is a load mode: a reduction into the tensor is `.tile` or \
+             `.im2col_no_offs`",
+            "loads only",
+        );
+        return None;
+    }
     let Some(op) = m.pick(&RED_OPS) else {
         m.error(
             "`cp.reduce.async.bulk.tensor` needs its operator (`.add`, `.min`, `.max`, `.inc`, \
@@ -258,6 +343,7 @@ pub fn reduce(
     Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
         map,
         coords,
+        im2col: None,
         dir: TensorDir::Reduce { src, op },
     })))
 }

@@ -1,0 +1,407 @@
+//! ISA 9.7.9.25.5 `cp.async.bulk.tensor` in the `.im2col` mode: columns of pixels of 3-, 4- and
+//! 5-d tensors loaded into shared memory (completing an mbarrier's transaction), over the
+//! images' edges and from one image into the next, with traversal strides, im2col offsets,
+//! zero and NaN fill and the 128-byte swizzle. The maps are made by the encoder libcuda's
+//! `cuTensorMapEncodeIm2col` uses; the expected columns come from the model below, written from
+//! the ISA's "Im2col mode" and CUDA's documentation of the encoder:
+//!
+//! - the tensor is a batch of images: dimension 0 the channels, the last the image, the ones
+//!   between W, H and D;
+//! - the bounding box spans, in W, H and D, from `pixelBoxLowerCorner` to the dimension's last
+//!   coordinate plus `pixelBoxUpperCorner`;
+//! - the coordinates name the column's first pixel; the next follow in W by the traversal
+//!   stride (the dimension's element stride), wrapping to the box's first W and on in H, then
+//!   D, then to the next image;
+//! - each pixel is read at its position plus the im2col offsets, and gives `channelsPerPixel`
+//!   channels from coordinate 0's: one dense row in shared memory;
+//! - elements outside the tensor read as zero, or as a NaN with the NaN fill; the swizzle is
+//!   the `.tile` mode's.
+
+use ptxvk_runtime::translator::tensor_map::{Im2col, encode_im2col};
+use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
+
+use super::kernel_case::rejected_line;
+use super::tensor_copy::compare;
+use super::tensor_model::{F16, F32, Loaded, Spec, U8, U16, pattern};
+use crate::{Case, Outcome, outcome_of};
+
+const FAMILY: &str = "9.7.9.25.5 cp.async.bulk.tensor";
+const HEADER: &str = ".version 8.6\n.target sm_90\n.address_size 64\n";
+const THREADS: u32 = 64;
+
+#[derive(Clone, Debug)]
+struct Column {
+    data_type: u32,
+    dims: Vec<u64>,
+    strides: Vec<u64>,
+    lower: Vec<i32>,
+    upper: Vec<i32>,
+    channels: u32,
+    pixels: u32,
+    element_strides: Vec<u32>,
+    swizzle: u32,
+    nan_fill: bool,
+    coords: Vec<i32>,
+    offsets: Vec<u16>,
+    /// `.shared::cta` destination, `.L2::cache_hint` and a prefetch of the column first.
+    variant: bool,
+}
+
+impl Column {
+    fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// The `.tile` model's view of the element type and swizzle (its `shared` and `is_nan`).
+    fn tile(&self) -> Spec {
+        Spec {
+            data_type: self.data_type,
+            dims: self.dims.clone(),
+            strides: self.strides.clone(),
+            box_dims: vec![1; self.rank()],
+            element_strides: self.element_strides.clone(),
+            swizzle: self.swizzle,
+            nan_fill: self.nan_fill,
+            coords: self.coords.clone(),
+        }
+    }
+
+    fn esize(&self) -> usize {
+        self.tile().esize()
+    }
+
+    fn bytes(&self) -> usize {
+        (self.channels * self.pixels) as usize * self.esize()
+    }
+
+    /// Bytes from the tensor's address to the end of its last element.
+    fn tensor_bytes(&self) -> usize {
+        let last: u64 = self.dims[1..]
+            .iter()
+            .zip(&self.strides)
+            .map(|(d, s)| (d - 1) * s)
+            .sum();
+        (last + self.esize() as u64 * self.dims[0]) as usize
+    }
+
+    /// The column's pixels, each its coordinates in dimensions 1.. (before the offsets).
+    fn pixel_positions(&self) -> Vec<Vec<i64>> {
+        let spatial = self.rank() - 2;
+        let mut pos: Vec<i64> = self.coords[1..].iter().map(|&c| i64::from(c)).collect();
+        let mut v = Vec::new();
+        for _ in 0..self.pixels {
+            v.push(pos.clone());
+            let mut k = 0;
+            loop {
+                if k == spatial {
+                    pos[spatial] += 1;
+                    break;
+                }
+                let hi = self.dims[k + 1] as i64 - 1 + i64::from(self.upper[k]);
+                pos[k] += i64::from(self.element_strides[k + 1]);
+                if pos[k] <= hi {
+                    break;
+                }
+                pos[k] = i64::from(self.lower[k]);
+                k += 1;
+            }
+        }
+        v
+    }
+
+    /// Shared memory after the load from `tensor`.
+    fn load(&self, tensor: &[u8]) -> Loaded {
+        let (e, tile) = (self.esize(), self.tile());
+        let mut bytes = vec![0u8; self.bytes()];
+        let mut nans = Vec::new();
+        for (p, pos) in self.pixel_positions().into_iter().enumerate() {
+            // The pixel's place in the tensor, if it has one: offsets in W, H, D.
+            let mut at = Some(0u64);
+            for (k, &c) in pos.iter().enumerate() {
+                let c = c + self.offsets.get(k).map_or(0, |&o| i64::from(o));
+                at = match (at, u64::try_from(c)) {
+                    (Some(a), Ok(c)) if c < self.dims[k + 1] => Some(a + c * self.strides[k]),
+                    _ => None,
+                };
+            }
+            for ch in 0..self.channels as usize {
+                let to = tile.shared((p * self.channels as usize + ch) * e);
+                let c = i64::from(self.coords[0]) + ch as i64;
+                let from = at.filter(|_| (0..self.dims[0] as i64).contains(&c));
+                match from {
+                    Some(a) => {
+                        let a = (a + c as u64 * e as u64) as usize;
+                        bytes[to..to + e].copy_from_slice(&tensor[a..a + e]);
+                    }
+                    None if self.nan_fill => nans.push(to),
+                    None => {}
+                }
+            }
+        }
+        Loaded { bytes, nans }
+    }
+
+    fn map(&self, address: u64) -> Result<Vec<u8>, String> {
+        encode_im2col(&Im2col {
+            data_type: self.data_type,
+            address,
+            dims: &self.dims,
+            strides: &self.strides,
+            lower_corner: &self.lower,
+            upper_corner: &self.upper,
+            channels_per_pixel: self.channels,
+            pixels_per_column: self.pixels,
+            element_strides: &self.element_strides,
+            interleave: 0,
+            swizzle: self.swizzle,
+            l2_promotion: 0,
+            oob_fill: u32::from(self.nan_fill),
+        })
+        .map(|m| m.to_vec())
+        .map_err(|e| format!("the case's tensor map: {e}"))
+    }
+}
+
+/// The kernel: thread 0 loads the column into `tile`; every thread then copies it into `io`,
+/// followed by whether the mbarrier's phase completed after the column's bytes.
+fn kernel(c: &Column) -> String {
+    let rank = c.rank();
+    let tile = c.bytes().div_ceil(1024) * 1024;
+    let mut set = String::new();
+    for (i, v) in c.coords.iter().enumerate() {
+        set += &format!("\tmov.b32 %r{}, {v};\n", 20 + i);
+    }
+    for (i, v) in c.offsets.iter().enumerate() {
+        set += &format!("\tmov.b16 %rs{}, {v};\n", 1 + i);
+    }
+    let coords = (0..rank)
+        .map(|i| format!("%r{}", 20 + i))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let offsets = (0..rank - 2)
+        .map(|i| format!("%rs{}", 1 + i))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (dst, hint_mod, hint_op, extra) = if c.variant {
+        (
+            "shared::cta",
+            ".L2::cache_hint",
+            ", %rd6",
+            format!(
+                "\tcreatepolicy.fractional.L2::evict_first.b64 %rd6, 1.0;\n\
+                 \tcp.async.bulk.prefetch.tensor.{rank}d.L2.global.im2col.L2::cache_hint \
+                 [tmap, {{{coords}}}], {{{offsets}}}, %rd6;\n"
+            ),
+        )
+    } else {
+        ("shared::cluster", "", "", String::new())
+    };
+    format!(
+        "{HEADER}.visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 io, .param .u32 bytes)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
+         \t.shared .align 1024 .b8 tile[{tile}];\n\t.shared .align 8 .b64 bar;\n\
+         \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
+         \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n{set}\
+         \tsetp.ne.u32 %p1, %r1, 0;\n\
+         \t@%p1 bra SYNC;\n\tmbarrier.init.shared::cta.b64 [bar], 1;\n\
+         \tfence.mbarrier_init.release.cluster;\nSYNC:\n\tbar.sync 0;\n\t@%p1 bra WAIT;\n{extra}\
+         \tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [bar], %r2;\n\
+         \tcp.async.bulk.tensor.{rank}d.{dst}.global.im2col.mbarrier::complete_tx::bytes{hint_mod} \
+         [tile], [tmap, {{{coords}}}], [bar], {{{offsets}}}{hint_op};\n\
+         WAIT:\n\tmov.u32 %r3, 0;\n\
+         TRY:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n\t@%p2 bra DONE;\n\
+         \tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p3, %r3, 1000;\n\t@%p3 bra TRY;\n\
+         DONE:\n\tselp.u32 %r4, 1, 0, %p2;\n\
+         \tmov.u32 %r6, %r1;\nCOPY:\n\tsetp.ge.u32 %p3, %r6, %r5;\n\t@%p3 bra COPY_END;\n\
+         \tshl.b32 %r7, %r6, 2;\n\tmov.u32 %r8, tile;\n\tadd.u32 %r8, %r8, %r7;\n\
+         \tmul.wide.u32 %rd4, %r6, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n\
+         \tld.shared.u32 %r9, [%r8];\n\tst.global.u32 [%rd5], %r9;\n\
+         \tadd.u32 %r6, %r6, {THREADS};\n\tbra COPY;\nCOPY_END:\n\
+         \t@%p1 bra END;\n\tadd.s64 %rd5, %rd1, {};\n\tst.global.u32 [%rd5], %r4;\nEND:\n\tret;\n}}\n",
+        c.bytes()
+    )
+}
+
+fn run(ctx: &Context, name: &str, ptx: &str, c: &Column) -> Result<Outcome, ptxvk_runtime::Error> {
+    let module = ctx.load_ptx(&format!("{}.ptx", name.replace('/', "_")), ptx)?;
+    let kernel = module.kernel("k")?;
+    let before = pattern(c.tensor_bytes(), 0x6b);
+    let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
+    tensor.write_bytes(0, &before)?;
+    let map = match c.map(tensor.address()) {
+        Ok(m) => m,
+        Err(e) => return Ok(Outcome::Fail(e)),
+    };
+    let n = c.bytes();
+    let io = Buffer::new(ctx, (n + 4) as u64)?;
+    io.write_bytes(0, &vec![0xa5; n + 4])?;
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [THREADS, 1, 1],
+        shared_bytes: 0,
+    };
+    let args = [
+        KernelArg::Bytes(map),
+        (&io).into(),
+        KernelArg::U32(n as u32),
+    ];
+    kernel.launch(&cfg, &args)?;
+    let mut got = vec![0u8; n + 4];
+    io.read_bytes(0, &mut got)?;
+    if got[n..] != [1, 0, 0, 0] {
+        return Ok(Outcome::Fail(format!(
+            "the mbarrier's phase did not complete after {n} transaction bytes"
+        )));
+    }
+    Ok(compare(
+        &c.tile(),
+        &got[..n],
+        &c.load(&before),
+        "shared column",
+    ))
+}
+
+fn case(name: &str, c: Column) -> Case {
+    let name = format!("tensor/load/{}d/im2col/{name}", c.rank());
+    let ptx = kernel(&c);
+    let (n, p) = (name.clone(), ptx.clone());
+    Case {
+        name,
+        family: FAMILY,
+        ptx,
+        run: Box::new(move |ctx| run(ctx, &n, &p, &c).unwrap_or_else(outcome_of)),
+    }
+}
+
+/// A dense tensor of `dims` (dimension 0 the channels).
+fn column(data_type: u32, esize: u64, dims: &[u64]) -> Column {
+    let mut strides = Vec::new();
+    let mut s = dims[0] * esize;
+    for d in &dims[1..] {
+        strides.push(s);
+        s *= d;
+    }
+    let rank = dims.len();
+    Column {
+        data_type,
+        dims: dims.to_vec(),
+        strides,
+        lower: vec![0; rank - 2],
+        upper: vec![0; rank - 2],
+        channels: 1,
+        pixels: 1,
+        element_strides: vec![1; rank],
+        swizzle: 0,
+        nan_fill: false,
+        coords: vec![0; rank],
+        offsets: vec![0; rank - 2],
+        variant: false,
+    }
+}
+
+fn columns() -> Vec<(&'static str, Column)> {
+    let mut v = Vec::new();
+    // NWC with one pixel of padding each side (a 3-wide filter's box), the column running
+    // through both images into a third that is not there; offset 2 reads past the right edge.
+    let mut c = column(F32, 4, &[8, 10, 2]);
+    (c.lower, c.upper) = (vec![-1], vec![-1]);
+    (c.channels, c.pixels) = (4, 24);
+    (c.coords, c.offsets) = (vec![0, -1, 0], vec![2]);
+    v.push(("f32-nwc-padded", c));
+    // NHWC, W traversed every second pixel, wrapping into H and on into the next image.
+    let mut c = column(U8, 1, &[16, 7, 6, 2]);
+    (c.lower, c.upper) = (vec![-1, -1], vec![-2, -1]);
+    (c.channels, c.pixels) = (16, 20);
+    c.element_strides = vec![1, 2, 1, 1];
+    (c.coords, c.offsets) = (vec![0, 1, 3, 0], vec![1, 2]);
+    v.push(("u8-nhwc-strided", c));
+    // NDHWC with the NaN fill; the column starts above the image (H = -1).
+    let mut c = column(F16, 2, &[8, 4, 3, 2, 2]);
+    (c.lower, c.upper) = (vec![0, -1, 0], vec![-1, 0, 0]);
+    (c.channels, c.pixels) = (8, 30);
+    c.nan_fill = true;
+    (c.coords, c.offsets) = (vec![0, 1, -1, 0, 0], vec![1, 0, 1]);
+    v.push(("f16-ndhwc-nan-fill", c));
+    // 128-byte pixel rows under the 128-byte swizzle, the channels running past the last.
+    let mut c = column(F32, 4, &[40, 6, 5, 1]);
+    (c.channels, c.pixels) = (32, 16);
+    c.swizzle = 3;
+    (c.coords, c.offsets) = (vec![11, 2, 1, 0], vec![1, 1]);
+    v.push(("f32-swizzle-128b", c));
+    // A `.shared::cta` destination with a cache hint, after a prefetch of the same column.
+    let mut c = column(U16, 2, &[16, 5, 4, 3]);
+    (c.lower, c.upper) = (vec![-2, 0], vec![1, -1]);
+    (c.channels, c.pixels) = (8, 12);
+    (c.coords, c.offsets) = (vec![8, -2, 1, 1], vec![3, 0]);
+    c.variant = true;
+    v.push(("u16-cta-hint-prefetch", c));
+    v
+}
+
+/// A kernel around one tensor instruction, for the rejected forms.
+fn module(line: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry k(.param .align 64 .b8 m[128])\n{{\n\t.reg .b16 %rs<4>;\n\
+         \t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.shared .align 1024 .b8 t[1024];\n\
+         \t.shared .align 8 .b64 b;\n\tmov.b64 %rd1, m;\n{line}\n\tret;\n}}\n"
+    )
+}
+
+fn rejections() -> Vec<Case> {
+    [
+        // "im2col mode supports the following tensor dimensions: 3d, 4d and 5d".
+        (
+            "im2col-2d",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+             [t], [%rd1, {%r1, %r1}], [b], {%rs1};",
+            "im2col",
+        ),
+        // One offset per dimension between the channels and the images.
+        (
+            "im2col-offsets",
+            "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes \
+             [t], [%rd1, {%r1, %r1, %r1, %r1}], [b], {%rs1, %rs1, %rs1};",
+            "{%rs1, %rs1, %rs1}",
+        ),
+        // Copies into the tensor have no `.im2col` mode.
+        (
+            "im2col-store",
+            "cp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [%rd1, {%r1, %r1, %r1}], [t];",
+            "im2col",
+        ),
+    ]
+    .into_iter()
+    .map(|form| rejected_line(FAMILY, "tensor/rejected", module, form))
+    .collect()
+}
+
+pub fn cases() -> Vec<Case> {
+    let mut v: Vec<Case> = columns().into_iter().map(|(n, c)| case(n, c)).collect();
+    v.extend(rejections());
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_traversal_wraps_at_the_box_edges() {
+        // W in [-1, 8] (10 - 1 - 1): ten pixels of image 0, then image 1 from W = -1.
+        let c = &columns()[0].1;
+        let p = c.pixel_positions();
+        assert_eq!(p[0], vec![-1, 0]);
+        assert_eq!(p[9], vec![8, 0]);
+        assert_eq!(p[10], vec![-1, 1]);
+        assert_eq!(p[20], vec![-1, 2]);
+        // Every second W in [-1, 4]: 1, 3, then -1 of the next row.
+        let c = &columns()[1].1;
+        let p = c.pixel_positions();
+        assert_eq!(
+            &p[..4],
+            &[vec![1, 3, 0], vec![3, 3, 0], vec![-1, 4, 0], vec![1, 4, 0]]
+        );
+        // H in [-1, 4]: past it, the next image from H = -1.
+        assert_eq!(p[5], vec![-1, -1, 1]);
+    }
+}
