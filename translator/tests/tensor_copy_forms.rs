@@ -367,11 +367,41 @@ fn unimplemented_modes_are_refused_by_name() {
          [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1, %rs2};",
         "the `.im2col::w` load mode",
     );
-    refused(
+}
+
+#[test]
+fn multicast_to_the_one_block_cluster_translates() {
+    translates(
         "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster \
-         [tile], [%rd1, {%r1, %r2}], [bar], %rs1;",
-        "multicast",
+         [tile], [%rd1, {%r1, %r2}], [bar], %rs1;\n\
+         \tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint \
+         [tile], [%rd1, {%r1}], [bar], 1, %rd3;\n\
+         \tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1}, %rs2;",
     );
+}
+
+#[test]
+fn multicast_beyond_the_one_block_cluster_is_refused() {
+    // A constant mask naming ranks other than 0 is refused at the mask.
+    let body = "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster \
+                [tile], [%rd1, {%r1}], [bar], 0x8001;";
+    family_support::rejected_in(&kernel("8.6", "sm_90", body), body, "0x8001", Stage::Check);
+    refused(body, "only bit 0 can be honoured");
+    // Multicast is for loads into `.shared::cluster`.
+    for body in [
+        "\tcp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1, {%r1}], [bar], 1;",
+        "\tcp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.multicast::cluster \
+         [%rd1, {%r1}], [tile], 1;",
+    ] {
+        family_support::rejected_in(
+            &kernel("8.6", "sm_90", body),
+            body,
+            "multicast::cluster",
+            Stage::Check,
+        );
+    }
 }
 
 #[test]

@@ -41,6 +41,9 @@ struct Form {
     /// With `replace`: the host's map describes another tensor shape (a 1-d u16 one) and the
     /// kernel writes every field of the case's shape into it with `tensormap.replace`.
     edit_fields: bool,
+    /// `.multicast::cluster` to the one-block cluster's CTA (mask 1), the mask in a register
+    /// (`Some(true)`) or a constant.
+    multicast: Option<bool>,
 }
 
 /// Shared memory the box needs, rounded up for the 1024-byte alignment of the swizzles.
@@ -100,7 +103,7 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
     };
     let mut k = format!(
         "{HEADER}.visible .entry k({map_param}, .param .u64 io, .param .u32 bytes{taddr_param})\n{{\n{smap}\
-         \t.reg .pred %p<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
+         \t.reg .pred %p<4>;\n\t.reg .b16 %rs<2>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
          \t.shared .align 1024 .b8 tile[{tile}];\n\t.shared .align 8 .b64 bar;\n\
          \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
          \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n\t{map_addr}\n{coords}{policy}\
@@ -127,12 +130,18 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
         } else {
             "shared::cluster"
         };
+        let (mc_mod, mc_op) = match form.multicast {
+            Some(true) => (".multicast::cluster", ", %rs1"),
+            Some(false) => (".multicast::cluster", ", 1"),
+            None => ("", ""),
+        };
         k += &format!(
             "\t@%p1 bra SYNC;\n\tmbarrier.init.shared::cta.b64 [bar], 1;\n\
              \tfence.mbarrier_init.release.cluster;\nSYNC:\n\tbar.sync 0;\n\t@%p1 bra WAIT;\n{prefetch}\
              \tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [bar], %r2;\n\
-             \tcp.async.bulk.tensor.{rank}d.{dst}.global{tile_mod}.mbarrier::complete_tx::bytes{hint_mod} \
-             [tile], [%rd3, {{{vec}}}], [bar]{hint_op};\n\
+             \tmov.b16 %rs1, 1;\n\
+             \tcp.async.bulk.tensor.{rank}d.{dst}.global{tile_mod}.mbarrier::complete_tx::bytes{mc_mod}{hint_mod} \
+             [tile], [%rd3, {{{vec}}}], [bar]{mc_op}{hint_op};\n\
              WAIT:\n\tmov.u32 %r3, 0;\n\
              TRY:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n\t@%p2 bra DONE;\n\
              \tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p3, %r3, 1000;\n\t@%p3 bra TRY;\n\
@@ -547,6 +556,14 @@ fn rejections() -> Vec<Case> {
              [%rd1, {%r1}], [t];",
             "cp.async.bulk.tensor.1d.global.shared::cta.tile.mbarrier::complete_tx::bytes",
         ),
+        // "Each bit position in the 16-bit ctaMask operand corresponds to the %cluster_ctarank
+        // of the destination CTA": ptxvk's clusters have only rank 0.
+        (
+            "multicast-to-other-ctas",
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster \
+             [t], [%rd1, {%r1}], [b], 3;",
+            "3",
+        ),
         // ".completion_mechanism = { .mbarrier::complete_tx::bytes }" for loads: not optional.
         (
             "load-without-completion",
@@ -597,6 +614,15 @@ pub fn cases() -> Vec<Case> {
         ..Form::default()
     };
     v.push(case("shared-cta", &edge, true, cta));
+    // Multicast to the one-block cluster: its CTA, rank 0, is the destination.
+    for (name, in_register) in [("multicast", false), ("multicast-mask-register", true)] {
+        let form = Form {
+            multicast: Some(in_register),
+            hint: in_register,
+            ..Form::default()
+        };
+        v.push(case(name, &edge, true, form));
+    }
     let hinted = Form {
         hint: true,
         prefetch: true,

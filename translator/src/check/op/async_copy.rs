@@ -84,7 +84,13 @@ pub struct CpBulkReduce {
 pub enum TensorDir {
     /// `.shared::cluster.global` / `.shared::cta.global`: into `dst`, completing `mbar`'s
     /// transaction.
-    Load { dst: Address, mbar: Address },
+    /// With `.multicast::cluster`, `multicast` is the 16-bit mask of destination CTAs (by
+    /// cluster rank); a one-block cluster's only CTA is rank 0.
+    Load {
+        dst: Address,
+        mbar: Address,
+        multicast: Option<Src>,
+    },
     /// `.global.shared::cta.bulk_group`: from `src` into the tensor.
     Store { src: Address },
     /// `cp.reduce.async.bulk.tensor...global.shared::cta.redOp...bulk_group`: each element of

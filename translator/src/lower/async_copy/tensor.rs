@@ -75,6 +75,38 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
         None => return,
     };
     let shared = spill(cx, shared, Ty::I32, "tensor.shared");
+    // A multicast's one destination CTA, rank 0, is this block: the copy happens, with its
+    // mbarrier's transaction, if the mask's bit 0 names it.
+    let mut skip = None;
+    if let TensorDir::Load {
+        multicast: Some(mask),
+        ..
+    } = &t.dir
+    {
+        let mask = cx.read(mask, ScalarType::B16);
+        let mask = cx.conv(ConvOp::ZExt, mask, Ty::I32);
+        let one = cx.konst(Ty::I32, 1);
+        let bit = cx.bin(BinOp::And, mask, one);
+        let zero = cx.konst(Ty::I32, 0);
+        let set = cx.bin(BinOp::INe, bit, zero);
+        let (copy, done) = (cx.f.new_block(), cx.f.new_block());
+        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            cond: set,
+            then: copy,
+            else_: done,
+        };
+        cx.cur = copy;
+        skip = Some(done);
+    }
+    copy_box(cx, t, map, shared);
+    if let Some(done) = skip {
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(done);
+        cx.cur = done;
+    }
+}
+
+/// The copy itself, once the map and the shared box are known.
+fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
     if let (Some(offsets), TensorDir::Load { mbar, .. }) = (&t.im2col, &t.dir) {
         let total = im2col(cx, map, shared, &t.coords, offsets);
         if let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar) {

@@ -6,7 +6,9 @@
 //! {coords}]{, cache-policy}` and `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp
 //! {.tile}.bulk_group [tensorMap, {coords}], [src]{, cache-policy}`; and the `.im2col` loads
 //! and prefetches (3d to 5d), whose operand after the mbarrier (after the tensor, for a
-//! prefetch) is the vector of N - 2 16-bit im2col offsets.
+//! prefetch) is the vector of N - 2 16-bit im2col offsets. Loads may multicast
+//! (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets) within ptxvk's one-block
+//! clusters.
 
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
@@ -52,11 +54,7 @@ fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usiz
         refuse(m, &what);
         return None;
     }
-    for (name, what) in [
-        ("multicast::cluster", "multicast"),
-        ("cta_group::1", "CTA pairs"),
-        ("cta_group::2", "CTA pairs"),
-    ] {
+    for (name, what) in [("cta_group::1", "CTA pairs"), ("cta_group::2", "CTA pairs")] {
         if m.flag(name) {
             refuse(m, what);
             return None;
@@ -117,6 +115,29 @@ fn offsets(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>, n: usize) -> Option<Vec
         .iter()
         .map(|o| cx.src(o, ScalarType::B16, TypeRule::Strict))
         .collect()
+}
+
+/// `.multicast::cluster`'s `ctaMask`: bit `r` names the CTA of cluster rank `r`. ptxvk's
+/// clusters hold one block, rank 0, so a constant mask naming another CTA is refused; a mask in
+/// a register is read when the copy runs, its bit 0 deciding.
+fn cta_mask(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<Src> {
+    let mask = cx.src(op, ScalarType::B16, TypeRule::Strict)?;
+    if let Src::Imm(v) = mask
+        && v & 0xfffe != 0
+    {
+        cx.error(
+            Diagnostic::error(
+                op.span,
+                format!(
+                    "ctaMask {:#06x} names CTAs other than rank 0; ptxvk's clusters hold one block,                      so only bit 0 can be honoured",
+                    v & 0xffff
+                ),
+            )
+            .with_label("a one-block cluster's mask is 0 or 1"),
+        );
+        return None;
+    }
+    Some(mask)
 }
 
 /// `[tensorMap, {c0, ...}]` with `n` coordinates.
@@ -202,6 +223,7 @@ pub fn copy(
     let with_mbar = m.flag("mbarrier::complete_tx::bytes");
     let group = m.flag("bulk_group");
     let hint = m.flag("L2::cache_hint");
+    let multicast = m.flag("multicast::cluster");
     let load = match spaces.as_slice() {
         [StateSpace::Shared, StateSpace::Global] if with_mbar && !group => true,
         [StateSpace::Global, StateSpace::Shared] if group && !with_mbar => false,
@@ -223,10 +245,21 @@ pub fn copy(
         );
         return None;
     }
+    // "The source data is multicast to the same CTA-relative offset as dstMem in the shared
+    // memory of each destination CTA": a copy into `.shared::cluster`.
+    let cta_dst = i.modifiers.iter().any(|x| x.node == "shared::cta");
+    if multicast && (!load || cta_dst) {
+        m.error_on(
+            "multicast::cluster",
+            "`.multicast::cluster` is for loads into `.shared::cluster`",
+            "loads into .shared::cluster only",
+        );
+        return None;
+    }
     operand_count(
         cx,
         i,
-        2 + usize::from(load) + usize::from(im2col) + usize::from(hint),
+        2 + usize::from(load) + usize::from(im2col) + usize::from(multicast) + usize::from(hint),
     )?;
     let ops = &i.operands;
     let (map_op, mem_op) = if load {
@@ -236,16 +269,25 @@ pub fn copy(
     };
     let (map, coords) = map_and_coords(cx, map_op, n)?;
     let mem = cx.address(mem_op)?;
-    let dir = if load {
-        let mbar = cx.address(&ops[2])?;
-        TensorDir::Load { dst: mem, mbar }
-    } else {
-        TensorDir::Store { src: mem }
-    };
-    let im2col = match im2col {
+    let offsets = match im2col {
         true => Some(offsets(cx, &ops[3], n)?),
         false => None,
     };
+    let dir = if load {
+        let mbar = cx.address(&ops[2])?;
+        let multicast = match multicast {
+            true => Some(cta_mask(cx, &ops[3 + usize::from(im2col)])?),
+            false => None,
+        };
+        TensorDir::Load {
+            dst: mem,
+            mbar,
+            multicast,
+        }
+    } else {
+        TensorDir::Store { src: mem }
+    };
+    let im2col = offsets;
     policy(cx, ops, hint)?;
     Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
         map,
