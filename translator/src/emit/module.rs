@@ -725,7 +725,7 @@ impl Emitter {
     }
 
     /// The workgroup's shared arena: static words, the launch's dynamic bytes rounded up to
-    /// words, the warp-emulation scratch (3 or 5 words per thread, and one), the lock word, and the
+    /// words, the warp-emulation scratch (its words per thread, and one), the lock word, and the
     /// counted barriers' words when used.
     pub fn shared_arena(&mut self) -> Word {
         if let Some(v) = self.shared_arena {

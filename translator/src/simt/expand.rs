@@ -9,7 +9,11 @@
 //! and flag areas and a second pair of areas after the vote word, so the slots one writes were
 //! last read by the one before the previous, and the previous one's barrier lies between. Every
 //! other operation starts with its barrier and leaves the next `ReadLane` the second pair, which
-//! no other operation touches. Ballots and reductions
+//! no other operation touches. A block of independent lane reads (`lane_batch`: what
+//! `Cx::exchange_all` makes for a matrix instruction) is one exchange: every read writes its own
+//! slot of a batch area, one barrier, then every read; the batch areas come in two sets used in
+//! turn, so the slots one batch writes were last read by the batch before the previous one, and
+//! the previous one's barrier lies between. Ballots and reductions
 //! instead combine into one word per warp with a shared-memory atomic (`combine`): a few
 //! instructions where reading 32 slots unrolled made hundreds per operation.
 
@@ -22,6 +26,10 @@ use crate::ir::{
 const WORDS: u32 = 3;
 /// With the second pair of areas of one-word `ReadLane`s.
 const WORDS_ALTERNATING: u32 = WORDS + 2;
+/// The most value words one batch of lane reads exchanges at once; a longer block is split.
+/// An `mma` gathers at most 32 words (m16n8k16 f16: 16 of A and 16 of B), so it stays one
+/// exchange, while a long `wgmma` gather does not grow the scratch without bound.
+const BATCH_WORDS: u32 = 32;
 
 /// Expands every warp operation of the sync blocks; returns how many words of scratch per
 /// thread they use (0: none). `init` is the kernel's first block, run once by every thread
@@ -34,6 +42,14 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
                 _ => false,
             })
     });
+    // The widest batch of lane reads: each of the two batch sets holds a flag word and that
+    // many value words per thread.
+    let batch_words = sync_blocks
+        .iter()
+        .enumerate()
+        .filter(|&(_, &is_sync)| is_sync)
+        .filter_map(|(bi, _)| lane_batch(f, &f.blocks[bi].insts))
+        .max();
     // Made at the first operation that exchanges values (kernels with only barriers get none).
     let mut frame: Option<FrameVars> = None;
     let mut used = false;
@@ -43,6 +59,14 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
         }
         let b = BlockId(bi as u32);
         let insts = std::mem::take(&mut f.block_mut(b).insts);
+        if lane_batch(f, &insts).is_some() {
+            used = true;
+            let vars = *frame.get_or_insert_with(|| frame_vars(f, init, alternating, batch_words));
+            let mut out = Vec::with_capacity(insts.len() * 40);
+            Emit { f, out: &mut out }.batches(insts, st, &vars);
+            f.block_mut(b).insts = out;
+            continue;
+        }
         // Room for the expansions up front: growing the block one push at a time copied it
         // over and over.
         let room: usize = insts
@@ -62,7 +86,8 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
                         Emit { f, out: &mut out }.barrier();
                         None
                     } else {
-                        let vars = *frame.get_or_insert_with(|| frame_vars(f, init, alternating));
+                        let vars = *frame
+                            .get_or_insert_with(|| frame_vars(f, init, alternating, batch_words));
                         Emit { f, out: &mut out }.warp(*op, args, st, &vars)
                     };
                     if let (Some(old), Some(new)) = (result, r) {
@@ -80,11 +105,63 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
         }
         f.block_mut(b).insts = out;
     }
+    let batches = batch_words.map_or(0, |w| 2 * (1 + w));
     match (used, alternating) {
         (false, _) => 0,
-        (true, false) => WORDS,
-        (true, true) => WORDS_ALTERNATING,
+        (true, false) => WORDS + batches,
+        (true, true) => WORDS_ALTERNATING + batches,
     }
+}
+
+/// Scratch words a lane read of a value of type `ty` takes.
+fn words_of(ty: Ty) -> u32 {
+    if one_word(ty) { 1 } else { 2 }
+}
+
+/// Whether the sync block `insts` is a batch of independent lane reads, and then the most
+/// value words one of its exchanges takes. It is when it holds only variable loads, at least
+/// two `ReadLane`s and variable stores, no variable is both loaded and stored in it and none
+/// is stored twice: every operand is then the value its variable held on entry, so the reads
+/// can all be made after all the writes, and the stores moved after them, without changing
+/// what any of them sees.
+fn lane_batch(f: &Function, insts: &[Inst]) -> Option<u32> {
+    let mut loaded = Vec::new();
+    let mut stored = Vec::new();
+    let mut words = Vec::new();
+    for inst in insts {
+        match &inst.op {
+            Op::LoadVar(v) => loaded.push(*v),
+            Op::StoreVar(v, _) => stored.push(*v),
+            Op::Warp(WarpOp::ReadLane, args) if inst.result.is_some() && args.len() == 2 => {
+                words.push(words_of(f.ty(args[0])));
+            }
+            _ => return None,
+        }
+    }
+    if words.len() < 2 {
+        return None;
+    }
+    stored.sort_unstable_by_key(|v| v.0);
+    if stored.windows(2).any(|w| w[0] == w[1]) || loaded.iter().any(|v| stored.contains(v)) {
+        return None;
+    }
+    Some(chunks(&words).into_iter().map(|c| c.1).max().unwrap_or(0))
+}
+
+/// Splits reads of `words` value words each, in order, into exchanges of at most
+/// [`BATCH_WORDS`] words: (reads, words) of each.
+fn chunks(words: &[u32]) -> Vec<(usize, u32)> {
+    let mut out: Vec<(usize, u32)> = Vec::new();
+    for &w in words {
+        match out.last_mut() {
+            Some((n, total)) if *total + w <= BATCH_WORDS => {
+                *n += 1;
+                *total += w;
+            }
+            _ => out.push((1, w)),
+        }
+    }
+    out
 }
 
 /// Whether a value of type `ty` fits one scratch word.
@@ -270,10 +347,16 @@ impl Emit<'_> {
     /// The value lane slot `slot` published in the areas starting at `lo` (and `fr.hi`), as type
     /// `ty`.
     fn read_value(&mut self, fr: &Frame, lo: ValueId, slot: ValueId, ty: Ty) -> ValueId {
+        self.read_words(lo, fr.hi, slot, ty)
+    }
+
+    /// The value lane slot `slot` published in the area starting at `lo` and, for 64 bits, the
+    /// one at `hi`, as type `ty`.
+    fn read_words(&mut self, lo: ValueId, hi: ValueId, slot: ValueId, ty: Ty) -> ValueId {
         let at = self.bin(BinOp::IAdd, lo, slot);
         let lo = self.load(at);
         let bits = if ty.bits() == 64 {
-            let at = self.bin(BinOp::IAdd, fr.hi, slot);
+            let at = self.bin(BinOp::IAdd, hi, slot);
             let hi = self.load(at);
             let lo = self.push(Ty::I64, Op::Conv(ConvOp::ZExt, lo));
             let hi = self.push(Ty::I64, Op::Conv(ConvOp::ZExt, hi));
@@ -341,6 +424,109 @@ impl Emit<'_> {
         );
         self.barrier();
         self.load(word)
+    }
+
+    /// A block that [`lane_batch`] accepted: its reads in exchanges of at most
+    /// [`BATCH_WORDS`] words, each taking the next batch set. Every read writes this thread's
+    /// value to its own area where it stands (the loads before it stay in order), then one
+    /// barrier, then every read and the stores of their results.
+    fn batches(&mut self, insts: Vec<Inst>, st: VarId, vars: &FrameVars) {
+        let Some(bv) = vars.batch else {
+            self.out.extend(insts);
+            return;
+        };
+        let fr = self.frame(st, vars);
+        let words: Vec<u32> = insts
+            .iter()
+            .filter_map(|i| match &i.op {
+                Op::Warp(WarpOp::ReadLane, args) => Some(words_of(self.f.ty(args[0]))),
+                _ => None,
+            })
+            .collect();
+        let mut sizes = chunks(&words).into_iter().map(|c| c.0);
+        // Per pending read: (own value, source lane, its first area, the old result).
+        let mut pending: Vec<(ValueId, ValueId, ValueId, ValueId)> = Vec::new();
+        let mut stores: Vec<Inst> = Vec::new();
+        let mut renamed: Vec<(ValueId, ValueId)> = Vec::new();
+        let mut left = 0usize;
+        let mut set = None;
+        let mut used = 0u32;
+        for inst in insts {
+            match (&inst.op, inst.result) {
+                (Op::Warp(WarpOp::ReadLane, args), Some(old)) => {
+                    let (v, src) = (args[0], args[1]);
+                    if left == 0 {
+                        left = sizes.next().unwrap_or(1);
+                        set = Some(self.batch_set(&fr, bv));
+                        used = 0;
+                    }
+                    let flag = set.unwrap_or(fr.flag);
+                    let (bits, hi) = self.split(v);
+                    let area = self.area(&fr, flag, 1 + used);
+                    let at = self.bin(BinOp::IAdd, area, fr.t);
+                    self.store(at, bits);
+                    if let Some(hi) = hi {
+                        let area = self.area(&fr, flag, 2 + used);
+                        let at = self.bin(BinOp::IAdd, area, fr.t);
+                        self.store(at, hi);
+                    }
+                    used += words_of(self.f.ty(v));
+                    pending.push((v, src, area, old));
+                    left -= 1;
+                    if left == 0 {
+                        self.barrier();
+                        for (v, src, area, old) in pending.drain(..) {
+                            let (on, slot) = self.lane(&fr, flag, src);
+                            let ty = self.f.ty(v);
+                            let hi = self.bin(BinOp::IAdd, area, fr.threads);
+                            let x = self.read_words(area, hi, slot, ty);
+                            let new = self.select(on, x, v);
+                            renamed.push((old, new));
+                        }
+                        self.flush_stores(&mut stores, &renamed);
+                    }
+                }
+                (Op::StoreVar(..), _) => stores.push(inst),
+                _ => self.out.push(inst),
+            }
+        }
+        self.flush_stores(&mut stores, &renamed);
+    }
+
+    /// Emits the held stores of read results, each naming the value its read made.
+    fn flush_stores(&mut self, stores: &mut Vec<Inst>, renamed: &[(ValueId, ValueId)]) {
+        for mut s in stores.drain(..) {
+            for (old, new) in renamed {
+                rename(&mut s, *old, *new);
+            }
+            self.out.push(s);
+        }
+    }
+
+    /// The flag area of the batch set this batch takes (the sets in turn; every thread runs the
+    /// same batches in the same order, so all agree), this thread's flag written to it.
+    fn batch_set(&mut self, fr: &Frame, bv: BatchVars) -> ValueId {
+        let w = self.push(Ty::I32, Op::LoadVar(bv.which));
+        let one = self.k(1);
+        let next = self.bin(BinOp::Xor, w, one);
+        self.void(Op::StoreVar(bv.which, next));
+        let base = self.push(Ty::I32, Op::LoadVar(bv.base));
+        let per = self.k(u64::from(bv.set_words));
+        let stride = self.bin(BinOp::IMul, fr.threads, per);
+        let off = self.bin(BinOp::IMul, stride, w);
+        let flag = self.bin(BinOp::IAdd, base, off);
+        let zero = self.k(0);
+        let on = self.select(fr.active, one, zero);
+        let at = self.bin(BinOp::IAdd, flag, fr.t);
+        self.store(at, on);
+        flag
+    }
+
+    /// The `n`th area of `threads` words after `first`.
+    fn area(&mut self, fr: &Frame, first: ValueId, n: u32) -> ValueId {
+        let n = self.k(u64::from(n));
+        let off = self.bin(BinOp::IMul, fr.threads, n);
+        self.bin(BinOp::IAdd, first, off)
     }
 
     /// An operation that exchanges values (`WarpOp::Sync`, a barrier, is expanded by the
@@ -532,6 +718,16 @@ struct FrameVars {
     vote: VarId,
     warp: VarId,
     alt: Option<AltVars>,
+    batch: Option<BatchVars>,
+}
+
+/// The two sets of batch areas: where the first starts, the words per thread of one (a flag
+/// word and the value words), and which set the next batch takes.
+#[derive(Clone, Copy)]
+struct BatchVars {
+    base: VarId,
+    set_words: u32,
+    which: VarId,
 }
 
 /// The second pair of areas of one-word `ReadLane`s, and which pair the next one takes (0: the
@@ -548,7 +744,12 @@ struct AltVars {
 /// vote areas start, and the first slot of this thread's warp. Computed per operation, they
 /// were about fifteen instructions each. With `alternating`, also the second pair of areas
 /// (after the vote word) and its selector.
-fn frame_vars(f: &mut Function, init: BlockId, alternating: bool) -> FrameVars {
+fn frame_vars(
+    f: &mut Function,
+    init: BlockId,
+    alternating: bool,
+    batch_words: Option<u32>,
+) -> FrameVars {
     let mut out = std::mem::take(&mut f.block_mut(init).insts);
     let mut e = Emit { f, out: &mut out };
     let t = crate::ir::linear_local_id(|ty, op| e.push(ty, op));
@@ -568,15 +769,31 @@ fn frame_vars(f: &mut Function, init: BlockId, alternating: bool) -> FrameVars {
         e.void(Op::StoreVar(var, v));
         var
     };
+    let one = e.k(1);
+    let after_vote = e.bin(BinOp::IAdd, vote, one);
     let alt = alternating.then(|| {
-        let one = e.k(1);
-        let lo1 = e.bin(BinOp::IAdd, vote, one);
+        let lo1 = after_vote;
         let flag1 = e.bin(BinOp::IAdd, lo1, threads);
         let zero = e.k(0);
         AltVars {
             lo: keep(&mut e, lo1, "simt.lo1"),
             flag: keep(&mut e, flag1, "simt.flag1"),
             which: keep(&mut e, zero, "simt.which"),
+        }
+    });
+    let batch = batch_words.map(|w| {
+        let base = if alternating {
+            let two = e.k(2);
+            let pair = e.bin(BinOp::IMul, threads, two);
+            e.bin(BinOp::IAdd, after_vote, pair)
+        } else {
+            after_vote
+        };
+        let zero = e.k(0);
+        BatchVars {
+            base: keep(&mut e, base, "simt.batch"),
+            set_words: 1 + w,
+            which: keep(&mut e, zero, "simt.batch_set"),
         }
     });
     let vars = FrameVars {
@@ -588,6 +805,7 @@ fn frame_vars(f: &mut Function, init: BlockId, alternating: bool) -> FrameVars {
         vote: keep(&mut e, vote, "simt.vote"),
         warp: keep(&mut e, warp, "simt.warp"),
         alt,
+        batch,
     };
     f.block_mut(init).insts = out;
     vars

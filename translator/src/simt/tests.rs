@@ -11,8 +11,13 @@ use crate::{DeviceProfile, Program, SourceFile, ir, lower, structurize};
 /// The kernel `k` of `body` (a kernel with parameters `out: u64, n: u32`) lowered for lavapipe,
 /// with synchronizing functions inlined and structurized, as the emulation sees it.
 fn kernel(body: &str) -> (Function, Vec<Node>) {
+    kernel_on("sm_70", body)
+}
+
+/// [`kernel`] for the target `target`.
+fn kernel_on(target: &str, body: &str) -> (Function, Vec<Node>) {
     let text = format!(
-        ".version 7.0\n.target sm_70\n.address_size 64\n\
+        ".version 7.0\n.target {target}\n.address_size 64\n\
          .visible .entry k(.param .u64 out, .param .u32 n)\n{{\n\
          .reg .pred %p<8>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n{body}\n}}\n"
     );
@@ -259,7 +264,12 @@ fn the_scratch_layout_is_computed_once_per_kernel() {
 
 /// The barriers of the emulated kernel and the scratch words per thread it asks for.
 fn barriers(body: &str) -> (usize, u32) {
-    let (mut f, mut tree) = kernel(body);
+    barriers_on("sm_70", body)
+}
+
+/// [`barriers`] for the target `target`.
+fn barriers_on(target: &str, body: &str) -> (usize, u32) {
+    let (mut f, mut tree) = kernel_on(target, body);
     let words = super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
     let mut blocks = Vec::new();
     tree_blocks(&tree, &mut blocks);
@@ -285,4 +295,22 @@ fn a_one_word_shuffle_waits_at_one_barrier() {
                 vote.sync.ballot.b32 %r4, %p1, -1;\n\
                 ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r4;\nret;";
     assert_eq!(barriers(body), (3, 3));
+}
+
+#[test]
+fn an_mma_waits_at_one_barrier() {
+    // An m16n8k16 f16 `mma` gathers 32 registers from other lanes (the ISA's fragment tables:
+    // the 16 words of A's rows groupID and groupID + 8, the 16 of B's columns
+    // 2 * threadID_in_group and the next). They are one exchange: one barrier per `mma`, and
+    // per thread the three words of the single exchanges plus two batch sets of a flag and 32
+    // values.
+    let mma = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r8, %r9, %r10, %r11}, \
+               {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9, %r10, %r11};";
+    let body = format!(
+        "mov.u32 %r0, %tid.x;\nadd.u32 %r1, %r0, 1;\nadd.u32 %r2, %r0, 2;\n\
+         add.u32 %r3, %r0, 3;\nadd.u32 %r4, %r0, 4;\nadd.u32 %r5, %r0, 5;\n\
+         mov.u32 %r8, 0;\nmov.u32 %r9, 0;\nmov.u32 %r10, 0;\nmov.u32 %r11, 0;\n\
+         {mma}\n{mma}\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r8;\nret;"
+    );
+    assert_eq!(barriers_on("sm_80", &body), (2, 3 + 2 * (1 + 32)));
 }
