@@ -67,6 +67,11 @@ const OTHER_NAMES: &[(&str, &[&str], &str)] = &[
         "the tensor forms of the bulk copies",
     ),
     (
+        "tensor_im2col",
+        &["async_copy"],
+        "the `.im2col` tensor loads, with their own model",
+    ),
+    (
         "tensor_model",
         &[],
         "the box-copy model of `tensor_copy`'s cases",
