@@ -35,9 +35,12 @@ const BATCH_WORDS: u32 = 32;
 /// thread they use (0: none). `init` is the kernel's first block, run once by every thread
 /// before anything else: the parts of an operation's frame that never change are computed there.
 pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) -> u32 {
+    // The second pair of areas serves single one-word lane reads only; a batch has its own.
     let alternating = sync_blocks.iter().enumerate().any(|(bi, &is_sync)| {
+        let insts = &f.blocks[bi].insts;
         is_sync
-            && f.blocks[bi].insts.iter().any(|inst| match &inst.op {
+            && lane_batch(f, insts).is_none()
+            && insts.iter().any(|inst| match &inst.op {
                 Op::Warp(WarpOp::ReadLane, args) => one_word(f.ty(args[0])),
                 _ => false,
             })
