@@ -35,24 +35,28 @@ const BATCH_WORDS: u32 = 32;
 /// thread they use (0: none). `init` is the kernel's first block, run once by every thread
 /// before anything else: the parts of an operation's frame that never change are computed there.
 pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) -> u32 {
+    // Which sync blocks are batches of lane reads, and their widest exchange in value words.
+    let batch: Vec<Option<u32>> = sync_blocks
+        .iter()
+        .enumerate()
+        .map(|(bi, &is_sync)| {
+            is_sync
+                .then(|| lane_batch(f, &f.blocks[bi].insts))
+                .flatten()
+        })
+        .collect();
     // The second pair of areas serves single one-word lane reads only; a batch has its own.
     let alternating = sync_blocks.iter().enumerate().any(|(bi, &is_sync)| {
-        let insts = &f.blocks[bi].insts;
         is_sync
-            && lane_batch(f, insts).is_none()
-            && insts.iter().any(|inst| match &inst.op {
+            && batch[bi].is_none()
+            && f.blocks[bi].insts.iter().any(|inst| match &inst.op {
                 Op::Warp(WarpOp::ReadLane, args) => one_word(f.ty(args[0])),
                 _ => false,
             })
     });
     // The widest batch of lane reads: each of the two batch sets holds a flag word and that
     // many value words per thread.
-    let batch_words = sync_blocks
-        .iter()
-        .enumerate()
-        .filter(|&(_, &is_sync)| is_sync)
-        .filter_map(|(bi, _)| lane_batch(f, &f.blocks[bi].insts))
-        .max();
+    let batch_words = batch.iter().flatten().copied().max();
     // Made at the first operation that exchanges values (kernels with only barriers get none).
     let mut frame: Option<FrameVars> = None;
     let mut used = false;
@@ -62,7 +66,7 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
         }
         let b = BlockId(bi as u32);
         let insts = std::mem::take(&mut f.block_mut(b).insts);
-        if lane_batch(f, &insts).is_some() {
+        if batch[bi].is_some() {
             used = true;
             let vars = *frame.get_or_insert_with(|| frame_vars(f, init, alternating, batch_words));
             let mut out = Vec::with_capacity(insts.len() * 40);
