@@ -272,6 +272,17 @@ pub fn encode_im2col(t: &Im2col<'_>) -> Result<[u8; SIZE], TensorMapError> {
             )));
         }
     }
+    // "The bounding box ... must have non-zero area": in W, H and D it holds
+    // globalDim + upper - lower pixels.
+    for (i, (lo, hi)) in t.lower_corner.iter().zip(t.upper_corner).enumerate() {
+        let extent = t.dims.get(i + 1).map_or(0, |&d| d as i64) + i64::from(*hi) - i64::from(*lo);
+        if extent <= 0 {
+            return Err(invalid(format!(
+                "a bounding box of no pixels in dimension {} (corners {lo} and {hi})",
+                i + 1
+            )));
+        }
+    }
     if !(1..=256).contains(&t.channels_per_pixel) {
         return Err(invalid(format!(
             "channelsPerPixel = {} (1 to 256)",
