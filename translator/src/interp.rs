@@ -3,10 +3,11 @@
 //! It runs a module from its kernel, either as CFGs (after lowering and each IR pass) or as the
 //! structured trees `structurize` makes of them, and reports what the run did ([`Outcome`]):
 //! the values the kernel returned, the global and shared memory it left, and the observable
-//! events (stores to global and shared memory, volatile loads, atomics, barriers and fences) in
-//! order. Two runs of a function before and after a pass on the same [`Inputs`] must report
-//! the same outcome, bit for bit. The local arena is the thread's own scratch (the recursion
-//! pass keeps its stack there), so it is not part of the outcome.
+//! events (stores to global and shared memory, volatile loads, atomics, barriers and fences,
+//! and stores to the variables a test names) in order. Two runs of a function before and after
+//! a pass on the same [`Inputs`] must report the same outcome, bit for bit. The local arena is
+//! the thread's own scratch (the recursion pass keeps its stack there), so it is not part of
+//! the outcome.
 //!
 //! What is undefined in SPIR-V (a division by zero, a shift past the width, reading a value
 //! never defined) stops the run with [`Stop::Undefined`]; operations a single thread cannot
@@ -51,6 +52,12 @@ pub struct Inputs {
     /// caller's and restores them when it returns, so that a recursive call cannot change
     /// them (what `ir::recursion` implements with a stack). Empty: the arena is one array.
     pub frames: Vec<std::ops::Range<u64>>,
+    /// Values the variables with these names start from, in every activation, in place of
+    /// values made from the seed: the state a test sets before a function runs.
+    pub var_starts: Vec<(String, u64)>,
+    /// The variables, by name, whose stores are events ([`Event::VarStore`]): a function's
+    /// history of them, to compare with a form of it that keeps them (emitted SPIR-V).
+    pub traced_vars: Vec<String>,
 }
 
 impl Inputs {
@@ -61,6 +68,8 @@ impl Inputs {
             fuel: 1_000_000,
             max_events: usize::MAX,
             frames: Vec::new(),
+            var_starts: Vec::new(),
+            traced_vars: Vec::new(),
         }
     }
 }
@@ -91,6 +100,11 @@ pub enum Event {
     },
     Barrier,
     Fence,
+    /// A store to a variable named in [`Inputs::traced_vars`].
+    VarStore {
+        name: String,
+        bits: u64,
+    },
 }
 
 /// What a run did.
@@ -181,6 +195,8 @@ struct Machine<'a> {
     seed: u64,
     params: Vec<u64>,
     frames: Vec<std::ops::Range<u64>>,
+    var_starts: Vec<(String, u64)>,
+    traced_vars: Vec<String>,
     fuel: u64,
     global: HashMap<u64, u8>,
     shared: HashMap<u64, u32>,
@@ -200,6 +216,8 @@ struct Frame<'a> {
     params: Vec<u64>,
     values: Vec<Option<u64>>,
     vars: Vec<u64>,
+    /// Per variable, whether its stores are events; empty when none are.
+    traced: Vec<bool>,
 }
 
 /// A well-mixed 64-bit value of `x` (SplitMix64's finalizer).
@@ -223,6 +241,8 @@ impl<'a> Machine<'a> {
             seed: inputs.seed,
             params: inputs.params.clone(),
             frames: inputs.frames.clone(),
+            var_starts: inputs.var_starts.clone(),
+            traced_vars: inputs.traced_vars.clone(),
             fuel: inputs.fuel,
             global: HashMap::new(),
             shared: HashMap::new(),
@@ -273,16 +293,31 @@ impl<'a> Machine<'a> {
             .get(k)
             .ok_or_else(|| Stop::Undefined(format!("call of function {k}, which is not there")))?;
         let seed = self.seed;
+        let vars = f
+            .vars
+            .iter()
+            .map(|v| {
+                let name = v.name.to_string();
+                let start = self.var_starts.iter().find(|(n, _)| *n == name);
+                let bits = start.map_or_else(|| mix(seed ^ hash_str(&name)), |s| s.1);
+                mask(bits, v.ty)
+            })
+            .collect();
+        let traced = if self.traced_vars.is_empty() {
+            Vec::new()
+        } else {
+            f.vars
+                .iter()
+                .map(|v| self.traced_vars.contains(&v.name.to_string()))
+                .collect()
+        };
         let mut frame = Frame {
             f,
             index: k,
             params,
             values: vec![None; f.values.len()],
-            vars: f
-                .vars
-                .iter()
-                .map(|v| mask(mix(seed ^ hash_str(&v.name.to_string())), v.ty))
-                .collect(),
+            vars,
+            traced,
         };
         match self.trees {
             Some(trees) => {
@@ -443,8 +478,7 @@ impl<'a> Machine<'a> {
             Op::LoadVar(v) => Some(*fr.vars.get(v.0 as usize).ok_or_else(|| bad_var(v.0))?),
             Op::StoreVar(v, x) => {
                 let x = get(fr, *x)?;
-                let ty = f.vars.get(v.0 as usize).ok_or_else(|| bad_var(v.0))?.ty;
-                fr.vars[v.0 as usize] = mask(x, ty);
+                self.store_var(fr, v.0, x)?;
                 None
             }
             Op::Param(n) => Some(
@@ -546,8 +580,7 @@ impl<'a> Machine<'a> {
                             )));
                         }
                         for (v, x) in call.results.iter().zip(vals) {
-                            let ty = f.vars.get(v.0 as usize).ok_or_else(|| bad_var(v.0))?.ty;
-                            fr.vars[v.0 as usize] = mask(x, ty);
+                            self.store_var(fr, v.0, x)?;
                         }
                     }
                 }
@@ -599,6 +632,18 @@ impl<'a> Machine<'a> {
             }
         };
         Ok(Ok(r))
+    }
+
+    /// Writes `x` to variable `v` of the frame, an event where the inputs trace it.
+    fn store_var(&mut self, fr: &mut Frame<'_>, v: u32, x: u64) -> Result<(), Stop> {
+        let var = fr.f.vars.get(v as usize).ok_or_else(|| bad_var(v))?;
+        let bits = mask(x, var.ty);
+        fr.vars[v as usize] = bits;
+        if fr.traced.get(v as usize) == Some(&true) {
+            let name = var.name.to_string();
+            self.event(Event::VarStore { name, bits })?;
+        }
+        Ok(())
     }
 
     fn builtin(&mut self, b: Builtin) -> u64 {

@@ -6,6 +6,7 @@
 mod structured_spirv_support;
 
 use ptxvk_translator::abi::KernelAbi;
+use ptxvk_translator::interp::{self, Event, Inputs};
 use ptxvk_translator::ir::{self, BlockId, Function, Op, Terminator, Ty};
 use ptxvk_translator::structurize::{Node, structurize};
 
@@ -79,6 +80,28 @@ fn random_function(rng: &mut Lcg) -> Function {
         };
     }
     f
+}
+
+/// The values the CFG `f` stores to `counter` and `seen`, in order, when they start as `start`:
+/// the IR's interpreter's run, to the first `limit` stores.
+fn cfg_trace(f: &Function, start: (u32, u32), limit: usize) -> structured_spirv_support::Trace {
+    let names = ["counter", "seen"];
+    let mut inputs = Inputs::new(Vec::new(), 0);
+    inputs.var_starts = vec![
+        (names[0].into(), start.0.into()),
+        (names[1].into(), start.1.into()),
+    ];
+    inputs.traced_vars = names.map(String::from).to_vec();
+    inputs.max_events = limit;
+    let outcome = interp::run_function(f, &inputs).unwrap_or_else(|e| panic!("{e:?}\n{f}"));
+    outcome
+        .events
+        .into_iter()
+        .map(|e| match e {
+            Event::VarStore { name, bits } => (name, bits as u32),
+            other => panic!("{other:?} from\n{f}"),
+        })
+        .collect()
 }
 
 /// Whether `nodes` hold a `Block` that begins with a `Loop` and is branched to from a construct
@@ -175,7 +198,7 @@ fn random_cfgs_emit_valid_spirv() {
         }
         // The same stores in the same order as the CFG, from a few starting values.
         for start in [(0, 1), (1, 1), (3, 2), (6, 0), (2, 5)] {
-            let want = structured_spirv_support::run_cfg(&cfg, start, 200);
+            let want = cfg_trace(&cfg, start, 200);
             let got = structured_spirv_support::run_spirv(&words, start, 200);
             if got.as_ref() != Ok(&want) {
                 panic!(

@@ -284,3 +284,47 @@ fn the_interpreter_follows_ieee_and_twos_complement() {
         Ok(u64::MAX)
     );
 }
+
+/// Variables named in the inputs start from the given values, and their stores, masked to the
+/// variable's type, are events in program order; the run is cut at `max_events`.
+#[test]
+fn named_variables_start_as_given_and_their_stores_are_events() {
+    use super::{run_function, single};
+    use crate::ir::{BinOp, Function, Op, Terminator, Ty};
+    let mut f = Function::new("k");
+    let b = f.entry;
+    let n = f.new_var(Ty::I32, "n");
+    let small = f.new_var(Ty::int(8), "small");
+    let x = f.push(b, Ty::I32, Op::LoadVar(n));
+    let one = f.push(b, Ty::I32, Op::Const(0x101));
+    let y = f.push(b, Ty::I32, Op::Bin(BinOp::IAdd, x, one, Default::default()));
+    f.push_void(b, Op::StoreVar(n, y));
+    let z = f.push(b, Ty::int(8), Op::Conv(crate::ir::ConvOp::Trunc, y));
+    f.push_void(b, Op::StoreVar(small, z));
+    f.push_void(b, Op::StoreVar(n, x));
+    f.block_mut(b).term = Terminator::Return(Vec::new());
+    let store = |name: &str, bits: u64| Event::VarStore {
+        name: name.into(),
+        bits,
+    };
+    let mut inputs = Inputs::new(Vec::new(), 5);
+    inputs.var_starts = vec![("n".into(), 0xFFFF_FFFF)];
+    inputs.traced_vars = vec!["n".into(), "small".into()];
+    let o = run_function(&f, &inputs).expect("runs");
+    assert_eq!(
+        o.events,
+        [
+            store("n", 0x100),
+            store("small", 0),
+            store("n", 0xFFFF_FFFF)
+        ]
+    );
+    assert!(!o.cut);
+    inputs.max_events = 2;
+    let o = super::run(&single(&f), &inputs).expect("runs");
+    assert_eq!(o.events, [store("n", 0x100), store("small", 0)]);
+    assert!(o.cut);
+    // Untraced, the stores are not events.
+    inputs.traced_vars.clear();
+    assert!(run_function(&f, &inputs).expect("runs").events.is_empty());
+}

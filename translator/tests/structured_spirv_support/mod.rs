@@ -1,86 +1,19 @@
-//! Two runs of a random CFG of `structured_spirv.rs`, to compare: one of the IR function as a
-//! CFG, one of the SPIR-V emitted for its structured tree. Each reports the values stored to the
-//! variables `counter` and `seen`, in order, up to a bound (a random CFG may loop forever).
+//! A run of the SPIR-V emitted for a random CFG of `structured_spirv.rs`, to compare with the
+//! IR's interpreter's run of the CFG (`ptxvk_translator::interp`). It reports the values stored
+//! to the variables `counter` and `seen`, in order, up to a bound (a random CFG may loop
+//! forever).
 //!
-//! The SPIR-V run is a small interpreter of the instructions those functions become (32-bit
-//! integer arithmetic, comparisons, selects, function variables, branches), written from the
-//! SPIR-V specification's text; what the emitter adds around the body (a spill slice, a status
+//! It is a small interpreter of the instructions those functions become (32-bit integer
+//! arithmetic, comparisons, selects, function variables, branches), written from the SPIR-V
+//! specification's text; what the emitter adds around the body (a spill slice, a status
 //! word) is run as far as it matters, and anything else stops the run with an error, so that an
 //! unexpected instruction cannot pass silently. Its merge instructions are ignored: structured
 //! control flow only constrains where branches may go, not where they do.
 
 use std::collections::HashMap;
 
-use ptxvk_translator::ir::{BinOp, Function, Op, Terminator};
-
 /// The stores of one run: (variable name, value).
-pub type Trace = Vec<(&'static str, u32)>;
-
-/// Runs `f` as a CFG from `counter = start.0, seen = start.1`, until it returns or `limit`
-/// stores were made.
-pub fn run_cfg(f: &Function, start: (u32, u32), limit: usize) -> Trace {
-    let mut trace = Trace::new();
-    let mut vars: HashMap<u32, u32> = HashMap::new();
-    let name_of = |v: u32| -> &'static str {
-        match &*f.vars[v as usize].name.text(None) {
-            "counter" => "counter",
-            "seen" => "seen",
-            other => panic!("unexpected variable {other}"),
-        }
-    };
-    for (k, init) in [(0u32, start.0), (1, start.1)] {
-        assert_eq!(name_of(k), ["counter", "seen"][k as usize]);
-        vars.insert(k, init);
-    }
-    let mut values: HashMap<u32, u32> = HashMap::new();
-    let mut b = ptxvk_translator::ir::BlockId(0);
-    loop {
-        let block = f.block(b);
-        for inst in &block.insts {
-            let v = match &inst.op {
-                Op::Const(c) => *c as u32,
-                Op::LoadVar(var) => vars[&var.0],
-                Op::StoreVar(var, x) => {
-                    let x = values[&x.0];
-                    vars.insert(var.0, x);
-                    trace.push((name_of(var.0), x));
-                    if trace.len() == limit {
-                        return trace;
-                    }
-                    continue;
-                }
-                Op::Bin(op, x, y, _) => {
-                    let (x, y) = (values[&x.0], values[&y.0]);
-                    match op {
-                        BinOp::IAdd => x.wrapping_add(y),
-                        BinOp::ULt => u32::from(x < y),
-                        BinOp::UMod => x % y,
-                        other => panic!("unexpected {other:?}"),
-                    }
-                }
-                other => panic!("unexpected {other:?}"),
-            };
-            values.insert(inst.result.expect("a result").0, v);
-        }
-        b = match &block.term {
-            Terminator::Jump(t) => *t,
-            Terminator::Branch { cond, then, else_ } => {
-                if values[&cond.0] != 0 {
-                    *then
-                } else {
-                    *else_
-                }
-            }
-            Terminator::Switch {
-                value,
-                targets,
-                default,
-            } => *targets.get(values[&value.0] as usize).unwrap_or(default),
-            Terminator::Return(_) => return trace,
-            other => panic!("unexpected {other:?}"),
-        };
-    }
-}
+pub type Trace = Vec<(String, u32)>;
 
 // Opcodes, from the SPIR-V specification's table of instructions.
 const OP_NAME: u32 = 5;
@@ -107,8 +40,8 @@ const OP_BRANCH_CONDITIONAL: u32 = 250;
 const OP_RETURN: u32 = 253;
 const OP_UNREACHABLE: u32 = 255;
 
-/// Runs the entry point of the SPIR-V module `words` like [`run_cfg`]: its variables named
-/// `counter` and `seen` start as `start`, and their stores are the trace.
+/// Runs the entry point of the SPIR-V module `words`: its variables named `counter` and `seen`
+/// start as `start`, and their stores, until `limit` were made, are the trace.
 pub fn run_spirv(words: &[u32], start: (u32, u32), limit: usize) -> Result<Trace, String> {
     let mut insts: Vec<&[u32]> = Vec::new();
     let mut at = 5;
@@ -199,7 +132,7 @@ pub fn run_spirv(words: &[u32], start: (u32, u32), limit: usize) -> Result<Trace
                 let v = get(&values, i[2])?;
                 memory.insert(i[1], v);
                 if let Some(name) = traced(i[1]) {
-                    trace.push((name, v));
+                    trace.push((name.to_string(), v));
                     if trace.len() == limit {
                         return Ok(trace);
                     }
