@@ -2,7 +2,6 @@
 //! compiler builds `bench.ptx`, and each case runs with the same buffers, launch shapes and
 //! timing (events around the steps, median of the runs) as ptxvk's side.
 
-use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,38 +19,20 @@ pub struct Cuda {
 }
 
 /// Whether NVIDIA's driver library is on the loader's path: cudarc panics when there is none.
-/// Under `cargo test` the loader's path also holds the `libcuda.so` this workspace builds
-/// (ptxvk's own), which is not the comparison wanted: a library found in the build's output
-/// folder does not count.
+/// The loader's path may also hold the `libcuda.so` this workspace builds (ptxvk's own: cargo
+/// puts its output folders there, for this build's profile and for the one that ran xtask),
+/// which is not the comparison wanted. ptxvk's library also carries nvJitLink's entry points,
+/// which NVIDIA's driver library does not, so a library exporting `nvJitLinkCreate` is ours.
 fn driver_present() -> bool {
-    let ours = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()));
     ["libcuda.so.1", "libcuda.so"].iter().any(|name| {
         // SAFETY: loading the driver runs only its initialisers, which have no preconditions.
         let Ok(lib) = (unsafe { libloading::Library::new(name) }) else {
             return false;
         };
-        match (library_path(&lib), &ours) {
-            (Some(path), Some(dir)) => !path.starts_with(dir),
-            _ => true,
-        }
+        // SAFETY: the symbol is only looked up, never called.
+        let ours = unsafe { lib.get::<unsafe extern "C" fn()>(b"nvJitLinkCreate\0") }.is_ok();
+        !ours
     })
-}
-
-/// The file `lib` was loaded from, through the address of its `cuInit`.
-fn library_path(lib: &libloading::Library) -> Option<std::path::PathBuf> {
-    // SAFETY: the symbol is only used as an address, never called.
-    let sym = unsafe { lib.get::<unsafe extern "C" fn()>(b"cuInit\0") }.ok()?;
-    let addr = *sym as *const std::ffi::c_void;
-    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-    // SAFETY: `addr` lies in a loaded library and `info` is valid for dladdr to fill.
-    if unsafe { libc::dladdr(addr, info.as_mut_ptr()) } == 0 {
-        return None;
-    }
-    // SAFETY: dladdr succeeded, so `info` is filled and `dli_fname` names the library's file.
-    let name = unsafe { std::ffi::CStr::from_ptr(info.assume_init().dli_fname) };
-    std::fs::canonicalize(std::ffi::OsStr::from_bytes(name.to_bytes())).ok()
 }
 
 impl Cuda {
