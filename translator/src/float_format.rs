@@ -100,43 +100,43 @@ impl FloatFormat {
         }
     }
     /// Bits of one value, the sign included where there is one.
-    pub fn width(self) -> u32 {
-        u32::from(self.signed) + self.exp + self.mant
+    pub const fn width(self) -> u32 {
+        self.signed as u32 + self.exp + self.mant
     }
-    pub fn bias(self) -> i64 {
+    pub const fn bias(self) -> i64 {
         (1i64 << (self.exp - 1)) - 1
     }
     /// Significand bits, the implicit one included.
-    pub fn precision(self) -> u32 {
+    pub const fn precision(self) -> u32 {
         self.mant + 1
     }
     /// The sign bit; meaningful for signed formats only.
-    pub fn sign_bit(self) -> u64 {
+    pub const fn sign_bit(self) -> u64 {
         1u64 << (self.width() - 1)
     }
-    pub fn exp_mask(self) -> u64 {
+    pub const fn exp_mask(self) -> u64 {
         ((1u64 << self.exp) - 1) << self.mant
     }
-    pub fn frac_mask(self) -> u64 {
+    pub const fn frac_mask(self) -> u64 {
         (1u64 << self.mant) - 1
     }
     /// Exponent and fraction bits.
-    pub fn magnitude_mask(self) -> u64 {
+    pub const fn magnitude_mask(self) -> u64 {
         (1u64 << (self.exp + self.mant)) - 1
     }
     /// The IEEE infinity's bits: the top exponent field, zero fraction. For the formats
     /// without infinities this is the bound past which a rounding without a top to its
     /// exponent range has overflowed the IEEE layout.
-    pub fn inf(self) -> u64 {
+    pub const fn inf(self) -> u64 {
         self.exp_mask()
     }
     /// The largest finite magnitude of the IEEE layout (just below [`Self::inf`]).
-    pub fn max_finite(self) -> u64 {
+    pub const fn max_finite(self) -> u64 {
         self.exp_mask() - 1
     }
     /// The largest finite magnitude the format really has (the ISA's `MAX_NORM`): e4m3 and
     /// ue8m0 use the top exponent for numbers but the all-ones NaN, fp6/fp4 every encoding.
-    pub fn max_norm(self) -> u64 {
+    pub const fn max_norm(self) -> u64 {
         match self.specials {
             Specials::Ieee => self.max_finite(),
             Specials::NanOnly => self.magnitude_mask() - 1,
@@ -144,18 +144,33 @@ impl FloatFormat {
         }
     }
     /// The NaN NVIDIA hardware produces: every bit but the sign set.
-    pub fn canonical_nan(self) -> u64 {
+    pub const fn canonical_nan(self) -> u64 {
         self.magnitude_mask()
     }
     /// The NaN results in this format use, if it has one.
-    pub fn nan(self) -> Option<u64> {
+    pub const fn nan(self) -> Option<u64> {
         match self.specials {
             Specials::Ieee | Specials::NanOnly => Some(self.canonical_nan()),
             Specials::Finite => None,
         }
     }
-    pub fn one(self) -> u64 {
+    pub const fn one(self) -> u64 {
         (self.bias() as u64) << self.mant
+    }
+    /// The smallest normal magnitude: exponent field 1, zero fraction.
+    pub const fn min_normal(self) -> u64 {
+        1u64 << self.mant
+    }
+    /// The quiet NaN whose fraction is its top bit alone (0x7FC0_0000 for `.f32`), not
+    /// NVIDIA's [`Self::canonical_nan`].
+    pub const fn quiet_nan(self) -> u64 {
+        self.exp_mask() | (1u64 << (self.mant - 1))
+    }
+    /// How many low fraction bits of `wide`, a format with this one's exponent and more
+    /// fraction, a value of this one leaves zero when held in `wide`'s layout (`.tf32` in an
+    /// `.f32` register: 13).
+    pub const fn fraction_gap(self, wide: FloatFormat) -> u32 {
+        wide.mant - self.mant
     }
 }
 
@@ -186,5 +201,58 @@ impl RoundMode {
             RoundMode::Down => "rm",
             RoundMode::Up => "rp",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bit patterns derived from the fields against the host's and `half`'s own constants.
+    #[test]
+    fn derived_patterns_match_the_host_types() {
+        let f32_bits = |x: f32| u64::from(x.to_bits());
+        let f16_bits = |x: half::f16| u64::from(x.to_bits());
+        let bf16_bits = |x: half::bf16| u64::from(x.to_bits());
+        let cases = [
+            (
+                F32,
+                [f32::MIN_POSITIVE, f32::MAX, f32::INFINITY, 1.0].map(f32_bits),
+            ),
+            (
+                F64,
+                [f64::MIN_POSITIVE, f64::MAX, f64::INFINITY, 1.0].map(f64::to_bits),
+            ),
+            (
+                F16,
+                [
+                    half::f16::MIN_POSITIVE,
+                    half::f16::MAX,
+                    half::f16::INFINITY,
+                    half::f16::ONE,
+                ]
+                .map(f16_bits),
+            ),
+            (
+                BF16,
+                [
+                    half::bf16::MIN_POSITIVE,
+                    half::bf16::MAX,
+                    half::bf16::INFINITY,
+                    half::bf16::ONE,
+                ]
+                .map(bf16_bits),
+            ),
+        ];
+        for (fmt, [min_normal, max, inf, one]) in cases {
+            assert_eq!(fmt.min_normal(), min_normal, "{fmt:?}");
+            assert_eq!(fmt.max_finite(), max, "{fmt:?}");
+            assert_eq!(fmt.inf(), inf, "{fmt:?}");
+            assert_eq!(fmt.one(), one, "{fmt:?}");
+        }
+        assert_eq!(F32.quiet_nan(), 0x7FC0_0000);
+        assert_eq!(F64.quiet_nan(), 0x7FF8_0000_0000_0000);
+        // `.tf32` is f32 with 10 of its 23 fraction bits.
+        assert_eq!(TF32.fraction_gap(F32), 13);
     }
 }

@@ -16,7 +16,7 @@ mod round;
 use super::cx::Cx;
 use crate::check::Src;
 use crate::check::inst::{Cvt, CvtNarrow, CvtPack};
-use crate::float_format::{FloatFormat, RoundMode};
+use crate::float_format::{F32, FloatFormat, RoundMode, TF32};
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 use round::{
@@ -156,8 +156,8 @@ fn float_result(cx: &mut Cx<'_>, c: &Cvt, r: ValueId, f: FloatFormat) -> ValueId
         r = cx.select(nan, canon, clamped);
     }
     if c.dst_ty == ScalarType::Tf32 {
-        // A .tf32 result is held as an .f32 bit pattern whose 13 low fraction bits are zero.
-        let s = k(cx, 13);
+        // A .tf32 result is held as an .f32 bit pattern whose low fraction bits are zero.
+        let s = k(cx, u64::from(TF32.fraction_gap(F32)));
         r = cx.bin(BinOp::Shl, r, s);
     }
     r

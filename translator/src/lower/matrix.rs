@@ -21,7 +21,7 @@ use crate::check::Src;
 use crate::check::inst::{
     BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp,
 };
-use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2};
+use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2, F32, TF32};
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::{ScalarType, StateSpace};
 
@@ -266,8 +266,8 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
             half::to_f32(cx, h, fmt)
         }
         MmaType::Tf32 => {
-            // The low 13 bits of a .tf32 register are not part of the value.
-            let m = cx.c32(!0x1FFF);
+            // The low bits of a .tf32 register, below its fraction, are not part of the value.
+            let m = cx.c32(!((1 << TF32.fraction_gap(F32)) - 1));
             let x = cx.bop(BinOp::And, reg, m);
             cx.float_of(x, Ty::F32)
         }
@@ -283,9 +283,9 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
         // `.e3m2`/`.e2m3`, bits 2-5 `.e2m1`.
         MmaType::E3m2 | MmaType::E2m3 => {
             let x = field(cx);
-            let m = cx.c32(0x3F);
-            let x = cx.bop(BinOp::And, x, m);
             let fmt = if ty == MmaType::E3m2 { E3M2 } else { E2M3 };
+            let m = cx.c32((1 << fmt.width()) - 1);
+            let x = cx.bop(BinOp::And, x, m);
             small_float_to_f32(cx, x, fmt)
         }
         MmaType::E2m1x => {
@@ -296,7 +296,7 @@ pub(super) fn element(cx: &mut Cx<'_>, ty: MmaType, reg: ValueId, j: u32) -> Val
             let x = field(cx);
             let two = cx.c32(2);
             let x = cx.bop(BinOp::LShr, x, two);
-            let m = cx.c32(0xF);
+            let m = cx.c32((1 << E2M1.width()) - 1);
             let x = cx.bop(BinOp::And, x, m);
             small_float_to_f32(cx, x, E2M1)
         }

@@ -5,6 +5,7 @@
 
 use super::super::cx::Cx;
 use super::class::{is_inf, is_nan, is_zero, magnitude, sign};
+use super::format::pow2;
 use super::half;
 use super::softfloat::{self as sf, FloatFormat, Ops};
 use crate::check::inst::{Float, FloatOp, Precision};
@@ -72,16 +73,16 @@ fn div(cx: &mut Cx<'_>, a: ValueId, b: ValueId, approx: bool) -> ValueId {
     let sa = sign(cx, ab, fmt);
     let sb = sign(cx, bb, fmt);
     let s = cx.bop(Xor, sa, sb);
-    let sbit = cx.c32(0x8000_0000);
+    let sbit = cx.c32(sf::F32.sign_bit() as u32);
     let z = cx.c32(0);
     let sz = cx.sel(s, sbit, z);
-    let inf = cx.c32(0x7f80_0000);
+    let inf = cx.c32(sf::F32.inf() as u32);
     let sinf = cx.bop(Or, inf, sz);
-    let nan = cx.c32(0x7fff_ffff);
+    let nan = cx.c32(sf::F32.canonical_nan() as u32);
     let mut r = cx.bits_of(q);
     let to_zero = if approx {
         let mb = magnitude(cx, bb, fmt);
-        let lim = cx.c32(0x7e80_0000); // 2^126
+        let lim = cx.c32(2f32.powi(126).to_bits());
         let big = cx.bop(UGt, mb, lim);
         cx.bop(Or, big, b_inf)
     } else {
@@ -189,7 +190,7 @@ fn sin_cos(cx: &mut Cx<'_>, x: ValueId, cos: bool) -> ValueId {
 /// first (drivers, lavapipe included, flush them in `Log2`).
 fn lg2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let (xb, fmt) = fbits(cx, x);
-    let e = cx.c32(0x7f80_0000);
+    let e = cx.c32(sf::F32.exp_mask() as u32);
     let ex = cx.bop(And, xb, e);
     let sub = cx.is_zero(ex);
     let scale = fc(cx, Ty::F32, 2f64.powi(64));
@@ -240,9 +241,9 @@ fn ex2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
         }
         // 2^n from its bits (n in [-200, 200]).
         let ni = cx.conv(crate::ir::ConvOp::FToS, n, Ty::I64);
-        let bias = cx.c64(1023);
+        let bias = cx.c64(sf::F64.bias() as u64);
         let be = cx.bop(IAdd, ni, bias);
-        let sh = cx.c64(52);
+        let sh = cx.c64(u64::from(sf::F64.mant));
         let pb = cx.bop(Shl, be, sh);
         let pow = cx.float_of(pb, Ty::F64);
         let v = cx.bin(FMul, p, pow);
@@ -296,22 +297,13 @@ fn ex2_f32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let one = cx.c32(1);
     let half_k = cx.bop(AShr, k, one);
     let rest = cx.bop(ISub, k, half_k);
-    let s1 = pow2_f32(cx, half_k);
-    let s2 = pow2_f32(cx, rest);
+    let s1 = pow2(cx, half_k, sf::F32);
+    let s2 = pow2(cx, rest, sf::F32);
     let v = cx.bin(FMul, p, s1);
     let v = cx.bin(FMul, v, s2);
     let down = fc(cx, t, 2f64.powi(-100));
     let vd = cx.bin(FMul, v, down);
     cx.sel(is_tiny, vd, v)
-}
-
-/// 2^k as an f32 for an i32 `k` in the normal range.
-fn pow2_f32(cx: &mut Cx<'_>, k: ValueId) -> ValueId {
-    let b = cx.c32(127);
-    let e = cx.bop(IAdd, k, b);
-    let sh = cx.c32(23);
-    let bits = cx.bop(Shl, e, sh);
-    cx.float_of(bits, Ty::F32)
 }
 
 /// `tanh.approx` (relative error 2^-11 for .f32): an odd polynomial near zero, where

@@ -25,12 +25,12 @@ use super::softfloat::{self as sf, Ops, pow2_field};
 use crate::ir::{BinOp::*, ConvOp, FpFlags, Ty, ValueId};
 
 const X: FpFlags = FpFlags { exact: true };
-const MIN_NORMAL: u32 = 0x0080_0000;
-const MAX_FINITE: u32 = 0x7f7f_ffff;
+const MIN_NORMAL: u32 = sf::F32.min_normal() as u32;
+const MAX_FINITE: u32 = sf::F32.max_finite() as u32;
 
 /// The correctly rounded quotient's f32 bits (`a`, `b`: f32 bits as I32).
 pub(in crate::lower) fn div_rn(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
-    let abs = cx.c32(0x7fff_ffff);
+    let abs = cx.c32(sf::F32.magnitude_mask() as u32);
     let ma = cx.bop(And, a, abs);
     let mb = cx.bop(And, b, abs);
     let ad = exact_f64(cx, ma);
@@ -60,7 +60,7 @@ fn exact_f64(cx: &mut Cx<'_>, m: ValueId) -> ValueId {
 fn parts(cx: &mut Cx<'_>, m: ValueId, down: u32) -> (ValueId, ValueId) {
     let frac_mask = cx.c32(MIN_NORMAL - 1);
     let frac = cx.bop(And, m, frac_mask);
-    let sh = cx.c32(23);
+    let sh = cx.c32(sf::F32.mant);
     let e = cx.bop(LShr, m, sh);
     let normal = cx.nonzero(e);
     let implicit = cx.c32(MIN_NORMAL);
@@ -70,7 +70,11 @@ fn parts(cx: &mut Cx<'_>, m: ValueId, down: u32) -> (ValueId, ValueId) {
     let one = cx.c32(1);
     let e = cx.ext(crate::ir::ExtOp::UMax, &[e, one], FpFlags::default());
     let e = cx.zext(e, Ty::I64);
-    (sig, pow2_field(cx, e, 1023 - 150 - i64::from(down)))
+    // `pow2_field` builds 2^(e + k - 1023); `e` is biased by f32's bias, and `sig` counts
+    // units of f32's last fraction bit: 2^(e - 127 - 23).
+    let (f32_bias, f32_mant) = (sf::F32.bias(), i64::from(sf::F32.mant));
+    let k = sf::F64.bias() - f32_bias - f32_mant - i64::from(down);
+    (sig, pow2_field(cx, e, k))
 }
 
 /// The bits of an f32 within one ulp of the non-negative f64 `q` (at most `MAX_FINITE`): the
@@ -139,7 +143,7 @@ fn settle(cx: &mut Cx<'_>, c: ValueId, ad: ValueId, bd: ValueId) -> ValueId {
 /// The quotient's sign (the operands' sign bits xor-ed) on `m`, then the special cases.
 fn specials(cx: &mut Cx<'_>, a: ValueId, b: ValueId, m: ValueId) -> ValueId {
     let s = cx.bop(Xor, a, b);
-    let sbit = cx.c32(0x8000_0000);
+    let sbit = cx.c32(sf::F32.sign_bit() as u32);
     let s = cx.bop(And, s, sbit);
     let q = cx.bop(Or, m, s);
     div_special_cases(cx, sf::F32, a, b, q)

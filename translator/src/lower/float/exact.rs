@@ -4,7 +4,8 @@
 //! driver's floating-point estimate and make it exact with the integer remainder.
 
 use super::super::cx::Cx;
-use super::softfloat::{F64, FloatFormat, Ops, Unpacked, msb64, round_pack};
+use super::format::pow2;
+use super::softfloat::{F32, F64, FloatFormat, Ops, Unpacked, msb64, round_pack};
 use crate::float_format::RoundMode;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};
 
@@ -200,13 +201,13 @@ pub(in crate::lower) fn mul_core(
     round_pack(cx, sign, exp, top, rest, mode, fmt)
 }
 
-/// The float type used for estimates: f64 where the device has it, else f32 (enough for
-/// formats of up to 24 bits).
-fn estimate_ty(cx: &Cx<'_>, fmt: FloatFormat) -> Ty {
+/// The format used for estimates: f64 where the device has it, else f32 (enough for formats
+/// of up to 24 bits).
+fn estimate_format(cx: &Cx<'_>, fmt: FloatFormat) -> FloatFormat {
     if cx.profile.float64 || fmt == F64 {
-        Ty::F64
+        F64
     } else {
-        Ty::F32
+        F32
     }
 }
 
@@ -228,11 +229,12 @@ pub(in crate::lower) fn div_core(
     let k1 = cx.c32(p + 1);
     let k2 = cx.c32(p + 2);
     let k = cx.sel(a_ge, k1, k2);
-    let ft = estimate_ty(cx, fmt);
+    let ef = estimate_format(cx, fmt);
+    let ft = ef.float_ty();
     let af = cx.conv(ConvOp::UToF, aa, ft);
     let bf = cx.conv(ConvOp::UToF, bb, ft);
     let qf = cx.bin(FDiv, af, bf);
-    let scale = pow2(cx, k, ft);
+    let scale = pow2(cx, k, ef);
     let qf = cx.bin(FMul, qf, scale);
     let q = cx.conv(ConvOp::FToU, qf, Ty::I64);
     let k64 = cx.zext(k, Ty::I64);
@@ -294,7 +296,8 @@ pub(in crate::lower) fn sqrt_core(
     let s = cx.sel(g_odd, s_odd, s_even);
     let s64 = cx.zext(s, Ty::I64);
     let x = cx.bop(Shl, aa, s64);
-    let ft = estimate_ty(cx, fmt);
+    let ef = estimate_format(cx, fmt);
+    let ft = ef.float_ty();
     // Estimate: sqrt(A * 2^(s & 1)) * 2^(s >> 1).
     let s_lo = cx.bop(And, s, one);
     let s_lo64 = cx.zext(s_lo, Ty::I64);
@@ -302,7 +305,7 @@ pub(in crate::lower) fn sqrt_core(
     let af = cx.conv(ConvOp::UToF, a2, ft);
     let rt = cx.ext(ExtOp::Sqrt, &[af], FpFlags::default());
     let s_hi = cx.bop(LShr, s, one);
-    let scale = pow2(cx, s_hi, ft);
+    let scale = pow2(cx, s_hi, ef);
     let qf = cx.bin(FMul, rt, scale);
     let q = cx.conv(ConvOp::FToU, qf, Ty::I64);
     // One Newton step on the exact remainder, then at most one unit each way.
@@ -356,25 +359,6 @@ pub(in crate::lower) fn sqrt_core(
     round_pack(cx, sign, exp, sig, sticky, mode, fmt)
 }
 
-/// 2^k as a float of type `ft`, for an i32 `k` in the format's normal range.
-fn pow2(cx: &mut Cx<'_>, k: ValueId, ft: Ty) -> ValueId {
-    let (bias, mant, it) = if ft == Ty::F64 {
-        (1023u32, 52u64, Ty::I64)
-    } else {
-        (127, 23, Ty::I32)
-    };
-    let b = cx.c32(bias);
-    let e = cx.bop(IAdd, k, b);
-    let e = if it == Ty::I64 {
-        cx.zext(e, Ty::I64)
-    } else {
-        e
-    };
-    let sh = cx.konst(it, mant);
-    let bits = cx.bop(Shl, e, sh);
-    cx.float_of(bits, ft)
-}
-
 /// Dekker's exact product (Veltkamp splitting): `p + e == a * b` exactly, `p = RN(a * b)`,
 /// provided neither the product nor its error under- or overflows. Every operation is marked
 /// `NoContraction`: a driver fusing any of them would break the identity.
@@ -408,9 +392,9 @@ pub(in crate::lower) fn two_product_f64(
 
 /// The biased exponent field of f64 bits, as i64.
 pub(in crate::lower) fn exp_field64(cx: &mut Cx<'_>, bits: ValueId) -> ValueId {
-    let sh = cx.c64(52);
+    let sh = cx.c64(u64::from(F64.mant));
     let e = cx.bop(LShr, bits, sh);
-    let m = cx.c64(0x7ff);
+    let m = cx.c64(F64.exp_mask() >> F64.mant);
     cx.bop(And, e, m)
 }
 

@@ -518,8 +518,8 @@ fn midpoints(cx: &mut Cx<'_>, c: ValueId, dn: ValueId, up: ValueId) -> (ValueId,
 /// Whether the f32 bits `cb` (positive) are a normal number below the largest finite one, so
 /// that both neighbours are finite.
 fn normal_f32(cx: &mut Cx<'_>, cb: ValueId) -> ValueId {
-    let lo = cx.c32(0x0080_0000);
-    let hi = cx.c32(0x7f7f_ffff);
+    let lo = cx.c32(sf::F32.min_normal() as u32);
+    let hi = cx.c32(sf::F32.max_finite() as u32);
     let a = cx.bop(UGe, cb, lo);
     let b = cx.bop(ULt, cb, hi);
     cx.bop(And, a, b)
@@ -560,7 +560,7 @@ fn div_f32_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
     let sa = sign(cx, a, fmt);
     let sb = sign(cx, b, fmt);
     let s = cx.bop(Xor, sa, sb);
-    let sbit = cx.c32(0x8000_0000);
+    let sbit = cx.c32(fmt.sign_bit() as u32);
     let z = cx.c32(0);
     let sv = cx.sel(s, sbit, z);
     (cx.bop(Or, cb, sv), ok)

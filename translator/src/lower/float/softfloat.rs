@@ -329,7 +329,7 @@ pub(in crate::lower) fn fconst(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
 pub(in crate::lower) fn pow2_field(cx: &mut Cx<'_>, e: ValueId, k: i64) -> ValueId {
     let kk = cx.c64(k as u64);
     let be = cx.bop(IAdd, e, kk);
-    let sh = cx.c64(52);
+    let sh = cx.c64(u64::from(F64.mant));
     let b = cx.bop(Shl, be, sh);
     cx.float_of(b, Ty::F64)
 }

@@ -16,8 +16,9 @@
 use super::super::cx::Cx;
 use super::fragment::{Batch, Gathered, gather, load_gathered, small_float_to_f32};
 use crate::check::inst::{BlockScale, ScaleType};
-use crate::float_format::UE4M3;
+use crate::float_format::{F32, UE4M3, UE8M0};
 use crate::ir::{BinOp, FpFlags, Ty, ValueId};
+use crate::lower::float::format::pow2;
 use crate::lower::float::softfloat::Ops;
 use crate::types::ScalarType;
 
@@ -88,15 +89,6 @@ fn byte(cx: &mut Cx<'_>, g: Gathered, sel: &crate::check::Src, j: u32) -> ValueI
     cx.bop(BinOp::And, x, ff)
 }
 
-/// `2^e` as an f32, for `e` in -126..=127.
-fn pow2(cx: &mut Cx<'_>, e: ValueId) -> ValueId {
-    let bias = cx.c32(127);
-    let be = cx.bop(BinOp::IAdd, e, bias);
-    let s23 = cx.c32(23);
-    let bits = cx.bop(BinOp::Shl, be, s23);
-    cx.float_of(bits, Ty::F32)
-}
-
 /// The factors each product of chunk `j` of A's row `h` and B's column `i` is multiplied by,
 /// in order.
 fn factors(
@@ -111,7 +103,7 @@ fn factors(
     match s.stype {
         ScaleType::Ue4m3 => {
             // Seven bits: the ISA's unsigned `.e4m3`, whose 0x7F is NaN; bit 7 is not read.
-            let m = cx.c32(0x7F);
+            let m = cx.c32(UE4M3.magnitude_mask() as u32);
             let sa = cx.bop(BinOp::And, sa, m);
             let sb = cx.bop(BinOp::And, sb, m);
             let fa = small_float_to_f32(cx, sa, UE4M3);
@@ -122,7 +114,7 @@ fn factors(
             // E = sa + sb - 254 in -254..=254 as three steps of at most 85 each, all of E's
             // sign: e1 = E / 3 (toward zero), e2 = (E - e1) / 2, e3 = E - e1 - e2.
             let sum = cx.bop(BinOp::IAdd, sa, sb);
-            let off = cx.c32(254);
+            let off = cx.c32(2 * UE8M0.bias() as u32);
             let e = cx.bop(BinOp::ISub, sum, off);
             let three = cx.c32(3);
             let two = cx.c32(2);
@@ -130,14 +122,14 @@ fn factors(
             let rest = cx.bop(BinOp::ISub, e, e1);
             let e2 = cx.bop(BinOp::SDiv, rest, two);
             let e3 = cx.bop(BinOp::ISub, rest, e2);
-            let f1 = pow2(cx, e1);
-            let f2 = pow2(cx, e2);
-            let f3 = pow2(cx, e3);
+            let f1 = pow2(cx, e1, F32);
+            let f2 = pow2(cx, e2, F32);
+            let f3 = pow2(cx, e3, F32);
             // 0xFF is NaN, and makes every scaled product NaN.
-            let ff = cx.c32(0xFF);
+            let ff = cx.c32(UE8M0.canonical_nan() as u32);
             let na = cx.bop(BinOp::IEq, sa, ff);
             let nb = cx.bop(BinOp::IEq, sb, ff);
-            let qnan = cx.c32(0x7FC0_0000);
+            let qnan = cx.c32(F32.quiet_nan() as u32);
             let qnan = cx.float_of(qnan, Ty::F32);
             let f1 = cx.sel(na, qnan, f1);
             let f1 = cx.sel(nb, qnan, f1);

@@ -6,7 +6,7 @@ use super::super::float::half;
 use super::super::float::softfloat::{self as sf, Ops};
 use crate::check::Src;
 use crate::check::inst::{Mma, MmaType};
-use crate::float_format::{FloatFormat, Specials};
+use crate::float_format::{F32, FloatFormat, Specials};
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
@@ -50,56 +50,55 @@ pub(in crate::lower) fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
 /// The exact f32 value of a float of format `fmt` in the low bits of `x`: `.e4m3`, `.e5m2`,
 /// `.ue4m3`, and the fp6 and fp4 types of the OCP MX formats the ISA names.
 pub(super) fn small_float_to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
-    let (e, m) = (fmt.exp, fmt.mant);
-    let bias = (1u32 << (e - 1)) - 1;
-    let frac_mask = cx.c32((1 << m) - 1);
+    let c = |cx: &mut Cx<'_>, bits: u64| cx.c32(bits as u32);
+    let m = fmt.mant;
+    let frac_mask = c(cx, fmt.frac_mask());
     let frac = cx.bop(BinOp::And, x, frac_mask);
     let msh = cx.c32(m);
     let ex = cx.bop(BinOp::LShr, x, msh);
-    let emask = cx.c32((1 << e) - 1);
+    let emask = c(cx, fmt.exp_mask() >> m);
     let ex = cx.bop(BinOp::And, ex, emask);
     let zero = cx.c32(0);
     let normal = cx.bop(BinOp::INe, ex, zero);
     // Significand as an integer and the power of two that scales it: every value is an
     // integer times a power of two within f32's normal range, so both steps are exact.
-    let hidden = cx.c32(1 << m);
+    let hidden = c(cx, fmt.min_normal());
     let with_hidden = cx.bop(BinOp::Or, frac, hidden);
     let sig = cx.sel(normal, with_hidden, frac);
     let one = cx.c32(1);
     let ex1 = cx.sel(normal, ex, one);
-    // 2^(ex1 - bias - m) as f32 bits: (ex1 - bias - m + 127) << 23.
-    let off = cx.c32(127 - bias - m);
+    // 2^(ex1 - bias - m) as f32 bits: (ex1 - bias - m + f32's bias) << f32's fraction bits.
+    let off = cx.c32((F32.bias() - fmt.bias()) as u32 - m);
     let pe = cx.bop(BinOp::IAdd, ex1, off);
-    let s23 = cx.c32(23);
-    let pbits = cx.bop(BinOp::Shl, pe, s23);
+    let f32_mant = cx.c32(F32.mant);
+    let pbits = cx.bop(BinOp::Shl, pe, f32_mant);
     let p = cx.float_of(pbits, Ty::F32);
     let sigf = cx.conv(ConvOp::UToF, sig, Ty::F32);
     let mag = cx.bin_flags(BinOp::FMul, sigf, p, FpFlags { exact: true });
     let mag_bits = cx.bits_of(mag);
-    let all = (1u32 << (e + m)) - 1;
-    let low7 = cx.c32(all);
-    let body = cx.bop(BinOp::And, x, low7);
+    let all = c(cx, fmt.magnitude_mask());
+    let body = cx.bop(BinOp::And, x, all);
     let mag_bits = match fmt.specials {
         Specials::Finite => mag_bits,
         Specials::NanOnly => {
-            let nan = cx.bop(BinOp::IEq, body, low7);
-            let qnan = cx.c32(0x7FFF_FFFF);
+            let nan = cx.bop(BinOp::IEq, body, all);
+            let qnan = c(cx, F32.canonical_nan());
             cx.sel(nan, qnan, mag_bits)
         }
         Specials::Ieee => {
-            let emax = cx.c32(((1 << e) - 1) << m);
+            let emax = c(cx, fmt.inf());
             let is_special = cx.bop(BinOp::UGe, body, emax);
             let is_inf = cx.bop(BinOp::IEq, body, emax);
-            let qnan = cx.c32(0x7FFF_FFFF);
-            let inf = cx.c32(0x7F80_0000);
+            let qnan = c(cx, F32.canonical_nan());
+            let inf = c(cx, F32.inf());
             let spec_bits = cx.sel(is_inf, inf, qnan);
             cx.sel(is_special, spec_bits, mag_bits)
         }
     };
     // An unsigned format's value has nothing above its bits, so this leaves it positive.
-    let sign_sh = cx.c32(e + m);
+    let sign_sh = cx.c32(fmt.exp + m);
     let sign = cx.bop(BinOp::LShr, x, sign_sh);
-    let s31 = cx.c32(31);
+    let s31 = cx.c32(F32.width() - 1);
     let sign = cx.bop(BinOp::Shl, sign, s31);
     let r = cx.bop(BinOp::Or, mag_bits, sign);
     cx.float_of(r, Ty::F32)
