@@ -17,6 +17,11 @@ const OTHER_NAMES: &[(&str, &[&str], &str)] = &[
         &[],
         "the exact-rational model of `convert`'s cases",
     ),
+    (
+        "bulk_multicast",
+        &["async_copy"],
+        "`cp.async.bulk` multicast into the one-block cluster",
+    ),
     ("corpus", &[], "whole kernels of the corpus, every family"),
     (
         "float_approx",
@@ -70,6 +75,11 @@ const OTHER_NAMES: &[(&str, &[&str], &str)] = &[
         "tensor_im2col",
         &["async_copy"],
         "the `.im2col` tensor loads, with their own model",
+    ),
+    (
+        "tensor_im2col_wide",
+        &["async_copy"],
+        "the `.im2col::w` tensor loads, with their own model",
     ),
     (
         "tensor_model",

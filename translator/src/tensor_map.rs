@@ -25,6 +25,10 @@
 //!
 //! Corner `i` belongs to dimension `i + 1` (W, then H, then D); CUDA's ranges for them all fit
 //! 16 bits.
+//!
+//! A wide im2col map (`cuTensorMapEncodeIm2colWide`, decision record 0208) is laid out as an
+//! im2col one whose only corners are W's (H's and D's hold 0); its kind, [`KIND_IM2COL_WIDE`]
+//! plus the `CUtensorMapIm2ColWideMode` (0: W, 1: W128), records the mode.
 
 use thiserror::Error;
 
@@ -47,6 +51,7 @@ pub const MAGIC: u8 = 0x7a;
 /// a map is read, so the device does not read the kind either.
 pub const KIND_TILED: u8 = 0;
 pub const KIND_IM2COL: u8 = 1;
+pub const KIND_IM2COL_WIDE: u8 = 2;
 /// Byte offsets of an im2col map's fields.
 pub const CHANNELS_PER_PIXEL: u32 = 80;
 pub const PIXELS_PER_COLUMN: u32 = 84;
@@ -111,6 +116,26 @@ pub struct Im2col<'a> {
     pub pixels_per_column: u32,
     pub element_strides: &'a [u32],
     pub interleave: u32,
+    pub swizzle: u32,
+    pub l2_promotion: u32,
+    pub oob_fill: u32,
+}
+
+/// The arguments of `cuTensorMapEncodeIm2colWide`: `rank` entries (`strides`: `rank - 1`).
+#[derive(Clone, Debug)]
+pub struct Im2colWide<'a> {
+    pub data_type: u32,
+    pub address: u64,
+    pub dims: &'a [u64],
+    pub strides: &'a [u64],
+    pub lower_corner_w: i32,
+    pub upper_corner_w: i32,
+    pub channels_per_pixel: u32,
+    pub pixels_per_column: u32,
+    pub element_strides: &'a [u32],
+    pub interleave: u32,
+    /// `CUtensorMapIm2ColWideMode`: 0 (W), 1 (W128).
+    pub mode: u32,
     pub swizzle: u32,
     pub l2_promotion: u32,
     pub oob_fill: u32,
@@ -256,17 +281,22 @@ pub fn encode_im2col(t: &Im2col<'_>) -> Result<[u8; SIZE], TensorMapError> {
     if !(3..=MAX_RANK).contains(&rank) {
         return Err(invalid(format!("im2col rank {rank} (3 to 5)")));
     }
+    // CUDA: the corners lie in [-2^15, 2^15 - 1] (rank 3), [-2^7, 2^7 - 1] (rank 4) or
+    // [-2^4, 2^4 - 1] (rank 5).
+    im2col_with_corners(t, [16, 8, 5][rank - 3])
+}
+
+/// [`encode_im2col`] with corners of `bits` signed bits.
+fn im2col_with_corners(t: &Im2col<'_>, bits: u32) -> Result<[u8; SIZE], TensorMapError> {
+    let rank = t.dims.len();
     if t.lower_corner.len() + 2 != rank || t.upper_corner.len() + 2 != rank {
         return Err(invalid("pixel box corners of another rank"));
     }
-    // CUDA: the corners lie in [-2^15, 2^15 - 1] (rank 3), [-2^7, 2^7 - 1] (rank 4) or
-    // [-2^4, 2^4 - 1] (rank 5).
-    let bits = [16, 8, 5][rank - 3];
     let range = -(1i32 << (bits - 1))..(1i32 << (bits - 1));
     for c in t.lower_corner.iter().chain(t.upper_corner) {
         if !range.contains(c) {
             return Err(invalid(format!(
-                "a pixel box corner of {c} (a {rank}-d map's lie in {}..={})",
+                "a pixel box corner of {c} (this map's lie in {}..={})",
                 range.start,
                 range.end - 1
             )));
@@ -335,6 +365,67 @@ pub fn encode_im2col(t: &Im2col<'_>) -> Result<[u8; SIZE], TensorMapError> {
         );
     }
     m[MODE_WORD as usize + 2] |= KIND_IM2COL << 4;
+    Ok(m)
+}
+
+/// Checks `t` against the requirements `cuTensorMapEncodeIm2colWide` documents and encodes it:
+/// the im2col map of the same tensor with W's corners only. The ISA's `.im2col::w` modes
+/// take no interleaved layout and need a swizzle; of the swizzles CUDA allows them, the
+/// 128-byte one with 32-byte atoms is not implemented.
+pub fn encode_im2col_wide(t: &Im2colWide<'_>) -> Result<[u8; SIZE], TensorMapError> {
+    let rank = t.dims.len();
+    if !(3..=MAX_RANK).contains(&rank) {
+        return Err(invalid(format!("im2col rank {rank} (3 to 5)")));
+    }
+    if t.mode > 1 {
+        return Err(invalid(format!("im2col wide mode {}", t.mode)));
+    }
+    match t.swizzle {
+        2 | 3 => {}
+        4 => {
+            return Err(TensorMapError::NotSupported(
+                "the 128-byte swizzle with 32-byte atoms",
+            ));
+        }
+        n => {
+            return Err(invalid(format!(
+                "swizzle {n} for a wide im2col map (64B, 128B or 128B with 32-byte atoms)"
+            )));
+        }
+    }
+    if t.interleave != 0 {
+        return Err(invalid(
+            "an interleaved wide im2col map (the `.im2col::w` modes have no interleave)",
+        ));
+    }
+    // CUDA: pixelsPerColumn is ignored in the W128 mode, which always loads 128 pixels.
+    let pixels = if t.mode == 1 { 1 } else { t.pixels_per_column };
+    let mut lower = vec![0; rank - 2];
+    let mut upper = vec![0; rank - 2];
+    (lower[0], upper[0]) = (t.lower_corner_w, t.upper_corner_w);
+    // CUDA: the W corners lie in [-2^15, 2^15 - 1] whatever the rank.
+    let mut m = im2col_with_corners(
+        &Im2col {
+            data_type: t.data_type,
+            address: t.address,
+            dims: t.dims,
+            strides: t.strides,
+            lower_corner: &lower,
+            upper_corner: &upper,
+            channels_per_pixel: t.channels_per_pixel,
+            pixels_per_column: pixels,
+            element_strides: t.element_strides,
+            interleave: 0,
+            swizzle: t.swizzle,
+            l2_promotion: t.l2_promotion,
+            oob_fill: t.oob_fill,
+        },
+        16,
+    )?;
+    m[PIXELS_PER_COLUMN as usize..PIXELS_PER_COLUMN as usize + 4]
+        .copy_from_slice(&t.pixels_per_column.to_le_bytes());
+    let promotion = &mut m[MODE_WORD as usize + 2];
+    *promotion = (*promotion & 0xf) | (KIND_IM2COL_WIDE + t.mode as u8) << 4;
     Ok(m)
 }
 
@@ -494,6 +585,110 @@ mod tests {
             }),
             "rank 2"
         );
+    }
+
+    #[test]
+    fn wide_maps_keep_w_corners_and_their_mode() {
+        let t = Im2colWide {
+            data_type: 6,
+            address: 0x4000,
+            dims: &[32, 300, 5, 2],
+            strides: &[64, 19200, 96000],
+            lower_corner_w: -300,
+            upper_corner_w: 2,
+            channels_per_pixel: 32,
+            pixels_per_column: 200,
+            element_strides: &[1, 2, 1, 1],
+            interleave: 0,
+            mode: 0,
+            swizzle: 2,
+            l2_promotion: 1,
+            oob_fill: 0,
+        };
+        let m = encode_im2col_wide(&t).unwrap();
+        let u32_at = |o: u32| u32::from_le_bytes(m[o as usize..o as usize + 4].try_into().unwrap());
+        let i16_at = |o: u32| i16::from_le_bytes(m[o as usize..o as usize + 2].try_into().unwrap());
+        assert_eq!(
+            (u32_at(CHANNELS_PER_PIXEL), u32_at(PIXELS_PER_COLUMN)),
+            (32, 200)
+        );
+        // A 4-d map's W corner takes the 16-bit range.
+        assert_eq!((i16_at(CORNERS), i16_at(CORNERS + 6)), (-300, 2));
+        assert_eq!((i16_at(CORNERS + 2), i16_at(CORNERS + 8)), (0, 0));
+        assert_eq!(m[MODE_WORD as usize + 2], 1 | KIND_IM2COL_WIDE << 4);
+        let w128 = encode_im2col_wide(&Im2colWide {
+            mode: 1,
+            pixels_per_column: 5000,
+            ..t.clone()
+        })
+        .unwrap();
+        assert_eq!(
+            w128[MODE_WORD as usize + 2],
+            1 | (KIND_IM2COL_WIDE + 1) << 4
+        );
+        let bad =
+            |t: Im2colWide<'_>| matches!(encode_im2col_wide(&t), Err(TensorMapError::Invalid(_)));
+        assert!(
+            bad(Im2colWide {
+                swizzle: 0,
+                ..t.clone()
+            }),
+            "no swizzle"
+        );
+        assert!(
+            bad(Im2colWide {
+                swizzle: 1,
+                ..t.clone()
+            }),
+            "32-byte swizzle"
+        );
+        assert!(
+            bad(Im2colWide {
+                mode: 2,
+                ..t.clone()
+            }),
+            "mode 2"
+        );
+        assert!(
+            bad(Im2colWide {
+                interleave: 1,
+                ..t.clone()
+            }),
+            "interleave"
+        );
+        assert!(
+            bad(Im2colWide {
+                pixels_per_column: 1025,
+                ..t.clone()
+            }),
+            "W mode's column of 1025"
+        );
+        assert!(
+            bad(Im2colWide {
+                lower_corner_w: -32769,
+                ..t.clone()
+            }),
+            "corner range"
+        );
+        assert!(
+            bad(Im2colWide {
+                lower_corner_w: 10,
+                upper_corner_w: -290,
+                ..t.clone()
+            }),
+            "no pixels in W"
+        );
+        assert!(
+            bad(Im2colWide {
+                channels_per_pixel: 64,
+                ..t.clone()
+            }),
+            "128-byte rows under the 64-byte swizzle"
+        );
+        assert!(matches!(
+            encode_im2col_wide(&Im2colWide { swizzle: 4, ..t }),
+            Err(TensorMapError::NotSupported(_))
+        ));
     }
 
     #[test]

@@ -11,7 +11,7 @@ fn kernel(body: &str) -> String {
     format!(
         ".version 8.6\n.target sm_90\n.address_size 64\n\
          .visible .entry k(.param .u64 out)\n{{\n\
-         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\
+         \t.reg .b16 %rs<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<4>;\n\
          \t.shared .align 8 .b64 bar;\n\t.shared .align 16 .b8 tile[256];\n\
          \tld.param.u64 %rd1, [out];\n\
          {body}\n\tret;\n}}\n"
@@ -76,6 +76,10 @@ fn every_bulk_copy_form_translates() {
          \tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint \
          [tile], [%rd1], 64, [bar], %rd3;\n\
          \tcp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [tile], [tile+128], 128, [bar];\n\
+         \tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1], 256, [bar], %rs1;\n\
+         \tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint \
+         [tile], [%rd1], %r1, [bar], 1, %rd3;\n\
          \tcp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 256;\n\
          \tcp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%rd1], [tile], 32, %rd3;\n\
          \tcp.async.bulk.prefetch.L2.global [%rd1], 256;\n\
@@ -109,6 +113,31 @@ fn forms_outside_the_isa_are_refused() {
     refused(
         "\tcp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes [%rd1], [tile], 32, [bar];",
         "`cp.async.bulk` copies",
+    );
+}
+
+#[test]
+fn multicast_beyond_the_one_block_cluster_is_refused() {
+    // ptxvk's clusters hold one block: a constant mask naming other ranks cannot be honoured.
+    refused(
+        "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1], 256, [bar], 2;",
+        "only bit 0 can be honoured",
+    );
+    // Only the copy from global memory into `.shared::cluster` multicasts.
+    for body in [
+        "\tcp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1], 256, [bar], %rs1;",
+        "\tcp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [tile+128], 128, [bar], %rs1;",
+        "\tcp.async.bulk.global.shared::cta.bulk_group.multicast::cluster [%rd1], [tile], 256, %rs1;",
+    ] {
+        refused(body, "`.multicast::cluster` is for copies from `.global`");
+    }
+    refused(
+        "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1], 256, [bar];",
+        "takes 5 operands",
     );
 }
 

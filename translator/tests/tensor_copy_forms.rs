@@ -363,10 +363,102 @@ fn im2col_forms_outside_the_isa_are_refused() {
 #[test]
 fn unimplemented_modes_are_refused_by_name() {
     refused(
-        "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes \
-         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1, %rs2};",
-        "the `.im2col::w` load mode",
+        "\tcp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
+        "the `.tile::gather4` load mode",
     );
+}
+
+#[test]
+fn every_wide_im2col_form_translates() {
+    // Into `.shared::cta` any sm_100 target; `.shared::cluster`, `.im2col::w::128` and the
+    // prefetches need the sm_100a family.
+    translates_on(
+        "sm_100",
+        "\tcp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1, %rs2};\n\
+         \tcp.async.bulk.tensor.5d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes.L2::cache_hint \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar], {2, 1}, %rd3;",
+    );
+    translates_on(
+        "sm_100a",
+        "\tcp.async.bulk.tensor.4d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4}], [bar], {%rs1, %rs2};\n\
+         \tcp.async.bulk.tensor.4d.shared::cluster.global.im2col::w::128.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [tmap, {%r1, %r2, %r3, %r4}], [bar], {%rs1, %rs2}, %rs3;\n\
+         \tcp.async.bulk.tensor.3d.shared::cta.global.im2col::w::128.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar], {31, 0};\n\
+         \tcp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w [%rd1, {%r1, %r2, %r3}], {%rs1, %rs2};\n\
+         \tcp.async.bulk.prefetch.tensor.5d.L2.global.im2col::w::128.L2::cache_hint \
+         [%rd1, {%r1, %r2, %r3, %r4, %r5}], {%rs1, %rs2}, %rd3;",
+    );
+    let family = "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes \
+                  [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1, %rs2};";
+    family_support::translates_for_every_profile(&kernel("9.0", "sm_110f", family), family);
+}
+
+#[test]
+fn wide_im2col_forms_outside_the_isa_are_refused() {
+    let body = |mode: &str, dims: &str, coords: &str, info: &str| {
+        format!(
+            "\tcp.async.bulk.tensor.{dims}.shared::cta.global.{mode}.mbarrier::complete_tx::bytes \
+             [tile], [%rd1, {{{coords}}}], [bar], {info};"
+        )
+    };
+    let at = |body: &str, token: &str| {
+        family_support::rejected_in(&kernel("8.6", "sm_100a", body), body, token, Stage::Check);
+    };
+    // 3d to 5d, like `.im2col`.
+    at(
+        &body("im2col::w", "2d", "%r1, %r2", "{%rs1, %rs2}"),
+        "im2col::w",
+    );
+    // `{wHalo, wOffset}`, not the im2col offsets.
+    at(
+        &body("im2col::w", "4d", "%r1, %r2, %r3, %r4", "{%rs1}"),
+        "{%rs1}",
+    );
+    // wHalo lies in [0, 512) for `.im2col::w`, [0, 32) for `.im2col::w::128`; wOffset in
+    // [0, 32).
+    at(&body("im2col::w", "3d", "%r1, %r2, %r3", "{512, 0}"), "512");
+    at(
+        &body("im2col::w::128", "3d", "%r1, %r2, %r3", "{32, 0}"),
+        "32",
+    );
+    at(&body("im2col::w", "3d", "%r1, %r2, %r3", "{0, 32}"), "32");
+    // 16-bit values.
+    at(
+        &body("im2col::w", "3d", "%r1, %r2, %r3", "{%r4, %rs1}"),
+        "%r4",
+    );
+    // Load modes only.
+    let store = "\tcp.async.bulk.tensor.3d.global.shared::cta.im2col::w.bulk_group \
+                 [%rd1, {%r1, %r2, %r3}], [tile];";
+    at(store, "im2col::w");
+    let reduce = "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col::w::128.bulk_group \
+                  [%rd1, {%r1, %r2, %r3}], [tile];";
+    at(reduce, "im2col::w::128");
+    // One load mode.
+    at(
+        &body("im2col::w.tile", "3d", "%r1, %r2, %r3", "{%rs1, %rs2}"),
+        "im2col::w",
+    );
+}
+
+#[test]
+fn wide_im2col_modes_are_gated_as_the_isa_says() {
+    let cta = "\tcp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes \
+               [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1, %rs2};";
+    refused_with("8.6", "sm_90a", cta, "sm_100");
+    refused_with("8.5", "sm_100", cta, "8.6");
+    let cluster = cta.replace("shared::cta", "shared::cluster");
+    refused_with("8.6", "sm_100", &cluster, "sm_100a");
+    refused_with("8.8", "sm_120a", &cluster, "sm_100a");
+    let w128 = cta.replace("im2col::w", "im2col::w::128");
+    refused_with("8.6", "sm_100", &w128, "`.im2col::w::128`");
+    let prefetch = "\tcp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w \
+                    [%rd1, {%r1, %r2, %r3}], {%rs1, %rs2};";
+    refused_with("8.6", "sm_100", prefetch, "sm_100a");
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod logic;
 mod prmt;
 // --- data movement and conversion ---
 mod async_copy;
+mod bulk_multicast;
 mod convert;
 mod convert_model;
 mod kernel_case;
@@ -28,6 +29,7 @@ mod sm90;
 mod spaces;
 mod tensor_copy;
 mod tensor_im2col;
+mod tensor_im2col_wide;
 mod tensor_model;
 mod video;
 mod video_model;
@@ -64,8 +66,10 @@ pub fn all() -> Vec<Case> {
     v.extend(spaces::cases());
     v.extend(sm90::cases());
     v.extend(mbarrier::cases());
+    v.extend(bulk_multicast::cases());
     v.extend(tensor_copy::cases());
     v.extend(tensor_im2col::cases());
+    v.extend(tensor_im2col_wide::cases());
     v.extend(async_copy::cases());
     v.extend(video::cases());
     v.extend(matrix::cases());

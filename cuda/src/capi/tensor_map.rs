@@ -1,12 +1,14 @@
 //! Tensor maps: `cuTensorMapEncodeTiled` and `cuTensorMapReplaceAddress` write the 128-byte
 //! `CUtensorMap` that `cp.async.bulk.tensor` reads, in the layout of
 //! `ptxvk_translator::tensor_map` (decision record 0107). The arguments are checked as CUDA
-//! documents them. `cuTensorMapEncodeIm2col` writes the im2col maps of `.im2col` loads; the
-//! wide im2col form is not implemented.
+//! documents them. `cuTensorMapEncodeIm2col` writes the im2col maps of `.im2col` loads and
+//! `cuTensorMapEncodeIm2colWide` those of the `.im2col::w` and `.im2col::w::128` loads.
 
 use std::ffi::c_void;
 
-use ptxvk_runtime::translator::tensor_map::{self as tm, Im2col, TensorMapError, Tiled};
+use ptxvk_runtime::translator::tensor_map::{
+    self as tm, Im2col, Im2colWide, TensorMapError, Tiled,
+};
 
 use super::entry;
 use crate::error::{CUresult, CuError, CuResult};
@@ -150,6 +152,69 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
                 pixels_per_column,
                 element_strides,
                 interleave,
+                swizzle,
+                l2_promotion,
+                oob_fill,
+            })
+            .map_err(map_error)?;
+            // SAFETY: CUDA's contract: 128 writable bytes.
+            let out = unsafe { map_bytes(tensor_map) }?;
+            *out = encoded;
+            Ok(())
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
+    tensor_map: *mut c_void,
+    data_type: u32,
+    rank: u32,
+    global_address: *mut c_void,
+    global_dim: *const u64,
+    global_strides: *const u64,
+    pixel_box_lower_corner_width: i32,
+    pixel_box_upper_corner_width: i32,
+    channels_per_pixel: u32,
+    pixels_per_column: u32,
+    element_strides: *const u32,
+    interleave: u32,
+    mode: u32,
+    swizzle: u32,
+    l2_promotion: u32,
+    oob_fill: u32,
+) -> CUresult {
+    entry(
+        "cuTensorMapEncodeIm2colWide",
+        format_args!(
+            "{tensor_map:?}, {data_type}, {rank}, {global_address:?}, \
+             {pixel_box_lower_corner_width}, {pixel_box_upper_corner_width}, \
+             {channels_per_pixel}, {pixels_per_column}, {interleave}, {mode}, {swizzle}, \
+             {l2_promotion}, {oob_fill}"
+        ),
+        || {
+            if !(3..=tm::MAX_RANK as u32).contains(&rank) {
+                return Err(CuError::invalid(format!(
+                    "im2col tensor rank {rank} (3 to 5)"
+                )));
+            }
+            let n = rank as usize;
+            // SAFETY (all three): CUDA's contract, `rank` entries (`rank - 1` strides).
+            let dims = unsafe { array(global_dim, n, "globalDim") }?;
+            let strides = unsafe { array(global_strides, n - 1, "globalStrides") }?;
+            let element_strides = unsafe { array(element_strides, n, "elementStrides") }?;
+            let encoded = tm::encode_im2col_wide(&Im2colWide {
+                data_type,
+                address: global_address as u64,
+                dims,
+                strides,
+                lower_corner_w: pixel_box_lower_corner_width,
+                upper_corner_w: pixel_box_upper_corner_width,
+                channels_per_pixel,
+                pixels_per_column,
+                element_strides,
+                interleave,
+                mode,
                 swizzle,
                 l2_promotion,
                 oob_fill,

@@ -5,7 +5,8 @@
  * documentation rules out return CUDA_ERROR_INVALID_VALUE, and cuTensorMapReplaceAddress
  * moves a map to another tensor. cuTensorMapEncodeIm2col's maps are read by an `.im2col` load
  * of a column of pixels (over the image's edge and into the next image), checked likewise, and
- * the im2col arguments its documentation rules out are refused the same way.
+ * the im2col arguments its documentation rules out are refused the same way, as are
+ * cuTensorMapEncodeIm2colWide's.
  * Exits 0 when every check holds; otherwise prints the failed check and exits 1. */
 #include <cuda.h>
 #include <stdint.h>
@@ -238,6 +239,41 @@ static void im2col_maps(CUmodule mod) {
     CHECK(cuMemFree(tensor));
 }
 
+/* cuTensorMapEncodeIm2colWide (the `.im2col::w` loads' maps): valid W and W128 maps, and what
+ * its documentation rules out: no or the 32-byte swizzle, an unknown mode, a W corner outside
+ * [-2^15, 2^15 - 1] (whatever the rank), rows wider than the swizzle, pixelsPerColumn above
+ * 1024 in the W mode (W128 ignores it), a rank outside 3-5 and a NULL map. */
+static void wide_maps(void) {
+    CUdeviceptr tensor;
+    CHECK(cuMemAlloc(&tensor, 4096));
+    const cuuint64_t dims[4] = {16, 40, 2, 2};
+    const cuuint64_t strides[3] = {32, 1280, 2560};
+    const cuuint32_t es[4] = {1, 1, 1, 1};
+    _Alignas(64) CUtensorMap map;
+#define WIDE(m, rank, lo, hi, channels, pixels, mode, swizzle)                                  \
+    cuTensorMapEncodeIm2colWide(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, rank, (void *)tensor, dims, \
+                                strides, lo, hi, channels, pixels, es,                          \
+                                CU_TENSOR_MAP_INTERLEAVE_NONE, mode, swizzle,                   \
+                                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    const CUtensorMapIm2ColWideMode w = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
+                                    w128 = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128;
+    CHECK(WIDE(&map, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_64B));
+    CHECK(WIDE(&map, 4, -300, 200, 16, 5000, w128, CU_TENSOR_MAP_SWIZZLE_128B));
+    EXPECT(WIDE(&map, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_NONE), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(&map, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_32B), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(&map, 4, -1, -1, 16, 64, (CUtensorMapIm2ColWideMode)2, CU_TENSOR_MAP_SWIZZLE_64B),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(&map, 4, -32769, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_64B),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(&map, 4, -1, -1, 64, 64, w, CU_TENSOR_MAP_SWIZZLE_64B), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(&map, 4, -1, -1, 16, 1025, w, CU_TENSOR_MAP_SWIZZLE_64B),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(&map, 2, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_64B), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(WIDE(NULL, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_64B), CUDA_ERROR_INVALID_VALUE);
+#undef WIDE
+    CHECK(cuMemFree(tensor));
+}
+
 int main(void) {
     CHECK(cuInit(0));
     CUdevice dev;
@@ -319,6 +355,7 @@ int main(void) {
     CHECK(cuModuleLoadData(&mod, COLUMN_PTX));
     im2col_maps(mod);
     CHECK(cuModuleUnload(mod));
+    wide_maps();
     CHECK(cuCtxDestroy(ctx));
     if (failures) {
         fprintf(stderr, "tensor_map: %d failures\n", failures);

@@ -7,7 +7,8 @@
 //! requires for that. The bulk copies are done the same way, and then complete their
 //! transaction on the mbarrier they name (`mbarrier.rs`); `cp.async.mbarrier.arrive` finds
 //! the thread's copies done, so its arrive-on happens at once (`.noinc`), or cancels against
-//! the pending-count increment it makes first (without `.noinc`).
+//! the pending-count increment it makes first (without `.noinc`). A `.multicast::cluster` load
+//! copies only when its mask names this block ([`multicast`]).
 
 mod map_edit;
 mod reduce;
@@ -72,47 +73,77 @@ fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
         cx.unsupported("this `cp.async.bulk` addressing");
         return;
     };
-    let zero = cx.konst(Ty::I32, 0);
-    let i_var = spill(cx, zero, Ty::I32, "bulk.i");
-    let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = head;
-    let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
-    let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
-    let more = cx.bin(BinOp::ULt, i, n);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: more,
-        then: body,
-        else_: exit,
-    };
-    cx.cur = body;
-    let at = |cx: &mut Cx<'_>, var: VarId, global: bool| {
+    multicast(cx, b.multicast.as_ref(), |cx| {
+        let zero = cx.konst(Ty::I32, 0);
+        let i_var = spill(cx, zero, Ty::I32, "bulk.i");
+        let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+        cx.cur = head;
         let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
-        if global {
-            let a = cx.emit(Ty::I64, Op::LoadVar(var));
-            let i = cx.conv(ConvOp::ZExt, i, Ty::I64);
-            Where::Global(cx.bin(BinOp::IAdd, a, i))
-        } else {
-            let o = cx.emit(Ty::I32, Op::LoadVar(var));
-            Where::Shared(cx.bin(BinOp::IAdd, o, i))
-        }
-    };
-    let from = at(cx, src_var, src_global);
-    let v = cx.load(from, Ty::I32, MemOrder::Plain);
-    let to = at(cx, dst_var, dst_global);
-    cx.store(to, v, MemOrder::Plain);
-    let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
-    let four = cx.konst(Ty::I32, 4);
-    let next = cx.bin(BinOp::IAdd, i, four);
-    cx.emit_void(Op::StoreVar(i_var, next));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = exit;
-    if let Some(m) = &b.mbar
-        && let Some(idx) = super::mbarrier::object_word(cx, m)
-    {
         let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
-        super::mbarrier::complete_tx(cx, idx, n);
-    }
+        let more = cx.bin(BinOp::ULt, i, n);
+        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            cond: more,
+            then: body,
+            else_: exit,
+        };
+        cx.cur = body;
+        let at = |cx: &mut Cx<'_>, var: VarId, global: bool| {
+            let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
+            if global {
+                let a = cx.emit(Ty::I64, Op::LoadVar(var));
+                let i = cx.conv(ConvOp::ZExt, i, Ty::I64);
+                Where::Global(cx.bin(BinOp::IAdd, a, i))
+            } else {
+                let o = cx.emit(Ty::I32, Op::LoadVar(var));
+                Where::Shared(cx.bin(BinOp::IAdd, o, i))
+            }
+        };
+        let from = at(cx, src_var, src_global);
+        let v = cx.load(from, Ty::I32, MemOrder::Plain);
+        let to = at(cx, dst_var, dst_global);
+        cx.store(to, v, MemOrder::Plain);
+        let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
+        let four = cx.konst(Ty::I32, 4);
+        let next = cx.bin(BinOp::IAdd, i, four);
+        cx.emit_void(Op::StoreVar(i_var, next));
+        cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+        cx.cur = exit;
+        if let Some(m) = &b.mbar
+            && let Some(idx) = super::mbarrier::object_word(cx, m)
+        {
+            let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
+            super::mbarrier::complete_tx(cx, idx, n);
+        }
+    });
+}
+
+/// `.multicast::cluster` (bulk and tensor loads): the copy reaches "the same CTA-relative
+/// offset as dstMem in the shared memory of each destination CTA" that `mask`'s bits name by
+/// cluster rank, each with its mbarrier's complete-tx. ptxvk's clusters hold one block, rank 0,
+/// so `copy` (the copy and its transaction) runs when bit 0 is set; the other bits name no CTA.
+/// Without a mask `copy` just runs.
+fn multicast(cx: &mut Cx<'_>, mask: Option<&Src>, copy: impl FnOnce(&mut Cx<'_>)) {
+    let Some(mask) = mask else {
+        copy(cx);
+        return;
+    };
+    let mask = cx.read(mask, ScalarType::B16);
+    let mask = cx.conv(ConvOp::ZExt, mask, Ty::I32);
+    let one = cx.konst(Ty::I32, 1);
+    let bit = cx.bin(BinOp::And, mask, one);
+    let zero = cx.konst(Ty::I32, 0);
+    let set = cx.bin(BinOp::INe, bit, zero);
+    let (then, done) = (cx.f.new_block(), cx.f.new_block());
+    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        cond: set,
+        then,
+        else_: done,
+    };
+    cx.cur = then;
+    copy(cx);
+    cx.f.block_mut(cx.cur).term = Terminator::Jump(done);
+    cx.cur = done;
 }
 
 fn copy(cx: &mut Cx<'_>, c: &CpAsync) {

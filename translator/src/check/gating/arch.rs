@@ -9,7 +9,8 @@ pub use super::target::{Arch, Suffix};
 
 /// One row: instructions `op` meeting `when` (as in [`super::Gate`]) need a target with a
 /// suffix whose architecture is one of `family` (the first being the one that introduced the
-/// feature), an `f` suffix doing unless `specific_only`; `what` names the feature.
+/// feature), an `f` suffix doing unless `specific_only`; `what` names the feature. An error
+/// points at the modifier of the first condition.
 #[derive(Clone, Copy, Debug)]
 pub struct ArchGate {
     pub op: &'static str,
@@ -55,6 +56,31 @@ pub const ARCH_GATES: &[ArchGate] = &[
         specific_only: false,
         what: "`tensormap.replace`",
     },
+    // `cp.async.bulk.tensor`'s notes: `.im2col::w` requires "sm_100a when destination state
+    // space is .shared::cluster and is supported on sm_100f from PTX ISA version 8.8", sm_100
+    // or higher into `.shared::cta`; `.im2col::w::128` is sm_100a's, sm_101a's (renamed sm_110a)
+    // and their families'. The prefetch's table row gates both wide modes the same way.
+    ArchGate {
+        op: "cp",
+        when: &["im2col::w", "shared::cluster", "tensor"],
+        family: &[100, 101, 103, 110],
+        specific_only: false,
+        what: "`cp.async.bulk.tensor` in `.im2col::w` into `.shared::cluster`",
+    },
+    ArchGate {
+        op: "cp",
+        when: &["im2col::w::128", "tensor"],
+        family: &[100, 101, 103, 110],
+        specific_only: false,
+        what: "the `.im2col::w::128` load mode",
+    },
+    ArchGate {
+        op: "cp",
+        when: &["im2col::w", "prefetch", "tensor"],
+        family: &[100, 101, 103, 110],
+        specific_only: false,
+        what: "`cp.async.bulk.prefetch.tensor` in `.im2col::w`",
+    },
     // Every `wgmma` instruction's notes: "Requires sm_90a"; no later architecture has them.
     ArchGate {
         op: "wgmma",
@@ -80,11 +106,16 @@ pub fn has(arch: Arch, family: &[u32], specific_only: bool) -> bool {
     suffix_ok && family.contains(&arch.sm)
 }
 
+/// The first row `op` with `modifiers` fails on `arch`, if any.
+pub fn failing(arch: Arch, op: &str, modifiers: &[&str]) -> Option<&'static ArchGate> {
+    ARCH_GATES
+        .iter()
+        .find(|g| g.op == op && applies_to(g, modifiers) && !has(arch, g.family, g.specific_only))
+}
+
 /// The error for the first row `op` with `modifiers` fails on `arch`, if any.
 pub fn failure(arch: Arch, op: &str, modifiers: &[&str]) -> Option<String> {
-    let gate = ARCH_GATES.iter().find(|g| {
-        g.op == op && applies_to(g, modifiers) && !has(arch, g.family, g.specific_only)
-    })?;
+    let gate = failing(arch, op, modifiers)?;
     let first = gate.family[0];
     let specific = gate.family.iter().map(|sm| format!("sm_{sm}a"));
     if gate.specific_only {
@@ -177,6 +208,44 @@ mod tests {
         let e = failure(arch("sm_90"), "tensormap", &["replace", "tile"]).unwrap_or_default();
         assert!(e.contains("sm_90a") && e.contains("sm_100f"), "{e}");
         assert!(!e.contains("sm_90f"), "{e}");
+    }
+
+    #[test]
+    fn the_wide_im2col_modes_follow_their_destination() {
+        let load = |dst| ["async", "bulk", "tensor", "3d", dst, "global", "im2col::w"];
+        for t in ["sm_100a", "sm_100f", "sm_103a", "sm_110f"] {
+            assert_eq!(
+                failure(arch(t), "cp", &load("shared::cluster")),
+                None,
+                "{t}"
+            );
+        }
+        let e = failure(arch("sm_100"), "cp", &load("shared::cluster")).unwrap_or_default();
+        assert!(e.contains("sm_100a") && e.contains("sm_100f"), "{e}");
+        // Into the CTA's own shared memory any sm_100 will do.
+        assert_eq!(failure(arch("sm_100"), "cp", &load("shared::cta")), None);
+        let w128 = [
+            "async",
+            "bulk",
+            "tensor",
+            "3d",
+            "shared::cta",
+            "im2col::w::128",
+        ];
+        assert!(failure(arch("sm_100"), "cp", &w128).is_some());
+        assert!(failure(arch("sm_120a"), "cp", &w128).is_some());
+        assert_eq!(failure(arch("sm_110a"), "cp", &w128), None);
+        let prefetch = [
+            "async",
+            "bulk",
+            "prefetch",
+            "tensor",
+            "3d",
+            "L2",
+            "im2col::w",
+        ];
+        assert!(failure(arch("sm_100"), "cp", &prefetch).is_some());
+        assert_eq!(failure(arch("sm_100f"), "cp", &prefetch), None);
     }
 
     #[test]

@@ -228,6 +228,14 @@ pub const FORM_GATES: &[Gate] = &[
         (8, 6),
         90,
     ),
+    // The wide im2col modes: PTX ISA 8.6, sm_100 (the `a`/`f` targets for most forms,
+    // `gating::ARCH_GATES`).
+    g(
+        "cp",
+        &["async", "bulk", "tensor", "im2col::w|im2col::w::128"],
+        (8, 6),
+        100,
+    ),
     // ---- 8.7.7 texture ----
     // ---- control flow ----
     g("brx", &["idx"], (6, 0), 30),

@@ -104,15 +104,18 @@ impl FnCx<'_, '_> {
         }
         if super::ARCH_GATES.iter().any(|g| g.op == i.opcode.node) {
             let mods: Vec<&str> = i.modifiers.iter().map(|m| m.node).collect();
-            if let Some(msg) = super::arch::failure(self.m.arch, i.opcode.node, &mods) {
-                // Point at the modifier that makes the form architecture-specific.
+            if let Some(gate) = super::arch::failing(self.m.arch, i.opcode.node, &mods) {
+                let msg =
+                    super::arch::failure(self.m.arch, i.opcode.node, &mods).unwrap_or_default();
+                // Point at the modifier that makes the form architecture-specific: the row's
+                // first condition's.
                 let span = i
                     .modifiers
                     .iter()
                     .find(|m| {
-                        super::ARCH_GATES
-                            .iter()
-                            .any(|g| g.when.iter().any(|c| c.split('|').any(|alt| alt == m.node)))
+                        gate.when
+                            .first()
+                            .is_some_and(|c| c.split('|').any(|alt| alt == m.node))
                     })
                     .map_or(i.opcode.span, |m| m.span);
                 errors.push(

@@ -225,9 +225,6 @@ fn bulk(
     if m.flag("tensor") {
         return tensor::copy(cx, i, m);
     }
-    if m.flag("multicast::cluster") {
-        return not_yet(i, m);
-    }
     // The destination's space is written before the source's.
     let spaces: Vec<StateSpace> = i
         .modifiers
@@ -244,6 +241,7 @@ fn bulk(
     let with_mbar = m.flag("mbarrier::complete_tx::bytes");
     let group = m.flag("bulk_group");
     let hint = m.flag("L2::cache_hint");
+    let multicast = m.flag("multicast::cluster");
     let (dst_space, src_space) = match spaces.as_slice() {
         [d, s] if *s == StateSpace::Global && *d == StateSpace::Shared && with_mbar => (*d, *s),
         [d, s] if *s == StateSpace::Shared && *d == StateSpace::Shared && with_mbar => (*d, *s),
@@ -257,7 +255,19 @@ fn bulk(
             return None;
         }
     };
-    let n = 3 + usize::from(with_mbar) + usize::from(hint);
+    // "The source data is multicast to the same CTA-relative offset as dstMem in the shared
+    // memory of each destination CTA": the `.shared::cluster.global` copy only.
+    let from_global = src_space == StateSpace::Global;
+    let cluster_dst = i.modifiers.iter().any(|x| x.node == "shared::cluster");
+    if multicast && !(from_global && cluster_dst) {
+        m.error_on(
+            "multicast::cluster",
+            "`.multicast::cluster` is for copies from `.global` into `.shared::cluster`",
+            "cp.async.bulk.shared::cluster.global only",
+        );
+        return None;
+    }
+    let n = 3 + usize::from(with_mbar) + usize::from(multicast) + usize::from(hint);
     let ops = operands(cx, i, n)?;
     let dst = cx.address(&ops[0]);
     let src = cx.address(&ops[1]);
@@ -276,6 +286,10 @@ fn bulk(
     } else {
         None
     };
+    let multicast = match multicast {
+        true => Some(cta_mask(cx, &ops[4])?),
+        false => None,
+    };
     if hint {
         cx.src(&ops[n - 1], ScalarType::B64, TypeRule::Strict)?;
     }
@@ -286,7 +300,32 @@ fn bulk(
         src_space,
         size: size?,
         mbar,
+        multicast,
     })))
+}
+
+/// `.multicast::cluster`'s `ctaMask` (bulk and tensor copies): bit `r` names the CTA of cluster
+/// rank `r`. ptxvk's clusters hold one block, rank 0, so a constant mask naming another CTA is
+/// refused; a mask in a register is read when the copy runs, its bit 0 deciding.
+fn cta_mask(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<Src> {
+    let mask = cx.src(op, ScalarType::B16, TypeRule::Strict)?;
+    if let Src::Imm(v) = mask
+        && v & 0xfffe != 0
+    {
+        cx.error(
+            Diagnostic::error(
+                op.span,
+                format!(
+                    "ctaMask {:#06x} names CTAs other than rank 0; ptxvk's clusters hold one block, \
+                     so only bit 0 can be honoured",
+                    v & 0xffff
+                ),
+            )
+            .with_label("a one-block cluster's mask is 0 or 1"),
+        );
+        return None;
+    }
+    Some(mask)
 }
 
 /// The forms ptxvk does not implement yet.

@@ -18,7 +18,8 @@ pub struct CpAsync {
     pub ignore_src: Option<Src>,
 }
 
-/// `cp.async.bulk.dst.src{.mbarrier::complete_tx::bytes | .bulk_group} [dst], [src], size{, [mbar]}`.
+/// `cp.async.bulk.dst.src{.mbarrier::complete_tx::bytes | .bulk_group}{.multicast::cluster}
+/// [dst], [src], size{, [mbar]}{, ctaMask}`.
 #[derive(Clone, Debug)]
 pub struct CpBulk {
     pub dst: Address,
@@ -30,6 +31,8 @@ pub struct CpBulk {
     pub size: Src,
     /// The mbarrier whose tx-count the copy completes.
     pub mbar: Option<Address>,
+    /// `.multicast::cluster`'s 16-bit mask of destination CTAs, as [`TensorDir::Load`]'s.
+    pub multicast: Option<Src>,
 }
 
 /// Where a bulk reduction writes, which decides the element types its operators take.
@@ -105,10 +108,19 @@ pub struct CpBulkTensor {
     /// The tensor map's address (generic, `.param`, `.const` or `.global`: device addresses).
     pub map: Address,
     pub coords: Vec<Src>,
-    /// `.im2col`: the im2col offsets (16-bit, one per dimension between the innermost and
-    /// the outermost); the map is then an im2col one.
-    pub im2col: Option<Vec<Src>>,
+    /// The im2col load modes' operand (the map is then an im2col one); `None` for `.tile`.
+    pub im2col: Option<Im2colInfo>,
     pub dir: TensorDir,
+}
+
+/// The operand of the im2col load modes (`im2colInfo`).
+#[derive(Clone, Debug)]
+pub enum Im2colInfo {
+    /// `.im2col`: the im2col offsets, 16-bit, one per dimension between the innermost and the
+    /// outermost.
+    Offsets(Vec<Src>),
+    /// `.im2col::w` (`w128` false) or `.im2col::w::128`: `{wHalo, wOffset}`, 16-bit unsigned.
+    Wide { halo: Src, offset: Src, w128: bool },
 }
 
 /// A field `tensormap.replace` writes, decoded into what ptxvk's map holds (decision 0107).

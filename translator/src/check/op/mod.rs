@@ -29,8 +29,8 @@ mod wgmma;
 use crate::check::operand::{Dst, Src};
 pub use arith::{Arith, MulMode};
 pub use async_copy::{
-    AsyncCopy, CpAsync, CpBulk, CpBulkReduce, CpBulkTensor, MapField, ReduceInto, TensorDir,
-    reduce_types,
+    AsyncCopy, CpAsync, CpBulk, CpBulkReduce, CpBulkTensor, Im2colInfo, MapField, ReduceInto,
+    TensorDir, reduce_types,
 };
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use cmp::{BoolOp, CmpOp, Set, Setp, Slct};

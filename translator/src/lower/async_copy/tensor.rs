@@ -14,6 +14,8 @@
 //! `.im2col` loads walk the same dense box, `pixelsPerColumn` rows of `channelsPerPixel`
 //! elements: each row is one pixel, and the walk carries the pixel's position (dimensions 1 to
 //! N - 1) from row to row as the ISA's im2col mode traverses the bounding box ([`im2col`]).
+//! The `.im2col::w` modes are that walk with a box one pixel high and deep, plus halo rows
+//! ([`Wide`]).
 //!
 //! `cp.reduce.async.bulk.tensor` walks the box an element at a time instead (elements are
 //! aligned to their size in both memories) and combines each element inside the tensor with
@@ -21,7 +23,7 @@
 //! element type, which is only known when the copy runs: the types the ISA lists for the
 //! operator each get a branch, and other types leave the tensor unchanged.
 
-use crate::check::inst::{AtomOp, CpBulkTensor, ReduceInto, TensorDir, reduce_types};
+use crate::check::inst::{AtomOp, CpBulkTensor, Im2colInfo, ReduceInto, TensorDir, reduce_types};
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
 use crate::lower::cx::Cx;
 use crate::lower::memory::Where;
@@ -75,40 +77,17 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
         None => return,
     };
     let shared = spill(cx, shared, Ty::I32, "tensor.shared");
-    // A multicast's one destination CTA, rank 0, is this block: the copy happens, with its
-    // mbarrier's transaction, if the mask's bit 0 names it.
-    let mut skip = None;
-    if let TensorDir::Load {
-        multicast: Some(mask),
-        ..
-    } = &t.dir
-    {
-        let mask = cx.read(mask, ScalarType::B16);
-        let mask = cx.conv(ConvOp::ZExt, mask, Ty::I32);
-        let one = cx.konst(Ty::I32, 1);
-        let bit = cx.bin(BinOp::And, mask, one);
-        let zero = cx.konst(Ty::I32, 0);
-        let set = cx.bin(BinOp::INe, bit, zero);
-        let (copy, done) = (cx.f.new_block(), cx.f.new_block());
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
-            cond: set,
-            then: copy,
-            else_: done,
-        };
-        cx.cur = copy;
-        skip = Some(done);
-    }
-    copy_box(cx, t, map, shared);
-    if let Some(done) = skip {
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(done);
-        cx.cur = done;
-    }
+    let mask = match &t.dir {
+        TensorDir::Load { multicast, .. } => multicast.as_ref(),
+        _ => None,
+    };
+    super::multicast(cx, mask, |cx| copy_box(cx, t, map, shared));
 }
 
 /// The copy itself, once the map and the shared box are known.
 fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
-    if let (Some(offsets), TensorDir::Load { mbar, .. }) = (&t.im2col, &t.dir) {
-        let total = im2col(cx, map, shared, &t.coords, offsets);
+    if let (Some(info), TensorDir::Load { mbar, .. }) = (&t.im2col, &t.dir) {
+        let total = im2col(cx, map, shared, &t.coords, info);
         if let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar) {
             let n = cx.emit(Ty::I32, Op::LoadVar(total));
             crate::lower::mbarrier::complete_tx(cx, idx, n);
@@ -435,6 +414,19 @@ struct Pixel {
     bounds: Option<(VarId, VarId, VarId, VarId)>,
 }
 
+/// How the wide modes lay out their rows: groups of `group` pixels of the walk, each followed
+/// by the `halo` pixels the walk reaches next (ISA "wHalo": `.im2col::w` loads
+/// `pixelsPerColumn` pixels and then the halo, `.im2col::w::128` 128 pixels with the halo after
+/// every 32). The next group goes on from where its halo began.
+struct Wide {
+    /// Rows of a group: `group` + `halo`.
+    rows: VarId,
+    group: VarId,
+    halo: VarId,
+    /// The position of each dimension where the current halo began.
+    saved: Vec<VarId>,
+}
+
 /// `.im2col` (ISA "Im2col mode"): the tensor is a batch of images, dimension 0 the channels,
 /// the last the image, the ones between W, H and D. The bounding box spans, in each of those,
 /// `pixelBoxLowerCorner` to the dimension's last coordinate plus `pixelBoxUpperCorner`; the
@@ -442,13 +434,19 @@ struct Pixel {
 /// the dimension's element stride), wrapping to the box's first W and the next H, then D, then
 /// the next image. Each pixel is read `im2colOffsets` further on in W, H, D, and yields its
 /// `channelsPerPixel` channels from coordinate 0's: one dense row of the box. What lies outside
-/// the tensor is filled as in `.tile` mode. Returns the variable holding the box's bytes.
+/// the tensor is filled as in `.tile` mode.
+///
+/// The wide modes (ISA "im2col::w and im2col::w::128 modes") walk only W: the box is one pixel
+/// in H and D, where the coordinates put it, so the walk wraps from W's end into the next
+/// image. `wOffset` moves the box's W corners and the first pixel alike, which is reading
+/// each pixel `wOffset` further in W; the rows are laid out as [`Wide`] says. Returns the
+/// variable holding the box's bytes.
 fn im2col(
     cx: &mut Cx<'_>,
     map: ValueId,
     shared: VarId,
     coords: &[crate::check::Src],
-    offsets: &[crate::check::Src],
+    info: &Im2colInfo,
 ) -> VarId {
     let Head {
         base,
@@ -459,9 +457,33 @@ fn im2col(
     } = read_head(cx, map);
     let rank = coords.len();
     let cpp = field(cx, map, tm::CHANNELS_PER_PIXEL, Ty::I32);
-    let ppc = field(cx, map, tm::PIXELS_PER_COLUMN, Ty::I32);
+    let ppc = match info {
+        Im2colInfo::Wide { w128: true, .. } => cx.konst(Ty::I32, 128),
+        _ => field(cx, map, tm::PIXELS_PER_COLUMN, Ty::I32),
+    };
     let row_bytes = cx.bin(BinOp::Shl, cpp, shift);
-    let total = cx.bin(BinOp::IMul, ppc, row_bytes);
+    let mut wide = None;
+    let rows = match info {
+        Im2colInfo::Offsets(_) => ppc,
+        Im2colInfo::Wide { halo, w128, .. } => {
+            let halo = cx.read(halo, ScalarType::B16);
+            let halo = cx.conv(ConvOp::ZExt, halo, Ty::I32);
+            let (group, groups) = match w128 {
+                true => (cx.konst(Ty::I32, 32), cx.konst(Ty::I32, 4)),
+                false => (ppc, cx.konst(Ty::I32, 1)),
+            };
+            let rows = cx.bin(BinOp::IAdd, group, halo);
+            let total_rows = cx.bin(BinOp::IMul, rows, groups);
+            wide = Some(Wide {
+                rows: spill(cx, rows, Ty::I32, "im2col.rows"),
+                group: spill(cx, group, Ty::I32, "im2col.group"),
+                halo: spill(cx, halo, Ty::I32, "im2col.halo"),
+                saved: Vec::new(),
+            });
+            total_rows
+        }
+    };
+    let total = cx.bin(BinOp::IMul, rows, row_bytes);
     let extent0 = field(cx, map, tm::DIMS, Ty::I64);
     let c0 = cx.read(&coords[0], ScalarType::S32);
     let c0 = cx.conv(ConvOp::SExt, c0, Ty::I64);
@@ -475,16 +497,30 @@ fn im2col(
         let pos = cx.read(&coords[k], ScalarType::S32);
         let pos = cx.conv(ConvOp::SExt, pos, Ty::I64);
         let bounds = (k + 1 < rank).then(|| {
-            let lo = half_field(cx, map, tm::CORNERS + 2 * (kk - 1));
-            let up = half_field(cx, map, tm::CORNERS + 6 + 2 * (kk - 1));
-            let one = cx.konst(Ty::I64, 1);
-            let last = cx.bin(BinOp::ISub, extent, one);
-            let hi = cx.bin(BinOp::IAdd, last, up);
-            let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * kk, Ty::I32);
-            let es = cx.conv(ConvOp::ZExt, es, Ty::I64);
-            // The offsets are unsigned (CUTLASS and `cuda::ptx` pass `uint16_t`).
-            let off = cx.read(&offsets[k - 1], ScalarType::B16);
-            let off = cx.conv(ConvOp::ZExt, off, Ty::I64);
+            let (lo, hi, es, off) = match info {
+                // H and D of a wide mode: a box of the coordinate's one pixel.
+                Im2colInfo::Wide { .. } if k > 1 => {
+                    let zero = cx.konst(Ty::I64, 0);
+                    (pos, pos, cx.konst(Ty::I64, 1), zero)
+                }
+                _ => {
+                    let lo = half_field(cx, map, tm::CORNERS + 2 * (kk - 1));
+                    let up = half_field(cx, map, tm::CORNERS + 6 + 2 * (kk - 1));
+                    let one = cx.konst(Ty::I64, 1);
+                    let last = cx.bin(BinOp::ISub, extent, one);
+                    let hi = cx.bin(BinOp::IAdd, last, up);
+                    let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * kk, Ty::I32);
+                    let es = cx.conv(ConvOp::ZExt, es, Ty::I64);
+                    // The offsets are unsigned (CUTLASS and `cuda::ptx` pass `uint16_t`).
+                    let off = match info {
+                        Im2colInfo::Offsets(offsets) => &offsets[k - 1],
+                        Im2colInfo::Wide { offset, .. } => offset,
+                    };
+                    let off = cx.read(off, ScalarType::B16);
+                    let off = cx.conv(ConvOp::ZExt, off, Ty::I64);
+                    (lo, hi, es, off)
+                }
+            };
             (
                 spill(cx, lo, Ty::I64, "im2col.lo"),
                 spill(cx, hi, Ty::I64, "im2col.hi"),
@@ -492,6 +528,9 @@ fn im2col(
                 spill(cx, off, Ty::I64, "im2col.off"),
             )
         });
+        if let Some(wd) = &mut wide {
+            wd.saved.push(spill(cx, pos, Ty::I64, "im2col.saved"));
+        }
         pixel.push(Pixel {
             extent: spill(cx, extent, Ty::I64, "im2col.extent"),
             stride: spill(cx, stride, Ty::I64, "im2col.stride"),
@@ -526,7 +565,22 @@ fn im2col(
         let at_start = cx.bin(BinOp::IEq, col, zero);
         let not_first = cx.bin(BinOp::INe, w, zero);
         let mut carry = cx.bin(BinOp::And, at_start, not_first);
-        for p in &pixel {
+        // A wide mode's group after a halo starts where the halo did; its first halo row is
+        // where the next group will.
+        let (mut restart, mut save) = (None, None);
+        if let Some(wd) = &wide {
+            let rows = cx.emit(Ty::I32, Op::LoadVar(wd.rows));
+            let i = cx.bin(BinOp::UMod, r, rows);
+            let first = cx.bin(BinOp::IEq, i, zero);
+            let halo = cx.emit(Ty::I32, Op::LoadVar(wd.halo));
+            let has_halo = cx.bin(BinOp::INe, halo, zero);
+            let again = cx.bin(BinOp::And, carry, first);
+            restart = Some(cx.bin(BinOp::And, again, has_halo));
+            let group = cx.emit(Ty::I32, Op::LoadVar(wd.group));
+            let at_halo = cx.bin(BinOp::IEq, i, group);
+            save = Some(cx.bin(BinOp::And, carry, at_halo));
+        }
+        for (d, p) in pixel.iter().enumerate() {
             let pos = cx.emit(Ty::I64, Op::LoadVar(p.pos));
             let new = match p.bounds {
                 Some((lo, hi, es, _)) => {
@@ -546,6 +600,16 @@ fn im2col(
                     let next = cx.bin(BinOp::IAdd, pos, one);
                     cx.select(carry, next, pos)
                 }
+            };
+            let new = match (&wide, restart, save) {
+                (Some(wd), Some(restart), Some(save)) => {
+                    let saved = cx.emit(Ty::I64, Op::LoadVar(wd.saved[d]));
+                    let new = cx.select(restart, saved, new);
+                    let keep = cx.select(save, new, saved);
+                    cx.emit_void(Op::StoreVar(wd.saved[d], keep));
+                    new
+                }
+                _ => new,
             };
             cx.emit_void(Op::StoreVar(p.pos, new));
         }

@@ -6,14 +6,15 @@
 //! {coords}]{, cache-policy}` and `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp
 //! {.tile}.bulk_group [tensorMap, {coords}], [src]{, cache-policy}`; and the `.im2col` loads
 //! and prefetches (3d to 5d), whose operand after the mbarrier (after the tensor, for a
-//! prefetch) is the vector of N - 2 16-bit im2col offsets. Loads may multicast
-//! (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets) within ptxvk's one-block
-//! clusters.
+//! prefetch) is the vector of N - 2 16-bit im2col offsets; and the `.im2col::w` and
+//! `.im2col::w::128` loads and prefetches, whose operand there is `{wHalo, wOffset}`. Loads may
+//! multicast (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets) within ptxvk's
+//! one-block clusters.
 
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::op::{AsyncCopy, AtomOp, CpBulkTensor, TensorDir};
+use crate::check::op::{AsyncCopy, AtomOp, CpBulkTensor, Im2colInfo, TensorDir};
 use crate::check::operand::Address;
 use crate::check::operands::TypeRule;
 use crate::check::typed::Src;
@@ -22,13 +23,33 @@ use crate::types::{ScalarType, StateSpace};
 
 const DIMS: [(&str, usize); 5] = [("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)];
 
-/// The load modes other than `.tile` and `.im2col`, which ptxvk does not implement.
-const OTHER_MODES: [&str; 5] = [
-    "im2col_no_offs",
-    "im2col::w",
-    "im2col::w::128",
-    "tile::gather4",
-    "tile::scatter4",
+/// The load modes ptxvk does not implement.
+const OTHER_MODES: [&str; 3] = ["im2col_no_offs", "tile::gather4", "tile::scatter4"];
+
+/// A copy's load mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Tile,
+    Im2col,
+    /// `.im2col::w` (false) or `.im2col::w::128` (true).
+    Wide(bool),
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Tile => "tile",
+            Mode::Im2col => "im2col",
+            Mode::Wide(false) => "im2col::w",
+            Mode::Wide(true) => "im2col::w::128",
+        }
+    }
+}
+
+const IM2COL_MODES: [(&str, Mode); 3] = [
+    ("im2col", Mode::Im2col),
+    ("im2col::w", Mode::Wide(false)),
+    ("im2col::w::128", Mode::Wide(true)),
 ];
 
 fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
@@ -39,9 +60,9 @@ fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
     None
 }
 
-/// The decoded forms share the dimension and mode modifiers: the rank, and whether the mode
-/// is `.im2col` (which the ISA defines for 3d to 5d tensors).
-fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usize, bool)> {
+/// The decoded forms share the dimension and mode modifiers: the rank and the load mode (the
+/// im2col ones the ISA defines for 3d to 5d tensors).
+fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usize, Mode)> {
     let Some(n) = m.pick(&DIMS) else {
         m.error(
             "`cp.async.bulk.tensor` needs its dimension (`.1d` to `.5d`)",
@@ -60,25 +81,28 @@ fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usiz
             return None;
         }
     }
-    let im2col = m.flag("im2col");
-    if im2col && m.flag("tile") {
+    let tile = m.flag("tile");
+    let mode = m.pick(&IM2COL_MODES).unwrap_or(Mode::Tile);
+    if mode != Mode::Tile && tile {
         m.error_on(
-            "im2col",
-            "`.tile` and `.im2col` cannot both be given",
+            mode.name(),
+            format!("`.tile` and `.{}` cannot both be given", mode.name()),
             "one load mode",
         );
         return None;
     }
-    if im2col && n < 3 {
+    if mode != Mode::Tile && n < 3 {
         m.error_on(
-            "im2col",
-            format!("the `.im2col` mode is for 3d to 5d tensors; this copy is {n}d"),
+            mode.name(),
+            format!(
+                "the `.{}` mode is for 3d to 5d tensors; this copy is {n}d",
+                mode.name()
+            ),
             "needs .3d, .4d or .5d",
         );
         return None;
     }
-    m.flag("tile");
-    Some((n, im2col))
+    Some((n, mode))
 }
 
 /// The im2col offsets: `{o0, ...}`, one 16-bit value per dimension between the innermost
@@ -117,27 +141,62 @@ fn offsets(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>, n: usize) -> Option<Vec
         .collect()
 }
 
-/// `.multicast::cluster`'s `ctaMask`: bit `r` names the CTA of cluster rank `r`. ptxvk's
-/// clusters hold one block, rank 0, so a constant mask naming another CTA is refused; a mask in
-/// a register is read when the copy runs, its bit 0 deciding.
-fn cta_mask(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<Src> {
-    let mask = cx.src(op, ScalarType::B16, TypeRule::Strict)?;
-    if let Src::Imm(v) = mask
-        && v & 0xfffe != 0
-    {
-        cx.error(
-            Diagnostic::error(
-                op.span,
-                format!(
-                    "ctaMask {:#06x} names CTAs other than rank 0; ptxvk's clusters hold one block,                      so only bit 0 can be honoured",
-                    v & 0xffff
-                ),
-            )
-            .with_label("a one-block cluster's mask is 0 or 1"),
-        );
-        return None;
+/// The operand of an im2col mode: the offsets of `.im2col`, `{wHalo, wOffset}` of the wide
+/// modes.
+fn im2col_info(
+    cx: &mut FnCx<'_, '_>,
+    op: &ast::Operand<'_>,
+    n: usize,
+    mode: Mode,
+) -> Option<Im2colInfo> {
+    let w128 = match mode {
+        Mode::Tile => return None,
+        Mode::Im2col => return offsets(cx, op, n).map(Im2colInfo::Offsets),
+        Mode::Wide(w128) => w128,
+    };
+    let items = match &op.kind {
+        OperandKind::Vector(items) if items.len() == 2 => items,
+        _ => {
+            cx.error(
+                Diagnostic::error(
+                    op.span,
+                    format!(
+                        "the `.{}` mode takes `{{wHalo, wOffset}}`: two 16-bit values",
+                        mode.name()
+                    ),
+                )
+                .with_label("expected {wHalo, wOffset}"),
+            );
+            return None;
+        }
+    };
+    let halo = cx.src(&items[0], ScalarType::B16, TypeRule::Strict)?;
+    let offset = cx.src(&items[1], ScalarType::B16, TypeRule::Strict)?;
+    // ISA: wHalo lies in [0, 512) (`.im2col::w`) or [0, 32) (`.im2col::w::128`), wOffset in
+    // [0, 32).
+    let halo_limit = if w128 { 32 } else { 512 };
+    for (v, item, limit, what) in [
+        (&halo, &items[0], halo_limit, "wHalo"),
+        (&offset, &items[1], 32, "wOffset"),
+    ] {
+        if let Src::Imm(k) = v
+            && (*k & 0xffff) >= limit
+        {
+            cx.error(
+                Diagnostic::error(
+                    item.span,
+                    format!(
+                        "{what} {} is out of range for `.{}`: it lies in [0, {limit})",
+                        k & 0xffff,
+                        mode.name()
+                    ),
+                )
+                .with_label(format!("{what} below {limit}")),
+            );
+            return None;
+        }
     }
-    Some(mask)
+    Some(Im2colInfo::Wide { halo, offset, w128 })
 }
 
 /// `[tensorMap, {c0, ...}]` with `n` coordinates.
@@ -207,7 +266,8 @@ pub fn copy(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let (n, im2col) = dims_and_mode(m, i)?;
+    let (n, mode) = dims_and_mode(m, i)?;
+    let im2col = mode != Mode::Tile;
     let spaces: Vec<StateSpace> = i
         .modifiers
         .iter()
@@ -238,9 +298,12 @@ pub fn copy(
     };
     if im2col && !load {
         m.error_on(
-            "im2col",
-            "`.im2col` is a load mode: a copy into the tensor is `.tile`, `.tile::scatter4` or \
-             `.im2col_no_offs`",
+            mode.name(),
+            format!(
+                "`.{}` is a load mode: a copy into the tensor is `.tile`, `.tile::scatter4` or \
+                 `.im2col_no_offs`",
+                mode.name()
+            ),
             "loads only",
         );
         return None;
@@ -269,14 +332,14 @@ pub fn copy(
     };
     let (map, coords) = map_and_coords(cx, map_op, n)?;
     let mem = cx.address(mem_op)?;
-    let offsets = match im2col {
-        true => Some(offsets(cx, &ops[3], n)?),
+    let info = match im2col {
+        true => Some(im2col_info(cx, &ops[3], n, mode)?),
         false => None,
     };
     let dir = if load {
         let mbar = cx.address(&ops[2])?;
         let multicast = match multicast {
-            true => Some(cta_mask(cx, &ops[3 + usize::from(im2col)])?),
+            true => Some(super::cta_mask(cx, &ops[3 + usize::from(im2col)])?),
             false => None,
         };
         TensorDir::Load {
@@ -287,7 +350,7 @@ pub fn copy(
     } else {
         TensorDir::Store { src: mem }
     };
-    let im2col = offsets;
+    let im2col = info;
     policy(cx, ops, hint)?;
     Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
         map,
@@ -303,7 +366,8 @@ pub fn prefetch(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let (n, im2col) = dims_and_mode(m, i)?;
+    let (n, mode) = dims_and_mode(m, i)?;
+    let im2col = mode != Mode::Tile;
     if !m.flag("L2") || !m.flag("global") {
         m.error(
             "`cp.async.bulk.prefetch.tensor` prefetches `.L2.global`",
@@ -315,7 +379,7 @@ pub fn prefetch(
     operand_count(cx, i, 1 + usize::from(im2col) + usize::from(hint))?;
     map_and_coords(cx, &i.operands[0], n)?;
     if im2col {
-        offsets(cx, &i.operands[1], n)?;
+        im2col_info(cx, &i.operands[1], n, mode)?;
     }
     policy(cx, &i.operands, hint)?;
     Some(AsyncCopy::Prefetch)
@@ -340,12 +404,15 @@ pub fn reduce(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let (n, im2col) = dims_and_mode(m, i)?;
-    if im2col {
+    let (n, mode) = dims_and_mode(m, i)?;
+    if mode != Mode::Tile {
         m.error_on(
-            "im2col",
-            "`.im2col` is a load mode: a reduction into the tensor is `.tile` or \
-             `.im2col_no_offs`",
+            mode.name(),
+            format!(
+                "`.{}` is a load mode: a reduction into the tensor is `.tile` or \
+                 `.im2col_no_offs`",
+                mode.name()
+            ),
             "loads only",
         );
         return None;
