@@ -361,6 +361,50 @@ fn im2col_forms_outside_the_isa_are_refused() {
 }
 
 #[test]
+fn im2col_stores_translate() {
+    translates(
+        "\tcp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2, %r3}], [tile];\n\
+         \tcp.async.bulk.tensor.5d.global.shared::cta.im2col_no_offs.bulk_group.L2::cache_hint \
+         [tmap, {%r1, %r2, %r3, %r4, %r5}], [tile], %rd3;\n\
+         \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;",
+    );
+}
+
+#[test]
+fn im2col_store_forms_outside_the_isa_are_refused() {
+    let at_mode = |body: &str| {
+        family_support::rejected_in(
+            &kernel("8.6", "sm_90", body),
+            body,
+            "im2col_no_offs",
+            Stage::Check,
+        );
+    };
+    // The mode of copies into the tensor: not a load's or a prefetch's, and 3d to 5d.
+    at_mode(
+        "\tcp.async.bulk.tensor.3d.shared::cta.global.im2col_no_offs.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3}], [bar];",
+    );
+    at_mode("\tcp.async.bulk.prefetch.tensor.3d.L2.global.im2col_no_offs [%rd1, {%r1, %r2, %r3}];");
+    at_mode(
+        "\tcp.async.bulk.tensor.2d.global.shared::cta.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2}], [tile];",
+    );
+    // The reduction in this mode is not implemented.
+    at_mode(
+        "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2, %r3}], [tile];",
+    );
+    // No im2colInfo.
+    refused(
+        "\tcp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2, %r3}], [tile], {%rs1};",
+        "takes 2 operands",
+    );
+}
+
+#[test]
 fn unimplemented_modes_are_refused_by_name() {
     refused(
         "\tcp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes \

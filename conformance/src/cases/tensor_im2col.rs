@@ -16,6 +16,12 @@
 //!   channels from coordinate 0's: one dense row in shared memory;
 //! - elements outside the tensor read as zero, or as a NaN with the NaN fill; the swizzle is
 //!   the `.tile` mode's.
+//!
+//! `.im2col_no_offs` stores (ISA: the `.global.shared::cta` direction's load modes are `.tile`,
+//! `.tile::scatter4` and `.im2col_no_offs`, which takes no im2colInfo) write the rows back along
+//! the same traversal with no offsets, leaving what lies outside the tensor alone, within the
+//! ISA's restrictions on that direction: coordinates non-negative, lower corners non-negative,
+//! upper corners non-positive.
 
 use ptxvk_runtime::translator::tensor_map::{Im2col, encode_im2col};
 use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
@@ -45,6 +51,138 @@ struct Column {
     offsets: Vec<u16>,
     /// `.shared::cta` destination, `.L2::cache_hint` and a prefetch of the column first.
     variant: bool,
+}
+
+/// An `.im2col_no_offs` store of a column (`offsets` all zero).
+struct Store(Column);
+
+impl Store {
+    /// The tensor after storing the dense column `column` into `tensor`.
+    fn expect(&self, tensor: &[u8], column: &[u8]) -> Vec<u8> {
+        let c = &self.0;
+        let (e, tile) = (c.esize(), c.tile());
+        let mut out = tensor.to_vec();
+        for (p, pos) in c.pixel_positions().into_iter().enumerate() {
+            let mut at = Some(0u64);
+            for (k, &x) in pos.iter().enumerate() {
+                at = match (at, u64::try_from(x)) {
+                    (Some(a), Ok(x)) if x < c.dims[k + 1] => Some(a + x * c.strides[k]),
+                    _ => None,
+                };
+            }
+            for ch in 0..c.channels as usize {
+                let from = tile.shared((p * c.channels as usize + ch) * e);
+                let x = i64::from(c.coords[0]) + ch as i64;
+                if let Some(a) = at.filter(|_| (0..c.dims[0] as i64).contains(&x)) {
+                    let a = (a + x as u64 * e as u64) as usize;
+                    out[a..a + e].copy_from_slice(&column[from..from + e]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every thread copies `io` into `tile`; thread 0 stores the column into the tensor.
+    fn kernel(&self) -> String {
+        let c = &self.0;
+        let rank = c.rank();
+        let tile = c.bytes().div_ceil(1024) * 1024;
+        let mut set = String::new();
+        for (i, v) in c.coords.iter().enumerate() {
+            set += &format!("\tmov.b32 %r{}, {v};\n", 20 + i);
+        }
+        let coords = (0..rank)
+            .map(|i| format!("%r{}", 20 + i))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "{HEADER}.visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 io, .param .u32 bytes)\n{{\n\
+             \t.reg .pred %p<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
+             \t.shared .align 1024 .b8 tile[{tile}];\n\
+             \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
+             \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n{set}\
+             \tsetp.ne.u32 %p1, %r1, 0;\n\
+             \tmov.u32 %r6, %r1;\nFILL:\n\tsetp.ge.u32 %p3, %r6, %r5;\n\t@%p3 bra FILL_END;\n\
+             \tshl.b32 %r7, %r6, 2;\n\tmov.u32 %r8, tile;\n\tadd.u32 %r8, %r8, %r7;\n\
+             \tmul.wide.u32 %rd4, %r6, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n\
+             \tld.global.u32 %r9, [%rd5];\n\tst.shared.u32 [%r8], %r9;\n\
+             \tadd.u32 %r6, %r6, {THREADS};\n\tbra FILL;\nFILL_END:\n\
+             \tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n\t@%p1 bra END;\n\
+             \tcp.async.bulk.tensor.{rank}d.global.shared::cta.im2col_no_offs.bulk_group \
+             [tmap, {{{coords}}}], [tile];\n\
+             \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;\nEND:\n\tret;\n}}\n"
+        )
+    }
+
+    fn run(&self, ctx: &Context, name: &str, ptx: &str) -> Result<Outcome, ptxvk_runtime::Error> {
+        let c = &self.0;
+        let module = ctx.load_ptx(&format!("{}.ptx", name.replace('/', "_")), ptx)?;
+        let kernel = module.kernel("k")?;
+        let before = pattern(c.tensor_bytes(), 0x2f);
+        let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
+        tensor.write_bytes(0, &before)?;
+        let map = match c.map(tensor.address()) {
+            Ok(m) => m,
+            Err(e) => return Ok(Outcome::Fail(e)),
+        };
+        let n = c.bytes();
+        let column = pattern(n, 0x91);
+        let io = Buffer::new(ctx, n as u64)?;
+        io.write_bytes(0, &column)?;
+        let cfg = LaunchConfig {
+            grid: [1, 1, 1],
+            block: [THREADS, 1, 1],
+            shared_bytes: 0,
+        };
+        let args = [
+            KernelArg::Bytes(map),
+            (&io).into(),
+            KernelArg::U32(n as u32),
+        ];
+        kernel.launch(&cfg, &args)?;
+        let mut got = vec![0u8; before.len()];
+        tensor.read_bytes(0, &mut got)?;
+        let want = self.expect(&before, &column);
+        Ok(match (0..want.len()).find(|&i| got[i] != want[i]) {
+            None => Outcome::Pass,
+            Some(i) => Outcome::Fail(format!(
+                "tensor byte {i}: expected {:#04x}, got {:#04x}",
+                want[i], got[i]
+            )),
+        })
+    }
+}
+
+fn store_case(name: &str, c: Column) -> Case {
+    let name = format!("tensor/store/{}d/im2col-no-offs/{name}", c.rank());
+    let s = Store(c);
+    let ptx = s.kernel();
+    let (n, p) = (name.clone(), ptx.clone());
+    Case {
+        name,
+        family: FAMILY,
+        ptx,
+        run: Box::new(move |ctx| s.run(ctx, &n, &p).unwrap_or_else(outcome_of)),
+    }
+}
+
+fn stores() -> Vec<(&'static str, Column)> {
+    let mut v = Vec::new();
+    // NHWC with every second W of a box short of the right edge, wrapping into H and on into
+    // the next image and past the last.
+    let mut c = column(U16, 2, &[8, 6, 5, 2]);
+    (c.lower, c.upper) = (vec![0, 0], vec![-1, 0]);
+    (c.channels, c.pixels) = (8, 24);
+    c.element_strides = vec![1, 2, 1, 1];
+    c.coords = vec![0, 1, 2, 0];
+    v.push(("u16-nhwc-strided", c));
+    // NWC under the 128-byte swizzle, the channels running past the tensor's last.
+    let mut c = column(F32, 4, &[40, 10, 2]);
+    (c.channels, c.pixels) = (32, 12);
+    c.swizzle = 3;
+    c.coords = vec![16, 4, 0];
+    v.push(("f32-nwc-swizzle-128b", c));
+    v
 }
 
 impl Column {
@@ -363,6 +501,13 @@ fn rejections() -> Vec<Case> {
              [t], [%rd1, {%r1, %r1, %r1, %r1}], [b], {%rs1, %rs1, %rs1};",
             "{%rs1, %rs1, %rs1}",
         ),
+        // `.im2col_no_offs` is the mode of copies into the tensor.
+        (
+            "im2col-no-offs-load",
+            "cp.async.bulk.tensor.3d.shared::cta.global.im2col_no_offs.mbarrier::complete_tx::bytes \
+             [t], [%rd1, {%r1, %r1, %r1}], [b];",
+            "im2col_no_offs",
+        ),
         // Copies into the tensor have no `.im2col` mode.
         (
             "im2col-store",
@@ -377,6 +522,7 @@ fn rejections() -> Vec<Case> {
 
 pub fn cases() -> Vec<Case> {
     let mut v: Vec<Case> = columns().into_iter().map(|(n, c)| case(n, c)).collect();
+    v.extend(stores().into_iter().map(|(n, c)| store_case(n, c)));
     v.extend(rejections());
     v
 }

@@ -121,6 +121,8 @@ pub enum Im2colInfo {
     Offsets(Vec<Src>),
     /// `.im2col::w` (`w128` false) or `.im2col::w::128`: `{wHalo, wOffset}`, 16-bit unsigned.
     Wide { halo: Src, offset: Src, w128: bool },
+    /// `.im2col_no_offs` (stores): the `.im2col` walk with no offsets.
+    NoOffsets,
 }
 
 /// A field `tensormap.replace` writes, decoded into what ptxvk's map holds (decision 0107).

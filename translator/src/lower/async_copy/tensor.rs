@@ -15,7 +15,8 @@
 //! elements: each row is one pixel, and the walk carries the pixel's position (dimensions 1 to
 //! N - 1) from row to row as the ISA's im2col mode traverses the bounding box ([`im2col`]).
 //! The `.im2col::w` modes are that walk with a box one pixel high and deep, plus halo rows
-//! ([`Wide`]).
+//! ([`Wide`]); `.im2col_no_offs` stores write the rows back along the same walk, without
+//! offsets, skipping what lies outside the tensor as `.tile` stores do.
 //!
 //! `cp.reduce.async.bulk.tensor` walks the box an element at a time instead (elements are
 //! aligned to their size in both memories) and combines each element inside the tensor with
@@ -86,9 +87,12 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
 
 /// The copy itself, once the map and the shared box are known.
 fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
-    if let (Some(info), TensorDir::Load { mbar, .. }) = (&t.im2col, &t.dir) {
-        let total = im2col(cx, map, shared, &t.coords, info);
-        if let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar) {
+    if let Some(info) = &t.im2col {
+        let load = matches!(t.dir, TensorDir::Load { .. });
+        let total = im2col(cx, map, shared, &t.coords, info, load);
+        if let TensorDir::Load { mbar, .. } = &t.dir
+            && let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar)
+        {
             let n = cx.emit(Ty::I32, Op::LoadVar(total));
             crate::lower::mbarrier::complete_tx(cx, idx, n);
         }
@@ -447,6 +451,7 @@ fn im2col(
     shared: VarId,
     coords: &[crate::check::Src],
     info: &Im2colInfo,
+    load: bool,
 ) -> VarId {
     let Head {
         base,
@@ -464,7 +469,7 @@ fn im2col(
     let row_bytes = cx.bin(BinOp::Shl, cpp, shift);
     let mut wide = None;
     let rows = match info {
-        Im2colInfo::Offsets(_) => ppc,
+        Im2colInfo::Offsets(_) | Im2colInfo::NoOffsets => ppc,
         Im2colInfo::Wide { halo, w128, .. } => {
             let halo = cx.read(halo, ScalarType::B16);
             let halo = cx.conv(ConvOp::ZExt, halo, Ty::I32);
@@ -513,11 +518,17 @@ fn im2col(
                     let es = cx.conv(ConvOp::ZExt, es, Ty::I64);
                     // The offsets are unsigned (CUTLASS and `cuda::ptx` pass `uint16_t`).
                     let off = match info {
-                        Im2colInfo::Offsets(offsets) => &offsets[k - 1],
-                        Im2colInfo::Wide { offset, .. } => offset,
+                        Im2colInfo::Offsets(offsets) => Some(&offsets[k - 1]),
+                        Im2colInfo::Wide { offset, .. } => Some(offset),
+                        Im2colInfo::NoOffsets => None,
                     };
-                    let off = cx.read(off, ScalarType::B16);
-                    let off = cx.conv(ConvOp::ZExt, off, Ty::I64);
+                    let off = match off {
+                        Some(off) => {
+                            let off = cx.read(off, ScalarType::B16);
+                            cx.conv(ConvOp::ZExt, off, Ty::I64)
+                        }
+                        None => cx.konst(Ty::I64, 0),
+                    };
                     (lo, hi, es, off)
                 }
             };
@@ -629,7 +640,7 @@ fn im2col(
             let off = cx.bin(BinOp::IMul, c, stride);
             row = cx.bin(BinOp::IAdd, row, off);
         }
-        word_of_row(cx, &b, shared, w, (inside, row, col), true);
+        word_of_row(cx, &b, shared, w, (inside, row, col), load);
         cx.konst(Ty::I32, 4)
     });
     b.total

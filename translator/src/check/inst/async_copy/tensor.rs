@@ -7,7 +7,8 @@
 //! {.tile}.bulk_group [tensorMap, {coords}], [src]{, cache-policy}`; and the `.im2col` loads
 //! and prefetches (3d to 5d), whose operand after the mbarrier (after the tensor, for a
 //! prefetch) is the vector of N - 2 16-bit im2col offsets; and the `.im2col::w` and
-//! `.im2col::w::128` loads and prefetches, whose operand there is `{wHalo, wOffset}`. Loads may
+//! `.im2col::w::128` loads and prefetches, whose operand there is `{wHalo, wOffset}`; and the
+//! `.im2col_no_offs` stores (`.global.shared::cta`), which take no im2col operand. Loads may
 //! multicast (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets) within ptxvk's
 //! one-block clusters.
 
@@ -24,7 +25,7 @@ use crate::types::{ScalarType, StateSpace};
 const DIMS: [(&str, usize); 5] = [("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)];
 
 /// The load modes ptxvk does not implement.
-const OTHER_MODES: [&str; 3] = ["im2col_no_offs", "tile::gather4", "tile::scatter4"];
+const OTHER_MODES: [&str; 2] = ["tile::gather4", "tile::scatter4"];
 
 /// A copy's load mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,8 @@ enum Mode {
     Im2col,
     /// `.im2col::w` (false) or `.im2col::w::128` (true).
     Wide(bool),
+    /// `.im2col_no_offs`, the im2col mode of copies into the tensor.
+    NoOffsets,
 }
 
 impl Mode {
@@ -42,14 +45,16 @@ impl Mode {
             Mode::Im2col => "im2col",
             Mode::Wide(false) => "im2col::w",
             Mode::Wide(true) => "im2col::w::128",
+            Mode::NoOffsets => "im2col_no_offs",
         }
     }
 }
 
-const IM2COL_MODES: [(&str, Mode); 3] = [
+const IM2COL_MODES: [(&str, Mode); 4] = [
     ("im2col", Mode::Im2col),
     ("im2col::w", Mode::Wide(false)),
     ("im2col::w::128", Mode::Wide(true)),
+    ("im2col_no_offs", Mode::NoOffsets),
 ];
 
 fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
@@ -150,7 +155,7 @@ fn im2col_info(
     mode: Mode,
 ) -> Option<Im2colInfo> {
     let w128 = match mode {
-        Mode::Tile => return None,
+        Mode::Tile | Mode::NoOffsets => return None,
         Mode::Im2col => return offsets(cx, op, n).map(Im2colInfo::Offsets),
         Mode::Wide(w128) => w128,
     };
@@ -296,7 +301,16 @@ pub fn copy(
             return None;
         }
     };
-    if im2col && !load {
+    if mode == Mode::NoOffsets && load {
+        m.error_on(
+            mode.name(),
+            "`.im2col_no_offs` is the im2col mode of copies into the tensor: a load is `.im2col`, \
+             `.im2col::w` or `.im2col::w::128`",
+            "stores only",
+        );
+        return None;
+    }
+    if im2col && !load && mode != Mode::NoOffsets {
         m.error_on(
             mode.name(),
             format!(
@@ -319,10 +333,12 @@ pub fn copy(
         );
         return None;
     }
+    // `.im2col_no_offs` takes no im2colInfo.
+    let info_op = im2col && mode != Mode::NoOffsets;
     operand_count(
         cx,
         i,
-        2 + usize::from(load) + usize::from(im2col) + usize::from(multicast) + usize::from(hint),
+        2 + usize::from(load) + usize::from(info_op) + usize::from(multicast) + usize::from(hint),
     )?;
     let ops = &i.operands;
     let (map_op, mem_op) = if load {
@@ -332,9 +348,10 @@ pub fn copy(
     };
     let (map, coords) = map_and_coords(cx, map_op, n)?;
     let mem = cx.address(mem_op)?;
-    let info = match im2col {
-        true => Some(im2col_info(cx, &ops[3], n, mode)?),
-        false => None,
+    let info = match (info_op, mode) {
+        (true, _) => Some(im2col_info(cx, &ops[3], n, mode)?),
+        (false, Mode::NoOffsets) => Some(Im2colInfo::NoOffsets),
+        (false, _) => None,
     };
     let dir = if load {
         let mbar = cx.address(&ops[2])?;
@@ -368,6 +385,15 @@ pub fn prefetch(
 ) -> Option<AsyncCopy> {
     let (n, mode) = dims_and_mode(m, i)?;
     let im2col = mode != Mode::Tile;
+    if mode == Mode::NoOffsets {
+        m.error_on(
+            mode.name(),
+            "`.im2col_no_offs` is the im2col mode of copies into the tensor; a prefetch is \
+             `.tile`, `.im2col`, `.im2col::w` or `.im2col::w::128`",
+            "not a prefetch mode",
+        );
+        return None;
+    }
     if !m.flag("L2") || !m.flag("global") {
         m.error(
             "`cp.async.bulk.prefetch.tensor` prefetches `.L2.global`",
@@ -405,6 +431,18 @@ pub fn reduce(
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
     let (n, mode) = dims_and_mode(m, i)?;
+    if mode == Mode::NoOffsets {
+        m.error_on(
+            mode.name(),
+            format!(
+                "`{}` (the `.im2col_no_offs` load mode of a reduction) is not supported by ptxvk \
+                 yet",
+                m.full_name()
+            ),
+            "not supported yet",
+        );
+        return None;
+    }
     if mode != Mode::Tile {
         m.error_on(
             mode.name(),
