@@ -374,6 +374,12 @@ impl DeviceInfo {
             // Measured by the context's probes.
             loop_limit: None,
             shared_in_device_memory: false,
+            // Mesa's llvmpipe runs a workgroup's invocations in linear order, a SIMD vector at a
+            // time (the warp tests check the lane reads this serves at every vector width).
+            linear_subgroups: self.driver.contains("llvmpipe"),
+            // Launches check it (`Kernel::for_launch`) and take a translation without the
+            // assumption where a block's lanes are not `%tid.x % 32`.
+            lane_shaped_blocks: true,
         }
     }
 }

@@ -325,6 +325,9 @@ pub(crate) struct KernelState {
     /// The kernel translated with its shared arena in device memory, for launches whose shared
     /// memory the device's cannot hold (`spill.rs`); made on the first such launch.
     pub(crate) spilled: Mutex<Option<Arc<KernelState>>>,
+    /// The kernel translated for blocks whose lanes are not `%tid.x % 32`, where this one
+    /// relies on them being (`KernelAbi::lane_shaped_blocks`); made on the first such launch.
+    pub(crate) unshaped: Mutex<Option<Arc<KernelState>>>,
     pub translated: KernelModule,
     entry: CString,
     shader: vk::ShaderModule,
@@ -359,6 +362,7 @@ impl KernelState {
             cache,
             program,
             spilled: Mutex::new(None),
+            unshaped: Mutex::new(None),
             translated,
             entry,
             shader,

@@ -41,20 +41,64 @@ impl KernelState {
         *slot = Some(state.clone());
         Ok(state)
     }
+
+    /// This kernel translated without assuming lanes are `%tid.x % 32` (itself if it does not).
+    fn unshaped(self: &Arc<Self>, ctx: &Context) -> Result<Arc<KernelState>> {
+        if !self.translated.abi.lane_shaped_blocks {
+            return Ok(self.clone());
+        }
+        let mut slot = self.unshaped.lock().map_err(|_| Error::DeviceLost)?;
+        if let Some(s) = slot.as_ref() {
+            return Ok(s.clone());
+        }
+        let profile = DeviceProfile {
+            shared_in_device_memory: self.translated.abi.shared_spilled,
+            lane_shaped_blocks: false,
+            ..ctx.profile().clone()
+        };
+        let translated = translate(ctx, &self.program, &self.translated.abi.name, &profile)?;
+        let state = Arc::new(KernelState::new(
+            &self.vk,
+            self.cache.clone(),
+            self.program.clone(),
+            translated,
+        )?);
+        *slot = Some(state.clone());
+        Ok(state)
+    }
 }
 
 impl Kernel {
     /// The kernel a launch with `cfg` runs: this one, or where the launch's shared memory
     /// (with ptxvk's own) exceeds the device's, this one with its arena in device memory.
+    /// Where its lanes are not `%tid.x % 32` and the translation relied on it, the one
+    /// translated without that assumption (itself spilled where that one's shared memory does
+    /// not fit).
     pub(crate) fn for_launch(&self, cfg: &LaunchConfig) -> Result<Kernel> {
-        let abi = self.abi();
         let threads: u64 = cfg.block.iter().map(|&b| u64::from(b)).product();
-        let total = abi.shared_bytes(threads, cfg.shared_bytes);
-        if abi.shared_spilled || total <= u64::from(self.ctx.info().max_shared_memory_bytes) {
+        let fits = |abi: &KernelAbi| {
+            abi.shared_spilled
+                || abi.shared_bytes(threads, cfg.shared_bytes)
+                    <= u64::from(self.ctx.info().max_shared_memory_bytes)
+        };
+        let mut state = self.state.clone();
+        // At most: unshaped, then spilled (translated for lane-shaped blocks again), then
+        // unshaped again.
+        for _ in 0..3 {
+            let abi = &state.translated.abi;
+            state = if !abi.lane_shaped(cfg.block) {
+                state.unshaped(&self.ctx)?
+            } else if !fits(abi) {
+                state.spilled(&self.ctx)?
+            } else {
+                break;
+            };
+        }
+        if Arc::ptr_eq(&state, &self.state) {
             return Ok(self.clone());
         }
         Ok(Kernel {
-            state: self.state.spilled(&self.ctx)?,
+            state,
             ..self.clone()
         })
     }
@@ -101,6 +145,7 @@ mod tests {
             static_shared_bytes: static_bytes,
             dynamic_shared: true,
             shared_spilled: true,
+            lane_shaped_blocks: false,
             warp_scratch_bytes_per_thread: 12,
             shared_tail_bytes: 8,
             required_subgroup_size: None,

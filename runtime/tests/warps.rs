@@ -369,6 +369,164 @@ fn compiled(ctx: &Context, m: &Module) {
     }
 }
 
+/// One lane read of every lane of `vals` (a block's values in linear order) by the ISA's lane
+/// computation (`shfl_model`); a source lane past the block's end is inactive and the reader
+/// keeps its own value (ptxvk's meaning; the ISA leaves it undefined).
+fn lane_read<T: Copy>(vals: &[T], mode: usize, b: u32, c: u32) -> Vec<T> {
+    (0..vals.len())
+        .map(|t| {
+            let lane = (t % 32) as i32;
+            let (j, _) = shfl_model(mode, lane, b, c);
+            let src = t - t % 32 + j as usize;
+            if src < vals.len() { vals[src] } else { vals[t] }
+        })
+        .collect()
+}
+
+const UP: usize = 0;
+const DOWN: usize = 1;
+const BFLY: usize = 2;
+const IDX: usize = 3;
+
+/// What each kernel of `warp_lanes.ptx` computes over one block, by `lane_read`: every
+/// thread's value, then whether thread (`tid.x`, lane) stores it (`n`: the kernel's parameter).
+type Chain = fn(&[u32]) -> Vec<u32>;
+type Guard = fn(u32, u32, u32) -> bool;
+
+fn lane_kernels() -> Vec<(&'static str, Chain, Guard, bool)> {
+    // (name, chain, guard, whether some read may be served by the subgroup)
+    vec![
+        ("lanes_down", down_chain, |x, _, _| x & 31 == 0, true),
+        (
+            "lanes_bfly_f32",
+            |v| {
+                let v: Vec<f32> = v.iter().map(|x| f32::from_bits(*x)).collect();
+                let add = |a: &[f32], b: &[f32]| -> Vec<f32> {
+                    a.iter().zip(b).map(|(x, y)| x + y).collect()
+                };
+                let v3 = add(&v, &lane_read(&v, BFLY, 1, 31));
+                let v5 = add(&v3, &lane_read(&v3, BFLY, 2, 31));
+                let v6 = lane_read(&v5, BFLY, 4, 31);
+                v5.iter().zip(&v6).map(|(x, y)| (x * y).to_bits()).collect()
+            },
+            |x, _, _| x < 8,
+            true,
+        ),
+        (
+            "lanes_up",
+            |v| {
+                let v11 = lane_read(v, UP, 1, 0);
+                let v12: Vec<u32> = v
+                    .iter()
+                    .zip(&v11)
+                    .map(|(x, y)| x.wrapping_add(y.wrapping_mul(3)))
+                    .collect();
+                let v13 = lane_read(&v12, UP, 2, 0);
+                v12.iter()
+                    .zip(&v13)
+                    .map(|(x, y)| x.wrapping_sub(*y))
+                    .collect()
+            },
+            |_, lane, _| lane == 5,
+            true,
+        ),
+        (
+            "lanes_idx_f32",
+            |v| {
+                let v: Vec<f32> = v.iter().map(|x| f32::from_bits(*x)).collect();
+                let v2 = lane_read(&v, IDX, 3, 31);
+                let v3: Vec<f32> = v.iter().zip(&v2).map(|(x, y)| x - y).collect();
+                let v4 = lane_read(&v3, IDX, 1, 31);
+                v3.iter().zip(&v4).map(|(x, y)| (x * y).to_bits()).collect()
+            },
+            |_, lane, _| lane < 4,
+            true,
+        ),
+        ("lanes_all", down_chain, |_, _, _| true, false),
+        ("lanes_param", down_chain, |x, _, n| x == n, false),
+    ]
+}
+
+fn down_chain(v: &[u32]) -> Vec<u32> {
+    let sum = |a: &[u32], b: &[u32]| -> Vec<u32> {
+        a.iter().zip(b).map(|(x, y)| x.wrapping_add(*y)).collect()
+    };
+    let v1 = sum(v, &lane_read(v, DOWN, 4, 31));
+    let v2 = sum(&v1, &lane_read(&v1, DOWN, 2, 31));
+    sum(&v2, &lane_read(&v2, DOWN, 1, 31))
+}
+
+/// Chains of lane reads whose results only some lanes store (`warp_lanes.ptx`), where the
+/// emulation serves reads that stay within a subgroup by the subgroup, and ones where it must
+/// not, on one-dimensional blocks of 1, 32, 64 and 256 threads and two-dimensional ones whose
+/// lanes are (64 x 2) and are not (16 x 4, 12 x 4) `%tid.x % 32`: every stored word against
+/// the model.
+fn lane_reads(ctx: &Context) {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/ptx/warp_lanes.ptx"
+    ))
+    .unwrap();
+    let m = ctx
+        .load_ptx("warp_lanes.ptx", &text)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let served = ctx.profile().linear_subgroups;
+    let grid = 3u32;
+    for (name, chain, guard, fires) in lane_kernels() {
+        let k = m.kernel(name).unwrap();
+        assert_eq!(
+            k.abi().lane_shaped_blocks,
+            fires && served,
+            "{name}: whether some read is served by the subgroup"
+        );
+        // In 12 x 4 blocks `(tid.x & 31) == 0` holds in lanes 0, 12, 24 and 4, and lane 12's
+        // `shfl.down` by 4 reads lane 16: served for lanes that are `%tid.x % 32` it would be
+        // wrong.
+        for block in [
+            [1u32, 1, 1],
+            [32, 1, 1],
+            [64, 1, 1],
+            [256, 1, 1],
+            [64, 2, 1],
+            [16, 4, 1],
+            [12, 4, 1],
+        ] {
+            let threads = (block[0] * block[1]) as usize;
+            let total = threads * grid as usize;
+            let input: Vec<u32> = ints(total, threads as u64)
+                .iter()
+                .map(|&x| {
+                    if name.ends_with("f32") {
+                        (x as f32 * 0.371).to_bits()
+                    } else {
+                        x as u32
+                    }
+                })
+                .collect();
+            let din = DeviceBuffer::from_slice(ctx, &input).unwrap();
+            let sentinel = 0xDEAD_BEEFu32;
+            let out = DeviceBuffer::from_slice(ctx, &vec![sentinel; total]).unwrap();
+            let n = 3u32;
+            k.launch(&cfg(grid, block), &[(&din).into(), (&out).into(), n.into()])
+                .unwrap();
+            let got = out.to_vec().unwrap();
+            for b in 0..grid as usize {
+                let vals = &input[b * threads..(b + 1) * threads];
+                let want = chain(vals);
+                for t in 0..threads {
+                    let (x, lane) = (t as u32 % block[0], t as u32 % 32);
+                    let w = if guard(x, lane, n) { want[t] } else { sentinel };
+                    assert_eq!(
+                        got[b * threads + t],
+                        w,
+                        "{name} block {block:?} block index {b} thread {t}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Every warp case on the default device (and, through the parent test, at each subgroup size).
 #[test]
 fn warp_cases() {
@@ -382,6 +540,7 @@ fn warp_cases() {
     reduxes(&ctx, &m);
     lanes(&ctx, &m);
     compiled(&ctx, &clang(&ctx));
+    lane_reads(&ctx);
 }
 
 #[test]

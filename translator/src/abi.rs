@@ -68,6 +68,11 @@ pub struct KernelAbi {
     /// [`STATUS_SPILL_BASE`] of the status area.
     #[serde(default)]
     pub shared_spilled: bool,
+    /// The translation serves some lane reads inside one device subgroup
+    /// ([`crate::DeviceProfile::lane_shaped_blocks`]): it is right only for blocks that are
+    /// one-dimensional or whose x size is a multiple of 32 ([`KernelAbi::lane_shaped`]).
+    #[serde(default)]
+    pub lane_shaped_blocks: bool,
     /// Shared memory the warp emulation uses per thread of the block (bytes), on top of the rest.
     pub warp_scratch_bytes_per_thread: u32,
     /// Shared memory ptxvk adds after everything else, whatever the block size (lock and
@@ -173,6 +178,13 @@ impl KernelAbi {
     pub fn arena_bytes(&self, threads: u64, dynamic: u32) -> u64 {
         let rounding = self.static_shared_bytes.next_multiple_of(4) - self.static_shared_bytes;
         self.shared_bytes(threads, dynamic) + u64::from(rounding)
+    }
+
+    /// Whether a launch with blocks of `block` threads may run this translation: always, unless
+    /// it relied on lanes being `%tid.x % 32` ([`KernelAbi::lane_shaped_blocks`]), which holds
+    /// for one-dimensional blocks and blocks whose x size is a multiple of 32.
+    pub fn lane_shaped(&self, block: [u32; 3]) -> bool {
+        !self.lane_shaped_blocks || (block[1] == 1 && block[2] == 1) || block[0] % 32 == 0
     }
 }
 

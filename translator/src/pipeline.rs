@@ -6,7 +6,8 @@
 //! 4. `ir::loop_limit`: loop exits count iterations where the device needs a limit;
 //! 5. `ir::forward`: block-local forwarding and cleanup;
 //! 6. `structurize`: each function's CFG to a structured tree;
-//! 7. `simt`: warps emulated in the kernel's tree, where the device has no 32-wide subgroups;
+//! 7. `simt`: warps emulated in the kernel's tree, where the device has no 32-wide subgroups
+//!    (lane reads that only matter within one device subgroup first become subgroup reads);
 //! 8. `emit`: the IR and its trees to SPIR-V words.
 //!
 //! The device's choices travel in a [`TargetOptions`] made from the profile here, not in the
@@ -132,6 +133,15 @@ pub(crate) fn translate(
     match target.warp {
         WarpStrategy::Emulated => {
             let entry = ir.entry.0 as usize;
+            if let Some(group) = target.lane_group
+                && ir.functions[entry].may_sync
+                && {
+                    let calls = simt::call_effects(&ir);
+                    simt::serve_in_subgroups(&mut ir.functions[entry], &trees[entry], group, &calls)
+                }
+            {
+                abi.lane_shaped_blocks = true;
+            }
             if let Some(words) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
                 ir.warp_scratch_words = words;
                 abi.warp_scratch_bytes_per_thread = 4 * words;

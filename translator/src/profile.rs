@@ -84,6 +84,20 @@ pub struct DeviceProfile {
     /// (docs/decisions/0078-shared-memory-in-device-memory.md).
     #[serde(default)]
     pub shared_in_device_memory: bool,
+    /// In a workgroup that is one-dimensional or whose x size is a multiple of 32, each subgroup
+    /// is a run of consecutive linear invocation indices (x fastest) starting at a multiple of
+    /// its size, and invocations that took different paths run together again where the paths
+    /// merge. llvmpipe runs invocations in that order, a SIMD vector at a time under execution
+    /// masks; the warp emulation then serves lane reads within one subgroup natively
+    /// (docs/decisions/0206-lane-reads-within-a-subgroup.md).
+    #[serde(default)]
+    pub linear_subgroups: bool,
+    /// The kernel will be launched only with blocks that are one-dimensional or whose x size
+    /// is a multiple of 32, so that a lane is `%tid.x % 32`. Not a device property: the runtime
+    /// assumes it and translates again for a launch where it does not hold
+    /// ([`crate::abi::KernelAbi::lane_shaped_blocks`] says whether a translation relied on it).
+    #[serde(default)]
+    pub lane_shaped_blocks: bool,
 }
 
 /// What a launch that a loop limit cut short reports.
@@ -184,6 +198,10 @@ impl DeviceProfile {
             // Measured by the runtime where it matters (Mesa 22.3 has one: `loop_limit`).
             loop_limit: None,
             shared_in_device_memory: false,
+            // Mesa's lp_state_cs.c: invocations in x-fastest order, a SIMD vector at a time.
+            linear_subgroups: true,
+            // Translations for unknown launches make no assumption on the block's shape.
+            lane_shaped_blocks: false,
         }
     }
 }

@@ -20,6 +20,10 @@ pub struct TargetOptions {
     pub signed_zero_inf_nan_preserve: FloatWidths,
     /// Iterations a loop may run before the launch fails (`ir/loop_limit.rs`); `None`: no check.
     pub loop_limit: Option<u32>,
+    /// Under the warp emulation, the width of the aligned lane groups that share a device
+    /// subgroup, where lane reads inside one may be served by the subgroup (`simt/lanes.rs`);
+    /// `None`: every lane read goes through shared memory.
+    pub lane_group: Option<u32>,
 }
 
 impl TargetOptions {
@@ -31,6 +35,21 @@ impl TargetOptions {
             denorm_preserve: profile.denorm_preserve,
             signed_zero_inf_nan_preserve: profile.signed_zero_inf_nan_preserve,
             loop_limit: profile.loop_limit,
+            lane_group: lane_group(profile),
         }
     }
+}
+
+/// The lane groups a device subgroup holds, where the emulation may read lanes through it: the
+/// smallest subgroup the device runs, when its subgroups follow linear invocation order and
+/// launches keep lanes aligned with `%tid.x`.
+fn lane_group(profile: &DeviceProfile) -> Option<u32> {
+    let n = profile.min_subgroup_size;
+    (profile.warp_strategy() == WarpStrategy::Emulated
+        && profile.subgroup_ops
+        && profile.linear_subgroups
+        && profile.lane_shaped_blocks
+        && n.is_power_of_two()
+        && (2..32).contains(&n))
+    .then_some(n)
 }

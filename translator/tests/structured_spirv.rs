@@ -155,6 +155,7 @@ fn random_cfgs_emit_valid_spirv() {
         static_shared_bytes: 0,
         dynamic_shared: false,
         shared_spilled: false,
+        lane_shaped_blocks: false,
         warp_scratch_bytes_per_thread: 0,
         shared_tail_bytes: 0,
         required_subgroup_size: None,

@@ -1,5 +1,6 @@
 //! Warp primitives as Vulkan subgroup operations (strategies `Native32` and `Partitioned`).
-//! With the `Emulated` strategy they never get here: the `simt` pass expands them first.
+//! With the `Emulated` strategy they never get here: the `simt` pass expands them first, all
+//! but the lane reads it proved stay within one subgroup (`WarpOp::SubgroupRead`).
 
 use rspirv::spirv::{self, Capability, GroupOperation, MemorySemantics, Op as S, Word};
 
@@ -77,6 +78,23 @@ impl FnEmitter<'_, '_> {
                 let got = self.shuffle(rt, args[0], args[1])?;
                 // An inactive source lane gives the caller's own value.
                 let active = self.ballot_of(tru)?;
+                let bit = self.e.op(S::ShiftRightLogical, u32t, [active, args[1]]);
+                let bit = self.e.op(S::BitwiseAnd, u32t, [bit, one]);
+                let on = self.e.op(S::INotEqual, bool_t, [bit, zero]);
+                self.e.op(S::Select, rt, [on, got, args[0]])
+            }
+            WarpOp::SubgroupRead => {
+                // `args[1]` names an invocation of this subgroup (subgroups narrower than a
+                // warp: the lowest 32 invocations' ballot bits are the whole subgroup's).
+                self.e.cap(Capability::GroupNonUniformShuffle);
+                self.e.cap(Capability::GroupNonUniformBallot);
+                let sg = self.subgroup();
+                let got = self
+                    .e
+                    .op(S::GroupNonUniformShuffle, rt, [sg, args[0], args[1]]);
+                let v4 = self.e.vector(u32t, 4);
+                let ballot = self.e.op(S::GroupNonUniformBallot, v4, [sg, tru]);
+                let active = self.e.extract(u32t, ballot, 0);
                 let bit = self.e.op(S::ShiftRightLogical, u32t, [active, args[1]]);
                 let bit = self.e.op(S::BitwiseAnd, u32t, [bit, one]);
                 let on = self.e.op(S::INotEqual, bool_t, [bit, zero]);

@@ -209,7 +209,11 @@ pub struct Function {
 impl Op {
     /// Barriers and warp operations: every thread that takes part must reach them together.
     pub fn is_sync(&self) -> bool {
-        matches!(self, Op::Barrier | Op::Warp(..))
+        match self {
+            Op::Barrier => true,
+            Op::Warp(op, _) => *op != WarpOp::SubgroupRead,
+            _ => false,
+        }
     }
 
     /// Marks in `mentioned` the variables this operation loads, stores or writes.
@@ -708,6 +712,10 @@ pub enum WarpOp {
     WorkgroupAny,
     /// How many active threads of the workgroup have `args[0]` true (`bar.red.popc`).
     WorkgroupCount,
+    /// `args[0]` as held by invocation `args[1]` of this thread's device subgroup; the caller's
+    /// own value when that invocation is inactive or does not exist. The SIMT emulation's lane
+    /// reads that stay within one subgroup (`simt/lanes.rs`): not a synchronization point.
+    SubgroupRead,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

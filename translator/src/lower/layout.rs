@@ -290,6 +290,7 @@ pub(super) fn param_layout(func: &check::Function) -> (HashMap<check::LocalId, u
         static_shared_bytes: 0,
         dynamic_shared: false,
         shared_spilled: false,
+        lane_shaped_blocks: false,
         warp_scratch_bytes_per_thread: 0,
         shared_tail_bytes: 0,
         required_subgroup_size: None,

@@ -73,6 +73,8 @@ fn desktop(name: &str) -> DeviceProfile {
         signed_zero_inf_nan_preserve: FloatWidths::ALL,
         loop_limit: None,
         shared_in_device_memory: false,
+        linear_subgroups: false,
+        lane_shaped_blocks: false,
     }
 }
 

@@ -87,7 +87,7 @@ pub fn expand(f: &mut Function, st: VarId, sync_blocks: &[bool], init: BlockId) 
         let mut renamed: Vec<(ValueId, ValueId)> = Vec::new();
         for inst in insts {
             match (&inst.op, inst.result) {
-                (Op::Warp(op, args), result) => {
+                (Op::Warp(op, args), result) if inst.op.is_sync() => {
                     used |= *op != WarpOp::Sync;
                     let r = if *op == WarpOp::Sync {
                         Emit { f, out: &mut out }.barrier();
@@ -709,7 +709,8 @@ impl Emit<'_> {
                 let v = self.load(fr.vote);
                 self.bin(BinOp::INe, v, zero)
             }
-            WarpOp::Sync => return None,
+            // A subgroup read is no synchronization point: `expand` leaves it in place.
+            WarpOp::Sync | WarpOp::SubgroupRead => return None,
         })
     }
 }

@@ -22,7 +22,10 @@
 
 mod expand;
 mod labelled;
+mod lanes;
 mod uniform;
+
+pub use lanes::{call_effects, serve_in_subgroups};
 
 use crate::check::Map as HashMap;
 

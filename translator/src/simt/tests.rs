@@ -21,6 +21,11 @@ fn kernel_on(target: &str, body: &str) -> (Function, Vec<Node>) {
          .visible .entry k(.param .u64 out, .param .u32 n)\n{{\n\
          .reg .pred %p<8>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n{body}\n}}\n"
     );
+    kernel_of(text)
+}
+
+/// The first kernel of the module `text`, as [`kernel`] makes it.
+fn kernel_of(text: String) -> (Function, Vec<Node>) {
     let program = match Program::parse(SourceFile::new("t.ptx", text)) {
         Ok(p) => p,
         Err(d) => panic!("{d}"),
@@ -313,4 +318,172 @@ fn an_mma_waits_at_one_barrier() {
          {mma}\n{mma}\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r8;\nret;"
     );
     assert_eq!(barriers_on("sm_80", &body), (2, 3 + 2 * (1 + 32)));
+}
+
+/// The emulated kernel `k` of module `text` with lane reads inside groups of `group` lanes
+/// served by the subgroup (`None`: none): its barriers, its subgroup reads.
+fn served(text: &str, group: Option<u32>) -> (usize, usize) {
+    let (mut f, mut tree) = kernel_of(text.to_string());
+    if let Some(g) = group {
+        super::serve_in_subgroups(&mut f, &tree, g, &[]);
+    }
+    super::emulate(&mut f, &mut tree);
+    let mut blocks = Vec::new();
+    tree_blocks(&tree, &mut blocks);
+    let count = |p: &dyn Fn(&Op) -> bool| {
+        blocks
+            .iter()
+            .flat_map(|b| &f.block(*b).insts)
+            .filter(|i| p(&i.op))
+            .count()
+    };
+    (
+        count(&|op| matches!(op, Op::Barrier)),
+        count(&|op| matches!(op, Op::Warp(ir::WarpOp::SubgroupRead, _))),
+    )
+}
+
+/// A module with one kernel `k(in, out)` around `body` (registers `%r`, `%f`, `%p`, `%rd`).
+fn module(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<40>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n\
+         .shared .align 4 .b8 warps[32];\n{body}\n}}\n"
+    )
+}
+
+/// `shaders/bench/bench.cu`'s `warp_reduce` as clang compiles it: a warp sum whose lane 0
+/// stores, a barrier, and warp 0's sum of 8 values read by thread 0.
+const WARP_REDUCE: &str = "ld.param.u64 %rd5, [in];\ncvta.to.global.u64 %rd7, %rd5;\n\
+    mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\nshl.b32 %r7, %r2, 8;\n\
+    add.s32 %r8, %r7, %r1;\nmul.wide.u32 %rd8, %r8, 4;\nadd.s64 %rd9, %rd7, %rd8;\n\
+    ld.global.u32 %r9, [%rd9];\n\
+    shfl.sync.down.b32 %r10, %r9, 16, 31, -1;\nadd.s32 %r11, %r10, %r9;\n\
+    shfl.sync.down.b32 %r12, %r11, 8, 31, -1;\nadd.s32 %r13, %r12, %r11;\n\
+    shfl.sync.down.b32 %r14, %r13, 4, 31, -1;\nadd.s32 %r15, %r14, %r13;\n\
+    shfl.sync.down.b32 %r16, %r15, 2, 31, -1;\nadd.s32 %r17, %r16, %r15;\n\
+    shfl.sync.down.b32 %r18, %r17, 1, 31, -1;\n\
+    and.b32 %r19, %r1, 31;\nsetp.ne.s32 %p1, %r19, 0;\nmov.u64 %rd11, warps;\n\
+    @%p1 bra L2;\nadd.s32 %r3, %r18, %r17;\nshr.u32 %r20, %r1, 5;\n\
+    mul.wide.u32 %rd10, %r20, 4;\nadd.s64 %rd2, %rd11, %rd10;\nst.shared.u32 [%rd2], %r3;\n\
+    L2:\nbar.sync 0;\nsetp.gt.u32 %p2, %r1, 31;\n@%p2 bra L7;\n\
+    setp.gt.u32 %p3, %r1, 7;\nmov.b32 %r27, 0;\n@%p3 bra L5;\n\
+    mul.wide.u32 %rd12, %r1, 4;\nadd.s64 %rd3, %rd11, %rd12;\nld.shared.u32 %r27, [%rd3];\n\
+    L5:\nshfl.sync.down.b32 %r22, %r27, 4, 31, -1;\nadd.s32 %r23, %r22, %r27;\n\
+    shfl.sync.down.b32 %r24, %r23, 2, 31, -1;\nadd.s32 %r25, %r24, %r23;\n\
+    shfl.sync.down.b32 %r26, %r25, 1, 31, -1;\nsetp.ne.s32 %p4, %r1, 0;\n@%p4 bra L7;\n\
+    ld.param.u64 %rd6, [out];\ncvta.to.global.u64 %rd1, %rd6;\nadd.s32 %r6, %r26, %r25;\n\
+    mul.wide.u32 %rd14, %r2, 4;\nadd.s64 %rd4, %rd1, %rd14;\nst.global.u32 [%rd4], %r6;\n\
+    L7:\nret;";
+
+#[test]
+fn a_reduction_read_by_lane_0_exchanges_only_across_subgroups() {
+    // Lane 0 of each warp stores the first sum: it reads lane 1 (down 1), which read lanes
+    // 2..3 (down 2), which read 4..7 (down 4): within the first 8 lanes. Down 8 and down 16
+    // are needed in lanes 0..7 and 0..15 and read lanes 8..15 and 16..31: exchanges. Thread 0
+    // alone reads the second sum, all of it within lanes 0..7. Of 8 exchanges and the
+    // `bar.sync`, 2 and the `bar.sync` remain.
+    let text = module(WARP_REDUCE);
+    let (before, none) = served(&text, None);
+    assert_eq!(none, 0);
+    let (after, reads) = served(&text, Some(8));
+    assert_eq!(reads, 6);
+    assert_eq!(before - after, 6, "{before} barriers before, {after} after");
+    // Subgroups of 4: down 4 crosses them too.
+    let (after4, reads4) = served(&text, Some(4));
+    assert_eq!((before - after4, reads4), (4, 4));
+    // Of 16: down 8 stays inside.
+    let (after16, reads16) = served(&text, Some(16));
+    assert_eq!((before - after16, reads16), (7, 7));
+}
+
+#[test]
+fn a_reduction_every_lane_stores_stays_an_exchange() {
+    // Every lane stores its sum: each lane's read is observed, and lane 7 reads lane 8.
+    let body = "mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n\
+                add.s32 %r3, %r2, %r1;\nshfl.sync.bfly.b32 %r4, %r3, 2, 31, -1;\n\
+                add.s32 %r5, %r4, %r3;\nshfl.sync.down.b32 %r6, %r5, 1, 31, -1;\n\
+                ld.param.u64 %rd1, [out];\nmul.wide.u32 %rd2, %r1, 4;\n\
+                add.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r6;\nret;";
+    // bfly 1 and 2 stay inside groups of 8 whoever needs them; down 1 does not (lane 7).
+    let (_, reads) = served(&module(body), Some(8));
+    assert_eq!(reads, 2);
+    // The same stored only by lanes below 7 (`%laneid < 7`): down 1 reads lanes 1..7.
+    let guarded = body.replace(
+        "ld.param.u64 %rd1, [out];",
+        "mov.u32 %r9, %laneid;\nsetp.ge.u32 %p1, %r9, 7;\n@%p1 bra END;\nld.param.u64 %rd1, [out];",
+    ).replace("ret;", "END:\nret;");
+    let (_, reads) = served(&module(&guarded), Some(8));
+    assert_eq!(reads, 3);
+}
+
+#[test]
+fn a_guard_that_is_no_lane_predicate_keeps_the_exchanges() {
+    // `tid.x == n` (a parameter) may hold in any lane; `tid.x / 32 == 0` too.
+    for guard in [
+        "ld.param.u32 %r20, [in];\nsetp.ne.u32 %p1, %r1, %r20;",
+        "shr.u32 %r20, %r1, 5;\nsetp.ne.u32 %p1, %r20, 0;",
+    ] {
+        let body = format!(
+            "mov.u32 %r1, %tid.x;\nshfl.sync.down.b32 %r2, %r1, 16, 31, -1;\n\
+             shfl.sync.down.b32 %r3, %r2, 8, 31, -1;\n{guard}\n@%p1 bra END;\n\
+             ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r3;\nEND:\nret;"
+        );
+        assert_eq!(served(&module(&body), Some(8)).1, 0, "{guard}");
+    }
+    // With `(tid.x & 31) == 0` lane 0 stores: down 8 reads lane 8, down 16 (needed in lanes
+    // 0 and 8) reads 16 and 24: still exchanges. Down 2 then down 1 go native.
+    let body = "mov.u32 %r1, %tid.x;\nshfl.sync.down.b32 %r2, %r1, 2, 31, -1;\n\
+                shfl.sync.down.b32 %r3, %r2, 1, 31, -1;\nand.b32 %r4, %r1, 31;\n\
+                setp.ne.u32 %p1, %r4, 0;\n@%p1 bra END;\n\
+                ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r3;\nEND:\nret;";
+    assert_eq!(served(&module(body), Some(8)).1, 2);
+}
+
+#[test]
+fn a_float_chain_in_a_loop_is_served_where_its_reads_stay_inside() {
+    // A loop keeps re-reading a register written in it: the variable's every store feeds
+    // every load. Bfly 1 inside the loop, lane 0 stores after it.
+    let body = "mov.u32 %r1, %tid.x;\ncvt.rn.f32.u32 %f1, %r1;\nmov.u32 %r5, 0;\n\
+                LOOP:\nshfl.sync.bfly.b32 %f2, %f1, 1, 31, -1;\nadd.f32 %f1, %f1, %f2;\n\
+                add.u32 %r5, %r5, 1;\nsetp.lt.u32 %p2, %r5, 3;\n@%p2 bra LOOP;\n\
+                mov.u32 %r6, %laneid;\nsetp.ne.u32 %p1, %r6, 0;\n@%p1 bra END;\n\
+                ld.param.u64 %rd1, [out];\nst.global.f32 [%rd1], %f1;\nEND:\nret;";
+    assert_eq!(served(&module(body), Some(8)).1, 1);
+    // Bfly 8 in the loop: lane 0 reads lane 8.
+    let far = body.replace("%f1, 1, 31", "%f1, 8, 31");
+    assert_eq!(served(&module(&far), Some(8)).1, 0);
+}
+
+#[test]
+fn a_read_between_shared_accesses_keeps_its_barrier() {
+    // Lane l writes a shared word, the exchange's barrier, then reads its neighbour's word:
+    // without the barrier the write could be unseen.
+    let body = "mov.u32 %r1, %tid.x;\nmov.u64 %rd1, warps;\nand.b32 %r2, %r1, 7;\n\
+                mul.wide.u32 %rd2, %r2, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+                st.shared.u32 [%rd3], %r1;\nshfl.sync.down.b32 %r3, %r1, 1, 31, -1;\n\
+                ld.shared.u32 %r4, [%rd1];\nadd.s32 %r5, %r3, %r4;\n\
+                and.b32 %r6, %r1, 31;\nsetp.ne.u32 %p1, %r6, 0;\n@%p1 bra END;\n\
+                ld.param.u64 %rd5, [out];\nst.global.u32 [%rd5], %r5;\nEND:\nret;";
+    assert_eq!(served(&module(body), Some(8)).1, 0);
+    // A global store after it orders nothing the shared write needs; nor does one after a
+    // global read (the load-reduce-store of most kernels).
+    let body = body.replace("ld.shared.u32 %r4, [%rd1];", "mov.u32 %r4, 0;");
+    assert_eq!(served(&module(&body), Some(8)).1, 1);
+    let load = body
+        .replace(
+            "st.shared.u32 [%rd3], %r1;",
+            "ld.param.u64 %rd6, [in];\nld.global.u32 %r7, [%rd6];",
+        )
+        .replace("add.s32 %r5, %r3, %r4;", "add.s32 %r5, %r3, %r7;");
+    assert_eq!(served(&module(&load), Some(8)).1, 1);
+    // A global store before it and a global load after it keep it.
+    let store = body
+        .replace(
+            "st.shared.u32 [%rd3], %r1;",
+            "ld.param.u64 %rd6, [in];\nst.global.u32 [%rd6], %r1;",
+        )
+        .replace("mov.u32 %r4, 0;", "ld.global.u32 %r4, [%rd6];");
+    assert_eq!(served(&module(&store), Some(8)).1, 0);
 }

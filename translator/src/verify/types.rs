@@ -234,7 +234,7 @@ fn warp(f: &Function, w: WarpOp, args: &[ValueId]) -> Check {
         WarpOp::Ballot | WarpOp::WorkgroupAny | WarpOp::WorkgroupCount => {
             all(f, "warp vote operand", &args[..args.len().min(1)], Ty::Bool)
         }
-        WarpOp::ReadLane => match args {
+        WarpOp::ReadLane | WarpOp::SubgroupRead => match args {
             [_, lane, ..] => {
                 let t = ty(f, *lane)?;
                 want("an integer lane", int(t), t)
