@@ -13,13 +13,15 @@
 mod map_edit;
 mod reduce;
 mod tensor;
+mod walk;
 
 use super::cx::Cx;
 use super::memory::Where;
 use crate::check::Src;
 use crate::check::inst::{AsyncCopy, CpAsync, CpBulk};
-use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
+use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId};
 use crate::types::{ScalarType, StateSpace};
+use walk::{at, base, spill};
 
 pub fn async_copy(cx: &mut Cx<'_>, a: &AsyncCopy) {
     match a {
@@ -57,16 +59,6 @@ fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
     };
     let size = cx.read(&b.size, ScalarType::U32);
     let size_var = spill(cx, size, Ty::I32, "bulk.size");
-    let base = |cx: &mut Cx<'_>, w: Where, name: &'static str| match w {
-        Where::Global(a) => Some((spill(cx, a, Ty::I64, name), true)),
-        Where::Shared(o) => Some((spill(cx, o, Ty::I32, name), false)),
-        Where::Generic(a) => {
-            // A generic address outside its window is undefined behaviour here (ISA).
-            let o = cx.conv(ConvOp::Trunc, a, Ty::I32);
-            Some((spill(cx, o, Ty::I32, name), false))
-        }
-        _ => None,
-    };
     let (Some((src_var, src_global)), Some((dst_var, dst_global))) =
         (base(cx, src, "bulk.src"), base(cx, dst, "bulk.dst"))
     else {
@@ -74,41 +66,12 @@ fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
         return;
     };
     multicast(cx, b.multicast.as_ref(), |cx| {
-        let zero = cx.konst(Ty::I32, 0);
-        let i_var = spill(cx, zero, Ty::I32, "bulk.i");
-        let (head, body, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-        cx.cur = head;
-        let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
-        let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
-        let more = cx.bin(BinOp::ULt, i, n);
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
-            cond: more,
-            then: body,
-            else_: exit,
-        };
-        cx.cur = body;
-        let at = |cx: &mut Cx<'_>, var: VarId, global: bool| {
-            let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
-            if global {
-                let a = cx.emit(Ty::I64, Op::LoadVar(var));
-                let i = cx.conv(ConvOp::ZExt, i, Ty::I64);
-                Where::Global(cx.bin(BinOp::IAdd, a, i))
-            } else {
-                let o = cx.emit(Ty::I32, Op::LoadVar(var));
-                Where::Shared(cx.bin(BinOp::IAdd, o, i))
-            }
-        };
-        let from = at(cx, src_var, src_global);
-        let v = cx.load(from, Ty::I32, MemOrder::Plain);
-        let to = at(cx, dst_var, dst_global);
-        cx.store(to, v, MemOrder::Plain);
-        let i = cx.emit(Ty::I32, Op::LoadVar(i_var));
-        let four = cx.konst(Ty::I32, 4);
-        let next = cx.bin(BinOp::IAdd, i, four);
-        cx.emit_void(Op::StoreVar(i_var, next));
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-        cx.cur = exit;
+        cx.counted_loop("bulk.i", size_var, 4, |cx, i_var| {
+            let from = at(cx, src_var, src_global, i_var);
+            let v = cx.load(from, Ty::I32, MemOrder::Plain);
+            let to = at(cx, dst_var, dst_global, i_var);
+            cx.store(to, v, MemOrder::Plain);
+        });
         if let Some(m) = &b.mbar
             && let Some(idx) = super::mbarrier::object_word(cx, m)
         {
@@ -232,19 +195,12 @@ fn dynamic_copy(cx: &mut Cx<'_>, c: &CpAsync, src: Where, dst: Where) {
         let n = cx.emit(Ty::I32, Op::LoadVar(n_var));
         let kk = cx.konst(Ty::I32, k as u64);
         let inside = cx.bin(BinOp::ULt, kk, n);
-        let (then, next) = (cx.f.new_block(), cx.f.new_block());
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
-            cond: inside,
-            then,
-            else_: next,
-        };
-        cx.cur = then;
-        let a = cx.emit(Ty::I64, Op::LoadVar(src_var));
-        let at = cx.offset_where(Where::Global(a), k as u32);
-        let b = cx.load(at, Ty::I8, MemOrder::Plain);
-        cx.emit_void(Op::StoreVar(*var, b));
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
-        cx.cur = next;
+        cx.if_then(inside, |cx| {
+            let a = cx.emit(Ty::I64, Op::LoadVar(src_var));
+            let at = cx.offset_where(Where::Global(a), k as u32);
+            let b = cx.load(at, Ty::I8, MemOrder::Plain);
+            cx.emit_void(Op::StoreVar(*var, b));
+        });
     }
     for (w, chunk) in byte_vars.chunks(4).enumerate() {
         let bytes: Vec<ValueId> = chunk
@@ -256,10 +212,4 @@ fn dynamic_copy(cx: &mut Cx<'_>, c: &CpAsync, src: Where, dst: Where) {
         let at = cx.offset_where(Where::Shared(off), 4 * w as u32);
         cx.store(at, word, MemOrder::Plain);
     }
-}
-
-fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
-    let var = cx.f.new_var(ty, name);
-    cx.emit_void(Op::StoreVar(var, v));
-    var
 }

@@ -5,9 +5,7 @@
 use super::cx::Cx;
 use super::memory::Where;
 use crate::check::inst::{Atom, AtomOp, AtomSem, Scope as PtxScope};
-use crate::ir::{
-    AtomicOp, BinOp, ConvOp, FpFlags, Op, Ordering, Ptr, Scope, Terminator, Ty, ValueId, VarId,
-};
+use crate::ir::{AtomicOp, BinOp, ConvOp, FpFlags, Op, Ordering, Ptr, Scope, Ty, ValueId, VarId};
 use crate::types::ScalarType::{self, *};
 
 fn scope(s: PtxScope) -> Scope {
@@ -272,15 +270,9 @@ pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
     let done = cx.f.new_var(Ty::Bool, "lock.done");
     let f = cx.konst(Ty::Bool, 0);
     cx.emit_void(Op::StoreVar(done, f));
-    let (head, body, latch, exit) = (
-        cx.f.new_block(),
-        cx.f.new_block(),
-        cx.f.new_block(),
-        cx.f.new_block(),
-    );
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
     // head: try to take the lock.
-    cx.cur = head;
+    let head = cx.jump_to_new_block();
+    let (body, latch, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
     let lock = cx.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
     let zero = cx.konst(Ty::I32, 0);
     let one = cx.konst(Ty::I32, 1);
@@ -295,11 +287,7 @@ pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
         },
     );
     let got = cx.bin(BinOp::IEq, prev, zero);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: got,
-        then: body,
-        else_: latch,
-    };
+    cx.branch(got, body, latch);
     // body: the critical section, then release.
     cx.cur = body;
     critical(cx);
@@ -317,15 +305,11 @@ pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
     );
     let t = cx.konst(Ty::Bool, 1);
     cx.emit_void(Op::StoreVar(done, t));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(latch);
+    cx.jump(latch);
     // latch: retry until done.
     cx.cur = latch;
     let d = cx.emit(Ty::Bool, Op::LoadVar(done));
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: d,
-        then: exit,
-        else_: head,
-    };
+    cx.branch(d, exit, head);
     cx.cur = exit;
 }
 
@@ -508,10 +492,8 @@ fn cas_loop(
         },
     );
     cx.emit_void(Op::StoreVar(cur, first));
-    let head = cx.f.new_block();
+    let head = cx.jump_to_new_block();
     let exit = cx.f.new_block();
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = head;
     let old = cx.emit(word_ty, Op::LoadVar(cur));
     let new = f(cx, old);
     let ptr = ptr_at(cx);
@@ -527,11 +509,7 @@ fn cas_loop(
     );
     cx.emit_void(Op::StoreVar(cur, prev));
     let done = cx.bin(BinOp::IEq, prev, old);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: done,
-        then: exit,
-        else_: head,
-    };
+    cx.branch(done, exit, head);
     cx.cur = exit;
     cx.emit(word_ty, Op::LoadVar(cur))
 }

@@ -1,9 +1,11 @@
 //! The lowering context of one function, `Cx`: what it lowers (module, function, device
 //! profile, the kernel's tables), what it reports (diagnostics, status sites), and the IR it
 //! builds. Building IR (the current function and block, the room a block gets, the values held
-//! per block, the block's constants) is in `build`; its fields are the first group of `Cx`.
+//! per block, the block's constants) is in `build`, and the control flow between blocks in
+//! `flow`; their fields are the first group of `Cx`.
 
 mod build;
+mod flow;
 
 use crate::check::Map as HashMap;
 
@@ -202,14 +204,6 @@ impl Cx<'_> {
 
     pub fn label_block(&self, l: LabelId) -> BlockId {
         self.labels[l.0 as usize]
-    }
-
-    /// Ends the current block with `term` and continues in a new (possibly unreachable) block.
-    pub fn terminate(&mut self, term: Terminator) -> BlockId {
-        self.f.block_mut(self.cur).term = term;
-        let next = self.f.new_block();
-        self.cur = next;
-        next
     }
 
     /// Reports that the current instruction needs something not implemented (or not available).

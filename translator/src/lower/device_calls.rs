@@ -9,8 +9,7 @@ use crate::abi::{self, DeviceCall};
 use crate::check::Src;
 use crate::check::inst::{Call, CallArg};
 use crate::ir::{
-    self, AtomicOp, BinOp, Builtin, ConvOp, Op, Ordering, Ptr, Scope, Terminator, Ty, ValueId,
-    VarId,
+    self, AtomicOp, BinOp, Builtin, ConvOp, Op, Ordering, Ptr, Scope, Ty, ValueId, VarId,
 };
 use crate::printf;
 use crate::types::StateSpace;
@@ -155,20 +154,17 @@ fn vprintf(cx: &mut Cx<'_>, c: &Call) {
     let len = abi::FIFO_RECORD_HEADER + u64::from(arg_bytes).next_multiple_of(8);
     let len32 = cx.konst(Ty::I32, len);
     let (fits, rec_var) = claim_record(cx, len32);
-    let (write, join) = (cx.f.new_block(), cx.f.new_block());
-    branch(cx, fits, write, join);
-    cx.cur = write;
-    let nbytes = cx.konst(Ty::I32, u64::from(arg_bytes));
-    let fmt_addr = arg64(cx, fmt_arg);
-    write_header(cx, rec_var, len32, nbytes, fmt_addr);
-    if arg_bytes > 0 {
-        let src = arg64(cx, args_arg);
-        let src_var = cx.f.new_var(Ty::I64, "printf.args");
-        cx.emit_void(Op::StoreVar(src_var, src));
-        copy_words(cx, src_var, rec_var, arg_bytes / 4);
-    }
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
-    cx.cur = join;
+    cx.if_then(fits, |cx| {
+        let nbytes = cx.konst(Ty::I32, u64::from(arg_bytes));
+        let fmt_addr = arg64(cx, fmt_arg);
+        write_header(cx, rec_var, len32, nbytes, fmt_addr);
+        if arg_bytes > 0 {
+            let src = arg64(cx, args_arg);
+            let src_var = cx.f.new_var(Ty::I64, "printf.args");
+            cx.emit_void(Op::StoreVar(src_var, src));
+            copy_words(cx, src_var, rec_var, arg_bytes / 4);
+        }
+    });
     if let Some(r) = c.rets.first() {
         let n = cx.konst(Ty::I32, args.len() as u64);
         set_result(cx, r, n);
@@ -218,7 +214,7 @@ fn vprintf_dynamic(cx: &mut Cx<'_>, c: &Call, fmt_arg: &CallArg, args_arg: &Call
     let (fits, rec_var) = claim_record(cx, len);
     let fits = cx.bin(BinOp::And, fits, named);
     let [write, head, body, join] = [(); 4].map(|_| cx.f.new_block());
-    branch(cx, fits, write, join);
+    cx.branch(fits, write, join);
     cx.cur = write;
     let len = cx.emit(Ty::I32, Op::LoadVar(len_var));
     let nbytes = cx.emit(Ty::I32, Op::LoadVar(nbytes_var));
@@ -227,13 +223,13 @@ fn vprintf_dynamic(cx: &mut Cx<'_>, c: &Call, fmt_arg: &CallArg, args_arg: &Call
     let byte_var = cx.f.new_var(Ty::I32, "printf.byte");
     let zero32 = cx.konst(Ty::I32, 0);
     cx.emit_void(Op::StoreVar(byte_var, zero32));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.jump(head);
     // One word a trip, from the frame to the record.
     cx.cur = head;
     let b = cx.emit(Ty::I32, Op::LoadVar(byte_var));
     let n = cx.emit(Ty::I32, Op::LoadVar(nbytes_var));
     let more = cx.bin(BinOp::ULt, b, n);
-    branch(cx, more, body, join);
+    cx.branch(more, body, join);
     cx.cur = body;
     let b = cx.emit(Ty::I32, Op::LoadVar(byte_var));
     let o = cx.emit(Ty::I32, Op::LoadVar(off_var));
@@ -247,7 +243,7 @@ fn vprintf_dynamic(cx: &mut Cx<'_>, c: &Call, fmt_arg: &CallArg, args_arg: &Call
     let four = cx.konst(Ty::I32, 4);
     let next = cx.bin(BinOp::IAdd, b, four);
     cx.emit_void(Op::StoreVar(byte_var, next));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
+    cx.jump(head);
     cx.cur = join;
     if let Some(r) = c.rets.first() {
         let fmt = cx.emit(Ty::I64, Op::LoadVar(fmt_var));
@@ -347,9 +343,9 @@ fn malloc(cx: &mut Cx<'_>, c: &Call) {
     let n_var = cx.f.new_var(Ty::I32, "malloc.granules");
     cx.emit_void(Op::StoreVar(n_var, n));
     let [classify, pop, take, bump_b, join] = [(); 5].map(|_| cx.f.new_block());
-    branch(cx, ok, classify, join);
+    cx.branch(ok, classify, join);
     cx.cur = classify;
-    branch(cx, small, pop, bump_b);
+    cx.branch(small, pop, bump_b);
     // Pop: the head's block, replaced by its next with the version raised.
     cx.cur = pop;
     let head_var = cx.f.new_var(Ty::I64, "malloc.head");
@@ -358,7 +354,7 @@ fn malloc(cx: &mut Cx<'_>, c: &Call) {
     let idx = cx.conv(ConvOp::Trunc, h, Ty::I32);
     let zero32 = cx.konst(Ty::I32, 0);
     let empty = cx.bin(BinOp::IEq, idx, zero32);
-    branch(cx, empty, bump_b, take);
+    cx.branch(empty, bump_b, take);
     cx.cur = take;
     let head_addr = head_address(cx, class_var);
     let h = cx.emit(Ty::I64, Op::LoadVar(head_var));
@@ -371,14 +367,14 @@ fn malloc(cx: &mut Cx<'_>, c: &Call) {
     let won = cx.bin(BinOp::IEq, old, h);
     let ptr = offset(cx, block, abi::HEAP_GRANULE);
     cx.emit_void(Op::StoreVar(result, ptr));
-    branch(cx, won, join, pop);
+    cx.branch(won, join, pop);
     // Bump: `n` granules, the first the header.
     cx.cur = bump_b;
     let n = cx.emit(Ty::I32, Op::LoadVar(n_var));
     let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
     let ptr = bump(cx, n, Some(class));
     cx.emit_void(Op::StoreVar(result, ptr));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
+    cx.jump(join);
     cx.cur = join;
     let ptr = cx.emit(Ty::I64, Op::LoadVar(result));
     set_result(cx, r, ptr);
@@ -401,7 +397,7 @@ fn free(cx: &mut Cx<'_>, c: &Call) {
     let block = cx.bin(BinOp::ISub, p, granule);
     cx.emit_void(Op::StoreVar(hdr, block));
     let [read, push, join] = [(); 3].map(|_| cx.f.new_block());
-    branch(cx, live, read, join);
+    cx.branch(live, read, join);
     cx.cur = read;
     let block = cx.emit(Ty::I64, Op::LoadVar(hdr));
     let class = load(cx, Ty::I32, block);
@@ -409,7 +405,7 @@ fn free(cx: &mut Cx<'_>, c: &Call) {
     cx.emit_void(Op::StoreVar(class_var, class));
     let classes = cx.konst(Ty::I32, abi::HEAP_CLASSES.into());
     let small = cx.bin(BinOp::ULt, class, classes);
-    branch(cx, small, push, join);
+    cx.branch(small, push, join);
     cx.cur = push;
     let (head_addr, h) = load_head(cx, class_var);
     let block = cx.emit(Ty::I64, Op::LoadVar(hdr));
@@ -426,12 +422,8 @@ fn free(cx: &mut Cx<'_>, c: &Call) {
     let new = raise_version(cx, h, idx);
     let old = cas(cx, head_addr, h, new);
     let won = cx.bin(BinOp::IEq, old, h);
-    branch(cx, won, join, push);
+    cx.branch(won, join, push);
     cx.cur = join;
-}
-
-fn branch(cx: &mut Cx<'_>, cond: ValueId, then: ir::BlockId, else_: ir::BlockId) {
-    cx.f.block_mut(cx.cur).term = Terminator::Branch { cond, then, else_ };
 }
 
 /// The address of the free list of the class in `class`.
@@ -526,16 +518,13 @@ fn bump(cx: &mut Cx<'_>, n: ValueId, class: Option<ValueId>) -> ValueId {
     cx.emit_void(Op::StoreVar(var, none));
     let class_var = cx.f.new_var(Ty::I32, "malloc.header");
     cx.emit_void(Op::StoreVar(class_var, class));
-    let [write, join] = [(); 2].map(|_| cx.f.new_block());
-    branch(cx, fits, write, join);
-    cx.cur = write;
-    let block = cx.emit(Ty::I64, Op::LoadVar(var));
-    let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
-    store(cx, block, class);
-    let ptr = offset(cx, block, abi::HEAP_GRANULE);
-    cx.emit_void(Op::StoreVar(var, ptr));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
-    cx.cur = join;
+    cx.if_then(fits, |cx| {
+        let block = cx.emit(Ty::I64, Op::LoadVar(var));
+        let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
+        store(cx, block, class);
+        let ptr = offset(cx, block, abi::HEAP_GRANULE);
+        cx.emit_void(Op::StoreVar(var, ptr));
+    });
     cx.emit(Ty::I64, Op::LoadVar(var))
 }
 

@@ -58,9 +58,7 @@ impl Cx<'_> {
                 (av, sv, r)
             })
             .collect();
-        let block = self.f.new_block();
-        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
-        self.cur = block;
+        self.jump_to_new_block();
         for (av, sv, r) in args {
             let ty = self.f.vars[av.0 as usize].ty;
             let v = self.emit(ty, Op::LoadVar(av));
@@ -68,9 +66,7 @@ impl Cx<'_> {
             let x = self.emit(ty, Op::Warp(WarpOp::ReadLane, [v, s].as_slice().into()));
             self.emit_void(Op::StoreVar(r, x));
         }
-        let next = self.f.new_block();
-        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);
-        self.cur = next;
+        self.jump_to_new_block();
     }
 
     /// `(groupID, threadID_in_group)` of this lane.

@@ -2,9 +2,7 @@
 
 use super::cx::Cx;
 use crate::check::inst::{Bar, BarKind, BarRed, Scope as PtxScope};
-use crate::ir::{
-    AtomicOp, BinOp, Builtin, Op, Ordering, Ptr, Scope, Terminator, Ty, UnOp, ValueId, WarpOp,
-};
+use crate::ir::{AtomicOp, BinOp, Builtin, Op, Ordering, Ptr, Scope, Ty, UnOp, ValueId, WarpOp};
 use crate::profile::WarpStrategy;
 use crate::types::ScalarType;
 
@@ -120,49 +118,37 @@ fn counted(cx: &mut Cx<'_>, id: ValueId, count: ValueId, wait: bool) {
     );
     let arrived = cx.bin(BinOp::IAdd, before, one);
     let last = cx.bin(BinOp::IEq, arrived, count);
-    let (release, after) = (cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: last,
-        then: release,
-        else_: after,
-    };
-    cx.cur = release;
-    cx.emit_void(Op::Fence(Scope::Workgroup));
-    let zero = cx.konst(Ty::I32, 0);
-    let (ptr, scope, sem) = relaxed(counter);
-    cx.emit_void(Op::AtomicStore {
-        ptr,
-        value: zero,
-        scope,
-        sem,
-    });
-    let (ptr, scope, sem) = relaxed(generation);
-    cx.emit(
-        Ty::I32,
-        Op::Atomic {
-            op: AtomicOp::Add,
+    cx.if_then(last, |cx| {
+        cx.emit_void(Op::Fence(Scope::Workgroup));
+        let zero = cx.konst(Ty::I32, 0);
+        let (ptr, scope, sem) = relaxed(counter);
+        cx.emit_void(Op::AtomicStore {
             ptr,
-            value: one,
+            value: zero,
             scope,
             sem,
-        },
-    );
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(after);
-    cx.cur = after;
+        });
+        let (ptr, scope, sem) = relaxed(generation);
+        cx.emit(
+            Ty::I32,
+            Op::Atomic {
+                op: AtomicOp::Add,
+                ptr,
+                value: one,
+                scope,
+                sem,
+            },
+        );
+    });
     if !wait {
         return;
     }
-    let (spin, done) = (cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(spin);
-    cx.cur = spin;
+    let spin = cx.jump_to_new_block();
+    let done = cx.f.new_block();
     let (ptr, scope, sem) = relaxed(generation);
     let now = cx.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
     let moved = cx.bin(BinOp::INe, now, seen);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: moved,
-        then: done,
-        else_: spin,
-    };
+    cx.branch(moved, done, spin);
     cx.cur = done;
     cx.emit_void(Op::Fence(Scope::Workgroup));
 }

@@ -21,9 +21,7 @@ impl Cx<'_> {
                 v
             })
             .collect();
-        let block = self.f.new_block();
-        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
-        self.cur = block;
+        self.jump_to_new_block();
         let loaded: smallvec::SmallVec<[ValueId; 3]> = arg_vars
             .iter()
             .map(|&v| {
@@ -40,9 +38,7 @@ impl Cx<'_> {
         if result.is_none() {
             self.emit_void(Op::Warp(op, loaded.as_slice().into()));
         }
-        let next = self.f.new_block();
-        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);
-        self.cur = next;
+        self.jump_to_new_block();
         out.map(|v| {
             let ty = self.f.vars[v.0 as usize].ty;
             self.emit(ty, Op::LoadVar(v))
@@ -51,13 +47,9 @@ impl Cx<'_> {
 
     /// A block-wide barrier, alone in its block like the warp operations.
     pub fn barrier(&mut self) {
-        let block = self.f.new_block();
-        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(block);
-        self.cur = block;
+        self.jump_to_new_block();
         self.emit_void(Op::Barrier);
-        let next = self.f.new_block();
-        self.f.block_mut(self.cur).term = crate::ir::Terminator::Jump(next);
-        self.cur = next;
+        self.jump_to_new_block();
     }
 
     fn u32c(&mut self, v: u32) -> ValueId {

@@ -13,7 +13,7 @@ use super::half;
 use super::softfloat::{self as sf, FloatFormat, Ops, Unpacked, pow2_field};
 use crate::check::inst::FloatOp;
 use crate::float_format::RoundMode;
-use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Terminator, Ty, UnOp, ValueId, VarId};
+use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Ty, UnOp, ValueId, VarId};
 
 use BinOp::*;
 
@@ -413,26 +413,18 @@ fn with_fallback(
             var
         })
         .collect();
-    let slow_block = cx.f.new_block();
-    let merge = cx.f.new_block();
     let not_ok = cx.un(UnOp::Not, ok);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: not_ok,
-        then: slow_block,
-        else_: merge,
-    };
-    cx.cur = slow_block;
-    let vals: Vec<ValueId> = vars
-        .iter()
-        .map(|&var| {
-            let t = cx.f.vars[var.0 as usize].ty;
-            cx.emit(t, Op::LoadVar(var))
-        })
-        .collect();
-    let r = slow(cx, &vals);
-    cx.emit_void(Op::StoreVar(result, r));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(merge);
-    cx.cur = merge;
+    cx.if_then(not_ok, |cx| {
+        let vals: Vec<ValueId> = vars
+            .iter()
+            .map(|&var| {
+                let t = cx.f.vars[var.0 as usize].ty;
+                cx.emit(t, Op::LoadVar(var))
+            })
+            .collect();
+        let r = slow(cx, &vals);
+        cx.emit_void(Op::StoreVar(result, r));
+    });
     cx.emit(ty, Op::LoadVar(result))
 }
 
