@@ -11,6 +11,7 @@
 //! copies only when its mask names this block ([`multicast`]).
 
 mod map_edit;
+mod multicast;
 mod reduce;
 mod tensor;
 mod walk;
@@ -19,7 +20,7 @@ use super::cx::Cx;
 use super::memory::Where;
 use crate::check::Src;
 use crate::check::inst::{AsyncCopy, CpAsync, CpBulk};
-use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId};
+use crate::ir::{BinOp, ConvOp, MemOrder, Op, Ty, ValueId};
 use crate::types::{ScalarType, StateSpace};
 use walk::{at, base, spill};
 
@@ -65,7 +66,7 @@ fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
         cx.unsupported("this `cp.async.bulk` addressing");
         return;
     };
-    multicast(cx, b.multicast.as_ref(), |cx| {
+    multicast::multicast(cx, b.multicast.as_ref(), |cx| {
         cx.counted_loop("bulk.i", size_var, 4, |cx, i_var| {
             let from = at(cx, src_var, src_global, i_var);
             let v = cx.load(from, Ty::I32, MemOrder::Plain);
@@ -79,34 +80,6 @@ fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
             super::mbarrier::complete_tx(cx, idx, n);
         }
     });
-}
-
-/// `.multicast::cluster` (bulk and tensor loads): the copy reaches "the same CTA-relative
-/// offset as dstMem in the shared memory of each destination CTA" that `mask`'s bits name by
-/// cluster rank, each with its mbarrier's complete-tx. ptxvk's clusters hold one block, rank 0,
-/// so `copy` (the copy and its transaction) runs when bit 0 is set; the other bits name no CTA.
-/// Without a mask `copy` just runs.
-fn multicast(cx: &mut Cx<'_>, mask: Option<&Src>, copy: impl FnOnce(&mut Cx<'_>)) {
-    let Some(mask) = mask else {
-        copy(cx);
-        return;
-    };
-    let mask = cx.read(mask, ScalarType::B16);
-    let mask = cx.conv(ConvOp::ZExt, mask, Ty::I32);
-    let one = cx.konst(Ty::I32, 1);
-    let bit = cx.bin(BinOp::And, mask, one);
-    let zero = cx.konst(Ty::I32, 0);
-    let set = cx.bin(BinOp::INe, bit, zero);
-    let (then, done) = (cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
-        cond: set,
-        then,
-        else_: done,
-    };
-    cx.cur = then;
-    copy(cx);
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(done);
-    cx.cur = done;
 }
 
 fn copy(cx: &mut Cx<'_>, c: &CpAsync) {

@@ -6,6 +6,7 @@
 //! the reductions `cp.reduce.async.bulk` are in `async_copy/reduce.rs` and the tensor forms in
 //! `async_copy/tensor.rs`.
 
+mod multicast;
 mod reduce;
 mod tensor;
 mod tensormap;
@@ -287,7 +288,7 @@ fn bulk(
         None
     };
     let multicast = match multicast {
-        true => Some(cta_mask(cx, &ops[4])?),
+        true => Some(multicast::cta_mask(cx, &ops[4])?),
         false => None,
     };
     if hint {
@@ -302,30 +303,6 @@ fn bulk(
         mbar,
         multicast,
     })))
-}
-
-/// `.multicast::cluster`'s `ctaMask` (bulk and tensor copies): bit `r` names the CTA of cluster
-/// rank `r`. ptxvk's clusters hold one block, rank 0, so a constant mask naming another CTA is
-/// refused; a mask in a register is read when the copy runs, its bit 0 deciding.
-fn cta_mask(cx: &mut FnCx<'_, '_>, op: &ast::Operand<'_>) -> Option<Src> {
-    let mask = cx.src(op, ScalarType::B16, TypeRule::Strict)?;
-    if let Src::Imm(v) = mask
-        && v & 0xfffe != 0
-    {
-        cx.error(
-            Diagnostic::error(
-                op.span,
-                format!(
-                    "ctaMask {:#06x} names CTAs other than rank 0; ptxvk's clusters hold one block, \
-                     so only bit 0 can be honoured",
-                    v & 0xffff
-                ),
-            )
-            .with_label("a one-block cluster's mask is 0 or 1"),
-        );
-        return None;
-    }
-    Some(mask)
 }
 
 /// The forms ptxvk does not implement yet.

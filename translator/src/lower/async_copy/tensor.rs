@@ -82,7 +82,7 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
         TensorDir::Load { multicast, .. } => multicast.as_ref(),
         _ => None,
     };
-    super::multicast(cx, mask, |cx| copy_box(cx, t, map, shared));
+    super::multicast::multicast(cx, mask, |cx| copy_box(cx, t, map, shared));
 }
 
 /// The copy itself, once the map and the shared box are known.

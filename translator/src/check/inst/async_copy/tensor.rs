@@ -356,7 +356,10 @@ pub fn copy(
     let dir = if load {
         let mbar = cx.address(&ops[2])?;
         let multicast = match multicast {
-            true => Some(super::cta_mask(cx, &ops[3 + usize::from(im2col)])?),
+            true => Some(super::multicast::cta_mask(
+                cx,
+                &ops[3 + usize::from(im2col)],
+            )?),
             false => None,
         };
         TensorDir::Load {
