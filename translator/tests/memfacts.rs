@@ -338,3 +338,63 @@ fn a_row_pointer_copied_before_a_loop_that_steps_it_and_a_counter_tested_before_
     }
     assert_eq!(tight, 1);
 }
+
+/// Two shared-memory sites indexed by `bfe` fields of a loaded word: an 8-bit field indexes
+/// the 256 words of `hist`, a 9-bit one may reach 511. `bfe` clamps its position and length
+/// in IR the optimiser folds only after the proofs are made.
+const BFE_PTX: &str = r#".version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry bins(.param .u64 in)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	.shared .align 4 .b8 hist[1024];
+	ld.param.u64 %rd1, [in];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.global.u32 %r1, [%rd1];
+	mov.u64 %rd2, hist;
+	bfe.u32 %r2, %r1, 8, 8;
+	mul.wide.u32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	atom.shared.add.u32 %r3, [%rd4], 1;
+	bfe.u32 %r4, %r1, 16, 9;
+	mul.wide.u32 %rd5, %r4, 4;
+	add.s64 %rd6, %rd2, %rd5;
+	atom.shared.add.u32 %r5, [%rd6], 1;
+	ret;
+}
+"#;
+
+#[test]
+fn a_bfe_field_bounds_the_index_it_makes() {
+    let program = Program::parse(SourceFile::new("bfe.ptx", BFE_PTX)).unwrap();
+    let mut profile = DeviceProfile::lavapipe();
+    profile.memcheck = true;
+    let k = program.translate_kernel("bins", &profile).unwrap();
+    ptxvk_translator::validate(&k.spirv).unwrap();
+    let f = k.abi.mem_facts;
+    let launch = Launch {
+        params: &params(&[0x1000], 0),
+        block: [1, 1, 1],
+        grid: [1, 1, 1],
+        dynamic_shared: 0,
+    };
+    let mask = f.proven(&launch, inside(&[(0x1000, 0x1004)]));
+    let values = f.evaluate(&launch);
+    // The ranges of the proven shared-memory facts, as byte spans.
+    let spans: Vec<i128> = f
+        .facts
+        .iter()
+        .enumerate()
+        .filter(|(k, fact)| fact.limit.is_some() && mask >> k & 1 == 1)
+        .map(|(_, fact)| {
+            let (lo, hi) = (values[fact.lo as usize], values[fact.hi as usize]);
+            hi.unwrap() + i128::from(fact.bytes) - lo.unwrap()
+        })
+        .collect();
+    // A field of len bits is below 2^len (the ISA's `bfe`): 256 words for the 8-bit field;
+    // the 9-bit field's 512 words pass the end of `hist`, so it stays checked.
+    assert_eq!(spans, [1024], "{f:?}");
+}

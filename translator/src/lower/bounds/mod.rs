@@ -254,6 +254,8 @@ impl<'f> Analysis<'f> {
                 {
                     return a;
                 }
+                // A constant always evaluates, so the fallback is never taken.
+                Node::Else(a, _) if c(a, &self.nodes).is_some() => return a,
                 Node::Add(a, b) | Node::Sub(a, b) if is(b, 0, &self.nodes) => return a,
                 Node::Add(a, b) if is(a, 0, &self.nodes) => return b,
                 Node::Mul(a, b) if is(b, 1, &self.nodes) => return a,
@@ -271,6 +273,13 @@ impl<'f> Analysis<'f> {
         let i = self.nodes.len() as N - 1;
         self.interned.insert(n, i);
         i
+    }
+
+    fn node_constant(&self, n: N) -> Option<u64> {
+        match self.nodes[n as usize] {
+            Node::Const(c) => Some(c),
+            _ => None,
+        }
     }
 
     fn konst(&mut self, c: u64) -> N {
@@ -494,7 +503,15 @@ impl<'f> Analysis<'f> {
                 count,
                 ..
             } => {
-                let c = self.constant(count)?;
+                // `bfe` clamps its length in IR that is folded only later, so the length
+                // is known through its interval rather than as a constant here.
+                let c = match self.constant(count) {
+                    Some(c) => c,
+                    None => {
+                        let n = self.value(count, at, depth)?;
+                        self.node_constant(n.hi)?
+                    }
+                };
                 (c < u64::from(bits)).then(|| Iv {
                     lo: self.konst(0),
                     hi: self.konst((1 << c) - 1),
