@@ -33,7 +33,7 @@ use crate::{Case, Outcome, outcome_of};
 
 const FAMILY: &str = "9.7.9.25.5 cp.async.bulk.tensor";
 const HEADER: &str = ".version 8.6\n.target sm_90\n.address_size 64\n";
-const THREADS: u32 = 64;
+pub(super) const THREADS: u32 = 64;
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -361,16 +361,47 @@ fn kernel(c: &Column) -> String {
 }
 
 fn run(ctx: &Context, name: &str, ptx: &str, c: &Column) -> Result<Outcome, ptxvk_runtime::Error> {
+    let load = Load {
+        tensor_bytes: c.tensor_bytes(),
+        fill: 0x6b,
+        bytes: c.bytes(),
+        tile: c.tile(),
+        what: "shared column",
+    };
+    run_load(ctx, name, ptx, &load, |a| c.map(a), |t| c.load(t))
+}
+
+/// What an im2col load case's kernel (the one [`kernel`] writes) reads and writes.
+pub(super) struct Load {
+    pub tensor_bytes: usize,
+    /// The seed of the tensor's byte pattern.
+    pub fill: u32,
+    /// The bytes the copy lands in shared memory.
+    pub bytes: usize,
+    pub tile: Spec,
+    pub what: &'static str,
+}
+
+/// Runs a load case's kernel over a patterned tensor whose map `map` encodes, and compares
+/// what landed (and the mbarrier's completed phase) with `expect` of the tensor.
+pub(super) fn run_load(
+    ctx: &Context,
+    name: &str,
+    ptx: &str,
+    l: &Load,
+    map: impl FnOnce(u64) -> Result<Vec<u8>, String>,
+    expect: impl FnOnce(&[u8]) -> Loaded,
+) -> Result<Outcome, ptxvk_runtime::Error> {
     let module = ctx.load_ptx(&format!("{}.ptx", name.replace('/', "_")), ptx)?;
     let kernel = module.kernel("k")?;
-    let before = pattern(c.tensor_bytes(), 0x6b);
+    let before = pattern(l.tensor_bytes, l.fill);
     let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
     tensor.write_bytes(0, &before)?;
-    let map = match c.map(tensor.address()) {
+    let map = match map(tensor.address()) {
         Ok(m) => m,
         Err(e) => return Ok(Outcome::Fail(e)),
     };
-    let n = c.bytes();
+    let n = l.bytes;
     let io = Buffer::new(ctx, (n + 4) as u64)?;
     io.write_bytes(0, &vec![0xa5; n + 4])?;
     let cfg = LaunchConfig {
@@ -391,12 +422,7 @@ fn run(ctx: &Context, name: &str, ptx: &str, c: &Column) -> Result<Outcome, ptxv
             "the mbarrier's phase did not complete after {n} transaction bytes"
         )));
     }
-    Ok(compare(
-        &c.tile(),
-        &got[..n],
-        &c.load(&before),
-        "shared column",
-    ))
+    Ok(compare(&l.tile, &got[..n], &expect(&before), l.what))
 }
 
 fn case(name: &str, c: Column) -> Case {

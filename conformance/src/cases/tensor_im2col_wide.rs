@@ -21,16 +21,15 @@
 //!   outside the tensor read as zero, or as a NaN with the NaN fill; the swizzle is the `.tile`
 //!   mode's.
 
+use ptxvk_runtime::Context;
 use ptxvk_runtime::translator::tensor_map::{Im2colWide, encode_im2col_wide};
-use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
 
 use super::kernel_case::rejected_line;
-use super::tensor_copy::compare;
-use super::tensor_model::{F16, F32, Loaded, Spec, U8, pattern};
+use super::tensor_im2col::{Load, THREADS, run_load};
+use super::tensor_model::{F16, F32, Loaded, Spec, U8};
 use crate::{Case, Outcome, outcome_of};
 
 const FAMILY: &str = "9.7.9.25.5 cp.async.bulk.tensor";
-const THREADS: u32 = 64;
 
 #[derive(Clone, Debug)]
 struct Row {
@@ -248,42 +247,14 @@ fn kernel(c: &Row) -> String {
 }
 
 fn run(ctx: &Context, name: &str, ptx: &str, c: &Row) -> Result<Outcome, ptxvk_runtime::Error> {
-    let module = ctx.load_ptx(&format!("{}.ptx", name.replace('/', "_")), ptx)?;
-    let kernel = module.kernel("k")?;
-    let before = pattern(c.tensor_bytes(), 0x3d);
-    let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
-    tensor.write_bytes(0, &before)?;
-    let map = match c.map(tensor.address()) {
-        Ok(m) => m,
-        Err(e) => return Ok(Outcome::Fail(e)),
+    let load = Load {
+        tensor_bytes: c.tensor_bytes(),
+        fill: 0x3d,
+        bytes: c.bytes(),
+        tile: c.tile(),
+        what: "shared row",
     };
-    let n = c.bytes();
-    let io = Buffer::new(ctx, (n + 4) as u64)?;
-    io.write_bytes(0, &vec![0xa5; n + 4])?;
-    let cfg = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [THREADS, 1, 1],
-        shared_bytes: 0,
-    };
-    let args = [
-        KernelArg::Bytes(map),
-        (&io).into(),
-        KernelArg::U32(n as u32),
-    ];
-    kernel.launch(&cfg, &args)?;
-    let mut got = vec![0u8; n + 4];
-    io.read_bytes(0, &mut got)?;
-    if got[n..] != [1, 0, 0, 0] {
-        return Ok(Outcome::Fail(format!(
-            "the mbarrier's phase did not complete after {n} transaction bytes"
-        )));
-    }
-    Ok(compare(
-        &c.tile(),
-        &got[..n],
-        &c.load(&before),
-        "shared row",
-    ))
+    run_load(ctx, name, ptx, &load, |a| c.map(a), |t| c.load(t))
 }
 
 fn case(name: &str, c: Row) -> Case {
