@@ -537,6 +537,59 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    pub fn is_float_compare(self) -> bool {
+        use BinOp::*;
+        matches!(
+            self,
+            FOrdEq
+                | FOrdNe
+                | FOrdLt
+                | FOrdLe
+                | FOrdGt
+                | FOrdGe
+                | FUnordEq
+                | FUnordNe
+                | FUnordLt
+                | FUnordLe
+                | FUnordGt
+                | FUnordGe
+        )
+    }
+
+    /// `a op b` as `b op' a` (integer comparisons; any other op unchanged).
+    pub fn mirrored(self) -> BinOp {
+        use BinOp::*;
+        match self {
+            ULt => UGt,
+            ULe => UGe,
+            UGt => ULt,
+            UGe => ULe,
+            SLt => SGt,
+            SLe => SGe,
+            SGt => SLt,
+            SGe => SLe,
+            other => other,
+        }
+    }
+
+    /// `!(a op b)` as `a op' b` (integer comparisons; any other op unchanged).
+    pub fn negated(self) -> BinOp {
+        use BinOp::*;
+        match self {
+            IEq => INe,
+            INe => IEq,
+            ULt => UGe,
+            ULe => UGt,
+            UGt => ULe,
+            UGe => ULt,
+            SLt => SGe,
+            SLe => SGt,
+            SGt => SLe,
+            SGe => SLt,
+            other => other,
+        }
+    }
+
     pub fn is_compare(self) -> bool {
         use BinOp::*;
         matches!(

@@ -576,7 +576,7 @@ impl<'f> Analysis<'f> {
                     self.may(a, false) & self.may(b, false)
                 }
             }
-            Some(Op::Bin(op, a, b, _)) if op.is_compare() && !is_float_compare(op) => {
+            Some(Op::Bin(op, a, b, _)) if op.is_compare() && !op.is_float_compare() => {
                 self.compare(op, a, b, want)
             }
             _ => ALL,
@@ -590,7 +590,7 @@ impl<'f> Analysis<'f> {
         let (op, x, k) = if self.residue(a).is_some() {
             (op, a, b)
         } else if self.residue(b).is_some() {
-            (swapped(op), b, a)
+            (op.mirrored(), b, a)
         } else {
             return ALL;
         };
@@ -604,7 +604,7 @@ impl<'f> Analysis<'f> {
             return ALL;
         }
         let c = k[0];
-        let op = if want { op } else { negated(op) };
+        let op = if want { op } else { op.negated() };
         // `x` is `32 m + lane` for some m >= 0 (modulo 2^bits): its smallest value is the lane.
         let below = |limit: i128| lane_mask(|l| i128::from(l) < limit);
         match op {
@@ -633,59 +633,6 @@ fn lane_set(lanes: u32, lane: impl Fn(u32) -> u64) -> Option<u32> {
         m |= 1 << s;
     }
     Some(m)
-}
-
-fn is_float_compare(op: BinOp) -> bool {
-    use BinOp::*;
-    matches!(
-        op,
-        FOrdEq
-            | FOrdNe
-            | FOrdLt
-            | FOrdLe
-            | FOrdGt
-            | FOrdGe
-            | FUnordEq
-            | FUnordNe
-            | FUnordLt
-            | FUnordLe
-            | FUnordGt
-            | FUnordGe
-    )
-}
-
-/// `a op b` as `b op' a`.
-fn swapped(op: BinOp) -> BinOp {
-    use BinOp::*;
-    match op {
-        ULt => UGt,
-        ULe => UGe,
-        UGt => ULt,
-        UGe => ULe,
-        SLt => SGt,
-        SLe => SGe,
-        SGt => SLt,
-        SGe => SLe,
-        other => other,
-    }
-}
-
-/// `!(a op b)` as `a op' b` (integer comparisons).
-fn negated(op: BinOp) -> BinOp {
-    use BinOp::*;
-    match op {
-        IEq => INe,
-        INe => IEq,
-        ULt => UGe,
-        ULe => UGt,
-        UGt => ULe,
-        UGe => ULt,
-        SLt => SGe,
-        SLe => SGt,
-        SGt => SLe,
-        SGe => SLt,
-        other => other,
-    }
 }
 
 fn width_mask(bits: u32) -> u64 {

@@ -2,7 +2,7 @@
 //! bounded by how many times the loop can go round, which a counter's test on the back edge
 //! limits.
 
-use super::{Analysis, Iv, N, max_of, mirror, var_bits};
+use super::{Analysis, Iv, N, max_of, var_bits};
 use crate::ir::{BinOp, Op, Terminator, ValueId, VarId};
 use crate::memfacts::Node;
 
@@ -133,7 +133,7 @@ impl Analysis<'_> {
         let mut found = Vec::new();
         self.conditions(cond, then.0 == h, &mut found, 0);
         for c in found {
-            for (x, other, cmp) in [(c.x, c.y, c.cmp), (c.y, c.x, mirror(c.cmp))] {
+            for (x, other, cmp) in [(c.x, c.y, c.cmp), (c.y, c.x, c.cmp.mirrored())] {
                 if !matches!(cmp, BinOp::ULt | BinOp::ULe) {
                     continue;
                 }

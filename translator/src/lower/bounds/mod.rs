@@ -628,7 +628,7 @@ impl<'f> Analysis<'f> {
         let mut constraints = self.constraints(b);
         constraints.sort_by_key(|c| c.cmp == BinOp::INe);
         for c in constraints {
-            for (subject, other, cmp) in [(c.x, c.y, c.cmp), (c.y, c.x, mirror(c.cmp))] {
+            for (subject, other, cmp) in [(c.x, c.y, c.cmp), (c.y, c.x, c.cmp.mirrored())] {
                 if !self.is(subject, var, cmp, 0) {
                     continue;
                 }
@@ -702,7 +702,7 @@ impl<'f> Analysis<'f> {
                 let mut found = Vec::new();
                 self.conditions(cond, then.0 == b, &mut found, 0);
                 for c in found {
-                    for (subject, other, cmp) in [(c.x, c.y, c.cmp), (c.y, c.x, mirror(c.cmp))] {
+                    for (subject, other, cmp) in [(c.x, c.y, c.cmp), (c.y, c.x, c.cmp.mirrored())] {
                         if !self.leaves_with(subject, var, p, cmp, 0) {
                             continue;
                         }
@@ -908,7 +908,7 @@ impl<'f> Analysis<'f> {
                 _,
             ) => out.push(Constraint {
                 x,
-                cmp: if holds { cmp } else { negate(cmp) },
+                cmp: if holds { cmp } else { cmp.negated() },
                 y,
             }),
             _ => {}
@@ -929,28 +929,5 @@ fn var_bits(f: &Function, v: VarId) -> Option<u8> {
         Ty::I32 => Some(32),
         Ty::I64 => Some(64),
         _ => None,
-    }
-}
-
-fn negate(c: BinOp) -> BinOp {
-    match c {
-        BinOp::IEq => BinOp::INe,
-        BinOp::INe => BinOp::IEq,
-        BinOp::ULt => BinOp::UGe,
-        BinOp::UGe => BinOp::ULt,
-        BinOp::ULe => BinOp::UGt,
-        BinOp::UGt => BinOp::ULe,
-        other => other,
-    }
-}
-
-/// `x cmp y` as `y cmp' x`.
-fn mirror(c: BinOp) -> BinOp {
-    match c {
-        BinOp::ULt => BinOp::UGt,
-        BinOp::UGt => BinOp::ULt,
-        BinOp::ULe => BinOp::UGe,
-        BinOp::UGe => BinOp::ULe,
-        other => other,
     }
 }
