@@ -16,6 +16,10 @@ pub struct Mods<'s, 'a> {
     /// about are absent, and this answers that without looking at the modifiers.
     firsts: u64,
     pub errors: Vec<Diagnostic>,
+    /// Every modifier name the decoder looked for, written or not: what the catalog's audit
+    /// compares with the row's modifier set.
+    #[cfg(test)]
+    asked: std::cell::RefCell<Vec<String>>,
 }
 
 fn first_bit(name: &str) -> u64 {
@@ -39,6 +43,8 @@ impl<'s, 'a> Mods<'s, 'a> {
             used_more: vec![false; i.modifiers.len().saturating_sub(64)],
             firsts: i.modifiers.iter().fold(0, |b, m| b | first_bit(m.node)),
             errors: Vec::new(),
+            #[cfg(test)]
+            asked: Default::default(),
         }
     }
 
@@ -61,6 +67,8 @@ impl<'s, 'a> Mods<'s, 'a> {
     /// Inlined: most look-ups end at the first-byte test, which is cheaper than a call.
     #[inline]
     fn find(&self, name: &str) -> Option<usize> {
+        #[cfg(test)]
+        self.asked.borrow_mut().push(name.to_string());
         if self.firsts & first_bit(name) == 0 {
             return None;
         }
@@ -155,6 +163,10 @@ impl<'s, 'a> Mods<'s, 'a> {
     /// The next modifier, in written order, that `table` names (for instructions whose
     /// modifiers of one group are written several times, as `mma`'s element types).
     pub fn next_of<T: Copy>(&mut self, table: &[(&str, T)]) -> Option<(T, Span)> {
+        #[cfg(test)]
+        self.asked
+            .borrow_mut()
+            .extend(table.iter().map(|(n, _)| n.to_string()));
         for i in 0..self.items.len() {
             if self.is_used(i) {
                 continue;
@@ -169,6 +181,10 @@ impl<'s, 'a> Mods<'s, 'a> {
 
     /// The next type modifier, which must be one of `allowed`.
     pub fn ty(&mut self, allowed: &[ScalarType]) -> Option<ScalarType> {
+        #[cfg(test)]
+        self.asked
+            .borrow_mut()
+            .extend(allowed.iter().map(|t| t.name().to_string()));
         match self.next_type() {
             Some(t) if allowed.contains(&t.node) => Some(t.node),
             Some(t) => {
@@ -220,21 +236,26 @@ impl<'s, 'a> Mods<'s, 'a> {
         self.opcode
     }
 
-    /// Errors for modifiers nobody consumed.
-    pub fn finish(mut self) -> Vec<Diagnostic> {
+    /// Errors for modifiers nobody consumed, each made by `leftover` from the modifier and
+    /// where it is written (the checker judges it against the catalog row's modifier set).
+    pub fn finish(mut self, leftover: impl Fn(&str, Span) -> Diagnostic) -> Vec<Diagnostic> {
         for i in 0..self.items.len() {
             if !self.is_used(i) {
-                let m = self.items[i].node;
-                self.errors.push(
-                    Diagnostic::error(
-                        self.items[i].span,
-                        format!("`.{m}` is not a modifier of `{}` here", self.opcode),
-                    )
-                    .with_label("unexpected modifier"),
-                );
+                let d = leftover(self.items[i].node, self.items[i].span);
+                self.errors.push(d);
             }
         }
         self.errors
+    }
+
+    /// The modifier names the decoder looked for, and the modifiers it consumed.
+    #[cfg(test)]
+    pub(crate) fn audit(&self) -> (Vec<String>, Vec<String>) {
+        let consumed = (0..self.items.len())
+            .filter(|&i| self.is_used(i))
+            .map(|i| self.items[i].node.to_string())
+            .collect();
+        (self.asked.borrow().clone(), consumed)
     }
 
     /// A generic error about the instruction.

@@ -5,6 +5,8 @@ use crate::check::FnCx;
 use crate::check::mods::Mods;
 use crate::check::op::Op;
 
+use super::modset::ModSet;
+
 /// An instruction family: the stem of its decoder's and its forms' files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Family {
@@ -189,6 +191,9 @@ pub struct Form {
     /// (the arms of `Cx::op` in `lower/dispatch.rs`). Empty: the one named after the mnemonic in
     /// the family's module ([`Form::lowering`]). Set with [`Form::lowered_by`].
     pub(crate) lower: &'static [&'static str],
+    /// The modifiers the form takes ([`Form::takes`]). `None` only for a row whose set is
+    /// not written yet: its stray modifiers get the generic message.
+    pub modifiers: Option<ModSet>,
 }
 
 impl std::fmt::Debug for Form {
@@ -198,6 +203,7 @@ impl std::fmt::Debug for Form {
             .field("section", &self.section)
             .field("conditional", &self.when.is_some())
             .field("lower", &self.lower)
+            .field("modifiers", &self.modifiers)
             .finish()
     }
 }
@@ -211,6 +217,14 @@ impl Form {
     /// named after its mnemonic.
     pub const fn lowered_by(self, lower: &'static [&'static str]) -> Form {
         Form { lower, ..self }
+    }
+
+    /// The form, taking the modifiers of `set`.
+    pub const fn takes(self, set: ModSet) -> Form {
+        Form {
+            modifiers: Some(set),
+            ..self
+        }
     }
 
     /// The lowering functions of this form of `mnemonic`, as `module::function` under

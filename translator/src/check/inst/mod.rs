@@ -49,13 +49,17 @@ pub(crate) fn decode(cx: &mut FnCx<'_, '_>, i: &ast::Instruction<'_>) -> Option<
     };
     let mut m = Mods::new(i);
     // The catalog lists what is decoded, and which decoder reads each form.
-    let Some(form) = super::catalog::form_of(i) else {
+    let Some((entry, form)) =
+        super::catalog::lookup(i.opcode.node).and_then(|e| Some((e, e.form_for(i)?)))
+    else {
         unknown(cx, i);
         return None;
     };
     let op = (form.decode)(cx, i, &mut m);
+    #[cfg(test)]
+    super::catalog::audit::record(entry, form, &m);
     let errors = if op.is_some() {
-        m.finish()
+        m.finish(|name, span| super::catalog::leftover(entry, form, name, span))
     } else {
         std::mem::take(&mut m.errors)
     };
