@@ -1,7 +1,9 @@
 //! The sets of the arithmetic, comparison, logic and control-flow instructions (ISA 8.7.1-8.7.5,
 //! 9.7.12).
 
-use super::*;
+use super::groups::*;
+use crate::check::catalog::modset::{Group, ModSet};
+use crate::types::ScalarType::*;
 
 // Integer arithmetic (8.7.1).
 pub const INT_ADD: ModSet = &[SAT, types(INTS)];

@@ -1,6 +1,8 @@
 //! The sets of the matrix, texture and video instructions (ISA 8.7.7, 9.7.14, 9.7.15, 9.7.18).
 
-use super::*;
+use super::groups::*;
+use crate::check::catalog::modset::{Group, ModSet};
+use crate::types::ScalarType::*;
 
 // Warp-level and warpgroup matrix instructions (9.7.14, 9.7.15).
 pub const MMA_TYPE: Group = Group::words(

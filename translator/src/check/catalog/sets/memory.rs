@@ -1,7 +1,9 @@
 //! The sets of data movement, conversion, memory, synchronization and the asynchronous copies
 //! (ISA 8.7.6, 9.7.9, 9.7.13, 9.7.19).
 
-use super::*;
+use super::groups::*;
+use crate::check::catalog::modset::{Group, ModSet};
+use crate::types::ScalarType::{self, *};
 
 // Data movement (8.7.6).
 pub const MOV: ModSet = &[
