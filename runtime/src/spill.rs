@@ -2,7 +2,7 @@
 //! arena in device memory, one slice per workgroup of a buffer the stream keeps
 //! (docs/decisions/0078-shared-memory-in-device-memory.md).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ptxvk_translator::DeviceProfile;
 use ptxvk_translator::abi::KernelAbi;
@@ -23,23 +23,11 @@ impl KernelState {
         if self.translated.abi.shared_spilled {
             return Ok(self.clone());
         }
-        let mut slot = self.spilled.lock().map_err(|_| Error::DeviceLost)?;
-        if let Some(s) = slot.as_ref() {
-            return Ok(s.clone());
-        }
         let profile = DeviceProfile {
             shared_in_device_memory: true,
             ..ctx.profile().clone()
         };
-        let translated = translate(ctx, &self.program, &self.translated.abi.name, &profile)?;
-        let state = Arc::new(KernelState::new(
-            &self.vk,
-            self.cache.clone(),
-            self.program.clone(),
-            translated,
-        )?);
-        *slot = Some(state.clone());
-        Ok(state)
+        self.variant(ctx, &self.spilled, &profile)
     }
 
     /// This kernel translated without assuming lanes are `%tid.x % 32` (itself if it does not).
@@ -47,16 +35,28 @@ impl KernelState {
         if !self.translated.abi.lane_shaped_blocks {
             return Ok(self.clone());
         }
-        let mut slot = self.unshaped.lock().map_err(|_| Error::DeviceLost)?;
-        if let Some(s) = slot.as_ref() {
-            return Ok(s.clone());
-        }
         let profile = DeviceProfile {
             shared_in_device_memory: self.translated.abi.shared_spilled,
             lane_shaped_blocks: false,
             ..ctx.profile().clone()
         };
-        let translated = translate(ctx, &self.program, &self.translated.abi.name, &profile)?;
+        self.variant(ctx, &self.unshaped, &profile)
+    }
+
+    /// This kernel translated for `profile`, kept in `slot`: translated and compiled at the
+    /// first launch that needs it, under the slot's lock so that concurrent launches build it
+    /// once.
+    fn variant(
+        &self,
+        ctx: &Context,
+        slot: &Mutex<Option<Arc<KernelState>>>,
+        profile: &DeviceProfile,
+    ) -> Result<Arc<KernelState>> {
+        let mut slot = slot.lock().map_err(|_| Error::DeviceLost)?;
+        if let Some(s) = slot.as_ref() {
+            return Ok(s.clone());
+        }
+        let translated = translate(ctx, &self.program, &self.translated.abi.name, profile)?;
         let state = Arc::new(KernelState::new(
             &self.vk,
             self.cache.clone(),

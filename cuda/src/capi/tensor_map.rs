@@ -49,6 +49,43 @@ unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> CuResult<&'a [T]> {
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
+/// The arrays every encoder takes, after checking `rank` against the encoder's ranks
+/// (`what` names the map in the error): `rank` dimensions and element strides, and the
+/// `rank - 1` strides of the dimensions above the first.
+///
+/// # Safety
+/// Each pointer is NULL or valid for reads of its count of values.
+unsafe fn shape<'a>(
+    rank: u32,
+    ranks: std::ops::RangeInclusive<u32>,
+    what: &str,
+    (global_dim, global_strides, element_strides): (*const u64, *const u64, *const u32),
+) -> CuResult<(&'a [u64], &'a [u64], &'a [u32])> {
+    if !ranks.contains(&rank) {
+        return Err(CuError::invalid(format!(
+            "{what} rank {rank} ({} to {})",
+            ranks.start(),
+            ranks.end()
+        )));
+    }
+    let n = rank as usize;
+    // SAFETY (all three): the caller's contract.
+    let dims = unsafe { array(global_dim, n, "globalDim") }?;
+    let strides = unsafe { array(global_strides, n - 1, "globalStrides") }?;
+    let element_strides = unsafe { array(element_strides, n, "elementStrides") }?;
+    Ok((dims, strides, element_strides))
+}
+
+/// Writes an encoded map to the caller's 128 bytes.
+///
+/// # Safety
+/// As [`map_bytes`].
+unsafe fn write_map(p: *mut c_void, encoded: [u8; tm::SIZE]) -> CuResult<()> {
+    // SAFETY: the caller's contract.
+    *unsafe { map_bytes(p) }? = encoded;
+    Ok(())
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuTensorMapEncodeTiled(
     tensor_map: *mut c_void,
@@ -71,15 +108,11 @@ pub unsafe extern "C" fn cuTensorMapEncodeTiled(
              {l2_promotion}, {oob_fill}"
         ),
         || {
-            if !(1..=tm::MAX_RANK as u32).contains(&rank) {
-                return Err(CuError::invalid(format!("tensor rank {rank} (1 to 5)")));
-            }
-            let n = rank as usize;
-            // SAFETY (all four): CUDA's contract, `rank` entries (`rank - 1` strides).
-            let dims = unsafe { array(global_dim, n, "globalDim") }?;
-            let strides = unsafe { array(global_strides, n - 1, "globalStrides") }?;
-            let box_dims = unsafe { array(box_dim, n, "boxDim") }?;
-            let element_strides = unsafe { array(element_strides, n, "elementStrides") }?;
+            let arrays = (global_dim, global_strides, element_strides);
+            // SAFETY (both): CUDA's contract, `rank` entries (`rank - 1` strides).
+            let (dims, strides, element_strides) =
+                unsafe { shape(rank, 1..=tm::MAX_RANK as u32, "tensor", arrays) }?;
+            let box_dims = unsafe { array(box_dim, rank as usize, "boxDim") }?;
             let encoded = tm::encode_tiled(&Tiled {
                 data_type,
                 address: global_address as u64,
@@ -94,9 +127,7 @@ pub unsafe extern "C" fn cuTensorMapEncodeTiled(
             })
             .map_err(map_error)?;
             // SAFETY: CUDA's contract: 128 writable bytes.
-            let out = unsafe { map_bytes(tensor_map) }?;
-            *out = encoded;
-            Ok(())
+            unsafe { write_map(tensor_map, encoded) }
         },
     )
 }
@@ -126,21 +157,16 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
              {pixels_per_column}, {interleave}, {swizzle}, {l2_promotion}, {oob_fill}"
         ),
         || {
-            if !(3..=tm::MAX_RANK as u32).contains(&rank) {
-                return Err(CuError::invalid(format!(
-                    "im2col tensor rank {rank} (3 to 5)"
-                )));
-            }
-            let n = rank as usize;
-            // SAFETY (all five): CUDA's contract, `rank` entries (`rank - 1` strides,
+            let arrays = (global_dim, global_strides, element_strides);
+            // SAFETY (all three): CUDA's contract, `rank` entries (`rank - 1` strides,
             // `rank - 2` corners).
-            let dims = unsafe { array(global_dim, n, "globalDim") }?;
-            let strides = unsafe { array(global_strides, n - 1, "globalStrides") }?;
+            let (dims, strides, element_strides) =
+                unsafe { shape(rank, 3..=tm::MAX_RANK as u32, "im2col tensor", arrays) }?;
+            let n = rank as usize;
             let lower_corner =
                 unsafe { array(pixel_box_lower_corner, n - 2, "pixelBoxLowerCorner") }?;
             let upper_corner =
                 unsafe { array(pixel_box_upper_corner, n - 2, "pixelBoxUpperCorner") }?;
-            let element_strides = unsafe { array(element_strides, n, "elementStrides") }?;
             let encoded = tm::encode_im2col(&Im2col {
                 data_type,
                 address: global_address as u64,
@@ -158,9 +184,7 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
             })
             .map_err(map_error)?;
             // SAFETY: CUDA's contract: 128 writable bytes.
-            let out = unsafe { map_bytes(tensor_map) }?;
-            *out = encoded;
-            Ok(())
+            unsafe { write_map(tensor_map, encoded) }
         },
     )
 }
@@ -193,16 +217,10 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
              {l2_promotion}, {oob_fill}"
         ),
         || {
-            if !(3..=tm::MAX_RANK as u32).contains(&rank) {
-                return Err(CuError::invalid(format!(
-                    "im2col tensor rank {rank} (3 to 5)"
-                )));
-            }
-            let n = rank as usize;
-            // SAFETY (all three): CUDA's contract, `rank` entries (`rank - 1` strides).
-            let dims = unsafe { array(global_dim, n, "globalDim") }?;
-            let strides = unsafe { array(global_strides, n - 1, "globalStrides") }?;
-            let element_strides = unsafe { array(element_strides, n, "elementStrides") }?;
+            let arrays = (global_dim, global_strides, element_strides);
+            // SAFETY: CUDA's contract, `rank` entries (`rank - 1` strides).
+            let (dims, strides, element_strides) =
+                unsafe { shape(rank, 3..=tm::MAX_RANK as u32, "im2col tensor", arrays) }?;
             let encoded = tm::encode_im2col_wide(&Im2colWide {
                 data_type,
                 address: global_address as u64,
@@ -221,9 +239,7 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
             })
             .map_err(map_error)?;
             // SAFETY: CUDA's contract: 128 writable bytes.
-            let out = unsafe { map_bytes(tensor_map) }?;
-            *out = encoded;
-            Ok(())
+            unsafe { write_map(tensor_map, encoded) }
         },
     )
 }
