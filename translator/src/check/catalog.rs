@@ -10,8 +10,8 @@
 //! [`Entry::since`] (`gating::gates`), and the conformance crate counts its cases by [`Family`].
 //!
 //! Each form also names the modifiers it takes ([`Form::modifiers`], a [`ModSet`] of groups
-//! declared once in `sets.rs`): the checker reports a modifier its decoder left over against
-//! that set, and the audit tests (`audit.rs`) keep the sets and the decoders in step.
+//! declared once in `sets/groups.rs`): the checker reports a modifier its decoder left over
+//! against that set, and the audit tests (`audit.rs`) keep the sets and the decoders in step.
 //!
 //! A family names one decoder (`check/inst/<family>.rs`) and the forms it builds
 //! (`check/op/<family>.rs`); [`Family::lowering_modules`] says where those forms are lowered, and
