@@ -21,7 +21,7 @@ pub struct TargetOptions {
     /// Iterations a loop may run before the launch fails (`ir/loop_limit.rs`); `None`: no check.
     pub loop_limit: Option<u32>,
     /// Under the warp emulation, the width of the aligned lane groups that share a device
-    /// subgroup, where lane reads inside one may be served by the subgroup (`simt/lanes.rs`);
+    /// subgroup, where lane reads inside one may be served by the subgroup (`simt/lanes/`);
     /// `None`: every lane read goes through shared memory.
     pub lane_group: Option<u32>,
 }

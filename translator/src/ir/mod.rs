@@ -767,7 +767,7 @@ pub enum WarpOp {
     WorkgroupCount,
     /// `args[0]` as held by invocation `args[1]` of this thread's device subgroup; the caller's
     /// own value when that invocation is inactive or does not exist. The SIMT emulation's lane
-    /// reads that stay within one subgroup (`simt/lanes.rs`): not a synchronization point.
+    /// reads that stay within one subgroup (`simt/lanes/`): not a synchronization point.
     SubgroupRead,
 }
 
