@@ -303,39 +303,75 @@ impl Column {
 /// The kernel: thread 0 loads the column into `tile`; every thread then copies it into `io`,
 /// followed by whether the mbarrier's phase completed after the column's bytes.
 fn kernel(c: &Column) -> String {
-    let rank = c.rank();
-    let tile = c.bytes().div_ceil(1024) * 1024;
+    let (dst, prefetch) = if c.variant {
+        ("shared::cta", true)
+    } else {
+        ("shared::cluster", false)
+    };
+    load_kernel(&LoadPtx {
+        header: HEADER.to_string(),
+        mode: "im2col",
+        dst,
+        prefetch,
+        coords: &c.coords,
+        offsets: c.offsets.iter().map(|o| o.to_string()).collect(),
+        bytes: c.bytes(),
+    })
+}
+
+/// An im2col-mode load kernel's PTX.
+pub(super) struct LoadPtx<'a> {
+    /// The `.version`, `.target` and `.address_size` lines.
+    pub header: String,
+    /// The load's mode modifier (`im2col`, `im2col::w`, ...).
+    pub mode: &'a str,
+    /// The load's destination state space.
+    pub dst: &'a str,
+    /// Whether the tensor is prefetched first, and the load given an L2 cache hint.
+    pub prefetch: bool,
+    pub coords: &'a [i32],
+    /// The `.b16` offsets operand, as PTX constants.
+    pub offsets: Vec<String>,
+    /// The bytes the load brings.
+    pub bytes: usize,
+}
+
+/// Thread 0 loads into `tile` through the mbarrier `bar`; every thread then copies the tile
+/// into `io`, followed by whether the mbarrier's phase completed after the load's bytes.
+pub(super) fn load_kernel(k: &LoadPtx<'_>) -> String {
+    let rank = k.coords.len();
+    let tile = k.bytes.div_ceil(1024) * 1024;
     let mut set = String::new();
-    for (i, v) in c.coords.iter().enumerate() {
+    for (i, v) in k.coords.iter().enumerate() {
         set += &format!("\tmov.b32 %r{}, {v};\n", 20 + i);
     }
-    for (i, v) in c.offsets.iter().enumerate() {
+    for (i, v) in k.offsets.iter().enumerate() {
         set += &format!("\tmov.b16 %rs{}, {v};\n", 1 + i);
     }
     let coords = (0..rank)
         .map(|i| format!("%r{}", 20 + i))
         .collect::<Vec<_>>()
         .join(", ");
-    let offsets = (0..rank - 2)
+    let offsets = (0..k.offsets.len())
         .map(|i| format!("%rs{}", 1 + i))
         .collect::<Vec<_>>()
         .join(", ");
-    let (dst, hint_mod, hint_op, extra) = if c.variant {
+    let (header, mode, dst) = (&k.header, k.mode, k.dst);
+    let (hint_mod, hint_op, extra) = if k.prefetch {
         (
-            "shared::cta",
             ".L2::cache_hint",
             ", %rd6",
             format!(
                 "\tcreatepolicy.fractional.L2::evict_first.b64 %rd6, 1.0;\n\
-                 \tcp.async.bulk.prefetch.tensor.{rank}d.L2.global.im2col.L2::cache_hint \
+                 \tcp.async.bulk.prefetch.tensor.{rank}d.L2.global.{mode}.L2::cache_hint \
                  [tmap, {{{coords}}}], {{{offsets}}}, %rd6;\n"
             ),
         )
     } else {
-        ("shared::cluster", "", "", String::new())
+        ("", "", String::new())
     };
     format!(
-        "{HEADER}.visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 io, .param .u32 bytes)\n{{\n\
+        "{header}.visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 io, .param .u32 bytes)\n{{\n\
          \t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
          \t.shared .align 1024 .b8 tile[{tile}];\n\t.shared .align 8 .b64 bar;\n\
          \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
@@ -344,7 +380,7 @@ fn kernel(c: &Column) -> String {
          \t@%p1 bra SYNC;\n\tmbarrier.init.shared::cta.b64 [bar], 1;\n\
          \tfence.mbarrier_init.release.cluster;\nSYNC:\n\tbar.sync 0;\n\t@%p1 bra WAIT;\n{extra}\
          \tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [bar], %r2;\n\
-         \tcp.async.bulk.tensor.{rank}d.{dst}.global.im2col.mbarrier::complete_tx::bytes{hint_mod} \
+         \tcp.async.bulk.tensor.{rank}d.{dst}.global.{mode}.mbarrier::complete_tx::bytes{hint_mod} \
          [tile], [tmap, {{{coords}}}], [bar], {{{offsets}}}{hint_op};\n\
          WAIT:\n\tmov.u32 %r3, 0;\n\
          TRY:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n\t@%p2 bra DONE;\n\
@@ -356,7 +392,7 @@ fn kernel(c: &Column) -> String {
          \tld.shared.u32 %r9, [%r8];\n\tst.global.u32 [%rd5], %r9;\n\
          \tadd.u32 %r6, %r6, {THREADS};\n\tbra COPY;\nCOPY_END:\n\
          \t@%p1 bra END;\n\tadd.s64 %rd5, %rd1, {};\n\tst.global.u32 [%rd5], %r4;\nEND:\n\tret;\n}}\n",
-        c.bytes()
+        k.bytes
     )
 }
 

@@ -25,7 +25,7 @@ use ptxvk_runtime::Context;
 use ptxvk_runtime::translator::tensor_map::{Im2colWide, encode_im2col_wide};
 
 use super::kernel_case::rejected_line;
-use super::tensor_im2col::{Load, THREADS, run_load};
+use super::tensor_im2col::{Load, LoadPtx, load_kernel, run_load};
 use super::tensor_model::{F16, F32, Loaded, Spec, U8};
 use crate::{Case, Outcome, outcome_of};
 
@@ -187,63 +187,26 @@ impl Row {
 /// The kernel: thread 0 loads the row into `tile`; every thread then copies it into `io`,
 /// followed by whether the mbarrier's phase completed after the row's bytes.
 fn kernel(c: &Row) -> String {
-    let rank = c.rank();
-    let tile = c.bytes().div_ceil(1024) * 1024;
-    let mut set = String::new();
-    for (i, v) in c.coords.iter().enumerate() {
-        set += &format!("\tmov.b32 %r{}, {v};\n", 20 + i);
-    }
-    set += &format!(
-        "\tmov.b16 %rs1, {};\n\tmov.b16 %rs2, {};\n",
-        c.halo, c.offset
-    );
-    let coords = (0..rank)
-        .map(|i| format!("%r{}", 20 + i))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mode = c.mode();
-    let (target, dst, hint_mod, hint_op, extra) = if c.cluster {
-        (
-            "sm_100a",
-            "shared::cluster",
-            ".L2::cache_hint",
-            ", %rd6",
-            format!(
-                "\tcreatepolicy.fractional.L2::evict_first.b64 %rd6, 1.0;\n\
-                 \tcp.async.bulk.prefetch.tensor.{rank}d.L2.global.{mode}.L2::cache_hint \
-                 [tmap, {{{coords}}}], {{%rs1, %rs2}}, %rd6;\n"
-            ),
-        )
+    // `.im2col::w::128` is the `a` and family targets' into either space.
+    let target = if c.cluster || c.w128 {
+        "sm_100a"
     } else {
-        // `.im2col::w::128` is the `a` and family targets' into either space.
-        let target = if c.w128 { "sm_100a" } else { "sm_100" };
-        (target, "shared::cta", "", "", String::new())
+        "sm_100"
     };
-    format!(
-        ".version 8.6\n.target {target}\n.address_size 64\n\
-         .visible .entry k(.param .align 64 .b8 tmap[128], .param .u64 io, .param .u32 bytes)\n{{\n\
-         \t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<8>;\n\
-         \t.shared .align 1024 .b8 tile[{tile}];\n\t.shared .align 8 .b64 bar;\n\
-         \tmov.u32 %r1, %tid.x;\n\tld.param.u64 %rd1, [io];\n\
-         \tld.param.u32 %r2, [bytes];\n\tshr.u32 %r5, %r2, 2;\n{set}\
-         \tsetp.ne.u32 %p1, %r1, 0;\n\
-         \t@%p1 bra SYNC;\n\tmbarrier.init.shared::cta.b64 [bar], 1;\n\
-         \tfence.mbarrier_init.release.cluster;\nSYNC:\n\tbar.sync 0;\n\t@%p1 bra WAIT;\n{extra}\
-         \tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [bar], %r2;\n\
-         \tcp.async.bulk.tensor.{rank}d.{dst}.global.{mode}.mbarrier::complete_tx::bytes{hint_mod} \
-         [tile], [tmap, {{{coords}}}], [bar], {{%rs1, %rs2}}{hint_op};\n\
-         WAIT:\n\tmov.u32 %r3, 0;\n\
-         TRY:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n\t@%p2 bra DONE;\n\
-         \tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p3, %r3, 1000;\n\t@%p3 bra TRY;\n\
-         DONE:\n\tselp.u32 %r4, 1, 0, %p2;\n\
-         \tmov.u32 %r6, %r1;\nCOPY:\n\tsetp.ge.u32 %p3, %r6, %r5;\n\t@%p3 bra COPY_END;\n\
-         \tshl.b32 %r7, %r6, 2;\n\tmov.u32 %r8, tile;\n\tadd.u32 %r8, %r8, %r7;\n\
-         \tmul.wide.u32 %rd4, %r6, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n\
-         \tld.shared.u32 %r9, [%r8];\n\tst.global.u32 [%rd5], %r9;\n\
-         \tadd.u32 %r6, %r6, {THREADS};\n\tbra COPY;\nCOPY_END:\n\
-         \t@%p1 bra END;\n\tadd.s64 %rd5, %rd1, {};\n\tst.global.u32 [%rd5], %r4;\nEND:\n\tret;\n}}\n",
-        c.bytes()
-    )
+    let dst = if c.cluster {
+        "shared::cluster"
+    } else {
+        "shared::cta"
+    };
+    load_kernel(&LoadPtx {
+        header: format!(".version 8.6\n.target {target}\n.address_size 64\n"),
+        mode: c.mode(),
+        dst,
+        prefetch: c.cluster,
+        coords: &c.coords,
+        offsets: vec![c.halo.to_string(), c.offset.to_string()],
+        bytes: c.bytes(),
+    })
 }
 
 fn run(ctx: &Context, name: &str, ptx: &str, c: &Row) -> Result<Outcome, ptxvk_runtime::Error> {
