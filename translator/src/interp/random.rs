@@ -6,6 +6,15 @@
 //! Every program it makes is defined for every input: divisors are odd, shift amounts under
 //! the width, no float is converted to an integer, each back edge is taken at most
 //! [`TRIPS`] times, and every variable and local word is written before it is read.
+//!
+//! [`warp_kernel`] makes kernels for a workgroup: their variables start from the invocation's
+//! index, so that branches and loops diverge, each invocation keeps to its own global words,
+//! warp operations (lane reads in every `shfl` mode, ballots, matches, reductions) stand in
+//! uniform and divergent control flow, alone in their blocks as lowering leaves them, and a
+//! workgroup barrier that every invocation still running reaches exchanges words of shared
+//! memory.
+
+mod warp;
 
 use crate::ir::recursion::LocalArena;
 use crate::ir::{
@@ -79,6 +88,25 @@ pub fn module(rng: &mut Rng, shape: Shape) -> Module {
     }
 }
 
+/// A kernel with `blocks` blocks of random code for a workgroup (see the module's text), taking
+/// the parameters [`PARAMS`] and returning nothing.
+pub fn warp_kernel(rng: &mut Rng, blocks: usize) -> Module {
+    let mut g = Gen::new(rng, 0, 1, false, true);
+    g.warps = true;
+    g.f.returns.clear();
+    let mut f = g.function(blocks);
+    f.may_sync = true;
+    Module {
+        functions: vec![f],
+        entry: FuncId(0),
+        local_words: LOCAL_WORDS,
+        ..Module::default()
+    }
+}
+
+/// Bytes of global memory each invocation of a [`warp_kernel`] keeps to.
+const THREAD_BYTES: u64 = 0x2000;
+
 /// The local arena of a module [`module`] made, as lowering describes it to the recursion
 /// pass: each function's array is its frame, and the stack follows them all.
 pub fn local_arena(m: &Module) -> LocalArena {
@@ -131,6 +159,13 @@ struct Gen<'r> {
     calls_left: u32,
     /// Values of the block being filled: a value lives in its block only.
     have: Vec<ValueId>,
+    /// A kernel for a workgroup ([`warp_kernel`]).
+    warps: bool,
+    /// With `warps`: the invocation's linear index, a predicate and a source lane that warp
+    /// operations take.
+    tid: Option<VarId>,
+    pred: Option<VarId>,
+    src: Option<VarId>,
 }
 
 impl<'r> Gen<'r> {
@@ -149,6 +184,10 @@ impl<'r> Gen<'r> {
             depth: None,
             calls_left: if recursive { 1 } else { 4 },
             have: Vec::new(),
+            warps: false,
+            tid: None,
+            pred: None,
+            src: None,
         }
     }
 
@@ -183,6 +222,9 @@ impl<'r> Gen<'r> {
             let x = self.value_of(entry, t);
             let at = self.word(entry, w);
             self.store(Ptr::Local(at), x, entry);
+        }
+        if self.warps {
+            self.per_invocation(entry);
         }
         if self.recursive {
             // Depth left: the first parameter, at most DEPTH, so that the recursion ends.
@@ -220,14 +262,19 @@ impl<'r> Gen<'r> {
             }
             None => Terminator::Jump(first),
         };
-        for (k, &b) in body.iter().enumerate() {
+        for (k, &first_block) in body.iter().enumerate() {
             self.have.clear();
+            let mut b = first_block;
             if self.recursive && k == 0 {
                 // At least one recursive call, wherever the random code puts others.
                 self.call(b);
             }
             for _ in 0..12 + self.rng.pick(12) {
-                self.inst(b);
+                if self.warps && self.rng.chance(12) {
+                    b = self.warp(b);
+                } else {
+                    self.inst(b);
+                }
             }
             let later = |rng: &mut Rng| {
                 body.get(k + 1 + rng.pick(blocks - k))
@@ -291,12 +338,17 @@ impl<'r> Gen<'r> {
         }
         // The exit: the variables and the local array made observable, one value returned.
         self.have.clear();
+        let exit = if self.warps {
+            self.exchange(exit)
+        } else {
+            exit
+        };
         let base = 0x1000 + 0x100 * u64::from(self.me);
         for k in 0..self.vars.len() {
             let v = self.vars[k];
             let t = self.f.vars[v.0 as usize].ty;
             let x = self.f.push(exit, t, Op::LoadVar(v));
-            let at = self.f.push(exit, Ty::I64, Op::Const(base + 8 * k as u64));
+            let at = self.global(exit, base + 8 * k as u64);
             self.store(Ptr::Global(at), x, exit);
         }
         for w in 0..LOCAL_WORDS {
@@ -310,13 +362,15 @@ impl<'r> Gen<'r> {
                     order: MemOrder::Plain,
                 },
             );
-            let g = self
-                .f
-                .push(exit, Ty::I64, Op::Const(base + 0x80 + 4 * u64::from(w)));
+            let g = self.global(exit, base + 0x80 + 4 * u64::from(w));
             self.store(Ptr::Global(g), x, exit);
         }
-        let r = self.f.push(exit, Ty::I32, Op::LoadVar(self.vars[0]));
-        self.f.block_mut(exit).term = Terminator::Return(vec![r]);
+        self.f.block_mut(exit).term = if self.f.returns.is_empty() {
+            Terminator::Return(Vec::new())
+        } else {
+            let r = self.f.push(exit, Ty::I32, Op::LoadVar(self.vars[0]));
+            Terminator::Return(vec![r])
+        };
         self.f
     }
 
@@ -543,9 +597,8 @@ impl<'r> Gen<'r> {
             }
             11 => {
                 // A global store or load at one of a few addresses.
-                let a = self
-                    .f
-                    .push(b, Ty::I64, Op::Const(0x800 + 8 * self.rng.pick(4) as u64));
+                let at = 0x800 + 8 * self.rng.pick(4) as u64;
+                let a = self.global(b, at);
                 let t = ints[self.rng.pick(2)];
                 if self.rng.chance(50) {
                     let x = self.value_of(b, t);
@@ -568,9 +621,8 @@ impl<'r> Gen<'r> {
             _ => {
                 // Results made observable mid-way.
                 if let Some(&v) = self.have.last() {
-                    let a = self
-                        .f
-                        .push(b, Ty::I64, Op::Const(0x900 + 8 * self.rng.pick(8) as u64));
+                    let at = 0x900 + 8 * self.rng.pick(8) as u64;
+                    let a = self.global(b, at);
                     self.store(Ptr::Global(a), v, b);
                 }
             }

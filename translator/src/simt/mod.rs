@@ -645,4 +645,6 @@ impl Uniformizer<'_> {
 }
 
 #[cfg(test)]
+mod interp_tests;
+#[cfg(test)]
 mod tests;

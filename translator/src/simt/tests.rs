@@ -355,7 +355,7 @@ fn module(body: &str) -> String {
 
 /// `shaders/bench/bench.cu`'s `warp_reduce` as clang compiles it: a warp sum whose lane 0
 /// stores, a barrier, and warp 0's sum of 8 values read by thread 0.
-const WARP_REDUCE: &str = "ld.param.u64 %rd5, [in];\ncvta.to.global.u64 %rd7, %rd5;\n\
+pub(super) const WARP_REDUCE: &str = "ld.param.u64 %rd5, [in];\ncvta.to.global.u64 %rd7, %rd5;\n\
     mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\nshl.b32 %r7, %r2, 8;\n\
     add.s32 %r8, %r7, %r1;\nmul.wide.u32 %rd8, %r8, 4;\nadd.s64 %rd9, %rd7, %rd8;\n\
     ld.global.u32 %r9, [%rd9];\n\
