@@ -6,6 +6,7 @@
 //! (mem2reg) removes the vars again. Memory spaces and conversions are explicit; there are no PTX
 //! semantics left here, only operations that map one-to-one (or nearly) onto SPIR-V.
 
+pub mod build;
 mod display;
 pub mod forward;
 mod ids;

@@ -3,7 +3,7 @@
 //! An `Op` with a `Box` in it has drop glue, and then every `Vec<Inst>::push` keeps the new
 //! instruction in a stack temporary across the vector's growth call (to drop it if that
 //! unwinds) and copies it from there: two stalled store-to-load forwards per instruction built
-//! (`perf`: most of `Cx::emit`'s time, itself a quarter of lowering's; docs/translation-speed.md).
+//! (`perf`: most of `Builder::emit`'s time, a quarter of lowering's; docs/translation-speed.md).
 //! Dropping a function also had to visit every instruction. So operand lists of up to three
 //! values live in the instruction ([`Args`]), and calls and texture operations, which are rare
 //! and larger, in tables of their function ([`Side`]) that the instruction indexes.

@@ -3,6 +3,7 @@
 
 use super::cx::Cx;
 use crate::check::inst::{Arith, MulMode};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
@@ -12,19 +13,19 @@ fn srcs(cx: &mut Cx<'_>, a: &Arith) -> smallvec::SmallVec<[ValueId; 3]> {
 
 /// Saturating signed 32-bit result of `wide` (an i64 sum).
 fn clamp_s32(cx: &mut Cx<'_>, wide: ValueId) -> ValueId {
-    let max = cx.konst(Ty::I64, i32::MAX as u64);
-    let min = cx.konst(Ty::I64, i32::MIN as i64 as u64);
-    let hi = cx.bin(BinOp::SGt, wide, max);
-    let v = cx.select(hi, max, wide);
-    let lo = cx.bin(BinOp::SLt, v, min);
-    let v = cx.select(lo, min, v);
-    cx.conv(ConvOp::Trunc, v, Ty::I32)
+    let max = cx.b.konst(Ty::I64, i32::MAX as u64);
+    let min = cx.b.konst(Ty::I64, i32::MIN as i64 as u64);
+    let hi = cx.b.bin(BinOp::SGt, wide, max);
+    let v = cx.b.select(hi, max, wide);
+    let lo = cx.b.bin(BinOp::SLt, v, min);
+    let v = cx.b.select(lo, min, v);
+    cx.b.conv(ConvOp::Trunc, v, Ty::I32)
 }
 
 pub(super) fn sat_add_s32(cx: &mut Cx<'_>, x: ValueId, y: ValueId, sub: bool) -> ValueId {
-    let x = cx.conv(ConvOp::SExt, x, Ty::I64);
-    let y = cx.conv(ConvOp::SExt, y, Ty::I64);
-    let s = cx.bin(if sub { BinOp::ISub } else { BinOp::IAdd }, x, y);
+    let x = cx.b.conv(ConvOp::SExt, x, Ty::I64);
+    let y = cx.b.conv(ConvOp::SExt, y, Ty::I64);
+    let s = cx.b.bin(if sub { BinOp::ISub } else { BinOp::IAdd }, x, y);
     clamp_s32(cx, s)
 }
 
@@ -33,7 +34,7 @@ fn add_sub(cx: &mut Cx<'_>, a: &Arith, sub: bool) {
     let r = if a.sat {
         sat_add_s32(cx, v[0], v[1], sub)
     } else {
-        cx.bin(if sub { BinOp::ISub } else { BinOp::IAdd }, v[0], v[1])
+        cx.b.bin(if sub { BinOp::ISub } else { BinOp::IAdd }, v[0], v[1])
     };
     cx.write(&a.dst, a.ty, r);
 }
@@ -49,8 +50,8 @@ pub fn sub(cx: &mut Cx<'_>, a: &Arith) {
 /// The integer product in `mode`: the low half, the high half, or the double-width product.
 fn int_mul(cx: &mut Cx<'_>, ty: ScalarType, mode: MulMode, x: ValueId, y: ValueId) -> ValueId {
     match mode {
-        MulMode::Lo => cx.bin(BinOp::IMul, x, y),
-        MulMode::Hi => cx.bin(
+        MulMode::Lo => cx.b.bin(BinOp::IMul, x, y),
+        MulMode::Hi => cx.b.bin(
             if ty.is_signed() {
                 BinOp::SMulHi
             } else {
@@ -66,9 +67,9 @@ fn int_mul(cx: &mut Cx<'_>, ty: ScalarType, mode: MulMode, x: ValueId, y: ValueI
             } else {
                 ConvOp::ZExt
             };
-            let x = cx.conv(ext, x, wide);
-            let y = cx.conv(ext, y, wide);
-            cx.bin(BinOp::IMul, x, y)
+            let x = cx.b.conv(ext, x, wide);
+            let y = cx.b.conv(ext, y, wide);
+            cx.b.bin(BinOp::IMul, x, y)
         }
     }
 }
@@ -101,7 +102,7 @@ pub fn mad(cx: &mut Cx<'_>, a: &Arith) {
     let r = if a.sat {
         sat_add_s32(cx, p, c, false)
     } else {
-        cx.bin(BinOp::IAdd, p, c)
+        cx.b.bin(BinOp::IAdd, p, c)
     };
     cx.write(&a.dst, wide, r);
 }
@@ -123,56 +124,56 @@ pub fn rem(cx: &mut Cx<'_>, a: &Arith) {
 /// dividend (close to, but not always, what an H200 gives: docs/nvidia.md), and `MIN / -1`
 /// wraps. Either way the driver never sees a division it could trap on.
 fn int_div_rem(cx: &mut Cx<'_>, ty: ScalarType, x: ValueId, y: ValueId, rem: bool) -> ValueId {
-    let t = cx.f.ty(x);
-    let zero = cx.konst(t, 0);
-    let one = cx.konst(t, 1);
-    let is_zero = cx.bin(BinOp::IEq, y, zero);
-    let mut safe_y = cx.select(is_zero, one, y);
+    let t = cx.b.f.ty(x);
+    let zero = cx.b.konst(t, 0);
+    let one = cx.b.konst(t, 1);
+    let is_zero = cx.b.bin(BinOp::IEq, y, zero);
+    let mut safe_y = cx.b.select(is_zero, one, y);
     let signed = ty.is_signed();
     if signed {
         // MIN / -1 overflows: divide by 1 instead and negate (wrapping gives MIN again).
-        let min = cx.konst(t, 1u64 << (t.bits() - 1));
-        let minus_one = cx.konst(t, u64::MAX);
-        let x_min = cx.bin(BinOp::IEq, x, min);
-        let y_m1 = cx.bin(BinOp::IEq, y, minus_one);
-        let overflow = cx.bin(BinOp::And, x_min, y_m1);
-        safe_y = cx.select(overflow, one, safe_y);
+        let min = cx.b.konst(t, 1u64 << (t.bits() - 1));
+        let minus_one = cx.b.konst(t, u64::MAX);
+        let x_min = cx.b.bin(BinOp::IEq, x, min);
+        let y_m1 = cx.b.bin(BinOp::IEq, y, minus_one);
+        let overflow = cx.b.bin(BinOp::And, x_min, y_m1);
+        safe_y = cx.b.select(overflow, one, safe_y);
     }
     let r = match (rem, signed) {
-        (false, false) => cx.bin(BinOp::UDiv, x, safe_y),
-        (false, true) => cx.bin(BinOp::SDiv, x, safe_y),
-        (true, false) => cx.bin(BinOp::UMod, x, safe_y),
+        (false, false) => cx.b.bin(BinOp::UDiv, x, safe_y),
+        (false, true) => cx.b.bin(BinOp::SDiv, x, safe_y),
+        (true, false) => cx.b.bin(BinOp::UMod, x, safe_y),
         // x - (x / y) * y rather than OpSRem: NVIDIA's Vulkan driver (580.159, H200) gives
         // OpSRem the divisor's sign (-2147483647 rem 2 = 1; docs/nvidia.md).
         (true, true) => {
-            let q = cx.bin(BinOp::SDiv, x, safe_y);
-            let qy = cx.bin(BinOp::IMul, q, safe_y);
-            cx.bin(BinOp::ISub, x, qy)
+            let q = cx.b.bin(BinOp::SDiv, x, safe_y);
+            let qy = cx.b.bin(BinOp::IMul, q, safe_y);
+            cx.b.bin(BinOp::ISub, x, qy)
         }
     };
     if rem {
         // x % 0 = x; MIN % -1 = 0 (x % 1 = 0).
-        return cx.select(is_zero, x, r);
+        return cx.b.select(is_zero, x, r);
     }
     let by_zero = if signed {
-        let neg = cx.bin(BinOp::SLt, x, zero);
-        let minus_one = cx.konst(t, u64::MAX);
-        cx.select(neg, one, minus_one)
+        let neg = cx.b.bin(BinOp::SLt, x, zero);
+        let minus_one = cx.b.konst(t, u64::MAX);
+        cx.b.select(neg, one, minus_one)
     } else {
-        cx.konst(t, u64::MAX)
+        cx.b.konst(t, u64::MAX)
     };
-    cx.select(is_zero, by_zero, r)
+    cx.b.select(is_zero, by_zero, r)
 }
 
 pub fn abs(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
-    let r = cx.ext(ExtOp::SAbs, &v, FpFlags::default());
+    let r = cx.b.ext(ExtOp::SAbs, &v, FpFlags::default());
     cx.write(&a.dst, a.ty, r);
 }
 
 pub fn neg(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
-    let r = cx.un(UnOp::INeg, v[0]);
+    let r = cx.b.un(UnOp::INeg, v[0]);
     cx.write(&a.dst, a.ty, r);
 }
 
@@ -185,6 +186,6 @@ pub fn min_max(cx: &mut Cx<'_>, a: &Arith, max: bool) {
         (true, false) => ExtOp::UMax,
         (true, true) => ExtOp::SMax,
     };
-    let r = cx.ext(op, &v, FpFlags::default());
+    let r = cx.b.ext(op, &v, FpFlags::default());
     cx.write(&a.dst, a.ty, r);
 }

@@ -20,6 +20,8 @@ use super::cx::Cx;
 use super::memory::Where;
 use crate::check::Src;
 use crate::check::inst::{AsyncCopy, CpAsync, CpBulk};
+use crate::ir::build::Build;
+use crate::ir::build::flow::Flow;
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Ty, ValueId};
 use crate::types::{ScalarType, StateSpace};
 use walk::{at, base, spill};
@@ -76,7 +78,7 @@ fn bulk(cx: &mut Cx<'_>, b: &CpBulk) {
         if let Some(m) = &b.mbar
             && let Some(idx) = super::mbarrier::object_word(cx, m)
         {
-            let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
+            let n = cx.b.emit(Ty::I32, Op::LoadVar(size_var));
             super::mbarrier::complete_tx(cx, idx, n);
         }
     });
@@ -115,7 +117,7 @@ fn copy(cx: &mut Cx<'_>, c: &CpAsync) {
                         .collect();
                     assemble(cx, &bytes)
                 } else {
-                    cx.konst(Ty::I32, 0)
+                    cx.b.konst(Ty::I32, 0)
                 };
                 let at = cx.offset_where(dst, lo);
                 cx.store(at, v, MemOrder::Plain);
@@ -127,12 +129,12 @@ fn copy(cx: &mut Cx<'_>, c: &CpAsync) {
 
 /// Bytes (little-endian, up to 4) into one 32-bit word.
 fn assemble(cx: &mut Cx<'_>, bytes: &[ValueId]) -> ValueId {
-    let mut word = cx.konst(Ty::I32, 0);
+    let mut word = cx.b.konst(Ty::I32, 0);
     for (j, b) in bytes.iter().enumerate() {
-        let b = cx.conv(ConvOp::ZExt, *b, Ty::I32);
-        let sh = cx.konst(Ty::I32, 8 * j as u64);
-        let b = cx.bin(BinOp::Shl, b, sh);
-        word = cx.bin(BinOp::Or, word, b);
+        let b = cx.b.conv(ConvOp::ZExt, *b, Ty::I32);
+        let sh = cx.b.konst(Ty::I32, 8 * j as u64);
+        let b = cx.b.bin(BinOp::Shl, b, sh);
+        word = cx.b.bin(BinOp::Or, word, b);
     }
     word
 }
@@ -149,39 +151,39 @@ fn dynamic_copy(cx: &mut Cx<'_>, c: &CpAsync, src: Where, dst: Where) {
     let dst_var = spill(cx, dst_off, Ty::I32, "cp.async.dst");
     let mut n = match &c.src_size {
         Some(s) => cx.read(s, ScalarType::U32),
-        None => cx.konst(Ty::I32, u64::from(c.size)),
+        None => cx.b.konst(Ty::I32, u64::from(c.size)),
     };
     if let Some(p) = &c.ignore_src {
         let ignore = cx.read(p, ScalarType::Pred);
-        let zero = cx.konst(Ty::I32, 0);
-        n = cx.select(ignore, zero, n);
+        let zero = cx.b.konst(Ty::I32, 0);
+        n = cx.b.select(ignore, zero, n);
     }
     let n_var = spill(cx, n, Ty::I32, "cp.async.n");
     let mut byte_vars = Vec::new();
     for k in 0..c.size {
-        let var = cx.f.new_var(Ty::I8, format!("cp.async.b{k}"));
-        let zero = cx.konst(Ty::I8, 0);
-        cx.emit_void(Op::StoreVar(var, zero));
+        let var = cx.b.f.new_var(Ty::I8, format!("cp.async.b{k}"));
+        let zero = cx.b.konst(Ty::I8, 0);
+        cx.b.emit_void(Op::StoreVar(var, zero));
         byte_vars.push(var);
     }
     for (k, var) in byte_vars.iter().enumerate() {
-        let n = cx.emit(Ty::I32, Op::LoadVar(n_var));
-        let kk = cx.konst(Ty::I32, k as u64);
-        let inside = cx.bin(BinOp::ULt, kk, n);
+        let n = cx.b.emit(Ty::I32, Op::LoadVar(n_var));
+        let kk = cx.b.konst(Ty::I32, k as u64);
+        let inside = cx.b.bin(BinOp::ULt, kk, n);
         cx.if_then(inside, |cx| {
-            let a = cx.emit(Ty::I64, Op::LoadVar(src_var));
+            let a = cx.b.emit(Ty::I64, Op::LoadVar(src_var));
             let at = cx.offset_where(Where::Global(a), k as u32);
             let b = cx.load(at, Ty::I8, MemOrder::Plain);
-            cx.emit_void(Op::StoreVar(*var, b));
+            cx.b.emit_void(Op::StoreVar(*var, b));
         });
     }
     for (w, chunk) in byte_vars.chunks(4).enumerate() {
         let bytes: Vec<ValueId> = chunk
             .iter()
-            .map(|v| cx.emit(Ty::I8, Op::LoadVar(*v)))
+            .map(|v| cx.b.emit(Ty::I8, Op::LoadVar(*v)))
             .collect();
         let word = assemble(cx, &bytes);
-        let off = cx.emit(Ty::I32, Op::LoadVar(dst_var));
+        let off = cx.b.emit(Ty::I32, Op::LoadVar(dst_var));
         let at = cx.offset_where(Where::Shared(off), 4 * w as u32);
         cx.store(at, word, MemOrder::Plain);
     }

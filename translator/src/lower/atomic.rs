@@ -5,6 +5,7 @@
 use super::cx::Cx;
 use super::memory::Where;
 use crate::check::inst::{Atom, AtomOp, AtomSem, Scope as PtxScope};
+use crate::ir::build::Build;
 use crate::ir::{AtomicOp, BinOp, ConvOp, FpFlags, Op, Ordering, Ptr, Scope, Ty, ValueId, VarId};
 use crate::types::ScalarType::{self, *};
 
@@ -33,22 +34,22 @@ pub fn atom(cx: &mut Cx<'_>, a: &Atom) {
     let result = match at {
         Where::Generic(g) => {
             let ty = Ty::of(a.ty);
-            let var = cx.f.new_var(ty, "atom.old");
+            let var = cx.b.f.new_var(ty, "atom.old");
             // The operands travel to the dispatch blocks in vars (values are block-local).
-            let bv = cx.f.new_var(cx.f.ty(b), "atom.b");
-            cx.emit_void(Op::StoreVar(bv, b));
+            let bv = cx.b.f.new_var(cx.b.f.ty(b), "atom.b");
+            cx.b.emit_void(Op::StoreVar(bv, b));
             let cv = c.map(|c| {
-                let v = cx.f.new_var(cx.f.ty(c), "atom.c");
-                cx.emit_void(Op::StoreVar(v, c));
+                let v = cx.b.f.new_var(cx.b.f.ty(c), "atom.c");
+                cx.b.emit_void(Op::StoreVar(v, c));
                 v
             });
             cx.generic_dispatch(g, |cx, w| {
                 let b = load(cx, bv);
                 let c = cv.map(|v| load(cx, v));
                 let r = at_place(cx, a, w, b, c);
-                cx.emit_void(Op::StoreVar(var, r));
+                cx.b.emit_void(Op::StoreVar(var, r));
             });
-            cx.emit(ty, Op::LoadVar(var))
+            cx.b.emit(ty, Op::LoadVar(var))
         }
         w => at_place(cx, a, w, b, c),
     };
@@ -78,8 +79,8 @@ pub(crate) fn reduce_at(cx: &mut Cx<'_>, op: AtomOp, ty: ScalarType, w: Where, b
 }
 
 fn load(cx: &mut Cx<'_>, v: VarId) -> ValueId {
-    let ty = cx.f.vars[v.0 as usize].ty;
-    cx.emit(ty, Op::LoadVar(v))
+    let ty = cx.b.f.vars[v.0 as usize].ty;
+    cx.b.emit(ty, Op::LoadVar(v))
 }
 
 /// The native operation for (op, type), if Vulkan has one.
@@ -118,7 +119,7 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
         }
         if !cx.profile.int64_atomics {
             cx.missing_feature("64-bit atomics (shaderBufferInt64Atomics)");
-            return cx.konst(ty, 0);
+            return cx.b.konst(ty, 0);
         }
     }
     // The word the atomic works on: the value itself for 32/64 bits, the containing 32-bit word
@@ -135,9 +136,9 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
     if bits >= 32
         && let Some(op) = native(a.op, a.ty)
     {
-        let v = cx.reinterpret(b, word_ty);
+        let v = cx.b.reinterpret(b, word_ty);
         let ptr = ptr_at(cx);
-        let r = cx.emit(
+        let r = cx.b.emit(
             word_ty,
             Op::Atomic {
                 op,
@@ -147,7 +148,7 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
                 sem,
             },
         );
-        return cx.reinterpret(r, ty);
+        return cx.b.reinterpret(r, ty);
     }
     if a.op == AtomOp::Add
         && a.ty == F32
@@ -155,7 +156,7 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
         && matches!(w, Where::Global(_))
     {
         let ptr = ptr_at(cx);
-        return cx.emit(
+        return cx.b.emit(
             Ty::F32,
             Op::Atomic {
                 op: AtomicOp::FAdd,
@@ -167,10 +168,10 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
         );
     }
     if a.op == AtomOp::Cas && bits >= 32 {
-        let cmp = cx.reinterpret(b, word_ty);
-        let new = cx.reinterpret(c.unwrap_or(b), word_ty);
+        let cmp = cx.b.reinterpret(b, word_ty);
+        let new = cx.b.reinterpret(c.unwrap_or(b), word_ty);
         let ptr = ptr_at(cx);
-        let r = cx.emit(
+        let r = cx.b.emit(
             word_ty,
             Op::AtomicCas {
                 ptr,
@@ -180,19 +181,19 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
                 sem,
             },
         );
-        return cx.reinterpret(r, ty);
+        return cx.b.reinterpret(r, ty);
     }
     // Everything else: a compare-and-swap loop on the word.
-    let b_var = cx.f.new_var(cx.f.ty(b), "atom.b");
-    cx.emit_void(Op::StoreVar(b_var, b));
+    let b_var = cx.b.f.new_var(cx.b.f.ty(b), "atom.b");
+    cx.b.emit_void(Op::StoreVar(b_var, b));
     let c_var = c.map(|c| {
-        let v = cx.f.new_var(cx.f.ty(c), "atom.c");
-        cx.emit_void(Op::StoreVar(v, c));
+        let v = cx.b.f.new_var(cx.b.f.ty(c), "atom.c");
+        cx.b.emit_void(Op::StoreVar(v, c));
         v
     });
     let shift_var = shift.map(|s| {
-        let v = cx.f.new_var(Ty::I32, "atom.shift");
-        cx.emit_void(Op::StoreVar(v, s));
+        let v = cx.b.f.new_var(Ty::I32, "atom.shift");
+        cx.b.emit_void(Op::StoreVar(v, s));
         v
     });
     let (op, pty) = (a.op, a.ty);
@@ -201,35 +202,35 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
         let c = c_var.map(|v| load(cx, v));
         match shift_var {
             None => {
-                let old = cx.reinterpret(word, ty);
+                let old = cx.b.reinterpret(word, ty);
                 let new = combine(cx, op, pty, old, b, c);
-                cx.reinterpret(new, word_ty)
+                cx.b.reinterpret(new, word_ty)
             }
             Some(sv) => {
                 // A 16-bit value inside its word.
                 let s = load(cx, sv);
-                let part = cx.bin(BinOp::LShr, word, s);
-                let part = cx.conv(ConvOp::Trunc, part, Ty::I16);
-                let old = cx.reinterpret(part, ty);
+                let part = cx.b.bin(BinOp::LShr, word, s);
+                let part = cx.b.conv(ConvOp::Trunc, part, Ty::I16);
+                let old = cx.b.reinterpret(part, ty);
                 let new = combine(cx, op, pty, old, b, c);
-                let new = cx.as_int(new);
-                let new = cx.conv(ConvOp::ZExt, new, Ty::I32);
-                let new = cx.bin(BinOp::Shl, new, s);
-                let ones = cx.konst(Ty::I32, 0xFFFF);
-                let m = cx.bin(BinOp::Shl, ones, s);
-                let keep = cx.un(crate::ir::UnOp::Not, m);
-                let rest = cx.bin(BinOp::And, word, keep);
-                cx.bin(BinOp::Or, rest, new)
+                let new = cx.b.as_int(new);
+                let new = cx.b.conv(ConvOp::ZExt, new, Ty::I32);
+                let new = cx.b.bin(BinOp::Shl, new, s);
+                let ones = cx.b.konst(Ty::I32, 0xFFFF);
+                let m = cx.b.bin(BinOp::Shl, ones, s);
+                let keep = cx.b.un(crate::ir::UnOp::Not, m);
+                let rest = cx.b.bin(BinOp::And, word, keep);
+                cx.b.bin(BinOp::Or, rest, new)
             }
         }
     });
     match shift_var {
-        None => cx.reinterpret(old_word, ty),
+        None => cx.b.reinterpret(old_word, ty),
         Some(sv) => {
             let s = load(cx, sv);
-            let part = cx.bin(BinOp::LShr, old_word, s);
-            let part = cx.conv(ConvOp::Trunc, part, Ty::I16);
-            cx.reinterpret(part, ty)
+            let part = cx.b.bin(BinOp::LShr, old_word, s);
+            let part = cx.b.conv(ConvOp::Trunc, part, Ty::I16);
+            cx.b.reinterpret(part, ty)
         }
     }
 }
@@ -239,14 +240,14 @@ fn at_place(cx: &mut Cx<'_>, a: &Atom, w: Where, b: ValueId, c: Option<ValueId>)
 fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId>) -> ValueId {
     let ty = Ty::of(a.ty);
     let keep = |cx: &mut Cx<'_>, v: ValueId, name: &'static str| {
-        let var = cx.f.new_var(cx.f.ty(v), name);
-        cx.emit_void(Op::StoreVar(var, v));
+        let var = cx.b.f.new_var(cx.b.f.ty(v), name);
+        cx.b.emit_void(Op::StoreVar(var, v));
         var
     };
     let off_v = keep(cx, off, "atom.off");
     let b_v = keep(cx, b, "atom.b");
     let c_v = c.map(|c| keep(cx, c, "atom.c"));
-    let result = cx.f.new_var(ty, "atom.old");
+    let result = cx.b.f.new_var(ty, "atom.old");
     under_lock(cx, |cx| {
         let off = load(cx, off_v);
         let old = cx.load(Where::Shared(off), ty, Default::default());
@@ -255,9 +256,9 @@ fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId
         let new = combine(cx, a.op, a.ty, old, b, c);
         let off = load(cx, off_v);
         cx.store(Where::Shared(off), new, Default::default());
-        cx.emit_void(Op::StoreVar(result, old));
+        cx.b.emit_void(Op::StoreVar(result, old));
     });
-    cx.emit(ty, Op::LoadVar(result))
+    cx.b.emit(ty, Op::LoadVar(result))
 }
 
 /// Runs `critical` (which must not branch; values before it reach it through variables) under
@@ -267,16 +268,17 @@ fn locked(cx: &mut Cx<'_>, a: &Atom, off: ValueId, b: ValueId, c: Option<ValueId
 /// on entry.
 pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
     cx.uses_shared_lock = true;
-    let done = cx.f.new_var(Ty::Bool, "lock.done");
-    let f = cx.konst(Ty::Bool, 0);
-    cx.emit_void(Op::StoreVar(done, f));
+    let done = cx.b.f.new_var(Ty::Bool, "lock.done");
+    let f = cx.b.konst(Ty::Bool, 0);
+    cx.b.emit_void(Op::StoreVar(done, f));
     // head: try to take the lock.
-    let head = cx.jump_to_new_block();
-    let (body, latch, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
-    let lock = cx.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
-    let zero = cx.konst(Ty::I32, 0);
-    let one = cx.konst(Ty::I32, 1);
-    let prev = cx.emit(
+    let head = cx.b.jump_to_new_block();
+    let (body, latch, exit) = (cx.b.f.new_block(), cx.b.f.new_block(), cx.b.f.new_block());
+    let lock =
+        cx.b.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
+    let zero = cx.b.konst(Ty::I32, 0);
+    let one = cx.b.konst(Ty::I32, 1);
+    let prev = cx.b.emit(
         Ty::I32,
         Op::AtomicCas {
             ptr: Ptr::Shared(lock),
@@ -286,14 +288,15 @@ pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
             sem: Ordering::Acquire,
         },
     );
-    let got = cx.bin(BinOp::IEq, prev, zero);
-    cx.branch(got, body, latch);
+    let got = cx.b.bin(BinOp::IEq, prev, zero);
+    cx.b.branch(got, body, latch);
     // body: the critical section, then release.
-    cx.cur = body;
+    cx.b.cur = body;
     critical(cx);
-    let lock = cx.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
-    let zero = cx.konst(Ty::I32, 0);
-    cx.emit(
+    let lock =
+        cx.b.emit(Ty::I32, Op::Builtin(crate::ir::Builtin::SharedLock));
+    let zero = cx.b.konst(Ty::I32, 0);
+    cx.b.emit(
         Ty::I32,
         Op::Atomic {
             op: AtomicOp::Exchange,
@@ -303,14 +306,14 @@ pub(super) fn under_lock(cx: &mut Cx<'_>, critical: impl FnOnce(&mut Cx<'_>)) {
             sem: Ordering::Release,
         },
     );
-    let t = cx.konst(Ty::Bool, 1);
-    cx.emit_void(Op::StoreVar(done, t));
-    cx.jump(latch);
+    let t = cx.b.konst(Ty::Bool, 1);
+    cx.b.emit_void(Op::StoreVar(done, t));
+    cx.b.jump(latch);
     // latch: retry until done.
-    cx.cur = latch;
-    let d = cx.emit(Ty::Bool, Op::LoadVar(done));
-    cx.branch(d, exit, head);
-    cx.cur = exit;
+    cx.b.cur = latch;
+    let d = cx.b.emit(Ty::Bool, Op::LoadVar(done));
+    cx.b.branch(d, exit, head);
+    cx.b.cur = exit;
 }
 
 /// Stores the address of the word an atomic works on in a var (device address, or word index
@@ -319,30 +322,30 @@ fn word_address(cx: &mut Cx<'_>, w: Where, bits: u32) -> (VarId, Option<ValueId>
     let (val, shift) = match w {
         Where::Global(a) | Where::Generic(a) => {
             if bits == 16 {
-                let mask = cx.konst(Ty::I64, !3u64);
-                let aligned = cx.bin(BinOp::And, a, mask);
-                let low = cx.conv(ConvOp::Trunc, a, Ty::I32);
-                let three = cx.konst(Ty::I32, 3);
-                let byte = cx.bin(BinOp::And, low, three);
-                (aligned, Some(cx.bin(BinOp::Shl, byte, three)))
+                let mask = cx.b.konst(Ty::I64, !3u64);
+                let aligned = cx.b.bin(BinOp::And, a, mask);
+                let low = cx.b.conv(ConvOp::Trunc, a, Ty::I32);
+                let three = cx.b.konst(Ty::I32, 3);
+                let byte = cx.b.bin(BinOp::And, low, three);
+                (aligned, Some(cx.b.bin(BinOp::Shl, byte, three)))
             } else {
                 (a, None)
             }
         }
         Where::Shared(off) => {
-            let two = cx.konst(Ty::I32, 2);
-            let idx = cx.bin(BinOp::LShr, off, two);
+            let two = cx.b.konst(Ty::I32, 2);
+            let idx = cx.b.bin(BinOp::LShr, off, two);
             let shift = (bits == 16).then(|| {
-                let three = cx.konst(Ty::I32, 3);
-                let byte = cx.bin(BinOp::And, off, three);
-                cx.bin(BinOp::Shl, byte, three)
+                let three = cx.b.konst(Ty::I32, 3);
+                let byte = cx.b.bin(BinOp::And, off, three);
+                cx.b.bin(BinOp::Shl, byte, three)
             });
             (idx, shift)
         }
-        _ => (cx.konst(Ty::I64, 0), None),
+        _ => (cx.b.konst(Ty::I64, 0), None),
     };
-    let v = cx.f.new_var(cx.f.ty(val), "atom.addr");
-    cx.emit_void(Op::StoreVar(v, val));
+    let v = cx.b.f.new_var(cx.b.f.ty(val), "atom.addr");
+    cx.b.emit_void(Op::StoreVar(v, val));
     (v, shift)
 }
 
@@ -355,40 +358,40 @@ fn combine(
     b: ValueId,
     c: Option<ValueId>,
 ) -> ValueId {
-    let t = cx.f.ty(old);
+    let t = cx.b.f.ty(old);
     match op {
         AtomOp::Add => add(cx, ty, old, b),
-        AtomOp::And => cx.bin(BinOp::And, old, b),
-        AtomOp::Or => cx.bin(BinOp::Or, old, b),
-        AtomOp::Xor => cx.bin(BinOp::Xor, old, b),
+        AtomOp::And => cx.b.bin(BinOp::And, old, b),
+        AtomOp::Or => cx.b.bin(BinOp::Or, old, b),
+        AtomOp::Xor => cx.b.bin(BinOp::Xor, old, b),
         AtomOp::Exch => b,
         AtomOp::Cas => {
-            let eq = cx.bin(BinOp::IEq, old, b);
-            cx.select(eq, c.unwrap_or(b), old)
+            let eq = cx.b.bin(BinOp::IEq, old, b);
+            cx.b.select(eq, c.unwrap_or(b), old)
         }
         // inc: (old >= b) ? 0 : old + 1 ; dec: (old == 0 || old > b) ? b : old - 1 (unsigned).
         AtomOp::Inc => {
-            let ge = cx.bin(BinOp::UGe, old, b);
-            let one = cx.konst(t, 1);
-            let up = cx.bin(BinOp::IAdd, old, one);
-            let zero = cx.konst(t, 0);
-            cx.select(ge, zero, up)
+            let ge = cx.b.bin(BinOp::UGe, old, b);
+            let one = cx.b.konst(t, 1);
+            let up = cx.b.bin(BinOp::IAdd, old, one);
+            let zero = cx.b.konst(t, 0);
+            cx.b.select(ge, zero, up)
         }
         AtomOp::Dec => {
-            let zero = cx.konst(t, 0);
-            let is0 = cx.bin(BinOp::IEq, old, zero);
-            let gt = cx.bin(BinOp::UGt, old, b);
-            let wrap = cx.bin(BinOp::Or, is0, gt);
-            let one = cx.konst(t, 1);
-            let down = cx.bin(BinOp::ISub, old, one);
-            cx.select(wrap, b, down)
+            let zero = cx.b.konst(t, 0);
+            let is0 = cx.b.bin(BinOp::IEq, old, zero);
+            let gt = cx.b.bin(BinOp::UGt, old, b);
+            let wrap = cx.b.bin(BinOp::Or, is0, gt);
+            let one = cx.b.konst(t, 1);
+            let down = cx.b.bin(BinOp::ISub, old, one);
+            cx.b.select(wrap, b, down)
         }
         AtomOp::Min | AtomOp::Max if matches!(ty, F16 | Bf16) => {
             // The reductions' half-precision min and max mean what `min.f16` does.
-            let x = cx.as_int(old);
-            let y = cx.as_int(b);
+            let x = cx.b.as_int(old);
+            let y = cx.b.as_int(b);
             let r = super::float::min_max_bits(cx, ty, op == AtomOp::Max, x, y);
-            cx.reinterpret(r, t)
+            cx.b.reinterpret(r, t)
         }
         AtomOp::Min | AtomOp::Max => {
             let cmp = match (op, ty.is_signed()) {
@@ -397,8 +400,8 @@ fn combine(
                 (_, true) => BinOp::SGt,
                 (_, false) => BinOp::UGt,
             };
-            let keep = cx.bin(cmp, old, b);
-            cx.select(keep, old, b)
+            let keep = cx.b.bin(cmp, old, b);
+            cx.b.select(keep, old, b)
         }
     }
 }
@@ -407,68 +410,68 @@ fn combine(
 fn add(cx: &mut Cx<'_>, ty: ScalarType, old: ValueId, b: ValueId) -> ValueId {
     let exact = FpFlags { exact: true };
     match ty {
-        F32 | F64 | F16 => cx.bin_flags(BinOp::FAdd, old, b, exact),
+        F32 | F64 | F16 => cx.b.bin_flags(BinOp::FAdd, old, b, exact),
         Bf16 => {
             let x = bf16_to_f32(cx, old);
             let y = bf16_to_f32(cx, b);
-            let s = cx.bin_flags(BinOp::FAdd, x, y, exact);
+            let s = cx.b.bin_flags(BinOp::FAdd, x, y, exact);
             f32_to_bf16(cx, s)
         }
         F16x2 | Bf16x2 => {
             // Two halves added independently.
             let mut halves = Vec::new();
             for k in 0..2u64 {
-                let sh = cx.konst(Ty::I32, 16 * k);
-                let x = cx.bin(BinOp::LShr, old, sh);
-                let y = cx.bin(BinOp::LShr, b, sh);
-                let x = cx.conv(ConvOp::Trunc, x, Ty::I16);
-                let y = cx.conv(ConvOp::Trunc, y, Ty::I16);
+                let sh = cx.b.konst(Ty::I32, 16 * k);
+                let x = cx.b.bin(BinOp::LShr, old, sh);
+                let y = cx.b.bin(BinOp::LShr, b, sh);
+                let x = cx.b.conv(ConvOp::Trunc, x, Ty::I16);
+                let y = cx.b.conv(ConvOp::Trunc, y, Ty::I16);
                 let s = if ty == F16x2 {
-                    let x = cx.reinterpret(x, Ty::F16);
-                    let y = cx.reinterpret(y, Ty::F16);
-                    let s = cx.bin_flags(BinOp::FAdd, x, y, exact);
-                    cx.as_int(s)
+                    let x = cx.b.reinterpret(x, Ty::F16);
+                    let y = cx.b.reinterpret(y, Ty::F16);
+                    let s = cx.b.bin_flags(BinOp::FAdd, x, y, exact);
+                    cx.b.as_int(s)
                 } else {
                     let x = bf16_to_f32(cx, x);
                     let y = bf16_to_f32(cx, y);
-                    let s = cx.bin_flags(BinOp::FAdd, x, y, exact);
+                    let s = cx.b.bin_flags(BinOp::FAdd, x, y, exact);
                     f32_to_bf16(cx, s)
                 };
-                let s = cx.conv(ConvOp::ZExt, s, Ty::I32);
-                halves.push(cx.bin(BinOp::Shl, s, sh));
+                let s = cx.b.conv(ConvOp::ZExt, s, Ty::I32);
+                halves.push(cx.b.bin(BinOp::Shl, s, sh));
             }
-            cx.bin(BinOp::Or, halves[0], halves[1])
+            cx.b.bin(BinOp::Or, halves[0], halves[1])
         }
-        _ => cx.bin(BinOp::IAdd, old, b),
+        _ => cx.b.bin(BinOp::IAdd, old, b),
     }
 }
 
 fn bf16_to_f32(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
-    let i = cx.as_int(v);
-    let w = cx.conv(ConvOp::ZExt, i, Ty::I32);
-    let sh = cx.konst(Ty::I32, 16);
-    let w = cx.bin(BinOp::Shl, w, sh);
-    cx.reinterpret(w, Ty::F32)
+    let i = cx.b.as_int(v);
+    let w = cx.b.conv(ConvOp::ZExt, i, Ty::I32);
+    let sh = cx.b.konst(Ty::I32, 16);
+    let w = cx.b.bin(BinOp::Shl, w, sh);
+    cx.b.reinterpret(w, Ty::F32)
 }
 
 /// f32 to bf16, rounding to nearest even (NaN stays NaN).
 fn f32_to_bf16(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
-    let w = cx.as_int(v);
-    let sh = cx.konst(Ty::I32, 16);
-    let one = cx.konst(Ty::I32, 1);
-    let lsb = cx.bin(BinOp::LShr, w, sh);
-    let lsb = cx.bin(BinOp::And, lsb, one);
-    let bias = cx.konst(Ty::I32, 0x7FFF);
-    let bias = cx.bin(BinOp::IAdd, bias, lsb);
-    let r = cx.bin(BinOp::IAdd, w, bias);
-    let r = cx.bin(BinOp::LShr, r, sh);
-    let nan = cx.un(crate::ir::UnOp::IsNan, v);
-    let quiet = cx.bin(BinOp::LShr, w, sh);
-    let qbit = cx.konst(Ty::I32, 0x40);
-    let quiet = cx.bin(BinOp::Or, quiet, qbit);
-    let r = cx.select(nan, quiet, r);
-    let r = cx.conv(ConvOp::Trunc, r, Ty::I16);
-    cx.reinterpret(r, Ty::I16)
+    let w = cx.b.as_int(v);
+    let sh = cx.b.konst(Ty::I32, 16);
+    let one = cx.b.konst(Ty::I32, 1);
+    let lsb = cx.b.bin(BinOp::LShr, w, sh);
+    let lsb = cx.b.bin(BinOp::And, lsb, one);
+    let bias = cx.b.konst(Ty::I32, 0x7FFF);
+    let bias = cx.b.bin(BinOp::IAdd, bias, lsb);
+    let r = cx.b.bin(BinOp::IAdd, w, bias);
+    let r = cx.b.bin(BinOp::LShr, r, sh);
+    let nan = cx.b.un(crate::ir::UnOp::IsNan, v);
+    let quiet = cx.b.bin(BinOp::LShr, w, sh);
+    let qbit = cx.b.konst(Ty::I32, 0x40);
+    let quiet = cx.b.bin(BinOp::Or, quiet, qbit);
+    let r = cx.b.select(nan, quiet, r);
+    let r = cx.b.conv(ConvOp::Trunc, r, Ty::I16);
+    cx.b.reinterpret(r, Ty::I16)
 }
 
 /// `loop { old = *p; new = f(old); if cas(p, old, new) == old { break } }`, returning the old
@@ -481,9 +484,9 @@ fn cas_loop(
     ptr_at: &dyn Fn(&mut Cx<'_>) -> Ptr,
     f: impl FnOnce(&mut Cx<'_>, ValueId) -> ValueId,
 ) -> ValueId {
-    let cur = cx.f.new_var(word_ty, "atom.cur");
+    let cur = cx.b.f.new_var(word_ty, "atom.cur");
     let ptr = ptr_at(cx);
-    let first = cx.emit(
+    let first = cx.b.emit(
         word_ty,
         Op::AtomicLoad {
             ptr,
@@ -491,13 +494,13 @@ fn cas_loop(
             sem: Ordering::Relaxed,
         },
     );
-    cx.emit_void(Op::StoreVar(cur, first));
-    let head = cx.jump_to_new_block();
-    let exit = cx.f.new_block();
-    let old = cx.emit(word_ty, Op::LoadVar(cur));
+    cx.b.emit_void(Op::StoreVar(cur, first));
+    let head = cx.b.jump_to_new_block();
+    let exit = cx.b.f.new_block();
+    let old = cx.b.emit(word_ty, Op::LoadVar(cur));
     let new = f(cx, old);
     let ptr = ptr_at(cx);
-    let prev = cx.emit(
+    let prev = cx.b.emit(
         word_ty,
         Op::AtomicCas {
             ptr,
@@ -507,9 +510,9 @@ fn cas_loop(
             sem,
         },
     );
-    cx.emit_void(Op::StoreVar(cur, prev));
-    let done = cx.bin(BinOp::IEq, prev, old);
-    cx.branch(done, exit, head);
-    cx.cur = exit;
-    cx.emit(word_ty, Op::LoadVar(cur))
+    cx.b.emit_void(Op::StoreVar(cur, prev));
+    let done = cx.b.bin(BinOp::IEq, prev, old);
+    cx.b.branch(done, exit, head);
+    cx.b.cur = exit;
+    cx.b.emit(word_ty, Op::LoadVar(cur))
 }

@@ -10,6 +10,7 @@ use super::memory::param_words;
 use crate::ast::Component;
 use crate::check::inst::{Call, CallArg, CallIndirect};
 use crate::check::{FnParam, Src};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, Op, Terminator, Ty, ValueId};
 use crate::types::ScalarType;
 
@@ -40,19 +41,19 @@ pub fn prologue(cx: &mut Cx<'_>) {
         match p {
             FnParam::Var(v) => {
                 for w in param_words(cx, v) {
-                    cx.f.params.push(Ty::I32);
-                    let val = cx.emit(Ty::I32, Op::Param(n));
-                    cx.emit_void(Op::StoreVar(w, val));
+                    cx.b.f.params.push(Ty::I32);
+                    let val = cx.b.emit(Ty::I32, Op::Param(n));
+                    cx.b.emit_void(Op::StoreVar(w, val));
                     n += 1;
                 }
             }
             FnParam::Reg(r) => {
                 let ty = Ty::of(reg_ty(cx, r));
                 for comp in reg_slots(cx, r) {
-                    cx.f.params.push(ty);
-                    let val = cx.emit(ty, Op::Param(n));
+                    cx.b.f.params.push(ty);
+                    let val = cx.b.emit(ty, Op::Param(n));
                     let var = cx.reg_var(r, comp);
-                    cx.emit_void(Op::StoreVar(var, val));
+                    cx.b.emit_void(Op::StoreVar(var, val));
                     n += 1;
                 }
             }
@@ -63,12 +64,12 @@ pub fn prologue(cx: &mut Cx<'_>) {
         match p {
             FnParam::Var(v) => {
                 let words = param_words(cx, v).len();
-                cx.f.returns.extend(std::iter::repeat_n(Ty::I32, words));
+                cx.b.f.returns.extend(std::iter::repeat_n(Ty::I32, words));
             }
             FnParam::Reg(r) => {
                 let ty = Ty::of(reg_ty(cx, r));
                 let n = reg_slots(cx, r).len();
-                cx.f.returns.extend(std::iter::repeat_n(ty, n));
+                cx.b.f.returns.extend(std::iter::repeat_n(ty, n));
             }
         }
     }
@@ -82,14 +83,14 @@ pub fn return_values(cx: &mut Cx<'_>) -> Vec<ValueId> {
         match p {
             FnParam::Var(v) => {
                 for w in param_words(cx, v) {
-                    out.push(cx.emit(Ty::I32, Op::LoadVar(w)));
+                    out.push(cx.b.emit(Ty::I32, Op::LoadVar(w)));
                 }
             }
             FnParam::Reg(r) => {
                 for comp in reg_slots(cx, r) {
                     let var = cx.reg_var(r, comp);
-                    let ty = cx.f.vars[var.0 as usize].ty;
-                    out.push(cx.emit(ty, Op::LoadVar(var)));
+                    let ty = cx.b.f.vars[var.0 as usize].ty;
+                    out.push(cx.b.emit(ty, Op::LoadVar(var)));
                 }
             }
         }
@@ -116,7 +117,7 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
         match a {
             CallArg::Param(v) => {
                 for w in param_words(cx, *v) {
-                    values.push(cx.emit(Ty::I32, Op::LoadVar(w)));
+                    values.push(cx.b.emit(Ty::I32, Op::LoadVar(w)));
                 }
             }
             CallArg::Value(Src::Vector(items), ty) => {
@@ -145,13 +146,13 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
             results.push(cx.reg_var(*reg, *comp));
         }
     }
-    let call = cx.f.side.add_call(crate::ir::Call {
+    let call = cx.b.f.side.add_call(crate::ir::Call {
         func,
         args: values,
         results,
         pure: false,
     });
-    cx.emit_void(Op::Call(call));
+    cx.b.emit_void(Op::Call(call));
 }
 
 /// A call through a function pointer: SPIR-V has none, so the pointer (a function's
@@ -160,28 +161,28 @@ fn emit_call(cx: &mut Cx<'_>, func: crate::ir::FuncId, args: &[CallArg], rets: &
 /// calling a function of another signature undefined).
 pub fn call_indirect(cx: &mut Cx<'_>, c: &CallIndirect) {
     let target = cx.read(&c.target, c.target_ty);
-    let target = cx.conv(ConvOp::ZExt, target, Ty::I64);
-    let var = cx.f.new_var(Ty::I64, "call.target");
-    cx.emit_void(Op::StoreVar(var, target));
-    let join = cx.f.new_block();
+    let target = cx.b.conv(ConvOp::ZExt, target, Ty::I64);
+    let var = cx.b.f.new_var(Ty::I64, "call.target");
+    cx.b.emit_void(Op::StoreVar(var, target));
+    let join = cx.b.f.new_block();
     for f in &c.candidates {
         let Some(&func) = cx.ids.get(f) else {
             continue;
         };
-        let t = cx.emit(Ty::I64, Op::LoadVar(var));
-        let tag = cx.konst(Ty::I64, f.address());
-        let hit = cx.bin(BinOp::IEq, t, tag);
-        let (then, next) = (cx.f.new_block(), cx.f.new_block());
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        let t = cx.b.emit(Ty::I64, Op::LoadVar(var));
+        let tag = cx.b.konst(Ty::I64, f.address());
+        let hit = cx.b.bin(BinOp::IEq, t, tag);
+        let (then, next) = (cx.b.f.new_block(), cx.b.f.new_block());
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
             cond: hit,
             then,
             else_: next,
         };
-        cx.cur = then;
+        cx.b.cur = then;
         emit_call(cx, func, &c.args, &c.rets);
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
-        cx.cur = next;
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(join);
+        cx.b.cur = next;
     }
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
-    cx.cur = join;
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(join);
+    cx.b.cur = join;
 }

@@ -5,6 +5,7 @@ use super::float::class::flush;
 use super::float::half;
 use super::float::softfloat::{FloatFormat, Ops};
 use crate::check::inst::{Arith, BoolOp, CmpOp, Set, Setp, Slct};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
@@ -32,19 +33,19 @@ pub(super) fn compare(
             Gtu => BinOp::FUnordGt,
             Geu => BinOp::FUnordGe,
             Num | Nan => {
-                let an = cx.un(UnOp::IsNan, a);
-                let bn = cx.un(UnOp::IsNan, b);
-                let any = cx.bin(BinOp::Or, an, bn);
+                let an = cx.b.un(UnOp::IsNan, a);
+                let bn = cx.b.un(UnOp::IsNan, b);
+                let any = cx.b.bin(BinOp::Or, an, bn);
                 return if cmp == Nan {
                     any
                 } else {
-                    cx.un(UnOp::Not, any)
+                    cx.b.un(UnOp::Not, any)
                 };
             }
             // Rejected by the checker for floats.
             Lo | Ls | Hi | Hs => BinOp::FOrdEq,
         };
-        return cx.bin(op, a, b);
+        return cx.b.bin(op, a, b);
     }
     let signed = ty.is_signed();
     let op = match cmp {
@@ -61,7 +62,7 @@ pub(super) fn compare(
         // Rejected by the checker for integers.
         Num | Nan => BinOp::IEq,
     };
-    cx.bin(op, a, b)
+    cx.b.bin(op, a, b)
 }
 
 fn combine(cx: &mut Cx<'_>, op: BoolOp, a: ValueId, b: ValueId) -> ValueId {
@@ -70,7 +71,7 @@ fn combine(cx: &mut Cx<'_>, op: BoolOp, a: ValueId, b: ValueId) -> ValueId {
         BoolOp::Or => BinOp::Or,
         BoolOp::Xor => BinOp::Xor,
     };
-    cx.bin(op, a, b)
+    cx.b.bin(op, a, b)
 }
 
 fn is_half(ty: ScalarType) -> bool {
@@ -93,10 +94,10 @@ fn compare_operands(
     if !is_half(ty) {
         let (a, b) = if ftz {
             let fmt = FloatFormat::of(ty);
-            let ai = cx.as_int(a);
-            let bi = cx.as_int(b);
+            let ai = cx.b.as_int(a);
+            let bi = cx.b.as_int(b);
             let (ai, bi) = (flush(cx, ai, fmt), flush(cx, bi, fmt));
-            let ft = cx.f.ty(a);
+            let ft = cx.b.f.ty(a);
             (cx.float_of(ai, ft), cx.float_of(bi, ft))
         } else {
             (a, b)
@@ -156,7 +157,7 @@ pub fn setp(cx: &mut Cx<'_>, s: &Setp) {
     if let Some(q) = &s.q {
         let qt = match t.get(1) {
             Some(&t1) => t1,
-            None => cx.un(UnOp::Not, t[0]),
+            None => cx.b.un(UnOp::Not, t[0]),
         };
         let qv = apply(cx, qt);
         cx.write(q, ScalarType::Pred, qv);
@@ -188,8 +189,8 @@ pub fn set(cx: &mut Cx<'_>, s: &Set) {
             Bf16x2 => 0x3f80,
             _ => 0xffff,
         };
-        let one = cx.konst(Ty::I16, one);
-        let zero = cx.konst(Ty::I16, 0);
+        let one = cx.b.konst(Ty::I16, one);
+        let zero = cx.b.konst(Ty::I16, 0);
         let lo = cx.sel(t[0], one, zero);
         let hi = cx.sel(t[1], one, zero);
         let r = half::join(cx, lo, hi);
@@ -203,8 +204,8 @@ pub fn set(cx: &mut Cx<'_>, s: &Set) {
         U16 | S16 => (Ty::I16, 0xffff),
         _ => (Ty::I32, 0xffff_ffff),
     };
-    let one = cx.konst(ty, one);
-    let zero = cx.konst(ty, 0);
+    let one = cx.b.konst(ty, one);
+    let zero = cx.b.konst(ty, 0);
     let r = cx.sel(t[0], one, zero);
     let bits = ScalarType::bits_of(ty.bits()).unwrap_or(B32);
     cx.write(&s.d, bits, r);
@@ -215,8 +216,8 @@ pub fn selp(cx: &mut Cx<'_>, s: &Arith) {
     let a = cx.read(&s.src[0], s.ty);
     let b = cx.read(&s.src[1], s.ty);
     let c = cx.read(&s.src[2], ScalarType::Pred);
-    debug_assert_eq!(cx.f.ty(c), Ty::Bool);
-    let r = cx.select(c, a, b);
+    debug_assert_eq!(cx.b.f.ty(c), Ty::Bool);
+    let r = cx.b.select(c, a, b);
     cx.write(&s.dst, s.ty, r);
 }
 
@@ -228,18 +229,18 @@ pub fn slct(cx: &mut Cx<'_>, s: &Slct) {
     let c = cx.read(&s.c, s.ctype);
     let ge = if s.ctype == ScalarType::F32 {
         let c = if s.ftz {
-            let ci = cx.as_int(c);
+            let ci = cx.b.as_int(c);
             let f = flush(cx, ci, FloatFormat::of(ScalarType::F32));
             cx.float_of(f, Ty::F32)
         } else {
             c
         };
-        let zero = cx.konst(Ty::F32, 0);
-        cx.bin(BinOp::FOrdGe, c, zero)
+        let zero = cx.b.konst(Ty::F32, 0);
+        cx.b.bin(BinOp::FOrdGe, c, zero)
     } else {
-        let zero = cx.konst(Ty::I32, 0);
-        cx.bin(BinOp::SGe, c, zero)
+        let zero = cx.b.konst(Ty::I32, 0);
+        cx.b.bin(BinOp::SGe, c, zero)
     };
-    let r = cx.select(ge, a, b);
+    let r = cx.b.select(ge, a, b);
     cx.write(&s.d, s.dtype, r);
 }

@@ -2,23 +2,24 @@
 
 use super::cx::Cx;
 use crate::check::inst::{Bra, BrxIdx};
+use crate::ir::build::Build;
 use crate::ir::{Terminator, Ty};
 use crate::types::ScalarType;
 
 pub fn bra(cx: &mut Cx<'_>, b: &Bra) {
     let target = cx.label_block(b.target);
-    cx.terminate(Terminator::Jump(target));
+    cx.b.terminate(Terminator::Jump(target));
 }
 
 pub fn ret(cx: &mut Cx<'_>) {
     let values = super::call::return_values(cx);
-    cx.terminate(Terminator::Return(values));
+    cx.b.terminate(Terminator::Return(values));
 }
 
 /// `exit` ends the thread; in a device function too (such functions are inlined into the kernel:
 /// `ir::inline`).
 pub fn exit(cx: &mut Cx<'_>) {
-    cx.terminate(Terminator::Exit);
+    cx.b.terminate(Terminator::Exit);
 }
 
 /// `brx.idx`: a multi-way branch. An index past the list is undefined in PTX; here it falls
@@ -26,13 +27,13 @@ pub fn exit(cx: &mut Cx<'_>) {
 pub fn brx_idx(cx: &mut Cx<'_>, b: &BrxIdx) {
     let value = cx.read(&b.index, ScalarType::U32);
     let targets = b.targets.iter().map(|l| cx.label_block(*l)).collect();
-    let next = cx.f.new_block();
-    cx.f.block_mut(cx.cur).term = Terminator::Switch {
+    let next = cx.b.f.new_block();
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Switch {
         value,
         targets,
         default: next,
     };
-    cx.cur = next;
+    cx.b.cur = next;
 }
 
 /// `trap` aborts the launch: CUDA reports the launch as failed. The thread records its site in the
@@ -47,8 +48,9 @@ pub fn trap(cx: &mut Cx<'_>, breakpoint: bool) {
         "`trap`"
     };
     cx.sites.push((cx.span, what.to_string()));
-    let code = cx.konst(Ty::I32, u64::from(cx.site_base + cx.sites.len() as u32));
-    let cur = cx.cur;
-    cx.f.report_status(cur, code);
-    cx.terminate(Terminator::Exit);
+    let code =
+        cx.b.konst(Ty::I32, u64::from(cx.site_base + cx.sites.len() as u32));
+    let cur = cx.b.cur;
+    cx.b.f.report_status(cur, code);
+    cx.b.terminate(Terminator::Exit);
 }

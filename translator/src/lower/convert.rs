@@ -17,6 +17,7 @@ use super::cx::Cx;
 use crate::check::Src;
 use crate::check::inst::{Cvt, CvtNarrow, CvtPack};
 use crate::float_format::{F32, FloatFormat, RoundMode, TF32};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 use round::{
@@ -36,7 +37,7 @@ pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
             let hi = one(cx, c, &c.src);
             let lo = one(cx, c, b);
             let s = k(cx, 16);
-            let hi = cx.bin(BinOp::Shl, hi, s);
+            let hi = cx.b.bin(BinOp::Shl, hi, s);
             or(cx, hi, lo)
         }
         None if !st.is_float() && !dt.is_float() => {
@@ -69,13 +70,13 @@ fn one(cx: &mut Cx<'_>, c: &Cvt, src: &Src) -> ValueId {
         other => other,
     };
     if !st.is_float() {
-        let v = cx.as_int(v);
+        let v = cx.b.as_int(v);
         let op = if st.is_signed() {
             ConvOp::SExt
         } else {
             ConvOp::ZExt
         };
-        let v = cx.conv(op, v, Ty::I64);
+        let v = cx.b.conv(op, v, Ty::I64);
         let u = unpack_int(cx, v, st.is_signed());
         let f = FloatFormat::of(dt);
         let r = to_float(cx, &u, None, mode, f);
@@ -98,19 +99,19 @@ fn one(cx: &mut Cx<'_>, c: &Cvt, src: &Src) -> ValueId {
         let z = k(cx, 0);
         let signed_zero = with_sign(cx, u.sign, z, f);
         let int_zero = is(cx, mag, 0);
-        let rounded = cx.select(int_zero, signed_zero, rounded);
+        let rounded = cx.b.select(int_zero, signed_zero, rounded);
         let lim = ks(cx, i64::from(sf.mant));
-        let integral = cx.bin(BinOp::SGe, u.e, lim);
+        let integral = cx.b.bin(BinOp::SGe, u.e, lim);
         let special = or(cx, u.inf, u.nan);
         let keep = or(cx, integral, special);
         let keep = or(cx, keep, u.zero);
         // A flushed input keeps only its sign.
         let input = if ftz_in {
-            cx.select(u.zero, signed_zero, bits)
+            cx.b.select(u.zero, signed_zero, bits)
         } else {
             bits
         };
-        let r = cx.select(keep, input, rounded);
+        let r = cx.b.select(keep, input, rounded);
         return float_result(cx, c, r, f);
     }
     let r = to_float(cx, &u, Some((bits, sf)), mode, f);
@@ -125,7 +126,7 @@ fn float_result(cx: &mut Cx<'_>, c: &Cvt, r: ValueId, f: FloatFormat) -> ValueId
     let mag_mask = k(cx, f.sign_bit() - 1);
     let mag = and(cx, r, mag_mask);
     let inf = k(cx, f.inf());
-    let nan = cx.bin(BinOp::UGt, mag, inf);
+    let nan = cx.b.bin(BinOp::UGt, mag, inf);
     let s = and(cx, r, sb);
     let s_zero = is_zero(cx, s);
     let negative = not(cx, s_zero);
@@ -133,32 +134,32 @@ fn float_result(cx: &mut Cx<'_>, c: &Cvt, r: ValueId, f: FloatFormat) -> ValueId
         let e = k(cx, f.inf());
         let ef = and(cx, r, e);
         let sub = is(cx, ef, 0);
-        r = cx.select(sub, s, r);
+        r = cx.b.select(sub, s, r);
     }
     if c.sat {
         // Clamp to [0, 1]; NaN gives +0.
         let one = k(cx, f.one());
-        let above = cx.bin(BinOp::UGt, r, one);
-        let clamped = cx.select(above, one, r);
+        let above = cx.b.bin(BinOp::UGt, r, one);
+        let clamped = cx.b.select(above, one, r);
         let low = or(cx, negative, nan);
-        r = cx.select(low, z, clamped);
+        r = cx.b.select(low, z, clamped);
     }
     if c.satfinite {
-        let is_inf = cx.bin(BinOp::IEq, mag, inf);
+        let is_inf = cx.b.bin(BinOp::IEq, mag, inf);
         let max = k(cx, f.max_finite());
         let m = with_sign(cx, negative, max, f);
-        r = cx.select(is_inf, m, r);
+        r = cx.b.select(is_inf, m, r);
     }
     if c.relu {
         // After `.satfinite`, which keeps the sign: negative results still become +0.
         let canon = k(cx, f.canonical_nan());
-        let clamped = cx.select(negative, z, r);
-        r = cx.select(nan, canon, clamped);
+        let clamped = cx.b.select(negative, z, r);
+        r = cx.b.select(nan, canon, clamped);
     }
     if c.dst_ty == ScalarType::Tf32 {
         // A .tf32 result is held as an .f32 bit pattern whose low fraction bits are zero.
         let s = k(cx, u64::from(TF32.fraction_gap(F32)));
-        r = cx.bin(BinOp::Shl, r, s);
+        r = cx.b.bin(BinOp::Shl, r, s);
     }
     r
 }
@@ -178,14 +179,14 @@ fn float_to_int(cx: &mut Cx<'_>, c: &Cvt, u: &Unpacked, mode: RoundMode) -> Valu
     let r = if dt.is_signed() {
         let pos_lim = k(cx, (1u64 << (bits - 1)) - 1);
         let neg_lim = k(cx, 1u64 << (bits - 1));
-        let over_pos = cx.bin(BinOp::UGt, mag, pos_lim);
+        let over_pos = cx.b.bin(BinOp::UGt, mag, pos_lim);
         let over_pos = or(cx, over_pos, huge);
-        let pos = cx.select(over_pos, pos_lim, mag);
-        let over_neg = cx.bin(BinOp::UGt, mag, neg_lim);
+        let pos = cx.b.select(over_pos, pos_lim, mag);
+        let over_neg = cx.b.bin(BinOp::UGt, mag, neg_lim);
         let over_neg = or(cx, over_neg, huge);
-        let m = cx.select(over_neg, neg_lim, mag);
-        let neg = cx.un(UnOp::INeg, m);
-        cx.select(u.sign, neg, pos)
+        let m = cx.b.select(over_neg, neg_lim, mag);
+        let neg = cx.b.un(UnOp::INeg, m);
+        cx.b.select(u.sign, neg, pos)
     } else {
         let lim = k(
             cx,
@@ -195,10 +196,10 @@ fn float_to_int(cx: &mut Cx<'_>, c: &Cvt, u: &Unpacked, mode: RoundMode) -> Valu
                 (1u64 << bits) - 1
             },
         );
-        let over = cx.bin(BinOp::UGt, mag, lim);
+        let over = cx.b.bin(BinOp::UGt, mag, lim);
         let over = or(cx, over, huge);
-        let pos = cx.select(over, lim, mag);
-        cx.select(u.sign, z, pos)
+        let pos = cx.b.select(over, lim, mag);
+        cx.b.select(u.sign, z, pos)
     };
     let nan_value = if c.src_ty == ScalarType::F64 || bits == 64 {
         1u64 << (bits - 1)
@@ -206,7 +207,7 @@ fn float_to_int(cx: &mut Cx<'_>, c: &Cvt, u: &Unpacked, mode: RoundMode) -> Valu
         0
     };
     let nv = k(cx, nan_value);
-    cx.select(u.nan, nv, r)
+    cx.b.select(u.nan, nv, r)
 }
 
 /// Integer-to-integer `cvt`: extend or truncate; `.sat` clamps to the destination's range.
@@ -220,26 +221,27 @@ fn int_to_int(cx: &mut Cx<'_>, c: &Cvt, v: ValueId) -> ValueId {
     };
     if c.sat {
         // Compare in 64 bits, in the source's signedness.
-        let x = cx.conv(ext, v, Ty::I64);
+        let x = cx.b.conv(ext, v, Ty::I64);
         let (lo, hi) = int_range(dt);
         let x = if st.is_signed() {
-            let lo_c = cx.konst(Ty::I64, lo.max(i128::from(i64::MIN)) as i64 as u64);
-            let below = cx.bin(BinOp::SLt, x, lo_c);
-            let x = cx.select(below, lo_c, x);
-            let hi_c = cx.konst(Ty::I64, hi.min(i128::from(i64::MAX)) as u64);
-            let above = cx.bin(BinOp::SGt, x, hi_c);
-            cx.select(above, hi_c, x)
+            let lo_c =
+                cx.b.konst(Ty::I64, lo.max(i128::from(i64::MIN)) as i64 as u64);
+            let below = cx.b.bin(BinOp::SLt, x, lo_c);
+            let x = cx.b.select(below, lo_c, x);
+            let hi_c = cx.b.konst(Ty::I64, hi.min(i128::from(i64::MAX)) as u64);
+            let above = cx.b.bin(BinOp::SGt, x, hi_c);
+            cx.b.select(above, hi_c, x)
         } else {
-            let hi_c = cx.konst(Ty::I64, hi.min(i128::from(u64::MAX)) as u64);
-            let above = cx.bin(BinOp::UGt, x, hi_c);
-            cx.select(above, hi_c, x)
+            let hi_c = cx.b.konst(Ty::I64, hi.min(i128::from(u64::MAX)) as u64);
+            let above = cx.b.bin(BinOp::UGt, x, hi_c);
+            cx.b.select(above, hi_c, x)
         };
-        return cx.conv(ConvOp::Trunc, x, dty);
+        return cx.b.conv(ConvOp::Trunc, x, dty);
     }
-    if dty.bits() > cx.f.ty(v).bits() {
-        cx.conv(ext, v, dty)
+    if dty.bits() > cx.b.f.ty(v).bits() {
+        cx.b.conv(ext, v, dty)
     } else {
-        cx.conv(ConvOp::Trunc, v, dty)
+        cx.b.conv(ConvOp::Trunc, v, dty)
     }
 }
 
@@ -253,25 +255,25 @@ pub fn cvt_pack(cx: &mut Cx<'_>, p: &CvtPack) {
     };
     let sat = |cx: &mut Cx<'_>, s: &Src| {
         let v = cx.read(s, ScalarType::S32);
-        let lo_c = cx.konst(Ty::I32, lo as u64);
-        let hi_c = cx.konst(Ty::I32, hi as u64);
-        let below = cx.bin(BinOp::SLt, v, lo_c);
-        let v = cx.select(below, lo_c, v);
-        let above = cx.bin(BinOp::SGt, v, hi_c);
-        let v = cx.select(above, hi_c, v);
-        let mask = cx.konst(Ty::I32, (1u64 << p.bits) - 1);
-        cx.bin(BinOp::And, v, mask)
+        let lo_c = cx.b.konst(Ty::I32, lo as u64);
+        let hi_c = cx.b.konst(Ty::I32, hi as u64);
+        let below = cx.b.bin(BinOp::SLt, v, lo_c);
+        let v = cx.b.select(below, lo_c, v);
+        let above = cx.b.bin(BinOp::SGt, v, hi_c);
+        let v = cx.b.select(above, hi_c, v);
+        let mask = cx.b.konst(Ty::I32, (1u64 << p.bits) - 1);
+        cx.b.bin(BinOp::And, v, mask)
     };
     let a = sat(cx, &p.a);
     let b = sat(cx, &p.b);
-    let sh = cx.konst(Ty::I32, u64::from(p.bits));
-    let a = cx.bin(BinOp::Shl, a, sh);
-    let mut d = cx.bin(BinOp::Or, a, b);
+    let sh = cx.b.konst(Ty::I32, u64::from(p.bits));
+    let a = cx.b.bin(BinOp::Shl, a, sh);
+    let mut d = cx.b.bin(BinOp::Or, a, b);
     if let Some(c) = &p.c {
         let c = cx.read(c, ScalarType::B32);
-        let sh = cx.konst(Ty::I32, u64::from(2 * p.bits));
-        let c = cx.bin(BinOp::Shl, c, sh);
-        d = cx.bin(BinOp::Or, d, c);
+        let sh = cx.b.konst(Ty::I32, u64::from(2 * p.bits));
+        let c = cx.b.bin(BinOp::Shl, c, sh);
+        d = cx.b.bin(BinOp::Or, d, c);
     }
     cx.write(&p.dst, ScalarType::U32, d);
 }

@@ -1,11 +1,8 @@
 //! The lowering context of one function, `Cx`: what it lowers (module, function, device
-//! profile, the kernel's tables), what it reports (diagnostics, status sites), and the IR it
-//! builds. Building IR (the current function and block, the room a block gets, the values held
-//! per block, the block's constants) is in `build`, and the control flow between blocks in
-//! `flow`; their fields are the first group of `Cx`.
-
-mod build;
-mod flow;
+//! profile, the kernel's tables), what it reports (diagnostics, status sites), and the builder
+//! of the IR it makes (`cx.b`, an [`ir::build::Builder`]). The builder owns the function under
+//! construction, the insertion point and the per-block caches; `Cx` keeps what only lowering
+//! knows: PTX registers and labels, the instruction being lowered, the diagnostics.
 
 use crate::check::Map as HashMap;
 
@@ -15,9 +12,10 @@ use super::memcheck::checkers::Checkers;
 use super::texture::KernelTextures;
 use crate::check::{self, LabelId, RegId};
 use crate::diag::{Diagnostic, Span};
+use crate::ir::build::{Build, Builder, DeviceTypes};
 use crate::ir::{self, BinOp, BlockId, Op, Terminator, Ty, ValueId, VarId};
 use crate::profile::DeviceProfile;
-use crate::types::StateSpace;
+use crate::types::{ScalarType, StateSpace};
 
 /// What a function's lowering needs to know about the kernel around it.
 pub(super) struct Places<'a> {
@@ -32,17 +30,6 @@ pub(super) struct Places<'a> {
     pub(super) helpers: &'a std::cell::RefCell<Helpers>,
     /// Bytes of the kernel's parameters in the parameter block.
     pub(super) param_block: u32,
-}
-
-/// Slots of [`Cx::konst`]'s table.
-pub(super) const BLOCK_CONSTS: usize = 32;
-
-/// The instructions to make room for in a block opened with `stmts` PTX instructions to go
-/// before the next label. A PTX instruction lowers to about 8 on average; a block grown one
-/// push at a time was reallocated 3 or 4 times. Very long runs are capped at 1,024 instructions,
-/// a quarter of the largest buffer `kept` keeps.
-pub(super) fn room_for(stmts: usize) -> usize {
-    stmts.clamp(1, 128) * 8
 }
 
 /// Lowering state for one function.
@@ -61,22 +48,11 @@ pub(crate) struct Cx<'a> {
     /// The last address resolved to a kernel parameter at a constant offset, with that
     /// offset in the block: an access there needs no memory check.
     pub param_access: Option<(ValueId, u64)>,
-    pub f: ir::Function,
-    pub cur: BlockId,
-    /// The capacity a block gets at its first instruction (see [`room_for`]).
-    pub(super) room: usize,
+    /// The IR being built: the function, the insertion point, the per-block caches.
+    pub b: Builder,
     /// The variable of each register component (`4 * register + component`), plus one; 0
     /// before its first use. Looked up for every register operand, so indexed, not hashed.
     pub(super) regs: Vec<u32>,
-    /// Per variable: the value it holds at the end of what has been lowered into the current
-    /// block so far (its last store or load there), valid while the stamp is `held_epoch`.
-    pub(super) held: Vec<(u32, ValueId)>,
-    held_epoch: u32,
-    held_block: BlockId,
-    /// Constants made in the current block, by a hash of value and type (a collision
-    /// forgets the older one), valid under the stamp of `held`: lowering asks for 0, 1,
-    /// shift counts and sizes over and over.
-    consts: [(u32, Ty, u64, ValueId); BLOCK_CONSTS],
     /// The high halves of `.b128` registers (`wide.rs`).
     pub(super) regs_high: crate::check::Map<(RegId, u8), VarId>,
     /// `.param` variables of device functions and call sites, as 32-bit words.
@@ -100,8 +76,6 @@ pub(crate) struct Cx<'a> {
     pub carry_flag: Option<VarId>,
     /// The kernel's texture slots and bindings (`texture.rs`).
     pub textures: &'a std::cell::RefCell<KernelTextures>,
-    /// Emptied instruction buffers of the kernels translated before (`kept.rs`).
-    pub(super) spare: Vec<Vec<ir::Inst>>,
     /// The kernel's helper functions (`helper.rs`).
     pub(super) helpers: &'a std::cell::RefCell<Helpers>,
     /// The variable holding the thread's linear index in its block, once read
@@ -134,14 +108,16 @@ impl<'a> Cx<'a> {
             param_access: None,
             layout: places.layout,
             ids: places.ids,
-            cur: f.entry,
-            f,
-            room: 0,
+            b: Builder::new(
+                f,
+                DeviceTypes {
+                    float64: profile.float64,
+                    float16: profile.float16,
+                    int8: profile.int8,
+                    int16: profile.int16,
+                },
+            ),
             regs: Vec::new(),
-            held: Vec::new(),
-            held_epoch: 1,
-            held_block: BlockId(u32::MAX),
-            consts: [(0, Ty::Bool, 0, ValueId(0)); BLOCK_CONSTS],
             regs_high: crate::check::Map::default(),
             param_words: HashMap::default(),
             uses_shared_lock: false,
@@ -155,7 +131,6 @@ impl<'a> Cx<'a> {
             site_base: places.site_base,
             carry_flag: None,
             textures: places.textures,
-            spare: Vec::new(),
             helpers: places.helpers,
             linear_tid: None,
             clock_counter: None,
@@ -188,18 +163,26 @@ impl<'a> Cx<'a> {
 
     /// The function a helper context built, and what it reported (a missing device feature
     /// names the instruction that made the helper).
-    pub(super) fn into_function(self) -> (ir::Function, Vec<Diagnostic>) {
-        (self.f, self.diags)
+    pub(super) fn into_function(mut self) -> (ir::Function, Vec<Diagnostic>) {
+        self.report_missing();
+        (self.b.f, self.diags)
     }
 }
 
 impl Cx<'_> {
     pub(super) fn start_label(&mut self, l: LabelId) {
         let b = self.labels[l.0 as usize];
-        if self.f.block(self.cur).term == Terminator::Unreachable {
-            self.f.block_mut(self.cur).term = Terminator::Jump(b);
+        if self.b.f.block(self.b.cur).term == Terminator::Unreachable {
+            self.b.jump(b);
         }
-        self.cur = b;
+        self.b.cur = b;
+    }
+
+    /// Starts lowering the instruction at `span`: what the builder met for the one before is
+    /// reported at that one's span.
+    pub(super) fn start_instruction(&mut self, span: Span) {
+        self.report_missing();
+        self.span = span;
     }
 
     pub fn label_block(&self, l: LabelId) -> BlockId {
@@ -208,6 +191,7 @@ impl Cx<'_> {
 
     /// Reports that the current instruction needs something not implemented (or not available).
     pub fn unsupported(&mut self, what: impl Into<String>) {
+        self.report_missing();
         let what = what.into();
         self.diags.push(
             Diagnostic::error(self.span, format!("{what} is not supported by ptxvk yet"))
@@ -217,6 +201,41 @@ impl Cx<'_> {
 
     /// Reports that the device lacks a feature the instruction needs.
     pub fn missing_feature(&mut self, feature: &str) {
+        self.report_missing();
+        self.push_missing(feature);
+    }
+
+    /// Refuses a type the device cannot hold, once per instruction and feature.
+    #[inline(always)]
+    pub(in crate::lower) fn need_ty(&mut self, ty: Ty) {
+        if let Some(feature) = self.b.lacks(ty) {
+            self.report_missing();
+            self.refuse_once(feature);
+        }
+    }
+
+    /// Reports the features the device lacks that the builder met since the last report, at
+    /// the current instruction. Called before anything else is reported and before the
+    /// instruction changes, so that diagnostics keep the order in which their causes were met.
+    #[inline(always)]
+    pub(super) fn report_missing(&mut self) {
+        if self.b.met_missing() {
+            for feature in self.b.take_missing() {
+                self.refuse_once(feature);
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refuse_once(&mut self, feature: &'static str) {
+        if !self.refused.contains(&(self.span, feature)) {
+            self.refused.push((self.span, feature));
+            self.push_missing(feature);
+        }
+    }
+
+    fn push_missing(&mut self, feature: &str) {
         let name = self.profile.name.clone();
         self.diags.push(
             Diagnostic::error(
@@ -233,14 +252,14 @@ impl Cx<'_> {
             self.unsupported("parameters of device functions");
             return None;
         };
-        let base = self.emit(Ty::I64, Op::Builtin(ir::Builtin::ParamBase));
+        let base = self.b.emit(Ty::I64, Op::Builtin(ir::Builtin::ParamBase));
         // At offset 0 (the first parameter) the base is the address: no `+ 0` to fold away,
         // as `resolve` does for other addresses.
         if off == 0 {
             return Some(base);
         }
-        let off = self.konst(Ty::I64, u64::from(off));
-        Some(self.bin(BinOp::IAdd, base, off))
+        let off = self.b.konst(Ty::I64, u64::from(off));
+        Some(self.b.bin(BinOp::IAdd, base, off))
     }
 
     pub fn space_of(&self, v: check::VarRef) -> StateSpace {
@@ -248,6 +267,12 @@ impl Cx<'_> {
             check::VarRef::Global(g) => self.module.global(g).space,
             check::VarRef::Local(l) => self.func.var(l).space,
         }
+    }
+}
+
+impl AsMut<Builder> for Cx<'_> {
+    fn as_mut(&mut self) -> &mut Builder {
+        &mut self.b
     }
 }
 
@@ -270,30 +295,78 @@ impl Cx<'_> {
                     .iter()
                     .enumerate()
                     .map(|(i, &a)| {
-                        let ty = self.f.ty(a);
-                        cx.f.params.push(ty);
-                        cx.emit(ty, Op::Param(i as u32))
+                        let ty = self.b.f.ty(a);
+                        cx.b.f.params.push(ty);
+                        cx.b.emit(ty, Op::Param(i as u32))
                     })
                     .collect();
                 let r = body(&mut cx, &params);
-                let ret = cx.f.ty(r);
-                cx.f.returns = vec![ret];
-                let end = cx.cur;
-                cx.f.block_mut(end).term = Terminator::Return(vec![r]);
+                let ret = cx.b.f.ty(r);
+                cx.b.f.returns = vec![ret];
+                let end = cx.b.cur;
+                cx.b.f.block_mut(end).term = Terminator::Return(vec![r]);
                 let (f, diags) = cx.into_function();
+                self.report_missing();
                 self.diags.extend(diags);
                 // Made after `body`, which may have made helpers of its own.
                 (self.helpers.borrow_mut().add(h, f), ret)
             }
         };
-        let result = self.f.new_var(ret, "helper.result");
-        let call = self.f.side.add_call(ir::Call {
+        let result = self.b.f.new_var(ret, "helper.result");
+        let call = self.b.f.side.add_call(ir::Call {
             func,
             args: args.to_vec(),
             results: vec![result],
             pure: true,
         });
-        self.emit_void(Op::Call(call));
-        self.emit(ret, Op::LoadVar(result))
+        self.b.emit_void(Op::Call(call));
+        self.b.emit(ret, Op::LoadVar(result))
+    }
+}
+
+impl Cx<'_> {
+    /// Every operand asks for its register's variable: the known case is inlined, the first
+    /// request (which declares it) is not.
+    #[inline]
+    pub fn reg_var(&mut self, reg: RegId, comp: Option<crate::ast::Component>) -> VarId {
+        let slot = reg.0 as usize * 4 + comp.map_or(0, |c| c.index());
+        if let Some(&v) = self.regs.get(slot)
+            && v != 0
+        {
+            return VarId(v - 1);
+        }
+        self.new_reg_var(reg, comp, slot)
+    }
+
+    #[inline(never)]
+    fn new_reg_var(
+        &mut self,
+        reg: RegId,
+        comp: Option<crate::ast::Component>,
+        slot: usize,
+    ) -> VarId {
+        let ty = Ty::of(self.func.reg(reg).ty);
+        self.need_ty(ty);
+        let name = ir::VarName::Reg {
+            func: self.func_id.0,
+            reg: reg.0,
+            comp: comp.map(|c| c.index() as u8),
+        };
+        let v = self.b.f.new_var(ty, name);
+        if let Some(s) = self.regs.get_mut(slot) {
+            *s = v.0 + 1;
+        }
+        v
+    }
+
+    pub(in crate::lower) fn read_reg(
+        &mut self,
+        reg: RegId,
+        comp: Option<crate::ast::Component>,
+        ty: ScalarType,
+    ) -> ValueId {
+        let var = self.reg_var(reg, comp);
+        let v = self.b.load_var(var);
+        self.b.reinterpret(v, Ty::of(ty))
     }
 }

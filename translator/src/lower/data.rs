@@ -4,6 +4,7 @@
 use super::cx::Cx;
 use crate::check::inst::{Cvta, Isspacep, Ld, MemSem, Mov, Scope as PtxScope, St};
 use crate::check::{Dst, Src, VarRef};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Builtin, ConvOp, MemOrder, Op, Ordering, Scope, Ty, ValueId};
 use crate::types::{ScalarType, StateSpace};
 
@@ -11,13 +12,13 @@ use crate::types::{ScalarType, StateSpace};
 pub(super) fn address_of(cx: &mut Cx<'_>, var: VarRef, off: i64) -> ValueId {
     let base = match cx.var_address(var) {
         Some(b) => b,
-        None => cx.konst(Ty::I64, 0),
+        None => cx.b.konst(Ty::I64, 0),
     };
     if off == 0 {
         return base;
     }
-    let o = cx.konst(Ty::I64, off as u64);
-    cx.bin(BinOp::IAdd, base, o)
+    let o = cx.b.konst(Ty::I64, off as u64);
+    cx.b.bin(BinOp::IAdd, base, o)
 }
 
 /// Splits `mov.bN d, {a, b}` / `mov.bN {a, b}, s` into element moves, low element first.
@@ -38,11 +39,11 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
             let ebits = m.ty.bits() / n;
             let ety = ScalarType::bits_of(ebits).unwrap_or(ScalarType::B32);
             let whole = cx.read(src, m.ty);
-            let whole = cx.as_int(whole);
+            let whole = cx.b.as_int(whole);
             for (k, d) in ds.iter().enumerate() {
-                let sh = cx.konst(cx.f.ty(whole), u64::from(ebits) * k as u64);
-                let part = cx.bin(BinOp::LShr, whole, sh);
-                let part = cx.conv(ConvOp::Trunc, part, Ty::int(ebits));
+                let sh = cx.b.konst(cx.b.f.ty(whole), u64::from(ebits) * k as u64);
+                let part = cx.b.bin(BinOp::LShr, whole, sh);
+                let part = cx.b.conv(ConvOp::Trunc, part, Ty::int(ebits));
                 cx.write(d, ety, part);
             }
         }
@@ -51,17 +52,17 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
             let ebits = m.ty.bits() / n;
             let ety = ScalarType::bits_of(ebits).unwrap_or(ScalarType::B32);
             let wide = Ty::int(m.ty.bits());
-            let mut acc = cx.konst(wide, 0);
+            let mut acc = cx.b.konst(wide, 0);
             for (k, s) in ss.iter().enumerate() {
                 let v = cx.read(s, ety);
-                let v = cx.as_int(v);
-                let v = cx.conv(ConvOp::ZExt, v, wide);
-                let sh = cx.konst(wide, u64::from(ebits) * k as u64);
-                let v = cx.bin(BinOp::Shl, v, sh);
+                let v = cx.b.as_int(v);
+                let v = cx.b.conv(ConvOp::ZExt, v, wide);
+                let sh = cx.b.konst(wide, u64::from(ebits) * k as u64);
+                let v = cx.b.bin(BinOp::Shl, v, sh);
                 // The elements' bits are disjoint, so `+` is `|`; NVIDIA's Vulkan driver
                 // miscompiles `(a << 8) | (a >> 8)` on 16 bits (docs/nvidia.md), which
                 // repacking a value's own bytes produces.
-                acc = cx.bin(BinOp::IAdd, acc, v);
+                acc = cx.b.bin(BinOp::IAdd, acc, v);
             }
             cx.write(dst, m.ty, acc);
         }
@@ -177,7 +178,7 @@ pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
     if atomic.is_none()
         && let Some((scope, Ordering::Acquire)) = strong
     {
-        cx.emit_void(Op::Fence(scope));
+        cx.b.emit_void(Op::Fence(scope));
     }
 }
 
@@ -210,7 +211,7 @@ pub fn st(cx: &mut Cx<'_>, s: &St) {
     if atomic.is_none()
         && let Some((scope, Ordering::Release)) = strong
     {
-        cx.emit_void(Op::Fence(scope));
+        cx.b.emit_void(Op::Fence(scope));
     }
     for (k, v) in vals.into_iter().enumerate() {
         let at = cx.offset_where(base, size * k as u32);
@@ -231,7 +232,7 @@ pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
         cx.specific_of(c.space, v)
     };
     let r = if c.size.bits() < 64 {
-        cx.conv(ConvOp::Trunc, r, Ty::I32)
+        cx.b.conv(ConvOp::Trunc, r, Ty::I32)
     } else {
         r
     };
@@ -245,7 +246,7 @@ pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
 /// one, as the ISA says).
 pub fn isspacep(cx: &mut Cx<'_>, i: &Isspacep) {
     let a = cx.read(&i.src, i.size);
-    let a = cx.conv(ConvOp::ZExt, a, Ty::I64);
+    let a = cx.b.conv(ConvOp::ZExt, a, Ty::I64);
     let r = match i.space {
         StateSpace::Shared | StateSpace::Local => cx.in_window(i.space, a),
         StateSpace::Const => in_const(cx, a),
@@ -253,8 +254,8 @@ pub fn isspacep(cx: &mut Cx<'_>, i: &Isspacep) {
         _ => {
             let not_sl = cx.in_window(StateSpace::Global, a);
             let c = in_const(cx, a);
-            let not_c = cx.un(crate::ir::UnOp::Not, c);
-            cx.bin(BinOp::And, not_sl, not_c)
+            let not_c = cx.b.un(crate::ir::UnOp::Not, c);
+            cx.b.bin(BinOp::And, not_sl, not_c)
         }
     };
     cx.write(&i.dst, ScalarType::Pred, r);
@@ -271,19 +272,19 @@ fn in_const(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
             ranges.push((off, g.size()));
         }
     }
-    let mut r = cx.konst(Ty::Bool, 0);
+    let mut r = cx.b.konst(Ty::Bool, 0);
     if ranges.is_empty() {
         return r;
     }
-    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
-    let rel = cx.bin(BinOp::ISub, a, base);
+    let base = cx.b.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
+    let rel = cx.b.bin(BinOp::ISub, a, base);
     for (off, size) in ranges {
         // `off <= rel < off + size` as one unsigned comparison.
-        let o = cx.konst(Ty::I64, off);
-        let d = cx.bin(BinOp::ISub, rel, o);
-        let s = cx.konst(Ty::I64, size);
-        let inside = cx.bin(BinOp::ULt, d, s);
-        r = cx.bin(BinOp::Or, r, inside);
+        let o = cx.b.konst(Ty::I64, off);
+        let d = cx.b.bin(BinOp::ISub, rel, o);
+        let s = cx.b.konst(Ty::I64, size);
+        let inside = cx.b.bin(BinOp::ULt, d, s);
+        r = cx.b.bin(BinOp::Or, r, inside);
     }
     r
 }
@@ -297,8 +298,8 @@ fn in_params(cx: &mut Cx<'_>, a: ValueId) -> ValueId {
         .map(|(f, _)| *f)
         .unwrap_or(cx.func_id);
     let size = super::layout::kernel_abi(cx.module.function(kernel)).param_block_size;
-    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
-    let rel = cx.bin(BinOp::ISub, a, base);
-    let s = cx.konst(Ty::I64, u64::from(size));
-    cx.bin(BinOp::ULt, rel, s)
+    let base = cx.b.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
+    let rel = cx.b.bin(BinOp::ISub, a, base);
+    let s = cx.b.konst(Ty::I64, u64::from(size));
+    cx.b.bin(BinOp::ULt, rel, s)
 }

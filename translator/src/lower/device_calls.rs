@@ -8,6 +8,8 @@ use super::memory::Where;
 use crate::abi::{self, DeviceCall};
 use crate::check::Src;
 use crate::check::inst::{Call, CallArg};
+use crate::ir::build::Build;
+use crate::ir::build::flow::Flow;
 use crate::ir::{
     self, AtomicOp, BinOp, Builtin, ConvOp, Op, Ordering, Ptr, Scope, Ty, ValueId, VarId,
 };
@@ -25,7 +27,7 @@ pub fn call(cx: &mut Cx<'_>, which: DeviceCall, c: &Call) {
 
 /// The address held in the services slot at `slot`.
 fn service(cx: &mut Cx<'_>, slot: u64) -> ValueId {
-    let base = cx.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
+    let base = cx.b.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
     let at = offset(cx, base, slot);
     load(cx, Ty::I64, at)
 }
@@ -34,14 +36,14 @@ fn offset(cx: &mut Cx<'_>, a: ValueId, by: u64) -> ValueId {
     if by == 0 {
         return a;
     }
-    let k = cx.konst(Ty::I64, by);
-    cx.bin(BinOp::IAdd, a, k)
+    let k = cx.b.konst(Ty::I64, by);
+    cx.b.bin(BinOp::IAdd, a, k)
 }
 
 // The FIFO and the heap's bookkeeping are the runtime's memory, not an allocation of the
 // program's, so these accesses bypass `Cx::load`/`Cx::store` and the memory checker there.
 fn load(cx: &mut Cx<'_>, ty: Ty, a: ValueId) -> ValueId {
-    cx.emit(
+    cx.b.emit(
         ty,
         Op::Load {
             ptr: Ptr::Global(a),
@@ -52,8 +54,8 @@ fn load(cx: &mut Cx<'_>, ty: Ty, a: ValueId) -> ValueId {
 }
 
 fn store(cx: &mut Cx<'_>, a: ValueId, value: ValueId) {
-    let align = cx.f.ty(value).bits() / 8;
-    cx.emit_void(Op::Store {
+    let align = cx.b.f.ty(value).bits() / 8;
+    cx.b.emit_void(Op::Store {
         ptr: Ptr::Global(a),
         value,
         align,
@@ -62,7 +64,7 @@ fn store(cx: &mut Cx<'_>, a: ValueId, value: ValueId) {
 }
 
 fn atomic_add(cx: &mut Cx<'_>, a: ValueId, value: ValueId) -> ValueId {
-    cx.emit(
+    cx.b.emit(
         Ty::I32,
         Op::Atomic {
             op: AtomicOp::Add,
@@ -79,21 +81,21 @@ fn arg64(cx: &mut Cx<'_>, a: &CallArg) -> ValueId {
     match a {
         CallArg::Param(v) => {
             let words = super::memory::param_words(cx, *v);
-            let lo = cx.emit(Ty::I32, Op::LoadVar(words[0]));
-            let lo = cx.conv(ConvOp::ZExt, lo, Ty::I64);
+            let lo = cx.b.emit(Ty::I32, Op::LoadVar(words[0]));
+            let lo = cx.b.conv(ConvOp::ZExt, lo, Ty::I64);
             let Some(&w1) = words.get(1) else {
                 return lo;
             };
-            let hi = cx.emit(Ty::I32, Op::LoadVar(w1));
-            let hi = cx.conv(ConvOp::ZExt, hi, Ty::I64);
-            let sh = cx.konst(Ty::I64, 32);
-            let hi = cx.bin(BinOp::Shl, hi, sh);
-            cx.bin(BinOp::Or, lo, hi)
+            let hi = cx.b.emit(Ty::I32, Op::LoadVar(w1));
+            let hi = cx.b.conv(ConvOp::ZExt, hi, Ty::I64);
+            let sh = cx.b.konst(Ty::I64, 32);
+            let hi = cx.b.bin(BinOp::Shl, hi, sh);
+            cx.b.bin(BinOp::Or, lo, hi)
         }
         CallArg::Value(src, ty) => {
             let v = cx.read(src, *ty);
-            let v = cx.as_int(v);
-            cx.conv(ConvOp::ZExt, v, Ty::I64)
+            let v = cx.b.as_int(v);
+            cx.b.conv(ConvOp::ZExt, v, Ty::I64)
         }
     }
 }
@@ -103,28 +105,28 @@ fn set_result(cx: &mut Cx<'_>, r: &CallArg, v: ValueId) {
     match r {
         CallArg::Param(p) => {
             let words = super::memory::param_words(cx, *p);
-            let ty = cx.f.ty(v);
-            let lo = cx.conv(ConvOp::Trunc, v, Ty::I32);
-            cx.emit_void(Op::StoreVar(words[0], lo));
+            let ty = cx.b.f.ty(v);
+            let lo = cx.b.conv(ConvOp::Trunc, v, Ty::I32);
+            cx.b.emit_void(Op::StoreVar(words[0], lo));
             if ty == Ty::I64
                 && let Some(&w1) = words.get(1)
             {
-                let sh = cx.konst(Ty::I64, 32);
-                let hi = cx.bin(BinOp::LShr, v, sh);
-                let hi = cx.conv(ConvOp::Trunc, hi, Ty::I32);
-                cx.emit_void(Op::StoreVar(w1, hi));
+                let sh = cx.b.konst(Ty::I64, 32);
+                let hi = cx.b.bin(BinOp::LShr, v, sh);
+                let hi = cx.b.conv(ConvOp::Trunc, hi, Ty::I32);
+                cx.b.emit_void(Op::StoreVar(w1, hi));
             }
         }
         CallArg::Value(Src::Reg { reg, comp, .. }, ty) => {
             let var = cx.reg_var(*reg, *comp);
             let want = Ty::int(ty.bytes() * 8);
-            let v = if cx.f.ty(v).bits() > want.bits() {
-                cx.conv(ConvOp::Trunc, v, want)
+            let v = if cx.b.f.ty(v).bits() > want.bits() {
+                cx.b.conv(ConvOp::Trunc, v, want)
             } else {
-                cx.conv(ConvOp::ZExt, v, want)
+                cx.b.conv(ConvOp::ZExt, v, want)
             };
-            let v = cx.reinterpret(v, cx.f.vars[var.0 as usize].ty);
-            cx.emit_void(Op::StoreVar(var, v));
+            let v = cx.b.reinterpret(v, cx.b.f.vars[var.0 as usize].ty);
+            cx.b.emit_void(Op::StoreVar(var, v));
         }
         CallArg::Value(..) => cx.unsupported("a call result that is not a register"),
     }
@@ -152,21 +154,21 @@ fn vprintf(cx: &mut Cx<'_>, c: &Call) {
         return;
     }
     let len = abi::FIFO_RECORD_HEADER + u64::from(arg_bytes).next_multiple_of(8);
-    let len32 = cx.konst(Ty::I32, len);
+    let len32 = cx.b.konst(Ty::I32, len);
     let (fits, rec_var) = claim_record(cx, len32);
     cx.if_then(fits, |cx| {
-        let nbytes = cx.konst(Ty::I32, u64::from(arg_bytes));
+        let nbytes = cx.b.konst(Ty::I32, u64::from(arg_bytes));
         let fmt_addr = arg64(cx, fmt_arg);
         write_header(cx, rec_var, len32, nbytes, fmt_addr);
         if arg_bytes > 0 {
             let src = arg64(cx, args_arg);
-            let src_var = cx.f.new_var(Ty::I64, "printf.args");
-            cx.emit_void(Op::StoreVar(src_var, src));
+            let src_var = cx.b.f.new_var(Ty::I64, "printf.args");
+            cx.b.emit_void(Op::StoreVar(src_var, src));
             copy_words(cx, src_var, rec_var, arg_bytes / 4);
         }
     });
     if let Some(r) = c.rets.first() {
-        let n = cx.konst(Ty::I32, args.len() as u64);
+        let n = cx.b.konst(Ty::I32, args.len() as u64);
         set_result(cx, r, n);
     }
 }
@@ -180,78 +182,78 @@ fn vprintf(cx: &mut Cx<'_>, c: &Call) {
 /// of arguments would need the format parsed on the device.
 fn vprintf_dynamic(cx: &mut Cx<'_>, c: &Call, fmt_arg: &CallArg, args_arg: &CallArg) {
     let fmt_addr = arg64(cx, fmt_arg);
-    let fmt_var = cx.f.new_var(Ty::I64, "printf.format");
-    cx.emit_void(Op::StoreVar(fmt_var, fmt_addr));
+    let fmt_var = cx.b.f.new_var(Ty::I64, "printf.format");
+    cx.b.emit_void(Op::StoreVar(fmt_var, fmt_addr));
     let src = arg64(cx, args_arg);
     let local = cx.in_window(StateSpace::Local, src);
-    let off = cx.conv(ConvOp::Trunc, src, Ty::I32);
+    let off = cx.b.conv(ConvOp::Trunc, src, Ty::I32);
     let limit = cx.local_limit();
-    let inside = cx.bin(BinOp::ULt, off, limit);
-    let avail = cx.bin(BinOp::ISub, limit, off);
-    let max = cx.konst(Ty::I32, abi::PRINTF_MAX_ARG_BYTES.into());
-    let avail = cx.ext(ir::ExtOp::UMin, &[avail, max], Default::default());
-    let word_mask = cx.konst(Ty::I32, u64::from(!3u32));
-    let avail = cx.bin(BinOp::And, avail, word_mask);
-    let usable = cx.bin(BinOp::And, local, inside);
-    let zero32 = cx.konst(Ty::I32, 0);
-    let nbytes = cx.select(usable, avail, zero32);
-    let nbytes_var = cx.f.new_var(Ty::I32, "printf.bytes");
-    cx.emit_void(Op::StoreVar(nbytes_var, nbytes));
-    let off_var = cx.f.new_var(Ty::I32, "printf.frame");
-    cx.emit_void(Op::StoreVar(off_var, off));
+    let inside = cx.b.bin(BinOp::ULt, off, limit);
+    let avail = cx.b.bin(BinOp::ISub, limit, off);
+    let max = cx.b.konst(Ty::I32, abi::PRINTF_MAX_ARG_BYTES.into());
+    let avail = cx.b.ext(ir::ExtOp::UMin, &[avail, max], Default::default());
+    let word_mask = cx.b.konst(Ty::I32, u64::from(!3u32));
+    let avail = cx.b.bin(BinOp::And, avail, word_mask);
+    let usable = cx.b.bin(BinOp::And, local, inside);
+    let zero32 = cx.b.konst(Ty::I32, 0);
+    let nbytes = cx.b.select(usable, avail, zero32);
+    let nbytes_var = cx.b.f.new_var(Ty::I32, "printf.bytes");
+    cx.b.emit_void(Op::StoreVar(nbytes_var, nbytes));
+    let off_var = cx.b.f.new_var(Ty::I32, "printf.frame");
+    cx.b.emit_void(Op::StoreVar(off_var, off));
     // The record: the header and the bytes rounded up to 8, as for a constant format.
-    let seven = cx.konst(Ty::I32, 7);
-    let len = cx.bin(BinOp::IAdd, nbytes, seven);
-    let eight_mask = cx.konst(Ty::I32, u64::from(!7u32));
-    let len = cx.bin(BinOp::And, len, eight_mask);
-    let header = cx.konst(Ty::I32, abi::FIFO_RECORD_HEADER);
-    let len = cx.bin(BinOp::IAdd, len, header);
-    let zero = cx.konst(Ty::I64, 0);
-    let named = cx.bin(BinOp::INe, fmt_addr, zero);
-    let len = cx.select(named, len, zero32);
-    let len_var = cx.f.new_var(Ty::I32, "printf.length");
-    cx.emit_void(Op::StoreVar(len_var, len));
+    let seven = cx.b.konst(Ty::I32, 7);
+    let len = cx.b.bin(BinOp::IAdd, nbytes, seven);
+    let eight_mask = cx.b.konst(Ty::I32, u64::from(!7u32));
+    let len = cx.b.bin(BinOp::And, len, eight_mask);
+    let header = cx.b.konst(Ty::I32, abi::FIFO_RECORD_HEADER);
+    let len = cx.b.bin(BinOp::IAdd, len, header);
+    let zero = cx.b.konst(Ty::I64, 0);
+    let named = cx.b.bin(BinOp::INe, fmt_addr, zero);
+    let len = cx.b.select(named, len, zero32);
+    let len_var = cx.b.f.new_var(Ty::I32, "printf.length");
+    cx.b.emit_void(Op::StoreVar(len_var, len));
     let (fits, rec_var) = claim_record(cx, len);
-    let fits = cx.bin(BinOp::And, fits, named);
-    let [write, head, body, join] = [(); 4].map(|_| cx.f.new_block());
-    cx.branch(fits, write, join);
-    cx.cur = write;
-    let len = cx.emit(Ty::I32, Op::LoadVar(len_var));
-    let nbytes = cx.emit(Ty::I32, Op::LoadVar(nbytes_var));
-    let fmt = cx.emit(Ty::I64, Op::LoadVar(fmt_var));
+    let fits = cx.b.bin(BinOp::And, fits, named);
+    let [write, head, body, join] = [(); 4].map(|_| cx.b.f.new_block());
+    cx.b.branch(fits, write, join);
+    cx.b.cur = write;
+    let len = cx.b.emit(Ty::I32, Op::LoadVar(len_var));
+    let nbytes = cx.b.emit(Ty::I32, Op::LoadVar(nbytes_var));
+    let fmt = cx.b.emit(Ty::I64, Op::LoadVar(fmt_var));
     write_header(cx, rec_var, len, nbytes, fmt);
-    let byte_var = cx.f.new_var(Ty::I32, "printf.byte");
-    let zero32 = cx.konst(Ty::I32, 0);
-    cx.emit_void(Op::StoreVar(byte_var, zero32));
-    cx.jump(head);
+    let byte_var = cx.b.f.new_var(Ty::I32, "printf.byte");
+    let zero32 = cx.b.konst(Ty::I32, 0);
+    cx.b.emit_void(Op::StoreVar(byte_var, zero32));
+    cx.b.jump(head);
     // One word a trip, from the frame to the record.
-    cx.cur = head;
-    let b = cx.emit(Ty::I32, Op::LoadVar(byte_var));
-    let n = cx.emit(Ty::I32, Op::LoadVar(nbytes_var));
-    let more = cx.bin(BinOp::ULt, b, n);
-    cx.branch(more, body, join);
-    cx.cur = body;
-    let b = cx.emit(Ty::I32, Op::LoadVar(byte_var));
-    let o = cx.emit(Ty::I32, Op::LoadVar(off_var));
-    let o = cx.bin(BinOp::IAdd, o, b);
+    cx.b.cur = head;
+    let b = cx.b.emit(Ty::I32, Op::LoadVar(byte_var));
+    let n = cx.b.emit(Ty::I32, Op::LoadVar(nbytes_var));
+    let more = cx.b.bin(BinOp::ULt, b, n);
+    cx.b.branch(more, body, join);
+    cx.b.cur = body;
+    let b = cx.b.emit(Ty::I32, Op::LoadVar(byte_var));
+    let o = cx.b.emit(Ty::I32, Op::LoadVar(off_var));
+    let o = cx.b.bin(BinOp::IAdd, o, b);
     let w = cx.load(Where::Local(o), Ty::I32, Default::default());
-    let rec = cx.emit(Ty::I64, Op::LoadVar(rec_var));
+    let rec = cx.b.emit(Ty::I64, Op::LoadVar(rec_var));
     let rec = offset(cx, rec, abi::FIFO_RECORD_HEADER);
-    let b64 = cx.conv(ConvOp::ZExt, b, Ty::I64);
-    let at = cx.bin(BinOp::IAdd, rec, b64);
+    let b64 = cx.b.conv(ConvOp::ZExt, b, Ty::I64);
+    let at = cx.b.bin(BinOp::IAdd, rec, b64);
     store(cx, at, w);
-    let four = cx.konst(Ty::I32, 4);
-    let next = cx.bin(BinOp::IAdd, b, four);
-    cx.emit_void(Op::StoreVar(byte_var, next));
-    cx.jump(head);
-    cx.cur = join;
+    let four = cx.b.konst(Ty::I32, 4);
+    let next = cx.b.bin(BinOp::IAdd, b, four);
+    cx.b.emit_void(Op::StoreVar(byte_var, next));
+    cx.b.jump(head);
+    cx.b.cur = join;
     if let Some(r) = c.rets.first() {
-        let fmt = cx.emit(Ty::I64, Op::LoadVar(fmt_var));
-        let zero = cx.konst(Ty::I64, 0);
-        let named = cx.bin(BinOp::INe, fmt, zero);
-        let zero32 = cx.konst(Ty::I32, 0);
-        let minus_one = cx.konst(Ty::I32, u64::from(u32::MAX));
-        let n = cx.select(named, zero32, minus_one);
+        let fmt = cx.b.emit(Ty::I64, Op::LoadVar(fmt_var));
+        let zero = cx.b.konst(Ty::I64, 0);
+        let named = cx.b.bin(BinOp::INe, fmt, zero);
+        let zero32 = cx.b.konst(Ty::I32, 0);
+        let minus_one = cx.b.konst(Ty::I32, u64::from(u32::MAX));
+        let n = cx.b.select(named, zero32, minus_one);
         set_result(cx, r, n);
     }
 }
@@ -264,21 +266,21 @@ fn claim_record(cx: &mut Cx<'_>, len: ValueId) -> (ValueId, VarId) {
     let at = atomic_add(cx, cursor, len);
     let cap_at = offset(cx, fifo, abi::FIFO_CAPACITY);
     let cap = load(cx, Ty::I32, cap_at);
-    let end = cx.bin(BinOp::IAdd, at, len);
-    let inside = cx.bin(BinOp::ULe, end, cap);
-    let no_wrap = cx.bin(BinOp::ULt, at, end);
-    let fits = cx.bin(BinOp::And, inside, no_wrap);
+    let end = cx.b.bin(BinOp::IAdd, at, len);
+    let inside = cx.b.bin(BinOp::ULe, end, cap);
+    let no_wrap = cx.b.bin(BinOp::ULt, at, end);
+    let fits = cx.b.bin(BinOp::And, inside, no_wrap);
     let rec = offset(cx, fifo, abi::FIFO_HEADER);
-    let at64 = cx.conv(ConvOp::ZExt, at, Ty::I64);
-    let rec = cx.bin(BinOp::IAdd, rec, at64);
-    let rec_var = cx.f.new_var(Ty::I64, "printf.record");
-    cx.emit_void(Op::StoreVar(rec_var, rec));
+    let at64 = cx.b.conv(ConvOp::ZExt, at, Ty::I64);
+    let rec = cx.b.bin(BinOp::IAdd, rec, at64);
+    let rec_var = cx.b.f.new_var(Ty::I64, "printf.record");
+    cx.b.emit_void(Op::StoreVar(rec_var, rec));
     (fits, rec_var)
 }
 
 /// A record's header: its length, its argument bytes and its format's address.
 fn write_header(cx: &mut Cx<'_>, rec: VarId, len: ValueId, nbytes: ValueId, fmt: ValueId) {
-    let rec = cx.emit(Ty::I64, Op::LoadVar(rec));
+    let rec = cx.b.emit(Ty::I64, Op::LoadVar(rec));
     store(cx, rec, len);
     let at = offset(cx, rec, 4);
     store(cx, at, nbytes);
@@ -289,11 +291,11 @@ fn write_header(cx: &mut Cx<'_>, rec: VarId, len: ValueId, nbytes: ValueId, fmt:
 /// Copies `words` 32-bit words from the generic address in `src` to the record in `rec`.
 fn copy_words(cx: &mut Cx<'_>, src: VarId, rec: VarId, words: u32) {
     for k in 0..u64::from(words) {
-        let a = cx.emit(Ty::I64, Op::LoadVar(src));
+        let a = cx.b.emit(Ty::I64, Op::LoadVar(src));
         let a = offset(cx, a, 4 * k);
         // Generic: the buffer is usually in the caller's local frame.
         let w = cx.load(Where::Generic(a), Ty::I32, Default::default());
-        let r = cx.emit(Ty::I64, Op::LoadVar(rec));
+        let r = cx.b.emit(Ty::I64, Op::LoadVar(rec));
         let at = offset(cx, r, abi::FIFO_RECORD_HEADER + 4 * k);
         store(cx, at, w);
     }
@@ -308,75 +310,77 @@ fn malloc(cx: &mut Cx<'_>, c: &Call) {
         return;
     };
     let size = arg64(cx, size_arg);
-    let max = cx.konst(Ty::I64, abi::HEAP_MAX_GRANULES * abi::HEAP_GRANULE);
-    let ok = cx.bin(BinOp::ULe, size, max);
-    let round = cx.konst(Ty::I64, abi::HEAP_GRANULE - 1);
-    let g = cx.bin(BinOp::IAdd, size, round);
-    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
-    let g = cx.bin(BinOp::LShr, g, shift);
+    let max =
+        cx.b.konst(Ty::I64, abi::HEAP_MAX_GRANULES * abi::HEAP_GRANULE);
+    let ok = cx.b.bin(BinOp::ULe, size, max);
+    let round = cx.b.konst(Ty::I64, abi::HEAP_GRANULE - 1);
+    let g = cx.b.bin(BinOp::IAdd, size, round);
+    let shift =
+        cx.b.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let g = cx.b.bin(BinOp::LShr, g, shift);
     // `malloc(0)` gets a granule of its own, a pointer no other call returns.
-    let one = cx.konst(Ty::I64, 1);
-    let g = cx.ext(ir::ExtOp::UMax, &[g, one], Default::default());
-    let zero = cx.konst(Ty::I64, 0);
-    let g = cx.select(ok, g, zero);
-    let g = cx.conv(ConvOp::Trunc, g, Ty::I32);
+    let one = cx.b.konst(Ty::I64, 1);
+    let g = cx.b.ext(ir::ExtOp::UMax, &[g, one], Default::default());
+    let zero = cx.b.konst(Ty::I64, 0);
+    let g = cx.b.select(ok, g, zero);
+    let g = cx.b.conv(ConvOp::Trunc, g, Ty::I32);
     if !cx.profile.int64_atomics {
         let ptr = bump(cx, g, None);
         set_result(cx, r, ptr);
         return;
     }
-    let result = cx.f.new_var(Ty::I64, "malloc.result");
-    cx.emit_void(Op::StoreVar(result, zero));
+    let result = cx.b.f.new_var(Ty::I64, "malloc.result");
+    cx.b.emit_void(Op::StoreVar(result, zero));
     // Class `ceil(log2(g))`: FindUMsb(g - 1) + 1, which is 0 for one granule.
-    let one32 = cx.konst(Ty::I32, 1);
-    let gm1 = cx.bin(BinOp::ISub, g, one32);
-    let msb = cx.ext(ir::ExtOp::FindUMsb, &[gm1], Default::default());
-    let class = cx.bin(BinOp::IAdd, msb, one32);
-    let classes = cx.konst(Ty::I32, abi::HEAP_CLASSES.into());
-    let small = cx.bin(BinOp::ULt, class, classes);
-    let class = cx.select(small, class, classes);
-    let class_var = cx.f.new_var(Ty::I32, "malloc.class");
-    cx.emit_void(Op::StoreVar(class_var, class));
-    let pow = cx.bin(BinOp::Shl, one32, class);
-    let data = cx.select(small, pow, g);
-    let n = cx.bin(BinOp::IAdd, data, one32);
-    let n_var = cx.f.new_var(Ty::I32, "malloc.granules");
-    cx.emit_void(Op::StoreVar(n_var, n));
-    let [classify, pop, take, bump_b, join] = [(); 5].map(|_| cx.f.new_block());
-    cx.branch(ok, classify, join);
-    cx.cur = classify;
-    cx.branch(small, pop, bump_b);
+    let one32 = cx.b.konst(Ty::I32, 1);
+    let gm1 = cx.b.bin(BinOp::ISub, g, one32);
+    let msb = cx.b.ext(ir::ExtOp::FindUMsb, &[gm1], Default::default());
+    let class = cx.b.bin(BinOp::IAdd, msb, one32);
+    let classes = cx.b.konst(Ty::I32, abi::HEAP_CLASSES.into());
+    let small = cx.b.bin(BinOp::ULt, class, classes);
+    let class = cx.b.select(small, class, classes);
+    let class_var = cx.b.f.new_var(Ty::I32, "malloc.class");
+    cx.b.emit_void(Op::StoreVar(class_var, class));
+    let pow = cx.b.bin(BinOp::Shl, one32, class);
+    let data = cx.b.select(small, pow, g);
+    let n = cx.b.bin(BinOp::IAdd, data, one32);
+    let n_var = cx.b.f.new_var(Ty::I32, "malloc.granules");
+    cx.b.emit_void(Op::StoreVar(n_var, n));
+    let [classify, pop, take, bump_b, join] = [(); 5].map(|_| cx.b.f.new_block());
+    cx.b.branch(ok, classify, join);
+    cx.b.cur = classify;
+    cx.b.branch(small, pop, bump_b);
     // Pop: the head's block, replaced by its next with the version raised.
-    cx.cur = pop;
-    let head_var = cx.f.new_var(Ty::I64, "malloc.head");
+    cx.b.cur = pop;
+    let head_var = cx.b.f.new_var(Ty::I64, "malloc.head");
     let (_, h) = load_head(cx, class_var);
-    cx.emit_void(Op::StoreVar(head_var, h));
-    let idx = cx.conv(ConvOp::Trunc, h, Ty::I32);
-    let zero32 = cx.konst(Ty::I32, 0);
-    let empty = cx.bin(BinOp::IEq, idx, zero32);
-    cx.branch(empty, bump_b, take);
-    cx.cur = take;
+    cx.b.emit_void(Op::StoreVar(head_var, h));
+    let idx = cx.b.conv(ConvOp::Trunc, h, Ty::I32);
+    let zero32 = cx.b.konst(Ty::I32, 0);
+    let empty = cx.b.bin(BinOp::IEq, idx, zero32);
+    cx.b.branch(empty, bump_b, take);
+    cx.b.cur = take;
     let head_addr = head_address(cx, class_var);
-    let h = cx.emit(Ty::I64, Op::LoadVar(head_var));
+    let h = cx.b.emit(Ty::I64, Op::LoadVar(head_var));
     let block = block_of(cx, h);
     let next_at = offset(cx, block, 4);
     let next = load(cx, Ty::I32, next_at);
-    let next = cx.conv(ConvOp::ZExt, next, Ty::I64);
+    let next = cx.b.conv(ConvOp::ZExt, next, Ty::I64);
     let new = raise_version(cx, h, next);
     let old = cas(cx, head_addr, h, new);
-    let won = cx.bin(BinOp::IEq, old, h);
+    let won = cx.b.bin(BinOp::IEq, old, h);
     let ptr = offset(cx, block, abi::HEAP_GRANULE);
-    cx.emit_void(Op::StoreVar(result, ptr));
-    cx.branch(won, join, pop);
+    cx.b.emit_void(Op::StoreVar(result, ptr));
+    cx.b.branch(won, join, pop);
     // Bump: `n` granules, the first the header.
-    cx.cur = bump_b;
-    let n = cx.emit(Ty::I32, Op::LoadVar(n_var));
-    let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
+    cx.b.cur = bump_b;
+    let n = cx.b.emit(Ty::I32, Op::LoadVar(n_var));
+    let class = cx.b.emit(Ty::I32, Op::LoadVar(class_var));
     let ptr = bump(cx, n, Some(class));
-    cx.emit_void(Op::StoreVar(result, ptr));
-    cx.jump(join);
-    cx.cur = join;
-    let ptr = cx.emit(Ty::I64, Op::LoadVar(result));
+    cx.b.emit_void(Op::StoreVar(result, ptr));
+    cx.b.jump(join);
+    cx.b.cur = join;
+    let ptr = cx.b.emit(Ty::I64, Op::LoadVar(result));
     set_result(cx, r, ptr);
 }
 
@@ -390,57 +394,58 @@ fn free(cx: &mut Cx<'_>, c: &Call) {
         return;
     }
     let p = arg64(cx, ptr_arg);
-    let zero = cx.konst(Ty::I64, 0);
-    let live = cx.bin(BinOp::INe, p, zero);
-    let hdr = cx.f.new_var(Ty::I64, "free.block");
-    let granule = cx.konst(Ty::I64, abi::HEAP_GRANULE);
-    let block = cx.bin(BinOp::ISub, p, granule);
-    cx.emit_void(Op::StoreVar(hdr, block));
-    let [read, push, join] = [(); 3].map(|_| cx.f.new_block());
-    cx.branch(live, read, join);
-    cx.cur = read;
-    let block = cx.emit(Ty::I64, Op::LoadVar(hdr));
+    let zero = cx.b.konst(Ty::I64, 0);
+    let live = cx.b.bin(BinOp::INe, p, zero);
+    let hdr = cx.b.f.new_var(Ty::I64, "free.block");
+    let granule = cx.b.konst(Ty::I64, abi::HEAP_GRANULE);
+    let block = cx.b.bin(BinOp::ISub, p, granule);
+    cx.b.emit_void(Op::StoreVar(hdr, block));
+    let [read, push, join] = [(); 3].map(|_| cx.b.f.new_block());
+    cx.b.branch(live, read, join);
+    cx.b.cur = read;
+    let block = cx.b.emit(Ty::I64, Op::LoadVar(hdr));
     let class = load(cx, Ty::I32, block);
-    let class_var = cx.f.new_var(Ty::I32, "free.class");
-    cx.emit_void(Op::StoreVar(class_var, class));
-    let classes = cx.konst(Ty::I32, abi::HEAP_CLASSES.into());
-    let small = cx.bin(BinOp::ULt, class, classes);
-    cx.branch(small, push, join);
-    cx.cur = push;
+    let class_var = cx.b.f.new_var(Ty::I32, "free.class");
+    cx.b.emit_void(Op::StoreVar(class_var, class));
+    let classes = cx.b.konst(Ty::I32, abi::HEAP_CLASSES.into());
+    let small = cx.b.bin(BinOp::ULt, class, classes);
+    cx.b.branch(small, push, join);
+    cx.b.cur = push;
     let (head_addr, h) = load_head(cx, class_var);
-    let block = cx.emit(Ty::I64, Op::LoadVar(hdr));
-    let first = cx.conv(ConvOp::Trunc, h, Ty::I32);
+    let block = cx.b.emit(Ty::I64, Op::LoadVar(hdr));
+    let first = cx.b.conv(ConvOp::Trunc, h, Ty::I32);
     let next_at = offset(cx, block, 4);
     store(cx, next_at, first);
     let heap = service(cx, abi::SERVICES_HEAP);
     let data = offset(cx, heap, abi::HEAP_HEADER);
-    let rel = cx.bin(BinOp::ISub, block, data);
-    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
-    let idx = cx.bin(BinOp::LShr, rel, shift);
-    let one = cx.konst(Ty::I64, 1);
-    let idx = cx.bin(BinOp::IAdd, idx, one);
+    let rel = cx.b.bin(BinOp::ISub, block, data);
+    let shift =
+        cx.b.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let idx = cx.b.bin(BinOp::LShr, rel, shift);
+    let one = cx.b.konst(Ty::I64, 1);
+    let idx = cx.b.bin(BinOp::IAdd, idx, one);
     let new = raise_version(cx, h, idx);
     let old = cas(cx, head_addr, h, new);
-    let won = cx.bin(BinOp::IEq, old, h);
-    cx.branch(won, join, push);
-    cx.cur = join;
+    let won = cx.b.bin(BinOp::IEq, old, h);
+    cx.b.branch(won, join, push);
+    cx.b.cur = join;
 }
 
 /// The address of the free list of the class in `class`.
 fn head_address(cx: &mut Cx<'_>, class: VarId) -> ValueId {
     let heap = service(cx, abi::SERVICES_HEAP);
     let heads = offset(cx, heap, abi::HEAP_HEADS);
-    let class = cx.emit(Ty::I32, Op::LoadVar(class));
-    let class = cx.conv(ConvOp::ZExt, class, Ty::I64);
-    let three = cx.konst(Ty::I64, 3);
-    let at = cx.bin(BinOp::Shl, class, three);
-    cx.bin(BinOp::IAdd, heads, at)
+    let class = cx.b.emit(Ty::I32, Op::LoadVar(class));
+    let class = cx.b.conv(ConvOp::ZExt, class, Ty::I64);
+    let three = cx.b.konst(Ty::I64, 3);
+    let at = cx.b.bin(BinOp::Shl, class, three);
+    cx.b.bin(BinOp::IAdd, heads, at)
 }
 
 /// The free list's address and its head, read atomically.
 fn load_head(cx: &mut Cx<'_>, class: VarId) -> (ValueId, ValueId) {
     let at = head_address(cx, class);
-    let h = cx.emit(
+    let h = cx.b.emit(
         Ty::I64,
         Op::AtomicLoad {
             ptr: Ptr::Global(at),
@@ -453,29 +458,30 @@ fn load_head(cx: &mut Cx<'_>, class: VarId) -> (ValueId, ValueId) {
 
 /// The block a head's low half names.
 fn block_of(cx: &mut Cx<'_>, h: ValueId) -> ValueId {
-    let mask = cx.konst(Ty::I64, 0xFFFF_FFFF);
-    let idx = cx.bin(BinOp::And, h, mask);
-    let one = cx.konst(Ty::I64, 1);
-    let idx = cx.bin(BinOp::ISub, idx, one);
-    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
-    let rel = cx.bin(BinOp::Shl, idx, shift);
+    let mask = cx.b.konst(Ty::I64, 0xFFFF_FFFF);
+    let idx = cx.b.bin(BinOp::And, h, mask);
+    let one = cx.b.konst(Ty::I64, 1);
+    let idx = cx.b.bin(BinOp::ISub, idx, one);
+    let shift =
+        cx.b.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let rel = cx.b.bin(BinOp::Shl, idx, shift);
     let heap = service(cx, abi::SERVICES_HEAP);
     let data = offset(cx, heap, abi::HEAP_HEADER);
-    cx.bin(BinOp::IAdd, data, rel)
+    cx.b.bin(BinOp::IAdd, data, rel)
 }
 
 /// A new head naming `idx` (u64), its version one more than `h`'s, so that a head read before
 /// a pop and a push of the same block no longer compares equal.
 fn raise_version(cx: &mut Cx<'_>, h: ValueId, idx: ValueId) -> ValueId {
-    let high = cx.konst(Ty::I64, 0xFFFF_FFFF_0000_0000);
-    let version = cx.bin(BinOp::And, h, high);
-    let step = cx.konst(Ty::I64, 1 << 32);
-    let version = cx.bin(BinOp::IAdd, version, step);
-    cx.bin(BinOp::Or, version, idx)
+    let high = cx.b.konst(Ty::I64, 0xFFFF_FFFF_0000_0000);
+    let version = cx.b.bin(BinOp::And, h, high);
+    let step = cx.b.konst(Ty::I64, 1 << 32);
+    let version = cx.b.bin(BinOp::IAdd, version, step);
+    cx.b.bin(BinOp::Or, version, idx)
 }
 
 fn cas(cx: &mut Cx<'_>, at: ValueId, compare: ValueId, value: ValueId) -> ValueId {
-    cx.emit(
+    cx.b.emit(
         Ty::I64,
         Op::AtomicCas {
             ptr: Ptr::Global(at),
@@ -490,42 +496,43 @@ fn cas(cx: &mut Cx<'_>, at: ValueId, compare: ValueId, value: ValueId) -> ValueI
 /// `n` granules (u32; 0 fails) from the cursor: their address, or 0 when they do not fit. With
 /// `class`, the first granule is the block's header and holds it; the address is after it.
 fn bump(cx: &mut Cx<'_>, n: ValueId, class: Option<ValueId>) -> ValueId {
-    let zero32 = cx.konst(Ty::I32, 0);
-    let nonzero = cx.bin(BinOp::INe, n, zero32);
+    let zero32 = cx.b.konst(Ty::I32, 0);
+    let nonzero = cx.b.bin(BinOp::INe, n, zero32);
     let heap = service(cx, abi::SERVICES_HEAP);
     let cursor = offset(cx, heap, abi::HEAP_CURSOR);
     let old = atomic_add(cx, cursor, n);
     let cap_at = offset(cx, heap, abi::HEAP_CAPACITY);
     let cap = load(cx, Ty::I32, cap_at);
-    let end = cx.bin(BinOp::IAdd, old, n);
-    let inside = cx.bin(BinOp::ULe, end, cap);
-    let fits = cx.bin(BinOp::And, nonzero, inside);
-    let neg = cx.bin(BinOp::ISub, zero32, n);
-    let undo = cx.select(fits, zero32, neg);
+    let end = cx.b.bin(BinOp::IAdd, old, n);
+    let inside = cx.b.bin(BinOp::ULe, end, cap);
+    let fits = cx.b.bin(BinOp::And, nonzero, inside);
+    let neg = cx.b.bin(BinOp::ISub, zero32, n);
+    let undo = cx.b.select(fits, zero32, neg);
     atomic_add(cx, cursor, undo);
     let data = offset(cx, heap, abi::HEAP_HEADER);
-    let old = cx.conv(ConvOp::ZExt, old, Ty::I64);
-    let shift = cx.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
-    let rel = cx.bin(BinOp::Shl, old, shift);
-    let block = cx.bin(BinOp::IAdd, data, rel);
-    let zero = cx.konst(Ty::I64, 0);
+    let old = cx.b.conv(ConvOp::ZExt, old, Ty::I64);
+    let shift =
+        cx.b.konst(Ty::I64, abi::HEAP_GRANULE.trailing_zeros().into());
+    let rel = cx.b.bin(BinOp::Shl, old, shift);
+    let block = cx.b.bin(BinOp::IAdd, data, rel);
+    let zero = cx.b.konst(Ty::I64, 0);
     let Some(class) = class else {
-        return cx.select(fits, block, zero);
+        return cx.b.select(fits, block, zero);
     };
     // The header is written only for a block that fits: a store, so in a block of its own.
-    let var = cx.f.new_var(Ty::I64, "malloc.block");
-    let none = cx.select(fits, block, zero);
-    cx.emit_void(Op::StoreVar(var, none));
-    let class_var = cx.f.new_var(Ty::I32, "malloc.header");
-    cx.emit_void(Op::StoreVar(class_var, class));
+    let var = cx.b.f.new_var(Ty::I64, "malloc.block");
+    let none = cx.b.select(fits, block, zero);
+    cx.b.emit_void(Op::StoreVar(var, none));
+    let class_var = cx.b.f.new_var(Ty::I32, "malloc.header");
+    cx.b.emit_void(Op::StoreVar(class_var, class));
     cx.if_then(fits, |cx| {
-        let block = cx.emit(Ty::I64, Op::LoadVar(var));
-        let class = cx.emit(Ty::I32, Op::LoadVar(class_var));
+        let block = cx.b.emit(Ty::I64, Op::LoadVar(var));
+        let class = cx.b.emit(Ty::I32, Op::LoadVar(class_var));
         store(cx, block, class);
         let ptr = offset(cx, block, abi::HEAP_GRANULE);
-        cx.emit_void(Op::StoreVar(var, ptr));
+        cx.b.emit_void(Op::StoreVar(var, ptr));
     });
-    cx.emit(Ty::I64, Op::LoadVar(var))
+    cx.b.emit(Ty::I64, Op::LoadVar(var))
 }
 
 /// The bytes (up to the NUL) of the module constant a `.b64` argument points at, when the
@@ -534,11 +541,11 @@ fn constant_string(cx: &mut Cx<'_>, a: &CallArg) -> Option<Vec<u8>> {
     let v = match a {
         CallArg::Param(p) => {
             let w0 = *super::memory::param_words(cx, *p).first()?;
-            Trace::new(&cx.f).var(w0, 0)?
+            Trace::new(&cx.b.f).var(w0, 0)?
         }
         CallArg::Value(src, ty) => {
             let v = cx.read(src, *ty);
-            Trace::new(&cx.f).value(v, 0)?
+            Trace::new(&cx.b.f).value(v, 0)?
         }
     };
     let Sym::Globals(off) = v else { return None };

@@ -1,13 +1,14 @@
 //! The dispatch from a checked PTX instruction to the function that lowers it: the guard, then
 //! one arm per instruction, each naming the family file that holds its meaning.
 
-use super::cx::{Cx, room_for};
+use super::cx::Cx;
 use super::{
     arith, async_copy, atomic, call, cmp, control, convert, data, extended, float, int, logic,
     matrix, mbarrier, misc, permute, sync, texture, video, warp, wgmma,
 };
 use crate::check;
 use crate::check::inst::Op as PtxOp;
+use crate::ir::build::{Build, room_for};
 use crate::ir::{BinOp, Op, Terminator, Ty, UnOp};
 use crate::types::ScalarType;
 
@@ -19,39 +20,39 @@ impl Cx<'_> {
         };
         let mut p = self.read_reg(g.pred, None, ScalarType::Pred);
         if g.negated {
-            p = self.emit(Ty::Bool, Op::Un(UnOp::Not, p));
+            p = self.b.emit(Ty::Bool, Op::Un(UnOp::Not, p));
         }
         // Guarded branches and returns become conditional terminators; anything else runs in a
         // block of its own that the guard skips.
-        let next = self.f.new_block();
+        let next = self.b.f.new_block();
         let target = match &i.op {
             PtxOp::Bra(b) => Some(self.label_block(b.target)),
             _ => None,
         };
         if let Some(t) = target {
-            self.f.block_mut(self.cur).term = Terminator::Branch {
+            self.b.f.block_mut(self.b.cur).term = Terminator::Branch {
                 cond: p,
                 then: t,
                 else_: next,
             };
-            self.cur = next;
+            self.b.cur = next;
             return;
         }
-        let then = self.f.new_block();
-        self.f.block_mut(self.cur).term = Terminator::Branch {
+        let then = self.b.f.new_block();
+        self.b.f.block_mut(self.b.cur).term = Terminator::Branch {
             cond: p,
             then,
             else_: next,
         };
-        self.cur = then;
+        self.b.cur = then;
         // The guarded block holds this instruction alone; the rest of the run goes to `next`.
-        let room = std::mem::replace(&mut self.room, room_for(1));
+        let room = std::mem::replace(&mut self.b.room, room_for(1));
         self.op(&i.op);
-        self.room = room;
-        if self.f.block(self.cur).term == Terminator::Unreachable {
-            self.f.block_mut(self.cur).term = Terminator::Jump(next);
+        self.b.room = room;
+        if self.b.f.block(self.b.cur).term == Terminator::Unreachable {
+            self.b.f.block_mut(self.b.cur).term = Terminator::Jump(next);
         }
-        self.cur = next;
+        self.b.cur = next;
     }
 
     fn op(&mut self, op: &PtxOp) {

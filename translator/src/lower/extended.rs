@@ -7,6 +7,7 @@
 
 use super::cx::Cx;
 use crate::check::inst::{Carry, CarryOp};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, Inst, Op, Ty, UnOp, ValueId, VarId};
 
 /// The function's CC.CF variable, created (and cleared at function entry, so that nothing ever
@@ -15,11 +16,11 @@ fn carry_flag(cx: &mut Cx<'_>) -> VarId {
     if let Some(v) = cx.carry_flag {
         return v;
     }
-    let var = cx.f.new_var(Ty::Bool, "%cc.cf");
-    let zero = ValueId(cx.f.values.len() as u32);
-    cx.f.values.push(Ty::Bool);
-    let entry = cx.f.entry;
-    let insts = &mut cx.f.block_mut(entry).insts;
+    let var = cx.b.f.new_var(Ty::Bool, "%cc.cf");
+    let zero = ValueId(cx.b.f.values.len() as u32);
+    cx.b.f.values.push(Ty::Bool);
+    let entry = cx.b.f.entry;
+    let insts = &mut cx.b.f.block_mut(entry).insts;
     insts.insert(
         0,
         Inst {
@@ -58,7 +59,7 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
             } else {
                 BinOp::UMulHi
             };
-            let p = cx.bin(product, x, y);
+            let p = cx.b.bin(product, x, y);
             (p, cx.read(&c.src[2], c.ty))
         }
         _ => (x, y),
@@ -66,24 +67,24 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
     let sub = c.op == CarryOp::Sub;
     let carry_in = if c.carry_in {
         let flag = carry_flag(cx);
-        let mut cf = cx.emit(Ty::Bool, Op::LoadVar(flag));
+        let mut cf = cx.b.emit(Ty::Bool, Op::LoadVar(flag));
         if sub {
-            cf = cx.un(UnOp::Not, cf);
+            cf = cx.b.un(UnOp::Not, cf);
         }
-        Some(cx.conv(ConvOp::BoolToInt, cf, Ty::of(c.ty)))
+        Some(cx.b.conv(ConvOp::BoolToInt, cf, Ty::of(c.ty)))
     } else {
         None
     };
     // Only `.cc` computes the carry (borrow) out, of either step.
     let step = if sub { BinOp::ISub } else { BinOp::IAdd };
-    let s = cx.bin(step, x, y);
+    let s = cx.b.bin(step, x, y);
     let mut out = c.carry_out.then(|| wrapped(cx, sub, x, y, s));
     let d = match carry_in {
         Some(cf) => {
-            let d = cx.bin(step, s, cf);
+            let d = cx.b.bin(step, s, cf);
             if let Some(o1) = out {
                 let o2 = wrapped(cx, sub, s, cf, d);
-                out = Some(cx.bin(BinOp::Or, o1, o2));
+                out = Some(cx.b.bin(BinOp::Or, o1, o2));
             }
             d
         }
@@ -92,10 +93,10 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
     cx.write(&c.dst, c.ty, d);
     if let Some(mut out) = out {
         if sub {
-            out = cx.un(UnOp::Not, out);
+            out = cx.b.un(UnOp::Not, out);
         }
         let flag = carry_flag(cx);
-        cx.emit_void(Op::StoreVar(flag, out));
+        cx.b.emit_void(Op::StoreVar(flag, out));
     }
 }
 
@@ -103,8 +104,8 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
 /// carry out of an addition (a sum below what was added to) or the borrow out of a subtraction.
 fn wrapped(cx: &mut Cx<'_>, sub: bool, from: ValueId, by: ValueId, to: ValueId) -> ValueId {
     if sub {
-        cx.bin(BinOp::ULt, from, by)
+        cx.b.bin(BinOp::ULt, from, by)
     } else {
-        cx.bin(BinOp::ULt, to, from)
+        cx.b.bin(BinOp::ULt, to, from)
     }
 }

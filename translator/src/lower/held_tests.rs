@@ -1,5 +1,5 @@
-//! Lowering reuses a register's value within a block (`Cx::load_var`) instead of loading the
-//! register's variable again, and a constant made earlier in the block (`Cx::konst`); calls
+//! Lowering reuses a register's value within a block (`Builder::load_var`) instead of loading the
+//! register's variable again, and a constant made earlier in the block (`Builder::konst`); calls
 //! and texture operations write variables, so a register is loaded anew after them, and
 //! inlining splits the block at a call, so constants are made anew there too.
 

@@ -9,17 +9,18 @@
 
 use super::cx::Cx;
 use crate::check::inst::{Arith, Bfind, BitMask, Dot, MulMode, Simd, SimdOp};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
 // ---- small builders ----
 
 pub(super) fn c32(cx: &mut Cx<'_>, v: u32) -> ValueId {
-    cx.konst(Ty::I32, u64::from(v))
+    cx.b.konst(Ty::I32, u64::from(v))
 }
 
 pub(super) fn umin(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
-    cx.ext(ExtOp::UMin, &[a, b], FpFlags::default())
+    cx.b.ext(ExtOp::UMin, &[a, b], FpFlags::default())
 }
 
 /// `base` bits `offset .. offset + count`, zero- or sign-extended (`offset + count <= 32`).
@@ -30,7 +31,7 @@ pub(super) fn extract(
     offset: ValueId,
     count: ValueId,
 ) -> ValueId {
-    cx.emit(
+    cx.b.emit(
         Ty::I32,
         Op::BitExtract {
             signed,
@@ -61,7 +62,7 @@ pub(super) fn insert(
     offset: ValueId,
     count: ValueId,
 ) -> ValueId {
-    cx.emit(
+    cx.b.emit(
         Ty::I32,
         Op::BitInsert {
             base,
@@ -74,25 +75,25 @@ pub(super) fn insert(
 
 /// The low and high 32-bit halves of a 64-bit value.
 fn halves(cx: &mut Cx<'_>, v: ValueId) -> (ValueId, ValueId) {
-    let lo = cx.conv(ConvOp::Trunc, v, Ty::I32);
-    let k = cx.konst(Ty::I64, 32);
-    let shifted = cx.bin(BinOp::LShr, v, k);
-    let hi = cx.conv(ConvOp::Trunc, shifted, Ty::I32);
+    let lo = cx.b.conv(ConvOp::Trunc, v, Ty::I32);
+    let k = cx.b.konst(Ty::I64, 32);
+    let shifted = cx.b.bin(BinOp::LShr, v, k);
+    let hi = cx.b.conv(ConvOp::Trunc, shifted, Ty::I32);
     (lo, hi)
 }
 
 fn join(cx: &mut Cx<'_>, lo: ValueId, hi: ValueId) -> ValueId {
-    let lo = cx.conv(ConvOp::ZExt, lo, Ty::I64);
-    let hi = cx.conv(ConvOp::ZExt, hi, Ty::I64);
-    let k = cx.konst(Ty::I64, 32);
-    let hi = cx.bin(BinOp::Shl, hi, k);
-    cx.bin(BinOp::Or, hi, lo)
+    let lo = cx.b.conv(ConvOp::ZExt, lo, Ty::I64);
+    let hi = cx.b.conv(ConvOp::ZExt, hi, Ty::I64);
+    let k = cx.b.konst(Ty::I64, 32);
+    let hi = cx.b.bin(BinOp::Shl, hi, k);
+    cx.b.bin(BinOp::Or, hi, lo)
 }
 
 /// The `.u32` operand `v & 0xff`: `bfe` and `bfi` read positions and lengths in 0..255.
 fn low_byte(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
     let m = c32(cx, 0xff);
-    cx.bin(BinOp::And, v, m)
+    cx.b.bin(BinOp::And, v, m)
 }
 
 // ---- instructions ----
@@ -109,15 +110,15 @@ pub fn simd(cx: &mut Cx<'_>, s: &Simd) {
     let b = cx.read(&s.b, reg);
     let op = |cx: &mut Cx<'_>, x: ValueId, y: ValueId| {
         let r = match (s.op, signed) {
-            (SimdOp::Add, _) => return cx.bin(BinOp::IAdd, x, y),
-            (SimdOp::Min, false) => cx.ext(ExtOp::UMin, &[x, y], FpFlags::default()),
-            (SimdOp::Min, true) => cx.ext(ExtOp::SMin, &[x, y], FpFlags::default()),
-            (SimdOp::Max, false) => cx.ext(ExtOp::UMax, &[x, y], FpFlags::default()),
-            (SimdOp::Max, true) => cx.ext(ExtOp::SMax, &[x, y], FpFlags::default()),
+            (SimdOp::Add, _) => return cx.b.bin(BinOp::IAdd, x, y),
+            (SimdOp::Min, false) => cx.b.ext(ExtOp::UMin, &[x, y], FpFlags::default()),
+            (SimdOp::Min, true) => cx.b.ext(ExtOp::SMin, &[x, y], FpFlags::default()),
+            (SimdOp::Max, false) => cx.b.ext(ExtOp::UMax, &[x, y], FpFlags::default()),
+            (SimdOp::Max, true) => cx.b.ext(ExtOp::SMax, &[x, y], FpFlags::default()),
         };
         if s.relu {
             let zero = c32(cx, 0);
-            cx.ext(ExtOp::SMax, &[r, zero], FpFlags::default())
+            cx.b.ext(ExtOp::SMax, &[r, zero], FpFlags::default())
         } else {
             r
         }
@@ -154,15 +155,15 @@ pub fn mul24(cx: &mut Cx<'_>, a: &Arith) {
             // (x << 8) * (y << 8) = x * y * 2^16 exactly in 64 bits, so its high word is bits
             // 16..47 of the 48-bit product; the top 8 bits of each operand are shifted out.
             let eight = c32(cx, 8);
-            let xs = cx.bin(BinOp::Shl, x, eight);
-            let ys = cx.bin(BinOp::Shl, y, eight);
+            let xs = cx.b.bin(BinOp::Shl, x, eight);
+            let ys = cx.b.bin(BinOp::Shl, y, eight);
             let op = if signed { BinOp::SMulHi } else { BinOp::UMulHi };
-            cx.bin(op, xs, ys)
+            cx.b.bin(op, xs, ys)
         }
         _ => {
             let xs = extract_at(cx, signed, x, 0, 24);
             let ys = extract_at(cx, signed, y, 0, 24);
-            cx.bin(BinOp::IMul, xs, ys)
+            cx.b.bin(BinOp::IMul, xs, ys)
         }
     };
     let r = match a.src.get(2) {
@@ -171,7 +172,7 @@ pub fn mul24(cx: &mut Cx<'_>, a: &Arith) {
             if a.sat {
                 super::arith::sat_add_s32(cx, p, c, false)
             } else {
-                cx.bin(BinOp::IAdd, p, c)
+                cx.b.bin(BinOp::IAdd, p, c)
             }
         }
         None => p,
@@ -184,7 +185,7 @@ pub fn sad(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let y = cx.read(&a.src[1], a.ty);
     let c = cx.read(&a.src[2], a.ty);
-    let lt = cx.bin(
+    let lt = cx.b.bin(
         if a.ty.is_signed() {
             BinOp::SLt
         } else {
@@ -193,10 +194,10 @@ pub fn sad(cx: &mut Cx<'_>, a: &Arith) {
         x,
         y,
     );
-    let yx = cx.bin(BinOp::ISub, y, x);
-    let xy = cx.bin(BinOp::ISub, x, y);
-    let diff = cx.select(lt, yx, xy);
-    let r = cx.bin(BinOp::IAdd, c, diff);
+    let yx = cx.b.bin(BinOp::ISub, y, x);
+    let xy = cx.b.bin(BinOp::ISub, x, y);
+    let diff = cx.b.select(lt, yx, xy);
+    let r = cx.b.bin(BinOp::IAdd, c, diff);
     cx.write(&a.dst, a.ty, r);
 }
 
@@ -205,20 +206,20 @@ pub fn popc(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let r = if a.ty.bits() == 64 {
         let (lo, hi) = halves(cx, x);
-        let l = cx.un(UnOp::BitCount, lo);
-        let h = cx.un(UnOp::BitCount, hi);
-        cx.bin(BinOp::IAdd, l, h)
+        let l = cx.b.un(UnOp::BitCount, lo);
+        let h = cx.b.un(UnOp::BitCount, hi);
+        cx.b.bin(BinOp::IAdd, l, h)
     } else {
-        cx.un(UnOp::BitCount, x)
+        cx.b.un(UnOp::BitCount, x)
     };
     cx.write(&a.dst, ScalarType::U32, r);
 }
 
 /// Leading zeros of a 32-bit value: `31 - FindUMsb`, which is 32 for 0 (FindUMsb gives -1).
 fn clz32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
-    let msb = cx.ext(ExtOp::FindUMsb, &[x], FpFlags::default());
+    let msb = cx.b.ext(ExtOp::FindUMsb, &[x], FpFlags::default());
     let k = c32(cx, 31);
-    cx.bin(BinOp::ISub, k, msb)
+    cx.b.bin(BinOp::ISub, k, msb)
 }
 
 /// `clz`: leading zeros, 0..=32 (0..=64 for `.b64`), as `.u32`.
@@ -227,12 +228,12 @@ pub fn clz(cx: &mut Cx<'_>, a: &Arith) {
     let r = if a.ty.bits() == 64 {
         let (lo, hi) = halves(cx, x);
         let zero = c32(cx, 0);
-        let hi_zero = cx.bin(BinOp::IEq, hi, zero);
+        let hi_zero = cx.b.bin(BinOp::IEq, hi, zero);
         let from_hi = clz32(cx, hi);
         let from_lo = clz32(cx, lo);
         let k = c32(cx, 32);
-        let from_lo = cx.bin(BinOp::IAdd, from_lo, k);
-        cx.select(hi_zero, from_lo, from_hi)
+        let from_lo = cx.b.bin(BinOp::IAdd, from_lo, k);
+        cx.b.select(hi_zero, from_lo, from_hi)
     } else {
         clz32(cx, x)
     };
@@ -247,34 +248,34 @@ pub fn bfind(cx: &mut Cx<'_>, b: &Bfind) {
     let pos = if b.ty.bits() == 64 {
         // Negative values: look for the most significant 0, i.e. the 1 of the complement.
         let x = if signed {
-            let k = cx.konst(Ty::I64, 63);
-            let sign = cx.bin(BinOp::AShr, x, k);
-            cx.bin(BinOp::Xor, x, sign)
+            let k = cx.b.konst(Ty::I64, 63);
+            let sign = cx.b.bin(BinOp::AShr, x, k);
+            cx.b.bin(BinOp::Xor, x, sign)
         } else {
             x
         };
         let (lo, hi) = halves(cx, x);
         let zero = c32(cx, 0);
-        let hi_set = cx.bin(BinOp::INe, hi, zero);
-        let in_hi = cx.ext(ExtOp::FindUMsb, &[hi], FpFlags::default());
+        let hi_set = cx.b.bin(BinOp::INe, hi, zero);
+        let in_hi = cx.b.ext(ExtOp::FindUMsb, &[hi], FpFlags::default());
         let k = c32(cx, 32);
-        let in_hi = cx.bin(BinOp::IAdd, in_hi, k);
-        let in_lo = cx.ext(ExtOp::FindUMsb, &[lo], FpFlags::default());
-        cx.select(hi_set, in_hi, in_lo)
+        let in_hi = cx.b.bin(BinOp::IAdd, in_hi, k);
+        let in_lo = cx.b.ext(ExtOp::FindUMsb, &[lo], FpFlags::default());
+        cx.b.select(hi_set, in_hi, in_lo)
     } else {
         let op = if signed {
             ExtOp::FindSMsb
         } else {
             ExtOp::FindUMsb
         };
-        cx.ext(op, &[x], FpFlags::default())
+        cx.b.ext(op, &[x], FpFlags::default())
     };
     let r = if b.shiftamt {
         let none = c32(cx, u32::MAX);
-        let found = cx.bin(BinOp::INe, pos, none);
+        let found = cx.b.bin(BinOp::INe, pos, none);
         let msb = c32(cx, b.ty.bits() - 1);
-        let amount = cx.bin(BinOp::ISub, msb, pos);
-        cx.select(found, amount, pos)
+        let amount = cx.b.bin(BinOp::ISub, msb, pos);
+        cx.b.select(found, amount, pos)
     } else {
         pos
     };
@@ -286,11 +287,11 @@ pub fn brev(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let r = if a.ty.bits() == 64 {
         let (lo, hi) = halves(cx, x);
-        let lo_r = cx.un(UnOp::BitReverse, lo);
-        let hi_r = cx.un(UnOp::BitReverse, hi);
+        let lo_r = cx.b.un(UnOp::BitReverse, lo);
+        let hi_r = cx.b.un(UnOp::BitReverse, hi);
         join(cx, hi_r, lo_r)
     } else {
-        cx.un(UnOp::BitReverse, x)
+        cx.b.un(UnOp::BitReverse, x)
     };
     cx.write(&a.dst, a.ty, r);
 }
@@ -310,26 +311,26 @@ pub fn bfe(cx: &mut Cx<'_>, a: &Arith) {
     let max_pos = c32(cx, if signed { width - 1 } else { width });
     let p = umin(cx, pos, max_pos);
     let w = c32(cx, width);
-    let room = cx.bin(BinOp::ISub, w, p);
+    let room = cx.b.bin(BinOp::ISub, w, p);
     let l = umin(cx, len, room);
     let r = if width == 32 {
         extract(cx, signed, x, p, l)
     } else {
         // 64 bits: shift the field down, then up against the msb and back (with the sign).
         let zero = c32(cx, 0);
-        let empty = cx.bin(BinOp::IEq, l, zero);
+        let empty = cx.b.bin(BinOp::IEq, l, zero);
         let k63 = c32(cx, 63);
         let down = umin(cx, p, k63);
-        let down = cx.conv(ConvOp::ZExt, down, Ty::I64);
-        let t = cx.bin(BinOp::LShr, x, down);
-        let up = cx.bin(BinOp::ISub, w, l);
+        let down = cx.b.conv(ConvOp::ZExt, down, Ty::I64);
+        let t = cx.b.bin(BinOp::LShr, x, down);
+        let up = cx.b.bin(BinOp::ISub, w, l);
         let up = umin(cx, up, k63);
-        let up = cx.conv(ConvOp::ZExt, up, Ty::I64);
-        let t = cx.bin(BinOp::Shl, t, up);
+        let up = cx.b.conv(ConvOp::ZExt, up, Ty::I64);
+        let t = cx.b.bin(BinOp::Shl, t, up);
         let shr = if signed { BinOp::AShr } else { BinOp::LShr };
-        let t = cx.bin(shr, t, up);
-        let z = cx.konst(Ty::I64, 0);
-        cx.select(empty, z, t)
+        let t = cx.b.bin(shr, t, up);
+        let z = cx.b.konst(Ty::I64, 0);
+        cx.b.select(empty, z, t)
     };
     cx.write(&a.dst, a.ty, r);
 }
@@ -355,29 +356,29 @@ pub fn bfi(cx: &mut Cx<'_>, a: &Arith) {
     let (pos, len) = field_operands(cx, width, pos, len);
     let w = c32(cx, width);
     let p = umin(cx, pos, w);
-    let room = cx.bin(BinOp::ISub, w, p);
+    let room = cx.b.bin(BinOp::ISub, w, p);
     let l = umin(cx, len, room);
     let r = if width == 32 {
         insert(cx, base, x, p, l)
     } else {
         let zero = c32(cx, 0);
-        let empty = cx.bin(BinOp::IEq, l, zero);
+        let empty = cx.b.bin(BinOp::IEq, l, zero);
         let k63 = c32(cx, 63);
-        let ones = cx.konst(Ty::I64, u64::MAX);
-        let drop = cx.bin(BinOp::ISub, w, l);
+        let ones = cx.b.konst(Ty::I64, u64::MAX);
+        let drop = cx.b.bin(BinOp::ISub, w, l);
         let drop = umin(cx, drop, k63);
-        let drop = cx.conv(ConvOp::ZExt, drop, Ty::I64);
-        let field = cx.bin(BinOp::LShr, ones, drop);
+        let drop = cx.b.conv(ConvOp::ZExt, drop, Ty::I64);
+        let field = cx.b.bin(BinOp::LShr, ones, drop);
         let sh = umin(cx, p, k63);
-        let sh = cx.conv(ConvOp::ZExt, sh, Ty::I64);
-        let mask = cx.bin(BinOp::Shl, field, sh);
-        let z = cx.konst(Ty::I64, 0);
-        let mask = cx.select(empty, z, mask);
-        let moved = cx.bin(BinOp::Shl, x, sh);
-        let moved = cx.bin(BinOp::And, moved, mask);
-        let keep = cx.un(UnOp::Not, mask);
-        let kept = cx.bin(BinOp::And, base, keep);
-        cx.bin(BinOp::Or, kept, moved)
+        let sh = cx.b.conv(ConvOp::ZExt, sh, Ty::I64);
+        let mask = cx.b.bin(BinOp::Shl, field, sh);
+        let z = cx.b.konst(Ty::I64, 0);
+        let mask = cx.b.select(empty, z, mask);
+        let moved = cx.b.bin(BinOp::Shl, x, sh);
+        let moved = cx.b.bin(BinOp::And, moved, mask);
+        let keep = cx.b.un(UnOp::Not, mask);
+        let kept = cx.b.bin(BinOp::And, base, keep);
+        cx.b.bin(BinOp::Or, kept, moved)
     };
     cx.write(&a.dst, a.ty, r);
 }
@@ -389,13 +390,13 @@ pub fn bmsk(cx: &mut Cx<'_>, m: &BitMask) {
     let b = cx.read(&m.b, ScalarType::U32);
     let (pos, width) = if m.wrap {
         let k = c32(cx, 31);
-        (cx.bin(BinOp::And, a, k), cx.bin(BinOp::And, b, k))
+        (cx.b.bin(BinOp::And, a, k), cx.b.bin(BinOp::And, b, k))
     } else {
         let k = c32(cx, 32);
         (umin(cx, a, k), b)
     };
     let k = c32(cx, 32);
-    let room = cx.bin(BinOp::ISub, k, pos);
+    let room = cx.b.bin(BinOp::ISub, k, pos);
     let count = umin(cx, width, room);
     let zero = c32(cx, 0);
     let ones = c32(cx, u32::MAX);
@@ -410,7 +411,7 @@ pub fn szext(cx: &mut Cx<'_>, m: &BitMask) {
     let b = cx.read(&m.b, ScalarType::U32);
     let n = if m.wrap {
         let k = c32(cx, 31);
-        cx.bin(BinOp::And, b, k)
+        cx.b.bin(BinOp::And, b, k)
     } else {
         let k = c32(cx, 32);
         umin(cx, b, k)
@@ -438,8 +439,8 @@ pub fn dot(cx: &mut Cx<'_>, d: &Dot) {
     for k in 0..n {
         let x = extract_at(cx, d.a_signed, a, k * a_bits, a_bits);
         let y = extract_at(cx, d.b_signed, b, (b_first + k) * 8, 8);
-        let p = cx.bin(BinOp::IMul, x, y);
-        acc = cx.bin(BinOp::IAdd, acc, p);
+        let p = cx.b.bin(BinOp::IMul, x, y);
+        acc = cx.b.bin(BinOp::IAdd, acc, p);
     }
     cx.write(&d.dst, acc_ty, acc);
 }

@@ -39,25 +39,10 @@ impl Buffers {
     }
 }
 
-/// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.
-/// A kept buffer too small is passed over, not grown (see [`crate::reuse::reuse`]; growing
-/// copied about 2.5 MB of stale instructions per `translate_all` of the benchmark's 20,000
-/// lines).
-pub(super) fn insts(spare: &mut Vec<Vec<Inst>>, room: usize) -> Vec<Inst> {
-    // The last few kept ones are looked at: blocks differ in size.
-    let n = spare.len();
-    match (n.saturating_sub(4)..n)
-        .rev()
-        .find(|&k| spare[k].capacity() >= room)
-    {
-        Some(k) => spare.swap_remove(k),
-        None => Vec::with_capacity(room),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::build::spare_insts;
     use crate::ir::{Function, Op, Ty};
 
     #[test]
@@ -65,7 +50,7 @@ mod tests {
         let mut s = Buffers::default();
         let mut f = Function::new("k");
         let b = f.entry;
-        f.block_mut(b).insts = insts(&mut s.insts, 40);
+        f.block_mut(b).insts = spare_insts(&mut s.insts, 40);
         f.push(b, Ty::I32, Op::Const(7));
         let cap = f.block(b).insts.capacity();
         assert!(cap >= 40);
@@ -73,14 +58,14 @@ mod tests {
             functions: vec![f],
             ..Default::default()
         });
-        let v = insts(&mut s.insts, 8);
+        let v = spare_insts(&mut s.insts, 8);
         assert!(v.is_empty());
         assert_eq!(v.capacity(), cap);
         // A request larger than the kept buffers gets a new one; they stay for smaller ones.
         let mut spare = vec![Vec::with_capacity(200), Vec::with_capacity(4)];
-        assert!(insts(&mut spare, 100).capacity() >= 200);
-        assert!(insts(&mut spare, 100).capacity() >= 100);
+        assert!(spare_insts(&mut spare, 100).capacity() >= 200);
+        assert!(spare_insts(&mut spare, 100).capacity() >= 100);
         assert_eq!(spare.len(), 1);
-        assert_eq!(insts(&mut spare, 2).capacity(), 4);
+        assert_eq!(spare_insts(&mut spare, 2).capacity(), 4);
     }
 }

@@ -22,6 +22,7 @@ use crate::check::inst::{
     BitOp, FloatOp, Ldmatrix, Mma, MmaType, Movmatrix, Stmatrix, Wmma, WmmaFrag, WmmaOp,
 };
 use crate::float_format::{E2M1, E2M3, E3M2, E4M3, E5M2, F32, TF32};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, MemOrder, Op, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::{ScalarType, StateSpace};
 
@@ -37,9 +38,9 @@ impl Cx<'_> {
     /// The 32-bit `v` of lane `src` (each exchange a synchronization point of its own), kept
     /// in a variable: values do not outlive the block that made them.
     fn exchange(&mut self, v: ValueId, src: ValueId) -> VarId {
-        let var = self.f.new_var(Ty::I32, "matrix.lane_value");
+        let var = self.b.f.new_var(Ty::I32, "matrix.lane_value");
         if let Some(r) = self.sync_op(WarpOp::ReadLane, &[v, src], Some(Ty::I32)) {
-            self.emit_void(Op::StoreVar(var, r));
+            self.b.emit_void(Op::StoreVar(var, r));
         }
         var
     }
@@ -51,22 +52,24 @@ impl Cx<'_> {
         let args: Vec<(VarId, VarId, VarId)> = batch
             .into_iter()
             .map(|(v, s, r)| {
-                let av = self.f.new_var(self.f.ty(v), "matrix.value");
-                self.emit_void(Op::StoreVar(av, v));
-                let sv = self.f.new_var(Ty::I32, "matrix.source_lane");
-                self.emit_void(Op::StoreVar(sv, s));
+                let av = self.b.f.new_var(self.b.f.ty(v), "matrix.value");
+                self.b.emit_void(Op::StoreVar(av, v));
+                let sv = self.b.f.new_var(Ty::I32, "matrix.source_lane");
+                self.b.emit_void(Op::StoreVar(sv, s));
                 (av, sv, r)
             })
             .collect();
-        self.jump_to_new_block();
+        self.b.jump_to_new_block();
         for (av, sv, r) in args {
-            let ty = self.f.vars[av.0 as usize].ty;
-            let v = self.emit(ty, Op::LoadVar(av));
-            let s = self.emit(Ty::I32, Op::LoadVar(sv));
-            let x = self.emit(ty, Op::Warp(WarpOp::ReadLane, [v, s].as_slice().into()));
-            self.emit_void(Op::StoreVar(r, x));
+            let ty = self.b.f.vars[av.0 as usize].ty;
+            let v = self.b.emit(ty, Op::LoadVar(av));
+            let s = self.b.emit(Ty::I32, Op::LoadVar(sv));
+            let x = self
+                .b
+                .emit(ty, Op::Warp(WarpOp::ReadLane, [v, s].as_slice().into()));
+            self.b.emit_void(Op::StoreVar(r, x));
         }
-        self.jump_to_new_block();
+        self.b.jump_to_new_block();
     }
 
     /// `(groupID, threadID_in_group)` of this lane.
@@ -96,7 +99,7 @@ impl Cx<'_> {
     ) -> Option<ValueId> {
         match self.resolve(space, addr)? {
             Where::Shared(o) => Some(o),
-            Where::Generic(a) => Some(self.conv(ConvOp::Trunc, a, Ty::I32)),
+            Where::Generic(a) => Some(self.b.conv(ConvOp::Trunc, a, Ty::I32)),
             _ => {
                 self.unsupported("a matrix address outside shared memory");
                 None
@@ -129,7 +132,7 @@ fn element_offsets(
             } else {
                 cx.lane_expr(g, 1, 8 * mi)
             };
-            let var = cx.f.new_var(Ty::I32, "matrix.row");
+            let var = cx.b.f.new_var(Ty::I32, "matrix.row");
             batch.push((own, src, var));
             m.push(var);
         }
@@ -138,7 +141,7 @@ fn element_offsets(
     cx.exchange_all(batch);
     for m in &rows {
         for &var in m {
-            let row = cx.emit(Ty::I32, Op::LoadVar(var));
+            let row = cx.b.emit(Ty::I32, Op::LoadVar(var));
             let (g, t) = cx.group_of_lane();
             let col = if trans {
                 cx.lane_expr(g, 2, 0)
@@ -146,7 +149,7 @@ fn element_offsets(
                 cx.lane_expr(t, 4, 0)
             };
             let at = cx.bop(BinOp::IAdd, row, col);
-            cx.emit_void(Op::StoreVar(var, at));
+            cx.b.emit_void(Op::StoreVar(var, at));
         }
     }
     Some(rows)
@@ -160,29 +163,29 @@ pub fn ldmatrix(cx: &mut Cx<'_>, l: &Ldmatrix) {
     };
     let mut out = Vec::with_capacity(l.dst.len());
     for m in places {
-        let var = cx.f.new_var(Ty::I32, "ldmatrix.fragment");
+        let var = cx.b.f.new_var(Ty::I32, "ldmatrix.fragment");
         if let [p0, p1] = m[..] {
             let mut halves = Vec::new();
             for p in [p0, p1] {
-                let at = cx.emit(Ty::I32, Op::LoadVar(p));
+                let at = cx.b.emit(Ty::I32, Op::LoadVar(p));
                 let h = cx.load(Where::Shared(at), Ty::I16, MemOrder::default());
-                let hv = cx.f.new_var(Ty::I16, "ldmatrix.half");
-                cx.emit_void(Op::StoreVar(hv, h));
+                let hv = cx.b.f.new_var(Ty::I16, "ldmatrix.half");
+                cx.b.emit_void(Op::StoreVar(hv, h));
                 halves.push(hv);
             }
-            let lo = cx.emit(Ty::I16, Op::LoadVar(halves[0]));
-            let hi = cx.emit(Ty::I16, Op::LoadVar(halves[1]));
+            let lo = cx.b.emit(Ty::I16, Op::LoadVar(halves[0]));
+            let hi = cx.b.emit(Ty::I16, Op::LoadVar(halves[1]));
             let w = half::join(cx, lo, hi);
-            cx.emit_void(Op::StoreVar(var, w));
+            cx.b.emit_void(Op::StoreVar(var, w));
         } else {
-            let at = cx.emit(Ty::I32, Op::LoadVar(m[0]));
+            let at = cx.b.emit(Ty::I32, Op::LoadVar(m[0]));
             let w = cx.load(Where::Shared(at), Ty::I32, MemOrder::default());
-            cx.emit_void(Op::StoreVar(var, w));
+            cx.b.emit_void(Op::StoreVar(var, w));
         }
         out.push(var);
     }
     for (d, var) in l.dst.iter().zip(out) {
-        let w = cx.emit(Ty::I32, Op::LoadVar(var));
+        let w = cx.b.emit(Ty::I32, Op::LoadVar(var));
         cx.write(d, ScalarType::B32, w);
     }
 }
@@ -202,7 +205,7 @@ pub fn stmatrix(cx: &mut Cx<'_>, s: &Stmatrix) {
             } else {
                 w
             };
-            let at = cx.emit(Ty::I32, Op::LoadVar(p));
+            let at = cx.b.emit(Ty::I32, Op::LoadVar(p));
             cx.store(Where::Shared(at), v, MemOrder::default());
         }
     }
@@ -227,7 +230,7 @@ pub fn movmatrix(cx: &mut Cx<'_>, mv: &Movmatrix) {
     }
     let mut parts = Vec::new();
     for v in halves {
-        let w = cx.emit(Ty::I32, Op::LoadVar(v));
+        let w = cx.b.emit(Ty::I32, Op::LoadVar(v));
         let (g, _) = cx.group_of_lane();
         let one = cx.c32(1);
         let odd = cx.bop(BinOp::And, g, one);
@@ -530,7 +533,7 @@ fn int_dot(
                 BitOp::And => BinOp::And,
             };
             let v = cx.bop(bin, wa, wb);
-            let n = cx.un(UnOp::BitCount, v);
+            let n = cx.b.un(UnOp::BitCount, v);
             dot = cx.bop(BinOp::IAdd, dot, n);
         }
     } else {
@@ -560,13 +563,13 @@ pub(super) fn accumulate_int(
     if !satfinite {
         return cx.bop(BinOp::IAdd, c, dot);
     }
-    let c64 = cx.conv(ConvOp::SExt, c, Ty::I64);
-    let d64 = cx.conv(ConvOp::SExt, dot, Ty::I64);
+    let c64 = cx.b.conv(ConvOp::SExt, c, Ty::I64);
+    let d64 = cx.b.conv(ConvOp::SExt, dot, Ty::I64);
     let sum = cx.bop(BinOp::IAdd, c64, d64);
-    let lo = cx.konst(Ty::I64, i64::from(i32::MIN) as u64);
-    let hi = cx.konst(Ty::I64, i64::from(i32::MAX) as u64);
-    let s = cx.ext(ExtOp::SMax, &[sum, lo], FpFlags::default());
-    let s = cx.ext(ExtOp::SMin, &[s, hi], FpFlags::default());
+    let lo = cx.b.konst(Ty::I64, i64::from(i32::MIN) as u64);
+    let hi = cx.b.konst(Ty::I64, i64::from(i32::MAX) as u64);
+    let s = cx.b.ext(ExtOp::SMax, &[sum, lo], FpFlags::default());
+    let s = cx.b.ext(ExtOp::SMin, &[s, hi], FpFlags::default());
     cx.trunc(s, Ty::I32)
 }
 
@@ -699,12 +702,12 @@ pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
             let elem_ty = Ty::int(bits);
             let vars: Vec<VarId> = (0..dst.len() as u32 * per)
                 .map(|s| {
-                    let var = cx.f.new_var(elem_ty, "wmma.element");
+                    let var = cx.b.f.new_var(elem_ty, "wmma.element");
                     let st = wmma_stride(cx, w, *frag, *row, stride);
                     let at = wmma_place(cx, w, *frag, *ty, s);
                     if let Some(at) = wmma_element(cx, *space, addr, st, *row, at, bits / 8) {
                         let v = cx.load(at, elem_ty, MemOrder::default());
-                        cx.emit_void(Op::StoreVar(var, v));
+                        cx.b.emit_void(Op::StoreVar(var, v));
                     }
                     var
                 })
@@ -712,7 +715,7 @@ pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
             for (d, elems) in dst.iter().zip(vars.chunks(per as usize)) {
                 let mut word = cx.c32(0);
                 for (j, &e) in (0u32..).zip(elems) {
-                    let v = cx.emit(elem_ty, Op::LoadVar(e));
+                    let v = cx.b.emit(elem_ty, Op::LoadVar(e));
                     let v = cx.zext(v, Ty::I32);
                     let sh = cx.c32(j * bits);
                     let v = cx.bop(BinOp::Shl, v, sh);

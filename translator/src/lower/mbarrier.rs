@@ -24,6 +24,7 @@
 use super::cx::Cx;
 use crate::check::inst::{Mbarrier, MbarrierOp, MbarrierPending};
 use crate::check::{Address, Src};
+use crate::ir::build::Build;
 use crate::ir::{AtomicOp, BinOp, ConvOp, Op, Ordering, Ptr, Scope, Ty, ValueId};
 use crate::profile::WarpStrategy;
 use crate::types::{ScalarType, StateSpace};
@@ -43,10 +44,10 @@ pub fn mbarrier(cx: &mut Cx<'_>, b: &Mbarrier) {
             update(cx, idx, |cx, _| {
                 let c = operand(cx, count);
                 let m = k(cx, COUNT_MASK);
-                let c = cx.bin(BinOp::And, c, m);
+                let c = cx.b.bin(BinOp::And, c, m);
                 let sh = k(cx, EXPECTED_SHIFT);
-                let e = cx.bin(BinOp::Shl, c, sh);
-                cx.bin(BinOp::Or, c, e)
+                let e = cx.b.bin(BinOp::Shl, c, sh);
+                cx.b.bin(BinOp::Or, c, e)
             });
         }
         MbarrierOp::Inval => {
@@ -61,7 +62,7 @@ pub fn mbarrier(cx: &mut Cx<'_>, b: &Mbarrier) {
         MbarrierOp::CompleteTx { tx } => {
             update(cx, idx, |cx, old| {
                 let t = operand(cx, tx);
-                let t = cx.un(crate::ir::UnOp::INeg, t);
+                let t = cx.b.un(crate::ir::UnOp::INeg, t);
                 let v = add_tx(cx, old, t);
                 complete(cx, v)
             });
@@ -84,10 +85,10 @@ pub fn mbarrier(cx: &mut Cx<'_>, b: &Mbarrier) {
                 };
                 if *drop {
                     let sh = k(cx, EXPECTED_SHIFT);
-                    let d = cx.bin(BinOp::Shl, c, sh);
-                    v = cx.bin(BinOp::ISub, v, d);
+                    let d = cx.b.bin(BinOp::Shl, c, sh);
+                    v = cx.b.bin(BinOp::ISub, v, d);
                 }
-                v = cx.bin(BinOp::ISub, v, c);
+                v = cx.b.bin(BinOp::ISub, v, c);
                 complete(cx, v)
             });
             cx.write(state, ScalarType::B64, old);
@@ -101,10 +102,10 @@ pub fn mbarrier(cx: &mut Cx<'_>, b: &Mbarrier) {
             // The barrier, then the parity of the current phase. A thread that calls the wait
             // in a loop meets the others at each turn.
             if cx.profile.warp_strategy() == WarpStrategy::Emulated {
-                let v = cx.f.new_var(Ty::I32, "mbarrier.word");
-                cx.emit_void(Op::StoreVar(v, idx));
+                let v = cx.b.f.new_var(Ty::I32, "mbarrier.word");
+                cx.b.emit_void(Op::StoreVar(v, idx));
                 cx.barrier();
-                let idx = cx.emit(Ty::I32, Op::LoadVar(v));
+                let idx = cx.b.emit(Ty::I32, Op::LoadVar(v));
                 wait(cx, idx, arg, *parity, done);
             } else {
                 wait(cx, idx, arg, *parity, done);
@@ -114,33 +115,33 @@ pub fn mbarrier(cx: &mut Cx<'_>, b: &Mbarrier) {
 }
 
 fn wait(cx: &mut Cx<'_>, idx: ValueId, arg: &Src, parity: bool, done: &crate::check::Dst) {
-    let one = cx.konst(Ty::I32, 1);
-    let hi = cx.bin(BinOp::IAdd, idx, one);
+    let one = cx.b.konst(Ty::I32, 1);
+    let hi = cx.b.bin(BinOp::IAdd, idx, one);
     let w = word_load(cx, hi, Ordering::Acquire);
-    let s31 = cx.konst(Ty::I32, 31);
-    let phase = cx.bin(BinOp::LShr, w, s31);
+    let s31 = cx.b.konst(Ty::I32, 31);
+    let phase = cx.b.bin(BinOp::LShr, w, s31);
     let want = if parity {
         let p = cx.read(arg, ScalarType::U32);
-        cx.bin(BinOp::And, p, one)
+        cx.b.bin(BinOp::And, p, one)
     } else {
         let s = cx.read(arg, ScalarType::B64);
-        let s = cx.as_int(s);
+        let s = cx.b.as_int(s);
         let sh = k(cx, PHASE_SHIFT);
-        let p = cx.bin(BinOp::LShr, s, sh);
-        cx.conv(ConvOp::Trunc, p, Ty::I32)
+        let p = cx.b.bin(BinOp::LShr, s, sh);
+        cx.b.conv(ConvOp::Trunc, p, Ty::I32)
     };
     // The phase `want` names has completed once the current parity differs from it.
-    let r = cx.bin(BinOp::INe, phase, want);
+    let r = cx.b.bin(BinOp::INe, phase, want);
     cx.write(done, ScalarType::Pred, r);
 }
 
 /// `mbarrier.pending_count`: the pending arrival count of a state.
 pub fn pending_count(cx: &mut Cx<'_>, p: &MbarrierPending) {
     let s = cx.read(&p.state, ScalarType::B64);
-    let s = cx.as_int(s);
+    let s = cx.b.as_int(s);
     let m = k(cx, COUNT_MASK);
-    let c = cx.bin(BinOp::And, s, m);
-    let c = cx.conv(ConvOp::Trunc, c, Ty::I32);
+    let c = cx.b.bin(BinOp::And, s, m);
+    let c = cx.b.conv(ConvOp::Trunc, c, Ty::I32);
     cx.write(&p.dst, ScalarType::U32, c);
 }
 
@@ -148,19 +149,19 @@ pub fn pending_count(cx: &mut Cx<'_>, p: &MbarrierPending) {
 pub fn arrive_on(cx: &mut Cx<'_>, idx: ValueId) {
     update(cx, idx, |cx, old| {
         let one = k(cx, 1);
-        let v = cx.bin(BinOp::ISub, old, one);
+        let v = cx.b.bin(BinOp::ISub, old, one);
         complete(cx, v)
     });
 }
 
 /// A complete-tx operation of `bytes` (an I32 value) on the object at word `idx`.
 pub fn complete_tx(cx: &mut Cx<'_>, idx: ValueId, bytes: ValueId) {
-    let var = cx.f.new_var(Ty::I32, "mbarrier.bytes");
-    cx.emit_void(Op::StoreVar(var, bytes));
+    let var = cx.b.f.new_var(Ty::I32, "mbarrier.bytes");
+    cx.b.emit_void(Op::StoreVar(var, bytes));
     update(cx, idx, |cx, old| {
-        let b = cx.emit(Ty::I32, Op::LoadVar(var));
-        let b = cx.conv(ConvOp::ZExt, b, Ty::I64);
-        let t = cx.un(crate::ir::UnOp::INeg, b);
+        let b = cx.b.emit(Ty::I32, Op::LoadVar(var));
+        let b = cx.b.conv(ConvOp::ZExt, b, Ty::I64);
+        let t = cx.b.un(crate::ir::UnOp::INeg, b);
         let v = add_tx(cx, old, t);
         complete(cx, v)
     });
@@ -172,64 +173,64 @@ pub fn object_word(cx: &mut Cx<'_>, addr: &Address) -> Option<ValueId> {
     // bits are taken as the shared offset.
     let off = match cx.resolve(StateSpace::Shared, addr)? {
         super::memory::Where::Shared(o) => o,
-        super::memory::Where::Generic(a) => cx.conv(ConvOp::Trunc, a, Ty::I32),
+        super::memory::Where::Generic(a) => cx.b.conv(ConvOp::Trunc, a, Ty::I32),
         _ => {
             cx.unsupported("an mbarrier object outside shared memory");
             return None;
         }
     };
-    let two = cx.konst(Ty::I32, 2);
-    Some(cx.bin(BinOp::LShr, off, two))
+    let two = cx.b.konst(Ty::I32, 2);
+    Some(cx.b.bin(BinOp::LShr, off, two))
 }
 
 fn k(cx: &mut Cx<'_>, v: u64) -> ValueId {
-    cx.konst(Ty::I64, v)
+    cx.b.konst(Ty::I64, v)
 }
 
 /// A 32-bit operand zero-extended to 64 bits.
 fn operand(cx: &mut Cx<'_>, s: &Src) -> ValueId {
     let v = cx.read(s, ScalarType::U32);
-    let v = cx.as_int(v);
-    cx.conv(ConvOp::ZExt, v, Ty::I64)
+    let v = cx.b.as_int(v);
+    cx.b.conv(ConvOp::ZExt, v, Ty::I64)
 }
 
 /// `v` with `t` (an I64 taken modulo 2^21) added to its tx-count.
 fn add_tx(cx: &mut Cx<'_>, v: ValueId, t: ValueId) -> ValueId {
     let sh = k(cx, TX_SHIFT);
-    let field = cx.bin(BinOp::LShr, v, sh);
+    let field = cx.b.bin(BinOp::LShr, v, sh);
     let m = k(cx, TX_MASK);
-    let field = cx.bin(BinOp::And, field, m);
-    let sum = cx.bin(BinOp::IAdd, field, t);
-    let sum = cx.bin(BinOp::And, sum, m);
+    let field = cx.b.bin(BinOp::And, field, m);
+    let sum = cx.b.bin(BinOp::IAdd, field, t);
+    let sum = cx.b.bin(BinOp::And, sum, m);
     let keep = k(cx, !(TX_MASK << TX_SHIFT));
-    let rest = cx.bin(BinOp::And, v, keep);
-    let sum = cx.bin(BinOp::Shl, sum, sh);
-    cx.bin(BinOp::Or, rest, sum)
+    let rest = cx.b.bin(BinOp::And, v, keep);
+    let sum = cx.b.bin(BinOp::Shl, sum, sh);
+    cx.b.bin(BinOp::Or, rest, sum)
 }
 
 /// Completes the phase of `v` if its pending count and tx-count are both zero.
 fn complete(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
     let m = k(cx, COUNT_MASK);
-    let pending = cx.bin(BinOp::And, v, m);
+    let pending = cx.b.bin(BinOp::And, v, m);
     let sh = k(cx, TX_SHIFT);
-    let tx = cx.bin(BinOp::LShr, v, sh);
+    let tx = cx.b.bin(BinOp::LShr, v, sh);
     let txm = k(cx, TX_MASK);
-    let tx = cx.bin(BinOp::And, tx, txm);
+    let tx = cx.b.bin(BinOp::And, tx, txm);
     let z = k(cx, 0);
-    let p0 = cx.bin(BinOp::IEq, pending, z);
-    let t0 = cx.bin(BinOp::IEq, tx, z);
-    let done = cx.bin(BinOp::And, p0, t0);
+    let p0 = cx.b.bin(BinOp::IEq, pending, z);
+    let t0 = cx.b.bin(BinOp::IEq, tx, z);
+    let done = cx.b.bin(BinOp::And, p0, t0);
     let esh = k(cx, EXPECTED_SHIFT);
-    let expected = cx.bin(BinOp::LShr, v, esh);
-    let expected = cx.bin(BinOp::And, expected, m);
+    let expected = cx.b.bin(BinOp::LShr, v, esh);
+    let expected = cx.b.bin(BinOp::And, expected, m);
     let phase_bit = k(cx, 1 << PHASE_SHIFT);
-    let flipped = cx.bin(BinOp::Xor, v, phase_bit);
-    let next = cx.bin(BinOp::Or, flipped, expected);
-    cx.select(done, next, v)
+    let flipped = cx.b.bin(BinOp::Xor, v, phase_bit);
+    let next = cx.b.bin(BinOp::Or, flipped, expected);
+    cx.b.select(done, next, v)
 }
 
 fn word_load(cx: &mut Cx<'_>, idx: ValueId, sem: Ordering) -> ValueId {
-    cx.emit(
+    cx.b.emit(
         Ty::I32,
         Op::AtomicLoad {
             ptr: Ptr::Shared(idx),
@@ -240,7 +241,7 @@ fn word_load(cx: &mut Cx<'_>, idx: ValueId, sem: Ordering) -> ValueId {
 }
 
 fn word_store(cx: &mut Cx<'_>, idx: ValueId, v: ValueId, sem: Ordering) {
-    cx.emit(
+    cx.b.emit(
         Ty::I32,
         Op::Atomic {
             op: AtomicOp::Exchange,
@@ -259,29 +260,29 @@ fn update(
     idx: ValueId,
     f: impl FnOnce(&mut Cx<'_>, ValueId) -> ValueId,
 ) -> ValueId {
-    let idx_v = cx.f.new_var(Ty::I32, "mbarrier.idx");
-    cx.emit_void(Op::StoreVar(idx_v, idx));
-    let result = cx.f.new_var(Ty::I64, "mbarrier.old");
+    let idx_v = cx.b.f.new_var(Ty::I32, "mbarrier.idx");
+    cx.b.emit_void(Op::StoreVar(idx_v, idx));
+    let result = cx.b.f.new_var(Ty::I64, "mbarrier.old");
     super::atomic::under_lock(cx, |cx| {
-        let i0 = cx.emit(Ty::I32, Op::LoadVar(idx_v));
-        let one = cx.konst(Ty::I32, 1);
-        let i1 = cx.bin(BinOp::IAdd, i0, one);
+        let i0 = cx.b.emit(Ty::I32, Op::LoadVar(idx_v));
+        let one = cx.b.konst(Ty::I32, 1);
+        let i1 = cx.b.bin(BinOp::IAdd, i0, one);
         let lo = word_load(cx, i0, Ordering::Relaxed);
         let hi = word_load(cx, i1, Ordering::Relaxed);
-        let lo = cx.conv(ConvOp::ZExt, lo, Ty::I64);
-        let hi = cx.conv(ConvOp::ZExt, hi, Ty::I64);
+        let lo = cx.b.conv(ConvOp::ZExt, lo, Ty::I64);
+        let hi = cx.b.conv(ConvOp::ZExt, hi, Ty::I64);
         let s32 = k(cx, 32);
-        let hi = cx.bin(BinOp::Shl, hi, s32);
-        let old = cx.bin(BinOp::Or, lo, hi);
-        cx.emit_void(Op::StoreVar(result, old));
+        let hi = cx.b.bin(BinOp::Shl, hi, s32);
+        let old = cx.b.bin(BinOp::Or, lo, hi);
+        cx.b.emit_void(Op::StoreVar(result, old));
         let new = f(cx, old);
-        let lo = cx.conv(ConvOp::Trunc, new, Ty::I32);
-        let hi = cx.bin(BinOp::LShr, new, s32);
-        let hi = cx.conv(ConvOp::Trunc, hi, Ty::I32);
+        let lo = cx.b.conv(ConvOp::Trunc, new, Ty::I32);
+        let hi = cx.b.bin(BinOp::LShr, new, s32);
+        let hi = cx.b.conv(ConvOp::Trunc, hi, Ty::I32);
         word_store(cx, i0, lo, Ordering::Relaxed);
         // The word with the parity is written with release: a waiter that sees the new phase
         // through its acquire load sees what the arrivals released.
         word_store(cx, i1, hi, Ordering::Release);
     });
-    cx.emit(Ty::I64, Op::LoadVar(result))
+    cx.b.emit(Ty::I64, Op::LoadVar(result))
 }

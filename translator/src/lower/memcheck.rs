@@ -16,6 +16,7 @@ pub(super) mod checkers;
 
 use super::cx::Cx;
 use super::memory::Where;
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Builtin, Op, Ty, ValueId};
 
 impl Cx<'_> {
@@ -43,33 +44,35 @@ impl Cx<'_> {
             span,
             format!("out-of-bounds {space} {what} of {bytes} bytes"),
         ));
-        let site = self.konst(Ty::I32, u64::from(self.site_base + self.sites.len() as u32));
-        let n = self.konst(Ty::I32, u64::from(bytes));
+        let site = self
+            .b
+            .konst(Ty::I32, u64::from(self.site_base + self.sites.len() as u32));
+        let n = self.b.konst(Ty::I32, u64::from(bytes));
         match (w, size) {
             (Where::Global(a), _) => {
-                let r = self.f.new_var(Ty::I64, "checked.addr");
+                let r = self.b.f.new_var(Ty::I64, "checked.addr");
                 // `lower::bounds` may replace the flag with the launch's proof of this site.
-                let unproven = self.konst(Ty::Bool, 0);
-                let call = self.f.side.add_call(crate::ir::Call {
+                let unproven = self.b.konst(Ty::Bool, 0);
+                let call = self.b.f.side.add_call(crate::ir::Call {
                     func: c.global,
                     args: vec![a, n, site, unproven],
                     results: vec![r],
                     pure: false,
                 });
-                self.emit_void(Op::Call(call));
-                Where::Global(self.emit(Ty::I64, Op::LoadVar(r)))
+                self.b.emit_void(Op::Call(call));
+                Where::Global(self.b.emit(Ty::I64, Op::LoadVar(r)))
             }
             (Where::Shared(o) | Where::Local(o), Some(size)) => {
-                let r = self.f.new_var(Ty::I32, "checked.offset");
-                let unproven = self.konst(Ty::Bool, 0);
-                let call = self.f.side.add_call(crate::ir::Call {
+                let r = self.b.f.new_var(Ty::I32, "checked.offset");
+                let unproven = self.b.konst(Ty::Bool, 0);
+                let call = self.b.f.side.add_call(crate::ir::Call {
                     func: c.arena,
                     args: vec![o, n, size, site, unproven],
                     results: vec![r],
                     pure: false,
                 });
-                self.emit_void(Op::Call(call));
-                let v = self.emit(Ty::I32, Op::LoadVar(r));
+                self.b.emit_void(Op::Call(call));
+                let v = self.b.emit(Ty::I32, Op::LoadVar(r));
                 if matches!(w, Where::Shared(_)) {
                     Where::Shared(v)
                 } else {
@@ -83,11 +86,13 @@ impl Cx<'_> {
     /// The shared bytes a kernel may use: its static variables and the launch's dynamic bytes.
     fn shared_limit(&mut self) -> ValueId {
         let Some(start) = self.layout.dynamic_shared else {
-            return self.konst(Ty::I32, u64::from(self.layout.shared_bytes));
+            return self.b.konst(Ty::I32, u64::from(self.layout.shared_bytes));
         };
-        let start = self.konst(Ty::I32, u64::from(start));
-        let dynamic = self.emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes));
-        self.bin(BinOp::IAdd, start, dynamic)
+        let start = self.b.konst(Ty::I32, u64::from(start));
+        let dynamic = self
+            .b
+            .emit(Ty::I32, Op::Builtin(Builtin::DynamicSharedBytes));
+        self.b.bin(BinOp::IAdd, start, dynamic)
     }
 
     pub(super) fn local_limit(&mut self) -> ValueId {
@@ -97,6 +102,7 @@ impl Cx<'_> {
             Some(_) => 4 * (1 + crate::ir::recursion::STACK_WORDS),
             None => 0,
         };
-        self.konst(Ty::I32, u64::from(self.layout.local_bytes + stack))
+        self.b
+            .konst(Ty::I32, u64::from(self.layout.local_bytes + stack))
     }
 }

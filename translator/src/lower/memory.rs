@@ -15,6 +15,7 @@ use super::cx::Cx;
 use super::layout::VarKey;
 use crate::abi;
 use crate::check::{AddrBase, Address, Conv, LocalId, Src, VarRef};
+use crate::ir::build::Build;
 use crate::ir::{
     AtomicOp, BinOp, Builtin, ConvOp, MemOrder, Op, Ptr, Scope, Terminator, Ty, ValueId, VarId,
 };
@@ -56,22 +57,22 @@ impl Cx<'_> {
                     self.unsupported("`.extern` global variables");
                     return None;
                 };
-                let base = self.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
-                let off = self.konst(Ty::I64, off);
-                Some(self.bin(BinOp::IAdd, base, off))
+                let base = self.b.emit(Ty::I64, Op::Builtin(Builtin::GlobalsBase));
+                let off = self.b.konst(Ty::I64, off);
+                Some(self.b.bin(BinOp::IAdd, base, off))
             }
             (StateSpace::Param, VarRef::Local(l)) => self.param_address(l),
             (StateSpace::Shared, _) => {
                 let off = self.layout.shared.get(&key).copied();
-                off.map(|o| self.konst(Ty::I64, u64::from(o)))
+                off.map(|o| self.b.konst(Ty::I64, u64::from(o)))
             }
             (StateSpace::Local, _) => {
                 let off = self.layout.local.get(&key).copied()?;
-                let off = self.konst(Ty::I64, u64::from(off));
+                let off = self.b.konst(Ty::I64, u64::from(off));
                 match self.local_base {
                     Some(b) => {
-                        let base = self.emit(Ty::I64, Op::LoadVar(b));
-                        Some(self.bin(BinOp::IAdd, base, off))
+                        let base = self.b.emit(Ty::I64, Op::LoadVar(b));
+                        Some(self.b.bin(BinOp::IAdd, base, off))
                     }
                     None => Some(off),
                 }
@@ -98,7 +99,7 @@ impl Cx<'_> {
                     ty: *ty,
                 };
                 let v = self.read(&src, *ty);
-                self.conv(ConvOp::ZExt, v, Ty::I64)
+                self.b.conv(ConvOp::ZExt, v, Ty::I64)
             }
             AddrBase::Var(VarRef::Local(l))
                 if self.space_of(VarRef::Local(*l)) == StateSpace::Param
@@ -123,13 +124,13 @@ impl Cx<'_> {
                 }
                 a
             }
-            AddrBase::Absolute => self.konst(Ty::I64, 0),
+            AddrBase::Absolute => self.b.konst(Ty::I64, 0),
         };
         let a = if addr.offset == 0 {
             base
         } else {
-            let off = self.konst(Ty::I64, addr.offset as u64);
-            self.bin(BinOp::IAdd, base, off)
+            let off = self.b.konst(Ty::I64, addr.offset as u64);
+            self.b.bin(BinOp::IAdd, base, off)
         };
         if let Some(at) = param_offset
             && let Ok(offset) = u64::try_from(addr.offset)
@@ -140,16 +141,16 @@ impl Cx<'_> {
     }
 
     fn generic_var_where(&mut self, vs: StateSpace, a: ValueId, offset: i64) -> Where {
-        let off = self.konst(Ty::I64, offset as u64);
-        let a = self.bin(BinOp::IAdd, a, off);
+        let off = self.b.konst(Ty::I64, offset as u64);
+        let a = self.b.bin(BinOp::IAdd, a, off);
         self.space_where(vs, a)
     }
 
     /// An address (u64 value) in `space` as a [`Where`].
     fn space_where(&mut self, space: StateSpace, a: ValueId) -> Where {
         match space {
-            StateSpace::Shared => Where::Shared(self.conv(ConvOp::Trunc, a, Ty::I32)),
-            StateSpace::Local => Where::Local(self.conv(ConvOp::Trunc, a, Ty::I32)),
+            StateSpace::Shared => Where::Shared(self.b.conv(ConvOp::Trunc, a, Ty::I32)),
+            StateSpace::Local => Where::Local(self.b.conv(ConvOp::Trunc, a, Ty::I32)),
             StateSpace::Generic => Where::Generic(a),
             _ => Where::Global(a),
         }
@@ -157,25 +158,25 @@ impl Cx<'_> {
 
     /// `cvta.space`: a space-specific address to a generic one.
     pub fn generic_of(&mut self, space: StateSpace, a: ValueId) -> ValueId {
-        let a = self.conv(ConvOp::ZExt, a, Ty::I64);
+        let a = self.b.conv(ConvOp::ZExt, a, Ty::I64);
         let window = match space {
             StateSpace::Shared => abi::SHARED_WINDOW,
             StateSpace::Local => abi::LOCAL_WINDOW,
             _ => return a,
         };
-        let lo_mask = self.konst(Ty::I64, 0xFFFF_FFFF);
-        let lo = self.bin(BinOp::And, a, lo_mask);
-        let w = self.konst(Ty::I64, window);
-        self.bin(BinOp::Or, lo, w)
+        let lo_mask = self.b.konst(Ty::I64, 0xFFFF_FFFF);
+        let lo = self.b.bin(BinOp::And, a, lo_mask);
+        let w = self.b.konst(Ty::I64, window);
+        self.b.bin(BinOp::Or, lo, w)
     }
 
     /// `cvta.to.space`: a generic address to a space-specific one.
     pub fn specific_of(&mut self, space: StateSpace, a: ValueId) -> ValueId {
-        let a = self.conv(ConvOp::ZExt, a, Ty::I64);
+        let a = self.b.conv(ConvOp::ZExt, a, Ty::I64);
         match space {
             StateSpace::Shared | StateSpace::Local => {
-                let lo_mask = self.konst(Ty::I64, 0xFFFF_FFFF);
-                self.bin(BinOp::And, a, lo_mask)
+                let lo_mask = self.b.konst(Ty::I64, 0xFFFF_FFFF);
+                self.b.bin(BinOp::And, a, lo_mask)
             }
             _ => a,
         }
@@ -183,12 +184,12 @@ impl Cx<'_> {
 
     /// Whether a generic address is in `space`'s window (`isspacep`).
     pub fn in_window(&mut self, space: StateSpace, a: ValueId) -> ValueId {
-        let a = self.conv(ConvOp::ZExt, a, Ty::I64);
-        let mask = self.konst(Ty::I64, abi::WINDOW_MASK);
-        let tag = self.bin(BinOp::And, a, mask);
+        let a = self.b.conv(ConvOp::ZExt, a, Ty::I64);
+        let mask = self.b.konst(Ty::I64, abi::WINDOW_MASK);
+        let tag = self.b.bin(BinOp::And, a, mask);
         let is = |cx: &mut Self, w: u64| {
-            let w = cx.konst(Ty::I64, w);
-            cx.bin(BinOp::IEq, tag, w)
+            let w = cx.b.konst(Ty::I64, w);
+            cx.b.bin(BinOp::IEq, tag, w)
         };
         match space {
             StateSpace::Shared => is(self, abi::SHARED_WINDOW),
@@ -196,8 +197,8 @@ impl Cx<'_> {
             _ => {
                 let s = is(self, abi::SHARED_WINDOW);
                 let l = is(self, abi::LOCAL_WINDOW);
-                let either = self.bin(BinOp::Or, s, l);
-                self.un(crate::ir::UnOp::Not, either)
+                let either = self.b.bin(BinOp::Or, s, l);
+                self.b.un(crate::ir::UnOp::Not, either)
             }
         }
     }
@@ -210,8 +211,8 @@ impl Cx<'_> {
         match w {
             Where::ParamVar(v, o) => Where::ParamVar(v, o + bytes),
             Where::Global(a) | Where::Generic(a) => {
-                let b = self.konst(Ty::I64, u64::from(bytes));
-                let r = self.bin(BinOp::IAdd, a, b);
+                let b = self.b.konst(Ty::I64, u64::from(bytes));
+                let r = self.b.bin(BinOp::IAdd, a, b);
                 if matches!(w, Where::Global(_)) {
                     Where::Global(r)
                 } else {
@@ -219,8 +220,8 @@ impl Cx<'_> {
                 }
             }
             Where::Shared(o) | Where::Local(o) => {
-                let b = self.konst(Ty::I32, u64::from(bytes));
-                let r = self.bin(BinOp::IAdd, o, b);
+                let b = self.b.konst(Ty::I32, u64::from(bytes));
+                let r = self.b.bin(BinOp::IAdd, o, b);
                 if matches!(w, Where::Shared(_)) {
                     Where::Shared(r)
                 } else {
@@ -234,14 +235,14 @@ impl Cx<'_> {
     pub fn load(&mut self, at: Where, ty: Ty, order: MemOrder) -> ValueId {
         if let Where::Global(a) = at
             && order == MemOrder::Plain
-            && self.cur != self.f.entry
+            && self.b.cur != self.b.f.entry
             && let Some(offset) = self.constant_param_offset(a, ty.bits().div_ceil(8))
         {
             return self.entry_param_load(offset, ty);
         }
         let at = self.checked(at, ty.bits().div_ceil(8), "load");
         match at {
-            Where::Global(a) => self.emit(
+            Where::Global(a) => self.b.emit(
                 ty,
                 Op::Load {
                     ptr: Ptr::Global(a),
@@ -253,12 +254,12 @@ impl Cx<'_> {
             Where::Local(o) => self.arena_load(false, o, ty, order),
             Where::ParamVar(v, o) => self.param_load(v, o, ty),
             Where::Generic(a) => {
-                let result = self.f.new_var(ty, "generic.load");
+                let result = self.b.f.new_var(ty, "generic.load");
                 self.generic_dispatch(a, |cx, w| {
                     let v = cx.load(w, ty, order);
-                    cx.emit_void(Op::StoreVar(result, v));
+                    cx.b.emit_void(Op::StoreVar(result, v));
                 });
-                self.emit(ty, Op::LoadVar(result))
+                self.b.emit(ty, Op::LoadVar(result))
             }
         }
     }
@@ -277,19 +278,22 @@ impl Cx<'_> {
     /// one, each parameter becomes a gather of the same address for every lane.
     fn entry_param_load(&mut self, offset: u64, ty: Ty) -> ValueId {
         self.need_ty(ty);
-        let entry = self.f.entry;
-        let base = self.f.push(entry, Ty::I64, Op::Builtin(Builtin::ParamBase));
+        let entry = self.b.f.entry;
+        let base = self
+            .b
+            .f
+            .push(entry, Ty::I64, Op::Builtin(Builtin::ParamBase));
         let a = if offset == 0 {
             base
         } else {
-            let off = self.f.push(entry, Ty::I64, Op::Const(offset));
-            self.f.push(
+            let off = self.b.f.push(entry, Ty::I64, Op::Const(offset));
+            self.b.f.push(
                 entry,
                 Ty::I64,
                 Op::Bin(BinOp::IAdd, base, off, Default::default()),
             )
         };
-        self.f.push(
+        self.b.f.push(
             entry,
             ty,
             Op::Load {
@@ -302,12 +306,12 @@ impl Cx<'_> {
 
     /// Stores `v`.
     pub fn store(&mut self, at: Where, v: ValueId, order: MemOrder) {
-        let bytes = self.f.ty(v).bits().div_ceil(8);
+        let bytes = self.b.f.ty(v).bits().div_ceil(8);
         let at = self.checked(at, bytes, "store");
         match at {
             Where::Global(a) => {
-                let ty = self.f.ty(v);
-                self.emit_void(Op::Store {
+                let ty = self.b.f.ty(v);
+                self.b.emit_void(Op::Store {
                     ptr: Ptr::Global(a),
                     value: v,
                     align: ty.bits().div_ceil(8),
@@ -338,7 +342,7 @@ impl Cx<'_> {
         };
         match at {
             Where::Global(a) => {
-                let v = self.emit(
+                let v = self.b.emit(
                     ity,
                     Op::AtomicLoad {
                         ptr: Ptr::Global(a),
@@ -346,12 +350,12 @@ impl Cx<'_> {
                         sem,
                     },
                 );
-                self.reinterpret(v, ty)
+                self.b.reinterpret(v, ty)
             }
             Where::Shared(o) if ty.bits() == 32 => {
-                let two = self.konst(Ty::I32, 2);
-                let idx = self.bin(BinOp::LShr, o, two);
-                let v = self.emit(
+                let two = self.b.konst(Ty::I32, 2);
+                let idx = self.b.bin(BinOp::LShr, o, two);
+                let v = self.b.emit(
                     ity,
                     Op::AtomicLoad {
                         ptr: Ptr::Shared(idx),
@@ -359,21 +363,21 @@ impl Cx<'_> {
                         sem,
                     },
                 );
-                self.reinterpret(v, ty)
+                self.b.reinterpret(v, ty)
             }
             Where::Generic(a) => {
-                let result = self.f.new_var(ty, "generic.load");
+                let result = self.b.f.new_var(ty, "generic.load");
                 self.generic_dispatch(a, |cx, w| {
                     let v = cx.atomic_load(w, ty, scope, sem);
-                    cx.emit_void(Op::StoreVar(result, v));
+                    cx.b.emit_void(Op::StoreVar(result, v));
                 });
-                self.emit(ty, Op::LoadVar(result))
+                self.b.emit(ty, Op::LoadVar(result))
             }
             // 64-bit shared words, local and parameter memory: a plain access ordered by a fence.
             other => {
                 let v = self.load(other, ty, Default::default());
                 if sem != crate::ir::Ordering::Relaxed {
-                    self.emit_void(Op::Fence(scope));
+                    self.b.emit_void(Op::Fence(scope));
                 }
                 v
             }
@@ -382,7 +386,7 @@ impl Cx<'_> {
 
     /// An atomic store (`st.relaxed/.release/.volatile` of one 32- or 64-bit value).
     pub fn atomic_store(&mut self, at: Where, v: ValueId, scope: Scope, sem: crate::ir::Ordering) {
-        let ty = self.f.ty(v);
+        let ty = self.b.f.ty(v);
         let ity = Ty::int(ty.bits());
         // Other places go through `load`/`store`, which check them.
         let at = match at {
@@ -392,8 +396,8 @@ impl Cx<'_> {
         };
         match at {
             Where::Global(a) => {
-                let value = self.reinterpret(v, ity);
-                self.emit_void(Op::AtomicStore {
+                let value = self.b.reinterpret(v, ity);
+                self.b.emit_void(Op::AtomicStore {
                     ptr: Ptr::Global(a),
                     value,
                     scope,
@@ -401,10 +405,10 @@ impl Cx<'_> {
                 });
             }
             Where::Shared(o) if ty.bits() == 32 => {
-                let two = self.konst(Ty::I32, 2);
-                let idx = self.bin(BinOp::LShr, o, two);
-                let value = self.reinterpret(v, ity);
-                self.emit_void(Op::AtomicStore {
+                let two = self.b.konst(Ty::I32, 2);
+                let idx = self.b.bin(BinOp::LShr, o, two);
+                let value = self.b.reinterpret(v, ity);
+                self.b.emit_void(Op::AtomicStore {
                     ptr: Ptr::Shared(idx),
                     value,
                     scope: Scope::Workgroup.min_with(scope),
@@ -412,16 +416,16 @@ impl Cx<'_> {
                 });
             }
             Where::Generic(a) => {
-                let var = self.f.new_var(ty, "generic.store");
-                self.emit_void(Op::StoreVar(var, v));
+                let var = self.b.f.new_var(ty, "generic.store");
+                self.b.emit_void(Op::StoreVar(var, v));
                 self.generic_dispatch(a, |cx, w| {
-                    let v = cx.emit(ty, Op::LoadVar(var));
+                    let v = cx.b.emit(ty, Op::LoadVar(var));
                     cx.atomic_store(w, v, scope, sem);
                 });
             }
             other => {
                 if sem != crate::ir::Ordering::Relaxed {
-                    self.emit_void(Op::Fence(scope));
+                    self.b.emit_void(Op::Fence(scope));
                 }
                 self.store(other, v, Default::default());
             }
@@ -431,41 +435,41 @@ impl Cx<'_> {
     /// Runs `body` for the space a generic address turns out to be in: three blocks joined after.
     pub fn generic_dispatch(&mut self, a: ValueId, mut body: impl FnMut(&mut Self, Where)) {
         // Values are local to their block, so the address travels to the others in a var.
-        let a_var = self.f.new_var(Ty::I64, "generic.addr");
-        self.emit_void(Op::StoreVar(a_var, a));
+        let a_var = self.b.f.new_var(Ty::I64, "generic.addr");
+        self.b.emit_void(Op::StoreVar(a_var, a));
         let is_shared = self.in_window(StateSpace::Shared, a);
         let (sh, not_sh, loc, glob, join) = (
-            self.f.new_block(),
-            self.f.new_block(),
-            self.f.new_block(),
-            self.f.new_block(),
-            self.f.new_block(),
+            self.b.f.new_block(),
+            self.b.f.new_block(),
+            self.b.f.new_block(),
+            self.b.f.new_block(),
+            self.b.f.new_block(),
         );
-        self.f.block_mut(self.cur).term = Terminator::Branch {
+        self.b.f.block_mut(self.b.cur).term = Terminator::Branch {
             cond: is_shared,
             then: sh,
             else_: not_sh,
         };
-        self.cur = not_sh;
-        let a2 = self.emit(Ty::I64, Op::LoadVar(a_var));
+        self.b.cur = not_sh;
+        let a2 = self.b.emit(Ty::I64, Op::LoadVar(a_var));
         let is_local = self.in_window(StateSpace::Local, a2);
-        self.f.block_mut(not_sh).term = Terminator::Branch {
+        self.b.f.block_mut(not_sh).term = Terminator::Branch {
             cond: is_local,
             then: loc,
             else_: glob,
         };
         for (block, kind) in [(sh, 0u8), (loc, 1), (glob, 2)] {
-            self.cur = block;
-            let a = self.emit(Ty::I64, Op::LoadVar(a_var));
+            self.b.cur = block;
+            let a = self.b.emit(Ty::I64, Op::LoadVar(a_var));
             let w = match kind {
-                0 => Where::Shared(self.conv(ConvOp::Trunc, a, Ty::I32)),
-                1 => Where::Local(self.conv(ConvOp::Trunc, a, Ty::I32)),
+                0 => Where::Shared(self.b.conv(ConvOp::Trunc, a, Ty::I32)),
+                1 => Where::Local(self.b.conv(ConvOp::Trunc, a, Ty::I32)),
                 _ => Where::Global(a),
             };
             body(self, w);
-            self.f.block_mut(self.cur).term = Terminator::Jump(join);
+            self.b.f.block_mut(self.b.cur).term = Terminator::Jump(join);
         }
-        self.cur = join;
+        self.b.cur = join;
     }
 
     /// The word variable holding byte `off` of a `.param` variable (`None` past its end).
@@ -480,61 +484,63 @@ impl Cx<'_> {
 
     fn param_load(&mut self, v: LocalId, off: u32, ty: Ty) -> ValueId {
         let Some(w0) = self.param_word(v, off) else {
-            return self.konst(ty, 0);
+            return self.b.konst(ty, 0);
         };
-        let lo = self.emit(Ty::I32, Op::LoadVar(w0));
+        let lo = self.b.emit(Ty::I32, Op::LoadVar(w0));
         let bits = match ty.bits() {
             64 => {
                 let Some(w1) = self.param_word(v, off + 4) else {
-                    return self.konst(ty, 0);
+                    return self.b.konst(ty, 0);
                 };
-                let hi = self.emit(Ty::I32, Op::LoadVar(w1));
-                let lo = self.conv(ConvOp::ZExt, lo, Ty::I64);
-                let hi = self.conv(ConvOp::ZExt, hi, Ty::I64);
-                let sh = self.konst(Ty::I64, 32);
-                let hi = self.bin(BinOp::Shl, hi, sh);
-                self.bin(BinOp::Or, lo, hi)
+                let hi = self.b.emit(Ty::I32, Op::LoadVar(w1));
+                let lo = self.b.conv(ConvOp::ZExt, lo, Ty::I64);
+                let hi = self.b.conv(ConvOp::ZExt, hi, Ty::I64);
+                let sh = self.b.konst(Ty::I64, 32);
+                let hi = self.b.bin(BinOp::Shl, hi, sh);
+                self.b.bin(BinOp::Or, lo, hi)
             }
             32 => lo,
             n => {
-                let sh = self.konst(Ty::I32, u64::from(off % 4 * 8));
-                let v = self.bin(BinOp::LShr, lo, sh);
-                self.conv(ConvOp::Trunc, v, Ty::int(n.max(8)))
+                let sh = self.b.konst(Ty::I32, u64::from(off % 4 * 8));
+                let v = self.b.bin(BinOp::LShr, lo, sh);
+                self.b.conv(ConvOp::Trunc, v, Ty::int(n.max(8)))
             }
         };
-        self.reinterpret(bits, ty)
+        self.b.reinterpret(bits, ty)
     }
 
     fn param_store(&mut self, var: LocalId, off: u32, v: ValueId) {
-        let ty = self.f.ty(v);
+        let ty = self.b.f.ty(v);
         let Some(w0) = self.param_word(var, off) else {
             return;
         };
-        let bits = self.as_int(v);
+        let bits = self.b.as_int(v);
         match ty.bits() {
             64 => {
                 let Some(w1) = self.param_word(var, off + 4) else {
                     return;
                 };
-                let lo = self.conv(ConvOp::Trunc, bits, Ty::I32);
-                let sh = self.konst(Ty::I64, 32);
-                let hi = self.bin(BinOp::LShr, bits, sh);
-                let hi = self.conv(ConvOp::Trunc, hi, Ty::I32);
-                self.emit_void(Op::StoreVar(w0, lo));
-                self.emit_void(Op::StoreVar(w1, hi));
+                let lo = self.b.conv(ConvOp::Trunc, bits, Ty::I32);
+                let sh = self.b.konst(Ty::I64, 32);
+                let hi = self.b.bin(BinOp::LShr, bits, sh);
+                let hi = self.b.conv(ConvOp::Trunc, hi, Ty::I32);
+                self.b.emit_void(Op::StoreVar(w0, lo));
+                self.b.emit_void(Op::StoreVar(w1, hi));
             }
-            32 => self.emit_void(Op::StoreVar(w0, bits)),
+            32 => self.b.emit_void(Op::StoreVar(w0, bits)),
             n => {
                 let n = n.max(8);
                 let shift = off % 4 * 8;
-                let v32 = self.conv(ConvOp::ZExt, bits, Ty::I32);
-                let sh = self.konst(Ty::I32, u64::from(shift));
-                let v32 = self.bin(BinOp::Shl, v32, sh);
-                let keep = self.konst(Ty::I32, !(((1u64 << n) - 1) << shift) & 0xFFFF_FFFF);
-                let old = self.emit(Ty::I32, Op::LoadVar(w0));
-                let old = self.bin(BinOp::And, old, keep);
-                let new = self.bin(BinOp::Or, old, v32);
-                self.emit_void(Op::StoreVar(w0, new));
+                let v32 = self.b.conv(ConvOp::ZExt, bits, Ty::I32);
+                let sh = self.b.konst(Ty::I32, u64::from(shift));
+                let v32 = self.b.bin(BinOp::Shl, v32, sh);
+                let keep = self
+                    .b
+                    .konst(Ty::I32, !(((1u64 << n) - 1) << shift) & 0xFFFF_FFFF);
+                let old = self.b.emit(Ty::I32, Op::LoadVar(w0));
+                let old = self.b.bin(BinOp::And, old, keep);
+                let new = self.b.bin(BinOp::Or, old, v32);
+                self.b.emit_void(Op::StoreVar(w0, new));
             }
         }
     }
@@ -548,18 +554,18 @@ impl Cx<'_> {
     }
 
     fn word_index(&mut self, off: ValueId, extra: u64) -> ValueId {
-        let two = self.konst(Ty::I32, 2);
-        let idx = self.bin(BinOp::LShr, off, two);
+        let two = self.b.konst(Ty::I32, 2);
+        let idx = self.b.bin(BinOp::LShr, off, two);
         if extra == 0 {
             return idx;
         }
-        let e = self.konst(Ty::I32, extra);
-        self.bin(BinOp::IAdd, idx, e)
+        let e = self.b.konst(Ty::I32, extra);
+        self.b.bin(BinOp::IAdd, idx, e)
     }
 
     fn load_word(&mut self, shared: bool, idx: ValueId, order: MemOrder) -> ValueId {
         let ptr = self.arena_ptr(shared, idx);
-        self.emit(
+        self.b.emit(
             Ty::I32,
             Op::Load {
                 ptr,
@@ -576,39 +582,39 @@ impl Cx<'_> {
                 let i1 = self.word_index(off, 1);
                 let lo = self.load_word(shared, i0, order);
                 let hi = self.load_word(shared, i1, order);
-                let lo = self.conv(ConvOp::ZExt, lo, Ty::I64);
-                let hi = self.conv(ConvOp::ZExt, hi, Ty::I64);
-                let sh = self.konst(Ty::I64, 32);
-                let hi = self.bin(BinOp::Shl, hi, sh);
-                let w = self.bin(BinOp::Or, lo, hi);
-                self.reinterpret(w, ty)
+                let lo = self.b.conv(ConvOp::ZExt, lo, Ty::I64);
+                let hi = self.b.conv(ConvOp::ZExt, hi, Ty::I64);
+                let sh = self.b.konst(Ty::I64, 32);
+                let hi = self.b.bin(BinOp::Shl, hi, sh);
+                let w = self.b.bin(BinOp::Or, lo, hi);
+                self.b.reinterpret(w, ty)
             }
             32 => {
                 let i = self.word_index(off, 0);
                 let w = self.load_word(shared, i, order);
-                self.reinterpret(w, ty)
+                self.b.reinterpret(w, ty)
             }
             bits => {
                 let i = self.word_index(off, 0);
                 let w = self.load_word(shared, i, order);
                 let shift = self.byte_shift(off);
-                let v = self.bin(BinOp::LShr, w, shift);
-                let v = self.conv(ConvOp::Trunc, v, Ty::int(bits.max(8)));
-                self.reinterpret(v, ty)
+                let v = self.b.bin(BinOp::LShr, w, shift);
+                let v = self.b.conv(ConvOp::Trunc, v, Ty::int(bits.max(8)));
+                self.b.reinterpret(v, ty)
             }
         }
     }
 
     /// `(off & 3) * 8`: where a byte or half-word sits in its word.
     fn byte_shift(&mut self, off: ValueId) -> ValueId {
-        let three = self.konst(Ty::I32, 3);
-        let b = self.bin(BinOp::And, off, three);
-        self.bin(BinOp::Shl, b, three)
+        let three = self.b.konst(Ty::I32, 3);
+        let b = self.b.bin(BinOp::And, off, three);
+        self.b.bin(BinOp::Shl, b, three)
     }
 
     fn store_word(&mut self, shared: bool, idx: ValueId, v: ValueId, order: MemOrder) {
         let ptr = self.arena_ptr(shared, idx);
-        self.emit_void(Op::Store {
+        self.b.emit_void(Op::Store {
             ptr,
             value: v,
             align: 4,
@@ -617,21 +623,21 @@ impl Cx<'_> {
     }
 
     fn arena_store(&mut self, shared: bool, off: ValueId, v: ValueId, order: MemOrder) {
-        let ty = self.f.ty(v);
+        let ty = self.b.f.ty(v);
         match ty.bits() {
             64 => {
-                let w = self.as_int(v);
-                let lo = self.conv(ConvOp::Trunc, w, Ty::I32);
-                let sh = self.konst(Ty::I64, 32);
-                let hi = self.bin(BinOp::LShr, w, sh);
-                let hi = self.conv(ConvOp::Trunc, hi, Ty::I32);
+                let w = self.b.as_int(v);
+                let lo = self.b.conv(ConvOp::Trunc, w, Ty::I32);
+                let sh = self.b.konst(Ty::I64, 32);
+                let hi = self.b.bin(BinOp::LShr, w, sh);
+                let hi = self.b.conv(ConvOp::Trunc, hi, Ty::I32);
                 let i0 = self.word_index(off, 0);
                 let i1 = self.word_index(off, 1);
                 self.store_word(shared, i0, lo, order);
                 self.store_word(shared, i1, hi, order);
             }
             32 => {
-                let w = self.reinterpret(v, Ty::I32);
+                let w = self.b.reinterpret(v, Ty::I32);
                 let i = self.word_index(off, 0);
                 self.store_word(shared, i, w, order);
             }
@@ -639,17 +645,17 @@ impl Cx<'_> {
                 // Part of a word: other threads may write the word's other bytes at the same
                 // time, so shared memory uses atomic and/or (each touches only its own bits).
                 let bits = bits.max(8);
-                let v = self.as_int(v);
-                let v = self.conv(ConvOp::ZExt, v, Ty::I32);
+                let v = self.b.as_int(v);
+                let v = self.b.conv(ConvOp::ZExt, v, Ty::I32);
                 let shift = self.byte_shift(off);
-                let ones = self.konst(Ty::I32, (1u64 << bits) - 1);
-                let mask = self.bin(BinOp::Shl, ones, shift);
-                let keep = self.un(crate::ir::UnOp::Not, mask);
-                let val = self.bin(BinOp::Shl, v, shift);
+                let ones = self.b.konst(Ty::I32, (1u64 << bits) - 1);
+                let mask = self.b.bin(BinOp::Shl, ones, shift);
+                let keep = self.b.un(crate::ir::UnOp::Not, mask);
+                let val = self.b.bin(BinOp::Shl, v, shift);
                 let i = self.word_index(off, 0);
                 if shared {
                     for (op, operand) in [(AtomicOp::And, keep), (AtomicOp::Or, val)] {
-                        self.emit(
+                        self.b.emit(
                             Ty::I32,
                             Op::Atomic {
                                 op,
@@ -662,8 +668,8 @@ impl Cx<'_> {
                     }
                 } else {
                     let w = self.load_word(false, i, order);
-                    let w = self.bin(BinOp::And, w, keep);
-                    let w = self.bin(BinOp::Or, w, val);
+                    let w = self.b.bin(BinOp::And, w, keep);
+                    let w = self.b.bin(BinOp::Or, w, val);
                     self.store_word(false, i, w, order);
                 }
             }
@@ -680,7 +686,7 @@ pub fn param_words(cx: &mut Cx<'_>, v: LocalId) -> smallvec::SmallVec<[VarId; 4]
     let n = var.size().div_ceil(4).max(1);
     let name = var.name.clone();
     let words: Vec<VarId> = (0..n)
-        .map(|i| cx.f.new_var(Ty::I32, format!("{name}.w{i}")))
+        .map(|i| cx.b.f.new_var(Ty::I32, format!("{name}.w{i}")))
         .collect();
     let out = words.as_slice().into();
     cx.param_words.insert(v, words);

@@ -6,6 +6,7 @@ use super::cx::Cx;
 use crate::check::inst::{ClusterQuery, NoEffect};
 use crate::check::{Dst, Src};
 use crate::ir::Ty;
+use crate::ir::build::Build;
 use crate::types::ScalarType;
 
 /// It has no effect on a program's results and Vulkan has no counterpart, so it emits nothing:
@@ -30,7 +31,7 @@ pub fn no_effect(_cx: &mut Cx<'_>, _what: NoEffect) {}
 /// The policy `createpolicy` makes is only ever handed to `.L2::cache_hint` operands, which are
 /// hints that ptxvk drops; any value is a valid policy, so it is a constant.
 pub fn create_policy(cx: &mut Cx<'_>, dst: &Dst) {
-    let policy = cx.konst(Ty::I64, 0);
+    let policy = cx.b.konst(Ty::I64, 0);
     cx.write(dst, ScalarType::B64, policy);
 }
 
@@ -42,7 +43,7 @@ pub fn cluster_query(cx: &mut Cx<'_>, q: &ClusterQuery) {
         let a = cx.read(&q.a, q.ty);
         cx.write(&q.dst, q.ty, a);
     } else {
-        let rank = cx.konst(Ty::I32, 0);
+        let rank = cx.b.konst(Ty::I32, 0);
         cx.write(&q.dst, ScalarType::U32, rank);
     }
 }

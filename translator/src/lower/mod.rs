@@ -42,13 +42,14 @@ mod wgmma;
 mod wide;
 
 use crate::check::Map as HashMap;
+use crate::ir::build::{Build, room_for};
 
 use crate::abi::KernelAbi;
 use crate::check::{self, RegId, Statement};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{self, BinOp, Op, Terminator, Ty, VarId};
 use crate::profile::DeviceProfile;
-use cx::{Cx, Places, room_for};
+use cx::{Cx, Places};
 use layout::param_layout;
 
 pub use kept::Buffers;
@@ -315,9 +316,9 @@ fn lower_function(
     let mut cx = Cx::new(module, (func, id), profile, places, f);
     cx.params = params;
     cx.regs = vec![0; func.regs.len() * 4];
-    cx.spare = std::mem::take(&mut kept.insts);
-    cx.held.reserve(func.regs.len() + 8);
-    cx.labels = (0..func.labels.len()).map(|_| cx.f.new_block()).collect();
+    cx.b.spare = std::mem::take(&mut kept.insts);
+    cx.b.held.reserve(func.regs.len() + 8);
+    cx.labels = (0..func.labels.len()).map(|_| cx.b.f.new_block()).collect();
     let body = func.body.as_deref().unwrap_or_default();
     // Instructions left in the current block: up to the next label or guarded instruction,
     // both of which end it (each run of them is counted once).
@@ -333,14 +334,14 @@ fn lower_function(
         n
     };
     let mut left = run(0);
-    cx.room = room_for(left);
-    cx.f.values.reserve(body.len() * 8);
+    cx.b.room = room_for(left);
+    cx.b.f.values.reserve(body.len() * 8);
     if func.kind == crate::ast::FunctionKind::Func {
         // Only a function that calls can be part of a cycle; its frame base starts at 0.
         if !func.calls.is_empty() {
-            let base = cx.f.new_var(Ty::I64, "local.base");
-            let zero = cx.konst(Ty::I64, 0);
-            cx.emit_void(Op::StoreVar(base, zero));
+            let base = cx.b.f.new_var(Ty::I64, "local.base");
+            let zero = cx.b.konst(Ty::I64, 0);
+            cx.b.emit_void(Op::StoreVar(base, zero));
             cx.local_base = Some(base);
         }
         call::prologue(&mut cx);
@@ -352,9 +353,9 @@ fn lower_function(
                 left = run(k + 1);
             }
             Statement::Inst(i) => {
-                cx.room = room_for(left);
+                cx.b.room = room_for(left);
                 left = left.saturating_sub(1);
-                cx.span = i.span;
+                cx.start_instruction(i.span);
                 cx.instruction(i);
                 if i.guard.is_some() {
                     left = run(k + 1);
@@ -363,10 +364,11 @@ fn lower_function(
         }
     }
     // Falling off the end of a function returns (ptxas warns; it is what hardware does).
-    if cx.f.block(cx.cur).term == Terminator::Unreachable {
+    if cx.b.f.block(cx.b.cur).term == Terminator::Unreachable {
         control::ret(&mut cx);
     }
-    kept.insts = std::mem::take(&mut cx.spare);
+    cx.report_missing();
+    kept.insts = std::mem::take(&mut cx.b.spare);
     if cx.diags.is_empty() {
         let uses = SharedUses {
             lock: cx.uses_shared_lock,
@@ -374,7 +376,7 @@ fn lower_function(
             sites: cx.sites,
             local_base: cx.local_base,
         };
-        Ok((cx.f, uses))
+        Ok((cx.b.f, uses))
     } else {
         Err(cx.diags)
     }

@@ -5,6 +5,7 @@
 use super::cx::Cx;
 use super::{data, special};
 use crate::check::{Conv, Dst, Src};
+use crate::ir::build::Build;
 use crate::ir::{ConvOp, Op, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
@@ -20,60 +21,60 @@ impl Cx<'_> {
                 ty: rty,
             } => {
                 let var = self.reg_var(*reg, *comp);
-                let v = self.load_var(var);
+                let v = self.b.load_var(var);
                 match conv {
                     Conv::Chop => {
                         // Keep the low bits (Table 27), then read them as the instruction type.
-                        let i = self.as_int(v);
-                        let t = self.conv(ConvOp::Trunc, i, Ty::int(want.bits().max(8)));
-                        self.reinterpret(t, want)
+                        let i = self.b.as_int(v);
+                        let t = self.b.conv(ConvOp::Trunc, i, Ty::int(want.bits().max(8)));
+                        self.b.reinterpret(t, want)
                     }
                     _ => {
                         let _ = rty;
-                        self.reinterpret(v, want)
+                        self.b.reinterpret(v, want)
                     }
                 }
             }
-            Src::Imm(bits) => self.konst(want, *bits),
+            Src::Imm(bits) => self.b.konst(want, *bits),
             Src::Special(s, comp) => {
                 let v = special::read(self, *s, *comp);
                 if want == Ty::Bool {
                     return v;
                 }
                 let t = if want.bits() < 32 {
-                    self.conv(ConvOp::Trunc, v, Ty::int(want.bits()))
+                    self.b.conv(ConvOp::Trunc, v, Ty::int(want.bits()))
                 } else {
                     v
                 };
-                self.reinterpret(t, want)
+                self.b.reinterpret(t, want)
             }
             Src::AddressOf(a) => {
                 let (var, off) = **a;
                 let a = data::address_of(self, var, off);
                 let a = if want.bits() < 64 {
-                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                    self.b.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
                 } else {
                     a
                 };
-                self.reinterpret(a, want)
+                self.b.reinterpret(a, want)
             }
             Src::NotPred(inner) => {
                 let v = self.read(inner, ty);
-                self.un(UnOp::Not, v)
+                self.b.un(UnOp::Not, v)
             }
             Src::Vector(_) => {
                 self.unsupported("a vector operand here");
-                self.konst(want, 0)
+                self.b.konst(want, 0)
             }
             // --- front end: function addresses ---
             Src::FuncAddr(f) => {
-                let a = self.konst(Ty::I64, f.address());
+                let a = self.b.konst(Ty::I64, f.address());
                 let a = if want.bits() < 64 {
-                    self.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
+                    self.b.conv(ConvOp::Trunc, a, Ty::int(want.bits()))
                 } else {
                     a
                 };
-                self.reinterpret(a, want)
+                self.b.reinterpret(a, want)
             }
         }
     }
@@ -89,10 +90,10 @@ impl Cx<'_> {
                 ty: rty,
             } => {
                 let var = self.reg_var(*reg, *comp);
-                let vty = self.f.vars[var.0 as usize].ty;
+                let vty = self.b.f.vars[var.0 as usize].ty;
                 let v = match conv {
                     Conv::Zext | Conv::Sext => {
-                        let i = self.as_int(v);
+                        let i = self.b.as_int(v);
                         let wide = Ty::int(rty.bits());
                         #[cfg(feature = "fault-injection")]
                         let conv = &if crate::fault::active(crate::fault::Fault::ZeroExtendSigned) {
@@ -105,18 +106,18 @@ impl Cx<'_> {
                         } else {
                             ConvOp::ZExt
                         };
-                        let e = self.conv(op, i, wide);
+                        let e = self.b.conv(op, i, wide);
                         if *rty == ScalarType::B128 {
                             self.write_high_ext(*reg, *comp, e, *conv);
                         }
-                        self.reinterpret(e, vty)
+                        self.b.reinterpret(e, vty)
                     }
                     _ => {
                         let _ = ty;
-                        self.reinterpret(v, vty)
+                        self.b.reinterpret(v, vty)
                     }
                 };
-                self.emit_void(Op::StoreVar(var, v));
+                self.b.emit_void(Op::StoreVar(var, v));
             }
             Dst::Vector(_) => self.unsupported("a vector destination here"),
         }

@@ -4,6 +4,7 @@ use super::cx::Cx;
 use super::int::{c32, extract, extract_at, insert};
 use crate::check::Src;
 use crate::check::inst::{Prmt, PrmtMode};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, Ty, ValueId};
 use crate::types::ScalarType;
 
@@ -44,13 +45,13 @@ pub fn prmt(cx: &mut Cx<'_>, p: &Prmt) {
                         .rev()
                         .fold(0u64, |t, s| (t << 16) | u64::from(*s));
                     let three = c32(cx, 3);
-                    let idx = cx.bin(BinOp::And, c, three);
+                    let idx = cx.b.bin(BinOp::And, c, three);
                     let four = c32(cx, 4);
-                    let bits = cx.bin(BinOp::Shl, idx, four);
-                    let bits = cx.conv(ConvOp::ZExt, bits, Ty::I64);
-                    let t = cx.konst(Ty::I64, table);
-                    let t = cx.bin(BinOp::LShr, t, bits);
-                    cx.conv(ConvOp::Trunc, t, Ty::I32)
+                    let bits = cx.b.bin(BinOp::Shl, idx, four);
+                    let bits = cx.b.conv(ConvOp::ZExt, bits, Ty::I64);
+                    let t = cx.b.konst(Ty::I64, table);
+                    let t = cx.b.bin(BinOp::LShr, t, bits);
+                    cx.b.conv(ConvOp::Trunc, t, Ty::I32)
                 }
             };
             dynamic(cx, a, b, sel)
@@ -105,21 +106,21 @@ fn dynamic(cx: &mut Cx<'_>, a: ValueId, b: ValueId, sel: ValueId) -> ValueId {
     for i in 0..4 {
         let s = extract_at(cx, false, sel, 4 * i, 4);
         let four = c32(cx, 4);
-        let from_b = cx.bin(BinOp::And, s, four);
-        let from_b = cx.bin(BinOp::INe, from_b, zero);
-        let src = cx.select(from_b, b, a);
+        let from_b = cx.b.bin(BinOp::And, s, four);
+        let from_b = cx.b.bin(BinOp::INe, from_b, zero);
+        let src = cx.b.select(from_b, b, a);
         let three = c32(cx, 3);
-        let byte = cx.bin(BinOp::And, s, three);
-        let off = cx.bin(BinOp::Shl, byte, three);
+        let byte = cx.b.bin(BinOp::And, s, three);
+        let off = cx.b.bin(BinOp::Shl, byte, three);
         let eight = c32(cx, 8);
         let value = extract(cx, false, src, off, eight);
         let seven = c32(cx, 7);
-        let sign_at = cx.bin(BinOp::IAdd, off, seven);
+        let sign_at = cx.b.bin(BinOp::IAdd, off, seven);
         let one = c32(cx, 1);
         let sign = extract(cx, true, src, sign_at, one);
-        let replicate = cx.bin(BinOp::And, s, eight);
-        let replicate = cx.bin(BinOp::INe, replicate, zero);
-        let v = cx.select(replicate, sign, value);
+        let replicate = cx.b.bin(BinOp::And, s, eight);
+        let replicate = cx.b.bin(BinOp::INe, replicate, zero);
+        let v = cx.b.select(replicate, sign, value);
         let at = c32(cx, 8 * i);
         acc = insert(cx, acc, v, at, eight);
     }

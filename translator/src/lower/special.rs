@@ -12,11 +12,12 @@
 use super::cx::Cx;
 use crate::ast::Component;
 use crate::check::SpecialReg;
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Builtin, ConvOp, Op, Ty, UnOp, ValueId};
 use crate::profile::WarpStrategy;
 
 fn builtin(cx: &mut Cx<'_>, b: Builtin) -> ValueId {
-    cx.emit(Ty::I32, Op::Builtin(b))
+    cx.b.emit(Ty::I32, Op::Builtin(b))
 }
 
 /// The thread's index in its block, x fastest: computed once per function, at the end of its
@@ -25,10 +26,10 @@ fn builtin(cx: &mut Cx<'_>, b: Builtin) -> ValueId {
 /// warp operation cost 11 more SPIR-V instructions under the SIMT emulation.
 pub fn linear_tid(cx: &mut Cx<'_>) -> ValueId {
     if let Some(var) = cx.linear_tid {
-        return cx.load_var(var);
+        return cx.b.load_var(var);
     }
-    let entry = cx.f.entry;
-    let f = &mut cx.f;
+    let entry = cx.b.f.entry;
+    let f = &mut cx.b.f;
     let mut emit = |ty: Ty, op: Op| f.push(entry, ty, op);
     let t = match cx.profile.warp_strategy() {
         WarpStrategy::Emulated => crate::ir::linear_local_id(emit),
@@ -47,17 +48,17 @@ pub fn linear_tid(cx: &mut Cx<'_>) -> ValueId {
             )
         }
     };
-    let var = cx.f.new_var(Ty::I32, "linear.tid");
-    cx.f.push_void(entry, Op::StoreVar(var, t));
+    let var = cx.b.f.new_var(Ty::I32, "linear.tid");
+    cx.b.f.push_void(entry, Op::StoreVar(var, t));
     cx.linear_tid = Some(var);
-    cx.load_var(var)
+    cx.b.load_var(var)
 }
 
 /// `%laneid`: the position in the warp.
 pub fn lane_id(cx: &mut Cx<'_>) -> ValueId {
     let t = linear_tid(cx);
-    let m = cx.konst(Ty::I32, 31);
-    cx.bin(BinOp::And, t, m)
+    let m = cx.b.konst(Ty::I32, 31);
+    cx.b.bin(BinOp::And, t, m)
 }
 
 fn tid(cx: &mut Cx<'_>, axis: u8) -> ValueId {
@@ -67,16 +68,16 @@ fn tid(cx: &mut Cx<'_>, axis: u8) -> ValueId {
     let t = linear_tid(cx);
     let nx = builtin(cx, Builtin::BlockDim(0));
     match axis {
-        0 => cx.bin(BinOp::UMod, t, nx),
+        0 => cx.b.bin(BinOp::UMod, t, nx),
         1 => {
             let ny = builtin(cx, Builtin::BlockDim(1));
-            let q = cx.bin(BinOp::UDiv, t, nx);
-            cx.bin(BinOp::UMod, q, ny)
+            let q = cx.b.bin(BinOp::UDiv, t, nx);
+            cx.b.bin(BinOp::UMod, q, ny)
         }
         _ => {
             let ny = builtin(cx, Builtin::BlockDim(1));
-            let xy = cx.bin(BinOp::IMul, nx, ny);
-            cx.bin(BinOp::UDiv, t, xy)
+            let xy = cx.b.bin(BinOp::IMul, nx, ny);
+            cx.b.bin(BinOp::UDiv, t, xy)
         }
     }
 }
@@ -85,8 +86,8 @@ fn block_threads(cx: &mut Cx<'_>) -> ValueId {
     let x = builtin(cx, Builtin::BlockDim(0));
     let y = builtin(cx, Builtin::BlockDim(1));
     let z = builtin(cx, Builtin::BlockDim(2));
-    let xy = cx.bin(BinOp::IMul, x, y);
-    cx.bin(BinOp::IMul, xy, z)
+    let xy = cx.b.bin(BinOp::IMul, x, y);
+    cx.b.bin(BinOp::IMul, xy, z)
 }
 
 /// The value of a special register as a 32- or 64-bit integer.
@@ -99,28 +100,28 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
             // Grids larger than one dispatch are split; the push constants hold this part's base.
             let id = builtin(cx, Builtin::WorkgroupId(axis));
             let base = builtin(cx, Builtin::CtaBase(axis));
-            cx.bin(BinOp::IAdd, id, base)
+            cx.b.bin(BinOp::IAdd, id, base)
         }
         SpecialReg::Nctaid | SpecialReg::NClusterId => builtin(cx, Builtin::GridDim(axis)),
         // Every launch is a grid of clusters of one block, none of them asked for by the launch.
         SpecialReg::ClusterId => read(cx, SpecialReg::Ctaid, comp),
-        SpecialReg::ClusterCtaId | SpecialReg::ClusterCtaRank => cx.konst(Ty::I32, 0),
-        SpecialReg::ClusterNCtaId | SpecialReg::ClusterNCtaRank => cx.konst(Ty::I32, 1),
-        SpecialReg::IsExplicitCluster => cx.konst(Ty::Bool, 0),
-        SpecialReg::WarpSize => cx.konst(Ty::I32, 32),
+        SpecialReg::ClusterCtaId | SpecialReg::ClusterCtaRank => cx.b.konst(Ty::I32, 0),
+        SpecialReg::ClusterNCtaId | SpecialReg::ClusterNCtaRank => cx.b.konst(Ty::I32, 1),
+        SpecialReg::IsExplicitCluster => cx.b.konst(Ty::Bool, 0),
+        SpecialReg::WarpSize => cx.b.konst(Ty::I32, 32),
         SpecialReg::LaneId => lane_id(cx),
         // The ISA allows %warpid to be any warp slot; the warp's index in its block is a valid one.
         SpecialReg::WarpId => {
             let t = linear_tid(cx);
-            let five = cx.konst(Ty::I32, 5);
-            cx.bin(BinOp::LShr, t, five)
+            let five = cx.b.konst(Ty::I32, 5);
+            cx.b.bin(BinOp::LShr, t, five)
         }
         SpecialReg::NWarpId => {
             let n = block_threads(cx);
-            let k = cx.konst(Ty::I32, 31);
-            let n = cx.bin(BinOp::IAdd, n, k);
-            let five = cx.konst(Ty::I32, 5);
-            cx.bin(BinOp::LShr, n, five)
+            let k = cx.b.konst(Ty::I32, 31);
+            let n = cx.b.bin(BinOp::IAdd, n, k);
+            let five = cx.b.konst(Ty::I32, 5);
+            cx.b.bin(BinOp::LShr, n, five)
         }
         SpecialReg::LanemaskEq
         | SpecialReg::LanemaskLe
@@ -130,11 +131,11 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
         SpecialReg::DynamicSmemSize => builtin(cx, Builtin::DynamicSharedBytes),
         SpecialReg::TotalSmemSize => {
             let d = builtin(cx, Builtin::DynamicSharedBytes);
-            let s = cx.konst(
+            let s = cx.b.konst(
                 Ty::I32,
                 u64::from(cx.layout.dynamic_shared.unwrap_or(cx.layout.shared_bytes)),
             );
-            cx.bin(BinOp::IAdd, d, s)
+            cx.b.bin(BinOp::IAdd, d, s)
         }
         SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64 => clock(cx, s),
         // VK_KHR_shader_clock's device clock counts in unspecified units; %globaltimer is
@@ -146,14 +147,14 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
         // The ISA only promises 0 <= %smid < %nsmid (ids need not be contiguous, and a thread's
         // %smid may change); Vulkan does not say which core runs a workgroup, so every thread
         // reports SM 0 of 1.
-        SpecialReg::SmId => cx.konst(Ty::I32, 0),
-        SpecialReg::NSmId => cx.konst(Ty::I32, 1),
+        SpecialReg::SmId => cx.b.konst(Ty::I32, 0),
+        SpecialReg::NSmId => cx.b.konst(Ty::I32, 1),
         // "Temporal grid launch number" for debuggers: ptxvk does not number launches.
-        SpecialReg::GridId => cx.konst(Ty::I64, 0),
+        SpecialReg::GridId => cx.b.konst(Ty::I64, 0),
         // Driver-defined environment values and performance counters: ptxvk defines none, so
         // they read as zero.
-        SpecialReg::EnvReg(_) | SpecialReg::Pm(_) => cx.konst(Ty::I32, 0),
-        SpecialReg::Pm64(_) => cx.konst(Ty::I64, 0),
+        SpecialReg::EnvReg(_) | SpecialReg::Pm(_) => cx.b.konst(Ty::I32, 0),
+        SpecialReg::Pm64(_) => cx.b.konst(Ty::I64, 0),
     }
 }
 
@@ -161,7 +162,7 @@ pub fn read(cx: &mut Cx<'_>, s: SpecialReg, comp: Option<Component>) -> ValueId 
 /// the substitute counter on devices without it.
 fn clock(cx: &mut Cx<'_>, s: SpecialReg) -> ValueId {
     let c = if cx.profile.shader_clock {
-        cx.emit(Ty::I64, Op::Builtin(Builtin::Clock))
+        cx.b.emit(Ty::I64, Op::Builtin(Builtin::Clock))
     } else {
         counter(cx)
     };
@@ -171,11 +172,11 @@ fn clock(cx: &mut Cx<'_>, s: SpecialReg) -> ValueId {
 /// The part of a 64-bit counter that register `s` reads.
 fn split(cx: &mut Cx<'_>, c: ValueId, s: SpecialReg) -> ValueId {
     match s {
-        SpecialReg::Clock | SpecialReg::GlobalTimerLo => cx.conv(ConvOp::Trunc, c, Ty::I32),
+        SpecialReg::Clock | SpecialReg::GlobalTimerLo => cx.b.conv(ConvOp::Trunc, c, Ty::I32),
         SpecialReg::ClockHi | SpecialReg::GlobalTimerHi => {
-            let k = cx.konst(Ty::I64, 32);
-            let hi = cx.bin(BinOp::LShr, c, k);
-            cx.conv(ConvOp::Trunc, hi, Ty::I32)
+            let k = cx.b.konst(Ty::I64, 32);
+            let hi = cx.b.bin(BinOp::LShr, c, k);
+            cx.b.conv(ConvOp::Trunc, hi, Ty::I32)
         }
         _ => c,
     }
@@ -196,18 +197,18 @@ fn counter(cx: &mut Cx<'_>) -> ValueId {
     let var = match cx.clock_counter {
         Some(v) => v,
         None => {
-            let entry = cx.f.entry;
-            let zero = cx.f.push(entry, Ty::I64, Op::Const(0));
-            let var = cx.f.new_var(Ty::I64, "clock.counter");
-            cx.f.push_void(entry, Op::StoreVar(var, zero));
+            let entry = cx.b.f.entry;
+            let zero = cx.b.f.push(entry, Ty::I64, Op::Const(0));
+            let var = cx.b.f.new_var(Ty::I64, "clock.counter");
+            cx.b.f.push_void(entry, Op::StoreVar(var, zero));
             cx.clock_counter = Some(var);
             var
         }
     };
-    let c = cx.load_var(var);
-    let step = cx.konst(Ty::I64, COUNTER_STEP);
-    let next = cx.bin(BinOp::IAdd, c, step);
-    cx.emit_void(Op::StoreVar(var, next));
+    let c = cx.b.load_var(var);
+    let step = cx.b.konst(Ty::I64, COUNTER_STEP);
+    let next = cx.b.bin(BinOp::IAdd, c, step);
+    cx.b.emit_void(Op::StoreVar(var, next));
     next
 }
 
@@ -215,17 +216,17 @@ fn counter(cx: &mut Cx<'_>) -> ValueId {
 fn lanemask(cx: &mut Cx<'_>, which: SpecialReg) -> ValueId {
     use SpecialReg::*;
     let lane = lane_id(cx);
-    let one = cx.konst(Ty::I64, 1);
-    let lane64 = cx.conv(ConvOp::ZExt, lane, Ty::I64);
-    let eq = cx.bin(BinOp::Shl, one, lane64);
-    let lt = cx.bin(BinOp::ISub, eq, one);
-    let le = cx.bin(BinOp::Or, lt, eq);
+    let one = cx.b.konst(Ty::I64, 1);
+    let lane64 = cx.b.conv(ConvOp::ZExt, lane, Ty::I64);
+    let eq = cx.b.bin(BinOp::Shl, one, lane64);
+    let lt = cx.b.bin(BinOp::ISub, eq, one);
+    let le = cx.b.bin(BinOp::Or, lt, eq);
     let r = match which {
         LanemaskEq => eq,
         LanemaskLt => lt,
         LanemaskLe => le,
-        LanemaskGt => cx.un(UnOp::Not, le),
-        _ => cx.un(UnOp::Not, lt),
+        LanemaskGt => cx.b.un(UnOp::Not, le),
+        _ => cx.b.un(UnOp::Not, lt),
     };
-    cx.conv(ConvOp::Trunc, r, Ty::I32)
+    cx.b.conv(ConvOp::Trunc, r, Ty::I32)
 }

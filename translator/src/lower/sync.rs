@@ -2,6 +2,8 @@
 
 use super::cx::Cx;
 use crate::check::inst::{Bar, BarKind, BarRed, Scope as PtxScope};
+use crate::ir::build::Build;
+use crate::ir::build::flow::Flow;
 use crate::ir::{AtomicOp, BinOp, Builtin, Op, Ordering, Ptr, Scope, Ty, UnOp, ValueId, WarpOp};
 use crate::profile::WarpStrategy;
 use crate::types::ScalarType;
@@ -45,7 +47,7 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
             let p = cx.read(pred, ScalarType::Pred);
             // popc counts the predicate; and = nobody false; or = somebody true.
             let p = if op == BarRed::And {
-                cx.un(UnOp::Not, p)
+                cx.b.un(UnOp::Not, p)
             } else {
                 p
             };
@@ -60,13 +62,13 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
             match op {
                 BarRed::Popc => cx.write(dst, ScalarType::U32, count),
                 BarRed::And => {
-                    let zero = cx.konst(Ty::I32, 0);
-                    let r = cx.bin(BinOp::IEq, count, zero);
+                    let zero = cx.b.konst(Ty::I32, 0);
+                    let r = cx.b.bin(BinOp::IEq, count, zero);
                     cx.write(dst, ScalarType::Pred, r);
                 }
                 BarRed::Or => {
-                    let zero = cx.konst(Ty::I32, 0);
-                    let r = cx.bin(BinOp::INe, count, zero);
+                    let zero = cx.b.konst(Ty::I32, 0);
+                    let r = cx.b.bin(BinOp::INe, count, zero);
                     cx.write(dst, ScalarType::Pred, r);
                 }
             }
@@ -76,11 +78,11 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
 
 /// The number of threads in the block.
 fn block_threads(cx: &mut Cx<'_>) -> ValueId {
-    let x = cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(0)));
-    let y = cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(1)));
-    let z = cx.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(2)));
-    let xy = cx.bin(BinOp::IMul, x, y);
-    cx.bin(BinOp::IMul, xy, z)
+    let x = cx.b.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(0)));
+    let y = cx.b.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(1)));
+    let z = cx.b.emit(Ty::I32, Op::Builtin(Builtin::BlockDim(2)));
+    let xy = cx.b.bin(BinOp::IMul, x, y);
+    cx.b.bin(BinOp::IMul, xy, z)
 }
 
 /// Barrier `id` awaiting `count` threads, as an arrival counter and a generation word in shared
@@ -92,21 +94,21 @@ fn block_threads(cx: &mut Cx<'_>) -> ValueId {
 /// on subgroups of a workgroup making progress independently, which GPUs give in practice.
 fn counted(cx: &mut Cx<'_>, id: ValueId, count: ValueId, wait: bool) {
     cx.uses_barrier_words = true;
-    let base = cx.emit(Ty::I32, Op::Builtin(Builtin::BarrierWords));
-    let fifteen = cx.konst(Ty::I32, 15);
-    let id = cx.bin(BinOp::And, id, fifteen);
-    let two = cx.konst(Ty::I32, 2);
-    let off = cx.bin(BinOp::IMul, id, two);
-    let counter = cx.bin(BinOp::IAdd, base, off);
-    let one = cx.konst(Ty::I32, 1);
-    let generation = cx.bin(BinOp::IAdd, counter, one);
+    let base = cx.b.emit(Ty::I32, Op::Builtin(Builtin::BarrierWords));
+    let fifteen = cx.b.konst(Ty::I32, 15);
+    let id = cx.b.bin(BinOp::And, id, fifteen);
+    let two = cx.b.konst(Ty::I32, 2);
+    let off = cx.b.bin(BinOp::IMul, id, two);
+    let counter = cx.b.bin(BinOp::IAdd, base, off);
+    let one = cx.b.konst(Ty::I32, 1);
+    let generation = cx.b.bin(BinOp::IAdd, counter, one);
     let relaxed = |ptr| (Ptr::Shared(ptr), Scope::Workgroup, Ordering::Relaxed);
-    cx.emit_void(Op::Fence(Scope::Workgroup));
+    cx.b.emit_void(Op::Fence(Scope::Workgroup));
     let (ptr, scope, sem) = relaxed(generation);
-    let seen = cx.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
+    let seen = cx.b.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
     let (ptr, scope, sem) = relaxed(counter);
     let value = one;
-    let before = cx.emit(
+    let before = cx.b.emit(
         Ty::I32,
         Op::Atomic {
             op: AtomicOp::Add,
@@ -116,20 +118,20 @@ fn counted(cx: &mut Cx<'_>, id: ValueId, count: ValueId, wait: bool) {
             sem,
         },
     );
-    let arrived = cx.bin(BinOp::IAdd, before, one);
-    let last = cx.bin(BinOp::IEq, arrived, count);
+    let arrived = cx.b.bin(BinOp::IAdd, before, one);
+    let last = cx.b.bin(BinOp::IEq, arrived, count);
     cx.if_then(last, |cx| {
-        cx.emit_void(Op::Fence(Scope::Workgroup));
-        let zero = cx.konst(Ty::I32, 0);
+        cx.b.emit_void(Op::Fence(Scope::Workgroup));
+        let zero = cx.b.konst(Ty::I32, 0);
         let (ptr, scope, sem) = relaxed(counter);
-        cx.emit_void(Op::AtomicStore {
+        cx.b.emit_void(Op::AtomicStore {
             ptr,
             value: zero,
             scope,
             sem,
         });
         let (ptr, scope, sem) = relaxed(generation);
-        cx.emit(
+        cx.b.emit(
             Ty::I32,
             Op::Atomic {
                 op: AtomicOp::Add,
@@ -143,14 +145,14 @@ fn counted(cx: &mut Cx<'_>, id: ValueId, count: ValueId, wait: bool) {
     if !wait {
         return;
     }
-    let spin = cx.jump_to_new_block();
-    let done = cx.f.new_block();
+    let spin = cx.b.jump_to_new_block();
+    let done = cx.b.f.new_block();
     let (ptr, scope, sem) = relaxed(generation);
-    let now = cx.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
-    let moved = cx.bin(BinOp::INe, now, seen);
-    cx.branch(moved, done, spin);
-    cx.cur = done;
-    cx.emit_void(Op::Fence(Scope::Workgroup));
+    let now = cx.b.emit(Ty::I32, Op::AtomicLoad { ptr, scope, sem });
+    let moved = cx.b.bin(BinOp::INe, now, seen);
+    cx.b.branch(moved, done, spin);
+    cx.b.cur = done;
+    cx.b.emit_void(Op::Fence(Scope::Workgroup));
 }
 
 /// How many threads of the block hold `p`, with native warps (every thread reaches this, as
@@ -161,13 +163,13 @@ fn counted(cx: &mut Cx<'_>, id: ValueId, count: ValueId, wait: bool) {
 /// as it would for another holder.
 fn native_count(cx: &mut Cx<'_>, p: crate::ir::ValueId) -> crate::ir::ValueId {
     cx.uses_shared_lock = true;
-    let one = cx.konst(Ty::I32, 1);
-    let zero = cx.konst(Ty::I32, 0);
-    let mine = cx.select(p, one, zero);
+    let one = cx.b.konst(Ty::I32, 1);
+    let zero = cx.b.konst(Ty::I32, 0);
+    let mine = cx.b.select(p, one, zero);
     cx.barrier();
     let word = |cx: &mut Cx<'_>, op: AtomicOp, value| {
-        let lock = cx.emit(Ty::I32, Op::Builtin(Builtin::SharedLock));
-        cx.emit(
+        let lock = cx.b.emit(Ty::I32, Op::Builtin(Builtin::SharedLock));
+        cx.b.emit(
             Ty::I32,
             Op::Atomic {
                 op,
@@ -180,10 +182,10 @@ fn native_count(cx: &mut Cx<'_>, p: crate::ir::ValueId) -> crate::ir::ValueId {
     };
     word(cx, AtomicOp::Add, mine);
     cx.barrier();
-    let zero = cx.konst(Ty::I32, 0);
+    let zero = cx.b.konst(Ty::I32, 0);
     let count = word(cx, AtomicOp::Or, zero);
     cx.barrier();
-    let back = cx.un(UnOp::INeg, mine);
+    let back = cx.b.un(UnOp::INeg, mine);
     word(cx, AtomicOp::Add, back);
     count
 }
@@ -194,5 +196,5 @@ pub fn membar(cx: &mut Cx<'_>, scope: PtxScope) {
         PtxScope::Cta => Scope::Workgroup,
         PtxScope::Cluster | PtxScope::Gpu | PtxScope::Sys => Scope::Device,
     };
-    cx.emit_void(Op::Fence(s));
+    cx.b.emit_void(Op::Fence(s));
 }

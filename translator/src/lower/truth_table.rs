@@ -3,6 +3,7 @@
 //! with the fewest distinct operations.
 
 use crate::check::Map as HashMap;
+use crate::ir::build::Build;
 
 use super::cx::Cx;
 use crate::ir::{BinOp, Ty, UnOp, ValueId};
@@ -137,12 +138,12 @@ pub(super) fn emit(cx: &mut Cx<'_>, e: &Expr, inputs: &[ValueId; 3]) -> ValueId 
             return *v;
         }
         let v = match e {
-            Zero => cx.konst(Ty::I32, 0),
-            Ones => cx.konst(Ty::I32, u64::from(u32::MAX)),
+            Zero => cx.b.konst(Ty::I32, 0),
+            Ones => cx.b.konst(Ty::I32, u64::from(u32::MAX)),
             Var(k) => inputs[*k],
             Not(x) => {
                 let x = go(cx, x, inputs, done);
-                cx.un(UnOp::Not, x)
+                cx.b.un(UnOp::Not, x)
             }
             And(x, y) | Or(x, y) | Xor(x, y) => {
                 let op = match e {
@@ -152,7 +153,7 @@ pub(super) fn emit(cx: &mut Cx<'_>, e: &Expr, inputs: &[ValueId; 3]) -> ValueId 
                 };
                 let x = go(cx, x, inputs, done);
                 let y = go(cx, y, inputs, done);
-                cx.bin(op, x, y)
+                cx.b.bin(op, x, y)
             }
         };
         done.insert(e.clone(), v);

@@ -5,6 +5,7 @@
 use super::cx::Cx;
 use crate::check::inst::{Elect, Match, Redux, ReduxOp, Shfl, ShflMode, Vote, VoteMode};
 use crate::check::{Dst, Src};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ExtOp, FpFlags, Op, ReduceOp, Ty, UnOp, ValueId, VarId, WarpOp};
 use crate::types::ScalarType;
 
@@ -16,58 +17,58 @@ impl Cx<'_> {
         let arg_vars: smallvec::SmallVec<[VarId; 3]> = args
             .iter()
             .map(|&a| {
-                let v = self.f.new_var(self.f.ty(a), "sync.arg");
-                self.emit_void(Op::StoreVar(v, a));
+                let v = self.b.f.new_var(self.b.f.ty(a), "sync.arg");
+                self.b.emit_void(Op::StoreVar(v, a));
                 v
             })
             .collect();
-        self.jump_to_new_block();
+        self.b.jump_to_new_block();
         let loaded: smallvec::SmallVec<[ValueId; 3]> = arg_vars
             .iter()
             .map(|&v| {
-                let ty = self.f.vars[v.0 as usize].ty;
-                self.emit(ty, Op::LoadVar(v))
+                let ty = self.b.f.vars[v.0 as usize].ty;
+                self.b.emit(ty, Op::LoadVar(v))
             })
             .collect();
         let out = result.map(|ty| {
-            let r = self.emit(ty, Op::Warp(op, loaded.as_slice().into()));
-            let v = self.f.new_var(ty, "sync.result");
-            self.emit_void(Op::StoreVar(v, r));
+            let r = self.b.emit(ty, Op::Warp(op, loaded.as_slice().into()));
+            let v = self.b.f.new_var(ty, "sync.result");
+            self.b.emit_void(Op::StoreVar(v, r));
             v
         });
         if result.is_none() {
-            self.emit_void(Op::Warp(op, loaded.as_slice().into()));
+            self.b.emit_void(Op::Warp(op, loaded.as_slice().into()));
         }
-        self.jump_to_new_block();
+        self.b.jump_to_new_block();
         out.map(|v| {
-            let ty = self.f.vars[v.0 as usize].ty;
-            self.emit(ty, Op::LoadVar(v))
+            let ty = self.b.f.vars[v.0 as usize].ty;
+            self.b.emit(ty, Op::LoadVar(v))
         })
     }
 
     /// A block-wide barrier, alone in its block like the warp operations.
     pub fn barrier(&mut self) {
-        self.jump_to_new_block();
-        self.emit_void(Op::Barrier);
-        self.jump_to_new_block();
+        self.b.jump_to_new_block();
+        self.b.emit_void(Op::Barrier);
+        self.b.jump_to_new_block();
     }
 
     fn u32c(&mut self, v: u32) -> ValueId {
-        self.konst(Ty::I32, u64::from(v))
+        self.b.konst(Ty::I32, u64::from(v))
     }
 
     /// The lanes of `membermask` as a predicate for this lane.
     fn in_mask(&mut self, mask: Option<&Src>) -> ValueId {
         let Some(mask) = mask else {
-            return self.konst(Ty::Bool, 1);
+            return self.b.konst(Ty::Bool, 1);
         };
         let m = self.read(mask, ScalarType::B32);
         let lane = super::special::lane_id(self);
-        let bit = self.bin(BinOp::LShr, m, lane);
+        let bit = self.b.bin(BinOp::LShr, m, lane);
         let one = self.u32c(1);
-        let b = self.bin(BinOp::And, bit, one);
+        let b = self.b.bin(BinOp::And, bit, one);
         let zero = self.konst_zero();
-        self.bin(BinOp::INe, b, zero)
+        self.b.bin(BinOp::INe, b, zero)
     }
 
     fn konst_zero(&mut self) -> ValueId {
@@ -76,7 +77,7 @@ impl Cx<'_> {
 
     fn ballot(&mut self, p: ValueId) -> ValueId {
         self.sync_op(WarpOp::Ballot, &[p], Some(Ty::I32))
-            .unwrap_or_else(|| self.konst(Ty::I32, 0))
+            .unwrap_or_else(|| self.b.konst(Ty::I32, 0))
     }
 
     fn mask_value(&mut self, mask: Option<&Src>) -> ValueId {
@@ -94,46 +95,46 @@ pub fn shfl(cx: &mut Cx<'_>, s: &Shfl) {
     let c = cx.read(&s.c, ScalarType::B32);
     let lane = super::special::lane_id(cx);
     let k31 = cx.u32c(31);
-    let bval = cx.bin(BinOp::And, b, k31);
-    let cval = cx.bin(BinOp::And, c, k31);
+    let bval = cx.b.bin(BinOp::And, b, k31);
+    let cval = cx.b.bin(BinOp::And, c, k31);
     let eight = cx.u32c(8);
-    let seg = cx.bin(BinOp::LShr, c, eight);
-    let mask = cx.bin(BinOp::And, seg, k31);
-    let not_mask = cx.un(UnOp::Not, mask);
-    let lane_m = cx.bin(BinOp::And, lane, mask);
-    let cval_nm = cx.bin(BinOp::And, cval, not_mask);
-    let max_lane = cx.bin(BinOp::Or, lane_m, cval_nm);
+    let seg = cx.b.bin(BinOp::LShr, c, eight);
+    let mask = cx.b.bin(BinOp::And, seg, k31);
+    let not_mask = cx.b.un(UnOp::Not, mask);
+    let lane_m = cx.b.bin(BinOp::And, lane, mask);
+    let cval_nm = cx.b.bin(BinOp::And, cval, not_mask);
+    let max_lane = cx.b.bin(BinOp::Or, lane_m, cval_nm);
     let min_lane = lane_m;
     // Lane arithmetic in signed 32-bit integers: `lane - bval` may be negative.
     let (j, pval) = match s.mode {
         ShflMode::Up => {
-            let j = cx.bin(BinOp::ISub, lane, bval);
-            (j, cx.bin(BinOp::SGe, j, max_lane))
+            let j = cx.b.bin(BinOp::ISub, lane, bval);
+            (j, cx.b.bin(BinOp::SGe, j, max_lane))
         }
         ShflMode::Down => {
-            let j = cx.bin(BinOp::IAdd, lane, bval);
-            (j, cx.bin(BinOp::SLe, j, max_lane))
+            let j = cx.b.bin(BinOp::IAdd, lane, bval);
+            (j, cx.b.bin(BinOp::SLe, j, max_lane))
         }
         ShflMode::Bfly => {
-            let j = cx.bin(BinOp::Xor, lane, bval);
-            (j, cx.bin(BinOp::SLe, j, max_lane))
+            let j = cx.b.bin(BinOp::Xor, lane, bval);
+            (j, cx.b.bin(BinOp::SLe, j, max_lane))
         }
         ShflMode::Idx => {
-            let bn = cx.bin(BinOp::And, bval, not_mask);
-            let j = cx.bin(BinOp::Or, min_lane, bn);
-            (j, cx.bin(BinOp::SLe, j, max_lane))
+            let bn = cx.b.bin(BinOp::And, bval, not_mask);
+            let j = cx.b.bin(BinOp::Or, min_lane, bn);
+            (j, cx.b.bin(BinOp::SLe, j, max_lane))
         }
     };
-    let src = cx.select(pval, j, lane);
+    let src = cx.b.select(pval, j, lane);
     // Values do not cross the synchronization point: the predicate goes there in a var.
-    let pvar = cx.f.new_var(Ty::Bool, "shfl.in_range");
-    cx.emit_void(Op::StoreVar(pvar, pval));
+    let pvar = cx.b.f.new_var(Ty::Bool, "shfl.in_range");
+    cx.b.emit_void(Op::StoreVar(pvar, pval));
     let Some(d) = cx.sync_op(WarpOp::ReadLane, &[a, src], Some(Ty::I32)) else {
         return;
     };
     cx.write(&s.dst, ScalarType::B32, d);
     if let Some(p) = &s.pred {
-        let pval = cx.emit(Ty::Bool, Op::LoadVar(pvar));
+        let pval = cx.b.emit(Ty::Bool, Op::LoadVar(pvar));
         cx.write(p, ScalarType::Pred, pval);
     }
 }
@@ -146,41 +147,41 @@ pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
         VoteMode::Ballot => {
             let b = cx.ballot(a);
             let mask = cx.mask_value(v.mask.as_ref());
-            let r = cx.bin(BinOp::And, b, mask);
+            let r = cx.b.bin(BinOp::And, b, mask);
             cx.write(&v.dst, ScalarType::B32, r);
         }
         VoteMode::Any => {
             let b = cx.ballot(a);
             let mask = cx.mask_value(v.mask.as_ref());
-            let r = cx.bin(BinOp::And, b, mask);
+            let r = cx.b.bin(BinOp::And, b, mask);
             let zero = cx.konst_zero();
-            let any = cx.bin(BinOp::INe, r, zero);
+            let any = cx.b.bin(BinOp::INe, r, zero);
             cx.write(&v.dst, ScalarType::Pred, any);
         }
         VoteMode::All => {
-            let na = cx.un(UnOp::Not, a);
+            let na = cx.b.un(UnOp::Not, a);
             let b = cx.ballot(na);
             let mask = cx.mask_value(v.mask.as_ref());
-            let r = cx.bin(BinOp::And, b, mask);
+            let r = cx.b.bin(BinOp::And, b, mask);
             let zero = cx.konst_zero();
-            let all = cx.bin(BinOp::IEq, r, zero);
+            let all = cx.b.bin(BinOp::IEq, r, zero);
             cx.write(&v.dst, ScalarType::Pred, all);
         }
         VoteMode::Uni => {
             let yes = cx.ballot(a);
-            let yes_var = cx.f.new_var(Ty::I32, "vote.yes");
-            cx.emit_void(Op::StoreVar(yes_var, yes));
+            let yes_var = cx.b.f.new_var(Ty::I32, "vote.yes");
+            cx.b.emit_void(Op::StoreVar(yes_var, yes));
             let a = cx.read(&v.a, ScalarType::Pred);
-            let na = cx.un(UnOp::Not, a);
+            let na = cx.b.un(UnOp::Not, a);
             let no = cx.ballot(na);
-            let yes = cx.emit(Ty::I32, Op::LoadVar(yes_var));
+            let yes = cx.b.emit(Ty::I32, Op::LoadVar(yes_var));
             let mask = cx.mask_value(v.mask.as_ref());
-            let yes = cx.bin(BinOp::And, yes, mask);
-            let no = cx.bin(BinOp::And, no, mask);
+            let yes = cx.b.bin(BinOp::And, yes, mask);
+            let no = cx.b.bin(BinOp::And, no, mask);
             let zero = cx.konst_zero();
-            let none = cx.bin(BinOp::IEq, yes, zero);
-            let all = cx.bin(BinOp::IEq, no, zero);
-            let uni = cx.bin(BinOp::Or, none, all);
+            let none = cx.b.bin(BinOp::IEq, yes, zero);
+            let all = cx.b.bin(BinOp::IEq, no, zero);
+            let uni = cx.b.bin(BinOp::Or, none, all);
             cx.write(&v.dst, ScalarType::Pred, uni);
         }
     }
@@ -194,22 +195,22 @@ pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
         return;
     };
     let mask = cx.mask_value(Some(&m.mask));
-    let same = cx.bin(BinOp::And, same, mask);
+    let same = cx.b.bin(BinOp::And, same, mask);
     if !m.all {
         cx.write(&m.dst, ScalarType::B32, same);
         return;
     }
-    let same_var = cx.f.new_var(Ty::I32, "match.same");
-    cx.emit_void(Op::StoreVar(same_var, same));
+    let same_var = cx.b.f.new_var(Ty::I32, "match.same");
+    cx.b.emit_void(Op::StoreVar(same_var, same));
     let Some(active) = cx.sync_op(WarpOp::ActiveMask, &[], Some(Ty::I32)) else {
         return;
     };
-    let same = cx.emit(Ty::I32, Op::LoadVar(same_var));
+    let same = cx.b.emit(Ty::I32, Op::LoadVar(same_var));
     let mask = cx.mask_value(Some(&m.mask));
-    let members = cx.bin(BinOp::And, active, mask);
-    let all = cx.bin(BinOp::IEq, same, members);
+    let members = cx.b.bin(BinOp::And, active, mask);
+    let all = cx.b.bin(BinOp::IEq, same, members);
     let zero = cx.konst_zero();
-    let d = cx.select(all, members, zero);
+    let d = cx.b.select(all, members, zero);
     cx.write(&m.dst, ScalarType::B32, d);
     if let Some(p) = &m.pred {
         cx.write(p, ScalarType::Pred, all);
@@ -238,8 +239,8 @@ pub fn redux(cx: &mut Cx<'_>, r: &Redux) {
         ReduxOp::Xor => ReduceOp::Xor,
     };
     // Lanes outside the mask contribute the operation's identity.
-    let id = cx.konst(Ty::I32, op.identity());
-    let v = cx.select(include, a, id);
+    let id = cx.b.konst(Ty::I32, op.identity());
+    let v = cx.b.select(include, a, id);
     if let Some(d) = cx.sync_op(WarpOp::Reduce(op), &[v], Some(Ty::I32)) {
         cx.write(&r.dst, r.ty, d);
     }
@@ -252,11 +253,11 @@ pub fn elect(cx: &mut Cx<'_>, e: &Elect) {
     let include = cx.in_mask(Some(&e.mask));
     let members = cx.ballot(include);
     let zero = cx.konst_zero();
-    let negated = cx.bin(BinOp::ISub, zero, members);
-    let lowest = cx.bin(BinOp::And, members, negated);
-    let leader = cx.ext(ExtOp::FindUMsb, &[lowest], FpFlags::default());
+    let negated = cx.b.bin(BinOp::ISub, zero, members);
+    let lowest = cx.b.bin(BinOp::And, members, negated);
+    let leader = cx.b.ext(ExtOp::FindUMsb, &[lowest], FpFlags::default());
     let lane = super::special::lane_id(cx);
-    let is_leader = cx.bin(BinOp::IEq, lane, leader);
+    let is_leader = cx.b.bin(BinOp::IEq, lane, leader);
     cx.write(&e.dst, ScalarType::B32, leader);
     cx.write(&e.pred, ScalarType::Pred, is_leader);
 }

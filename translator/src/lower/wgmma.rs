@@ -34,6 +34,7 @@ use super::memory::Where;
 use super::special;
 use crate::check::Src;
 use crate::check::inst::{MmaType, ScaleD, Wgmma, WgmmaA, WgmmaMma};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, MemOrder, Op, Ty, UnOp, ValueId, VarId};
 use crate::types::ScalarType;
 
@@ -70,7 +71,7 @@ fn desc_element(
 ) -> ValueId {
     let d = cx.read(desc, ScalarType::B64);
     let lo = cx.trunc(d, Ty::I32);
-    let s32 = cx.konst(Ty::I64, 32);
+    let s32 = cx.b.konst(Ty::I64, 32);
     let hi = cx.bop(BinOp::LShr, d, s32);
     let hi = cx.trunc(hi, Ty::I32);
     let four = cx.c32(4);
@@ -163,8 +164,8 @@ fn load_element(
     };
     let v = element(cx, ty, raw, 0);
     let vty = if ty_is_int(ty) { Ty::I32 } else { Ty::F32 };
-    let var = cx.f.new_var(vty, "wgmma.element");
-    cx.emit_void(Op::StoreVar(var, v));
+    let var = cx.b.f.new_var(vty, "wgmma.element");
+    cx.b.emit_void(Op::StoreVar(var, v));
     var
 }
 
@@ -234,8 +235,8 @@ fn mma_async(cx: &mut Cx<'_>, x: &WgmmaMma) {
                         for j in 0..x.a_ty.per_reg() {
                             let v = element(cx, x.a_ty, w, j);
                             let vty = if ty_is_int(x.a_ty) { Ty::I32 } else { Ty::F32 };
-                            let var = cx.f.new_var(vty, "wgmma.element");
-                            cx.emit_void(Op::StoreVar(var, v));
+                            let var = cx.b.f.new_var(vty, "wgmma.element");
+                            cx.b.emit_void(Op::StoreVar(var, v));
                             vars.push(var);
                         }
                     }
@@ -263,9 +264,9 @@ fn mma_async(cx: &mut Cx<'_>, x: &WgmmaMma) {
     let load_all = |cx: &mut Cx<'_>, vars: &[VarId], neg: bool| -> Vec<ValueId> {
         vars.iter()
             .map(|&v| {
-                let ty = cx.f.vars[v.0 as usize].ty;
-                let e = cx.emit(ty, Op::LoadVar(v));
-                if neg { cx.un(UnOp::FNeg, e) } else { e }
+                let ty = cx.b.f.vars[v.0 as usize].ty;
+                let e = cx.b.emit(ty, Op::LoadVar(v));
+                if neg { cx.b.un(UnOp::FNeg, e) } else { e }
             })
             .collect()
     };

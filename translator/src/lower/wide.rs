@@ -5,6 +5,7 @@
 use super::cx::Cx;
 use crate::ast::Component;
 use crate::check::{Conv, Dst, RegId, Src};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Op, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
@@ -18,7 +19,7 @@ impl Cx<'_> {
             return *v;
         }
         let name = format!("{}.hi", self.func.reg(reg).name);
-        let v = self.f.new_var(Ty::I64, name);
+        let v = self.b.f.new_var(Ty::I64, name);
         self.regs_high.insert(key, v);
         v
     }
@@ -35,13 +36,13 @@ impl Cx<'_> {
             } => {
                 let lo = self.reg_var(*reg, *comp);
                 let hi = self.reg_var_high(*reg, *comp);
-                let lo = self.emit(Ty::I64, Op::LoadVar(lo));
-                let hi = self.emit(Ty::I64, Op::LoadVar(hi));
+                let lo = self.b.emit(Ty::I64, Op::LoadVar(lo));
+                let hi = self.b.emit(Ty::I64, Op::LoadVar(hi));
                 (lo, hi)
             }
             other => {
                 let lo = self.read(other, ScalarType::B64);
-                let hi = self.konst(Ty::I64, 0);
+                let hi = self.b.konst(Ty::I64, 0);
                 (lo, hi)
             }
         }
@@ -58,8 +59,8 @@ impl Cx<'_> {
             } => {
                 let l = self.reg_var(*reg, *comp);
                 let h = self.reg_var_high(*reg, *comp);
-                self.emit_void(Op::StoreVar(l, lo));
-                self.emit_void(Op::StoreVar(h, hi));
+                self.b.emit_void(Op::StoreVar(l, lo));
+                self.b.emit_void(Op::StoreVar(h, hi));
             }
             Dst::Sink => {}
             _ => self.unsupported("a .b128 value in a narrower register"),
@@ -76,12 +77,12 @@ impl Cx<'_> {
         conv: Conv,
     ) {
         let hi = if conv == Conv::Sext {
-            let sh = self.konst(Ty::I64, 63);
-            self.bin(BinOp::AShr, lo, sh)
+            let sh = self.b.konst(Ty::I64, 63);
+            self.b.bin(BinOp::AShr, lo, sh)
         } else {
-            self.konst(Ty::I64, 0)
+            self.b.konst(Ty::I64, 0)
         };
         let h = self.reg_var_high(reg, comp);
-        self.emit_void(Op::StoreVar(h, hi));
+        self.b.emit_void(Op::StoreVar(h, hi));
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::check::inst::MapField;
 use crate::check::{Address, Src};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, MemOrder, Ty, ValueId};
 use crate::lower::cx::Cx;
 use crate::lower::memory::Where;
@@ -30,7 +31,7 @@ pub fn replace(cx: &mut Cx<'_>, map: &Address, space: StateSpace, field: MapFiel
         }
         MapField::GlobalDim(ord) => {
             let v = cx.read(value, ScalarType::B32);
-            let v = cx.conv(ConvOp::ZExt, v, Ty::I64);
+            let v = cx.b.conv(ConvOp::ZExt, v, Ty::I64);
             store(cx, tm::DIMS + 8 * ord, v);
         }
         MapField::BoxDim(ord) => {
@@ -43,21 +44,21 @@ pub fn replace(cx: &mut Cx<'_>, map: &Address, space: StateSpace, field: MapFiel
         }
         MapField::Rank => {
             let v = cx.read(value, ScalarType::B32);
-            let one = cx.konst(Ty::I32, 1);
-            let rank = cx.bin(BinOp::IAdd, v, one);
+            let one = cx.b.konst(Ty::I32, 1);
+            let rank = cx.b.bin(BinOp::IAdd, v, one);
             set_bytes(cx, w, tm::SHAPE_WORD, &[(0, rank)]);
         }
         MapField::ElemType { data_type, size } => {
-            let size = cx.konst(Ty::I32, u64::from(size));
-            let dt = cx.konst(Ty::I32, u64::from(data_type));
+            let size = cx.b.konst(Ty::I32, u64::from(size));
+            let dt = cx.b.konst(Ty::I32, u64::from(data_type));
             set_bytes(cx, w, tm::SHAPE_WORD, &[(1, size), (2, dt)]);
         }
         MapField::Swizzle(s) => {
-            let v = cx.konst(Ty::I32, u64::from(s));
+            let v = cx.b.konst(Ty::I32, u64::from(s));
             set_bytes(cx, w, tm::MODE_WORD, &[(0, v)]);
         }
         MapField::Fill(f) => {
-            let v = cx.konst(Ty::I32, u64::from(f));
+            let v = cx.b.konst(Ty::I32, u64::from(f));
             set_bytes(cx, w, tm::MODE_WORD, &[(1, v)]);
         }
         MapField::Unchanged => {}
@@ -69,13 +70,13 @@ fn set_bytes(cx: &mut Cx<'_>, w: Where, off: u32, bytes: &[(u64, ValueId)]) {
     let at = cx.offset_where(w, off);
     let mut word = cx.load(at, Ty::I32, MemOrder::Plain);
     for &(k, v) in bytes {
-        let keep = cx.konst(Ty::I32, !(0xffu64 << (8 * k)) & 0xffff_ffff);
-        word = cx.bin(BinOp::And, word, keep);
-        let ff = cx.konst(Ty::I32, 0xff);
-        let v = cx.bin(BinOp::And, v, ff);
-        let sh = cx.konst(Ty::I32, 8 * k);
-        let v = cx.bin(BinOp::Shl, v, sh);
-        word = cx.bin(BinOp::Or, word, v);
+        let keep = cx.b.konst(Ty::I32, !(0xffu64 << (8 * k)) & 0xffff_ffff);
+        word = cx.b.bin(BinOp::And, word, keep);
+        let ff = cx.b.konst(Ty::I32, 0xff);
+        let v = cx.b.bin(BinOp::And, v, ff);
+        let sh = cx.b.konst(Ty::I32, 8 * k);
+        let v = cx.b.bin(BinOp::Shl, v, sh);
+        word = cx.b.bin(BinOp::Or, word, v);
     }
     let at = cx.offset_where(w, off);
     cx.store(at, word, MemOrder::Plain);

@@ -1,6 +1,8 @@
 //! The one-block cluster's multicast of bulk and tensor loads.
 
 use crate::check::Src;
+use crate::ir::build::Build;
+use crate::ir::build::flow::Flow;
 use crate::ir::{BinOp, ConvOp, Ty};
 use crate::lower::cx::Cx;
 use crate::types::ScalarType;
@@ -16,10 +18,10 @@ pub(super) fn multicast(cx: &mut Cx<'_>, mask: Option<&Src>, copy: impl FnOnce(&
         return;
     };
     let mask = cx.read(mask, ScalarType::B16);
-    let mask = cx.conv(ConvOp::ZExt, mask, Ty::I32);
-    let one = cx.konst(Ty::I32, 1);
-    let bit = cx.bin(BinOp::And, mask, one);
-    let zero = cx.konst(Ty::I32, 0);
-    let set = cx.bin(BinOp::INe, bit, zero);
+    let mask = cx.b.conv(ConvOp::ZExt, mask, Ty::I32);
+    let one = cx.b.konst(Ty::I32, 1);
+    let bit = cx.b.bin(BinOp::And, mask, one);
+    let zero = cx.b.konst(Ty::I32, 0);
+    let set = cx.b.bin(BinOp::INe, bit, zero);
     cx.if_then(set, copy);
 }

@@ -7,6 +7,8 @@
 
 use super::walk::{at, base, spill};
 use crate::check::inst::CpBulkReduce;
+use crate::ir::build::Build;
+use crate::ir::build::flow::Flow;
 use crate::ir::{MemOrder, Op, Ty};
 use crate::lower::cx::Cx;
 use crate::types::{ScalarType, StateSpace};
@@ -36,7 +38,7 @@ pub fn bulk_reduce(cx: &mut Cx<'_>, r: &CpBulkReduce) {
     if let Some(m) = &r.mbar
         && let Some(idx) = crate::lower::mbarrier::object_word(cx, m)
     {
-        let n = cx.emit(Ty::I32, Op::LoadVar(size_var));
+        let n = cx.b.emit(Ty::I32, Op::LoadVar(size_var));
         crate::lower::mbarrier::complete_tx(cx, idx, n);
     }
 }

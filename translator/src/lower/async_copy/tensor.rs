@@ -25,6 +25,7 @@
 //! operator each get a branch, and other types leave the tensor unchanged.
 
 use crate::check::inst::{AtomOp, CpBulkTensor, Im2colInfo, ReduceInto, TensorDir, reduce_types};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Terminator, Ty, ValueId, VarId};
 use crate::lower::cx::Cx;
 use crate::lower::memory::Where;
@@ -70,7 +71,7 @@ pub fn tensor_copy(cx: &mut Cx<'_>, t: &CpBulkTensor) {
     let shared = match shared {
         Some(Where::Shared(o)) => o,
         // A generic address outside the shared window is undefined behaviour (ISA).
-        Some(Where::Generic(a)) => cx.conv(ConvOp::Trunc, a, Ty::I32),
+        Some(Where::Generic(a)) => cx.b.conv(ConvOp::Trunc, a, Ty::I32),
         Some(_) => {
             cx.unsupported("a `cp.async.bulk.tensor` box outside shared memory");
             return;
@@ -93,7 +94,7 @@ fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
         if let TensorDir::Load { mbar, .. } = &t.dir
             && let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar)
         {
-            let n = cx.emit(Ty::I32, Op::LoadVar(total));
+            let n = cx.b.emit(Ty::I32, Op::LoadVar(total));
             crate::lower::mbarrier::complete_tx(cx, idx, n);
         }
         return;
@@ -108,7 +109,7 @@ fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
     if let TensorDir::Load { mbar, .. } = &t.dir
         && let Some(idx) = crate::lower::mbarrier::object_word(cx, mbar)
     {
-        let n = cx.emit(Ty::I32, Op::LoadVar(b.total));
+        let n = cx.b.emit(Ty::I32, Op::LoadVar(b.total));
         crate::lower::mbarrier::complete_tx(cx, idx, n);
     }
 }
@@ -119,10 +120,10 @@ fn field(cx: &mut Cx<'_>, map: ValueId, off: u32, ty: Ty) -> ValueId {
 }
 
 fn byte_of(cx: &mut Cx<'_>, word: ValueId, k: u64) -> ValueId {
-    let sh = cx.konst(Ty::I32, 8 * k);
-    let v = cx.bin(BinOp::LShr, word, sh);
-    let ff = cx.konst(Ty::I32, 0xff);
-    cx.bin(BinOp::And, v, ff)
+    let sh = cx.b.konst(Ty::I32, 8 * k);
+    let v = cx.b.bin(BinOp::LShr, word, sh);
+    let ff = cx.b.konst(Ty::I32, 0xff);
+    cx.b.bin(BinOp::And, v, ff)
 }
 
 /// The fields every kind of map has in the same place: the tensor's address, log2 of the
@@ -140,19 +141,19 @@ fn read_head(cx: &mut Cx<'_>, map: ValueId) -> Head {
     let shape = field(cx, map, tm::SHAPE_WORD, Ty::I32);
     let esize = byte_of(cx, shape, 1);
     // 1, 2, 4, 8 -> 0, 1, 2, 3.
-    let one = cx.konst(Ty::I32, 1);
-    let three = cx.konst(Ty::I32, 3);
-    let half = cx.bin(BinOp::LShr, esize, one);
-    let eighth = cx.bin(BinOp::LShr, esize, three);
-    let shift = cx.bin(BinOp::ISub, half, eighth);
+    let one = cx.b.konst(Ty::I32, 1);
+    let three = cx.b.konst(Ty::I32, 3);
+    let half = cx.b.bin(BinOp::LShr, esize, one);
+    let eighth = cx.b.bin(BinOp::LShr, esize, three);
+    let shift = cx.b.bin(BinOp::ISub, half, eighth);
     let data_type = byte_of(cx, shape, 2);
     let mode = field(cx, map, tm::MODE_WORD, Ty::I32);
     let swizzle = byte_of(cx, mode, 0);
-    let mask = cx.bin(BinOp::Shl, one, swizzle);
-    let mask = cx.bin(BinOp::ISub, mask, one);
+    let mask = cx.b.bin(BinOp::Shl, one, swizzle);
+    let mask = cx.b.bin(BinOp::ISub, mask, one);
     let fill = byte_of(cx, mode, 1);
-    let zero = cx.konst(Ty::I32, 0);
-    let nan = cx.bin(BinOp::INe, fill, zero);
+    let zero = cx.b.konst(Ty::I32, 0);
+    let nan = cx.b.bin(BinOp::INe, fill, zero);
     Head {
         base,
         shift,
@@ -170,9 +171,9 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         mask,
         nan,
     } = read_head(cx, map);
-    let one = cx.konst(Ty::I32, 1);
+    let one = cx.b.konst(Ty::I32, 1);
     let mut dims = Vec::new();
-    let mut total = cx.bin(BinOp::Shl, one, shift);
+    let mut total = cx.b.bin(BinOp::Shl, one, shift);
     let mut row_bytes = total;
     for (i, c) in coords.iter().enumerate() {
         let i32_ = i as u32;
@@ -181,22 +182,22 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         // Dimension 0's element stride is ignored without interleave (CUDA's documentation),
         // whatever a `tensormap.replace` wrote there.
         let es = if i == 0 {
-            cx.konst(Ty::I32, 1)
+            cx.b.konst(Ty::I32, 1)
         } else {
             field(cx, map, tm::ELEMENT_STRIDES + 4 * i32_, Ty::I32)
         };
         // The box holds ceil(boxDim / elementStride) elements of the dimension.
-        let up = cx.bin(BinOp::IAdd, boxn, es);
-        let up = cx.bin(BinOp::ISub, up, one);
-        let n = cx.bin(BinOp::UDiv, up, es);
+        let up = cx.b.bin(BinOp::IAdd, boxn, es);
+        let up = cx.b.bin(BinOp::ISub, up, one);
+        let n = cx.b.bin(BinOp::UDiv, up, es);
         let start = cx.read(c, ScalarType::S32);
-        let start = cx.conv(ConvOp::SExt, start, Ty::I64);
+        let start = cx.b.conv(ConvOp::SExt, start, Ty::I64);
         let stride = if i == 0 {
-            cx.konst(Ty::I64, 0)
+            cx.b.konst(Ty::I64, 0)
         } else {
             field(cx, map, tm::STRIDES + 8 * (i32_ - 1), Ty::I64)
         };
-        total = cx.bin(BinOp::IMul, total, n);
+        total = cx.b.bin(BinOp::IMul, total, n);
         if i == 0 {
             row_bytes = total;
         }
@@ -224,82 +225,82 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
 fn walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, load: bool) {
     over_box(cx, b.total, |cx, w_var| {
         word(cx, b, shared, w_var, load);
-        cx.konst(Ty::I32, 4)
+        cx.b.konst(Ty::I32, 4)
     });
 }
 
 /// A loop over the dense box's bytes from 0 to its total: `body` emits one step for the byte
 /// offset held in the variable it is given and returns how far the offset then moves.
 fn over_box(cx: &mut Cx<'_>, total: VarId, body: impl FnOnce(&mut Cx<'_>, VarId) -> ValueId) {
-    let zero = cx.konst(Ty::I32, 0);
+    let zero = cx.b.konst(Ty::I32, 0);
     let w_var = spill(cx, zero, Ty::I32, "tensor.w");
-    let (head, entry, exit) = (cx.f.new_block(), cx.f.new_block(), cx.f.new_block());
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = head;
-    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-    let n = cx.emit(Ty::I32, Op::LoadVar(total));
-    let more = cx.bin(BinOp::ULt, w, n);
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+    let (head, entry, exit) = (cx.b.f.new_block(), cx.b.f.new_block(), cx.b.f.new_block());
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(head);
+    cx.b.cur = head;
+    let w = cx.b.emit(Ty::I32, Op::LoadVar(w_var));
+    let n = cx.b.emit(Ty::I32, Op::LoadVar(total));
+    let more = cx.b.bin(BinOp::ULt, w, n);
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
         cond: more,
         then: entry,
         else_: exit,
     };
-    cx.cur = entry;
+    cx.b.cur = entry;
     let step = body(cx, w_var);
-    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-    let next = cx.bin(BinOp::IAdd, w, step);
-    cx.emit_void(Op::StoreVar(w_var, next));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(head);
-    cx.cur = exit;
+    let w = cx.b.emit(Ty::I32, Op::LoadVar(w_var));
+    let next = cx.b.bin(BinOp::IAdd, w, step);
+    cx.b.emit_void(Op::StoreVar(w_var, next));
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(head);
+    cx.b.cur = exit;
 }
 
 /// Where the row of dense box byte `w` is: whether dimensions 1-4 are inside the tensor, the
 /// row's global address, and `w`'s byte within the row.
 fn locate(cx: &mut Cx<'_>, b: &Box5, w: ValueId) -> (ValueId, ValueId, ValueId) {
-    let row_bytes = cx.emit(Ty::I32, Op::LoadVar(b.row_bytes));
-    let mut r = cx.bin(BinOp::UDiv, w, row_bytes);
-    let row_start = cx.bin(BinOp::IMul, r, row_bytes);
-    let col = cx.bin(BinOp::ISub, w, row_start);
-    let mut inside = cx.konst(Ty::Bool, 1);
-    let mut row_off = cx.konst(Ty::I64, 0);
+    let row_bytes = cx.b.emit(Ty::I32, Op::LoadVar(b.row_bytes));
+    let mut r = cx.b.bin(BinOp::UDiv, w, row_bytes);
+    let row_start = cx.b.bin(BinOp::IMul, r, row_bytes);
+    let col = cx.b.bin(BinOp::ISub, w, row_start);
+    let mut inside = cx.b.konst(Ty::Bool, 1);
+    let mut row_off = cx.b.konst(Ty::I64, 0);
     for &(extent, n, es, start, stride) in &b.dims[1..] {
-        let n = cx.emit(Ty::I32, Op::LoadVar(n));
-        let k = cx.bin(BinOp::UMod, r, n);
-        r = cx.bin(BinOp::UDiv, r, n);
-        let es = cx.emit(Ty::I32, Op::LoadVar(es));
-        let k = cx.bin(BinOp::IMul, k, es);
-        let k = cx.conv(ConvOp::ZExt, k, Ty::I64);
-        let start = cx.emit(Ty::I64, Op::LoadVar(start));
-        let c = cx.bin(BinOp::IAdd, start, k);
+        let n = cx.b.emit(Ty::I32, Op::LoadVar(n));
+        let k = cx.b.bin(BinOp::UMod, r, n);
+        r = cx.b.bin(BinOp::UDiv, r, n);
+        let es = cx.b.emit(Ty::I32, Op::LoadVar(es));
+        let k = cx.b.bin(BinOp::IMul, k, es);
+        let k = cx.b.conv(ConvOp::ZExt, k, Ty::I64);
+        let start = cx.b.emit(Ty::I64, Op::LoadVar(start));
+        let c = cx.b.bin(BinOp::IAdd, start, k);
         // A negative coordinate is a huge unsigned one: outside as well.
-        let extent = cx.emit(Ty::I64, Op::LoadVar(extent));
-        let ok = cx.bin(BinOp::ULt, c, extent);
-        inside = cx.bin(BinOp::And, inside, ok);
-        let stride = cx.emit(Ty::I64, Op::LoadVar(stride));
-        let off = cx.bin(BinOp::IMul, c, stride);
-        row_off = cx.bin(BinOp::IAdd, row_off, off);
+        let extent = cx.b.emit(Ty::I64, Op::LoadVar(extent));
+        let ok = cx.b.bin(BinOp::ULt, c, extent);
+        inside = cx.b.bin(BinOp::And, inside, ok);
+        let stride = cx.b.emit(Ty::I64, Op::LoadVar(stride));
+        let off = cx.b.bin(BinOp::IMul, c, stride);
+        row_off = cx.b.bin(BinOp::IAdd, row_off, off);
     }
-    let base = cx.emit(Ty::I64, Op::LoadVar(b.base));
-    let row = cx.bin(BinOp::IAdd, base, row_off);
+    let base = cx.b.emit(Ty::I64, Op::LoadVar(b.base));
+    let row = cx.b.bin(BinOp::IAdd, base, row_off);
     (inside, row, col)
 }
 
 /// The shared address of dense box byte `w`, swizzled.
 fn shared_at(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w: ValueId) -> ValueId {
-    let mask = cx.emit(Ty::I32, Op::LoadVar(b.swizzle_mask));
-    let seven = cx.konst(Ty::I32, 7);
-    let four = cx.konst(Ty::I32, 4);
-    let hi = cx.bin(BinOp::LShr, w, seven);
-    let hi = cx.bin(BinOp::And, hi, mask);
-    let hi = cx.bin(BinOp::Shl, hi, four);
-    let s = cx.bin(BinOp::Xor, w, hi);
-    let sh = cx.emit(Ty::I32, Op::LoadVar(shared));
-    cx.bin(BinOp::IAdd, sh, s)
+    let mask = cx.b.emit(Ty::I32, Op::LoadVar(b.swizzle_mask));
+    let seven = cx.b.konst(Ty::I32, 7);
+    let four = cx.b.konst(Ty::I32, 4);
+    let hi = cx.b.bin(BinOp::LShr, w, seven);
+    let hi = cx.b.bin(BinOp::And, hi, mask);
+    let hi = cx.b.bin(BinOp::Shl, hi, four);
+    let s = cx.b.bin(BinOp::Xor, w, hi);
+    let sh = cx.b.emit(Ty::I32, Op::LoadVar(shared));
+    cx.b.bin(BinOp::IAdd, sh, s)
 }
 
 /// One word: where its row is, then its four bytes.
 fn word(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w_var: VarId, load: bool) {
-    let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+    let w = cx.b.emit(Ty::I32, Op::LoadVar(w_var));
     let (inside, row, col) = locate(cx, b, w);
     word_of_row(cx, b, shared, w, (inside, row, col), load);
 }
@@ -315,53 +316,53 @@ fn word_of_row(
     (inside, row, col): (ValueId, ValueId, ValueId),
     load: bool,
 ) {
-    let base = cx.emit(Ty::I64, Op::LoadVar(b.base));
-    let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+    let base = cx.b.emit(Ty::I64, Op::LoadVar(b.base));
+    let shift = cx.b.emit(Ty::I32, Op::LoadVar(b.shift));
     let (extent0, _, _, start0, _) = b.dims[0];
-    let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
-    let start0 = cx.emit(Ty::I64, Op::LoadVar(start0));
-    let one = cx.konst(Ty::I32, 1);
-    let esize = cx.bin(BinOp::Shl, one, shift);
-    let last = cx.bin(BinOp::ISub, esize, one);
-    let shift64 = cx.conv(ConvOp::ZExt, shift, Ty::I64);
+    let extent0 = cx.b.emit(Ty::I64, Op::LoadVar(extent0));
+    let start0 = cx.b.emit(Ty::I64, Op::LoadVar(start0));
+    let one = cx.b.konst(Ty::I32, 1);
+    let esize = cx.b.bin(BinOp::Shl, one, shift);
+    let last = cx.b.bin(BinOp::ISub, esize, one);
+    let shift64 = cx.b.conv(ConvOp::ZExt, shift, Ty::I64);
     // Per byte: inside or not, and its global address.
     let mut bytes = Vec::new();
     for j in 0..4u64 {
-        let jj = cx.konst(Ty::I32, j);
-        let at = cx.bin(BinOp::IAdd, col, jj);
-        let e = cx.bin(BinOp::LShr, at, shift);
-        let in_elem = cx.bin(BinOp::And, at, last);
-        let e = cx.conv(ConvOp::ZExt, e, Ty::I64);
-        let c = cx.bin(BinOp::IAdd, start0, e);
-        let ok = cx.bin(BinOp::ULt, c, extent0);
-        let ok = cx.bin(BinOp::And, inside, ok);
-        let off = cx.bin(BinOp::Shl, c, shift64);
-        let a = cx.bin(BinOp::IAdd, row, off);
-        let in_elem64 = cx.conv(ConvOp::ZExt, in_elem, Ty::I64);
-        let a = cx.bin(BinOp::IAdd, a, in_elem64);
+        let jj = cx.b.konst(Ty::I32, j);
+        let at = cx.b.bin(BinOp::IAdd, col, jj);
+        let e = cx.b.bin(BinOp::LShr, at, shift);
+        let in_elem = cx.b.bin(BinOp::And, at, last);
+        let e = cx.b.conv(ConvOp::ZExt, e, Ty::I64);
+        let c = cx.b.bin(BinOp::IAdd, start0, e);
+        let ok = cx.b.bin(BinOp::ULt, c, extent0);
+        let ok = cx.b.bin(BinOp::And, inside, ok);
+        let off = cx.b.bin(BinOp::Shl, c, shift64);
+        let a = cx.b.bin(BinOp::IAdd, row, off);
+        let in_elem64 = cx.b.conv(ConvOp::ZExt, in_elem, Ty::I64);
+        let a = cx.b.bin(BinOp::IAdd, a, in_elem64);
         bytes.push((ok, a, in_elem));
     }
     let s = shared_at(cx, b, shared, w);
     if load {
-        let nan = cx.emit(Ty::Bool, Op::LoadVar(b.nan));
-        let mut word = cx.konst(Ty::I32, 0);
+        let nan = cx.b.emit(Ty::Bool, Op::LoadVar(b.nan));
+        let mut word = cx.b.konst(Ty::I32, 0);
         for (j, (ok, a, in_elem)) in bytes.into_iter().enumerate() {
-            let a = cx.select(ok, a, base);
+            let a = cx.b.select(ok, a, base);
             let v = cx.load(Where::Global(a), Ty::I8, MemOrder::Plain);
-            let v = cx.conv(ConvOp::ZExt, v, Ty::I32);
+            let v = cx.b.conv(ConvOp::ZExt, v, Ty::I32);
             // The canonical NaN of every size: 0x7f in the top byte, 0xff below.
-            let top = cx.bin(BinOp::IEq, in_elem, last);
+            let top = cx.b.bin(BinOp::IEq, in_elem, last);
             let (k7f, kff, k0) = (
-                cx.konst(Ty::I32, 0x7f),
-                cx.konst(Ty::I32, 0xff),
-                cx.konst(Ty::I32, 0),
+                cx.b.konst(Ty::I32, 0x7f),
+                cx.b.konst(Ty::I32, 0xff),
+                cx.b.konst(Ty::I32, 0),
             );
-            let nan_byte = cx.select(top, k7f, kff);
-            let fill = cx.select(nan, nan_byte, k0);
-            let v = cx.select(ok, v, fill);
-            let sh = cx.konst(Ty::I32, 8 * j as u64);
-            let v = cx.bin(BinOp::Shl, v, sh);
-            word = cx.bin(BinOp::Or, word, v);
+            let nan_byte = cx.b.select(top, k7f, kff);
+            let fill = cx.b.select(nan, nan_byte, k0);
+            let v = cx.b.select(ok, v, fill);
+            let sh = cx.b.konst(Ty::I32, 8 * j as u64);
+            let v = cx.b.bin(BinOp::Shl, v, sh);
+            word = cx.b.bin(BinOp::Or, word, v);
         }
         cx.store(Where::Shared(s), word, MemOrder::Plain);
         return;
@@ -380,32 +381,32 @@ fn word_of_row(
         })
         .collect();
     for (j, (ok, a)) in saved.into_iter().enumerate() {
-        let ok = cx.emit(Ty::Bool, Op::LoadVar(ok));
-        let (then, next) = (cx.f.new_block(), cx.f.new_block());
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        let ok = cx.b.emit(Ty::Bool, Op::LoadVar(ok));
+        let (then, next) = (cx.b.f.new_block(), cx.b.f.new_block());
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
             cond: ok,
             then,
             else_: next,
         };
-        cx.cur = then;
-        let word = cx.emit(Ty::I32, Op::LoadVar(word_var));
+        cx.b.cur = then;
+        let word = cx.b.emit(Ty::I32, Op::LoadVar(word_var));
         let v = byte_of(cx, word, j as u64);
-        let v = cx.conv(ConvOp::Trunc, v, Ty::I8);
-        let a = cx.emit(Ty::I64, Op::LoadVar(a));
+        let v = cx.b.conv(ConvOp::Trunc, v, Ty::I8);
+        let a = cx.b.emit(Ty::I64, Op::LoadVar(a));
         cx.store(Where::Global(a), v, MemOrder::Plain);
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
-        cx.cur = next;
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(next);
+        cx.b.cur = next;
     }
 }
 
 /// The signed 16-bit field at byte `at` of the map, widened.
 fn half_field(cx: &mut Cx<'_>, map: ValueId, at: u32) -> ValueId {
     let word = field(cx, map, at & !3, Ty::I32);
-    let up = cx.konst(Ty::I32, u64::from(16 - 8 * (at & 3)));
-    let v = cx.bin(BinOp::Shl, word, up);
-    let down = cx.konst(Ty::I32, 16);
-    let v = cx.bin(BinOp::AShr, v, down);
-    cx.conv(ConvOp::SExt, v, Ty::I64)
+    let up = cx.b.konst(Ty::I32, u64::from(16 - 8 * (at & 3)));
+    let v = cx.b.bin(BinOp::Shl, word, up);
+    let down = cx.b.konst(Ty::I32, 16);
+    let v = cx.b.bin(BinOp::AShr, v, down);
+    cx.b.conv(ConvOp::SExt, v, Ty::I64)
 }
 
 /// One dimension of an im2col traversal: the pixel's position (a variable), and for the
@@ -463,22 +464,22 @@ fn im2col(
     let rank = coords.len();
     let cpp = field(cx, map, tm::CHANNELS_PER_PIXEL, Ty::I32);
     let ppc = match info {
-        Im2colInfo::Wide { w128: true, .. } => cx.konst(Ty::I32, 128),
+        Im2colInfo::Wide { w128: true, .. } => cx.b.konst(Ty::I32, 128),
         _ => field(cx, map, tm::PIXELS_PER_COLUMN, Ty::I32),
     };
-    let row_bytes = cx.bin(BinOp::Shl, cpp, shift);
+    let row_bytes = cx.b.bin(BinOp::Shl, cpp, shift);
     let mut wide = None;
     let rows = match info {
         Im2colInfo::Offsets(_) | Im2colInfo::NoOffsets => ppc,
         Im2colInfo::Wide { halo, w128, .. } => {
             let halo = cx.read(halo, ScalarType::B16);
-            let halo = cx.conv(ConvOp::ZExt, halo, Ty::I32);
+            let halo = cx.b.conv(ConvOp::ZExt, halo, Ty::I32);
             let (group, groups) = match w128 {
-                true => (cx.konst(Ty::I32, 32), cx.konst(Ty::I32, 4)),
-                false => (ppc, cx.konst(Ty::I32, 1)),
+                true => (cx.b.konst(Ty::I32, 32), cx.b.konst(Ty::I32, 4)),
+                false => (ppc, cx.b.konst(Ty::I32, 1)),
             };
-            let rows = cx.bin(BinOp::IAdd, group, halo);
-            let total_rows = cx.bin(BinOp::IMul, rows, groups);
+            let rows = cx.b.bin(BinOp::IAdd, group, halo);
+            let total_rows = cx.b.bin(BinOp::IMul, rows, groups);
             wide = Some(Wide {
                 rows: spill(cx, rows, Ty::I32, "im2col.rows"),
                 group: spill(cx, group, Ty::I32, "im2col.group"),
@@ -488,34 +489,34 @@ fn im2col(
             total_rows
         }
     };
-    let total = cx.bin(BinOp::IMul, rows, row_bytes);
+    let total = cx.b.bin(BinOp::IMul, rows, row_bytes);
     let extent0 = field(cx, map, tm::DIMS, Ty::I64);
     let c0 = cx.read(&coords[0], ScalarType::S32);
-    let c0 = cx.conv(ConvOp::SExt, c0, Ty::I64);
-    let zero64 = cx.konst(Ty::I64, 0);
-    let one32 = cx.konst(Ty::I32, 1);
+    let c0 = cx.b.conv(ConvOp::SExt, c0, Ty::I64);
+    let zero64 = cx.b.konst(Ty::I64, 0);
+    let one32 = cx.b.konst(Ty::I32, 1);
     let mut pixel = Vec::new();
     for k in 1..rank {
         let kk = k as u32;
         let extent = field(cx, map, tm::DIMS + 8 * kk, Ty::I64);
         let stride = field(cx, map, tm::STRIDES + 8 * (kk - 1), Ty::I64);
         let pos = cx.read(&coords[k], ScalarType::S32);
-        let pos = cx.conv(ConvOp::SExt, pos, Ty::I64);
+        let pos = cx.b.conv(ConvOp::SExt, pos, Ty::I64);
         let bounds = (k + 1 < rank).then(|| {
             let (lo, hi, es, off) = match info {
                 // H and D of a wide mode: a box of the coordinate's one pixel.
                 Im2colInfo::Wide { .. } if k > 1 => {
-                    let zero = cx.konst(Ty::I64, 0);
-                    (pos, pos, cx.konst(Ty::I64, 1), zero)
+                    let zero = cx.b.konst(Ty::I64, 0);
+                    (pos, pos, cx.b.konst(Ty::I64, 1), zero)
                 }
                 _ => {
                     let lo = half_field(cx, map, tm::CORNERS + 2 * (kk - 1));
                     let up = half_field(cx, map, tm::CORNERS + 6 + 2 * (kk - 1));
-                    let one = cx.konst(Ty::I64, 1);
-                    let last = cx.bin(BinOp::ISub, extent, one);
-                    let hi = cx.bin(BinOp::IAdd, last, up);
+                    let one = cx.b.konst(Ty::I64, 1);
+                    let last = cx.b.bin(BinOp::ISub, extent, one);
+                    let hi = cx.b.bin(BinOp::IAdd, last, up);
                     let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * kk, Ty::I32);
-                    let es = cx.conv(ConvOp::ZExt, es, Ty::I64);
+                    let es = cx.b.conv(ConvOp::ZExt, es, Ty::I64);
                     // The offsets are unsigned (CUTLASS and `cuda::ptx` pass `uint16_t`).
                     let off = match info {
                         Im2colInfo::Offsets(offsets) => Some(&offsets[k - 1]),
@@ -525,9 +526,9 @@ fn im2col(
                     let off = match off {
                         Some(off) => {
                             let off = cx.read(off, ScalarType::B16);
-                            cx.conv(ConvOp::ZExt, off, Ty::I64)
+                            cx.b.conv(ConvOp::ZExt, off, Ty::I64)
                         }
-                        None => cx.konst(Ty::I64, 0),
+                        None => cx.b.konst(Ty::I64, 0),
                     };
                     (lo, hi, es, off)
                 }
@@ -566,89 +567,89 @@ fn im2col(
         total: spill(cx, total, Ty::I32, "tensor.total"),
     };
     over_box(cx, b.total, |cx, w_var| {
-        let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
-        let row_bytes = cx.emit(Ty::I32, Op::LoadVar(b.row_bytes));
-        let r = cx.bin(BinOp::UDiv, w, row_bytes);
-        let row_start = cx.bin(BinOp::IMul, r, row_bytes);
-        let col = cx.bin(BinOp::ISub, w, row_start);
+        let w = cx.b.emit(Ty::I32, Op::LoadVar(w_var));
+        let row_bytes = cx.b.emit(Ty::I32, Op::LoadVar(b.row_bytes));
+        let r = cx.b.bin(BinOp::UDiv, w, row_bytes);
+        let row_start = cx.b.bin(BinOp::IMul, r, row_bytes);
+        let col = cx.b.bin(BinOp::ISub, w, row_start);
         // A row's first word moves to the next pixel (the first row is the coordinates').
-        let zero = cx.konst(Ty::I32, 0);
-        let at_start = cx.bin(BinOp::IEq, col, zero);
-        let not_first = cx.bin(BinOp::INe, w, zero);
-        let mut carry = cx.bin(BinOp::And, at_start, not_first);
+        let zero = cx.b.konst(Ty::I32, 0);
+        let at_start = cx.b.bin(BinOp::IEq, col, zero);
+        let not_first = cx.b.bin(BinOp::INe, w, zero);
+        let mut carry = cx.b.bin(BinOp::And, at_start, not_first);
         // A wide mode's group after a halo starts where the halo did; its first halo row is
         // where the next group will.
         let (mut restart, mut save) = (None, None);
         if let Some(wd) = &wide {
-            let rows = cx.emit(Ty::I32, Op::LoadVar(wd.rows));
-            let i = cx.bin(BinOp::UMod, r, rows);
-            let first = cx.bin(BinOp::IEq, i, zero);
-            let halo = cx.emit(Ty::I32, Op::LoadVar(wd.halo));
-            let has_halo = cx.bin(BinOp::INe, halo, zero);
-            let again = cx.bin(BinOp::And, carry, first);
-            restart = Some(cx.bin(BinOp::And, again, has_halo));
-            let group = cx.emit(Ty::I32, Op::LoadVar(wd.group));
-            let at_halo = cx.bin(BinOp::IEq, i, group);
-            save = Some(cx.bin(BinOp::And, carry, at_halo));
+            let rows = cx.b.emit(Ty::I32, Op::LoadVar(wd.rows));
+            let i = cx.b.bin(BinOp::UMod, r, rows);
+            let first = cx.b.bin(BinOp::IEq, i, zero);
+            let halo = cx.b.emit(Ty::I32, Op::LoadVar(wd.halo));
+            let has_halo = cx.b.bin(BinOp::INe, halo, zero);
+            let again = cx.b.bin(BinOp::And, carry, first);
+            restart = Some(cx.b.bin(BinOp::And, again, has_halo));
+            let group = cx.b.emit(Ty::I32, Op::LoadVar(wd.group));
+            let at_halo = cx.b.bin(BinOp::IEq, i, group);
+            save = Some(cx.b.bin(BinOp::And, carry, at_halo));
         }
         for (d, p) in pixel.iter().enumerate() {
-            let pos = cx.emit(Ty::I64, Op::LoadVar(p.pos));
+            let pos = cx.b.emit(Ty::I64, Op::LoadVar(p.pos));
             let new = match p.bounds {
                 Some((lo, hi, es, _)) => {
-                    let es = cx.emit(Ty::I64, Op::LoadVar(es));
-                    let next = cx.bin(BinOp::IAdd, pos, es);
-                    let hi = cx.emit(Ty::I64, Op::LoadVar(hi));
-                    let past = cx.bin(BinOp::SGt, next, hi);
-                    let wrap = cx.bin(BinOp::And, carry, past);
-                    let moved = cx.select(carry, next, pos);
-                    let lo = cx.emit(Ty::I64, Op::LoadVar(lo));
-                    let new = cx.select(wrap, lo, moved);
+                    let es = cx.b.emit(Ty::I64, Op::LoadVar(es));
+                    let next = cx.b.bin(BinOp::IAdd, pos, es);
+                    let hi = cx.b.emit(Ty::I64, Op::LoadVar(hi));
+                    let past = cx.b.bin(BinOp::SGt, next, hi);
+                    let wrap = cx.b.bin(BinOp::And, carry, past);
+                    let moved = cx.b.select(carry, next, pos);
+                    let lo = cx.b.emit(Ty::I64, Op::LoadVar(lo));
+                    let new = cx.b.select(wrap, lo, moved);
                     carry = wrap;
                     new
                 }
                 None => {
-                    let one = cx.konst(Ty::I64, 1);
-                    let next = cx.bin(BinOp::IAdd, pos, one);
-                    cx.select(carry, next, pos)
+                    let one = cx.b.konst(Ty::I64, 1);
+                    let next = cx.b.bin(BinOp::IAdd, pos, one);
+                    cx.b.select(carry, next, pos)
                 }
             };
             let new = match (&wide, restart, save) {
                 (Some(wd), Some(restart), Some(save)) => {
-                    let saved = cx.emit(Ty::I64, Op::LoadVar(wd.saved[d]));
-                    let new = cx.select(restart, saved, new);
-                    let keep = cx.select(save, new, saved);
-                    cx.emit_void(Op::StoreVar(wd.saved[d], keep));
+                    let saved = cx.b.emit(Ty::I64, Op::LoadVar(wd.saved[d]));
+                    let new = cx.b.select(restart, saved, new);
+                    let keep = cx.b.select(save, new, saved);
+                    cx.b.emit_void(Op::StoreVar(wd.saved[d], keep));
                     new
                 }
                 _ => new,
             };
-            cx.emit_void(Op::StoreVar(p.pos, new));
+            cx.b.emit_void(Op::StoreVar(p.pos, new));
         }
-        let mut inside = cx.konst(Ty::Bool, 1);
-        let mut row = cx.emit(Ty::I64, Op::LoadVar(b.base));
+        let mut inside = cx.b.konst(Ty::Bool, 1);
+        let mut row = cx.b.emit(Ty::I64, Op::LoadVar(b.base));
         for p in &pixel {
-            let mut c = cx.emit(Ty::I64, Op::LoadVar(p.pos));
+            let mut c = cx.b.emit(Ty::I64, Op::LoadVar(p.pos));
             if let Some((_, _, _, off)) = p.bounds {
-                let off = cx.emit(Ty::I64, Op::LoadVar(off));
-                c = cx.bin(BinOp::IAdd, c, off);
+                let off = cx.b.emit(Ty::I64, Op::LoadVar(off));
+                c = cx.b.bin(BinOp::IAdd, c, off);
             }
             // A negative coordinate is a huge unsigned one: outside as well.
-            let extent = cx.emit(Ty::I64, Op::LoadVar(p.extent));
-            let ok = cx.bin(BinOp::ULt, c, extent);
-            inside = cx.bin(BinOp::And, inside, ok);
-            let stride = cx.emit(Ty::I64, Op::LoadVar(p.stride));
-            let off = cx.bin(BinOp::IMul, c, stride);
-            row = cx.bin(BinOp::IAdd, row, off);
+            let extent = cx.b.emit(Ty::I64, Op::LoadVar(p.extent));
+            let ok = cx.b.bin(BinOp::ULt, c, extent);
+            inside = cx.b.bin(BinOp::And, inside, ok);
+            let stride = cx.b.emit(Ty::I64, Op::LoadVar(p.stride));
+            let off = cx.b.bin(BinOp::IMul, c, stride);
+            row = cx.b.bin(BinOp::IAdd, row, off);
         }
         word_of_row(cx, &b, shared, w, (inside, row, col), load);
-        cx.konst(Ty::I32, 4)
+        cx.b.konst(Ty::I32, 4)
     });
     b.total
 }
 
 fn spill(cx: &mut Cx<'_>, v: ValueId, ty: Ty, name: &'static str) -> VarId {
-    let var = cx.f.new_var(ty, name);
-    cx.emit_void(Op::StoreVar(var, v));
+    let var = cx.b.f.new_var(ty, name);
+    cx.b.emit_void(Op::StoreVar(var, v));
     var
 }
 
@@ -671,56 +672,56 @@ fn data_type(ty: ScalarType) -> Option<u64> {
 /// The loop over the box's elements for a reduction: `w` is the element's dense byte offset.
 fn reduce_walk(cx: &mut Cx<'_>, b: &Box5, shared: VarId, op: AtomOp) {
     over_box(cx, b.total, |cx, w_var| {
-        let w = cx.emit(Ty::I32, Op::LoadVar(w_var));
+        let w = cx.b.emit(Ty::I32, Op::LoadVar(w_var));
         let (inside, row, col) = locate(cx, b, w);
-        let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
+        let shift = cx.b.emit(Ty::I32, Op::LoadVar(b.shift));
         let (extent0, _, _, start0, _) = b.dims[0];
-        let extent0 = cx.emit(Ty::I64, Op::LoadVar(extent0));
-        let start0 = cx.emit(Ty::I64, Op::LoadVar(start0));
-        let e = cx.bin(BinOp::LShr, col, shift);
-        let e = cx.conv(ConvOp::ZExt, e, Ty::I64);
-        let c = cx.bin(BinOp::IAdd, start0, e);
-        let ok = cx.bin(BinOp::ULt, c, extent0);
-        let ok = cx.bin(BinOp::And, inside, ok);
-        let shift64 = cx.conv(ConvOp::ZExt, shift, Ty::I64);
-        let off = cx.bin(BinOp::Shl, c, shift64);
-        let at = cx.bin(BinOp::IAdd, row, off);
+        let extent0 = cx.b.emit(Ty::I64, Op::LoadVar(extent0));
+        let start0 = cx.b.emit(Ty::I64, Op::LoadVar(start0));
+        let e = cx.b.bin(BinOp::LShr, col, shift);
+        let e = cx.b.conv(ConvOp::ZExt, e, Ty::I64);
+        let c = cx.b.bin(BinOp::IAdd, start0, e);
+        let ok = cx.b.bin(BinOp::ULt, c, extent0);
+        let ok = cx.b.bin(BinOp::And, inside, ok);
+        let shift64 = cx.b.conv(ConvOp::ZExt, shift, Ty::I64);
+        let off = cx.b.bin(BinOp::Shl, c, shift64);
+        let at = cx.b.bin(BinOp::IAdd, row, off);
         let at = spill(cx, at, Ty::I64, "tensor.at");
         let s = shared_at(cx, b, shared, w);
         let s = spill(cx, s, Ty::I32, "tensor.src");
-        let (then, next) = (cx.f.new_block(), cx.f.new_block());
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        let (then, next) = (cx.b.f.new_block(), cx.b.f.new_block());
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
             cond: ok,
             then,
             else_: next,
         };
-        cx.cur = then;
+        cx.b.cur = then;
         for (ty, code) in reduce_types(op, ReduceInto::Tensor)
             .iter()
             .filter_map(|&t| Some((t, data_type(t)?)))
         {
-            let dt = cx.emit(Ty::I32, Op::LoadVar(b.data_type));
-            let k = cx.konst(Ty::I32, code);
-            let is = cx.bin(BinOp::IEq, dt, k);
-            let (this, other) = (cx.f.new_block(), cx.f.new_block());
-            cx.f.block_mut(cx.cur).term = Terminator::Branch {
+            let dt = cx.b.emit(Ty::I32, Op::LoadVar(b.data_type));
+            let k = cx.b.konst(Ty::I32, code);
+            let is = cx.b.bin(BinOp::IEq, dt, k);
+            let (this, other) = (cx.b.f.new_block(), cx.b.f.new_block());
+            cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
                 cond: is,
                 then: this,
                 else_: other,
             };
-            cx.cur = this;
-            let from = cx.emit(Ty::I32, Op::LoadVar(s));
+            cx.b.cur = this;
+            let from = cx.b.emit(Ty::I32, Op::LoadVar(s));
             let v = cx.load(Where::Shared(from), Ty::of(ty), MemOrder::Plain);
-            let to = cx.emit(Ty::I64, Op::LoadVar(at));
+            let to = cx.b.emit(Ty::I64, Op::LoadVar(at));
             crate::lower::atomic::reduce_at(cx, op, ty, Where::Global(to), v);
-            cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
-            cx.cur = other;
+            cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(next);
+            cx.b.cur = other;
         }
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(next);
-        cx.cur = next;
-        let shift = cx.emit(Ty::I32, Op::LoadVar(b.shift));
-        let one = cx.konst(Ty::I32, 1);
-        cx.bin(BinOp::Shl, one, shift)
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(next);
+        cx.b.cur = next;
+        let shift = cx.b.emit(Ty::I32, Op::LoadVar(b.shift));
+        let one = cx.b.konst(Ty::I32, 1);
+        cx.b.bin(BinOp::Shl, one, shift)
     });
 }
 

@@ -12,6 +12,7 @@ use super::super::cx::Cx;
 use super::round::int_range;
 use crate::check::inst::Cvt;
 use crate::float_format::RoundMode;
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, FpFlags, Ty, ValueId};
 use crate::types::ScalarType;
 
@@ -33,7 +34,7 @@ pub(super) fn cvt(cx: &mut Cx<'_>, c: &Cvt) -> bool {
             return false;
         }
         let v = cx.read(&c.src, st);
-        let v = cx.as_int(v);
+        let v = cx.b.as_int(v);
         let r = if exact {
             to_float(cx, v, st, dt)
         } else {
@@ -58,8 +59,8 @@ fn to_float(cx: &mut Cx<'_>, v: ValueId, st: ScalarType, dt: ScalarType) -> Valu
     } else {
         (ConvOp::ZExt, ConvOp::UToF)
     };
-    let v = cx.conv(ext, v, Ty::int(st.bits().max(32)));
-    cx.conv(op, v, Ty::of(dt))
+    let v = cx.b.conv(ext, v, Ty::int(st.bits().max(32)));
+    cx.b.conv(op, v, Ty::of(dt))
 }
 
 /// A 32-bit integer to `.f32` or a 64-bit one to `.f64`, to nearest even: the value is split
@@ -69,19 +70,19 @@ fn split_sum(cx: &mut Cx<'_>, v: ValueId, st: ScalarType, dt: ScalarType) -> Val
     let bits = st.bits();
     let ity = Ty::int(bits);
     let low_mask = (1u64 << (bits / 2)) - 1;
-    let m = cx.konst(ity, low_mask);
-    let lo = cx.bin(BinOp::And, v, m);
-    let m = cx.konst(ity, !low_mask & (u64::MAX >> (64 - bits)));
-    let hi = cx.bin(BinOp::And, v, m);
+    let m = cx.b.konst(ity, low_mask);
+    let lo = cx.b.bin(BinOp::And, v, m);
+    let m = cx.b.konst(ity, !low_mask & (u64::MAX >> (64 - bits)));
+    let hi = cx.b.bin(BinOp::And, v, m);
     let hi_op = if st.is_signed() {
         ConvOp::SToF
     } else {
         ConvOp::UToF
     };
     let fty = Ty::of(dt);
-    let hi = cx.conv(hi_op, hi, fty);
-    let lo = cx.conv(ConvOp::UToF, lo, fty);
-    cx.bin_flags(BinOp::FAdd, hi, lo, FpFlags { exact: true })
+    let hi = cx.b.conv(hi_op, hi, fty);
+    let lo = cx.b.conv(ConvOp::UToF, lo, fty);
+    cx.b.bin_flags(BinOp::FAdd, hi, lo, FpFlags { exact: true })
 }
 
 /// `cvt.rzi.{s,u}N.{f32,f64}`: out-of-range values clamp to the destination's range, NaN gives
@@ -90,40 +91,40 @@ fn split_sum(cx: &mut Cx<'_>, v: ValueId, st: ScalarType, dt: ScalarType) -> Val
 fn truncate(cx: &mut Cx<'_>, x: ValueId, st: ScalarType, dt: ScalarType) -> ValueId {
     let fty = Ty::of(st);
     let float = |cx: &mut Cx<'_>, v: f64| match st {
-        ScalarType::F32 => cx.konst(fty, u64::from((v as f32).to_bits())),
-        _ => cx.konst(fty, v.to_bits()),
+        ScalarType::F32 => cx.b.konst(fty, u64::from((v as f32).to_bits())),
+        _ => cx.b.konst(fty, v.to_bits()),
     };
     let bits = dt.bits();
     let (lo, hi) = int_range(dt);
     // Both bounds are powers of two (or 0), exact in either float type.
     let above = float(cx, (hi + 1) as f64);
-    let above = cx.bin(BinOp::FOrdGe, x, above);
+    let above = cx.b.bin(BinOp::FOrdGe, x, above);
     let below = float(cx, lo as f64);
-    let below = cx.bin(BinOp::FOrdLt, x, below);
-    let nan = cx.bin(BinOp::FUnordNe, x, x);
-    let out = cx.bin(BinOp::Or, above, below);
-    let out = cx.bin(BinOp::Or, out, nan);
+    let below = cx.b.bin(BinOp::FOrdLt, x, below);
+    let nan = cx.b.bin(BinOp::FUnordNe, x, x);
+    let out = cx.b.bin(BinOp::Or, above, below);
+    let out = cx.b.bin(BinOp::Or, out, nan);
     let zero = float(cx, 0.0);
-    let safe = cx.select(out, zero, x);
+    let safe = cx.b.select(out, zero, x);
     let wide = Ty::int(bits.max(32));
     let op = if dt.is_signed() {
         ConvOp::FToS
     } else {
         ConvOp::FToU
     };
-    let r = cx.conv(op, safe, wide);
+    let r = cx.b.conv(op, safe, wide);
     let mask = u64::MAX >> (64 - wide.bits());
-    let konst = |cx: &mut Cx<'_>, v: i128| cx.konst(wide, (v as u64) & mask);
+    let konst = |cx: &mut Cx<'_>, v: i128| cx.b.konst(wide, (v as u64) & mask);
     let nan_value = if st == ScalarType::F64 || bits == 64 {
         1i128 << (bits - 1)
     } else {
         0
     };
     let nv = konst(cx, nan_value);
-    let r = cx.select(nan, nv, r);
+    let r = cx.b.select(nan, nv, r);
     let lo = konst(cx, lo);
-    let r = cx.select(below, lo, r);
+    let r = cx.b.select(below, lo, r);
     let hi = konst(cx, hi);
-    let r = cx.select(above, hi, r);
-    cx.conv(ConvOp::Trunc, r, Ty::of(dt))
+    let r = cx.b.select(above, hi, r);
+    cx.b.conv(ConvOp::Trunc, r, Ty::of(dt))
 }

@@ -10,6 +10,7 @@ use super::round::{
 };
 use crate::check::inst::{CvtNarrow, Narrow};
 use crate::float_format::{BF16, F16, F32, FloatFormat, RoundMode, Specials};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
 
@@ -32,7 +33,7 @@ fn wide_values(cx: &mut Cx<'_>, c: &CvtNarrow) -> ([ValueId; 2], FloatFormat) {
     }
     // A packed source: the upper half is `a`'s value.
     let sh = k(cx, 16);
-    let hi = cx.bin(BinOp::LShr, a, sh);
+    let hi = cx.b.bin(BinOp::LShr, a, sh);
     let mask = k(cx, 0xffff);
     let lo = and(cx, a, mask);
     let f = if c.wide == ScalarType::Bf16x2 {
@@ -55,7 +56,7 @@ fn to_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
         )
     };
     let sh = k(cx, u64::from(slot));
-    let hi = cx.bin(BinOp::Shl, hi, sh);
+    let hi = cx.b.bin(BinOp::Shl, hi, sh);
     let r = or(cx, hi, lo);
     write_bits(cx, &c.dst, c.fmt.packed_type(), r);
 }
@@ -66,20 +67,20 @@ fn to_small_float(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatForm
     let u = unpack_float(cx, bits, from, false);
     let mag = round_magnitude(cx, &u, RoundMode::NearestEven, n);
     let max = k(cx, n.max_norm());
-    let over = cx.bin(BinOp::UGt, mag, max);
-    let mag = cx.select(over, max, mag);
-    let mag = cx.select(u.inf, max, mag);
+    let over = cx.b.bin(BinOp::UGt, mag, max);
+    let mag = cx.b.select(over, max, mag);
+    let mag = cx.b.select(u.inf, max, mag);
     let z = k(cx, 0);
-    let mag = cx.select(u.zero, z, mag);
+    let mag = cx.b.select(u.zero, z, mag);
     let sb = k(cx, n.sign_bit());
-    let s = cx.select(u.sign, sb, z);
+    let s = cx.b.select(u.sign, sb, z);
     let mut r = or(cx, mag, s);
     if c.relu {
-        r = cx.select(u.sign, z, r);
+        r = cx.b.select(u.sign, z, r);
     }
     // Formats without a NaN give +MAX_NORM for one.
     let nan = k(cx, n.nan().unwrap_or(n.max_norm()));
-    cx.select(u.nan, nan, r)
+    cx.b.select(u.nan, nan, r)
 }
 
 /// One value into `.ue8m0` (2^(bits - 127); 0xFF is NaN), rounded toward zero or up. The
@@ -89,7 +90,7 @@ fn to_small_float(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatForm
 fn to_ue8m0(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatFormat) -> ValueId {
     // `.f32` and `.bf16` share the exponent field of `.ue8m0`: 8 bits, bias 127.
     let sh = k(cx, u64::from(from.mant));
-    let field = cx.bin(BinOp::LShr, bits, sh);
+    let field = cx.b.bin(BinOp::LShr, bits, sh);
     let emask = k(cx, 0xff);
     let field = and(cx, field, emask);
     let fmask = k(cx, (1 << from.mant) - 1);
@@ -106,13 +107,13 @@ fn to_ue8m0(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatFormat) ->
         let one = k(cx, 1);
         let z = k(cx, 0);
         let inexact = not(cx, frac_zero);
-        let inc = cx.select(inexact, one, z);
-        let up = cx.bin(BinOp::IAdd, field, inc);
+        let inc = cx.b.select(inexact, one, z);
+        let up = cx.b.bin(BinOp::IAdd, field, inc);
         let half = k(cx, 1 << (from.mant - 1));
-        let above = cx.bin(BinOp::UGt, frac, half);
-        let sub = cx.select(above, one, z);
+        let above = cx.b.bin(BinOp::UGt, frac, half);
+        let sub = cx.b.select(above, one, z);
         let is_sub = is(cx, field, 0);
-        cx.select(is_sub, sub, up)
+        cx.b.select(is_sub, sub, up)
     } else {
         field
     };
@@ -120,9 +121,9 @@ fn to_ue8m0(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId, from: FloatFormat) ->
     let inf = and(cx, special, frac_zero);
     let past = or(cx, past, inf);
     let big = k(cx, too_big);
-    let r = cx.select(past, big, r);
+    let r = cx.b.select(past, big, r);
     let nanv = k(cx, 0xff);
-    cx.select(nan, nanv, r)
+    cx.b.select(nan, nanv, r)
 }
 
 fn from_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
@@ -130,7 +131,7 @@ fn from_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
     let v = bits64(cx, v);
     let slot = c.fmt.slot();
     let sh = k(cx, u64::from(slot));
-    let hi = cx.bin(BinOp::LShr, v, sh);
+    let hi = cx.b.bin(BinOp::LShr, v, sh);
     let mask = k(cx, (1 << slot) - 1);
     let hi = and(cx, hi, mask);
     let lo = and(cx, v, mask);
@@ -140,7 +141,7 @@ fn from_narrow(cx: &mut Cx<'_>, c: &CvtNarrow) {
         (small_float_to_f16(cx, c, hi), small_float_to_f16(cx, c, lo))
     };
     let s16 = k(cx, 16);
-    let hi = cx.bin(BinOp::Shl, hi, s16);
+    let hi = cx.b.bin(BinOp::Shl, hi, s16);
     let r = or(cx, hi, lo);
     write_bits(cx, &c.dst, c.wide, r);
 }
@@ -154,7 +155,7 @@ fn small_float_to_f16(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId) -> ValueId 
     let u = unpack_float(cx, bits, n, false);
     // Only e5m2 follows IEEE at its top exponent; e4m3 has numbers there and one NaN, the
     // fp6/fp4 formats only numbers.
-    let f = cx.konst(crate::ir::Ty::Bool, 0);
+    let f = cx.b.konst(crate::ir::Ty::Bool, 0);
     let mag_mask = k(cx, n.magnitude_mask());
     let mag = and(cx, bits, mag_mask);
     let (inf, nan) = match n.specials {
@@ -168,19 +169,19 @@ fn small_float_to_f16(cx: &mut Cx<'_>, c: &CvtNarrow, bits: ValueId) -> ValueId 
     let mut r = r;
     if c.relu {
         let z = k(cx, 0);
-        r = cx.select(u.sign, z, r);
+        r = cx.b.select(u.sign, z, r);
     }
-    cx.select(nan, canon, r)
+    cx.b.select(nan, canon, r)
 }
 
 /// One `.ue8m0` value as .bf16 bits: 2^-127 is .bf16's subnormal 0x0040, 0xFF its NaN.
 fn ue8m0_to_bf16(cx: &mut Cx<'_>, e: ValueId) -> ValueId {
     let s7 = k(cx, 7);
-    let normal = cx.bin(BinOp::Shl, e, s7);
+    let normal = cx.b.bin(BinOp::Shl, e, s7);
     let sub = k(cx, 0x40);
     let is_sub = is(cx, e, 0);
-    let r = cx.select(is_sub, sub, normal);
+    let r = cx.b.select(is_sub, sub, normal);
     let nan = k(cx, 0x7fff);
     let is_nan = is(cx, e, 0xff);
-    cx.select(is_nan, nan, r)
+    cx.b.select(is_nan, nan, r)
 }

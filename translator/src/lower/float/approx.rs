@@ -9,6 +9,7 @@ use super::format::pow2;
 use super::half;
 use super::softfloat::{self as sf, FloatFormat, Ops};
 use crate::check::inst::{Float, FloatOp, Precision};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ExtOp, FpFlags, Ty, ValueId};
 
 use BinOp::*;
@@ -52,7 +53,7 @@ fn fc(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
 }
 
 fn fbits(cx: &mut Cx<'_>, x: ValueId) -> (ValueId, FloatFormat) {
-    let ty = cx.f.ty(x);
+    let ty = cx.b.f.ty(x);
     let b = cx.bits_of(x);
     (b, if ty == Ty::F64 { sf::F64 } else { sf::F32 })
 }
@@ -61,7 +62,7 @@ fn fbits(cx: &mut Cx<'_>, x: ValueId) -> (ValueId, FloatFormat) {
 /// by infinity made explicit; `.approx` also gives a signed zero (NaN for an infinite `a`) for
 /// 2^126 < |b| < 2^128, as it computes `a * (1/b)` with `1/b` flushed (ISA 8.7.3.8).
 fn div(cx: &mut Cx<'_>, a: ValueId, b: ValueId, approx: bool) -> ValueId {
-    let q = cx.bin(FDiv, a, b);
+    let q = cx.b.bin(FDiv, a, b);
     let (ab, fmt) = fbits(cx, a);
     let (bb, _) = fbits(cx, b);
     let a_nan = is_nan(cx, ab, fmt);
@@ -103,7 +104,7 @@ fn div(cx: &mut Cx<'_>, a: ValueId, b: ValueId, approx: bool) -> ValueId {
 
 /// `sqrt.approx.f32`: negative inputs give NaN, zeros keep their sign.
 fn sqrt(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
-    let r = cx.ext(ExtOp::Sqrt, &[x], FpFlags::default());
+    let r = cx.b.ext(ExtOp::Sqrt, &[x], FpFlags::default());
     let (xb, fmt) = fbits(cx, x);
     let neg = sign(cx, xb, fmt);
     let zero = is_zero(cx, xb, fmt);
@@ -118,7 +119,7 @@ fn sqrt(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 
 /// `rsqrt.approx`: -x gives NaN, ±0 gives ±inf, +inf gives +0.
 fn rsqrt(cx: &mut Cx<'_>, x: ValueId, ty: Ty) -> ValueId {
-    let r = cx.ext(ExtOp::InverseSqrt, &[x], FpFlags::default());
+    let r = cx.b.ext(ExtOp::InverseSqrt, &[x], FpFlags::default());
     let (xb, fmt) = fbits(cx, x);
     let neg = sign(cx, xb, fmt);
     let zero = is_zero(cx, xb, fmt);
@@ -150,7 +151,7 @@ fn gross_f64(cx: &mut Cx<'_>, a: ValueId, rsqrt_op: bool) -> ValueId {
         rsqrt(cx, x, Ty::F64)
     } else {
         let one = fc(cx, Ty::F64, 1.0);
-        let q = cx.bin(FDiv, one, x);
+        let q = cx.b.bin(FDiv, one, x);
         let zero = is_zero(cx, a, fmt);
         let inf = is_inf(cx, a, fmt);
         let s = sign(cx, a, fmt);
@@ -174,7 +175,7 @@ fn gross_f64(cx: &mut Cx<'_>, a: ValueId, rsqrt_op: bool) -> ValueId {
 /// `sin.approx`/`cos.approx`: infinities give NaN; `sin` keeps the sign of zero.
 fn sin_cos(cx: &mut Cx<'_>, x: ValueId, cos: bool) -> ValueId {
     let op = if cos { ExtOp::Cos } else { ExtOp::Sin };
-    let r = cx.ext(op, &[x], FpFlags::default());
+    let r = cx.b.ext(op, &[x], FpFlags::default());
     let (xb, fmt) = fbits(cx, x);
     let inf = is_inf(cx, xb, fmt);
     let nan_in = is_nan(cx, xb, fmt);
@@ -194,11 +195,11 @@ fn lg2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let ex = cx.bop(And, xb, e);
     let sub = cx.is_zero(ex);
     let scale = fc(cx, Ty::F32, 2f64.powi(64));
-    let xs = cx.bin(FMul, x, scale);
+    let xs = cx.b.bin(FMul, x, scale);
     let xs = cx.sel(sub, xs, x);
-    let r = cx.ext(ExtOp::Log2, &[xs], FpFlags::default());
+    let r = cx.b.ext(ExtOp::Log2, &[xs], FpFlags::default());
     let sixty_four = fc(cx, Ty::F32, 64.0);
-    let rs = cx.bin(FSub, r, sixty_four);
+    let rs = cx.b.bin(FSub, r, sixty_four);
     let r = cx.sel(sub, rs, r);
     let neg = sign(cx, xb, fmt);
     let zero = is_zero(cx, xb, fmt);
@@ -220,34 +221,34 @@ fn lg2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 /// f32. Without float64, the driver's `Exp2`.
 fn ex2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let r = if cx.profile.float64 {
-        let xd = cx.conv(crate::ir::ConvOp::FConvert, x, Ty::F64);
+        let xd = cx.b.conv(crate::ir::ConvOp::FConvert, x, Ty::F64);
         // Clamp so that n stays in range; the clamped values overflow or vanish anyway.
         let lo = fc(cx, Ty::F64, -200.0);
         let hi = fc(cx, Ty::F64, 200.0);
-        let xd = cx.ext(ExtOp::FMax, &[xd, lo], FpFlags::default());
-        let xd = cx.ext(ExtOp::FMin, &[xd, hi], FpFlags::default());
-        let n = cx.ext(ExtOp::RoundEven, &[xd], FpFlags::default());
-        let f = cx.bin(FSub, xd, n);
+        let xd = cx.b.ext(ExtOp::FMax, &[xd, lo], FpFlags::default());
+        let xd = cx.b.ext(ExtOp::FMin, &[xd, hi], FpFlags::default());
+        let n = cx.b.ext(ExtOp::RoundEven, &[xd], FpFlags::default());
+        let f = cx.b.bin(FSub, xd, n);
         let t = fc(cx, Ty::F64, std::f64::consts::LN_2);
-        let y = cx.bin(FMul, f, t);
+        let y = cx.b.bin(FMul, f, t);
         // e^y = sum y^k / k!, k <= 10.
         let mut p = fc(cx, Ty::F64, 1.0 / 3_628_800.0);
         let mut fact = 3_628_800.0f64;
         for k in (0..10).rev() {
             fact /= f64::from(k + 1);
-            let m = cx.bin(FMul, p, y);
+            let m = cx.b.bin(FMul, p, y);
             let c = fc(cx, Ty::F64, 1.0 / fact);
-            p = cx.bin(FAdd, m, c);
+            p = cx.b.bin(FAdd, m, c);
         }
         // 2^n from its bits (n in [-200, 200]).
-        let ni = cx.conv(crate::ir::ConvOp::FToS, n, Ty::I64);
+        let ni = cx.b.conv(crate::ir::ConvOp::FToS, n, Ty::I64);
         let bias = cx.c64(sf::F64.bias() as u64);
         let be = cx.bop(IAdd, ni, bias);
         let sh = cx.c64(u64::from(sf::F64.mant));
         let pb = cx.bop(Shl, be, sh);
         let pow = cx.float_of(pb, Ty::F64);
-        let v = cx.bin(FMul, p, pow);
-        cx.conv(crate::ir::ConvOp::FConvert, v, Ty::F32)
+        let v = cx.b.bin(FMul, p, pow);
+        cx.b.conv(crate::ir::ConvOp::FConvert, v, Ty::F32)
     } else {
         ex2_f32(cx, x)
     };
@@ -272,23 +273,23 @@ fn ex2_f32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let t = Ty::F32;
     let lo = fc(cx, t, -200.0);
     let hi = fc(cx, t, 200.0);
-    let xc = cx.ext(ExtOp::FMax, &[x, lo], FpFlags::default());
-    let xc = cx.ext(ExtOp::FMin, &[xc, hi], FpFlags::default());
-    let n = cx.ext(ExtOp::RoundEven, &[xc], FpFlags::default());
-    let f = cx.bin(FSub, xc, n);
+    let xc = cx.b.ext(ExtOp::FMax, &[x, lo], FpFlags::default());
+    let xc = cx.b.ext(ExtOp::FMin, &[xc, hi], FpFlags::default());
+    let n = cx.b.ext(ExtOp::RoundEven, &[xc], FpFlags::default());
+    let f = cx.b.bin(FSub, xc, n);
     let ln2 = fc(cx, t, std::f64::consts::LN_2);
-    let y = cx.bin(FMul, f, ln2);
+    let y = cx.b.bin(FMul, f, ln2);
     let mut p = fc(cx, t, 1.0 / 5040.0);
     let mut fact = 5040.0f64;
     for k in (0..7).rev() {
         fact /= f64::from(k + 1);
-        let m = cx.bin(FMul, p, y);
+        let m = cx.b.bin(FMul, p, y);
         let c = fc(cx, t, 1.0 / fact);
-        p = cx.bin(FAdd, m, c);
+        p = cx.b.bin(FAdd, m, c);
     }
     // p * 2^n = (p * 2^(n + 100)) * 2^-100 below 2^-100 (only the last product rounds), and
     // p * 2^(n/2) * 2^(n - n/2) above, each factor a normal f32 (n in [-100, 200]).
-    let ni = cx.conv(crate::ir::ConvOp::FToS, n, Ty::I32);
+    let ni = cx.b.conv(crate::ir::ConvOp::FToS, n, Ty::I32);
     let tiny = cx.c32((-100i32) as u32);
     let is_tiny = cx.bop(SLt, ni, tiny);
     let hundred = cx.c32(100);
@@ -299,10 +300,10 @@ fn ex2_f32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let rest = cx.bop(ISub, k, half_k);
     let s1 = pow2(cx, half_k, sf::F32);
     let s2 = pow2(cx, rest, sf::F32);
-    let v = cx.bin(FMul, p, s1);
-    let v = cx.bin(FMul, v, s2);
+    let v = cx.b.bin(FMul, p, s1);
+    let v = cx.b.bin(FMul, v, s2);
     let down = fc(cx, t, 2f64.powi(-100));
-    let vd = cx.bin(FMul, v, down);
+    let vd = cx.b.bin(FMul, v, down);
     cx.sel(is_tiny, vd, v)
 }
 
@@ -310,9 +311,9 @@ fn ex2_f32(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 /// `1 - 2/(e^2x + 1)` would cancel, and that formula elsewhere.
 fn tanh(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let t = Ty::F32;
-    let ax = cx.ext(ExtOp::FAbs, &[x], FpFlags::default());
+    let ax = cx.b.ext(ExtOp::FAbs, &[x], FpFlags::default());
     // x * (1 - x^2/3 + 2x^4/15 - 17x^6/315 + 62x^8/2835 - 1382x^10/155925): |x| < 0.55.
-    let x2 = cx.bin(FMul, x, x);
+    let x2 = cx.b.bin(FMul, x, x);
     let coeffs = [
         -1382.0 / 155925.0,
         62.0 / 2835.0,
@@ -323,32 +324,32 @@ fn tanh(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     ];
     let mut p = fc(cx, t, coeffs[0]);
     for c in &coeffs[1..] {
-        let m = cx.bin(FMul, p, x2);
+        let m = cx.b.bin(FMul, p, x2);
         let k = fc(cx, t, *c);
-        p = cx.bin(FAdd, m, k);
+        p = cx.b.bin(FAdd, m, k);
     }
-    let small = cx.bin(FMul, x, p);
+    let small = cx.b.bin(FMul, x, p);
     // 1 - 2 / (2^(2|x| log2 e) + 1), with the sign of x.
     let k = fc(cx, t, 2.0 * std::f64::consts::LOG2_E);
-    let e = cx.bin(FMul, ax, k);
-    let e = cx.ext(ExtOp::Exp2, &[e], FpFlags::default());
+    let e = cx.b.bin(FMul, ax, k);
+    let e = cx.b.ext(ExtOp::Exp2, &[e], FpFlags::default());
     let one = fc(cx, t, 1.0);
     let two = fc(cx, t, 2.0);
-    let d = cx.bin(FAdd, e, one);
-    let q = cx.bin(FDiv, two, d);
-    let big = cx.bin(FSub, one, q);
-    let neg_big = cx.un(crate::ir::UnOp::FNeg, big);
+    let d = cx.b.bin(FAdd, e, one);
+    let q = cx.b.bin(FDiv, two, d);
+    let big = cx.b.bin(FSub, one, q);
+    let neg_big = cx.b.un(crate::ir::UnOp::FNeg, big);
     let (xb, fmt) = fbits(cx, x);
     let s = sign(cx, xb, fmt);
     let big = cx.sel(s, neg_big, big);
     // Past 10, tanh is 1 to f32 precision (and exp2 would overflow).
     let ten = fc(cx, t, 10.0);
-    let huge = cx.bin(FOrdGt, ax, ten);
+    let huge = cx.b.bin(FOrdGt, ax, ten);
     let neg_one = fc(cx, t, -1.0);
     let unit = cx.sel(s, neg_one, one);
     let big = cx.sel(huge, unit, big);
     let lim = fc(cx, t, 0.55);
-    let is_small = cx.bin(FOrdLt, ax, lim);
+    let is_small = cx.b.bin(FOrdLt, ax, lim);
     let r = cx.sel(is_small, small, big);
     let nan_in = is_nan(cx, xb, fmt);
     cx.sel(nan_in, x, r)

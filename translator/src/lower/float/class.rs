@@ -3,6 +3,7 @@
 
 use super::super::cx::Cx;
 use super::softfloat::{self as sf, FloatFormat, Ops};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Ty, ValueId};
 
 use BinOp::*;
@@ -16,26 +17,26 @@ pub(in crate::lower) fn mask(fmt: FloatFormat) -> u64 {
 }
 
 pub(in crate::lower) fn magnitude(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
-    let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
+    let m = cx.b.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
     cx.bop(And, x, m)
 }
 
 pub(in crate::lower) fn is_nan(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let inf = cx.b.konst(fmt.int_ty(), fmt.inf());
     cx.bop(UGt, m, inf)
 }
 
 pub(in crate::lower) fn is_inf(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let inf = cx.b.konst(fmt.int_ty(), fmt.inf());
     cx.bop(IEq, m, inf)
 }
 
 /// NaN or infinity.
 pub(in crate::lower) fn is_special(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let m = magnitude(cx, x, fmt);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let inf = cx.b.konst(fmt.int_ty(), fmt.inf());
     cx.bop(UGe, m, inf)
 }
 
@@ -50,10 +51,10 @@ pub(in crate::lower) fn sign(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> V
 
 /// `.ftz`: a subnormal becomes a zero of the same sign.
 pub(in crate::lower) fn flush(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
-    let e = cx.konst(fmt.int_ty(), fmt.exp_mask());
+    let e = cx.b.konst(fmt.int_ty(), fmt.exp_mask());
     let ex = cx.bop(And, x, e);
     let sub = cx.is_zero(ex);
-    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let s = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
     let sb = cx.bop(And, x, s);
     cx.sel(sub, sb, x)
 }
@@ -65,11 +66,11 @@ pub(in crate::lower) fn nan_result(
     fmt: FloatFormat,
     inputs: &[ValueId],
 ) -> ValueId {
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let canonical = cx.b.konst(fmt.int_ty(), fmt.canonical_nan());
     if fmt != sf::F64 {
         return canonical;
     }
-    let quiet = cx.konst(fmt.int_ty(), 1u64 << (fmt.mant - 1));
+    let quiet = cx.b.konst(fmt.int_ty(), 1u64 << (fmt.mant - 1));
     let mut r = canonical;
     for &x in inputs.iter().rev() {
         let n = is_nan(cx, x, fmt);
@@ -113,10 +114,10 @@ pub(in crate::lower) fn div_special_cases(
     let sa = sign(cx, a, fmt);
     let sb = sign(cx, b, fmt);
     let s = cx.bop(Xor, sa, sb);
-    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
-    let zero = cx.konst(fmt.int_ty(), 0);
+    let sbit = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
+    let zero = cx.b.konst(fmt.int_ty(), 0);
     let sz = cx.sel(s, sbit, zero);
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
+    let inf = cx.b.konst(fmt.int_ty(), fmt.inf());
     let sinf = cx.bop(Or, inf, sz);
     let both_inf = cx.bop(And, a_inf, b_inf);
     let both_zero = cx.bop(And, a_zero, b_zero);
@@ -125,7 +126,7 @@ pub(in crate::lower) fn div_special_cases(
     let to_zero = cx.bop(Or, a_zero, b_inf);
     let any_nan = cx.bop(Or, a_nan, b_nan);
     let nan_in = nan_result(cx, fmt, &[a, b]);
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let canonical = cx.b.konst(fmt.int_ty(), fmt.canonical_nan());
     let mut r = q;
     r = cx.sel(to_zero, sz, r);
     r = cx.sel(to_inf, sinf, r);

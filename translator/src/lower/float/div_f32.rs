@@ -22,6 +22,7 @@
 use super::super::cx::Cx;
 use super::class::div_special_cases;
 use super::softfloat::{self as sf, Ops, pow2_field};
+use crate::ir::build::Build;
 use crate::ir::{BinOp::*, ConvOp, FpFlags, Ty, ValueId};
 
 const X: FpFlags = FpFlags { exact: true };
@@ -35,13 +36,13 @@ pub(in crate::lower) fn div_rn(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> Value
     let mb = cx.bop(And, b, abs);
     let ad = exact_f64(cx, ma);
     let bd = exact_f64(cx, mb);
-    let q = cx.bin_flags(FDiv, ad, bd, X);
+    let q = cx.b.bin_flags(FDiv, ad, bd, X);
     let c1 = near_f32(cx, q);
     let c1d = exact_f64(cx, c1);
-    let p = cx.bin_flags(FMul, c1d, bd, X);
-    let r = cx.bin_flags(FSub, ad, p, X);
-    let d = cx.bin_flags(FDiv, r, bd, X);
-    let q2 = cx.bin_flags(FAdd, c1d, d, X);
+    let p = cx.b.bin_flags(FMul, c1d, bd, X);
+    let r = cx.b.bin_flags(FSub, ad, p, X);
+    let d = cx.b.bin_flags(FDiv, r, bd, X);
+    let q2 = cx.b.bin_flags(FAdd, c1d, d, X);
     let c = near_f32(cx, q2);
     let m = settle(cx, c, ad, bd);
     specials(cx, a, b, m)
@@ -51,8 +52,8 @@ pub(in crate::lower) fn div_rn(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> Value
 /// Built from integers, `significand * 2^(exponent - 150)`.
 fn exact_f64(cx: &mut Cx<'_>, m: ValueId) -> ValueId {
     let (sig, scale) = parts(cx, m, 0);
-    let s = cx.conv(ConvOp::UToF, sig, Ty::F64);
-    cx.bin_flags(FMul, s, scale, X)
+    let s = cx.b.conv(ConvOp::UToF, sig, Ty::F64);
+    cx.b.bin_flags(FMul, s, scale, X)
 }
 
 /// The significand of f32 bits `m` (implicit bit included) and `2^(e - 150 - down)` as f64,
@@ -68,7 +69,8 @@ fn parts(cx: &mut Cx<'_>, m: ValueId, down: u32) -> (ValueId, ValueId) {
     let imp = cx.sel(normal, implicit, zero);
     let sig = cx.bop(Or, frac, imp);
     let one = cx.c32(1);
-    let e = cx.ext(crate::ir::ExtOp::UMax, &[e, one], FpFlags::default());
+    let e =
+        cx.b.ext(crate::ir::ExtOp::UMax, &[e, one], FpFlags::default());
     let e = cx.zext(e, Ty::I64);
     // `pow2_field` builds 2^(e + k - 1023); `e` is biased by f32's bias, and `sig` counts
     // units of f32's last fraction bit: 2^(e - 127 - 23).
@@ -81,19 +83,19 @@ fn parts(cx: &mut Cx<'_>, m: ValueId, down: u32) -> (ValueId, ValueId) {
 /// driver's narrowing where the result is normal (either rounding direction will do), and
 /// `floor(q * 2^149)`, the subnormal's bits, below that, where the driver might flush.
 fn near_f32(cx: &mut Cx<'_>, q: ValueId) -> ValueId {
-    let min_normal = cx.konst(Ty::F64, (2f64.powi(-126)).to_bits());
-    let tiny = cx.bin(FOrdLt, q, min_normal);
-    let f = cx.conv(ConvOp::FConvert, q, Ty::F32);
+    let min_normal = cx.b.konst(Ty::F64, (2f64.powi(-126)).to_bits());
+    let tiny = cx.b.bin(FOrdLt, q, min_normal);
+    let f = cx.b.conv(ConvOp::FConvert, q, Ty::F32);
     let nb = cx.bits_of(f);
-    let scale = cx.konst(Ty::F64, (2f64.powi(149)).to_bits());
-    let s = cx.bin_flags(FMul, q, scale, X);
+    let scale = cx.b.konst(Ty::F64, (2f64.powi(149)).to_bits());
+    let s = cx.b.bin_flags(FMul, q, scale, X);
     // Only values in range reach the conversion (out of range it is undefined).
-    let z = cx.konst(Ty::F64, 0);
+    let z = cx.b.konst(Ty::F64, 0);
     let s = cx.sel(tiny, s, z);
-    let sb = cx.conv(ConvOp::FToU, s, Ty::I32);
+    let sb = cx.b.conv(ConvOp::FToU, s, Ty::I32);
     let c = cx.sel(tiny, sb, nb);
     let max = cx.c32(MAX_FINITE);
-    cx.ext(crate::ir::ExtOp::UMin, &[c, max], FpFlags::default())
+    cx.b.ext(crate::ir::ExtOp::UMin, &[c, max], FpFlags::default())
 }
 
 /// `RN(A / B)` from `c`, at most one step away: compares `A` with the midpoints around `c`
@@ -115,20 +117,20 @@ fn settle(cx: &mut Cx<'_>, c: ValueId, ad: ValueId, bd: ValueId) -> ValueId {
     let four_sig = cx.bop(Shl, two_sig, one);
     let lo_n2 = cx.bop(ISub, four_sig, one);
     let lo_n = cx.sel(narrower, lo_n2, lo_n);
-    let half = cx.konst(Ty::F64, 0.5f64.to_bits());
-    let quarter_ulp = cx.bin_flags(FMul, half_ulp, half, X);
+    let half = cx.b.konst(Ty::F64, 0.5f64.to_bits());
+    let quarter_ulp = cx.b.bin_flags(FMul, half_ulp, half, X);
     let lo_scale = cx.sel(narrower, quarter_ulp, half_ulp);
     // Signed: for c = 0, 2 sig - 1 = -1 puts the lower midpoint below every quotient.
-    let hi_f = cx.conv(ConvOp::SToF, hi_n, Ty::F64);
-    let lo_f = cx.conv(ConvOp::SToF, lo_n, Ty::F64);
-    let m_hi = cx.bin_flags(FMul, hi_f, half_ulp, X);
-    let m_lo = cx.bin_flags(FMul, lo_f, lo_scale, X);
-    let p_hi = cx.bin_flags(FMul, m_hi, bd, X);
-    let p_lo = cx.bin_flags(FMul, m_lo, bd, X);
-    let below = cx.bin(FOrdLt, ad, p_lo);
-    let above = cx.bin(FOrdGt, ad, p_hi);
-    let tie_lo = cx.bin(FOrdEq, ad, p_lo);
-    let tie_hi = cx.bin(FOrdEq, ad, p_hi);
+    let hi_f = cx.b.conv(ConvOp::SToF, hi_n, Ty::F64);
+    let lo_f = cx.b.conv(ConvOp::SToF, lo_n, Ty::F64);
+    let m_hi = cx.b.bin_flags(FMul, hi_f, half_ulp, X);
+    let m_lo = cx.b.bin_flags(FMul, lo_f, lo_scale, X);
+    let p_hi = cx.b.bin_flags(FMul, m_hi, bd, X);
+    let p_lo = cx.b.bin_flags(FMul, m_lo, bd, X);
+    let below = cx.b.bin(FOrdLt, ad, p_lo);
+    let above = cx.b.bin(FOrdGt, ad, p_hi);
+    let tie_lo = cx.b.bin(FOrdEq, ad, p_lo);
+    let tie_hi = cx.b.bin(FOrdEq, ad, p_hi);
     let dn = cx.bop(ISub, c, one);
     let up = cx.bop(IAdd, c, one);
     let odd = cx.bit(c, 0);

@@ -7,6 +7,7 @@ use super::super::cx::Cx;
 use super::format::pow2;
 use super::softfloat::{F32, F64, FloatFormat, Ops, Unpacked, msb64, round_pack};
 use crate::float_format::RoundMode;
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Ty, ValueId};
 
 use BinOp::*;
@@ -61,7 +62,7 @@ fn shr128_jam(cx: &mut Cx<'_>, hi: ValueId, lo: ValueId, n: ValueId) -> (ValueId
     let lost = cx.sel(n_zero, f, lost);
     let lo_r = cx.sel(n_zero, lo, lo_r);
     let hi_r = cx.sel(n_zero, hi, hi_r);
-    let l = cx.conv(ConvOp::BoolToInt, lost, Ty::I64);
+    let l = cx.b.conv(ConvOp::BoolToInt, lost, Ty::I64);
     let lo_r = cx.bop(Or, lo_r, l);
     (hi_r, lo_r)
 }
@@ -148,7 +149,7 @@ pub(in crate::lower) fn fma_core(
     // Sum.
     let sl = cx.bop(IAdd, pl, cl);
     let carry = cx.bop(ULt, sl, pl);
-    let carry = cx.conv(ConvOp::BoolToInt, carry, Ty::I64);
+    let carry = cx.b.conv(ConvOp::BoolToInt, carry, Ty::I64);
     let sh = cx.bop(IAdd, ph, ch);
     let sh = cx.bop(IAdd, sh, carry);
     // Difference, larger minus smaller.
@@ -161,7 +162,7 @@ pub(in crate::lower) fn fma_core(
     let (yh, yl) = (cx.sel(p_lt, ph, ch), cx.sel(p_lt, pl, cl));
     let dl = cx.bop(ISub, xl, yl);
     let borrow = cx.bop(ULt, xl, yl);
-    let borrow = cx.conv(ConvOp::BoolToInt, borrow, Ty::I64);
+    let borrow = cx.b.conv(ConvOp::BoolToInt, borrow, Ty::I64);
     let dh = cx.bop(ISub, xh, yh);
     let dh = cx.bop(ISub, dh, borrow);
     let rh = cx.sel(same, sh, dh);
@@ -231,21 +232,21 @@ pub(in crate::lower) fn div_core(
     let k = cx.sel(a_ge, k1, k2);
     let ef = estimate_format(cx, fmt);
     let ft = ef.float_ty();
-    let af = cx.conv(ConvOp::UToF, aa, ft);
-    let bf = cx.conv(ConvOp::UToF, bb, ft);
-    let qf = cx.bin(FDiv, af, bf);
+    let af = cx.b.conv(ConvOp::UToF, aa, ft);
+    let bf = cx.b.conv(ConvOp::UToF, bb, ft);
+    let qf = cx.b.bin(FDiv, af, bf);
     let scale = pow2(cx, k, ef);
-    let qf = cx.bin(FMul, qf, scale);
-    let q = cx.conv(ConvOp::FToU, qf, Ty::I64);
+    let qf = cx.b.bin(FMul, qf, scale);
+    let q = cx.b.conv(ConvOp::FToU, qf, Ty::I64);
     let k64 = cx.zext(k, Ty::I64);
     let ak = cx.bop(Shl, aa, k64);
     let qb = cx.bop(IMul, q, bb);
     // The remainder is small, so its low 64 bits are all of it.
     let r = cx.bop(ISub, ak, qb);
-    let rf = cx.conv(ConvOp::SToF, r, ft);
-    let t = cx.bin(FDiv, rf, bf);
-    let t = cx.ext(ExtOp::Floor, &[t], FpFlags::default());
-    let t = cx.conv(ConvOp::FToS, t, Ty::I64);
+    let rf = cx.b.conv(ConvOp::SToF, r, ft);
+    let t = cx.b.bin(FDiv, rf, bf);
+    let t = cx.b.ext(ExtOp::Floor, &[t], FpFlags::default());
+    let t = cx.b.conv(ConvOp::FToS, t, Ty::I64);
     let q = cx.bop(IAdd, q, t);
     let tb = cx.bop(IMul, t, bb);
     let r = cx.bop(ISub, r, tb);
@@ -302,18 +303,18 @@ pub(in crate::lower) fn sqrt_core(
     let s_lo = cx.bop(And, s, one);
     let s_lo64 = cx.zext(s_lo, Ty::I64);
     let a2 = cx.bop(Shl, aa, s_lo64);
-    let af = cx.conv(ConvOp::UToF, a2, ft);
-    let rt = cx.ext(ExtOp::Sqrt, &[af], FpFlags::default());
+    let af = cx.b.conv(ConvOp::UToF, a2, ft);
+    let rt = cx.b.ext(ExtOp::Sqrt, &[af], FpFlags::default());
     let s_hi = cx.bop(LShr, s, one);
     let scale = pow2(cx, s_hi, ef);
-    let qf = cx.bin(FMul, rt, scale);
-    let q = cx.conv(ConvOp::FToU, qf, Ty::I64);
+    let qf = cx.b.bin(FMul, rt, scale);
+    let q = cx.b.conv(ConvOp::FToU, qf, Ty::I64);
     // One Newton step on the exact remainder, then at most one unit each way.
     let qq = cx.bop(IMul, q, q);
     let r = cx.bop(ISub, x, qq);
-    let rf = cx.conv(ConvOp::SToF, r, ft);
-    let qfl = cx.conv(ConvOp::UToF, q, ft);
-    let two = cx.konst(
+    let rf = cx.b.conv(ConvOp::SToF, r, ft);
+    let qfl = cx.b.conv(ConvOp::UToF, q, ft);
+    let two = cx.b.konst(
         ft,
         if ft == Ty::F64 {
             2f64.to_bits()
@@ -321,10 +322,10 @@ pub(in crate::lower) fn sqrt_core(
             u64::from(2f32.to_bits())
         },
     );
-    let den = cx.bin(FMul, qfl, two);
-    let t = cx.bin(FDiv, rf, den);
-    let t = cx.ext(ExtOp::Floor, &[t], FpFlags::default());
-    let t = cx.conv(ConvOp::FToS, t, Ty::I64);
+    let den = cx.b.bin(FMul, qfl, two);
+    let t = cx.b.bin(FDiv, rf, den);
+    let t = cx.b.ext(ExtOp::Floor, &[t], FpFlags::default());
+    let t = cx.b.conv(ConvOp::FToS, t, Ty::I64);
     let q = cx.bop(IAdd, q, t);
     let qq = cx.bop(IMul, q, q);
     let r = cx.bop(ISub, x, qq);
@@ -369,24 +370,24 @@ pub(in crate::lower) fn two_product_f64(
 ) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let split = |cx: &mut Cx<'_>, v: ValueId| {
-        let c = cx.konst(Ty::F64, 134_217_729f64.to_bits()); // 2^27 + 1
-        let t = cx.bin_flags(FMul, c, v, x);
-        let d = cx.bin_flags(FSub, t, v, x);
-        let hi = cx.bin_flags(FSub, t, d, x);
-        let lo = cx.bin_flags(FSub, v, hi, x);
+        let c = cx.b.konst(Ty::F64, 134_217_729f64.to_bits()); // 2^27 + 1
+        let t = cx.b.bin_flags(FMul, c, v, x);
+        let d = cx.b.bin_flags(FSub, t, v, x);
+        let hi = cx.b.bin_flags(FSub, t, d, x);
+        let lo = cx.b.bin_flags(FSub, v, hi, x);
         (hi, lo)
     };
     let (ah, al) = split(cx, a);
     let (bh, bl) = split(cx, b);
-    let p = cx.bin_flags(FMul, a, b, x);
-    let hh = cx.bin_flags(FMul, ah, bh, x);
-    let t = cx.bin_flags(FSub, hh, p, x);
-    let hl = cx.bin_flags(FMul, ah, bl, x);
-    let t = cx.bin_flags(FAdd, t, hl, x);
-    let lh = cx.bin_flags(FMul, al, bh, x);
-    let t = cx.bin_flags(FAdd, t, lh, x);
-    let ll = cx.bin_flags(FMul, al, bl, x);
-    let e = cx.bin_flags(FAdd, t, ll, x);
+    let p = cx.b.bin_flags(FMul, a, b, x);
+    let hh = cx.b.bin_flags(FMul, ah, bh, x);
+    let t = cx.b.bin_flags(FSub, hh, p, x);
+    let hl = cx.b.bin_flags(FMul, ah, bl, x);
+    let t = cx.b.bin_flags(FAdd, t, hl, x);
+    let lh = cx.b.bin_flags(FMul, al, bh, x);
+    let t = cx.b.bin_flags(FAdd, t, lh, x);
+    let ll = cx.b.bin_flags(FMul, al, bl, x);
+    let e = cx.b.bin_flags(FAdd, t, ll, x);
     (p, e)
 }
 

@@ -3,6 +3,7 @@
 use super::super::cx::Cx;
 use super::softfloat::Ops;
 use crate::float_format::{F16, F64, FloatFormat};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, Ty, ValueId};
 
 impl FloatFormat {
@@ -32,7 +33,7 @@ pub(in crate::lower) fn pow2(cx: &mut Cx<'_>, k: ValueId, fmt: FloatFormat) -> V
     } else {
         e
     };
-    let sh = cx.konst(it, u64::from(fmt.mant));
+    let sh = cx.b.konst(it, u64::from(fmt.mant));
     let bits = cx.bop(BinOp::Shl, e, sh);
     cx.float_of(bits, fmt.float_ty())
 }

@@ -40,7 +40,7 @@ pub(in crate::lower) fn to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) ->
     if cx.profile.float16 {
         let h = cx.trunc(x, Ty::I16);
         let h = cx.float_of(h, Ty::F16);
-        return cx.conv(ConvOp::FConvert, h, Ty::F32);
+        return cx.b.conv(ConvOp::FConvert, h, Ty::F32);
     }
     // Without float16, widen in integers: the value is exact in f32, so nothing rounds.
     let sign = cx.bit(x, 15);

@@ -17,6 +17,7 @@ pub(super) mod softfloat;
 use super::cx::Cx;
 use crate::check::inst::{Float, FloatOp, Precision, TestOp};
 use crate::float_format::RoundMode;
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ValueId};
 use crate::types::ScalarType;
 use class::{flush, is_inf, is_nan, is_special, is_zero, magnitude, mask, sign};
@@ -59,17 +60,17 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, src: &[ValueId]) -> Valu
     };
     let r = match f.op {
         FloatOp::Abs => {
-            let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
+            let m = cx.b.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
             cx.bop(And, v[0], m)
         }
         FloatOp::Neg => {
-            let m = cx.konst(fmt.int_ty(), fmt.sign_bit());
+            let m = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
             cx.bop(Xor, v[0], m)
         }
         FloatOp::Copysign => {
             // The sign of a, the rest of b (ISA 8.7.3.2).
-            let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
-            let m = cx.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
+            let s = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
+            let m = cx.b.konst(fmt.int_ty(), !fmt.sign_bit() & mask(fmt));
             let sa = cx.bop(And, v[0], s);
             let mb = cx.bop(And, v[1], m);
             cx.bop(Or, sa, mb)
@@ -88,7 +89,7 @@ fn scalar(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, src: &[ValueId]) -> Valu
             match f.op {
                 FloatOp::Div => div(cx, mode, fmt, v[0], v[1]),
                 FloatOp::Rcp => {
-                    let one = cx.konst(fmt.int_ty(), fmt.one());
+                    let one = cx.b.konst(fmt.int_ty(), fmt.one());
                     div(cx, mode, fmt, one, v[0])
                 }
                 _ => sqrt(cx, mode, fmt, v[0]),
@@ -114,10 +115,10 @@ fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let nan = is_nan(cx, x, fmt);
     let neg = sign(cx, x, fmt);
     let zero_case = cx.bop(Or, nan, neg);
-    let one = cx.konst(fmt.int_ty(), fmt.one());
+    let one = cx.b.konst(fmt.int_ty(), fmt.one());
     let big = cx.bop(UGt, x, one);
     let r = cx.sel(big, one, x);
-    let z = cx.konst(fmt.int_ty(), 0);
+    let z = cx.b.konst(fmt.int_ty(), 0);
     cx.sel(zero_case, z, r)
 }
 
@@ -125,9 +126,9 @@ fn saturate(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
 fn relu(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let nan = is_nan(cx, x, fmt);
     let neg = sign(cx, x, fmt);
-    let z = cx.konst(fmt.int_ty(), 0);
+    let z = cx.b.konst(fmt.int_ty(), 0);
     let r = cx.sel(neg, z, x);
-    let cn = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let cn = cx.b.konst(fmt.int_ty(), fmt.canonical_nan());
     cx.sel(nan, cn, r)
 }
 
@@ -136,7 +137,7 @@ fn testp(cx: &mut Cx<'_>, t: TestOp, fmt: FloatFormat, x: ValueId) -> ValueId {
     let nan = is_nan(cx, x, fmt);
     let inf = is_inf(cx, x, fmt);
     let special = is_special(cx, x, fmt);
-    let e = cx.konst(fmt.int_ty(), fmt.exp_mask());
+    let e = cx.b.konst(fmt.int_ty(), fmt.exp_mask());
     let ex = cx.bop(And, x, e);
     let exp_zero = cx.is_zero(ex);
     let zero = is_zero(cx, x, fmt);
@@ -181,7 +182,7 @@ fn min_max(cx: &mut Cx<'_>, f: &Float, fmt: FloatFormat, v: &[ValueId]) -> Value
     if let Some(xs) = xsign {
         let nan = is_nan(cx, r, fmt);
         let mag = magnitude(cx, r, fmt);
-        let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+        let s = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
         let signed = cx.bop(Or, mag, s);
         let with_sign = cx.sel(xs, signed, mag);
         r = cx.sel(nan, r, with_sign);
@@ -215,7 +216,7 @@ fn two_min_max(
     let picked = cx.sel(x_first, x, y);
     let xn = is_nan(cx, x, fmt);
     let yn = is_nan(cx, y, fmt);
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let canonical = cx.b.konst(fmt.int_ty(), fmt.canonical_nan());
     if nan_mode {
         let any = cx.bop(Or, xn, yn);
         return cx.sel(any, canonical, picked);
@@ -229,9 +230,9 @@ fn two_min_max(
 /// An unsigned key that orders non-NaN floats numerically (with -0 < +0).
 fn order_key(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let neg = sign(cx, x, fmt);
-    let all = cx.konst(fmt.int_ty(), mask(fmt));
+    let all = cx.b.konst(fmt.int_ty(), mask(fmt));
     let inv = cx.bop(Xor, x, all);
-    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let s = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
     let pos = cx.bop(Or, x, s);
     cx.sel(neg, inv, pos)
 }

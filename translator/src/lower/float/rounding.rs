@@ -13,6 +13,8 @@ use super::half;
 use super::softfloat::{self as sf, FloatFormat, Ops, Unpacked, pow2_field};
 use crate::check::inst::FloatOp;
 use crate::float_format::RoundMode;
+use crate::ir::build::Build;
+use crate::ir::build::flow::Flow;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Ty, UnOp, ValueId, VarId};
 
 use BinOp::*;
@@ -36,10 +38,10 @@ pub(in crate::lower) fn arith(
         };
         let x: Vec<ValueId> = v.iter().map(|&b| as_float(cx, b, ty)).collect();
         let r = match op {
-            FloatOp::Add => Some(cx.bin_flags(FAdd, x[0], x[1], flags)),
-            FloatOp::Sub => Some(cx.bin_flags(FSub, x[0], x[1], flags)),
-            FloatOp::Mul => Some(cx.bin_flags(FMul, x[0], x[1], flags)),
-            _ if fused => Some(cx.ext(ExtOp::Fma, &x, FpFlags { exact: true })),
+            FloatOp::Add => Some(cx.b.bin_flags(FAdd, x[0], x[1], flags)),
+            FloatOp::Sub => Some(cx.b.bin_flags(FSub, x[0], x[1], flags)),
+            FloatOp::Mul => Some(cx.b.bin_flags(FMul, x[0], x[1], flags)),
+            _ if fused => Some(cx.b.ext(ExtOp::Fma, &x, FpFlags { exact: true })),
             _ if ty == Ty::F32 && cx.profile.float64 => {
                 return fma_via_f64(cx, v, fmt, mode);
             }
@@ -91,18 +93,18 @@ fn add_directed(
     let exact = FpFlags { exact: true };
     let x = as_float(cx, a, ty);
     let y = as_float(cx, b, ty);
-    let s = cx.bin_flags(FAdd, x, y, exact);
-    let bb = cx.bin_flags(FSub, s, x, exact);
-    let s_bb = cx.bin_flags(FSub, s, bb, exact);
-    let dx = cx.bin_flags(FSub, x, s_bb, exact);
-    let dy = cx.bin_flags(FSub, y, bb, exact);
-    let e = cx.bin_flags(FAdd, dx, dy, exact);
-    let zero = cx.konst(ty, 0);
-    let e_pos = cx.bin(FOrdGt, e, zero);
-    let e_neg = cx.bin(FOrdLt, e, zero);
+    let s = cx.b.bin_flags(FAdd, x, y, exact);
+    let bb = cx.b.bin_flags(FSub, s, x, exact);
+    let s_bb = cx.b.bin_flags(FSub, s, bb, exact);
+    let dx = cx.b.bin_flags(FSub, x, s_bb, exact);
+    let dy = cx.b.bin_flags(FSub, y, bb, exact);
+    let e = cx.b.bin_flags(FAdd, dx, dy, exact);
+    let zero = cx.b.konst(ty, 0);
+    let e_pos = cx.b.bin(FOrdGt, e, zero);
+    let e_neg = cx.b.bin(FOrdLt, e, zero);
     let sb = cx.bits_of(s);
     let neg = sign(cx, sb, fmt);
-    let one = cx.konst(fmt.int_ty(), 1);
+    let one = cx.b.konst(fmt.int_ty(), 1);
     let bigger = cx.bop(IAdd, sb, one);
     let smaller = cx.bop(ISub, sb, one);
     // Toward zero is always `bits - 1`; up and down depend on the sign.
@@ -142,14 +144,14 @@ fn add_directed(
 }
 
 fn negate(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
-    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
+    let s = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
     cx.bop(Xor, x, s)
 }
 
 /// Widens bits of a format of at most 32 bits to an f64, exactly.
 fn to_f64(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) -> ValueId {
     let f = half::to_f32(cx, x, fmt);
-    cx.conv(ConvOp::FConvert, f, Ty::F64)
+    cx.b.conv(ConvOp::FConvert, f, Ty::F64)
 }
 
 /// The sign of an exact zero sum `u + v` (IEEE 754 6.3): negative only if both are -0, except
@@ -177,7 +179,7 @@ fn via_f64(
     let sa = sign(cx, a, fmt);
     let sb = sign(cx, b, fmt);
     let (r, zs) = if op == FloatOp::Mul {
-        let r = cx.bin_flags(FMul, x, y, FpFlags { exact: true });
+        let r = cx.b.bin_flags(FMul, x, y, FpFlags { exact: true });
         (r, cx.bop(Xor, sa, sb))
     } else {
         let r = sf::add_round_odd_f64(cx, x, y);
@@ -201,7 +203,7 @@ fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Roun
     let a = to_f64(cx, v[0], fmt);
     let b = to_f64(cx, v[1], fmt);
     let c = to_f64(cx, v[2], fmt);
-    let p = cx.bin_flags(FMul, a, b, FpFlags { exact: true });
+    let p = cx.b.bin_flags(FMul, a, b, FpFlags { exact: true });
     let s = sf::add_round_odd_f64(cx, p, c);
     let pb = cx.bits_of(p);
     let sp = cx.bit(pb, 63);
@@ -212,7 +214,7 @@ fn fma_via_f64_body(cx: &mut Cx<'_>, v: &[ValueId], fmt: FloatFormat, mode: Roun
         // for the sign of an exactly zero sum: lavapipe takes `p + c` for `p` once inlining
         // makes `c` the constant +0.0, float controls or not
         // (docs/decisions/0198-signed-zero-inf-nan-preserve.md).
-        let r = cx.conv(ConvOp::FConvert, s, Ty::F32);
+        let r = cx.b.conv(ConvOp::FConvert, s, Ty::F32);
         let rb = cx.bits_of(r);
         let sb = cx.bits_of(s);
         let exact_zero = is_zero(cx, sb, sf::F64);
@@ -290,7 +292,7 @@ fn emulated(
         FloatOp::Mul => (v[0], Some(v[1]), None),
         _ => (v[0], Some(v[1]), Some(v[2])),
     };
-    let one_bits = cx.konst(fmt.int_ty(), fmt.one());
+    let one_bits = cx.b.konst(fmt.int_ty(), fmt.one());
     let b_bits = b.unwrap_or(one_bits);
     let ua = sf::unpack(cx, a, fmt);
     let ub = match b {
@@ -341,10 +343,10 @@ fn emulated(
     let any_nan = cx.bop(Or, any_nan, c_nan);
     let invalid = cx.bop(Or, inf_times_zero, inf_minus_inf);
     let nan_in = nan_result(cx, fmt, &[a, b_bits, c_bits]);
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
-    let inf = cx.konst(fmt.int_ty(), fmt.inf());
-    let sbit = cx.konst(fmt.int_ty(), fmt.sign_bit());
-    let zero = cx.konst(fmt.int_ty(), 0);
+    let canonical = cx.b.konst(fmt.int_ty(), fmt.canonical_nan());
+    let inf = cx.b.konst(fmt.int_ty(), fmt.inf());
+    let sbit = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
+    let zero = cx.b.konst(fmt.int_ty(), 0);
     let ps = cx.sel(sp, sbit, zero);
     let p_inf_bits = cx.bop(Or, inf, ps);
     let zs = zero_sum_sign(cx, mode, sp, sc);
@@ -384,7 +386,7 @@ fn sqrt_exact(cx: &mut Cx<'_>, mode: RoundMode, fmt: FloatFormat, a: ValueId) ->
     let nz = cx.not(zero);
     let invalid = cx.bop(And, neg, nz);
     let nan_in = nan_result(cx, fmt, &[a]);
-    let canonical = cx.konst(fmt.int_ty(), fmt.canonical_nan());
+    let canonical = cx.b.konst(fmt.int_ty(), fmt.canonical_nan());
     let keep = cx.bop(Or, zero, inf);
     let mut r = cx.sel(keep, a, r);
     r = cx.sel(invalid, canonical, r);
@@ -401,31 +403,31 @@ fn with_fallback(
     inputs: &[ValueId],
     slow: impl FnOnce(&mut Cx<'_>, &[ValueId]) -> ValueId,
 ) -> ValueId {
-    let ty = cx.f.ty(fast);
-    let result = cx.f.new_var(ty, "rounded");
-    cx.emit_void(Op::StoreVar(result, fast));
+    let ty = cx.b.f.ty(fast);
+    let result = cx.b.f.new_var(ty, "rounded");
+    cx.b.emit_void(Op::StoreVar(result, fast));
     let vars: Vec<VarId> = inputs
         .iter()
         .map(|&v| {
-            let t = cx.f.ty(v);
-            let var = cx.f.new_var(t, "operand");
-            cx.emit_void(Op::StoreVar(var, v));
+            let t = cx.b.f.ty(v);
+            let var = cx.b.f.new_var(t, "operand");
+            cx.b.emit_void(Op::StoreVar(var, v));
             var
         })
         .collect();
-    let not_ok = cx.un(UnOp::Not, ok);
+    let not_ok = cx.b.un(UnOp::Not, ok);
     cx.if_then(not_ok, |cx| {
         let vals: Vec<ValueId> = vars
             .iter()
             .map(|&var| {
-                let t = cx.f.vars[var.0 as usize].ty;
-                cx.emit(t, Op::LoadVar(var))
+                let t = cx.b.f.vars[var.0 as usize].ty;
+                cx.b.emit(t, Op::LoadVar(var))
             })
             .collect();
         let r = slow(cx, &vals);
-        cx.emit_void(Op::StoreVar(result, r));
+        cx.b.emit_void(Op::StoreVar(result, r));
     });
-    cx.emit(ty, Op::LoadVar(result))
+    cx.b.emit(ty, Op::LoadVar(result))
 }
 
 /// `div.rnd` (and `rcp.rnd` as 1/a), correctly rounded. To nearest, the driver's quotient is
@@ -491,19 +493,19 @@ fn neighbours_f32(cx: &mut Cx<'_>, cb: ValueId) -> (ValueId, ValueId) {
     let dn = cx.float_of(dn, Ty::F32);
     let up = cx.float_of(up, Ty::F32);
     (
-        cx.conv(ConvOp::FConvert, dn, Ty::F64),
-        cx.conv(ConvOp::FConvert, up, Ty::F64),
+        cx.b.conv(ConvOp::FConvert, dn, Ty::F64),
+        cx.b.conv(ConvOp::FConvert, up, Ty::F64),
     )
 }
 
 /// The midpoints between the f32 `c` (as f64) and its neighbours, exact in f64.
 fn midpoints(cx: &mut Cx<'_>, c: ValueId, dn: ValueId, up: ValueId) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
-    let half = cx.konst(Ty::F64, 0.5f64.to_bits());
-    let lo = cx.bin_flags(FAdd, c, dn, x);
-    let lo = cx.bin_flags(FMul, lo, half, x);
-    let hi = cx.bin_flags(FAdd, c, up, x);
-    let hi = cx.bin_flags(FMul, hi, half, x);
+    let half = cx.b.konst(Ty::F64, 0.5f64.to_bits());
+    let lo = cx.b.bin_flags(FAdd, c, dn, x);
+    let lo = cx.b.bin_flags(FMul, lo, half, x);
+    let hi = cx.b.bin_flags(FAdd, c, up, x);
+    let hi = cx.b.bin_flags(FMul, hi, half, x);
     (lo, hi)
 }
 
@@ -527,21 +529,21 @@ fn div_f32_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
     let mb = magnitude(cx, b, fmt);
     let af = cx.float_of(ma, Ty::F32);
     let bf = cx.float_of(mb, Ty::F32);
-    let ad = cx.conv(ConvOp::FConvert, af, Ty::F64);
-    let bd = cx.conv(ConvOp::FConvert, bf, Ty::F64);
-    let q = cx.bin_flags(FDiv, ad, bd, x);
-    let c = cx.conv(ConvOp::FConvert, q, Ty::F32);
+    let ad = cx.b.conv(ConvOp::FConvert, af, Ty::F64);
+    let bd = cx.b.conv(ConvOp::FConvert, bf, Ty::F64);
+    let q = cx.b.bin_flags(FDiv, ad, bd, x);
+    let c = cx.b.conv(ConvOp::FConvert, q, Ty::F32);
     let cb = cx.bits_of(c);
-    let cd = cx.conv(ConvOp::FConvert, c, Ty::F64);
+    let cd = cx.b.conv(ConvOp::FConvert, c, Ty::F64);
     let (dn, up) = neighbours_f32(cx, cb);
     let (m_lo, m_hi) = midpoints(cx, cd, dn, up);
-    let p_lo = cx.bin_flags(FMul, m_lo, bd, x);
-    let r_lo = cx.bin_flags(FSub, ad, p_lo, x);
-    let p_hi = cx.bin_flags(FMul, m_hi, bd, x);
-    let r_hi = cx.bin_flags(FSub, ad, p_hi, x);
-    let zero = cx.konst(Ty::F64, 0);
-    let above = cx.bin(FOrdGt, r_lo, zero);
-    let below = cx.bin(FOrdLt, r_hi, zero);
+    let p_lo = cx.b.bin_flags(FMul, m_lo, bd, x);
+    let r_lo = cx.b.bin_flags(FSub, ad, p_lo, x);
+    let p_hi = cx.b.bin_flags(FMul, m_hi, bd, x);
+    let r_hi = cx.b.bin_flags(FSub, ad, p_hi, x);
+    let zero = cx.b.konst(Ty::F64, 0);
+    let above = cx.b.bin(FOrdGt, r_lo, zero);
+    let below = cx.b.bin(FOrdLt, r_hi, zero);
     let fin_a = finite_nonzero(cx, a, fmt);
     let fin_b = finite_nonzero(cx, b, fmt);
     let ok = cx.bop(And, above, below);
@@ -563,20 +565,20 @@ fn sqrt_f32_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let fmt = sf::F32;
     let af = cx.float_of(a, Ty::F32);
-    let ad = cx.conv(ConvOp::FConvert, af, Ty::F64);
-    let s = cx.ext(ExtOp::Sqrt, &[ad], x);
-    let c = cx.conv(ConvOp::FConvert, s, Ty::F32);
+    let ad = cx.b.conv(ConvOp::FConvert, af, Ty::F64);
+    let s = cx.b.ext(ExtOp::Sqrt, &[ad], x);
+    let c = cx.b.conv(ConvOp::FConvert, s, Ty::F32);
     let cb = cx.bits_of(c);
-    let cd = cx.conv(ConvOp::FConvert, c, Ty::F64);
+    let cd = cx.b.conv(ConvOp::FConvert, c, Ty::F64);
     let (dn, up) = neighbours_f32(cx, cb);
     let (m_lo, m_hi) = midpoints(cx, cd, dn, up);
-    let p_lo = cx.bin_flags(FMul, m_lo, m_lo, x);
-    let r_lo = cx.bin_flags(FSub, ad, p_lo, x);
-    let p_hi = cx.bin_flags(FMul, m_hi, m_hi, x);
-    let r_hi = cx.bin_flags(FSub, ad, p_hi, x);
-    let zero = cx.konst(Ty::F64, 0);
-    let above = cx.bin(FOrdGt, r_lo, zero);
-    let below = cx.bin(FOrdLt, r_hi, zero);
+    let p_lo = cx.b.bin_flags(FMul, m_lo, m_lo, x);
+    let r_lo = cx.b.bin_flags(FSub, ad, p_lo, x);
+    let p_hi = cx.b.bin_flags(FMul, m_hi, m_hi, x);
+    let r_hi = cx.b.bin_flags(FSub, ad, p_hi, x);
+    let zero = cx.b.konst(Ty::F64, 0);
+    let above = cx.b.bin(FOrdGt, r_lo, zero);
+    let below = cx.b.bin(FOrdLt, r_hi, zero);
     let ok = cx.bop(And, above, below);
     let pos = sign(cx, a, fmt);
     let pos = cx.not(pos);
@@ -614,16 +616,16 @@ fn div_f64_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let af = cx.float_of(a, Ty::F64);
     let bf = cx.float_of(b, Ty::F64);
-    let q = cx.bin_flags(FDiv, af, bf, x);
+    let q = cx.b.bin_flags(FDiv, af, bf, x);
     let qb = cx.bits_of(q);
     let (p, e) = exact::two_product_f64(cx, q, bf);
-    let t = cx.bin_flags(FSub, af, p, x);
-    let r = cx.bin_flags(FSub, t, e, x);
-    let r = cx.ext(ExtOp::FAbs, &[r], FpFlags::default());
-    let ab = cx.ext(ExtOp::FAbs, &[bf], FpFlags::default());
+    let t = cx.b.bin_flags(FSub, af, p, x);
+    let r = cx.b.bin_flags(FSub, t, e, x);
+    let r = cx.b.ext(ExtOp::FAbs, &[r], FpFlags::default());
+    let ab = cx.b.ext(ExtOp::FAbs, &[bf], FpFlags::default());
     let h = half_ulp(cx, qb);
-    let lim = cx.bin_flags(FMul, h, ab, x);
-    let ok = cx.bin(FOrdLt, r, lim);
+    let lim = cx.b.bin_flags(FMul, h, ab, x);
+    let ok = cx.b.bin(FOrdLt, r, lim);
     let ra = exact::exp_in64(cx, a, 200, 1800);
     let rb = exact::exp_in64(cx, b, 200, 1800);
     let rq = exact::exp_in64(cx, qb, 200, 1800);
@@ -639,20 +641,20 @@ fn div_f64_fast(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> (ValueId, ValueId) {
 fn sqrt_f64_fast(cx: &mut Cx<'_>, a: ValueId) -> (ValueId, ValueId) {
     let x = FpFlags { exact: true };
     let af = cx.float_of(a, Ty::F64);
-    let s = cx.ext(ExtOp::Sqrt, &[af], x);
+    let s = cx.b.ext(ExtOp::Sqrt, &[af], x);
     let sb = cx.bits_of(s);
     let (p, e) = exact::two_product_f64(cx, s, s);
-    let t = cx.bin_flags(FSub, af, p, x);
-    let r = cx.bin_flags(FSub, t, e, x);
-    let r = cx.ext(ExtOp::FAbs, &[r], FpFlags::default());
+    let t = cx.b.bin_flags(FSub, af, p, x);
+    let r = cx.b.bin_flags(FSub, t, e, x);
+    let r = cx.b.ext(ExtOp::FAbs, &[r], FpFlags::default());
     // ulp(s) * s * (1 - 2^-10) = 2 * half_ulp * s * (1 - 2^-10).
     let h = half_ulp(cx, sb);
-    let two = cx.konst(Ty::F64, 2f64.to_bits());
-    let u = cx.bin_flags(FMul, h, two, x);
-    let us = cx.bin_flags(FMul, u, s, x);
-    let k = cx.konst(Ty::F64, (1.0 - 2f64.powi(-10)).to_bits());
-    let lim = cx.bin_flags(FMul, us, k, x);
-    let ok = cx.bin(FOrdLt, r, lim);
+    let two = cx.b.konst(Ty::F64, 2f64.to_bits());
+    let u = cx.b.bin_flags(FMul, h, two, x);
+    let us = cx.b.bin_flags(FMul, u, s, x);
+    let k = cx.b.konst(Ty::F64, (1.0 - 2f64.powi(-10)).to_bits());
+    let lim = cx.b.bin_flags(FMul, us, k, x);
+    let ok = cx.b.bin(FOrdLt, r, lim);
     let neg = sign(cx, a, sf::F64);
     let pos = cx.not(neg);
     let ra = exact::exp_in64(cx, a, 200, 1800);
@@ -671,14 +673,14 @@ pub(in crate::lower) fn fma_f64_rn(cx: &mut Cx<'_>, v: &[ValueId]) -> ValueId {
     let b = cx.float_of(v[1], Ty::F64);
     let c = cx.float_of(v[2], Ty::F64);
     let (uh, ul) = exact::two_product_f64(cx, a, b);
-    let th = cx.bin_flags(FAdd, c, uh, x);
-    let bb = cx.bin_flags(FSub, th, c, x);
-    let t1 = cx.bin_flags(FSub, th, bb, x);
-    let d1 = cx.bin_flags(FSub, c, t1, x);
-    let d2 = cx.bin_flags(FSub, uh, bb, x);
-    let tl = cx.bin_flags(FAdd, d1, d2, x);
+    let th = cx.b.bin_flags(FAdd, c, uh, x);
+    let bb = cx.b.bin_flags(FSub, th, c, x);
+    let t1 = cx.b.bin_flags(FSub, th, bb, x);
+    let d1 = cx.b.bin_flags(FSub, c, t1, x);
+    let d2 = cx.b.bin_flags(FSub, uh, bb, x);
+    let tl = cx.b.bin_flags(FAdd, d1, d2, x);
     let vv = sf::add_round_odd_f64(cx, tl, ul);
-    let r = cx.bin_flags(FAdd, th, vv, x);
+    let r = cx.b.bin_flags(FAdd, th, vv, x);
     let rb = cx.bits_of(r);
     let ra = exact::exp_in64(cx, v[0], 600, 1450);
     let rbb = exact::exp_in64(cx, v[1], 600, 1450);

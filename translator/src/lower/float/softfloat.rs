@@ -12,6 +12,7 @@
 
 use super::super::cx::Cx;
 use crate::float_format::RoundMode;
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, UnOp, ValueId};
 
 pub(in crate::lower) use crate::float_format::{BF16, F16, F32, F64, FloatFormat};
@@ -35,47 +36,47 @@ pub(in crate::lower) trait Ops {
 
 impl Ops for Cx<'_> {
     fn c64(&mut self, v: u64) -> ValueId {
-        self.konst(Ty::I64, v)
+        self.b.konst(Ty::I64, v)
     }
     fn c32(&mut self, v: u32) -> ValueId {
-        self.konst(Ty::I32, u64::from(v))
+        self.b.konst(Ty::I32, u64::from(v))
     }
     fn cb(&mut self, v: bool) -> ValueId {
-        self.konst(Ty::Bool, u64::from(v))
+        self.b.konst(Ty::Bool, u64::from(v))
     }
     fn bop(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
-        self.bin(op, a, b)
+        self.b.bin(op, a, b)
     }
     fn sel(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
-        self.select(c, a, b)
+        self.b.select(c, a, b)
     }
     fn not(&mut self, a: ValueId) -> ValueId {
-        self.un(UnOp::Not, a)
+        self.b.un(UnOp::Not, a)
     }
     fn zext(&mut self, v: ValueId, to: Ty) -> ValueId {
-        self.conv(ConvOp::ZExt, v, to)
+        self.b.conv(ConvOp::ZExt, v, to)
     }
     fn trunc(&mut self, v: ValueId, to: Ty) -> ValueId {
-        self.conv(ConvOp::Trunc, v, to)
+        self.b.conv(ConvOp::Trunc, v, to)
     }
     fn bits_of(&mut self, v: ValueId) -> ValueId {
-        self.as_int(v)
+        self.b.as_int(v)
     }
     fn float_of(&mut self, v: ValueId, to: Ty) -> ValueId {
-        self.conv(ConvOp::Bitcast, v, to)
+        self.b.conv(ConvOp::Bitcast, v, to)
     }
     fn is_zero(&mut self, v: ValueId) -> ValueId {
-        let z = self.konst(self.f.ty(v), 0);
-        self.bin(BinOp::IEq, v, z)
+        let z = self.b.konst(self.b.f.ty(v), 0);
+        self.b.bin(BinOp::IEq, v, z)
     }
     fn nonzero(&mut self, v: ValueId) -> ValueId {
-        let z = self.konst(self.f.ty(v), 0);
-        self.bin(BinOp::INe, v, z)
+        let z = self.b.konst(self.b.f.ty(v), 0);
+        self.b.bin(BinOp::INe, v, z)
     }
     /// Bit `n` of `v`, as a predicate.
     fn bit(&mut self, v: ValueId, n: u32) -> ValueId {
-        let m = self.konst(self.f.ty(v), 1u64 << n);
-        let b = self.bin(BinOp::And, v, m);
+        let m = self.b.konst(self.b.f.ty(v), 1u64 << n);
+        let b = self.b.bin(BinOp::And, v, m);
         self.nonzero(b)
     }
 }
@@ -211,7 +212,7 @@ pub(in crate::lower) fn round_pack(
             cx.bop(And, rb, t)
         }
     };
-    let inc64 = cx.conv(ConvOp::BoolToInt, inc, Ty::I64);
+    let inc64 = cx.b.conv(ConvOp::BoolToInt, inc, Ty::I64);
     let kept = cx.bop(IAdd, kept, inc64);
     // Pack: (biased exponent - 1) << mant, plus the significand with its implicit bit, which
     // carries into the exponent (also from the largest subnormal to the smallest normal).
@@ -238,8 +239,8 @@ pub(in crate::lower) fn round_pack(
 
 /// The bits of a signed zero of `fmt`.
 pub(in crate::lower) fn signed_zero(cx: &mut Cx<'_>, sign: ValueId, fmt: FloatFormat) -> ValueId {
-    let s = cx.konst(fmt.int_ty(), fmt.sign_bit());
-    let z = cx.konst(fmt.int_ty(), 0);
+    let s = cx.b.konst(fmt.int_ty(), fmt.sign_bit());
+    let z = cx.b.konst(fmt.int_ty(), 0);
     cx.sel(sign, s, z)
 }
 
@@ -279,11 +280,11 @@ pub(in crate::lower) fn round_bits(
     let ty = fmt.int_ty();
     let z = signed_zero(cx, zero_sign, fmt);
     let r = cx.sel(is_zero, z, r);
-    let infb = cx.konst(ty, fmt.inf());
-    let ninf = cx.konst(ty, fmt.inf() | fmt.sign_bit());
+    let infb = cx.b.konst(ty, fmt.inf());
+    let ninf = cx.b.konst(ty, fmt.inf() | fmt.sign_bit());
     let sinf = cx.sel(u.sign, ninf, infb);
     let r = cx.sel(inf, sinf, r);
-    let nanb = cx.konst(ty, fmt.canonical_nan());
+    let nanb = cx.b.konst(ty, fmt.canonical_nan());
     cx.sel(nan, nanb, r)
 }
 
@@ -294,16 +295,16 @@ pub(in crate::lower) fn round_bits(
 /// neither comparison holds and the sum is kept.
 pub(in crate::lower) fn add_round_odd_f64(cx: &mut Cx<'_>, a: ValueId, b: ValueId) -> ValueId {
     let exact = FpFlags { exact: true };
-    let s = cx.bin_flags(FAdd, a, b, exact);
-    let bb = cx.bin_flags(FSub, s, a, exact);
-    let s_bb = cx.bin_flags(FSub, s, bb, exact);
-    let da = cx.bin_flags(FSub, a, s_bb, exact);
-    let db = cx.bin_flags(FSub, b, bb, exact);
-    let e = cx.bin_flags(FAdd, da, db, exact);
-    let zero = cx.konst(Ty::F64, 0);
-    let e_pos = cx.bin(FOrdGt, e, zero);
-    let e_neg = cx.bin(FOrdLt, e, zero);
-    let s_neg = cx.bin(FOrdLt, s, zero);
+    let s = cx.b.bin_flags(FAdd, a, b, exact);
+    let bb = cx.b.bin_flags(FSub, s, a, exact);
+    let s_bb = cx.b.bin_flags(FSub, s, bb, exact);
+    let da = cx.b.bin_flags(FSub, a, s_bb, exact);
+    let db = cx.b.bin_flags(FSub, b, bb, exact);
+    let e = cx.b.bin_flags(FAdd, da, db, exact);
+    let zero = cx.b.konst(Ty::F64, 0);
+    let e_pos = cx.b.bin(FOrdGt, e, zero);
+    let e_neg = cx.b.bin(FOrdLt, e, zero);
+    let s_neg = cx.b.bin(FOrdLt, s, zero);
     let toward_zero = cx.sel(s_neg, e_pos, e_neg);
     let inexact = cx.bop(Or, e_pos, e_neg);
     let bits = cx.bits_of(s);
@@ -322,7 +323,7 @@ pub(in crate::lower) fn fconst(cx: &mut Cx<'_>, ty: Ty, v: f64) -> ValueId {
         Ty::F16 => u64::from(half::f16::from_f64(v).to_bits()),
         _ => u64::from((v as f32).to_bits()),
     };
-    cx.emit(ty, Op::Const(bits))
+    cx.b.emit(ty, Op::Const(bits))
 }
 
 /// `2^k * y` for f64 bits `e` (a biased exponent field) shifted by `k`: builds 2^(e - 1023 + k).

@@ -17,6 +17,7 @@ use super::super::cx::Cx;
 use super::fragment::{Batch, Gathered, gather, load_gathered, small_float_to_f32};
 use crate::check::inst::{BlockScale, ScaleType};
 use crate::float_format::{F32, UE4M3, UE8M0};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, FpFlags, Ty, ValueId};
 use crate::lower::float::format::pow2;
 use crate::lower::float::softfloat::Ops;
@@ -159,11 +160,11 @@ pub(super) fn scaled_dot(
     for (j, (ac, bc)) in a.chunks(chunk).zip(b.chunks(chunk)).enumerate() {
         let f = factors(cx, s, g, (h, i), j as u32);
         for (&p, &q) in ac.iter().zip(bc) {
-            let mut v = cx.bin_flags(BinOp::FMul, p, q, exact);
+            let mut v = cx.b.bin_flags(BinOp::FMul, p, q, exact);
             for &fk in &f {
-                v = cx.bin_flags(BinOp::FMul, v, fk, exact);
+                v = cx.b.bin_flags(BinOp::FMul, v, fk, exact);
             }
-            acc = cx.bin_flags(BinOp::FAdd, acc, v, exact);
+            acc = cx.b.bin_flags(BinOp::FAdd, acc, v, exact);
         }
     }
     cx.bits_of(acc)

@@ -7,6 +7,7 @@ use super::super::float::softfloat::{self as sf, Ops};
 use crate::check::Src;
 use crate::check::inst::{Mma, MmaType};
 use crate::float_format::{F32, FloatFormat, Specials};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, FpFlags, Op, Ty, ValueId, VarId};
 use crate::types::ScalarType;
 
@@ -35,15 +36,15 @@ pub(in crate::lower) fn gather(
         (cx.read(&regs[reg], ScalarType::B32), Ty::I32)
     };
     let s = src(cx);
-    let var = cx.f.new_var(ty, "matrix.lane_value");
+    let var = cx.b.f.new_var(ty, "matrix.lane_value");
     batch.push((v, s, var));
     var
 }
 
 /// The bits of a gathered register: I32, or I64 for `.f64`.
 pub(in crate::lower) fn load_gathered(cx: &mut Cx<'_>, g: VarId) -> ValueId {
-    let ty = cx.f.vars[g.0 as usize].ty;
-    let v = cx.emit(ty, Op::LoadVar(g));
+    let ty = cx.b.f.vars[g.0 as usize].ty;
+    let v = cx.b.emit(ty, Op::LoadVar(g));
     cx.bits_of(v)
 }
 
@@ -73,8 +74,9 @@ pub(super) fn small_float_to_f32(cx: &mut Cx<'_>, x: ValueId, fmt: FloatFormat) 
     let f32_mant = cx.c32(F32.mant);
     let pbits = cx.bop(BinOp::Shl, pe, f32_mant);
     let p = cx.float_of(pbits, Ty::F32);
-    let sigf = cx.conv(ConvOp::UToF, sig, Ty::F32);
-    let mag = cx.bin_flags(BinOp::FMul, sigf, p, FpFlags { exact: true });
+    let sigf = cx.b.conv(ConvOp::UToF, sig, Ty::F32);
+    let mag =
+        cx.b.bin_flags(BinOp::FMul, sigf, p, FpFlags { exact: true });
     let mag_bits = cx.bits_of(mag);
     let all = c(cx, fmt.magnitude_mask());
     let body = cx.bop(BinOp::And, x, all);
@@ -139,8 +141,8 @@ pub(in crate::lower) fn float_dot(
     let exact = FpFlags { exact: true };
     let mut acc = acc;
     for (&x, &y) in a.iter().zip(b) {
-        let p = cx.bin_flags(BinOp::FMul, x, y, exact);
-        acc = cx.bin_flags(BinOp::FAdd, acc, p, exact);
+        let p = cx.b.bin_flags(BinOp::FMul, x, y, exact);
+        acc = cx.b.bin_flags(BinOp::FAdd, acc, p, exact);
     }
     if d == MmaType::F16 {
         half::from_f32(cx, acc, sf::F16)

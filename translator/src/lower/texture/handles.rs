@@ -3,6 +3,7 @@
 //! reached through the kernel's table (`slots`).
 
 use crate::check::Map as HashMap;
+use crate::ir::build::Build;
 
 use super::super::cx::Cx;
 use super::slots::SlotKey;
@@ -167,10 +168,10 @@ impl Cx<'_> {
     /// Word `word` of slot `slot`'s record (u32).
     pub(super) fn record_word(&mut self, slot: u32, word: u32) -> ValueId {
         let off = self.textures.borrow().slots[slot as usize].1.record_offset + 4 * word;
-        let base = self.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
-        let off = self.konst(Ty::I64, u64::from(off));
-        let addr = self.bin(BinOp::IAdd, base, off);
-        self.emit(
+        let base = self.b.emit(Ty::I64, Op::Builtin(Builtin::ParamBase));
+        let off = self.b.konst(Ty::I64, u64::from(off));
+        let addr = self.b.bin(BinOp::IAdd, base, off);
+        self.b.emit(
             Ty::I32,
             Op::Load {
                 ptr: Ptr::Global(addr),
@@ -181,10 +182,10 @@ impl Cx<'_> {
     }
 
     pub(super) fn f32(&mut self, v: f32) -> ValueId {
-        self.konst(Ty::F32, u64::from(v.to_bits()))
+        self.b.konst(Ty::F32, u64::from(v.to_bits()))
     }
 
     pub(super) fn i32(&mut self, v: i32) -> ValueId {
-        self.konst(Ty::I32, u64::from(v as u32))
+        self.b.konst(Ty::I32, u64::from(v as u32))
     }
 }

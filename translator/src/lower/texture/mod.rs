@@ -16,6 +16,7 @@ use super::cx::Cx;
 use crate::check::Src;
 use crate::check::inst::{Tex, TexLod, TexOperand, Tld4, Txq, TxqQuery};
 use crate::check::{Dst, VarRef};
+use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, ExtOp, Op, Terminator, TexOp, TexOpKind, Ty, ValueId, VarId};
 use crate::texture::{
     FilterMode, Geometry, SampledKind, SamplerSource, SamplerState, TextureBinding, record,
@@ -82,25 +83,27 @@ fn coord_mode(
         SamplerSource::Static(SamplerState {
             force_unnormalized: true,
             ..
-        }) => cx.konst(Ty::Bool, 1),
+        }) => cx.b.konst(Ty::Bool, 1),
         _ => {
             let n = cx.record_word(slot, record::NORMALIZED_COORDS);
             let zero = cx.i32(0);
-            cx.bin(BinOp::IEq, n, zero)
+            cx.b.bin(BinOp::IEq, n, zero)
         }
     };
     let point = match sampler {
-        SamplerSource::Static(s) => cx.konst(Ty::Bool, u64::from(s.filter == FilterMode::Nearest)),
+        SamplerSource::Static(s) => {
+            cx.b.konst(Ty::Bool, u64::from(s.filter == FilterMode::Nearest))
+        }
         SamplerSource::Texture => {
             let f = cx.record_word(slot, record::FILTER_MODE);
             let zero = cx.i32(0);
-            cx.bin(BinOp::IEq, f, zero)
+            cx.b.bin(BinOp::IEq, f, zero)
         }
     };
     let sizes = (0..geom.dims() as u32)
         .map(|k| {
             let w = cx.record_word(slot, record::WIDTH + k);
-            cx.conv(ConvOp::UToF, w, Ty::F32)
+            cx.b.conv(ConvOp::UToF, w, Ty::F32)
         })
         .collect();
     Coords {
@@ -124,7 +127,7 @@ fn float_coords(
     let mut out = Vec::new();
     for (k, u) in raw.into_iter().enumerate() {
         let off = match offs {
-            Offsets::Values(v) => v.get(k).map(|o| cx.conv(ConvOp::SToF, *o, Ty::F32)),
+            Offsets::Values(v) => v.get(k).map(|o| cx.b.conv(ConvOp::SToF, *o, Ty::F32)),
             _ => None,
         };
         let (Some(unnorm), Some(point)) = (mode.unnorm, mode.point) else {
@@ -135,27 +138,27 @@ fn float_coords(
         let size = mode.sizes[k];
         // Unnormalized texture: (u + o) / size, through the texel centre for point sampling.
         let ut = match off {
-            Some(o) => cx.bin(BinOp::FAdd, u, o),
+            Some(o) => cx.b.bin(BinOp::FAdd, u, o),
             None => u,
         };
         let ut = if centre_point {
-            let fl = cx.ext(ExtOp::Floor, &[ut], Default::default());
+            let fl = cx.b.ext(ExtOp::Floor, &[ut], Default::default());
             let half = cx.f32(0.5);
-            let c = cx.bin(BinOp::FAdd, fl, half);
-            cx.select(point, c, ut)
+            let c = cx.b.bin(BinOp::FAdd, fl, half);
+            cx.b.select(point, c, ut)
         } else {
             ut
         };
-        let un = cx.bin(BinOp::FDiv, ut, size);
+        let un = cx.b.bin(BinOp::FDiv, ut, size);
         // Normalized texture: u + o / size.
         let nn = match off {
             Some(o) => {
-                let d = cx.bin(BinOp::FDiv, o, size);
-                cx.bin(BinOp::FAdd, u, d)
+                let d = cx.b.bin(BinOp::FDiv, o, size);
+                cx.b.bin(BinOp::FAdd, u, d)
             }
             None => u,
         };
-        out.push(cx.select(unnorm, un, nn));
+        out.push(cx.b.select(unnorm, un, nn));
     }
     out
 }
@@ -177,7 +180,7 @@ fn result_vars(cx: &mut Cx<'_>, kind: SampledKind) -> Vec<VarId> {
         Ty::I32
     };
     (0..4)
-        .map(|k| cx.f.new_var(ty, format!("tex.{k}")))
+        .map(|k| cx.b.f.new_var(ty, format!("tex.{k}")))
         .collect()
 }
 
@@ -193,29 +196,29 @@ fn write_results(
     let vals: Vec<ValueId> = results
         .iter()
         .map(|v| {
-            let ty = cx.f.vars[v.0 as usize].ty;
-            cx.emit(ty, Op::LoadVar(*v))
+            let ty = cx.b.f.vars[v.0 as usize].ty;
+            cx.b.emit(ty, Op::LoadVar(*v))
         })
         .collect();
     match dtype {
         ScalarType::F16 => {
             for (d, v) in dst.iter().zip(vals) {
-                let h = cx.conv(ConvOp::FConvert, v, Ty::F16);
+                let h = cx.b.conv(ConvOp::FConvert, v, Ty::F16);
                 cx.write(d, ScalarType::F16, h);
             }
         }
         ScalarType::F16x2 => {
             for (k, d) in dst.iter().enumerate() {
                 let half = |cx: &mut Cx<'_>, v: ValueId| {
-                    let h = cx.conv(ConvOp::FConvert, v, Ty::F16);
-                    let b = cx.conv(ConvOp::Bitcast, h, Ty::I16);
-                    cx.conv(ConvOp::ZExt, b, Ty::I32)
+                    let h = cx.b.conv(ConvOp::FConvert, v, Ty::F16);
+                    let b = cx.b.conv(ConvOp::Bitcast, h, Ty::I16);
+                    cx.b.conv(ConvOp::ZExt, b, Ty::I32)
                 };
                 let lo = half(cx, vals[2 * k]);
                 let hi = half(cx, vals[2 * k + 1]);
                 let sh = cx.i32(16);
-                let hi = cx.bin(BinOp::Shl, hi, sh);
-                let both = cx.bin(BinOp::Or, lo, hi);
+                let hi = cx.b.bin(BinOp::Shl, hi, sh);
+                let both = cx.b.bin(BinOp::Or, lo, hi);
                 cx.write(d, ScalarType::F16x2, both);
             }
         }
@@ -226,7 +229,7 @@ fn write_results(
         }
     }
     if let Some(p) = pred {
-        let t = cx.konst(Ty::Bool, 1);
+        let t = cx.b.konst(Ty::Bool, 1);
         cx.write(p, ScalarType::Pred, t);
     }
 }
@@ -291,7 +294,7 @@ fn tex_sample(
     let mut coords = float_coords(cx, raw, &mode, &offs, true);
     if let Some(l) = &t.layer {
         let l = cx.read(l, ScalarType::U32);
-        coords.push(cx.conv(ConvOp::UToF, l, Ty::F32));
+        coords.push(cx.b.conv(ConvOp::UToF, l, Ty::F32));
     }
     let kind = match &t.lod {
         TexLod::Base => TexOpKind::SampleLod(cx.f32(0.0)),
@@ -304,8 +307,8 @@ fn tex_sample(
                         let g = cx.read(s, ScalarType::F32);
                         match (mode.unnorm, mode.sizes.get(k)) {
                             (Some(u), Some(size)) => {
-                                let n = cx.bin(BinOp::FDiv, g, *size);
-                                cx.select(u, n, g)
+                                let n = cx.b.bin(BinOp::FDiv, g, *size);
+                                cx.b.select(u, n, g)
                             }
                             _ => g,
                         }
@@ -318,7 +321,7 @@ fn tex_sample(
         }
     };
     let dref = t.compare.as_ref().map(|c| cx.read(c, ScalarType::F32));
-    let tex = cx.f.side.add_tex(TexOp {
+    let tex = cx.b.f.side.add_tex(TexOp {
         binding: b,
         kind,
         coords,
@@ -329,7 +332,7 @@ fn tex_sample(
         },
         results: results.to_vec(),
     });
-    cx.emit_void(Op::Texture(tex));
+    cx.b.emit_void(Op::Texture(tex));
 }
 
 /// Integer coordinates: one texel, or zeros outside the texture (or past its levels).
@@ -366,72 +369,72 @@ fn tex_fetch(
         Offsets::Const(c) => {
             for (k, o) in c.into_iter().enumerate() {
                 let o = cx.i32(o);
-                coords[k] = cx.bin(BinOp::IAdd, coords[k], o);
+                coords[k] = cx.b.bin(BinOp::IAdd, coords[k], o);
             }
         }
         Offsets::Values(v) => {
             for (k, o) in v.into_iter().enumerate() {
-                coords[k] = cx.bin(BinOp::IAdd, coords[k], o);
+                coords[k] = cx.b.bin(BinOp::IAdd, coords[k], o);
             }
         }
     }
     // In bounds: level < levels, each coordinate < max(1, size >> level) (unsigned, so that
     // negative ones are out), layer < layers.
     let levels = cx.record_word(slot, record::LEVELS);
-    let mut ok = cx.bin(BinOp::ULt, level, levels);
+    let mut ok = cx.b.bin(BinOp::ULt, level, levels);
     let lvl = {
         let max = cx.i32(31);
-        cx.ext(ExtOp::UMin, &[level, max], Default::default())
+        cx.b.ext(ExtOp::UMin, &[level, max], Default::default())
     };
     for (k, c) in coords.iter().enumerate() {
         let size = cx.record_word(slot, record::WIDTH + k as u32);
-        let s = cx.bin(BinOp::LShr, size, lvl);
+        let s = cx.b.bin(BinOp::LShr, size, lvl);
         let one = cx.i32(1);
-        let s = cx.ext(ExtOp::UMax, &[s, one], Default::default());
-        let inside = cx.bin(BinOp::ULt, *c, s);
-        ok = cx.bin(BinOp::And, ok, inside);
+        let s = cx.b.ext(ExtOp::UMax, &[s, one], Default::default());
+        let inside = cx.b.bin(BinOp::ULt, *c, s);
+        ok = cx.b.bin(BinOp::And, ok, inside);
     }
     if let Some(l) = &t.layer {
         let l = cx.read(l, ScalarType::U32);
         let layers = cx.record_word(slot, record::ARRAY_SIZE);
-        let inside = cx.bin(BinOp::ULt, l, layers);
-        ok = cx.bin(BinOp::And, ok, inside);
+        let inside = cx.b.bin(BinOp::ULt, l, layers);
+        ok = cx.b.bin(BinOp::And, ok, inside);
         coords.push(l);
     }
-    let ty = cx.f.vars[results[0].0 as usize].ty;
+    let ty = cx.b.f.vars[results[0].0 as usize].ty;
     for r in results {
-        let z = cx.konst(ty, 0);
-        cx.emit_void(Op::StoreVar(*r, z));
+        let z = cx.b.konst(ty, 0);
+        cx.b.emit_void(Op::StoreVar(*r, z));
     }
-    let then = cx.f.new_block();
-    let join = cx.f.new_block();
-    cx.f.block_mut(cx.cur).term = Terminator::Branch {
+    let then = cx.b.f.new_block();
+    let join = cx.b.f.new_block();
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
         cond: ok,
         then,
         else_: join,
     };
-    cx.cur = then;
+    cx.b.cur = then;
     // `tex1Dfetch` of a texture over linear memory compiles to this very form; which kind of
     // texture a launch passes is known from its record only.
     if t.geom == Geometry::D1 && t.layer.is_none() && matches!(t.lod, TexLod::Base) {
         let lo = cx.record_word(slot, record::LINEAR_ADDRESS);
         let hi = cx.record_word(slot, record::LINEAR_ADDRESS + 1);
-        let any = cx.bin(BinOp::Or, lo, hi);
+        let any = cx.b.bin(BinOp::Or, lo, hi);
         let zero = cx.i32(0);
-        let linear = cx.bin(BinOp::INe, any, zero);
-        let memory = cx.f.new_block();
-        let image = cx.f.new_block();
-        cx.f.block_mut(cx.cur).term = Terminator::Branch {
+        let linear = cx.b.bin(BinOp::INe, any, zero);
+        let memory = cx.b.f.new_block();
+        let image = cx.b.f.new_block();
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Branch {
             cond: linear,
             then: memory,
             else_: image,
         };
-        cx.cur = memory;
+        cx.b.cur = memory;
         linear::fetch(cx, slot, coords[0], (lo, hi), kind, results);
-        cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
-        cx.cur = image;
+        cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(join);
+        cx.b.cur = image;
     }
-    let tex = cx.f.side.add_tex(TexOp {
+    let tex = cx.b.f.side.add_tex(TexOp {
         binding: b,
         kind: TexOpKind::Fetch(level),
         coords,
@@ -439,9 +442,9 @@ fn tex_fetch(
         offset: None,
         results: results.to_vec(),
     });
-    cx.emit_void(Op::Texture(tex));
-    cx.f.block_mut(cx.cur).term = Terminator::Jump(join);
-    cx.cur = join;
+    cx.b.emit_void(Op::Texture(tex));
+    cx.b.f.block_mut(cx.b.cur).term = Terminator::Jump(join);
+    cx.b.cur = join;
 }
 
 /// `tld4` (ISA 8.7.7.4): the bilinear footprint's four texels, lower left first and counter-
@@ -479,10 +482,10 @@ pub fn tld4(cx: &mut Cx<'_>, t: &Tld4) {
     let mut coords = float_coords(cx, raw, &mode, &offs, false);
     if let Some(l) = &t.layer {
         let l = cx.read(l, ScalarType::U32);
-        coords.push(cx.conv(ConvOp::UToF, l, Ty::F32));
+        coords.push(cx.b.conv(ConvOp::UToF, l, Ty::F32));
     }
     let dref = t.compare.as_ref().map(|c| cx.read(c, ScalarType::F32));
-    let tex = cx.f.side.add_tex(TexOp {
+    let tex = cx.b.f.side.add_tex(TexOp {
         binding: b,
         kind: TexOpKind::Gather(t.comp),
         coords,
@@ -493,7 +496,7 @@ pub fn tld4(cx: &mut Cx<'_>, t: &Tld4) {
         },
         results: results.clone(),
     });
-    cx.emit_void(Op::Texture(tex));
+    cx.b.emit_void(Op::Texture(tex));
     write_results(cx, &results, t.dtype, &t.dst, &t.pred);
 }
 
@@ -511,7 +514,7 @@ pub fn txq(cx: &mut Cx<'_>, q: &Txq) {
                 TxqQuery::ForceUnnormalizedCoords => u64::from(s.force_unnormalized),
                 _ => 0,
             };
-            cx.konst(Ty::I32, bits)
+            cx.b.konst(Ty::I32, bits)
         }
         TexOperand::Var(VarRef::Local(l))
             if cx.func.var(*l).opaque == Some(crate::texture::Opaque::SamplerRef) =>
@@ -544,11 +547,11 @@ pub fn txq(cx: &mut Cx<'_>, q: &Txq) {
                 Some(l) => {
                     let l = cx.read(l, ScalarType::B32);
                     let max = cx.i32(31);
-                    let l = cx.ext(ExtOp::UMin, &[l, max], Default::default());
-                    let s = cx.bin(BinOp::LShr, v, l);
+                    let l = cx.b.ext(ExtOp::UMin, &[l, max], Default::default());
+                    let s = cx.b.bin(BinOp::LShr, v, l);
                     let one = cx.i32(1);
-                    let nonzero = cx.ext(ExtOp::UMin, &[v, one], Default::default());
-                    cx.ext(ExtOp::UMax, &[s, nonzero], Default::default())
+                    let nonzero = cx.b.ext(ExtOp::UMin, &[v, one], Default::default());
+                    cx.b.ext(ExtOp::UMax, &[s, nonzero], Default::default())
                 }
                 None => v,
             }
