@@ -17,6 +17,7 @@
 //! instead combine into one word per warp with a shared-memory atomic (`combine`): a few
 //! instructions where reading 32 slots unrolled made hundreds per operation.
 
+use crate::ir::build::Build;
 use crate::ir::{
     AtomicOp, BinOp, BlockId, Builtin, ConvOp, ExtOp, FpFlags, Function, Inst, MemOrder, Op,
     Ordering, Ptr, ReduceOp, Scope, Ty, ValueId, VarId, WarpOp,
@@ -194,13 +195,21 @@ fn rename(inst: &mut Inst, old: ValueId, new: ValueId) {
     }
 }
 
+/// Writes the expansion of a sync block's warp operations into `out`, speaking the IR's one
+/// building vocabulary ([`Build`]).
 struct Emit<'a> {
     f: &'a mut Function,
     out: &'a mut Vec<Inst>,
 }
 
-impl Emit<'_> {
-    fn push(&mut self, ty: Ty, op: Op) -> ValueId {
+/// The SIMT expansion's builder: instructions go to the end of `out`, a block being rewritten,
+/// each made as asked (no constant is shared: the expansion places its own).
+impl Build for Emit<'_> {
+    fn func(&self) -> &Function {
+        self.f
+    }
+
+    fn emit(&mut self, ty: Ty, op: Op) -> ValueId {
         let id = ValueId(self.f.values.len() as u32);
         self.f.values.push(ty);
         self.out.push(Inst {
@@ -210,34 +219,22 @@ impl Emit<'_> {
         id
     }
 
-    fn void(&mut self, op: Op) {
+    fn emit_void(&mut self, op: Op) {
         self.out.push(Inst { result: None, op });
     }
 
-    fn k(&mut self, v: u64) -> ValueId {
-        self.push(Ty::I32, Op::Const(v))
+    fn konst(&mut self, ty: Ty, bits: u64) -> ValueId {
+        self.emit(ty, Op::Const(bits))
     }
+}
 
-    fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
-        let ty = if op.is_compare() {
-            Ty::Bool
-        } else {
-            self.f.ty(a)
-        };
-        self.push(ty, Op::Bin(op, a, b, FpFlags::default()))
-    }
-
-    fn select(&mut self, c: ValueId, a: ValueId, b: ValueId) -> ValueId {
-        let ty = self.f.ty(a);
-        self.push(ty, Op::Select(c, a, b))
-    }
-
+impl Emit<'_> {
     fn builtin(&mut self, b: Builtin) -> ValueId {
-        self.push(Ty::I32, Op::Builtin(b))
+        self.emit(Ty::I32, Op::Builtin(b))
     }
 
     fn load(&mut self, idx: ValueId) -> ValueId {
-        self.push(
+        self.emit(
             Ty::I32,
             Op::Load {
                 ptr: Ptr::Shared(idx),
@@ -248,7 +245,7 @@ impl Emit<'_> {
     }
 
     fn store(&mut self, idx: ValueId, v: ValueId) {
-        self.void(Op::Store {
+        self.emit_void(Op::Store {
             ptr: Ptr::Shared(idx),
             value: v,
             align: 4,
@@ -257,7 +254,7 @@ impl Emit<'_> {
     }
 
     fn barrier(&mut self) {
-        self.void(Op::Barrier);
+        self.emit_void(Op::Barrier);
     }
 
     /// This thread's frame: the invariant parts as `frame_vars` stored them (emission
@@ -265,9 +262,9 @@ impl Emit<'_> {
     fn frame(&mut self, st: VarId, v: &FrameVars) -> Frame {
         let [t, threads, lo, hi, flag, vote, warp] =
             [v.t, v.threads, v.lo, v.hi, v.flag, v.vote, v.warp]
-                .map(|var| self.push(Ty::I32, Op::LoadVar(var)));
-        let s = self.push(Ty::I32, Op::LoadVar(st));
-        let zero = self.k(0);
+                .map(|var| self.emit(Ty::I32, Op::LoadVar(var)));
+        let s = self.emit(Ty::I32, Op::LoadVar(st));
+        let zero = self.konst(Ty::I32, 0);
         let active = self.bin(BinOp::IEq, s, zero);
         Frame {
             t,
@@ -286,13 +283,13 @@ impl Emit<'_> {
     /// operation, then alternating (every thread runs the same operations in the same order, so
     /// all agree).
     fn alternate(&mut self, fr: &Frame, alt: AltVars) -> (ValueId, ValueId) {
-        let w = self.push(Ty::I32, Op::LoadVar(alt.which));
-        let zero = self.k(0);
+        let w = self.emit(Ty::I32, Op::LoadVar(alt.which));
+        let zero = self.konst(Ty::I32, 0);
         let second = self.bin(BinOp::IEq, w, zero);
-        let one = self.k(1);
+        let one = self.konst(Ty::I32, 1);
         let next = self.select(second, one, zero);
-        self.void(Op::StoreVar(alt.which, next));
-        let [lo1, flag1] = [alt.lo, alt.flag].map(|var| self.push(Ty::I32, Op::LoadVar(var)));
+        self.emit_void(Op::StoreVar(alt.which, next));
+        let [lo1, flag1] = [alt.lo, alt.flag].map(|var| self.emit(Ty::I32, Op::LoadVar(var)));
         let lo = self.select(second, lo1, fr.lo);
         let flag = self.select(second, flag1, fr.flag);
         (lo, flag)
@@ -301,8 +298,8 @@ impl Emit<'_> {
     /// Writes this thread's slot: flag = `on`, value words = `v` (32 or 64 bits).
     fn publish(&mut self, fr: &Frame, on: ValueId, v: Option<ValueId>) {
         self.barrier();
-        let one = self.k(1);
-        let zero = self.k(0);
+        let one = self.konst(Ty::I32, 1);
+        let zero = self.konst(Ty::I32, 0);
         let flag = self.select(on, one, zero);
         let at = self.bin(BinOp::IAdd, fr.flag, fr.t);
         self.store(at, flag);
@@ -321,18 +318,18 @@ impl Emit<'_> {
     fn split(&mut self, v: ValueId) -> (ValueId, Option<ValueId>) {
         let ty = self.f.ty(v);
         let bits = if ty.is_float() {
-            self.push(Ty::int(ty.bits()), Op::Conv(ConvOp::Bitcast, v))
+            self.emit(Ty::int(ty.bits()), Op::Conv(ConvOp::Bitcast, v))
         } else {
             v
         };
         if ty.bits() == 64 {
-            let lo = self.push(Ty::I32, Op::Conv(ConvOp::Trunc, bits));
-            let sh = self.push(Ty::I64, Op::Const(32));
+            let lo = self.emit(Ty::I32, Op::Conv(ConvOp::Trunc, bits));
+            let sh = self.konst(Ty::I64, 32);
             let h = self.bin(BinOp::LShr, bits, sh);
-            let hi = self.push(Ty::I32, Op::Conv(ConvOp::Trunc, h));
+            let hi = self.emit(Ty::I32, Op::Conv(ConvOp::Trunc, h));
             (lo, Some(hi))
         } else if ty.bits() < 32 {
-            (self.push(Ty::I32, Op::Conv(ConvOp::ZExt, bits)), None)
+            (self.emit(Ty::I32, Op::Conv(ConvOp::ZExt, bits)), None)
         } else {
             (bits, None)
         }
@@ -345,7 +342,7 @@ impl Emit<'_> {
         let safe = self.select(exists, idx, fr.t);
         let at = self.bin(BinOp::IAdd, flag, safe);
         let flag = self.load(at);
-        let zero = self.k(0);
+        let zero = self.konst(Ty::I32, 0);
         let set = self.bin(BinOp::INe, flag, zero);
         let on = self.bin(BinOp::And, exists, set);
         (on, safe)
@@ -365,18 +362,18 @@ impl Emit<'_> {
         let bits = if ty.bits() == 64 {
             let at = self.bin(BinOp::IAdd, hi, slot);
             let hi = self.load(at);
-            let lo = self.push(Ty::I64, Op::Conv(ConvOp::ZExt, lo));
-            let hi = self.push(Ty::I64, Op::Conv(ConvOp::ZExt, hi));
-            let sh = self.push(Ty::I64, Op::Const(32));
+            let lo = self.emit(Ty::I64, Op::Conv(ConvOp::ZExt, lo));
+            let hi = self.emit(Ty::I64, Op::Conv(ConvOp::ZExt, hi));
+            let sh = self.konst(Ty::I64, 32);
             let hi = self.bin(BinOp::Shl, hi, sh);
             self.bin(BinOp::Or, lo, hi)
         } else if ty.bits() < 32 {
-            self.push(Ty::int(ty.bits()), Op::Conv(ConvOp::Trunc, lo))
+            self.emit(Ty::int(ty.bits()), Op::Conv(ConvOp::Trunc, lo))
         } else {
             lo
         };
         if ty.is_float() {
-            self.push(ty, Op::Conv(ConvOp::Bitcast, bits))
+            self.emit(ty, Op::Conv(ConvOp::Bitcast, bits))
         } else {
             bits
         }
@@ -384,11 +381,11 @@ impl Emit<'_> {
 
     /// This thread's bit in its warp's masks where `on` holds, else 0.
     fn lane_bit(&mut self, fr: &Frame, on: ValueId) -> ValueId {
-        let k31 = self.k(31);
+        let k31 = self.konst(Ty::I32, 31);
         let lane = self.bin(BinOp::And, fr.t, k31);
-        let one = self.k(1);
+        let one = self.konst(Ty::I32, 1);
         let own = self.bin(BinOp::Shl, one, lane);
-        let zero = self.k(0);
+        let zero = self.konst(Ty::I32, 0);
         self.select(on, own, zero)
     }
 
@@ -406,7 +403,7 @@ impl Emit<'_> {
         value: Option<(ValueId, Option<ValueId>)>,
     ) -> ValueId {
         self.barrier();
-        let id = self.k(identity);
+        let id = self.konst(Ty::I32, identity);
         let own = self.bin(BinOp::IAdd, fr.flag, fr.t);
         self.store(own, id);
         if let Some((lo, hi)) = value {
@@ -419,7 +416,7 @@ impl Emit<'_> {
         }
         self.barrier();
         let word = self.bin(BinOp::IAdd, fr.flag, fr.warp);
-        self.push(
+        self.emit(
             Ty::I32,
             Op::Atomic {
                 op,
@@ -513,16 +510,16 @@ impl Emit<'_> {
     /// The flag area of the batch set this batch takes (the sets in turn; every thread runs the
     /// same batches in the same order, so all agree), this thread's flag written to it.
     fn batch_set(&mut self, fr: &Frame, bv: BatchVars) -> ValueId {
-        let w = self.push(Ty::I32, Op::LoadVar(bv.which));
-        let one = self.k(1);
+        let w = self.emit(Ty::I32, Op::LoadVar(bv.which));
+        let one = self.konst(Ty::I32, 1);
         let next = self.bin(BinOp::Xor, w, one);
-        self.void(Op::StoreVar(bv.which, next));
-        let base = self.push(Ty::I32, Op::LoadVar(bv.base));
-        let per = self.k(u64::from(bv.set_words));
+        self.emit_void(Op::StoreVar(bv.which, next));
+        let base = self.emit(Ty::I32, Op::LoadVar(bv.base));
+        let per = self.konst(Ty::I32, u64::from(bv.set_words));
         let stride = self.bin(BinOp::IMul, fr.threads, per);
         let off = self.bin(BinOp::IMul, stride, w);
         let flag = self.bin(BinOp::IAdd, base, off);
-        let zero = self.k(0);
+        let zero = self.konst(Ty::I32, 0);
         let on = self.select(fr.active, one, zero);
         let at = self.bin(BinOp::IAdd, flag, fr.t);
         self.store(at, on);
@@ -531,7 +528,7 @@ impl Emit<'_> {
 
     /// The `n`th area of `threads` words after `first`.
     fn area(&mut self, fr: &Frame, first: ValueId, n: u32) -> ValueId {
-        let n = self.k(u64::from(n));
+        let n = self.konst(Ty::I32, u64::from(n));
         let off = self.bin(BinOp::IMul, fr.threads, n);
         self.bin(BinOp::IAdd, first, off)
     }
@@ -552,8 +549,8 @@ impl Emit<'_> {
         {
             let v = args[0];
             let (lo, flag) = self.alternate(&fr, alt);
-            let one = self.k(1);
-            let zero = self.k(0);
+            let one = self.konst(Ty::I32, 1);
+            let zero = self.konst(Ty::I32, 0);
             let on = self.select(fr.active, one, zero);
             let at = self.bin(BinOp::IAdd, flag, fr.t);
             self.store(at, on);
@@ -568,8 +565,8 @@ impl Emit<'_> {
         if let Some(alt) = fr.alt {
             // This operation's areas were read last by no `ReadLane` that runs without its
             // first barrier: the next one takes the second pair.
-            let zero = self.k(0);
-            self.void(Op::StoreVar(alt.which, zero));
+            let zero = self.konst(Ty::I32, 0);
+            self.emit_void(Op::StoreVar(alt.which, zero));
         }
         Some(match op {
             WarpOp::ReadLane => {
@@ -597,19 +594,16 @@ impl Emit<'_> {
                 let on = self.bin(BinOp::And, fr.active, include);
                 let bit = self.lane_bit(&fr, on);
                 let (lo, hi) = self.split(v);
-                let (zero, one) = (self.k(0), self.k(1));
+                let (zero, one) = (self.konst(Ty::I32, 0), self.konst(Ty::I32, 1));
                 let members = self.combine(&fr, AtomicOp::Or, 0, bit, Some((lo, hi)));
                 let base = self.bin(BinOp::IAdd, fr.lo, fr.warp);
                 let end = self.bin(BinOp::IAdd, fr.lo, fr.threads);
                 let last = self.bin(BinOp::ISub, end, one);
                 let mut acc = zero;
                 for l in 0..32u64 {
-                    let lc = self.k(l);
+                    let lc = self.konst(Ty::I32, l);
                     let idx = self.bin(BinOp::IAdd, base, lc);
-                    let at = self.push(
-                        Ty::I32,
-                        Op::Ext(ExtOp::UMin, [idx, last].into(), FpFlags::default()),
-                    );
+                    let at = self.ext(ExtOp::UMin, &[idx, last], FpFlags::default());
                     let x = self.load(at);
                     let mut same = self.bin(BinOp::IEq, x, lo);
                     if let Some(hi) = hi {
@@ -619,7 +613,7 @@ impl Emit<'_> {
                         let same_hi = self.bin(BinOp::IEq, x, hi);
                         same = self.bin(BinOp::And, same, same_hi);
                     }
-                    let lane_bit = self.k(1 << l);
+                    let lane_bit = self.konst(Ty::I32, 1 << l);
                     let add = self.select(same, lane_bit, zero);
                     acc = self.bin(BinOp::Or, acc, add);
                 }
@@ -637,18 +631,18 @@ impl Emit<'_> {
                     ReduceOp::SMax => AtomicOp::SMax,
                 };
                 let identity = r.identity();
-                let id = self.k(identity);
+                let id = self.konst(Ty::I32, identity);
                 let x = self.select(fr.active, args[0], id);
                 self.combine(&fr, atomic, identity, x, None)
             }
             WarpOp::WorkgroupCount => {
                 // Thread 0 clears the vote word, active threads with the predicate add one.
                 self.barrier();
-                let zero = self.k(0);
+                let zero = self.konst(Ty::I32, 0);
                 let is0 = self.bin(BinOp::IEq, fr.t, zero);
-                let ones = self.k(0xFFFF_FFFF);
+                let ones = self.konst(Ty::I32, 0xFFFF_FFFF);
                 let keep = self.select(is0, zero, ones);
-                self.push(
+                self.emit(
                     Ty::I32,
                     Op::Atomic {
                         op: AtomicOp::And,
@@ -660,9 +654,9 @@ impl Emit<'_> {
                 );
                 self.barrier();
                 let on = self.bin(BinOp::And, fr.active, args[0]);
-                let one = self.k(1);
+                let one = self.konst(Ty::I32, 1);
                 let add = self.select(on, one, zero);
-                self.push(
+                self.emit(
                     Ty::I32,
                     Op::Atomic {
                         op: AtomicOp::Add,
@@ -678,11 +672,11 @@ impl Emit<'_> {
             WarpOp::WorkgroupAny => {
                 // Thread 0 clears the vote word, everyone ORs in, everyone reads.
                 self.barrier();
-                let zero = self.k(0);
+                let zero = self.konst(Ty::I32, 0);
                 let is0 = self.bin(BinOp::IEq, fr.t, zero);
-                let ones = self.k(0xFFFF_FFFF);
+                let ones = self.konst(Ty::I32, 0xFFFF_FFFF);
                 let keep = self.select(is0, zero, ones);
-                self.push(
+                self.emit(
                     Ty::I32,
                     Op::Atomic {
                         op: AtomicOp::And,
@@ -693,9 +687,9 @@ impl Emit<'_> {
                     },
                 );
                 self.barrier();
-                let one = self.k(1);
+                let one = self.konst(Ty::I32, 1);
                 let bit = self.select(args[0], one, zero);
-                self.push(
+                self.emit(
                     Ty::I32,
                     Op::Atomic {
                         op: AtomicOp::Or,
@@ -760,7 +754,7 @@ fn frame_vars(
 ) -> FrameVars {
     let mut out = std::mem::take(&mut f.block_mut(init).insts);
     let mut e = Emit { f, out: &mut out };
-    let t = crate::ir::linear_local_id(|ty, op| e.push(ty, op));
+    let t = crate::ir::linear_local_id(|ty, op| e.emit(ty, op));
     let nx = e.builtin(Builtin::BlockDim(0));
     let ny = e.builtin(Builtin::BlockDim(1));
     let nz = e.builtin(Builtin::BlockDim(2));
@@ -770,19 +764,19 @@ fn frame_vars(
     let hi = e.bin(BinOp::IAdd, lo, threads);
     let flag = e.bin(BinOp::IAdd, hi, threads);
     let vote = e.bin(BinOp::IAdd, flag, threads);
-    let m = e.k(!31u64 & 0xFFFF_FFFF);
+    let m = e.konst(Ty::I32, !31u64 & 0xFFFF_FFFF);
     let warp = e.bin(BinOp::And, t, m);
     let keep = |e: &mut Emit<'_>, v: ValueId, name: &'static str| {
         let var = e.f.new_var(Ty::I32, name);
-        e.void(Op::StoreVar(var, v));
+        e.emit_void(Op::StoreVar(var, v));
         var
     };
-    let one = e.k(1);
+    let one = e.konst(Ty::I32, 1);
     let after_vote = e.bin(BinOp::IAdd, vote, one);
     let alt = alternating.then(|| {
         let lo1 = after_vote;
         let flag1 = e.bin(BinOp::IAdd, lo1, threads);
-        let zero = e.k(0);
+        let zero = e.konst(Ty::I32, 0);
         AltVars {
             lo: keep(&mut e, lo1, "simt.lo1"),
             flag: keep(&mut e, flag1, "simt.flag1"),
@@ -791,13 +785,13 @@ fn frame_vars(
     });
     let batch = batch_words.map(|w| {
         let base = if alternating {
-            let two = e.k(2);
+            let two = e.konst(Ty::I32, 2);
             let pair = e.bin(BinOp::IMul, threads, two);
             e.bin(BinOp::IAdd, after_vote, pair)
         } else {
             after_vote
         };
-        let zero = e.k(0);
+        let zero = e.konst(Ty::I32, 0);
         BatchVars {
             base: keep(&mut e, base, "simt.batch"),
             set_words: 1 + w,
