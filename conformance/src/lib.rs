@@ -9,11 +9,8 @@ pub mod cases;
 pub mod coverage;
 pub mod cuda;
 pub mod elementwise;
-// --- exhaustive 32-bit cases ---
 pub mod exhaustive;
-// --- float ---
 pub mod ieee;
-// --- end float ---
 pub mod inventory;
 pub mod launch;
 pub mod record;

@@ -52,7 +52,6 @@ mod services;
 mod spill;
 mod spirv_kernel;
 mod stream;
-// --- textures ---
 mod texture;
 
 pub use context::{Context, ContextOptions, Restrictions, devices};
@@ -60,17 +59,16 @@ pub use device::{DeviceInfo, DeviceKind, select as select_device};
 pub use error::{Error, Result, install_hint};
 pub use event::Event;
 pub use instance::Validation;
+pub use launch::TextureRef;
 pub use launch::{BufferRef, KernelArg, LaunchConfig, MAX_GRID, describe_param};
 pub use memory::{Buffer, DeviceBuffer, DeviceRange, DeviceSlice, Download};
 pub use module::{GlobalInfo, Kernel, KernelInfo, Module};
 pub use ptxvk_translator as translator;
+pub use ptxvk_translator::texture::{AddressMode, FilterMode};
 pub(crate) use ptxvk_translator::types::TypeKind;
 pub use services::{Limit, PrintfSink};
 pub use spirv_kernel::SpirvKernel;
 pub use stream::{MAX_BATCH, Stream};
-// --- textures ---
-pub use launch::TextureRef;
-pub use ptxvk_translator::texture::{AddressMode, FilterMode};
 pub use texture::{
     ChannelFormat, ChannelKind, CompareOp, MAX_LINEAR_WIDTH, ReadMode, Texture, TextureDesc,
     TextureShape,

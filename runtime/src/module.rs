@@ -268,6 +268,7 @@ impl Module {
 }
 
 /// Translates kernel `name` for `profile`.
+#[cfg_attr(not(feature = "validate"), allow(unused_variables))]
 pub(crate) fn translate(
     ctx: &Context,
     program: &Program,
@@ -285,8 +286,6 @@ pub(crate) fn translate(
             message: e.to_string(),
         })?;
     }
-    #[cfg(not(feature = "validate"))]
-    let _ = ctx;
     Ok(translated)
 }
 

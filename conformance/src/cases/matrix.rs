@@ -689,7 +689,7 @@ fn forms() -> Vec<Form> {
     v
 }
 
-// ---- ldmatrix, stmatrix, movmatrix ----
+// Ldmatrix, stmatrix, movmatrix.
 
 /// Byte offsets (16-byte aligned, distinct) of the 32 rows lanes give, within a 1 KiB array.
 fn row_offsets(rng: &mut Rng) -> Vec<u32> {

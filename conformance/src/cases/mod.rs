@@ -1,43 +1,37 @@
 //! All cases, by family. Each family module has `cases() -> Vec<Case>`.
 
-// --- float ---
+mod async_copy;
+mod bulk_multicast;
 mod cmp;
+mod convert;
+mod convert_model;
+mod corpus;
+mod extended;
 mod float;
 mod float_approx;
 mod float_bits;
-// --- end float ---
 mod int;
-mod real_kernels;
-mod tables;
-// --- integer, extended precision, logic/shift, prmt ---
-mod extended;
 mod int_bits;
-mod logic;
-mod prmt;
-// --- data movement and conversion ---
-mod async_copy;
-mod bulk_multicast;
-mod convert;
-mod convert_model;
 mod kernel_case;
 mod ldst;
+mod logic;
 mod matrix;
 mod mbarrier;
 mod moves;
 mod operands;
+mod prmt;
+mod real_kernels;
 mod sm90;
 mod spaces;
+mod tables;
 mod tensor_copy;
 mod tensor_im2col;
 mod tensor_im2col_wide;
 mod tensor_model;
+mod texture;
 mod video;
 mod video_model;
 mod wgmma;
-// --- corpus ---
-mod corpus;
-// --- textures ---
-mod texture;
 
 use crate::Case;
 
@@ -46,19 +40,15 @@ pub const CORPUS_FAMILY: &str = corpus::FAMILY;
 
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
-    // --- float ---
     v.extend(float::cases());
     v.extend(cmp::cases());
-    // --- end float ---
     v.extend(int::cases());
     v.extend(real_kernels::cases());
     v.extend(tables::cases());
-    // --- integer, extended precision, logic/shift, prmt ---
     v.extend(int_bits::cases());
     v.extend(extended::cases());
     v.extend(logic::cases());
     v.extend(prmt::cases());
-    // --- data movement and conversion ---
     v.extend(convert::cases());
     v.extend(ldst::cases());
     v.extend(moves::cases());
@@ -74,9 +64,7 @@ pub fn all() -> Vec<Case> {
     v.extend(video::cases());
     v.extend(matrix::cases());
     v.extend(wgmma::cases());
-    // --- corpus ---
     v.extend(corpus::cases());
-    // --- textures ---
     v.extend(texture::cases());
     v
 }

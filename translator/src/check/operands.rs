@@ -271,8 +271,8 @@ impl FnCx<'_, '_> {
                             "here",
                         );
                     }
-                    let conv = self.special_conv(sty, ty, op.span)?;
-                    let _ = conv;
+                    // Checked for its errors: a component is always read whole.
+                    self.special_conv(sty, ty, op.span)?;
                     return Some(Src::Special(sreg, Some(*comp)));
                 }
                 let (reg, rty, vector) = self.register(name, op.span)?;

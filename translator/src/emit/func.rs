@@ -25,7 +25,7 @@
 use rspirv::spirv::{self, LoopControl, Op, SelectionControl, StorageClass, Word};
 
 use super::carry::{Carry, Mark};
-use super::module::{Emitter, R};
+use super::module::{EmitResult, Emitter};
 use crate::ir::{Function, RegisterNames, Ty, ValueId};
 use crate::structurize::Node;
 
@@ -81,7 +81,7 @@ pub(super) fn emit_function(
     fn_ids: &[Word],
     source: Option<&dyn RegisterNames>,
     kernel: bool,
-) -> R<()> {
+) -> EmitResult<()> {
     let FnBuffers {
         mut param_tys,
         mut values,
@@ -166,7 +166,7 @@ impl FnEmitter<'_, '_> {
         self.values[v.0 as usize]
     }
 
-    fn seq(&mut self, nodes: &[Node]) -> R<()> {
+    fn seq(&mut self, nodes: &[Node]) -> EmitResult<()> {
         for n in nodes {
             if self.done {
                 // Unreachable: nothing can branch into a node after a terminator.
@@ -187,7 +187,7 @@ impl FnEmitter<'_, '_> {
         self.done = true;
     }
 
-    fn node(&mut self, n: &Node) -> R<()> {
+    fn node(&mut self, n: &Node) -> EmitResult<()> {
         match n {
             Node::Code(b) => {
                 let insts = &self.f.block(*b).insts;
@@ -273,9 +273,9 @@ impl FnEmitter<'_, '_> {
     fn selection(
         &mut self,
         c: Word,
-        then: impl FnOnce(&mut Self) -> R<()>,
-        else_: impl FnOnce(&mut Self) -> R<()>,
-    ) -> R<()> {
+        then: impl FnOnce(&mut Self) -> EmitResult<()>,
+        else_: impl FnOnce(&mut Self) -> EmitResult<()>,
+    ) -> EmitResult<()> {
         self.selection_of(c, [false; 2], then, else_)
     }
 
@@ -285,9 +285,9 @@ impl FnEmitter<'_, '_> {
         &mut self,
         c: Word,
         empty: [bool; 2],
-        then: impl FnOnce(&mut Self) -> R<()>,
-        else_: impl FnOnce(&mut Self) -> R<()>,
-    ) -> R<()> {
+        then: impl FnOnce(&mut Self) -> EmitResult<()>,
+        else_: impl FnOnce(&mut Self) -> EmitResult<()>,
+    ) -> EmitResult<()> {
         let t = (!empty[0]).then(|| self.e.b.id());
         let e = (!empty[1]).then(|| self.e.b.id());
         let m = self.e.b.id();
@@ -330,7 +330,7 @@ impl FnEmitter<'_, '_> {
         cases: &[Vec<Node>],
         default: &[Node],
         m: Mark,
-    ) -> R<()> {
+    ) -> EmitResult<()> {
         // Each case starts from what held before the switch.
         self.carry.restore(m);
         if k == cases.len() {
@@ -348,7 +348,7 @@ impl FnEmitter<'_, '_> {
         )
     }
 
-    fn construct(&mut self, kind: Kind, body: &[Node]) -> R<()> {
+    fn construct(&mut self, kind: Kind, body: &[Node]) -> EmitResult<()> {
         let (header, merge, cont) = self.open_loop();
         self.frames.push(Frame {
             kind,
@@ -383,7 +383,7 @@ impl FnEmitter<'_, '_> {
     /// directly above the block's, see [`Self::loop_half`]), so a branch to the block from
     /// directly inside `inner` is a break (`tree_branch`), and one from a construct nested in
     /// `inner` is forwarded to the loop's frame and becomes a break there (`forward_pending`).
-    fn loop_then_rest(&mut self, inner: &[Node], rest: &[Node]) -> R<()> {
+    fn loop_then_rest(&mut self, inner: &[Node], rest: &[Node]) -> EmitResult<()> {
         let block_mark = self.carry.mark();
         let (header, merge, cont) = self.open_loop();
         for kind in [Kind::Block, Kind::Loop] {
@@ -462,7 +462,7 @@ impl FnEmitter<'_, '_> {
     }
 
     /// The tree's `Branch(d)`.
-    fn tree_branch(&mut self, d: u32) -> R<()> {
+    fn tree_branch(&mut self, d: u32) -> EmitResult<()> {
         let n = self.frames.len();
         let target = n - 1 - d as usize;
         if d == 0 {
@@ -503,7 +503,7 @@ impl FnEmitter<'_, '_> {
     /// After a construct's merge, where multi-level branches to frames from `reach` on may be
     /// in flight: take one here when this is its target, else break out of the enclosing
     /// construct too.
-    fn forward_pending(&mut self, reach: usize) -> R<()> {
+    fn forward_pending(&mut self, reach: usize) -> EmitResult<()> {
         let Some(parent) = self.frames.len().checked_sub(1) else {
             return Ok(());
         };
@@ -542,7 +542,7 @@ impl FnEmitter<'_, '_> {
     /// `loop_then_rest` construct, that break is also a branch to its block half, which ends
     /// the branch there: its code is cleared, so the code after the construct need not test
     /// for it, and does not at all when no branch goes further out.
-    fn leave_for(&mut self, parent: usize, reach: usize, p: Word) -> R<()> {
+    fn leave_for(&mut self, parent: usize, reach: usize, p: Word) -> EmitResult<()> {
         let merge = self.frames[parent].merge;
         if self.loop_half(parent) {
             let block = parent - 1;

@@ -6,13 +6,13 @@ use rspirv::spirv::{
 };
 
 use super::func::FnEmitter;
-use super::module::{Access, R};
+use super::module::{Access, EmitResult};
 use crate::ir::{
     AtomicOp, BinOp, ConvOp, ExtOp, FpFlags, Inst, MemOrder, Op, Ordering, Ptr, Scope, Ty, UnOp,
 };
 
 impl FnEmitter<'_, '_> {
-    pub(super) fn inst(&mut self, inst: &Inst) -> R<()> {
+    pub(super) fn inst(&mut self, inst: &Inst) -> EmitResult<()> {
         let rty = inst.result.map(|r| self.f.ty(r));
         let result_ty = match rty {
             Some(t) => self.e.ty(t),
@@ -285,7 +285,7 @@ impl FnEmitter<'_, '_> {
                 let (o, c) = (self.value(*offset), self.value(*count));
                 self.e.op(S::BitFieldInsert, result_ty, [b, i, o, c])
             }
-            // --- textures ---
+            // Textures.
             Op::Texture(t) => {
                 self.texture(self.f.side.tex(*t))?;
                 return Ok(());

@@ -20,7 +20,7 @@ use crate::abi::KernelAbi;
 use crate::ir;
 use crate::structurize::Node;
 use crate::target::TargetOptions;
-use module::{Emitter, R};
+use module::{EmitResult, Emitter};
 
 /// The SPIR-V version we emit: 1.5 is core in Vulkan 1.2.
 pub const SPIRV_VERSION: (u8, u8) = (1, 5);
@@ -36,7 +36,7 @@ pub fn emit_kernel(
     target: &TargetOptions,
     kept: &mut Kept,
     source: Option<&dyn ir::RegisterNames>,
-) -> R<Vec<u32>> {
+) -> EmitResult<Vec<u32>> {
     let e: &mut Emitter = match &mut kept.emitter {
         Some(e) => {
             e.reset();

@@ -12,7 +12,7 @@ use crate::abi;
 use crate::ir::{Builtin, Ty};
 
 /// Emission errors are internal errors (an IR the emitter cannot express). The message is
-/// behind one thin pointer: `R<()>`, returned by every instruction's emission, then fits in a
+/// behind one thin pointer: `EmitResult<()>`, returned by every instruction's emission, then fits in a
 /// register (a `String` made it a 24-byte value returned through memory; `Box<str>`, two
 /// registers, measured no better than that).
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +21,8 @@ pub enum EmitError {
     Internal(Box<String>),
 }
 
-pub type R<T> = Result<T, EmitError>;
+/// What emitting returns.
+pub type EmitResult<T> = Result<T, EmitError>;
 /// Constants below this value are cached in arrays rather than a hash map.
 const SMALL: usize = 64;
 

@@ -4,12 +4,12 @@
 use rspirv::spirv::{self, Capability, Decoration, ImageOperands, Op as S, StorageClass, Word};
 
 use super::func::FnEmitter;
-use super::module::{EmitError, Emitter, R, TexVar};
+use super::module::{EmitError, EmitResult, Emitter, TexVar};
 use crate::ir::{TexOp, TexOpKind, Ty};
 use crate::texture::{Geometry, SampledKind};
 
 impl Emitter {
-    fn texture_var(&mut self, binding: u32) -> R<TexVar> {
+    fn texture_var(&mut self, binding: u32) -> EmitResult<TexVar> {
         if let Some(v) = self.tex_vars.get(&binding) {
             return Ok(*v);
         }
@@ -70,7 +70,7 @@ impl Emitter {
 
 impl FnEmitter<'_, '_> {
     /// A scalar, or a vector of the values.
-    fn vector_of(&mut self, scalar: Ty, vals: &[Word]) -> R<Word> {
+    fn vector_of(&mut self, scalar: Ty, vals: &[Word]) -> EmitResult<Word> {
         if vals.len() == 1 {
             return Ok(vals[0]);
         }
@@ -79,7 +79,7 @@ impl FnEmitter<'_, '_> {
         Ok(self.e.op_n(S::CompositeConstruct, vt, vals))
     }
 
-    pub(super) fn texture(&mut self, t: &TexOp) -> R<()> {
+    pub(super) fn texture(&mut self, t: &TexOp) -> EmitResult<()> {
         let tv = self.e.texture_var(t.binding)?;
         let si = self.e.load(tv.sampled_image, tv.var, None);
         let coord_ty = if matches!(t.kind, TexOpKind::Fetch(_)) {

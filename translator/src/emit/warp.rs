@@ -5,7 +5,7 @@
 use rspirv::spirv::{self, Capability, GroupOperation, MemorySemantics, Op as S, Word};
 
 use super::func::FnEmitter;
-use super::module::{EmitError, R};
+use super::module::{EmitError, EmitResult};
 use crate::ir::{ReduceOp, Ty, WarpOp};
 use crate::profile::WarpStrategy;
 
@@ -15,7 +15,7 @@ impl FnEmitter<'_, '_> {
     }
 
     /// The first lane of this warp within the subgroup (0 unless partitioned).
-    fn partition_base(&mut self) -> R<Option<Word>> {
+    fn partition_base(&mut self) -> EmitResult<Option<Word>> {
         if let WarpStrategy::Partitioned(_) = self.e.warp {
             let lane = self.e.builtin(crate::ir::Builtin::SubgroupLane);
             let u32t = self.e.ty(Ty::I32);
@@ -26,7 +26,7 @@ impl FnEmitter<'_, '_> {
     }
 
     /// The 32-bit slice of a subgroup ballot that holds this warp's lanes.
-    fn warp_slice(&mut self, ballot: Word) -> R<Word> {
+    fn warp_slice(&mut self, ballot: Word) -> EmitResult<Word> {
         let u32t = self.e.ty(Ty::I32);
         match self.e.warp {
             WarpStrategy::Partitioned(_) => {
@@ -39,7 +39,7 @@ impl FnEmitter<'_, '_> {
         }
     }
 
-    fn ballot_of(&mut self, pred: Word) -> R<Word> {
+    fn ballot_of(&mut self, pred: Word) -> EmitResult<Word> {
         self.e.cap(Capability::GroupNonUniformBallot);
         let u32t = self.e.ty(Ty::I32);
         let v4 = self.e.vector(u32t, 4);
@@ -48,7 +48,7 @@ impl FnEmitter<'_, '_> {
         self.warp_slice(b)
     }
 
-    fn shuffle(&mut self, ty: Word, v: Word, lane: Word) -> R<Word> {
+    fn shuffle(&mut self, ty: Word, v: Word, lane: Word) -> EmitResult<Word> {
         self.e.cap(Capability::GroupNonUniformShuffle);
         let u32t = self.e.ty(Ty::I32);
         let src = match self.partition_base()? {
@@ -66,7 +66,7 @@ impl FnEmitter<'_, '_> {
         args: &[Word],
         arg_tys: &[Ty],
         rt: Word,
-    ) -> R<Option<Word>> {
+    ) -> EmitResult<Option<Word>> {
         self.e.cap(Capability::GroupNonUniform);
         let u32t = self.e.ty(Ty::I32);
         let bool_t = self.e.ty(Ty::Bool);
@@ -146,7 +146,7 @@ impl FnEmitter<'_, '_> {
         }))
     }
 
-    fn reduce(&mut self, r: ReduceOp, v: Word, rt: Word) -> R<Word> {
+    fn reduce(&mut self, r: ReduceOp, v: Word, rt: Word) -> EmitResult<Word> {
         self.e.cap(Capability::GroupNonUniformArithmetic);
         let WarpStrategy::Partitioned(size) = self.e.warp else {
             return self.group_reduce(r, GroupOperation::Reduce, None, v, rt);
@@ -186,7 +186,7 @@ impl FnEmitter<'_, '_> {
         extra: Option<Word>,
         v: Word,
         rt: Word,
-    ) -> R<Word> {
+    ) -> EmitResult<Word> {
         let sg = self.subgroup();
         let code = match r {
             ReduceOp::Add => S::GroupNonUniformIAdd,

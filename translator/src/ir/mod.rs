@@ -485,7 +485,7 @@ pub enum UnOp {
     FNeg,
     IsNan,
     IsInf,
-    // --- integer bit operations (32-bit operands in Vulkan) ---
+    // Integer bit operations (32-bit operands in Vulkan).
     /// `OpBitCount`
     BitCount,
     /// `OpBitReverse`
@@ -660,7 +660,7 @@ pub enum ExtOp {
     Ceil,
     Trunc,
     RoundEven,
-    // --- integer bit operations (32-bit operands) ---
+    // Integer bit operations (32-bit operands).
     /// The index of the most significant 1 bit; -1 for 0.
     FindUMsb,
     /// The index of the most significant bit that differs from the sign bit; -1 for 0 and -1.
@@ -876,7 +876,7 @@ pub enum Op {
     Warp(WarpOp, Args),
     /// Calls a function (its arguments and results are in the function's [`Side`]).
     Call(CallId),
-    // --- integer bit fields (32-bit operands in Vulkan) ---
+    // Integer bit fields (32-bit operands in Vulkan).
     /// `OpBitFieldUExtract`/`OpBitFieldSExtract`: `count` bits of `base` from bit `offset`, zero-
     /// or sign-extended. Undefined when `offset + count` exceeds the width; 0 when `count` is 0.
     BitExtract {
@@ -893,7 +893,7 @@ pub enum Op {
         offset: ValueId,
         count: ValueId,
     },
-    // --- textures ---
+    // Textures.
     /// An image operation on a texture binding; its four components are stored into
     /// `results` (see [`TexOp`]).
     Texture(TexId),

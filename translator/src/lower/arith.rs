@@ -36,7 +36,7 @@ fn add_sub(cx: &mut Cx<'_>, a: &Arith, sub: bool) {
     } else {
         cx.b.bin(if sub { BinOp::ISub } else { BinOp::IAdd }, v[0], v[1])
     };
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 pub fn add(cx: &mut Cx<'_>, a: &Arith) {
@@ -90,7 +90,7 @@ fn wide_type(a: &Arith) -> ScalarType {
 pub fn mul(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
     let r = int_mul(cx, a.ty, a.mode, v[0], v[1]);
-    cx.write(&a.dst, wide_type(a), r);
+    cx.write(&a.dst, r);
 }
 
 pub fn mad(cx: &mut Cx<'_>, a: &Arith) {
@@ -104,19 +104,19 @@ pub fn mad(cx: &mut Cx<'_>, a: &Arith) {
     } else {
         cx.b.bin(BinOp::IAdd, p, c)
     };
-    cx.write(&a.dst, wide, r);
+    cx.write(&a.dst, r);
 }
 
 pub fn div(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
     let r = int_div_rem(cx, a.ty, v[0], v[1], false);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 pub fn rem(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
     let r = int_div_rem(cx, a.ty, v[0], v[1], true);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// Integer division and remainder. The ISA leaves division by zero "unspecified"; we give
@@ -168,13 +168,13 @@ fn int_div_rem(cx: &mut Cx<'_>, ty: ScalarType, x: ValueId, y: ValueId, rem: boo
 pub fn abs(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
     let r = cx.b.ext(ExtOp::SAbs, &v, FpFlags::default());
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 pub fn neg(cx: &mut Cx<'_>, a: &Arith) {
     let v = srcs(cx, a);
     let r = cx.b.un(UnOp::INeg, v[0]);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// Integer `min`/`max`.
@@ -187,5 +187,5 @@ pub fn min_max(cx: &mut Cx<'_>, a: &Arith, max: bool) {
         (true, true) => ExtOp::SMax,
     };
     let r = cx.b.ext(op, &v, FpFlags::default());
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }

@@ -54,7 +54,7 @@ pub fn atom(cx: &mut Cx<'_>, a: &Atom) {
         w => at_place(cx, a, w, b, c),
     };
     if let Some(d) = &a.dst {
-        cx.write(d, a.ty, result);
+        cx.write(d, result);
     }
 }
 

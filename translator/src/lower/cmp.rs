@@ -153,14 +153,14 @@ pub fn setp(cx: &mut Cx<'_>, s: &Setp) {
         None => t,
     };
     let p = apply(cx, t[0]);
-    cx.write(&s.p, ScalarType::Pred, p);
+    cx.write(&s.p, p);
     if let Some(q) = &s.q {
         let qt = match t.get(1) {
             Some(&t1) => t1,
             None => cx.b.un(UnOp::Not, t[0]),
         };
         let qv = apply(cx, qt);
-        cx.write(q, ScalarType::Pred, qv);
+        cx.write(q, qv);
     }
 }
 
@@ -194,7 +194,7 @@ pub fn set(cx: &mut Cx<'_>, s: &Set) {
         let lo = cx.sel(t[0], one, zero);
         let hi = cx.sel(t[1], one, zero);
         let r = half::join(cx, lo, hi);
-        cx.write(&s.d, B32, r);
+        cx.write(&s.d, r);
         return;
     }
     let (ty, one) = match s.dtype {
@@ -207,8 +207,7 @@ pub fn set(cx: &mut Cx<'_>, s: &Set) {
     let one = cx.b.konst(ty, one);
     let zero = cx.b.konst(ty, 0);
     let r = cx.sel(t[0], one, zero);
-    let bits = ScalarType::bits_of(ty.bits()).unwrap_or(B32);
-    cx.write(&s.d, bits, r);
+    cx.write(&s.d, r);
 }
 
 /// `selp`: `d = c ? a : b`.
@@ -218,7 +217,7 @@ pub fn selp(cx: &mut Cx<'_>, s: &Arith) {
     let c = cx.read(&s.src[2], ScalarType::Pred);
     debug_assert_eq!(cx.b.f.ty(c), Ty::Bool);
     let r = cx.b.select(c, a, b);
-    cx.write(&s.dst, s.ty, r);
+    cx.write(&s.dst, r);
 }
 
 /// `slct`: `d = c >= 0 ? a : b`; for an .f32 `c`, -0 counts as 0 and NaN selects `b`
@@ -242,5 +241,5 @@ pub fn slct(cx: &mut Cx<'_>, s: &Slct) {
         cx.b.bin(BinOp::SGe, c, zero)
     };
     let r = cx.b.select(ge, a, b);
-    cx.write(&s.d, s.dtype, r);
+    cx.write(&s.d, r);
 }

@@ -43,7 +43,7 @@ pub fn cvt(cx: &mut Cx<'_>, c: &Cvt) {
         None if !st.is_float() && !dt.is_float() => {
             let v = cx.read(&c.src, st);
             let r = int_to_int(cx, c, v);
-            cx.write(&c.dst, dt, r);
+            cx.write(&c.dst, r);
             return;
         }
         None => one(cx, c, &c.src),
@@ -275,5 +275,5 @@ pub fn cvt_pack(cx: &mut Cx<'_>, p: &CvtPack) {
         let c = cx.b.bin(BinOp::Shl, c, sh);
         d = cx.b.bin(BinOp::Or, d, c);
     }
-    cx.write(&p.dst, ScalarType::U32, d);
+    cx.write(&p.dst, d);
 }

@@ -31,20 +31,19 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
         (Dst::Vector(ds), Src::Vector(ss)) if ds.len() == ss.len() => {
             let vals: Vec<ValueId> = ss.iter().map(|s| cx.read(s, m.ty)).collect();
             for (d, v) in ds.iter().zip(vals) {
-                cx.write(d, m.ty, v);
+                cx.write(d, v);
             }
         }
         (Dst::Vector(ds), src) => {
             let n = ds.len() as u32;
             let ebits = m.ty.bits() / n;
-            let ety = ScalarType::bits_of(ebits).unwrap_or(ScalarType::B32);
             let whole = cx.read(src, m.ty);
             let whole = cx.b.as_int(whole);
             for (k, d) in ds.iter().enumerate() {
                 let sh = cx.b.konst(cx.b.f.ty(whole), u64::from(ebits) * k as u64);
                 let part = cx.b.bin(BinOp::LShr, whole, sh);
                 let part = cx.b.conv(ConvOp::Trunc, part, Ty::int(ebits));
-                cx.write(d, ety, part);
+                cx.write(d, part);
             }
         }
         (dst, Src::Vector(ss)) => {
@@ -64,11 +63,11 @@ pub fn mov(cx: &mut Cx<'_>, m: &Mov) {
                 // repacking a value's own bytes produces.
                 acc = cx.b.bin(BinOp::IAdd, acc, v);
             }
-            cx.write(dst, m.ty, acc);
+            cx.write(dst, acc);
         }
         (dst, src) => {
             let v = cx.read(src, m.ty);
-            cx.write(dst, m.ty, v);
+            cx.write(dst, v);
         }
     }
 }
@@ -89,8 +88,8 @@ fn mov_b128(cx: &mut Cx<'_>, m: &Mov) {
     };
     match &m.dst {
         Dst::Vector(ds) if ds.len() == 2 => {
-            cx.write(&ds[0], ScalarType::B64, lo);
-            cx.write(&ds[1], ScalarType::B64, hi);
+            cx.write(&ds[0], lo);
+            cx.write(&ds[1], hi);
         }
         Dst::Vector(_) => cx.unsupported("`mov.b128` with other than two elements"),
         d => cx.write_b128(d, lo, hi),
@@ -173,7 +172,7 @@ pub fn ld(cx: &mut Cx<'_>, l: &Ld) {
             Some((scope, ord)) => cx.atomic_load(at, ty, scope, ord),
             None => cx.load(at, ty, order(l.sem)),
         };
-        cx.write(d, l.ty, v);
+        cx.write(d, v);
     }
     if atomic.is_none()
         && let Some((scope, Ordering::Acquire)) = strong
@@ -236,7 +235,7 @@ pub fn cvta(cx: &mut Cx<'_>, c: &Cvta) {
     } else {
         r
     };
-    cx.write(&c.dst, c.size, r);
+    cx.write(&c.dst, r);
 }
 
 /// `isspacep`: whether a generic address is in a space's window. Global, constant and
@@ -258,7 +257,7 @@ pub fn isspacep(cx: &mut Cx<'_>, i: &Isspacep) {
             cx.b.bin(BinOp::And, not_sl, not_c)
         }
     };
-    cx.write(&i.dst, ScalarType::Pred, r);
+    cx.write(&i.dst, r);
 }
 
 /// Whether a device address (u64) is inside one of the module's `.const` variables.

@@ -90,7 +90,7 @@ pub fn carry(cx: &mut Cx<'_>, c: &Carry) {
         }
         None => s,
     };
-    cx.write(&c.dst, c.ty, d);
+    cx.write(&c.dst, d);
     if let Some(mut out) = out {
         if sub {
             out = cx.b.un(UnOp::Not, out);

@@ -13,7 +13,7 @@ use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, ExtOp, FpFlags, Op, Ty, UnOp, ValueId};
 use crate::types::ScalarType;
 
-// ---- small builders ----
+// Small builders.
 
 pub(super) fn c32(cx: &mut Cx<'_>, v: u32) -> ValueId {
     cx.b.konst(Ty::I32, u64::from(v))
@@ -96,7 +96,7 @@ fn low_byte(cx: &mut Cx<'_>, v: ValueId) -> ValueId {
     cx.b.bin(BinOp::And, v, m)
 }
 
-// ---- instructions ----
+// Instructions.
 
 /// `add/min/max.{u16x2,s16x2}` work on each 16-bit half; `.relu` clamps negative results to 0.
 pub fn simd(cx: &mut Cx<'_>, s: &Simd) {
@@ -141,7 +141,7 @@ pub fn simd(cx: &mut Cx<'_>, s: &Simd) {
         let sixteen = c32(cx, 16);
         insert(cx, lo, hi, sixteen, sixteen)
     };
-    cx.write(&s.dst, reg, r);
+    cx.write(&s.dst, r);
 }
 
 /// `mul24`/`mad24`: the 48-bit product of the low 24 bits of `a` and `b` (sign-extended for
@@ -177,7 +177,7 @@ pub fn mul24(cx: &mut Cx<'_>, a: &Arith) {
         }
         None => p,
     };
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `sad`: `d = c + |a - b|`, with `a < b` compared as the type's signedness says.
@@ -198,7 +198,7 @@ pub fn sad(cx: &mut Cx<'_>, a: &Arith) {
     let xy = cx.b.bin(BinOp::ISub, x, y);
     let diff = cx.b.select(lt, yx, xy);
     let r = cx.b.bin(BinOp::IAdd, c, diff);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `popc`: the number of one bits, as `.u32`.
@@ -212,7 +212,7 @@ pub fn popc(cx: &mut Cx<'_>, a: &Arith) {
     } else {
         cx.b.un(UnOp::BitCount, x)
     };
-    cx.write(&a.dst, ScalarType::U32, r);
+    cx.write(&a.dst, r);
 }
 
 /// Leading zeros of a 32-bit value: `31 - FindUMsb`, which is 32 for 0 (FindUMsb gives -1).
@@ -237,7 +237,7 @@ pub fn clz(cx: &mut Cx<'_>, a: &Arith) {
     } else {
         clz32(cx, x)
     };
-    cx.write(&a.dst, ScalarType::U32, r);
+    cx.write(&a.dst, r);
 }
 
 /// `bfind`: the position of the most significant non-sign bit, or 0xffffffff; `.shiftamt` gives
@@ -279,7 +279,7 @@ pub fn bfind(cx: &mut Cx<'_>, b: &Bfind) {
     } else {
         pos
     };
-    cx.write(&b.dst, ScalarType::U32, r);
+    cx.write(&b.dst, r);
 }
 
 /// `brev`: bit `i` of `d` is bit `msb - i` of `a`.
@@ -293,7 +293,7 @@ pub fn brev(cx: &mut Cx<'_>, a: &Arith) {
     } else {
         cx.b.un(UnOp::BitReverse, x)
     };
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `bfe`: `len` bits of `a` from `pos` (each `& 0xff` for `.u32/.s32`; the 64-bit forms read
@@ -332,7 +332,7 @@ pub fn bfe(cx: &mut Cx<'_>, a: &Arith) {
         let z = cx.b.konst(Ty::I64, 0);
         cx.b.select(empty, z, t)
     };
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// The position and length `bfe` and `bfi` use: the low byte of each for 32-bit fields, the
@@ -380,7 +380,7 @@ pub fn bfi(cx: &mut Cx<'_>, a: &Arith) {
         let kept = cx.b.bin(BinOp::And, base, keep);
         cx.b.bin(BinOp::Or, kept, moved)
     };
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `bmsk`: ones from bit `a` for `b` bits, cut at bit 31. `.wrap` reads `a` and `b` modulo 32;
@@ -401,7 +401,7 @@ pub fn bmsk(cx: &mut Cx<'_>, m: &BitMask) {
     let zero = c32(cx, 0);
     let ones = c32(cx, u32::MAX);
     let r = insert(cx, zero, ones, pos, count);
-    cx.write(&m.dst, m.ty, r);
+    cx.write(&m.dst, r);
 }
 
 /// `szext`: the low `N = b` bits of `a`, sign- or zero-extended; `N = 0` gives 0; `N >= 32` is
@@ -418,7 +418,7 @@ pub fn szext(cx: &mut Cx<'_>, m: &BitMask) {
     };
     let zero = c32(cx, 0);
     let r = extract(cx, m.ty.is_signed(), a, zero, n);
-    cx.write(&m.dst, m.ty, r);
+    cx.write(&m.dst, r);
 }
 
 /// `dp4a`/`dp2a`: `c` plus the products of the 8-bit (and for `dp2a`, 16-bit) elements,
@@ -442,5 +442,5 @@ pub fn dot(cx: &mut Cx<'_>, d: &Dot) {
         let p = cx.b.bin(BinOp::IMul, x, y);
         acc = cx.b.bin(BinOp::IAdd, acc, p);
     }
-    cx.write(&d.dst, acc_ty, acc);
+    cx.write(&d.dst, acc);
 }

@@ -12,13 +12,13 @@ pub fn bitwise(cx: &mut Cx<'_>, a: &Arith, op: BinOp) {
     let x = cx.read(&a.src[0], a.ty);
     let y = cx.read(&a.src[1], a.ty);
     let r = cx.b.bin(op, x, y);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 pub fn not(cx: &mut Cx<'_>, a: &Arith) {
     let x = cx.read(&a.src[0], a.ty);
     let r = cx.b.un(UnOp::Not, x);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// The shift amount (a `.u32`) clamped to the width, in the value's own integer type.
@@ -53,7 +53,7 @@ pub fn shl(cx: &mut Cx<'_>, a: &Arith) {
     let width = cx.b.f.ty(x).bits();
     if let Some(k) = small_amount(cx, a, width) {
         let r = cx.b.bin(BinOp::Shl, x, k);
-        return cx.write(&a.dst, a.ty, r);
+        return cx.write(&a.dst, r);
     }
     let (amt, over) = amount(cx, a, width);
     let zero = cx.b.konst(Ty::int(width), 0);
@@ -61,7 +61,7 @@ pub fn shl(cx: &mut Cx<'_>, a: &Arith) {
     let safe = cx.b.select(over, max, amt);
     let s = cx.b.bin(BinOp::Shl, x, safe);
     let r = cx.b.select(over, zero, s);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `shr`: logical for `.b`/`.u`, arithmetic for `.s`; amounts past the width fill with zeros or
@@ -76,7 +76,7 @@ pub fn shr(cx: &mut Cx<'_>, a: &Arith) {
     };
     if let Some(k) = small_amount(cx, a, width) {
         let r = cx.b.bin(op, x, k);
-        return cx.write(&a.dst, a.ty, r);
+        return cx.write(&a.dst, r);
     }
     let (amt, over) = amount(cx, a, width);
     let max = cx.b.konst(Ty::int(width), u64::from(width - 1));
@@ -88,7 +88,7 @@ pub fn shr(cx: &mut Cx<'_>, a: &Arith) {
         let s = cx.b.bin(op, x, safe);
         cx.b.select(over, zero, s)
     };
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `cnot`: `d = (a == 0) ? 1 : 0`.
@@ -99,7 +99,7 @@ pub fn cnot(cx: &mut Cx<'_>, a: &Arith) {
     let one = cx.b.konst(t, 1);
     let is_zero = cx.b.bin(BinOp::IEq, x, zero);
     let r = cx.b.select(is_zero, one, zero);
-    cx.write(&a.dst, a.ty, r);
+    cx.write(&a.dst, r);
 }
 
 /// `lop3`: `d = F(a, b, c)` for the function whose truth table is `immLut` (ISA 8.7.5; bit
@@ -109,7 +109,7 @@ pub fn lop3(cx: &mut Cx<'_>, l: &Lop3) {
     let b = cx.read(&l.b, ScalarType::B32);
     let c = cx.read(&l.c, ScalarType::B32);
     let d = truth_table::emit(cx, &truth_table::lop3_expr(l.lut), &[a, b, c]);
-    cx.write(&l.dst, ScalarType::B32, d);
+    cx.write(&l.dst, d);
     if let Some(p) = &l.pred {
         let zero = cx.b.konst(Ty::I32, 0);
         let nonzero = cx.b.bin(BinOp::INe, d, zero);
@@ -120,7 +120,7 @@ pub fn lop3(cx: &mut Cx<'_>, l: &Lop3) {
             BoolOp::Xor => BinOp::Xor,
         };
         let r = cx.b.bin(op, nonzero, q);
-        cx.write(&p.p, ScalarType::Pred, r);
+        cx.write(&p.p, r);
     }
 }
 
@@ -157,5 +157,5 @@ pub fn shf(cx: &mut Cx<'_>, s: &Shf) {
         let all = cx.b.bin(BinOp::UGe, c, k32);
         cx.b.select(all, spill, r)
     };
-    cx.write(&s.dst, ScalarType::B32, r);
+    cx.write(&s.dst, r);
 }

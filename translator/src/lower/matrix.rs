@@ -186,7 +186,7 @@ pub fn ldmatrix(cx: &mut Cx<'_>, l: &Ldmatrix) {
     }
     for (d, var) in l.dst.iter().zip(out) {
         let w = cx.b.emit(Ty::I32, Op::LoadVar(var));
-        cx.write(d, ScalarType::B32, w);
+        cx.write(d, w);
     }
 }
 
@@ -240,7 +240,7 @@ pub fn movmatrix(cx: &mut Cx<'_>, mv: &Movmatrix) {
         parts.push(cx.trunc(x, Ty::I16));
     }
     let d = half::join(cx, parts[0], parts[1]);
-    cx.write(&mv.dst, ScalarType::B32, d);
+    cx.write(&mv.dst, d);
 }
 
 /// Element `j` of a multiplicand register as the value the arithmetic uses: F32 for the
@@ -573,7 +573,7 @@ pub(super) fn accumulate_int(
     cx.trunc(s, Ty::I32)
 }
 
-// ---- wmma ----
+// Wmma.
 //
 // The ISA leaves `wmma` fragments unspecified, so ptxvk picks one that makes the loads and
 // stores exchange-free and `wmma.mma` gather only B: with D numbered row-major, lane `l` holds
@@ -721,7 +721,7 @@ pub fn wmma(cx: &mut Cx<'_>, w: &Wmma) {
                     let v = cx.bop(BinOp::Shl, v, sh);
                     word = cx.bop(BinOp::Or, word, v);
                 }
-                cx.write(d, ScalarType::B32, word);
+                cx.write(d, word);
             }
         }
         WmmaOp::Store {
@@ -883,11 +883,11 @@ fn wmma_mma(
     if t.d == MmaType::F16 {
         for (pair, dst) in out.chunks(2).zip(d) {
             let v = half::join(cx, pair[0], pair[1]);
-            cx.write(dst, ScalarType::B32, v);
+            cx.write(dst, v);
         }
     } else {
         for (&v, dst) in out.iter().zip(d) {
-            cx.write(dst, ScalarType::B32, v);
+            cx.write(dst, v);
         }
     }
 }

@@ -91,7 +91,7 @@ pub fn mbarrier(cx: &mut Cx<'_>, b: &Mbarrier) {
                 v = cx.b.bin(BinOp::ISub, v, c);
                 complete(cx, v)
             });
-            cx.write(state, ScalarType::B64, old);
+            cx.write(state, old);
         }
         MbarrierOp::Wait {
             done,
@@ -132,7 +132,7 @@ fn wait(cx: &mut Cx<'_>, idx: ValueId, arg: &Src, parity: bool, done: &crate::ch
     };
     // The phase `want` names has completed once the current parity differs from it.
     let r = cx.b.bin(BinOp::INe, phase, want);
-    cx.write(done, ScalarType::Pred, r);
+    cx.write(done, r);
 }
 
 /// `mbarrier.pending_count`: the pending arrival count of a state.
@@ -142,7 +142,7 @@ pub fn pending_count(cx: &mut Cx<'_>, p: &MbarrierPending) {
     let m = k(cx, COUNT_MASK);
     let c = cx.b.bin(BinOp::And, s, m);
     let c = cx.b.conv(ConvOp::Trunc, c, Ty::I32);
-    cx.write(&p.dst, ScalarType::U32, c);
+    cx.write(&p.dst, c);
 }
 
 /// One arrive-on operation on the object at word `idx` (`cp.async.mbarrier.arrive.noinc`).

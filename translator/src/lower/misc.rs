@@ -7,7 +7,6 @@ use crate::check::inst::{ClusterQuery, NoEffect};
 use crate::check::{Dst, Src};
 use crate::ir::Ty;
 use crate::ir::build::Build;
-use crate::types::ScalarType;
 
 /// It has no effect on a program's results and Vulkan has no counterpart, so it emits nothing:
 /// `nanosleep t` may sleep for any time in [0, 2t] (ISA), and 0 is in that range.
@@ -32,7 +31,7 @@ pub fn no_effect(_cx: &mut Cx<'_>, _what: NoEffect) {}
 /// hints that ptxvk drops; any value is a valid policy, so it is a constant.
 pub fn create_policy(cx: &mut Cx<'_>, dst: &Dst) {
     let policy = cx.b.konst(Ty::I64, 0);
-    cx.write(dst, ScalarType::B64, policy);
+    cx.write(dst, policy);
 }
 
 /// In a cluster of one block the only block is rank 0: `mapa` maps an address to the same
@@ -41,9 +40,9 @@ pub fn create_policy(cx: &mut Cx<'_>, dst: &Dst) {
 pub fn cluster_query(cx: &mut Cx<'_>, q: &ClusterQuery) {
     if q.mapa {
         let a = cx.read(&q.a, q.ty);
-        cx.write(&q.dst, q.ty, a);
+        cx.write(&q.dst, a);
     } else {
         let rank = cx.b.konst(Ty::I32, 0);
-        cx.write(&q.dst, ScalarType::U32, rank);
+        cx.write(&q.dst, rank);
     }
 }

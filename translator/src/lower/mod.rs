@@ -18,8 +18,6 @@ mod device_calls;
 mod dispatch;
 mod extended;
 mod float;
-#[cfg(test)]
-mod held_tests;
 mod helper;
 mod int;
 mod kept;
@@ -32,6 +30,8 @@ mod memory;
 mod misc;
 mod operand;
 mod permute;
+#[cfg(test)]
+mod reuse_in_block_tests;
 mod special;
 mod sync;
 mod texture;
@@ -116,7 +116,7 @@ pub fn lower_kernel(
     if !diags.is_empty() {
         return Err(diags);
     }
-    // --- textures ---
+    // Textures.
     let (texture_abi, texture_bindings) = match functions.first() {
         Some(k) => textures.into_inner().finish(k)?,
         None => Default::default(),

@@ -15,10 +15,7 @@ impl Cx<'_> {
         let want = Ty::of(ty);
         match src {
             Src::Reg {
-                reg,
-                comp,
-                conv,
-                ty: rty,
+                reg, comp, conv, ..
             } => {
                 let var = self.reg_var(*reg, *comp);
                 let v = self.b.load_var(var);
@@ -29,10 +26,7 @@ impl Cx<'_> {
                         let t = self.b.conv(ConvOp::Trunc, i, Ty::int(want.bits().max(8)));
                         self.b.reinterpret(t, want)
                     }
-                    _ => {
-                        let _ = rty;
-                        self.b.reinterpret(v, want)
-                    }
+                    _ => self.b.reinterpret(v, want),
                 }
             }
             Src::Imm(bits) => self.b.konst(want, *bits),
@@ -66,7 +60,7 @@ impl Cx<'_> {
                 self.unsupported("a vector operand here");
                 self.b.konst(want, 0)
             }
-            // --- front end: function addresses ---
+            // Front end: function addresses.
             Src::FuncAddr(f) => {
                 let a = self.b.konst(Ty::I64, f.address());
                 let a = if want.bits() < 64 {
@@ -79,8 +73,9 @@ impl Cx<'_> {
         }
     }
 
-    /// Stores `v` (of instruction type `ty`) into a destination operand.
-    pub fn write(&mut self, dst: &Dst, ty: ScalarType, v: ValueId) {
+    /// Stores `v` into a destination operand, converted to the register's type as the operand
+    /// says.
+    pub fn write(&mut self, dst: &Dst, v: ValueId) {
         match dst {
             Dst::Sink => {}
             Dst::Reg {
@@ -112,10 +107,7 @@ impl Cx<'_> {
                         }
                         self.b.reinterpret(e, vty)
                     }
-                    _ => {
-                        let _ = ty;
-                        self.b.reinterpret(v, vty)
-                    }
+                    _ => self.b.reinterpret(v, vty),
                 };
                 self.b.emit_void(Op::StoreVar(var, v));
             }

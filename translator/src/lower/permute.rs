@@ -57,7 +57,7 @@ pub fn prmt(cx: &mut Cx<'_>, p: &Prmt) {
             dynamic(cx, a, b, sel)
         }
     };
-    cx.write(&p.dst, ScalarType::B32, r);
+    cx.write(&p.dst, r);
 }
 
 /// A selector known at translation time: runs of consecutive bytes from one source become a

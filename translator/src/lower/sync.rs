@@ -60,16 +60,16 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
                 native_count(cx, p)
             };
             match op {
-                BarRed::Popc => cx.write(dst, ScalarType::U32, count),
+                BarRed::Popc => cx.write(dst, count),
                 BarRed::And => {
                     let zero = cx.b.konst(Ty::I32, 0);
                     let r = cx.b.bin(BinOp::IEq, count, zero);
-                    cx.write(dst, ScalarType::Pred, r);
+                    cx.write(dst, r);
                 }
                 BarRed::Or => {
                     let zero = cx.b.konst(Ty::I32, 0);
                     let r = cx.b.bin(BinOp::INe, count, zero);
-                    cx.write(dst, ScalarType::Pred, r);
+                    cx.write(dst, r);
                 }
             }
         }

@@ -168,7 +168,7 @@ pub fn scalar(cx: &mut Cx<'_>, v: &VideoScalar) {
         }
     };
     let d = cx.b.conv(ConvOp::Trunc, result, Ty::I32);
-    cx.write(&v.dst, ScalarType::U32, d);
+    cx.write(&v.dst, d);
 }
 
 /// `vadd2 ... vmax2` and `vadd4 ... vmax4`.
@@ -207,7 +207,7 @@ pub fn simd(cx: &mut Cx<'_>, v: &VideoSimd) {
         }
     }
     let d = cx.b.conv(ConvOp::Trunc, d, Ty::I32);
-    cx.write(&v.dst, ScalarType::U32, d);
+    cx.write(&v.dst, d);
 }
 
 /// `vmad` as the ISA's pseudocode computes it, in 128 bits held as two 64-bit halves: the
@@ -268,7 +268,7 @@ pub fn mad(cx: &mut Cx<'_>, v: &VideoMad) {
         lo
     };
     let d = cx.b.conv(ConvOp::Trunc, result, Ty::I32);
-    cx.write(&v.dst, ScalarType::U32, d);
+    cx.write(&v.dst, d);
 }
 
 /// `(lo, hi) + (x, x_hi)` in 128 bits.

@@ -132,10 +132,10 @@ pub fn shfl(cx: &mut Cx<'_>, s: &Shfl) {
     let Some(d) = cx.sync_op(WarpOp::ReadLane, &[a, src], Some(Ty::I32)) else {
         return;
     };
-    cx.write(&s.dst, ScalarType::B32, d);
+    cx.write(&s.dst, d);
     if let Some(p) = &s.pred {
         let pval = cx.b.emit(Ty::Bool, Op::LoadVar(pvar));
-        cx.write(p, ScalarType::Pred, pval);
+        cx.write(p, pval);
     }
 }
 
@@ -148,7 +148,7 @@ pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
             let b = cx.ballot(a);
             let mask = cx.mask_value(v.mask.as_ref());
             let r = cx.b.bin(BinOp::And, b, mask);
-            cx.write(&v.dst, ScalarType::B32, r);
+            cx.write(&v.dst, r);
         }
         VoteMode::Any => {
             let b = cx.ballot(a);
@@ -156,7 +156,7 @@ pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
             let r = cx.b.bin(BinOp::And, b, mask);
             let zero = cx.konst_zero();
             let any = cx.b.bin(BinOp::INe, r, zero);
-            cx.write(&v.dst, ScalarType::Pred, any);
+            cx.write(&v.dst, any);
         }
         VoteMode::All => {
             let na = cx.b.un(UnOp::Not, a);
@@ -165,7 +165,7 @@ pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
             let r = cx.b.bin(BinOp::And, b, mask);
             let zero = cx.konst_zero();
             let all = cx.b.bin(BinOp::IEq, r, zero);
-            cx.write(&v.dst, ScalarType::Pred, all);
+            cx.write(&v.dst, all);
         }
         VoteMode::Uni => {
             let yes = cx.ballot(a);
@@ -182,7 +182,7 @@ pub fn vote(cx: &mut Cx<'_>, v: &Vote) {
             let none = cx.b.bin(BinOp::IEq, yes, zero);
             let all = cx.b.bin(BinOp::IEq, no, zero);
             let uni = cx.b.bin(BinOp::Or, none, all);
-            cx.write(&v.dst, ScalarType::Pred, uni);
+            cx.write(&v.dst, uni);
         }
     }
 }
@@ -197,7 +197,7 @@ pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
     let mask = cx.mask_value(Some(&m.mask));
     let same = cx.b.bin(BinOp::And, same, mask);
     if !m.all {
-        cx.write(&m.dst, ScalarType::B32, same);
+        cx.write(&m.dst, same);
         return;
     }
     let same_var = cx.b.f.new_var(Ty::I32, "match.same");
@@ -211,15 +211,15 @@ pub fn match_sync(cx: &mut Cx<'_>, m: &Match) {
     let all = cx.b.bin(BinOp::IEq, same, members);
     let zero = cx.konst_zero();
     let d = cx.b.select(all, members, zero);
-    cx.write(&m.dst, ScalarType::B32, d);
+    cx.write(&m.dst, d);
     if let Some(p) = &m.pred {
-        cx.write(p, ScalarType::Pred, all);
+        cx.write(p, all);
     }
 }
 
 pub fn activemask(cx: &mut Cx<'_>, d: &Dst) {
     if let Some(m) = cx.sync_op(WarpOp::ActiveMask, &[], Some(Ty::I32)) {
-        cx.write(d, ScalarType::B32, m);
+        cx.write(d, m);
     }
 }
 
@@ -242,7 +242,7 @@ pub fn redux(cx: &mut Cx<'_>, r: &Redux) {
     let id = cx.b.konst(Ty::I32, op.identity());
     let v = cx.b.select(include, a, id);
     if let Some(d) = cx.sync_op(WarpOp::Reduce(op), &[v], Some(Ty::I32)) {
-        cx.write(&r.dst, r.ty, d);
+        cx.write(&r.dst, d);
     }
 }
 
@@ -258,8 +258,8 @@ pub fn elect(cx: &mut Cx<'_>, e: &Elect) {
     let leader = cx.b.ext(ExtOp::FindUMsb, &[lowest], FpFlags::default());
     let lane = super::special::lane_id(cx);
     let is_leader = cx.b.bin(BinOp::IEq, lane, leader);
-    cx.write(&e.dst, ScalarType::B32, leader);
-    cx.write(&e.pred, ScalarType::Pred, is_leader);
+    cx.write(&e.dst, leader);
+    cx.write(&e.pred, is_leader);
 }
 
 pub fn warp_sync(cx: &mut Cx<'_>, _mask: &Src) {

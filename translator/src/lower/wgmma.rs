@@ -299,11 +299,11 @@ fn mma_async(cx: &mut Cx<'_>, x: &WgmmaMma) {
     if x.d_ty == MmaType::F16 {
         for (pair, dst) in d.chunks(2).zip(&x.d) {
             let w = half::join(cx, pair[0], pair[1]);
-            cx.write(dst, ScalarType::B32, w);
+            cx.write(dst, w);
         }
     } else {
         for (&v, dst) in d.iter().zip(&x.d) {
-            cx.write(dst, ScalarType::B32, v);
+            cx.write(dst, v);
         }
     }
 }

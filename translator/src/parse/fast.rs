@@ -247,7 +247,7 @@ impl<'a> P<'a> {
         }
     }
 
-    // ---- module items ----
+    // Module items.
 
     fn item(&mut self) -> R<Item<'a>> {
         let from = self.mark();
@@ -508,7 +508,7 @@ impl<'a> P<'a> {
         Ok(Some(d))
     }
 
-    // ---- declarations ----
+    // Declarations.
 
     fn space(&mut self) -> R<Spanned<StateSpace>> {
         match self.cur() {
@@ -682,7 +682,7 @@ impl<'a> P<'a> {
         Ok(Initializer::List(items, self.span_from(from)))
     }
 
-    // ---- statements ----
+    // Statements.
 
     fn statements(&mut self, capacity: usize) -> R<Vec<Statement<'a>>> {
         let mut out = Vec::with_capacity(capacity);
@@ -849,7 +849,7 @@ impl<'a> P<'a> {
         }))
     }
 
-    // ---- operands ----
+    // Operands.
 
     fn operand(&mut self) -> R<Operand<'a>> {
         let a = self.single_operand()?;
@@ -983,7 +983,7 @@ impl<'a> P<'a> {
         })
     }
 
-    // ---- expressions (ISA 4.6.3, Table 4) ----
+    // Expressions (ISA 4.6.3, Table 4).
 
     /// `allow_or: false` at the top of an operand, where `|` separates a pair.
     fn expr(&mut self, allow_or: bool) -> R<Expr<'a>> {

@@ -18,9 +18,9 @@ pub fn make_reducible(f: &mut Function, buf: &mut Buffers) -> Cfg {
             return cfg;
         }
         match find_multi_entry(&cfg, &cfg.order, None) {
-            Some((region, entries)) => {
+            Some((_, entries)) => {
                 let v = *var.get_or_insert_with(|| f.new_var(Ty::I32, "irreducible.entry"));
-                dispatch(f, &cfg, &region, &entries, v);
+                dispatch(f, &cfg, &entries, v);
                 cfg.recycle(buf);
             }
             None => return cfg,
@@ -135,7 +135,7 @@ fn cyclic_sccs(
     out
 }
 
-fn dispatch(f: &mut Function, cfg: &Cfg, region: &[BlockId], entries: &[BlockId], var: VarId) {
+fn dispatch(f: &mut Function, cfg: &Cfg, entries: &[BlockId], var: VarId) {
     let header = f.new_block();
     let value = f.push(header, Ty::I32, Op::LoadVar(var));
     let (last, first) = entries.split_last().unwrap_or((&entries[0], &[]));
@@ -144,7 +144,6 @@ fn dispatch(f: &mut Function, cfg: &Cfg, region: &[BlockId], entries: &[BlockId]
         targets: first.to_vec(),
         default: *last,
     };
-    let _ = region;
     for (k, &e) in entries.iter().enumerate() {
         for &p in cfg.preds(e) {
             let tramp = f.new_block();

@@ -18,14 +18,14 @@ const BITWISE64: &[&str] = &["and|or|xor|min|max", "b64|u64|s64"];
 /// puts before these. Rows for the same instruction go from the instruction itself to its later
 /// additions; only the first row an instruction fails is reported.
 pub const FORM_GATES: &[Gate] = &[
-    // ---- 8.7.1 integer arithmetic (ISA 4.1 text) ----
+    // 8.7.1 integer arithmetic (ISA 4.1 text).
     // Packed 16-bit halves and `.relu` (add, min, max: "PTX ISA Notes" 8.0, sm_90).
     g("add", &["~u16x2|s16x2"], (8, 0), 90),
     g("min", &["~u16x2|s16x2"], (8, 0), 90),
     g("max", &["~u16x2|s16x2"], (8, 0), 90),
     g("min", &["~relu"], (8, 0), 90),
     g("max", &["~relu"], (8, 0), 90),
-    // ---- 8.7.2 extended precision ----
+    // 8.7.2 extended precision.
     g("add", &["cc"], (1, 2), 0),
     g("sub", &["cc"], (1, 3), 0),
     g("mad", &["cc"], (3, 0), 20),
@@ -36,7 +36,7 @@ pub const FORM_GATES: &[Gate] = &[
     g("subc", &["~u64|s64"], (4, 3), 20),
     g("mad", &["~cc", "~u64|s64"], (4, 3), 20),
     g("madc", &["~u64|s64"], (4, 3), 20),
-    // ---- 8.7.3 floating point ----
+    // 8.7.3 floating point.
     g("add", F64, (1, 0), 13),
     g("sub", F64, (1, 0), 13),
     g("mul", F64, (1, 0), 13),
@@ -79,7 +79,7 @@ pub const FORM_GATES: &[Gate] = &[
     g("neg", F64, (1, 0), 13),
     g("min", F64, (1, 0), 13),
     g("max", F64, (1, 0), 13),
-    // ---- half precision (later ISA: "Half Precision Floating-Point Instructions") ----
+    // Half precision (later ISA: "Half Precision Floating-Point Instructions").
     g("add", &[F16], (4, 2), 53),
     g("sub", &[F16], (4, 2), 53),
     g("mul", &[F16], (4, 2), 53),
@@ -111,14 +111,14 @@ pub const FORM_GATES: &[Gate] = &[
     g("max", &["xorsign"], (7, 2), 86),
     gw("min", &["<three-inputs>"], (8, 8), 100, "three-input `min`"),
     gw("max", &["<three-inputs>"], (8, 8), 100, "three-input `max`"),
-    // ---- 8.7.4 comparison and selection ----
+    // 8.7.4 comparison and selection.
     g("set", F64, (1, 0), 13),
     g("setp", F64, (1, 0), 13),
     g("selp", F64, (1, 0), 13),
     g("slct", F64, (1, 0), 13),
-    // ---- 8.7.5 logic and shift ----
+    // 8.7.5 logic and shift.
     g("lop3", &["~or|and"], (8, 2), 50),
-    // ---- 8.7.6 data movement and conversion ----
+    // 8.7.6 data movement and conversion.
     g("mov", F64, (1, 0), 13),
     g("mov", &["b128"], (8, 3), 70),
     gw(
@@ -236,11 +236,11 @@ pub const FORM_GATES: &[Gate] = &[
         (8, 6),
         100,
     ),
-    // ---- 8.7.7 texture ----
-    // ---- control flow ----
+    // 8.7.7 texture.
+    // Control flow.
     g("brx", &["idx"], (6, 0), 30),
     gw("call", &["<indirect>"], (2, 1), 20, "an indirect `call`"),
-    // ---- parallel synchronization and communication ----
+    // Parallel synchronization and communication.
     gw(
         "bar",
         &["<bar-operands>"],
@@ -323,7 +323,7 @@ pub const FORM_GATES: &[Gate] = &[
     g("vote", &["!sync", "ballot"], (2, 0), 20),
     g("vote", &["sync"], (6, 0), 30),
     g("redux", &["f32"], (8, 6), 100),
-    // ---- warp-level matrix instructions ----
+    // Warp-level matrix instructions.
     g("mma", &["m8n8k16|m8n8k32|m8n8k128|m16n8k8"], (6, 5), 75),
     g(
         "mma",
@@ -364,10 +364,10 @@ pub const FORM_GATES: &[Gate] = &[
         90,
     ),
     g("mbarrier", &["relaxed"], (8, 6), 90),
-    // ---- miscellaneous ----
+    // Miscellaneous.
     g("pmevent", &["mask"], (3, 0), 20),
     g("wgmma", &["sp"], (8, 2), 90),
-    // ---- special registers (ISA chapter 10) ----
+    // Special registers (ISA chapter 10).
     g("%clock", &[], (1, 0), 0),
     g("%clock_hi", &[], (5, 0), 20),
     g("%clock64", &[], (2, 0), 20),
@@ -394,7 +394,7 @@ pub const FORM_GATES: &[Gate] = &[
     g("%aggr_smem_size", &[], (8, 1), 90),
     g("%cluster", &[], (7, 8), 90),
     g("%is_explicit_cluster", &[], (7, 8), 90),
-    // ---- directives (ISA chapter 11) ----
+    // Directives (ISA chapter 11).
     g(".address_size", &[], (2, 3), 0),
     g(".branchtargets", &[], (2, 1), 20),
     g(".calltargets", &[], (2, 1), 20),

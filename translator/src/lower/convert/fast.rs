@@ -40,13 +40,13 @@ pub(super) fn cvt(cx: &mut Cx<'_>, c: &Cvt) -> bool {
         } else {
             split_sum(cx, v, st, dt)
         };
-        cx.write(&c.dst, dt, r);
+        cx.write(&c.dst, r);
         return true;
     }
     if float_ok(st) && !dt.is_float() && c.integer && mode == RoundMode::Zero {
         let v = cx.read(&c.src, st);
         let r = truncate(cx, v, st, dt);
-        cx.write(&c.dst, dt, r);
+        cx.write(&c.dst, r);
         return true;
     }
     false

@@ -23,7 +23,7 @@ pub(super) struct Unpacked {
     pub nan: ValueId,
 }
 
-// ---- small IR helpers, everything in 64 bits ----
+// Small IR helpers, everything in 64 bits.
 
 pub(super) fn k(cx: &mut Cx<'_>, v: u64) -> ValueId {
     cx.b.konst(Ty::I64, v)
@@ -383,5 +383,5 @@ pub(super) fn int_range(ty: ScalarType) -> (i128, i128) {
 pub(super) fn write_bits(cx: &mut Cx<'_>, dst: &Dst, ty: ScalarType, r: ValueId) {
     let t = cx.b.conv(ConvOp::Trunc, r, Ty::int(ty.bits()));
     let v = cx.b.reinterpret(t, Ty::of(ty));
-    cx.write(dst, ty, v);
+    cx.write(dst, v);
 }

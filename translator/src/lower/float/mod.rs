@@ -35,7 +35,7 @@ pub fn lower(cx: &mut Cx<'_>, f: &Float) {
         let r0 = scalar(cx, f, fmt, &lo);
         let r1 = scalar(cx, f, fmt, &hi);
         let r = half::join(cx, r0, r1);
-        cx.write(&f.dst, f.ty, r);
+        cx.write(&f.dst, r);
         return;
     }
     let fmt = FloatFormat::of(f.ty);
@@ -43,11 +43,11 @@ pub fn lower(cx: &mut Cx<'_>, f: &Float) {
     let src: Vec<ValueId> = f.src.iter().map(|s| cx.read(s, bits_ty)).collect();
     if let FloatOp::Testp(t) = f.op {
         let p = testp(cx, t, fmt, src[0]);
-        cx.write(&f.dst, ScalarType::Pred, p);
+        cx.write(&f.dst, p);
         return;
     }
     let r = scalar(cx, f, fmt, &src);
-    cx.write(&f.dst, f.ty, r);
+    cx.write(&f.dst, r);
 }
 
 /// One lane: the bits of the result from the bits of the sources.

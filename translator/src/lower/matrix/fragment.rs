@@ -112,17 +112,17 @@ pub(super) fn write_acc(cx: &mut Cx<'_>, x: &Mma, d: &[ValueId]) {
         MmaType::F16 => {
             for (pair, dst) in d.chunks(2).zip(&x.d) {
                 let w = half::join(cx, pair[0], pair[1]);
-                cx.write(dst, ScalarType::B32, w);
+                cx.write(dst, w);
             }
         }
         MmaType::F64 => {
             for (&v, dst) in d.iter().zip(&x.d) {
-                cx.write(dst, ScalarType::B64, v);
+                cx.write(dst, v);
             }
         }
         _ => {
             for (&v, dst) in d.iter().zip(&x.d) {
-                cx.write(dst, ScalarType::B32, v);
+                cx.write(dst, v);
             }
         }
     }

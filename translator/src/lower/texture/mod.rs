@@ -204,7 +204,7 @@ fn write_results(
         ScalarType::F16 => {
             for (d, v) in dst.iter().zip(vals) {
                 let h = cx.b.conv(ConvOp::FConvert, v, Ty::F16);
-                cx.write(d, ScalarType::F16, h);
+                cx.write(d, h);
             }
         }
         ScalarType::F16x2 => {
@@ -219,18 +219,18 @@ fn write_results(
                 let sh = cx.i32(16);
                 let hi = cx.b.bin(BinOp::Shl, hi, sh);
                 let both = cx.b.bin(BinOp::Or, lo, hi);
-                cx.write(d, ScalarType::F16x2, both);
+                cx.write(d, both);
             }
         }
         _ => {
             for (d, v) in dst.iter().zip(vals) {
-                cx.write(d, dtype, v);
+                cx.write(d, v);
             }
         }
     }
     if let Some(p) = pred {
         let t = cx.b.konst(Ty::Bool, 1);
-        cx.write(p, ScalarType::Pred, t);
+        cx.write(p, t);
     }
 }
 
@@ -557,5 +557,5 @@ pub fn txq(cx: &mut Cx<'_>, q: &Txq) {
             }
         }
     };
-    cx.write(&q.dst, ScalarType::B32, v);
+    cx.write(&q.dst, v);
 }
