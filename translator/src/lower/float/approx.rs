@@ -218,7 +218,7 @@ fn lg2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
 /// `ex2.approx`: within 2 ulp of the correctly rounded result over the whole range, subnormal
 /// results included (drivers' `Exp2` is looser and lavapipe's flushes): 2^x = 2^n * 2^f with
 /// n = round(x), |f| <= 1/2, 2^f by its Taylor series in f64 (error below 2^-30), rounded once to
-/// f32. Without float64, the driver's `Exp2`.
+/// f32. Without float64, the same reduction in f32 (`ex2_f32`).
 fn ex2(cx: &mut Cx<'_>, x: ValueId) -> ValueId {
     let r = if cx.profile.float64 {
         let xd = cx.b.conv(crate::ir::ConvOp::FConvert, x, Ty::F64);
