@@ -4,9 +4,9 @@
 
 use super::uniform::{Uniformity, analyze};
 use super::{U, to_labelled};
+use crate::ir;
 use crate::ir::{AtomicOp, Function, Op};
 use crate::structurize::Node;
-use crate::{DeviceProfile, Program, SourceFile, ir, lower, structurize};
 
 /// The kernel `k` of `body` (a kernel with parameters `out: u64, n: u32`) lowered for lavapipe,
 /// with synchronizing functions inlined and structurized, as the emulation sees it.
@@ -26,26 +26,9 @@ fn kernel_on(target: &str, body: &str) -> (Function, Vec<Node>) {
 
 /// The first kernel of the module `text`, as [`kernel`] makes it.
 fn kernel_of(text: String) -> (Function, Vec<Node>) {
-    let program = match Program::parse(SourceFile::new("t.ptx", text)) {
-        Ok(p) => p,
-        Err(d) => panic!("{d}"),
-    };
-    let profile = DeviceProfile::named("lavapipe").expect("the lavapipe profile");
-    let (id, _) = program.module.kernels().next().expect("one kernel");
-    let mut m = lower::lower_kernel(
-        &program.module,
-        id,
-        &profile,
-        &program.global_offsets,
-        &mut lower::Buffers::default(),
-    )
-    .expect("the kernel lowers")
-    .module;
-    ir::inline::inline_where(&mut m, |g| g.must_inline(true));
+    let (mut m, mut trees) = super::interp_tests::lowered(&text);
     let entry = m.entry.0 as usize;
-    let mut f = m.functions.swap_remove(entry);
-    let tree = structurize::structurize(&mut f).expect("shallow");
-    (f, tree)
+    (m.functions.swap_remove(entry), trees.swap_remove(entry))
 }
 
 /// The analysis, and in tree order the uniformity of each `if` condition and of each loop.
