@@ -5,20 +5,20 @@ use crate::ir::{BlockId, ValueId};
 
 /// The tree with construct ids instead of branch depths.
 #[derive(Clone, Debug)]
-pub(super) enum U {
+pub(super) enum Labelled {
     Code(BlockId),
     If {
         cond: ValueId,
-        then: Vec<U>,
-        else_: Vec<U>,
+        then: Vec<Labelled>,
+        else_: Vec<Labelled>,
     },
-    Block(u32, Vec<U>),
-    Loop(u32, Vec<U>),
+    Block(u32, Vec<Labelled>),
+    Loop(u32, Vec<Labelled>),
     Branch(u32),
     Switch {
         value: ValueId,
-        cases: Vec<Vec<U>>,
-        default: Vec<U>,
+        cases: Vec<Vec<Labelled>>,
+        default: Vec<Labelled>,
     },
     Return(Vec<ValueId>),
     Exit,

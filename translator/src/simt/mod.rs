@@ -31,7 +31,7 @@ use crate::check::Map as HashMap;
 
 use crate::ir::{BinOp, BlockId, FpFlags, Function, Op, Terminator, Ty, ValueId, VarId, WarpOp};
 use crate::structurize::Node;
-use labelled::U;
+use labelled::Labelled;
 
 /// The state value of an active thread.
 const ACTIVE: u64 = 0;
@@ -99,41 +99,41 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<u32> {
         }
     });
     let init_block = match init {
-        U::Code(b) => b,
+        Labelled::Code(b) => b,
         _ => BlockId(0),
     };
     body.push(init);
     t.seq(labelled, false, &mut body);
-    body.push(U::Return(Vec::new()));
+    body.push(Labelled::Return(Vec::new()));
     let scratch_words = expand::expand(t.f, st, &t.sync_blocks, init_block);
     *tree = from_labelled(body, &mut Vec::new());
     Some(scratch_words)
 }
 
-fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<U> {
+fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<Labelled> {
     nodes
         .into_iter()
         .map(|n| match n {
-            Node::Code(b) => U::Code(b),
-            Node::If { cond, then, else_ } => U::If {
+            Node::Code(b) => Labelled::Code(b),
+            Node::If { cond, then, else_ } => Labelled::If {
                 cond,
                 then: to_labelled(then, stack, next),
                 else_: to_labelled(else_, stack, next),
             },
             Node::Block(body) => {
                 let (id, body) = labelled_body(body, stack, next);
-                U::Block(id, body)
+                Labelled::Block(id, body)
             }
             Node::Loop(body) => {
                 let (id, body) = labelled_body(body, stack, next);
-                U::Loop(id, body)
+                Labelled::Loop(id, body)
             }
-            Node::Branch(d) => U::Branch(stack[stack.len() - 1 - d as usize]),
+            Node::Branch(d) => Labelled::Branch(stack[stack.len() - 1 - d as usize]),
             Node::Switch {
                 value,
                 cases,
                 default,
-            } => U::Switch {
+            } => Labelled::Switch {
                 value,
                 cases: cases
                     .into_iter()
@@ -141,14 +141,14 @@ fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<U>
                     .collect(),
                 default: to_labelled(default, stack, next),
             },
-            Node::Return(v) => U::Return(v),
-            Node::Exit => U::Exit,
-            Node::Unreachable => U::Unreachable,
+            Node::Return(v) => Labelled::Return(v),
+            Node::Exit => Labelled::Exit,
+            Node::Unreachable => Labelled::Unreachable,
         })
         .collect()
 }
 
-fn labelled_body(body: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> (u32, Vec<U>) {
+fn labelled_body(body: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> (u32, Vec<Labelled>) {
     let id = *next;
     *next += 1;
     stack.push(id);
@@ -157,30 +157,30 @@ fn labelled_body(body: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> (u32,
     (id, body)
 }
 
-fn construct_body(id: u32, body: Vec<U>, stack: &mut Vec<u32>) -> Vec<Node> {
+fn construct_body(id: u32, body: Vec<Labelled>, stack: &mut Vec<u32>) -> Vec<Node> {
     stack.push(id);
     let body = from_labelled(body, stack);
     stack.pop();
     body
 }
 
-fn from_labelled(nodes: Vec<U>, stack: &mut Vec<u32>) -> Vec<Node> {
+fn from_labelled(nodes: Vec<Labelled>, stack: &mut Vec<u32>) -> Vec<Node> {
     nodes
         .into_iter()
         .map(|n| match n {
-            U::Code(b) => Node::Code(b),
-            U::If { cond, then, else_ } => Node::If {
+            Labelled::Code(b) => Node::Code(b),
+            Labelled::If { cond, then, else_ } => Node::If {
                 cond,
                 then: from_labelled(then, stack),
                 else_: from_labelled(else_, stack),
             },
-            U::Block(id, body) => Node::Block(construct_body(id, body, stack)),
-            U::Loop(id, body) => Node::Loop(construct_body(id, body, stack)),
-            U::Branch(id) => {
+            Labelled::Block(id, body) => Node::Block(construct_body(id, body, stack)),
+            Labelled::Loop(id, body) => Node::Loop(construct_body(id, body, stack)),
+            Labelled::Branch(id) => {
                 let pos = stack.iter().rposition(|&s| s == id).unwrap_or(0);
                 Node::Branch((stack.len() - 1 - pos) as u32)
             }
-            U::Switch {
+            Labelled::Switch {
                 value,
                 cases,
                 default,
@@ -189,9 +189,9 @@ fn from_labelled(nodes: Vec<U>, stack: &mut Vec<u32>) -> Vec<Node> {
                 cases: cases.into_iter().map(|c| from_labelled(c, stack)).collect(),
                 default: from_labelled(default, stack),
             },
-            U::Return(v) => Node::Return(v),
-            U::Exit => Node::Exit,
-            U::Unreachable => Node::Unreachable,
+            Labelled::Return(v) => Node::Return(v),
+            Labelled::Exit => Node::Exit,
+            Labelled::Unreachable => Node::Unreachable,
         })
         .collect()
 }
@@ -215,40 +215,42 @@ struct Uniformizer<'f> {
 }
 
 /// Whether any branch in `nodes` leaves them (or a return ends the thread).
-fn escapes(nodes: &[U]) -> bool {
+fn escapes(nodes: &[Labelled]) -> bool {
     escapes_except(nodes, &[])
 }
 
 /// Whether any branch in `nodes` leaves them for a construct other than `native` (or a return
 /// ends the thread).
-fn escapes_except(nodes: &[U], native: &[u32]) -> bool {
-    fn walk(nodes: &[U], inside: &mut Vec<u32>) -> bool {
+fn escapes_except(nodes: &[Labelled], native: &[u32]) -> bool {
+    fn walk(nodes: &[Labelled], inside: &mut Vec<u32>) -> bool {
         nodes.iter().any(|n| match n {
-            U::Branch(id) => !inside.contains(id),
-            U::Return(_) | U::Exit => true,
-            U::If { then, else_, .. } => walk(then, inside) || walk(else_, inside),
-            U::Block(id, body) | U::Loop(id, body) => {
+            Labelled::Branch(id) => !inside.contains(id),
+            Labelled::Return(_) | Labelled::Exit => true,
+            Labelled::If { then, else_, .. } => walk(then, inside) || walk(else_, inside),
+            Labelled::Block(id, body) | Labelled::Loop(id, body) => {
                 inside.push(*id);
                 let r = walk(body, inside);
                 inside.pop();
                 r
             }
-            U::Switch { cases, default, .. } => {
+            Labelled::Switch { cases, default, .. } => {
                 cases.iter().any(|c| walk(c, inside)) || walk(default, inside)
             }
-            U::Code(_) | U::Unreachable => false,
+            Labelled::Code(_) | Labelled::Unreachable => false,
         })
     }
     walk(nodes, &mut native.to_vec())
 }
 
 /// Whether `nodes` hold a branch to one of `targets` (constructs that enclose them).
-fn branches_to(nodes: &[U], targets: &[u32]) -> bool {
+fn branches_to(nodes: &[Labelled], targets: &[u32]) -> bool {
     nodes.iter().any(|n| match n {
-        U::Branch(id) => targets.contains(id),
-        U::If { then, else_, .. } => branches_to(then, targets) || branches_to(else_, targets),
-        U::Block(_, body) | U::Loop(_, body) => branches_to(body, targets),
-        U::Switch { cases, default, .. } => {
+        Labelled::Branch(id) => targets.contains(id),
+        Labelled::If { then, else_, .. } => {
+            branches_to(then, targets) || branches_to(else_, targets)
+        }
+        Labelled::Block(_, body) | Labelled::Loop(_, body) => branches_to(body, targets),
+        Labelled::Switch { cases, default, .. } => {
             cases.iter().any(|c| branches_to(c, targets)) || branches_to(default, targets)
         }
         _ => false,
@@ -267,21 +269,25 @@ impl Uniformizer<'_> {
     }
 
     /// A new block of straight-line code.
-    fn code(&mut self, build: impl FnOnce(&mut Function, BlockId)) -> U {
+    fn code(&mut self, build: impl FnOnce(&mut Function, BlockId)) -> Labelled {
         let b = self.f.new_block();
         build(self.f, b);
         // Its terminator is never used: the tree says where control goes.
         self.f.block_mut(b).term = Terminator::Unreachable;
         self.sync_blocks.push(false);
-        U::Code(b)
+        Labelled::Code(b)
     }
 
-    fn contains_sync(&self, n: &U) -> bool {
+    fn contains_sync(&self, n: &Labelled) -> bool {
         match n {
-            U::Code(b) => self.sync_blocks.get(b.0 as usize).copied().unwrap_or(false),
-            U::If { then, else_, .. } => then.iter().chain(else_).any(|n| self.contains_sync(n)),
-            U::Block(_, body) | U::Loop(_, body) => body.iter().any(|n| self.contains_sync(n)),
-            U::Switch { cases, default, .. } => cases
+            Labelled::Code(b) => self.sync_blocks.get(b.0 as usize).copied().unwrap_or(false),
+            Labelled::If { then, else_, .. } => {
+                then.iter().chain(else_).any(|n| self.contains_sync(n))
+            }
+            Labelled::Block(_, body) | Labelled::Loop(_, body) => {
+                body.iter().any(|n| self.contains_sync(n))
+            }
+            Labelled::Switch { cases, default, .. } => cases
                 .iter()
                 .flatten()
                 .chain(default)
@@ -291,7 +297,7 @@ impl Uniformizer<'_> {
     }
 
     /// `st = select(st == from, to, st)` for each pair, in order.
-    fn transition(&mut self, pairs: &[(u64, u64)]) -> U {
+    fn transition(&mut self, pairs: &[(u64, u64)]) -> Labelled {
         let st = self.st;
         let pairs = pairs.to_vec();
         self.code(move |f, b| {
@@ -308,8 +314,8 @@ impl Uniformizer<'_> {
 
     /// Translates a sequence; `guard` says whether some threads may be inactive on entry. Returns
     /// whether some may be inactive at its end.
-    fn seq(&mut self, nodes: Vec<U>, mut guard: bool, out: &mut Vec<U>) -> bool {
-        let mut native: Vec<U> = Vec::new();
+    fn seq(&mut self, nodes: Vec<Labelled>, mut guard: bool, out: &mut Vec<Labelled>) -> bool {
+        let mut native: Vec<Labelled> = Vec::new();
         for n in nodes {
             if self.contains_sync(&n) {
                 guard = self.flush(std::mem::take(&mut native), guard, out);
@@ -323,7 +329,7 @@ impl Uniformizer<'_> {
 
     /// Code without synchronization: runs natively, skipped by inactive threads; branches out of
     /// it become state changes.
-    fn flush(&mut self, native: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+    fn flush(&mut self, native: Vec<Labelled>, guard: bool, out: &mut Vec<Labelled>) -> bool {
         if native.is_empty() {
             return guard;
         }
@@ -338,7 +344,7 @@ impl Uniformizer<'_> {
             self.failed = true;
         }
         let body = self.rewrite_exits(native, wrapper, &mut Vec::new());
-        let block = U::Block(wrapper, body);
+        let block = Labelled::Block(wrapper, body);
         if guard {
             let st = self.st;
             let check = self.code(|f, b| {
@@ -348,7 +354,7 @@ impl Uniformizer<'_> {
             });
             let cond = self.last_value(&check);
             out.push(check);
-            out.push(U::If {
+            out.push(Labelled::If {
                 cond,
                 then: vec![block],
                 else_: Vec::new(),
@@ -359,9 +365,9 @@ impl Uniformizer<'_> {
         guard || leaves
     }
 
-    fn last_value(&self, code: &U) -> ValueId {
+    fn last_value(&self, code: &Labelled) -> ValueId {
         match code {
-            U::Code(b) => self
+            Labelled::Code(b) => self
                 .f
                 .block(*b)
                 .insts
@@ -383,37 +389,44 @@ impl Uniformizer<'_> {
 
     /// Rewrites branches that leave `nodes` (and returns) into a state change and a branch out
     /// of the native wrapper block `wrapper`.
-    fn rewrite_exits(&mut self, nodes: Vec<U>, wrapper: u32, inside: &mut Vec<u32>) -> Vec<U> {
+    fn rewrite_exits(
+        &mut self,
+        nodes: Vec<Labelled>,
+        wrapper: u32,
+        inside: &mut Vec<u32>,
+    ) -> Vec<Labelled> {
         let mut out = Vec::new();
         for n in nodes {
             match n {
-                U::Branch(id) if !inside.contains(&id) && !self.native_targets.contains(&id) => {
+                Labelled::Branch(id)
+                    if !inside.contains(&id) && !self.native_targets.contains(&id) =>
+                {
                     let code = self.target_code(id);
                     out.push(self.set_state(code));
-                    out.push(U::Branch(wrapper));
+                    out.push(Labelled::Branch(wrapper));
                 }
-                U::Return(_) | U::Exit => {
+                Labelled::Return(_) | Labelled::Exit => {
                     out.push(self.set_state(RETURNED));
-                    out.push(U::Branch(wrapper));
+                    out.push(Labelled::Branch(wrapper));
                 }
-                U::If { cond, then, else_ } => {
+                Labelled::If { cond, then, else_ } => {
                     let then = self.rewrite_exits(then, wrapper, inside);
                     let else_ = self.rewrite_exits(else_, wrapper, inside);
-                    out.push(U::If { cond, then, else_ });
+                    out.push(Labelled::If { cond, then, else_ });
                 }
-                U::Block(id, body) => {
+                Labelled::Block(id, body) => {
                     inside.push(id);
                     let body = self.rewrite_exits(body, wrapper, inside);
                     inside.pop();
-                    out.push(U::Block(id, body));
+                    out.push(Labelled::Block(id, body));
                 }
-                U::Loop(id, body) => {
+                Labelled::Loop(id, body) => {
                     inside.push(id);
                     let body = self.rewrite_exits(body, wrapper, inside);
                     inside.pop();
-                    out.push(U::Loop(id, body));
+                    out.push(Labelled::Loop(id, body));
                 }
-                U::Switch {
+                Labelled::Switch {
                     value,
                     cases,
                     default,
@@ -423,7 +436,7 @@ impl Uniformizer<'_> {
                         .map(|c| self.rewrite_exits(c, wrapper, inside))
                         .collect();
                     let default = self.rewrite_exits(default, wrapper, inside);
-                    out.push(U::Switch {
+                    out.push(Labelled::Switch {
                         value,
                         cases,
                         default,
@@ -435,7 +448,7 @@ impl Uniformizer<'_> {
         out
     }
 
-    fn set_state(&mut self, code: u64) -> U {
+    fn set_state(&mut self, code: u64) -> Labelled {
         let st = self.st;
         self.code(move |f, b| {
             let c = f.push(b, Ty::I32, Op::Const(code));
@@ -454,14 +467,14 @@ impl Uniformizer<'_> {
     }
 
     /// A construct that contains synchronization: executed by every thread.
-    fn sync_node(&mut self, n: U, guard: bool, out: &mut Vec<U>) -> bool {
+    fn sync_node(&mut self, n: Labelled, guard: bool, out: &mut Vec<Labelled>) -> bool {
         match n {
-            U::Code(b) => {
-                out.push(U::Code(b));
+            Labelled::Code(b) => {
+                out.push(Labelled::Code(b));
                 guard
             }
             // Every thread is active and takes the same arm: nothing to emulate at this level.
-            U::If { cond, then, else_ } if !guard && self.uni.value(cond) => {
+            Labelled::If { cond, then, else_ } if !guard && self.uni.value(cond) => {
                 let cv = self.spill(cond);
                 let read = self.code(move |f, b| {
                     f.push(b, Ty::Bool, Op::LoadVar(cv));
@@ -471,36 +484,39 @@ impl Uniformizer<'_> {
                 let (mut then_out, mut else_out) = (Vec::new(), Vec::new());
                 let g_then = self.seq(then, false, &mut then_out);
                 let g_else = self.seq(else_, false, &mut else_out);
-                out.push(U::If {
+                out.push(Labelled::If {
                     cond,
                     then: then_out,
                     else_: else_out,
                 });
                 g_then || g_else
             }
-            U::Loop(id, body)
+            Labelled::Loop(id, body)
                 if !guard
                     && self.uni.uniform_construct(id)
-                    && !escapes_except(&[U::Loop(id, body.clone())], &self.native_targets) =>
+                    && !escapes_except(
+                        &[Labelled::Loop(id, body.clone())],
+                        &self.native_targets,
+                    ) =>
             {
                 match self.native_construct(id, body.clone()) {
                     Some((inner, g)) => {
-                        out.push(U::Loop(id, inner));
+                        out.push(Labelled::Loop(id, inner));
                         g
                     }
                     None => self.emulated_loop(id, body, guard, out),
                 }
             }
-            U::Block(id, body) if !guard && self.uni.uniform_construct(id) => {
+            Labelled::Block(id, body) if !guard && self.uni.uniform_construct(id) => {
                 match self.native_construct(id, body.clone()) {
                     Some((inner, g)) => {
-                        out.push(U::Block(id, inner));
+                        out.push(Labelled::Block(id, inner));
                         g
                     }
                     None => self.emulated_block(id, body, guard, out),
                 }
             }
-            U::If { cond, then, else_ } => {
+            Labelled::If { cond, then, else_ } => {
                 let leaves = escapes(&then) || escapes(&else_);
                 let cv = self.spill(cond);
                 let (wait_else, then_done) = (self.fresh_code(), self.fresh_code());
@@ -527,9 +543,9 @@ impl Uniformizer<'_> {
                 out.push(self.transition(&[(then_done, ACTIVE)]));
                 guard || leaves
             }
-            U::Block(id, body) => self.emulated_block(id, body, guard, out),
-            U::Loop(id, body) => self.emulated_loop(id, body, guard, out),
-            U::Switch {
+            Labelled::Block(id, body) => self.emulated_block(id, body, guard, out),
+            Labelled::Loop(id, body) => self.emulated_loop(id, body, guard, out),
+            Labelled::Switch {
                 value,
                 cases,
                 default,
@@ -545,7 +561,7 @@ impl Uniformizer<'_> {
                     });
                     let cond = self.last_value(&test);
                     let b = match &test {
-                        U::Code(b) => *b,
+                        Labelled::Code(b) => *b,
                         _ => BlockId(0),
                     };
                     let at = cond.0 as usize;
@@ -555,7 +571,7 @@ impl Uniformizer<'_> {
                     self.defs[at] = Some(b);
                     chain = vec![
                         test,
-                        U::If {
+                        Labelled::If {
                             cond,
                             then: case,
                             else_: chain,
@@ -575,7 +591,7 @@ impl Uniformizer<'_> {
     /// A uniform loop or block entered by every thread: branches to it stay branches. Tried, and
     /// `None` (emulate it) if such a branch turns out to be where some threads wait (their state
     /// is not "active", e.g. after a uniform early exit from an inner construct).
-    fn native_construct(&mut self, id: u32, body: Vec<U>) -> Option<(Vec<U>, bool)> {
+    fn native_construct(&mut self, id: u32, body: Vec<Labelled>) -> Option<(Vec<Labelled>, bool)> {
         let failed_before = std::mem::replace(&mut self.failed, false);
         self.native_targets.push(id);
         let mut inner = Vec::new();
@@ -586,22 +602,34 @@ impl Uniformizer<'_> {
     }
 
     /// A block that some threads may leave early: they wait at its end.
-    fn emulated_block(&mut self, id: u32, body: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+    fn emulated_block(
+        &mut self,
+        id: u32,
+        body: Vec<Labelled>,
+        guard: bool,
+        out: &mut Vec<Labelled>,
+    ) -> bool {
         let exit = self.fresh_code();
         self.exit_code.insert(id, exit);
         self.seq(body.clone(), guard, out);
         out.push(self.transition(&[(exit, ACTIVE)]));
-        guard || escapes(&[U::Block(id, body)])
+        guard || escapes(&[Labelled::Block(id, body)])
     }
 
     /// A loop that some threads may leave before others: it runs until a block-wide vote finds
     /// no thread still iterating.
-    fn emulated_loop(&mut self, id: u32, body: Vec<U>, guard: bool, out: &mut Vec<U>) -> bool {
+    fn emulated_loop(
+        &mut self,
+        id: u32,
+        body: Vec<Labelled>,
+        guard: bool,
+        out: &mut Vec<Labelled>,
+    ) -> bool {
         let (cont, exit) = (self.fresh_code(), self.fresh_code());
         self.cont_code.insert(id, cont);
         self.exit_code.insert(id, exit);
         let native_loop = self.fresh_id();
-        let leaves = escapes(&[U::Loop(id, body.clone())]);
+        let leaves = escapes(&[Labelled::Loop(id, body.clone())]);
         let mut inner = Vec::new();
         self.seq(body, true, &mut inner);
         // End of an iteration: falling off the end leaves the loop, `continue` comes back.
@@ -627,18 +655,18 @@ impl Uniformizer<'_> {
             f.block_mut(vote).term = Terminator::Unreachable;
         }
         self.sync_blocks.push(true);
-        inner.push(U::Code(vote));
+        inner.push(Labelled::Code(vote));
         let read = self.code(move |f, b| {
             f.push(b, Ty::Bool, Op::LoadVar(again));
         });
         let cond = self.last_value(&read);
         inner.push(read);
-        inner.push(U::If {
+        inner.push(Labelled::If {
             cond,
-            then: vec![U::Branch(native_loop)],
+            then: vec![Labelled::Branch(native_loop)],
             else_: Vec::new(),
         });
-        out.push(U::Loop(native_loop, inner));
+        out.push(Labelled::Loop(native_loop, inner));
         out.push(self.transition(&[(exit, ACTIVE)]));
         guard || leaves
     }

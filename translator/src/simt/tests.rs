@@ -3,7 +3,7 @@
 //! not), and the emulation's use of it.
 
 use super::uniform::{Uniformity, analyze};
-use super::{U, to_labelled};
+use super::{Labelled, to_labelled};
 use crate::ir;
 use crate::ir::{AtomicOp, Function, Op};
 use crate::structurize::Node;
@@ -41,20 +41,20 @@ fn analyzed(body: &str) -> (Vec<bool>, Vec<bool>) {
     (ifs, loops)
 }
 
-fn collect(nodes: &[U], uni: &Uniformity, ifs: &mut Vec<bool>, loops: &mut Vec<bool>) {
+fn collect(nodes: &[Labelled], uni: &Uniformity, ifs: &mut Vec<bool>, loops: &mut Vec<bool>) {
     for n in nodes {
         match n {
-            U::If { cond, then, else_ } => {
+            Labelled::If { cond, then, else_ } => {
                 ifs.push(uni.value(*cond));
                 collect(then, uni, ifs, loops);
                 collect(else_, uni, ifs, loops);
             }
-            U::Loop(id, body) => {
+            Labelled::Loop(id, body) => {
                 loops.push(uni.uniform_construct(*id));
                 collect(body, uni, ifs, loops);
             }
-            U::Block(_, body) => collect(body, uni, ifs, loops),
-            U::Switch { cases, default, .. } => {
+            Labelled::Block(_, body) => collect(body, uni, ifs, loops),
+            Labelled::Switch { cases, default, .. } => {
                 for c in cases {
                     collect(c, uni, ifs, loops);
                 }

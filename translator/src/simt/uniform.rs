@@ -28,7 +28,7 @@
 
 use std::collections::BTreeSet;
 
-use super::labelled::U;
+use super::labelled::Labelled;
 use crate::ir::{BinOp, Builtin, Function, Op, Ptr, ValueId, WarpOp};
 
 /// The result: per value, per variable, and the ids of uniform loops and blocks.
@@ -78,7 +78,7 @@ const PARAM: u8 = 2;
 const BASE: u8 = 4;
 const KONST: u8 = 8;
 
-pub fn analyze(f: &Function, tree: &[U]) -> Uniformity {
+pub fn analyze(f: &Function, tree: &[Labelled]) -> Uniformity {
     let mut var = vec![true; f.vars.len()];
     let mut flags = vec![0u8; f.values.len()];
     let mut divergent = vec![false; f.blocks.len()];
@@ -227,7 +227,7 @@ impl Walk<'_> {
 
     /// Walks a sequence entered under divergent control or not (`d`); returns the targets of
     /// branches (and returns) that some threads may take while others do not.
-    fn seq(&mut self, nodes: &[U], mut d: bool) -> BTreeSet<Target> {
+    fn seq(&mut self, nodes: &[Labelled], mut d: bool) -> BTreeSet<Target> {
         let mut all = BTreeSet::new();
         for n in nodes {
             let de = self.node(n, d);
@@ -240,7 +240,7 @@ impl Walk<'_> {
         all
     }
 
-    fn node(&mut self, n: &U, d: bool) -> BTreeSet<Target> {
+    fn node(&mut self, n: &Labelled, d: bool) -> BTreeSet<Target> {
         let single = |t| {
             if d {
                 BTreeSet::from([t])
@@ -249,19 +249,19 @@ impl Walk<'_> {
             }
         };
         match n {
-            U::Code(b) => {
+            Labelled::Code(b) => {
                 if let Some(x) = self.divergent_block.get_mut(b.0 as usize) {
                     *x |= d;
                 }
                 BTreeSet::new()
             }
-            U::If { cond, then, else_ } => {
+            Labelled::If { cond, then, else_ } => {
                 let dd = d || !self.uniform(*cond);
                 let mut de = self.seq(then, dd);
                 de.extend(self.seq(else_, dd));
                 de
             }
-            U::Switch {
+            Labelled::Switch {
                 value,
                 cases,
                 default,
@@ -273,7 +273,7 @@ impl Walk<'_> {
                 }
                 de
             }
-            U::Block(id, body) => {
+            Labelled::Block(id, body) => {
                 let mut de = self.seq(body, d);
                 if !d && !de.contains(&Target::Construct(*id)) {
                     self.constructs.push(*id);
@@ -281,7 +281,7 @@ impl Walk<'_> {
                 de.remove(&Target::Construct(*id));
                 de
             }
-            U::Loop(id, body) => {
+            Labelled::Loop(id, body) => {
                 let mark = self.constructs.len();
                 let mut de = self.seq(body, d);
                 if !de.is_empty() && !d {
@@ -295,9 +295,9 @@ impl Walk<'_> {
                 de.remove(&Target::Construct(*id));
                 de
             }
-            U::Branch(t) => single(Target::Construct(*t)),
-            U::Return(_) | U::Exit => single(Target::Out),
-            U::Unreachable => BTreeSet::new(),
+            Labelled::Branch(t) => single(Target::Construct(*t)),
+            Labelled::Return(_) | Labelled::Exit => single(Target::Out),
+            Labelled::Unreachable => BTreeSet::new(),
         }
     }
 }
