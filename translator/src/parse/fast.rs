@@ -26,11 +26,11 @@ const MAX_BODY_ESTIMATE: usize = 1 << 16;
 const DEFAULT_BODY: usize = 32;
 
 /// `Err(())` means "not accepted here"; the caller gives up.
-type R<T> = Result<T, ()>;
+type Accepted<T> = Result<T, ()>;
 
 /// The parser reads tokens from the lexer as it goes, keeping only a small window of them: a
 /// token vector for a whole large module was a fifth of the parse time in page faults.
-struct P<'a> {
+struct Parser<'a> {
     lexer: Lexer<'a>,
     buf: Vec<Tok<'a>>,
     /// The next token's index in `buf`.
@@ -43,7 +43,7 @@ struct P<'a> {
     failed: bool,
     /// The lexer has reached the end of the text or an error.
     lexed_all: bool,
-    /// Function bodies do not end with a `}` in column 0 ([`P::body_estimate`]).
+    /// Function bodies do not end with a `}` in column 0 ([`Parser::body_estimate`]).
     no_estimate: bool,
     /// The labels of the function body being read ([`Function::labels`]).
     labels: Vec<Spanned<&'a str>>,
@@ -53,7 +53,7 @@ struct P<'a> {
 }
 
 pub fn module(src: &str) -> Option<Module<'_>> {
-    let mut p = P {
+    let mut p = Parser {
         lexer: Lexer::new(src),
         buf: Vec::with_capacity(2048),
         pos: 0,
@@ -81,7 +81,7 @@ pub fn module(src: &str) -> Option<Module<'_>> {
     Some(Module { items, span })
 }
 
-impl<'a> P<'a> {
+impl<'a> Parser<'a> {
     /// Makes sure `buf` holds the token `k` places ahead; false at the end or on a lexical
     /// error. Every look at a token asks this, nearly always of a token already read: that
     /// answer is inlined, the lexing is not.
@@ -157,7 +157,7 @@ impl<'a> P<'a> {
     }
 
     /// One more level of nesting; an error past the limit.
-    fn enter(&mut self) -> R<()> {
+    fn enter(&mut self) -> Accepted<()> {
         self.nest += 1;
         if self.nest > MAX_NESTING {
             self.failed = true;
@@ -166,7 +166,7 @@ impl<'a> P<'a> {
         Ok(())
     }
 
-    fn bump(&mut self) -> R<Tok<'a>> {
+    fn bump(&mut self) -> Accepted<Tok<'a>> {
         let t = self.cur().ok_or(())?;
         self.advance();
         Ok(t)
@@ -197,12 +197,12 @@ impl<'a> P<'a> {
     }
 
     #[inline]
-    fn expect(&mut self, t: Token<'_>) -> R<()> {
+    fn expect(&mut self, t: Token<'_>) -> Accepted<()> {
         if self.eat(t) { Ok(()) } else { Err(()) }
     }
 
     #[inline]
-    fn punct(&mut self, p: &'static str) -> R<()> {
+    fn punct(&mut self, p: &'static str) -> Accepted<()> {
         self.expect(Token::Punct(p))
     }
 
@@ -216,7 +216,7 @@ impl<'a> P<'a> {
         matches!(self.peek(), Some(Token::Dot(q)) if q == d)
     }
 
-    fn ident(&mut self) -> R<Spanned<&'a str>> {
+    fn ident(&mut self) -> Accepted<Spanned<&'a str>> {
         match self.cur() {
             Some((Token::Ident(s), span)) => {
                 self.advance();
@@ -226,7 +226,7 @@ impl<'a> P<'a> {
         }
     }
 
-    fn uint(&mut self) -> R<Spanned<u32>> {
+    fn uint(&mut self) -> Accepted<Spanned<u32>> {
         match self.cur() {
             Some((Token::Int { value, .. }, span)) => {
                 let v = u32::try_from(value).map_err(|_| ())?;
@@ -237,7 +237,7 @@ impl<'a> P<'a> {
         }
     }
 
-    fn string(&mut self) -> R<&'a str> {
+    fn string(&mut self) -> Accepted<&'a str> {
         match self.peek() {
             Some(Token::Str(s)) => {
                 self.advance();
@@ -249,7 +249,7 @@ impl<'a> P<'a> {
 
     // Module items.
 
-    fn item(&mut self) -> R<Item<'a>> {
+    fn item(&mut self) -> Accepted<Item<'a>> {
         let from = self.mark();
         match self.peek() {
             Some(Token::Dot("version")) => {
@@ -318,7 +318,7 @@ impl<'a> P<'a> {
     }
 
     /// A `{ ... }` group with balanced braces.
-    fn balanced(&mut self) -> R<()> {
+    fn balanced(&mut self) -> Accepted<()> {
         self.punct("{")?;
         let mut depth = 1;
         while depth > 0 {
@@ -348,7 +348,7 @@ impl<'a> P<'a> {
         Some(Spanned::new(l, span))
     }
 
-    fn function(&mut self) -> R<Function<'a>> {
+    fn function(&mut self) -> Accepted<Function<'a>> {
         let from = self.mark();
         let linkage = self.linkage();
         let kind = match self.bump()?.0 {
@@ -428,7 +428,7 @@ impl<'a> P<'a> {
         (DEFAULT_BODY, None)
     }
 
-    fn param_list(&mut self) -> R<Vec<VarDecl<'a>>> {
+    fn param_list(&mut self) -> Accepted<Vec<VarDecl<'a>>> {
         self.punct("(")?;
         if self.eat(Token::Punct(")")) {
             return Ok(Vec::new());
@@ -438,7 +438,7 @@ impl<'a> P<'a> {
         Ok(out)
     }
 
-    fn uint_list(&mut self) -> R<Vec<u32>> {
+    fn uint_list(&mut self) -> Accepted<Vec<u32>> {
         let mut out = vec![self.uint()?.node];
         while out.len() < 3
             && self.is_punct(",")
@@ -451,7 +451,7 @@ impl<'a> P<'a> {
     }
 
     /// `Ok(None)` when the next token starts no function directive.
-    fn function_directive(&mut self) -> R<Option<FunctionDirective>> {
+    fn function_directive(&mut self) -> Accepted<Option<FunctionDirective>> {
         let from = self.mark();
         let Some(Token::Dot(d)) = self.peek() else {
             return Ok(None);
@@ -510,7 +510,7 @@ impl<'a> P<'a> {
 
     // Declarations.
 
-    fn space(&mut self) -> R<Spanned<StateSpace>> {
+    fn space(&mut self) -> Accepted<Spanned<StateSpace>> {
         match self.cur() {
             Some((Token::Dot(s), span)) => {
                 let sp = StateSpace::from_name(s)
@@ -523,7 +523,7 @@ impl<'a> P<'a> {
         }
     }
 
-    fn decl_mods(&mut self, d: &mut VarDecl<'a>) -> R<()> {
+    fn decl_mods(&mut self, d: &mut VarDecl<'a>) -> Accepted<()> {
         loop {
             match self.peek() {
                 Some(Token::Dot("align")) => {
@@ -563,7 +563,7 @@ impl<'a> P<'a> {
         }
     }
 
-    fn var_type(&mut self) -> R<Spanned<VarType>> {
+    fn var_type(&mut self) -> Accepted<Spanned<VarType>> {
         match self.cur() {
             Some((Token::Dot(s), span)) => {
                 let t = match s {
@@ -580,7 +580,7 @@ impl<'a> P<'a> {
     }
 
     /// `linkage? space mods type ptr? mods name, name...` (no `;`).
-    fn var_decl(&mut self) -> R<VarDecl<'a>> {
+    fn var_decl(&mut self) -> Accepted<VarDecl<'a>> {
         let from = self.mark();
         let linkage = self.linkage();
         let space = self.space()?;
@@ -631,7 +631,7 @@ impl<'a> P<'a> {
         Ok(d)
     }
 
-    fn decl_name(&mut self) -> R<DeclName<'a>> {
+    fn decl_name(&mut self) -> Accepted<DeclName<'a>> {
         let name = self.ident()?;
         let count = if self.is_punct("<") {
             self.advance();
@@ -663,7 +663,7 @@ impl<'a> P<'a> {
         })
     }
 
-    fn initializer(&mut self) -> R<Initializer<'a>> {
+    fn initializer(&mut self) -> Accepted<Initializer<'a>> {
         if !self.is_punct("{") {
             return Ok(Initializer::Expr(self.expr(true)?));
         }
@@ -684,7 +684,7 @@ impl<'a> P<'a> {
 
     // Statements.
 
-    fn statements(&mut self, capacity: usize) -> R<Vec<Statement<'a>>> {
+    fn statements(&mut self, capacity: usize) -> Accepted<Vec<Statement<'a>>> {
         let mut out = Vec::with_capacity(capacity);
         while !self.is_punct("}") {
             if self.peek().is_none() {
@@ -695,7 +695,7 @@ impl<'a> P<'a> {
         Ok(out)
     }
 
-    fn statement(&mut self) -> R<Statement<'a>> {
+    fn statement(&mut self) -> Accepted<Statement<'a>> {
         self.compact();
         let from = self.mark();
         match self.peek() {
@@ -813,7 +813,7 @@ impl<'a> P<'a> {
         }
     }
 
-    fn instruction(&mut self) -> R<Statement<'a>> {
+    fn instruction(&mut self) -> Accepted<Statement<'a>> {
         let from = self.mark();
         let guard = if self.eat(Token::Punct("@")) {
             let negated = self.eat(Token::Punct("!"));
@@ -851,7 +851,7 @@ impl<'a> P<'a> {
 
     // Operands.
 
-    fn operand(&mut self) -> R<Operand<'a>> {
+    fn operand(&mut self) -> Accepted<Operand<'a>> {
         let a = self.single_operand()?;
         if self.eat(Token::Punct("|")) {
             let b = self.single_operand()?;
@@ -864,7 +864,10 @@ impl<'a> P<'a> {
     }
 
     /// One or more `item`s separated by commas.
-    fn comma_list<T>(&mut self, mut item: impl FnMut(&mut Self) -> R<T>) -> R<Vec<T>> {
+    fn comma_list<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Accepted<T>,
+    ) -> Accepted<Vec<T>> {
         let mut out = vec![item(self)?];
         while self.eat(Token::Punct(",")) {
             out.push(item(self)?);
@@ -872,13 +875,13 @@ impl<'a> P<'a> {
         Ok(out)
     }
 
-    fn operand_list(&mut self, close: &'static str) -> R<Vec<Operand<'a>>> {
+    fn operand_list(&mut self, close: &'static str) -> Accepted<Vec<Operand<'a>>> {
         let items = self.comma_list(Self::operand)?;
         self.punct(close)?;
         Ok(items)
     }
 
-    fn single_operand(&mut self) -> R<Operand<'a>> {
+    fn single_operand(&mut self) -> Accepted<Operand<'a>> {
         let from = self.mark();
         // Vectors, addresses and lists nest operands in operands.
         let base = self.nest;
@@ -986,7 +989,7 @@ impl<'a> P<'a> {
     // Expressions (ISA 4.6.3, Table 4).
 
     /// `allow_or: false` at the top of an operand, where `|` separates a pair.
-    fn expr(&mut self, allow_or: bool) -> R<Expr<'a>> {
+    fn expr(&mut self, allow_or: bool) -> Accepted<Expr<'a>> {
         let c = self.binary(0, allow_or)?;
         if self.eat(Token::Punct("?")) {
             self.enter()?;
@@ -1003,7 +1006,7 @@ impl<'a> P<'a> {
     }
 
     /// Precedence climbing over Table 4's binary levels, all left-associative.
-    fn binary(&mut self, min_level: u8, allow_or: bool) -> R<Expr<'a>> {
+    fn binary(&mut self, min_level: u8, allow_or: bool) -> Accepted<Expr<'a>> {
         // Each operator of a left-associative chain deepens the tree without a call here, so
         // the chain counts towards the limit too (the tree is walked recursively later).
         let base = self.nest;
@@ -1031,7 +1034,7 @@ impl<'a> P<'a> {
         }
     }
 
-    fn unary(&mut self, allow_or: bool) -> R<Expr<'a>> {
+    fn unary(&mut self, allow_or: bool) -> Accepted<Expr<'a>> {
         let from = self.mark();
         let op = match self.peek() {
             Some(Token::Punct("+")) => Some(UnaryOp::Plus),
@@ -1074,7 +1077,7 @@ impl<'a> P<'a> {
         self.atom(allow_or)
     }
 
-    fn atom(&mut self, allow_or: bool) -> R<Expr<'a>> {
+    fn atom(&mut self, allow_or: bool) -> Accepted<Expr<'a>> {
         let (tok, span) = self.cur().ok_or(())?;
         let kind = match tok {
             Token::Int { value, unsigned } => ExprKind::Int { value, unsigned },
