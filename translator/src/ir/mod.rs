@@ -595,28 +595,8 @@ impl BinOp {
         use BinOp::*;
         matches!(
             self,
-            IEq | INe
-                | ULt
-                | ULe
-                | UGt
-                | UGe
-                | SLt
-                | SLe
-                | SGt
-                | SGe
-                | FOrdEq
-                | FOrdNe
-                | FOrdLt
-                | FOrdLe
-                | FOrdGt
-                | FOrdGe
-                | FUnordEq
-                | FUnordNe
-                | FUnordLt
-                | FUnordLe
-                | FUnordGt
-                | FUnordGe
-        )
+            IEq | INe | ULt | ULe | UGt | UGe | SLt | SLe | SGt | SGe
+        ) || self.is_float_compare()
     }
 }
 

@@ -23,7 +23,8 @@ const MEM_TYPES: &[ScalarType] = &[
 
 const LOAD_CACHE_OPS: [&str; 5] = ["ca", "cg", "cs", "lu", "cv"];
 const STORE_CACHE_OPS: [&str; 4] = ["wb", "cg", "cs", "wt"];
-const EVICTION: [&str; 8] = [
+/// Also the catalog's eviction-priority group (`catalog/sets/groups.rs`).
+pub(crate) const EVICTION: [&str; 8] = [
     "L1::evict_normal",
     "L1::evict_unchanged",
     "L1::evict_first",
@@ -33,7 +34,8 @@ const EVICTION: [&str; 8] = [
     "L2::evict_first",
     "L2::evict_last",
 ];
-const PREFETCH_SIZE: [&str; 3] = ["L2::64B", "L2::128B", "L2::256B"];
+/// Also the catalog's prefetch-size group.
+pub(crate) const PREFETCH_SIZE: [&str; 3] = ["L2::64B", "L2::128B", "L2::256B"];
 
 fn err(m: &mut Mods<'_, '_>, span: Span, msg: impl Into<String>, label: impl Into<String>) {
     m.errors

@@ -1,6 +1,7 @@
 //! The modifier groups the sets are made of, each declared once, and the type lists they share.
 
 use crate::check::catalog::modset::Group;
+use crate::check::inst::ldst;
 use crate::types::ScalarType::{self, *};
 
 pub const ROUNDING: Group = Group::words("rounding", &["rn", "rz", "rm", "rp"]);
@@ -34,21 +35,8 @@ pub const REDUCTION: Group = Group::words(
     "operation",
     &["add", "min", "max", "inc", "dec", "and", "or", "xor"],
 );
-pub const PREFETCH_SIZE: Group =
-    Group::words("prefetch size", &["L2::64B", "L2::128B", "L2::256B"]);
-pub const EVICTION: Group = Group::words(
-    "eviction priority",
-    &[
-        "L1::evict_normal",
-        "L1::evict_unchanged",
-        "L1::evict_first",
-        "L1::evict_last",
-        "L1::no_allocate",
-        "L2::evict_normal",
-        "L2::evict_first",
-        "L2::evict_last",
-    ],
-);
+pub const PREFETCH_SIZE: Group = Group::words("prefetch size", &ldst::PREFETCH_SIZE);
+pub const EVICTION: Group = Group::words("eviction priority", &ldst::EVICTION);
 pub const TENSOR_DIMS: Group = Group::words("dimensions", &["1d", "2d", "3d", "4d", "5d"]);
 pub const GEOMETRY: Group = Group::words(
     "geometry",
