@@ -133,19 +133,19 @@ pub struct Dev<'a> {
 }
 
 /// One launch argument: a buffer (its initial bytes; its final bytes come back) or a scalar.
-pub enum A {
+pub enum CorpusArg {
     Buf(Vec<u8>),
     Val(KernelArg),
 }
 
 /// A buffer argument holding `data`.
-pub fn buf<T: Elem>(data: &[T]) -> A {
-    A::Buf(to_bytes(data))
+pub fn buf<T: Elem>(data: &[T]) -> CorpusArg {
+    CorpusArg::Buf(to_bytes(data))
 }
 
 /// A scalar argument.
-pub fn val(v: impl Into<KernelArg>) -> A {
-    A::Val(v.into())
+pub fn val(v: impl Into<KernelArg>) -> CorpusArg {
+    CorpusArg::Val(v.into())
 }
 
 impl Dev<'_> {
@@ -156,7 +156,7 @@ impl Dev<'_> {
         grid: [u32; 3],
         block: [u32; 3],
         dynamic_shared: u32,
-        args: Vec<A>,
+        args: Vec<CorpusArg>,
     ) -> Result<Vec<Vec<u8>>, LaunchError> {
         self.launch_kernel(self.kernel, grid, block, dynamic_shared, args)
     }
@@ -168,19 +168,19 @@ impl Dev<'_> {
         grid: [u32; 3],
         block: [u32; 3],
         dynamic_shared: u32,
-        args: Vec<A>,
+        args: Vec<CorpusArg>,
     ) -> Result<Vec<Vec<u8>>, LaunchError> {
         let mut buffers = Vec::new();
         let mut largs = Vec::new();
         let mut slots = Vec::new();
         for a in args {
             match a {
-                A::Buf(b) => {
+                CorpusArg::Buf(b) => {
                     slots.push(Some(buffers.len()));
                     largs.push(Arg::Buffer(buffers.len()));
                     buffers.push(b);
                 }
-                A::Val(v) => {
+                CorpusArg::Val(v) => {
                     slots.push(None);
                     largs.push(Arg::Value(v));
                 }
@@ -204,7 +204,12 @@ impl Dev<'_> {
     }
 
     /// A 1-D launch over `n` threads in blocks of `block` (at least one block).
-    pub fn launch_1d(&self, n: u32, block: u32, args: Vec<A>) -> Result<Vec<Vec<u8>>, LaunchError> {
+    pub fn launch_1d(
+        &self,
+        n: u32,
+        block: u32,
+        args: Vec<CorpusArg>,
+    ) -> Result<Vec<Vec<u8>>, LaunchError> {
         self.launch([n.div_ceil(block).max(1), 1, 1], [block, 1, 1], 0, args)
     }
 }

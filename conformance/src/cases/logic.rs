@@ -33,8 +33,8 @@ pub fn cases() -> Vec<Case> {
     // and/or/xor/not on predicates and bit types (8.7.5.1-4).
     for ty in [Pred, B16, B32, B64] {
         let m = mask(ty);
-        type F = fn(u64, u64) -> u64;
-        let ops: [(&str, F); 3] = [
+        type ReferenceOp = fn(u64, u64) -> u64;
+        let ops: [(&str, ReferenceOp); 3] = [
             ("and", |a, b| a & b),
             ("or", |a, b| a | b),
             ("xor", |a, b| a ^ b),

@@ -20,8 +20,9 @@ pub(super) mod sparse;
 const FAMILY: &str = "warp matrix";
 const HEADER: &str = ".version 8.7\n.target sm_90\n.address_size 64\n";
 
+/// The PTX type of a matrix fragment's elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum T {
+pub(super) enum ElemType {
     F16,
     Bf16,
     Tf32,
@@ -41,36 +42,42 @@ pub(super) enum T {
     E2m1,
 }
 
-impl T {
+impl ElemType {
     pub(super) fn name(self) -> &'static str {
         match self {
-            T::F16 => "f16",
-            T::Bf16 => "bf16",
-            T::Tf32 => "tf32",
-            T::F32 => "f32",
-            T::F64 => "f64",
-            T::S8 => "s8",
-            T::U8 => "u8",
-            T::S4 => "s4",
-            T::U4 => "u4",
-            T::B1 => "b1",
-            T::S32 => "s32",
-            T::E4m3 => "e4m3",
-            T::E5m2 => "e5m2",
-            T::E3m2 => "e3m2",
-            T::E2m3 => "e2m3",
-            T::E2m1 => "e2m1",
+            ElemType::F16 => "f16",
+            ElemType::Bf16 => "bf16",
+            ElemType::Tf32 => "tf32",
+            ElemType::F32 => "f32",
+            ElemType::F64 => "f64",
+            ElemType::S8 => "s8",
+            ElemType::U8 => "u8",
+            ElemType::S4 => "s4",
+            ElemType::U4 => "u4",
+            ElemType::B1 => "b1",
+            ElemType::S32 => "s32",
+            ElemType::E4m3 => "e4m3",
+            ElemType::E5m2 => "e5m2",
+            ElemType::E3m2 => "e3m2",
+            ElemType::E2m3 => "e2m3",
+            ElemType::E2m1 => "e2m1",
         }
     }
 
     pub(super) fn bits(self) -> u32 {
         match self {
-            T::B1 => 1,
-            T::S4 | T::U4 => 4,
-            T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1 => 8,
-            T::F16 | T::Bf16 => 16,
-            T::Tf32 | T::F32 | T::S32 => 32,
-            T::F64 => 64,
+            ElemType::B1 => 1,
+            ElemType::S4 | ElemType::U4 => 4,
+            ElemType::S8
+            | ElemType::U8
+            | ElemType::E4m3
+            | ElemType::E5m2
+            | ElemType::E3m2
+            | ElemType::E2m3
+            | ElemType::E2m1 => 8,
+            ElemType::F16 | ElemType::Bf16 => 16,
+            ElemType::Tf32 | ElemType::F32 | ElemType::S32 => 32,
+            ElemType::F64 => 64,
         }
     }
 
@@ -82,25 +89,25 @@ impl T {
     /// The value of an element's bits.
     pub(super) fn value(self, b: u64) -> f64 {
         match self {
-            T::F16 => f64::from(half::f16::from_bits(b as u16)),
-            T::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
+            ElemType::F16 => f64::from(half::f16::from_bits(b as u16)),
+            ElemType::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
             // "The lower 13 bits are ignored": .tf32 is an f32 with a 10-bit fraction.
-            T::Tf32 => f64::from(f32::from_bits(b as u32 & !0x1FFF)),
-            T::F32 => f64::from(f32::from_bits(b as u32)),
-            T::F64 => f64::from_bits(b),
-            T::S8 => f64::from(b as u8 as i8),
-            T::U8 => f64::from(b as u8),
-            T::S4 => f64::from(((b as u8) << 4) as i8 >> 4),
-            T::U4 => f64::from(b as u8 & 15),
-            T::B1 => (b & 1) as f64,
-            T::S32 => f64::from(b as u32 as i32),
-            T::E4m3 => fp8(b as u8, 4, 3),
-            T::E5m2 => fp8(b as u8, 5, 2),
+            ElemType::Tf32 => f64::from(f32::from_bits(b as u32 & !0x1FFF)),
+            ElemType::F32 => f64::from(f32::from_bits(b as u32)),
+            ElemType::F64 => f64::from_bits(b),
+            ElemType::S8 => f64::from(b as u8 as i8),
+            ElemType::U8 => f64::from(b as u8),
+            ElemType::S4 => f64::from(((b as u8) << 4) as i8 >> 4),
+            ElemType::U4 => f64::from(b as u8 & 15),
+            ElemType::B1 => (b & 1) as f64,
+            ElemType::S32 => f64::from(b as u32 as i32),
+            ElemType::E4m3 => fp8(b as u8, 4, 3),
+            ElemType::E5m2 => fp8(b as u8, 5, 2),
             // "The matrix element of type .e2m1 resides in central 4 bits of the 8-bit
             // container ... .e3m2 or .e2m3 ... in the lower 6 bits": the padding is ignored.
-            T::E3m2 => finite_float(b as u32 & 0x3F, 3, 2),
-            T::E2m3 => finite_float(b as u32 & 0x3F, 2, 3),
-            T::E2m1 => finite_float((b as u32 >> 2) & 0xF, 2, 1),
+            ElemType::E3m2 => finite_float(b as u32 & 0x3F, 3, 2),
+            ElemType::E2m3 => finite_float(b as u32 & 0x3F, 2, 3),
+            ElemType::E2m1 => finite_float((b as u32 >> 2) & 0xF, 2, 1),
         }
     }
 
@@ -113,13 +120,13 @@ impl T {
             m * 2f64.powi(rng.below(8) as i32 - 4)
         };
         match self {
-            T::F16 => u64::from(half::f16::from_f64(small(rng)).to_bits()),
-            T::Bf16 => u64::from(half::bf16::from_f64(small(rng)).to_bits()),
+            ElemType::F16 => u64::from(half::f16::from_f64(small(rng)).to_bits()),
+            ElemType::Bf16 => u64::from(half::bf16::from_f64(small(rng)).to_bits()),
             // Random low bits, which the instruction must ignore.
-            T::Tf32 => u64::from((small(rng) as f32).to_bits() ^ (r as u32 & 0x1FFF)),
-            T::F32 => u64::from((small(rng) as f32).to_bits()),
-            T::F64 => small(rng).to_bits(),
-            T::E4m3 | T::E5m2 => {
+            ElemType::Tf32 => u64::from((small(rng) as f32).to_bits() ^ (r as u32 & 0x1FFF)),
+            ElemType::F32 => u64::from((small(rng) as f32).to_bits()),
+            ElemType::F64 => small(rng).to_bits(),
+            ElemType::E4m3 | ElemType::E5m2 => {
                 // Any byte but the NaNs (and, for .e5m2, infinities).
                 let b = r as u8;
                 let nan =
@@ -127,7 +134,7 @@ impl T {
                 u64::from(if nan { b & 0xB7 } else { b })
             }
             // Every byte: all encodings are finite, and random padding must be ignored.
-            T::E3m2 | T::E2m3 | T::E2m1 => r & 0xFF,
+            ElemType::E3m2 | ElemType::E2m3 | ElemType::E2m1 => r & 0xFF,
             _ => r & ((1u64 << self.bits()) - 1),
         }
     }
@@ -179,10 +186,10 @@ struct Form {
     m: u32,
     n: u32,
     k: u32,
-    d: T,
-    a: T,
-    b: T,
-    c: T,
+    d: ElemType,
+    a: ElemType,
+    b: ElemType,
+    c: ElemType,
     satfinite: bool,
     /// `.xor` (false) or `.and` (true) for `.b1`.
     and: bool,
@@ -203,7 +210,7 @@ impl Form {
             s.push('.');
             s.push_str(t.name());
         }
-        if self.a == T::B1 {
+        if self.a == ElemType::B1 {
             s.push_str(if self.and { ".and.popc" } else { ".xor.popc" });
         }
         s
@@ -218,8 +225,8 @@ impl Form {
         )
     }
 
-    fn regs(&self, t: T, elems: u32) -> u32 {
-        if t == T::F64 {
+    fn regs(&self, t: ElemType, elems: u32) -> u32 {
+        if t == ElemType::F64 {
             elems
         } else {
             elems / t.per_reg()
@@ -234,7 +241,7 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
     match (f.a, f.m, f.k) {
         // .f16/.bf16 m16n8k16: row groupID for a0,a1,a4,a5, else groupID + 8; col
         // threadID_in_group * 2 + (i & 1), + 8 for i >= 4.
-        (T::F16 | T::Bf16, 16, 16) => (
+        (ElemType::F16 | ElemType::Bf16, 16, 16) => (
             if i < 2 || (4..6).contains(&i) {
                 g
             } else {
@@ -243,18 +250,48 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
             t * 2 + (i & 1) + if i >= 4 { 8 } else { 0 },
         ),
         // m16n8k8: row groupID for a0,a1, groupID + 8 for a2,a3; col threadID_in_group * 2 + (i & 1).
-        (T::F16 | T::Bf16, 16, 8) => (if i < 2 { g } else { g + 8 }, t * 2 + (i & 1)),
+        (ElemType::F16 | ElemType::Bf16, 16, 8) => (if i < 2 { g } else { g + 8 }, t * 2 + (i & 1)),
         // .tf32 and .f64: row groupID for even i, groupID + 8 for odd (m16); col
         // threadID_in_group + 4 * (i >> 1) (m16), threadID_in_group (m8n8k4).
-        (T::Tf32 | T::F64, 16, _) => (if i % 2 == 0 { g } else { g + 8 }, t + 4 * (i >> 1)),
-        (T::F64, 8, 4) => (g, t),
+        (ElemType::Tf32 | ElemType::F64, 16, _) => {
+            (if i % 2 == 0 { g } else { g + 8 }, t + 4 * (i >> 1))
+        }
+        (ElemType::F64, 8, 4) => (g, t),
         // 8-bit: m8n8k16 row groupID, col threadID_in_group * 4 + i; m16n8k16 row groupID
         // for i < 4; m16n8k32 row groupID for i < 4 or 8 <= i < 12; col + 16 for i >= 8.
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 8, 16) => (g, t * 4 + i),
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 16, 16) => {
-            (if i < 4 { g } else { g + 8 }, t * 4 + (i & 3))
-        }
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 16, 32) => (
+        (
+            ElemType::S8
+            | ElemType::U8
+            | ElemType::E4m3
+            | ElemType::E5m2
+            | ElemType::E3m2
+            | ElemType::E2m3
+            | ElemType::E2m1,
+            8,
+            16,
+        ) => (g, t * 4 + i),
+        (
+            ElemType::S8
+            | ElemType::U8
+            | ElemType::E4m3
+            | ElemType::E5m2
+            | ElemType::E3m2
+            | ElemType::E2m3
+            | ElemType::E2m1,
+            16,
+            16,
+        ) => (if i < 4 { g } else { g + 8 }, t * 4 + (i & 3)),
+        (
+            ElemType::S8
+            | ElemType::U8
+            | ElemType::E4m3
+            | ElemType::E5m2
+            | ElemType::E3m2
+            | ElemType::E2m3
+            | ElemType::E2m1,
+            16,
+            32,
+        ) => (
             if i < 4 || (8..12).contains(&i) {
                 g
             } else {
@@ -264,9 +301,9 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
         ),
         // 4-bit: m8n8k32 col threadID_in_group * 8 + i; m16n8k32 row groupID for i < 8;
         // m16n8k64 row groupID for i < 8 or 16 <= i < 24, col + 32 for i >= 16.
-        (T::S4 | T::U4, 8, 32) => (g, t * 8 + i),
-        (T::S4 | T::U4, 16, 32) => (if i < 8 { g } else { g + 8 }, t * 8 + (i & 7)),
-        (T::S4 | T::U4, 16, 64) => (
+        (ElemType::S4 | ElemType::U4, 8, 32) => (g, t * 8 + i),
+        (ElemType::S4 | ElemType::U4, 16, 32) => (if i < 8 { g } else { g + 8 }, t * 8 + (i & 7)),
+        (ElemType::S4 | ElemType::U4, 16, 64) => (
             if i < 8 || (16..24).contains(&i) {
                 g
             } else {
@@ -276,9 +313,9 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
         ),
         // 1-bit: m8n8k128 col threadID_in_group * 32 + i; m16n8k128 row groupID for i < 32;
         // m16n8k256 row groupID for i < 32 or 64 <= i < 96, col + 128 for i >= 64.
-        (T::B1, 8, 128) => (g, t * 32 + i),
-        (T::B1, 16, 128) => (if i < 32 { g } else { g + 8 }, t * 32 + (i & 31)),
-        (T::B1, 16, 256) => (
+        (ElemType::B1, 8, 128) => (g, t * 32 + i),
+        (ElemType::B1, 16, 128) => (if i < 32 { g } else { g + 8 }, t * 32 + (i & 31)),
+        (ElemType::B1, 16, 256) => (
             if i < 32 || (64..96).contains(&i) {
                 g
             } else {
@@ -296,17 +333,24 @@ fn b_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
     let row = match (f.b, f.k) {
         // .f16/.bf16: threadID_in_group * 2 + (i & 1), + 8 for i >= 2 (k16), and each further
         // register 8 rows on (the k32 of `mma.sp`).
-        (T::F16 | T::Bf16, _) => t * 2 + (i & 1) + 8 * (i >> 1),
+        (ElemType::F16 | ElemType::Bf16, _) => t * 2 + (i & 1) + 8 * (i >> 1),
         // .tf32/.f64: threadID_in_group + 4 * i.
-        (T::Tf32 | T::F64, _) => t + 4 * i,
+        (ElemType::Tf32 | ElemType::F64, _) => t + 4 * i,
         // 8-bit: threadID_in_group * 4 + (i & 3), + 16 for i >= 4 (k32), + 16 a register on.
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, _) => {
-            t * 4 + (i & 3) + 16 * (i >> 2)
-        }
+        (
+            ElemType::S8
+            | ElemType::U8
+            | ElemType::E4m3
+            | ElemType::E5m2
+            | ElemType::E3m2
+            | ElemType::E2m3
+            | ElemType::E2m1,
+            _,
+        ) => t * 4 + (i & 3) + 16 * (i >> 2),
         // 4-bit: threadID_in_group * 8 + (i & 7), + 32 for i >= 8 (k64), + 32 a register on.
-        (T::S4 | T::U4, _) => t * 8 + (i & 7) + 32 * (i >> 3),
+        (ElemType::S4 | ElemType::U4, _) => t * 8 + (i & 7) + 32 * (i >> 3),
         // 1-bit: threadID_in_group * 32 + (i & 31), + 128 for i >= 32 (k256).
-        (T::B1, _) => t * 32 + (i & 31) + if i >= 32 { 128 } else { 0 },
+        (ElemType::B1, _) => t * 32 + (i & 31) + if i >= 32 { 128 } else { 0 },
         _ => 0,
     };
     (row, g)
@@ -320,8 +364,8 @@ fn c_pos(lane: u32, i: u32) -> (u32, u32) {
 }
 
 /// Packs a lane's elements (in fragment order) into registers of `t`, as words.
-pub(super) fn pack(t: T, elems: &[u64]) -> Vec<u32> {
-    if t == T::F64 {
+pub(super) fn pack(t: ElemType, elems: &[u64]) -> Vec<u32> {
+    if t == ElemType::F64 {
         return elems
             .iter()
             .flat_map(|&e| [e as u32, (e >> 32) as u32])
@@ -344,8 +388,8 @@ pub(super) fn pack(t: T, elems: &[u64]) -> Vec<u32> {
         .collect()
 }
 
-pub(super) fn unpack(t: T, words: &[u32], n: usize) -> Vec<u64> {
-    if t == T::F64 {
+pub(super) fn unpack(t: ElemType, words: &[u32], n: usize) -> Vec<u64> {
+    if t == ElemType::F64 {
         return words
             .chunks(2)
             .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
@@ -375,10 +419,10 @@ pub(super) fn thread_words(out: &[u8], t: u32, stride: u32) -> Vec<u32> {
         .collect()
 }
 
-fn reg_class(t: T) -> (&'static str, &'static str) {
+fn reg_class(t: ElemType) -> (&'static str, &'static str) {
     match t {
-        T::F64 => ("%fd", "f64"),
-        T::F32 => ("%f", "f32"),
+        ElemType::F64 => ("%fd", "f64"),
+        ElemType::F32 => ("%f", "f32"),
         _ => ("%r", "b32"),
     }
 }
@@ -400,8 +444,8 @@ fn mma_kernel(f: &Form) -> (String, u32, u32) {
 /// D and them (then `tail`), and stores D's registers at `out + l * out_stride`.
 fn fragment_kernel(
     mnemonic: &str,
-    inputs: &[(T, u32, bool)],
-    (d_ty, nd): (T, u32),
+    inputs: &[(ElemType, u32, bool)],
+    (d_ty, nd): (ElemType, u32),
     tail: &str,
 ) -> (String, u32, u32) {
     let mut body = String::new();
@@ -421,7 +465,7 @@ fn fragment_kernel(
             let name = format!("{class}{r}");
             *r += 1;
             body.push_str(&format!("\tld.global.{ty} {name}, [%rd3+{off}];\n"));
-            off += if t == T::F64 { 8 } else { 4 };
+            off += if t == ElemType::F64 { 8 } else { 4 };
             v.push(name);
         }
         names.push(if vector {
@@ -443,7 +487,7 @@ fn fragment_kernel(
         dn.join(", "),
         names.join(", ")
     ));
-    let dsize = if d_ty == T::F64 { 8 } else { 4 };
+    let dsize = if d_ty == ElemType::F64 { 8 } else { 4 };
     for (i, d) in dn.iter().enumerate() {
         body.push_str(&format!(
             "\tst.global.{dty} [%rd5+{}], {d};\n",
@@ -482,7 +526,7 @@ fn random_mats(f: &Form, rng: &mut Rng) -> Mats {
         c: (0..m * n)
             .map(|_| match f.c {
                 // Accumulators of every size.
-                T::S32 => rng.next_u64() >> (rng.below(3) * 16) & 0xFFFF_FFFF,
+                ElemType::S32 => rng.next_u64() >> (rng.below(3) * 16) & 0xFFFF_FFFF,
                 t => t.random(rng),
             })
             .collect(),
@@ -524,11 +568,11 @@ fn fragments(f: &Form, x: &Mats) -> Vec<u32> {
 /// Why element `(r, col)` of D, `got`, is wrong, if it is.
 fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<String> {
     let (n, k) = (f.n as usize, f.k as usize);
-    if f.d == T::S32 {
+    if f.d == ElemType::S32 {
         let mut sum = i64::from(x.c[r * n + col] as u32 as i32);
         for kk in 0..k {
             let (a, b) = (x.a[r * k + kk], x.b[kk * n + col]);
-            sum += if f.a == T::B1 {
+            sum += if f.a == ElemType::B1 {
                 i64::from(if f.and { a & b } else { a ^ b } as u8 & 1)
             } else {
                 f.a.value(a) as i64 * f.b.value(b) as i64
@@ -553,8 +597,8 @@ fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<Stri
         mag += p.abs();
     }
     let (got_v, unit, tiny) = match f.d {
-        T::F64 => (f64::from_bits(got), 2f64.powi(-53), 2f64.powi(-1074)),
-        T::F16 => (
+        ElemType::F64 => (f64::from_bits(got), 2f64.powi(-53), 2f64.powi(-1074)),
+        ElemType::F16 => (
             f64::from(half::f16::from_bits(got as u16)),
             2f64.powi(-24),
             2f64.powi(-149),
@@ -568,7 +612,7 @@ fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<Stri
     // A rounding of each product and of each of the K + 1 additions (a term passes through
     // at most K + 2 roundings), plus the final rounding to .f16.
     let mut bound = f64::from(f.k + 2) * unit * mag + f64::from(f.k + 2) * tiny;
-    if f.d == T::F16 {
+    if f.d == ElemType::F16 {
         bound += (exact.abs() + bound) * 2f64.powi(-11) + 2f64.powi(-25);
     }
     ((got_v - exact).abs() > bound || got_v.is_nan())
@@ -643,37 +687,258 @@ fn forms() -> Vec<Form> {
         kind: false,
     };
     let mut v = vec![
-        f(16, 8, 16, T::F32, T::F16, T::F16, T::F32),
-        f(16, 8, 16, T::F16, T::F16, T::F16, T::F16),
-        f(16, 8, 16, T::F32, T::F16, T::F16, T::F16),
-        f(16, 8, 16, T::F16, T::F16, T::F16, T::F32),
-        f(16, 8, 16, T::F32, T::Bf16, T::Bf16, T::F32),
-        f(16, 8, 8, T::F32, T::F16, T::F16, T::F32),
-        f(16, 8, 8, T::F16, T::F16, T::F16, T::F16),
-        f(16, 8, 8, T::F32, T::Bf16, T::Bf16, T::F32),
-        f(16, 8, 8, T::F32, T::Tf32, T::Tf32, T::F32),
-        f(16, 8, 4, T::F32, T::Tf32, T::Tf32, T::F32),
-        f(8, 8, 4, T::F64, T::F64, T::F64, T::F64),
-        f(16, 8, 4, T::F64, T::F64, T::F64, T::F64),
-        f(16, 8, 8, T::F64, T::F64, T::F64, T::F64),
-        f(16, 8, 16, T::F64, T::F64, T::F64, T::F64),
-        f(8, 8, 16, T::S32, T::S8, T::S8, T::S32),
-        f(16, 8, 16, T::S32, T::S8, T::U8, T::S32),
-        f(16, 8, 32, T::S32, T::U8, T::S8, T::S32),
-        f(16, 8, 32, T::S32, T::U8, T::U8, T::S32),
-        f(8, 8, 32, T::S32, T::S4, T::S4, T::S32),
-        f(16, 8, 32, T::S32, T::U4, T::S4, T::S32),
-        f(16, 8, 64, T::S32, T::S4, T::U4, T::S32),
-        f(8, 8, 128, T::S32, T::B1, T::B1, T::S32),
-        f(16, 8, 128, T::S32, T::B1, T::B1, T::S32),
-        f(16, 8, 256, T::S32, T::B1, T::B1, T::S32),
-        f(16, 8, 32, T::F32, T::E4m3, T::E5m2, T::F32),
-        f(16, 8, 32, T::F32, T::E5m2, T::E5m2, T::F32),
-        f(16, 8, 16, T::F32, T::E4m3, T::E4m3, T::F32),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F32,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F16,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F32,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F16,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F32,
+            ElemType::Bf16,
+            ElemType::Bf16,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            8,
+            ElemType::F32,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            8,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F16,
+            ElemType::F16,
+        ),
+        f(
+            16,
+            8,
+            8,
+            ElemType::F32,
+            ElemType::Bf16,
+            ElemType::Bf16,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            8,
+            ElemType::F32,
+            ElemType::Tf32,
+            ElemType::Tf32,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            4,
+            ElemType::F32,
+            ElemType::Tf32,
+            ElemType::Tf32,
+            ElemType::F32,
+        ),
+        f(
+            8,
+            8,
+            4,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+        ),
+        f(
+            16,
+            8,
+            4,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+        ),
+        f(
+            16,
+            8,
+            8,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+            ElemType::F64,
+        ),
+        f(
+            8,
+            8,
+            16,
+            ElemType::S32,
+            ElemType::S8,
+            ElemType::S8,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::S32,
+            ElemType::S8,
+            ElemType::U8,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            32,
+            ElemType::S32,
+            ElemType::U8,
+            ElemType::S8,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            32,
+            ElemType::S32,
+            ElemType::U8,
+            ElemType::U8,
+            ElemType::S32,
+        ),
+        f(
+            8,
+            8,
+            32,
+            ElemType::S32,
+            ElemType::S4,
+            ElemType::S4,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            32,
+            ElemType::S32,
+            ElemType::U4,
+            ElemType::S4,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            64,
+            ElemType::S32,
+            ElemType::S4,
+            ElemType::U4,
+            ElemType::S32,
+        ),
+        f(
+            8,
+            8,
+            128,
+            ElemType::S32,
+            ElemType::B1,
+            ElemType::B1,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            128,
+            ElemType::S32,
+            ElemType::B1,
+            ElemType::B1,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            256,
+            ElemType::S32,
+            ElemType::B1,
+            ElemType::B1,
+            ElemType::S32,
+        ),
+        f(
+            16,
+            8,
+            32,
+            ElemType::F32,
+            ElemType::E4m3,
+            ElemType::E5m2,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            32,
+            ElemType::F32,
+            ElemType::E5m2,
+            ElemType::E5m2,
+            ElemType::F32,
+        ),
+        f(
+            16,
+            8,
+            16,
+            ElemType::F32,
+            ElemType::E4m3,
+            ElemType::E4m3,
+            ElemType::F32,
+        ),
     ];
     let sat: Vec<Form> = v
         .iter()
-        .filter(|x| matches!(x.a, T::S8 | T::U8 | T::S4 | T::U4))
+        .filter(|x| {
+            matches!(
+                x.a,
+                ElemType::S8 | ElemType::U8 | ElemType::S4 | ElemType::U4
+            )
+        })
         .map(|x| Form {
             satfinite: true,
             ..*x
@@ -682,7 +947,7 @@ fn forms() -> Vec<Form> {
     v.extend(sat);
     let and: Vec<Form> = v
         .iter()
-        .filter(|x| x.a == T::B1)
+        .filter(|x| x.a == ElemType::B1)
         .map(|x| Form { and: true, ..*x })
         .collect();
     v.extend(and);
@@ -899,13 +1164,13 @@ fn movmatrix_case(seed: u64) -> Case {
 struct WmmaForm {
     shape: (u32, u32, u32),
     /// The multiplicand types.
-    ab: (T, T),
+    ab: (ElemType, ElemType),
     satfinite: bool,
     a_row: bool,
     b_row: bool,
     d_row: bool,
-    c: T,
-    d: T,
+    c: ElemType,
+    d: ElemType,
     pad: u32,
 }
 
@@ -934,15 +1199,15 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
         let v: Vec<String> = (from..from + n).map(|i| format!("{class}{i}")).collect();
         format!("{{{}}}", v.join(", "))
     };
-    let acc_regs = |t: T, from: u32| match t {
-        T::F32 => regs("%f", from, 8),
-        T::F16 => regs("%r", 16 + from, 4),
+    let acc_regs = |t: ElemType, from: u32| match t {
+        ElemType::F32 => regs("%f", from, 8),
+        ElemType::F16 => regs("%r", 16 + from, 4),
         _ => regs("%r", 16 + from, 8),
     };
     let (c_regs, d_regs) = (acc_regs(w.c, 0), acc_regs(w.d, 8));
     // The ISA's register counts: eight for .f16 A and B, else the elements over 32 lanes.
-    let frag_regs = |t: T, elems: u32| {
-        if t == T::F16 {
+    let frag_regs = |t: ElemType, elems: u32| {
+        if t == ElemType::F16 {
             8
         } else {
             elems / 32 / t.per_reg()
@@ -953,7 +1218,7 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
         regs("%r", 0, frag_regs(ta, m * k)),
         regs("%r", 8, frag_regs(tb, k * n)),
     );
-    let types = if ta == T::F16 {
+    let types = if ta == ElemType::F16 {
         format!("{}.{}", w.d.name(), w.c.name())
     } else {
         format!("{}.{}.{}.{}", w.d.name(), ta.name(), tb.name(), w.c.name())
@@ -998,7 +1263,7 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     let x = random_mats(&f, &mut rng);
     // Lay the logical matrices out in memory; the padding holds garbage.
-    let lay_out = |row: bool, dims: (u32, u32), elems: &[u64], t: T| -> Vec<u8> {
+    let lay_out = |row: bool, dims: (u32, u32), elems: &[u64], t: ElemType| -> Vec<u8> {
         let (rows, cols) = dims;
         let len = if row {
             rows * (cols + w.pad)
@@ -1048,70 +1313,187 @@ fn wmma_case(w: WmmaForm, seed: u64) -> Case {
 fn wmma_forms() -> Vec<WmmaForm> {
     // (shape, A and B types, A row-major, B row-major, D row-major, C, D, padding)
     let (row, col) = (true, false);
-    let h = (T::F16, T::F16);
-    let bf = (T::Bf16, T::Bf16);
+    let h = (ElemType::F16, ElemType::F16);
+    let bf = (ElemType::Bf16, ElemType::Bf16);
     let mut v: Vec<WmmaForm> = [
-        ((16, 16, 16), h, row, col, row, T::F32, T::F32, 0),
-        ((16, 16, 16), h, row, col, row, T::F32, T::F32, 8),
-        ((16, 16, 16), h, col, row, col, T::F32, T::F32, 8),
-        ((16, 16, 16), h, row, col, row, T::F16, T::F16, 0),
-        ((16, 16, 16), h, row, row, row, T::F16, T::F32, 16),
-        ((16, 16, 16), h, col, col, row, T::F32, T::F16, 0),
-        ((32, 8, 16), h, row, col, row, T::F32, T::F32, 0),
-        ((32, 8, 16), h, col, row, col, T::F32, T::F32, 8),
-        ((8, 32, 16), h, row, col, row, T::F32, T::F32, 0),
-        ((8, 32, 16), h, row, col, col, T::F16, T::F16, 8),
-        ((16, 16, 16), bf, row, col, row, T::F32, T::F32, 0),
-        ((32, 8, 16), bf, col, row, row, T::F32, T::F32, 8),
-        ((8, 32, 16), bf, row, row, col, T::F32, T::F32, 0),
         (
-            (16, 16, 8),
-            (T::Tf32, T::Tf32),
+            (16, 16, 16),
+            h,
             row,
             col,
             row,
-            T::F32,
-            T::F32,
+            ElemType::F32,
+            ElemType::F32,
             0,
         ),
         (
-            (16, 16, 8),
-            (T::Tf32, T::Tf32),
-            col,
+            (16, 16, 16),
+            h,
             row,
             col,
-            T::F32,
-            T::F32,
-            4,
+            row,
+            ElemType::F32,
+            ElemType::F32,
+            8,
         ),
         (
             (16, 16, 16),
-            (T::S8, T::S8),
+            h,
+            col,
+            row,
+            col,
+            ElemType::F32,
+            ElemType::F32,
+            8,
+        ),
+        (
+            (16, 16, 16),
+            h,
             row,
             col,
             row,
-            T::S32,
-            T::S32,
+            ElemType::F16,
+            ElemType::F16,
+            0,
+        ),
+        (
+            (16, 16, 16),
+            h,
+            row,
+            row,
+            row,
+            ElemType::F16,
+            ElemType::F32,
+            16,
+        ),
+        (
+            (16, 16, 16),
+            h,
+            col,
+            col,
+            row,
+            ElemType::F32,
+            ElemType::F16,
             0,
         ),
         (
             (32, 8, 16),
-            (T::U8, T::S8),
+            h,
+            row,
+            col,
+            row,
+            ElemType::F32,
+            ElemType::F32,
+            0,
+        ),
+        (
+            (32, 8, 16),
+            h,
+            col,
+            row,
+            col,
+            ElemType::F32,
+            ElemType::F32,
+            8,
+        ),
+        (
+            (8, 32, 16),
+            h,
+            row,
+            col,
+            row,
+            ElemType::F32,
+            ElemType::F32,
+            0,
+        ),
+        (
+            (8, 32, 16),
+            h,
+            row,
+            col,
+            col,
+            ElemType::F16,
+            ElemType::F16,
+            8,
+        ),
+        (
+            (16, 16, 16),
+            bf,
+            row,
+            col,
+            row,
+            ElemType::F32,
+            ElemType::F32,
+            0,
+        ),
+        (
+            (32, 8, 16),
+            bf,
             col,
             row,
             row,
-            T::S32,
-            T::S32,
+            ElemType::F32,
+            ElemType::F32,
+            8,
+        ),
+        (
+            (8, 32, 16),
+            bf,
+            row,
+            row,
+            col,
+            ElemType::F32,
+            ElemType::F32,
+            0,
+        ),
+        (
+            (16, 16, 8),
+            (ElemType::Tf32, ElemType::Tf32),
+            row,
+            col,
+            row,
+            ElemType::F32,
+            ElemType::F32,
+            0,
+        ),
+        (
+            (16, 16, 8),
+            (ElemType::Tf32, ElemType::Tf32),
+            col,
+            row,
+            col,
+            ElemType::F32,
+            ElemType::F32,
+            4,
+        ),
+        (
+            (16, 16, 16),
+            (ElemType::S8, ElemType::S8),
+            row,
+            col,
+            row,
+            ElemType::S32,
+            ElemType::S32,
+            0,
+        ),
+        (
+            (32, 8, 16),
+            (ElemType::U8, ElemType::S8),
+            col,
+            row,
+            row,
+            ElemType::S32,
+            ElemType::S32,
             16,
         ),
         (
             (8, 32, 16),
-            (T::U8, T::U8),
+            (ElemType::U8, ElemType::U8),
             row,
             col,
             col,
-            T::S32,
-            T::S32,
+            ElemType::S32,
+            ElemType::S32,
             0,
         ),
     ]
@@ -1130,7 +1512,7 @@ fn wmma_forms() -> Vec<WmmaForm> {
     .collect();
     let sat: Vec<WmmaForm> = v
         .iter()
-        .filter(|w| w.c == T::S32)
+        .filter(|w| w.c == ElemType::S32)
         .map(|w| WmmaForm {
             satfinite: true,
             ..*w
@@ -1156,9 +1538,9 @@ fn kind_forms() -> Vec<Form> {
         kind: true,
     };
     vec![
-        f(T::F32, T::E2m1, T::E3m2, T::F32),
-        f(T::F16, T::E2m3, T::E4m3, T::F16),
-        f(T::F32, T::E5m2, T::E2m1, T::F16),
+        f(ElemType::F32, ElemType::E2m1, ElemType::E3m2, ElemType::F32),
+        f(ElemType::F16, ElemType::E2m3, ElemType::E4m3, ElemType::F16),
+        f(ElemType::F32, ElemType::E5m2, ElemType::E2m1, ElemType::F16),
     ]
 }
 

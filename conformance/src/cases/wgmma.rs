@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use super::matrix::sparse::{chunk_width, sparse_rows};
-use super::matrix::{T, pack, thread_words, unpack};
+use super::matrix::{ElemType, pack, thread_words, unpack};
 use crate::launch::{self, Arg, Launch};
 use crate::values::Rng;
 use crate::{Case, Outcome, launch_outcome};
@@ -122,9 +122,9 @@ impl Layout {
 #[derive(Clone, Copy, Debug)]
 struct Form {
     n: u32,
-    d: T,
-    a: T,
-    b: T,
+    d: ElemType,
+    a: ElemType,
+    b: ElemType,
     /// A in registers, else through a descriptor.
     a_regs: bool,
     a_layout: u32,
@@ -183,7 +183,7 @@ impl Form {
 
     /// D registers per thread.
     fn d_regs(&self) -> u32 {
-        if self.d == T::F16 {
+        if self.d == ElemType::F16 {
             self.n / 4
         } else {
             self.n / 2
@@ -306,10 +306,10 @@ fn kernel(f: &Form, a_desc: u64, b_desc: u64, in_words: u32) -> String {
         Some(v) => u32::from(v).to_string(),
     };
     let mut tail = String::new();
-    if f.d != T::S32 {
+    if f.d != ElemType::S32 {
         let s = |neg: bool| if neg { "-1" } else { "1" };
         tail.push_str(&format!(", {}, {}", s(f.neg_a), s(f.neg_b)));
-        if matches!(f.a, T::F16 | T::Bf16) {
+        if matches!(f.a, ElemType::F16 | ElemType::Bf16) {
             if !f.a_regs {
                 tail.push_str(&format!(", {}", u32::from(f.trans_a)));
             }
@@ -350,7 +350,7 @@ fn kernel(f: &Form, a_desc: u64, b_desc: u64, in_words: u32) -> String {
 fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<String> {
     let (n, k) = (f.n as usize, f.k() as usize);
     let keep_c = f.scale_d.unwrap_or(true);
-    if f.d == T::S32 {
+    if f.d == ElemType::S32 {
         let mut sum = if keep_c {
             i64::from(x.c[r * n + col] as u32 as i32)
         } else {
@@ -383,14 +383,14 @@ fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<Stri
         exact += p;
         mag += p.abs();
     }
-    let got_v = if f.d == T::F16 {
+    let got_v = if f.d == ElemType::F16 {
         f64::from(half::f16::from_bits(got as u16))
     } else {
         f64::from(f32::from_bits(got as u32))
     };
     let (unit, tiny) = (2f64.powi(-24), 2f64.powi(-149));
     let mut bound = f64::from(f.k() + 2) * unit * mag + f64::from(f.k() + 2) * tiny;
-    if f.d == T::F16 {
+    if f.d == ElemType::F16 {
         bound += (exact.abs() + bound) * 2f64.powi(-11) + 2f64.powi(-25);
     }
     ((got_v - exact).abs() > bound || got_v.is_nan())
@@ -399,9 +399,9 @@ fn check_elem(f: &Form, x: &Mats, r: usize, col: usize, got: u64) -> Option<Stri
 
 /// Random element bits of `t`; 8-bit floats below 2 in magnitude (the top exponent bit clear)
 /// where D is `.f16`, whose range a sum of their products could leave.
-fn small(f: Form, t: T, rng: &mut Rng) -> u64 {
+fn small(f: Form, t: ElemType, rng: &mut Rng) -> u64 {
     let b = t.random(rng);
-    if f.d == T::F16 && matches!(t, T::E4m3 | T::E5m2) {
+    if f.d == ElemType::F16 && matches!(t, ElemType::E4m3 | ElemType::E5m2) {
         b & 0xBF
     } else {
         b
@@ -425,8 +425,10 @@ fn case(f: Form, seed: u64) -> Case {
         b: (0..k * n).map(|_| small(f, f.b, &mut rng)).collect(),
         c: (0..64 * n)
             .map(|_| match f.d {
-                T::S32 => rng.next_u64() >> (rng.below(3) * 16) & 0xFFFF_FFFF,
-                T::F32 => u64::from((T::F16.value(T::F16.random(&mut rng)) as f32).to_bits()),
+                ElemType::S32 => rng.next_u64() >> (rng.below(3) * 16) & 0xFFFF_FFFF,
+                ElemType::F32 => u64::from(
+                    (ElemType::F16.value(ElemType::F16.random(&mut rng)) as f32).to_bits(),
+                ),
                 t => t.random(&mut rng),
             })
             .collect(),
@@ -458,14 +460,18 @@ fn case(f: Form, seed: u64) -> Case {
     let in_words = nd + if f.sp.is_some() { 5 } else { 4 };
     let mut inp = Vec::new();
     for tid in 0..128 {
-        let per = if f.d == T::F16 { 2 } else { 1 };
+        let per = if f.d == ElemType::F16 { 2 } else { 1 };
         let c: Vec<u64> = (0..nd * per)
             .map(|i| {
                 let (r, col) = d_pos(tid, i);
                 x.c[(r * n + col) as usize]
             })
             .collect();
-        let dt = if f.d == T::F16 { T::F16 } else { T::S32 };
+        let dt = if f.d == ElemType::F16 {
+            ElemType::F16
+        } else {
+            ElemType::S32
+        };
         let mut words = pack(dt, &c);
         if f.a_regs {
             let a: Vec<u64> = (0..4 * f.a.per_reg())
@@ -510,10 +516,14 @@ fn case(f: Form, seed: u64) -> Case {
         ptx,
         run: Box::new(move |ctx| match launch::execute(ctx, &launch) {
             Ok(out) => {
-                let per = if f.d == T::F16 { 2 } else { 1 };
+                let per = if f.d == ElemType::F16 { 2 } else { 1 };
                 for tid in 0..128u32 {
                     let words = thread_words(&out[2], tid, nd * 4);
-                    let dt = if f.d == T::F16 { T::F16 } else { T::S32 };
+                    let dt = if f.d == ElemType::F16 {
+                        ElemType::F16
+                    } else {
+                        ElemType::S32
+                    };
                     let d = unpack(dt, &words, (nd * per) as usize);
                     for (i, &got) in d.iter().enumerate() {
                         let (r, col) = d_pos(tid, i as u32);
@@ -534,9 +544,9 @@ fn case(f: Form, seed: u64) -> Case {
 fn forms() -> Vec<Form> {
     let base = Form {
         n: 16,
-        d: T::F32,
-        a: T::F16,
-        b: T::F16,
+        d: ElemType::F32,
+        a: ElemType::F16,
+        b: ElemType::F16,
         a_regs: false,
         a_layout: 1,
         b_layout: 1,
@@ -562,13 +572,13 @@ fn forms() -> Vec<Form> {
         }
     }
     let types = [
-        (T::F16, T::F16, T::F16),
-        (T::F32, T::Bf16, T::Bf16),
-        (T::F32, T::Tf32, T::Tf32),
-        (T::F32, T::E4m3, T::E5m2),
-        (T::F16, T::E5m2, T::E4m3),
-        (T::S32, T::S8, T::U8),
-        (T::S32, T::U8, T::S8),
+        (ElemType::F16, ElemType::F16, ElemType::F16),
+        (ElemType::F32, ElemType::Bf16, ElemType::Bf16),
+        (ElemType::F32, ElemType::Tf32, ElemType::Tf32),
+        (ElemType::F32, ElemType::E4m3, ElemType::E5m2),
+        (ElemType::F16, ElemType::E5m2, ElemType::E4m3),
+        (ElemType::S32, ElemType::S8, ElemType::U8),
+        (ElemType::S32, ElemType::U8, ElemType::S8),
     ];
     for (d, a, b) in types {
         for a_regs in [false, true] {
@@ -599,30 +609,44 @@ fn forms() -> Vec<Form> {
     });
     v.push(Form {
         n: 24,
-        d: T::S32,
-        a: T::S8,
-        b: T::S8,
+        d: ElemType::S32,
+        a: ElemType::S8,
+        b: ElemType::S8,
         satfinite: true,
         ..base
     });
     v.push(Form {
         n: 96,
-        a: T::Tf32,
-        b: T::Tf32,
+        a: ElemType::Tf32,
+        b: ElemType::Tf32,
         b_layout: 3,
         ..base
     });
     // `.sp`: each type's chunking and metadata holders, A from shared memory (MN-major too)
     // and from registers, both selectors of the pair forms.
     let sparse = [
-        (T::F32, T::F16, T::F16, false, true, 1),
-        (T::F32, T::Tf32, T::Tf32, true, false, 0),
-        (T::F16, T::E4m3, T::E5m2, false, false, 0),
-        (T::S32, T::S8, T::U8, true, false, 0),
+        (ElemType::F32, ElemType::F16, ElemType::F16, false, true, 1),
+        (
+            ElemType::F32,
+            ElemType::Tf32,
+            ElemType::Tf32,
+            true,
+            false,
+            0,
+        ),
+        (
+            ElemType::F16,
+            ElemType::E4m3,
+            ElemType::E5m2,
+            false,
+            false,
+            0,
+        ),
+        (ElemType::S32, ElemType::S8, ElemType::U8, true, false, 0),
     ];
     for (d, a, b, a_regs, trans_a, sel) in sparse {
         v.push(Form {
-            n: if a == T::F16 { 16 } else { 8 },
+            n: if a == ElemType::F16 { 16 } else { 8 },
             d,
             a,
             b,

@@ -113,7 +113,7 @@ fn structs(v: &mut Vec<Case>) {
                 n as u32,
                 128,
                 vec![
-                    A::Buf(bytes),
+                    CorpusArg::Buf(bytes),
                     buf(&vec![0f32; n]),
                     buf(&vec![0f32; n]),
                     buf(&vec![0f32; n]),
@@ -171,7 +171,11 @@ fn structs(v: &mut Vec<Case>) {
                     let res = d.launch_1d(
                         n as u32,
                         128,
-                        vec![A::Val(KernelArg::Bytes(p)), buf(&x), buf(&vec![0f32; n])],
+                        vec![
+                            CorpusArg::Val(KernelArg::Bytes(p)),
+                            buf(&x),
+                            buf(&vec![0f32; n]),
+                        ],
                     )?;
                     let want: Vec<f32> = (0..n)
                         .map(|i| {
@@ -213,7 +217,11 @@ fn structs(v: &mut Vec<Case>) {
                 bytes.extend_from_slice(&value.to_le_bytes());
                 bytes.extend_from_slice(&total.to_le_bytes());
             }
-            let res = d.launch_1d(n as u32, 128, vec![A::Buf(bytes.clone()), val(n as i32)])?;
+            let res = d.launch_1d(
+                n as u32,
+                128,
+                vec![CorpusArg::Buf(bytes.clone()), val(n as i32)],
+            )?;
             // The padding byte is copied with the struct; its value is unspecified in C, so
             // only the fields are compared.
             let got = out::<u8>(&res, 0);

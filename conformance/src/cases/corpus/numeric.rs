@@ -794,7 +794,7 @@ fn intops(v: &mut Vec<Case>) {
 }
 
 /// A complex float as the kernels store it.
-type C = [f32; 2];
+type Complex32 = [f32; 2];
 
 /// The twiddle table w[j] = exp(-2 pi i j / n), j < n / 2, rounded to f32.
 fn twiddles(n: usize) -> Vec<f32> {
@@ -807,7 +807,7 @@ fn twiddles(n: usize) -> Vec<f32> {
 }
 
 /// The kernels' butterfly, each operation rounded as written in fft.cu.
-fn butterfly(a: &mut C, b: &mut C, w: C) {
+fn butterfly(a: &mut Complex32, b: &mut Complex32, w: Complex32) {
     let tr = w[0] * b[0] - w[1] * b[1];
     let ti = w[0] * b[1] + w[1] * b[0];
     *b = [a[0] - tr, a[1] - ti];
@@ -816,7 +816,7 @@ fn butterfly(a: &mut C, b: &mut C, w: C) {
 
 /// Radix-2 decimation in time over one transform: bit-reversed order, then stages of
 /// butterflies `half` apart with twiddle w[j * n / (2 half)].
-fn fft_ref(x: &[C], w: &[f32]) -> Vec<C> {
+fn fft_ref(x: &[Complex32], w: &[f32]) -> Vec<Complex32> {
     let n = x.len();
     let bits = n.trailing_zeros();
     let mut s = vec![[0f32; 2]; n];
@@ -839,7 +839,7 @@ fn fft_ref(x: &[C], w: &[f32]) -> Vec<C> {
     s
 }
 
-fn flat(x: &[C]) -> Vec<f32> {
+fn flat(x: &[Complex32]) -> Vec<f32> {
     x.iter().flat_map(|c| [c[0], c[1]]).collect()
 }
 
@@ -856,7 +856,7 @@ fn fft(v: &mut Vec<Case>) {
                 0,
                 vec![buf(&x), buf(&w), val(log2n as i32)],
             )?;
-            let cx: Vec<C> = x.chunks(2).map(|c| [c[0], c[1]]).collect();
+            let cx: Vec<Complex32> = x.chunks(2).map(|c| [c[0], c[1]]).collect();
             let want: Vec<f32> = cx.chunks(n).flat_map(|t| flat(&fft_ref(t, &w))).collect();
             Ok(same("spectrum", &out::<f32>(&res, 0), &want, |k| {
                 format!(
@@ -937,7 +937,7 @@ fn fft(v: &mut Vec<Case>) {
                 data = out::<f32>(&r, 0);
                 half *= 2;
             }
-            let cx: Vec<C> = x.chunks(2).map(|c| [c[0], c[1]]).collect();
+            let cx: Vec<Complex32> = x.chunks(2).map(|c| [c[0], c[1]]).collect();
             Ok(same("spectrum", &data, &flat(&fft_ref(&cx, &w)), |k| {
                 format!("bin {}, {}", k / 2, ["re", "im"][k % 2])
             }))

@@ -23,7 +23,7 @@
 
 use super::sparse::{SparseA, sparse_rows};
 use super::{
-    Form, Mats, T, c_pos, check_elem, for_kind, fragment_kernel, fragments, launched_case,
+    ElemType, Form, Mats, c_pos, check_elem, for_kind, fragment_kernel, fragments, launched_case,
     one_warp, pack, thread_words, unpack,
 };
 use crate::cases::kernel_case::rejected_line;
@@ -41,8 +41,8 @@ enum Kind {
 struct Scaled {
     kind: Kind,
     /// A's and B's types (`.e2m1` for the mxf4 kinds).
-    a: T,
-    b: T,
+    a: ElemType,
+    b: ElemType,
     /// `.scale_vec::NX`.
     vec: u32,
     /// `.ue4m3` (else `.ue8m0`).
@@ -93,10 +93,10 @@ impl Scaled {
     }
 
     /// The value of an element's bits.
-    fn value(&self, t: T, b: u64) -> f64 {
+    fn value(&self, t: ElemType, b: u64) -> f64 {
         if self.bits() == 4 {
             // A packed `.e2m1` nibble is the container's bits 2-5.
-            T::E2m1.value((b & 0xF) << 2)
+            ElemType::E2m1.value((b & 0xF) << 2)
         } else {
             t.value(b)
         }
@@ -105,7 +105,7 @@ impl Scaled {
     /// The value of a scale byte.
     fn scale(&self, x: u8) -> f64 {
         if self.ue4m3 {
-            T::E4m3.value(u64::from(x & 0x7F))
+            ElemType::E4m3.value(u64::from(x & 0x7F))
         } else if x == 0xFF {
             f64::NAN
         } else {
@@ -191,7 +191,7 @@ fn random_scale(s: &Scaled, b: bool, rng: &mut Rng) -> u8 {
 fn case(s: Scaled, seed: u64) -> Case {
     let k = s.k();
     let mut rng = Rng::new(seed);
-    let elem = |t: T, rng: &mut Rng| {
+    let elem = |t: ElemType, rng: &mut Rng| {
         if s.bits() == 4 {
             rng.below(16)
         } else {
@@ -201,14 +201,16 @@ fn case(s: Scaled, seed: u64) -> Case {
     // A sparse A: the dense matrix, each row's non-zero elements and metadata fields.
     let (a, a_nz, fields): SparseA = if s.sparse {
         // The packed `.e2m1` is pair-wise 4:8 sparse, as the 4-bit integers are.
-        let layout = if s.bits() == 4 { T::U4 } else { s.a };
+        let layout = if s.bits() == 4 { ElemType::U4 } else { s.a };
         sparse_rows(layout, 16, k, true, &mut rng, &mut |rng| elem(s.a, rng))
     } else {
         let a = (0..16 * k).map(|_| elem(s.a, &mut rng)).collect();
         (a, Vec::new(), Vec::new())
     };
     let b: Vec<u64> = (0..k * 8).map(|_| elem(s.b, &mut rng)).collect();
-    let c: Vec<u64> = (0..16 * 8).map(|_| T::F32.random(&mut rng)).collect();
+    let c: Vec<u64> = (0..16 * 8)
+        .map(|_| ElemType::F32.random(&mut rng))
+        .collect();
     let mut sa: Vec<u8> = (0..16 * s.vec)
         .map(|_| random_scale(&s, false, &mut rng))
         .collect();
@@ -279,7 +281,7 @@ fn case(s: Scaled, seed: u64) -> Case {
             .collect();
         words.extend(pack_bits(s.bits(), &ae));
         words.extend(pack_bits(s.bits(), &be));
-        words.extend(pack(T::F32, &ce));
+        words.extend(pack(ElemType::F32, &ce));
         if s.sparse {
             // All four threads of a group hold metadata (selector 0): thread `t` chunks
             // 4t..4t+3 of row groupID in bits 0-15 and of row groupID + 8 in bits 16-31.
@@ -292,12 +294,17 @@ fn case(s: Scaled, seed: u64) -> Case {
         words.push(sb_reg[lane as usize]);
     }
     let b_regs = k * 8 / 32 / per_reg;
-    let mut inputs = vec![(s.a, 4, true), (s.b, b_regs, true), (T::F32, 4, true)];
+    let mut inputs = vec![
+        (s.a, 4, true),
+        (s.b, b_regs, true),
+        (ElemType::F32, 4, true),
+    ];
     if s.sparse {
-        inputs.push((T::S32, 1, false));
+        inputs.push((ElemType::S32, 1, false));
     }
-    inputs.extend([(T::S32, 1, false), (T::S32, 1, false)]);
-    let (ptx, in_stride, out_stride) = fragment_kernel(&s.mnemonic(), &inputs, (T::F32, 4), "");
+    inputs.extend([(ElemType::S32, 1, false), (ElemType::S32, 1, false)]);
+    let (ptx, in_stride, out_stride) =
+        fragment_kernel(&s.mnemonic(), &inputs, (ElemType::F32, 4), "");
     // The sparsity selector goes after the metadata, the selectors after each data register.
     let (sa_r, sb_r) = (4 + b_regs, 5 + b_regs);
     let (meta, ptx) = if s.sparse {
@@ -345,10 +352,10 @@ fn case(s: Scaled, seed: u64) -> Case {
     let chunk = k / s.vec;
     let mut case = launched_case(name, ptx, launch, move |out| {
         for lane in 0..32u32 {
-            let got = unpack(T::F32, &thread_words(&out[1], lane, out_stride), 4);
+            let got = unpack(ElemType::F32, &thread_words(&out[1], lane, out_stride), 4);
             for (i, &g) in got.iter().enumerate() {
                 let (r, col) = c_pos(lane, i as u32);
-                let cv = T::F32.value(c[(r * 8 + col) as usize]);
+                let cv = ElemType::F32.value(c[(r * 8 + col) as usize]);
                 let (mut exact, mut mag) = (cv, cv.abs());
                 for kk in 0..k {
                     let j = kk / chunk;
@@ -388,8 +395,8 @@ fn case(s: Scaled, seed: u64) -> Case {
 fn f16_acc_case(f: Form, seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     // Exponent fields below the bias + 2: magnitudes under 4.
-    let small = |t: T, rng: &mut Rng| {
-        let (m, top) = if t == T::E4m3 { (3, 8) } else { (2, 16) };
+    let small = |t: ElemType, rng: &mut Rng| {
+        let (m, top) = if t == ElemType::E4m3 { (3, 8) } else { (2, 16) };
         let sign = rng.below(2) << 7;
         sign | (rng.below(top + 1) << m) | rng.below(1 << m)
     };
@@ -442,64 +449,218 @@ pub(super) fn cases() -> Vec<Case> {
         sparse: false,
     };
     let scaled = [
-        s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3)),
-        s(Kind::Mxf8f6f4, T::E5m2, T::E3m2, 1, false, (0, 0, 0, 0)),
-        s(Kind::Mxf8f6f4, T::E2m3, T::E4m3, 1, false, (1, 0, 1, 1)),
+        s(
+            Kind::Mxf8f6f4,
+            ElemType::E4m3,
+            ElemType::E2m1,
+            1,
+            false,
+            (3, 1, 2, 3),
+        ),
+        s(
+            Kind::Mxf8f6f4,
+            ElemType::E5m2,
+            ElemType::E3m2,
+            1,
+            false,
+            (0, 0, 0, 0),
+        ),
+        s(
+            Kind::Mxf8f6f4,
+            ElemType::E2m3,
+            ElemType::E4m3,
+            1,
+            false,
+            (1, 0, 1, 1),
+        ),
         Scaled {
             regs: true,
-            ..s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 0, 0, 3))
+            ..s(
+                Kind::Mxf4nvf4,
+                ElemType::E2m1,
+                ElemType::E2m1,
+                2,
+                false,
+                (2, 0, 0, 3),
+            )
         },
-        s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (0, 0, 2, 1)),
-        s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, false, (0, 1, 0, 3)),
-        s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 0, 0, 2)),
+        s(
+            Kind::Mxf4nvf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            2,
+            false,
+            (0, 0, 2, 1),
+        ),
+        s(
+            Kind::Mxf4nvf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            4,
+            false,
+            (0, 1, 0, 3),
+        ),
+        s(
+            Kind::Mxf4nvf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            4,
+            true,
+            (0, 0, 0, 2),
+        ),
         Scaled {
             regs: true,
-            ..s(Kind::Mxf8f6f4, T::E3m2, T::E2m3, 1, false, (2, 1, 3, 2))
+            ..s(
+                Kind::Mxf8f6f4,
+                ElemType::E3m2,
+                ElemType::E2m3,
+                1,
+                false,
+                (2, 1, 3, 2),
+            )
         },
         // Eighth, so that `--quick` (every fourth case of the family) runs an mxf4 case.
-        s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (2, 1, 0, 2)),
+        s(
+            Kind::Mxf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            2,
+            false,
+            (2, 1, 0, 2),
+        ),
         Scaled {
             extreme: true,
-            ..s(Kind::Mxf8f6f4, T::E5m2, T::E4m3, 1, false, (1, 1, 0, 1))
+            ..s(
+                Kind::Mxf8f6f4,
+                ElemType::E5m2,
+                ElemType::E4m3,
+                1,
+                false,
+                (1, 1, 0, 1),
+            )
         },
         Scaled {
             nan: true,
-            ..s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (0, 1, 2, 0))
+            ..s(
+                Kind::Mxf4,
+                ElemType::E2m1,
+                ElemType::E2m1,
+                2,
+                false,
+                (0, 1, 2, 0),
+            )
         },
     ];
     // The sparse forms, in an order that gives `--quick` (every fourth case of the sparse
     // family, which these follow) one of each kind.
     let sp = |x: Scaled| Scaled { sparse: true, ..x };
     let sparse = [
-        sp(s(Kind::Mxf8f6f4, T::E4m3, T::E2m1, 1, false, (3, 1, 2, 3))),
-        sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, false, (0, 1, 0, 3))),
+        sp(s(
+            Kind::Mxf8f6f4,
+            ElemType::E4m3,
+            ElemType::E2m1,
+            1,
+            false,
+            (3, 1, 2, 3),
+        )),
+        sp(s(
+            Kind::Mxf4nvf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            4,
+            false,
+            (0, 1, 0, 3),
+        )),
         Scaled {
             regs: true,
-            ..sp(s(Kind::Mxf8f6f4, T::E3m2, T::E2m3, 1, false, (2, 0, 3, 2)))
+            ..sp(s(
+                Kind::Mxf8f6f4,
+                ElemType::E3m2,
+                ElemType::E2m3,
+                1,
+                false,
+                (2, 0, 3, 2),
+            ))
         },
         Scaled {
             nan: true,
-            ..sp(s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (0, 1, 2, 0)))
+            ..sp(s(
+                Kind::Mxf4,
+                ElemType::E2m1,
+                ElemType::E2m1,
+                2,
+                false,
+                (0, 1, 2, 0),
+            ))
         },
-        sp(s(Kind::Mxf4, T::E2m1, T::E2m1, 2, false, (2, 1, 0, 2))),
-        sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (0, 0, 2, 1))),
-        sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 0, 0, 2))),
+        sp(s(
+            Kind::Mxf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            2,
+            false,
+            (2, 1, 0, 2),
+        )),
+        sp(s(
+            Kind::Mxf4nvf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            2,
+            false,
+            (0, 0, 2, 1),
+        )),
+        sp(s(
+            Kind::Mxf4nvf4,
+            ElemType::E2m1,
+            ElemType::E2m1,
+            4,
+            true,
+            (0, 0, 0, 2),
+        )),
         Scaled {
             extreme: true,
-            ..sp(s(Kind::Mxf8f6f4, T::E5m2, T::E4m3, 1, false, (1, 1, 0, 1)))
+            ..sp(s(
+                Kind::Mxf8f6f4,
+                ElemType::E5m2,
+                ElemType::E4m3,
+                1,
+                false,
+                (1, 1, 0, 1),
+            ))
         },
         // A `.ue4m3` byte 0xFF: its low seven bits are the NaN 0x7F.
         Scaled {
             nan: true,
-            ..sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 4, true, (0, 1, 0, 1)))
+            ..sp(s(
+                Kind::Mxf4nvf4,
+                ElemType::E2m1,
+                ElemType::E2m1,
+                4,
+                true,
+                (0, 1, 0, 1),
+            ))
         },
         Scaled {
             nan: true,
-            ..sp(s(Kind::Mxf8f6f4, T::E2m3, T::E5m2, 1, false, (1, 0, 1, 1)))
+            ..sp(s(
+                Kind::Mxf8f6f4,
+                ElemType::E2m3,
+                ElemType::E5m2,
+                1,
+                false,
+                (1, 0, 1, 1),
+            ))
         },
         Scaled {
             regs: true,
-            ..sp(s(Kind::Mxf4nvf4, T::E2m1, T::E2m1, 2, false, (2, 1, 2, 0)))
+            ..sp(s(
+                Kind::Mxf4nvf4,
+                ElemType::E2m1,
+                ElemType::E2m1,
+                2,
+                false,
+                (2, 1, 2, 0),
+            ))
         },
     ];
     let f = |k, d, a, b, c| Form {
@@ -515,9 +676,27 @@ pub(super) fn cases() -> Vec<Case> {
         kind: false,
     };
     let f16 = [
-        f(32, T::F16, T::E4m3, T::E5m2, T::F16),
-        f(16, T::F32, T::E5m2, T::E4m3, T::F16),
-        f(16, T::F16, T::E4m3, T::E4m3, T::F32),
+        f(
+            32,
+            ElemType::F16,
+            ElemType::E4m3,
+            ElemType::E5m2,
+            ElemType::F16,
+        ),
+        f(
+            16,
+            ElemType::F32,
+            ElemType::E5m2,
+            ElemType::E4m3,
+            ElemType::F16,
+        ),
+        f(
+            16,
+            ElemType::F16,
+            ElemType::E4m3,
+            ElemType::E4m3,
+            ElemType::F32,
+        ),
     ];
     let mut v: Vec<Case> = scaled
         .into_iter()

@@ -5,7 +5,8 @@
 //! and of B and both accumulator types, and D is judged as for the other shapes.
 
 use super::{
-    Form, Mats, T, check_elem, fragment_kernel, launched_case, one_warp, pack, thread_words, unpack,
+    ElemType, Form, Mats, check_elem, fragment_kernel, launched_case, one_warp, pack, thread_words,
+    unpack,
 };
 use crate::values::Rng;
 use crate::{Case, Outcome};
@@ -37,9 +38,9 @@ fn b_pos(row_major: bool, lane: u32, i: u32) -> (u32, u32) {
 }
 
 /// `(row, col)` of element `i` of a C or D fragment of type `t`.
-fn c_pos(t: T, lane: u32, i: u32) -> (u32, u32) {
+fn c_pos(t: ElemType, lane: u32, i: u32) -> (u32, u32) {
     let high = if lane < 16 { 0 } else { 4 };
-    if t == T::F16 {
+    if t == ElemType::F16 {
         // row = %laneid % 4 (+ 4), col = i.
         (lane % 4 + high, i)
     } else {
@@ -53,14 +54,14 @@ fn layout(row: bool) -> &'static str {
     if row { "row" } else { "col" }
 }
 
-fn case(d: T, c: T, a_row: bool, b_row: bool, seed: u64) -> Case {
+fn case(d: ElemType, c: ElemType, a_row: bool, b_row: bool, seed: u64) -> Case {
     let form = Form {
         m: 8,
         n: 8,
         k: 4,
         d,
-        a: T::F16,
-        b: T::F16,
+        a: ElemType::F16,
+        b: ElemType::F16,
         c,
         satfinite: false,
         and: false,
@@ -73,8 +74,12 @@ fn case(d: T, c: T, a_row: bool, b_row: bool, seed: u64) -> Case {
         d.name(),
         c.name()
     );
-    let regs = |t: T| if t == T::F16 { 4 } else { 8 };
-    let inputs = [(T::F16, 2, true), (T::F16, 2, true), (c, regs(c), true)];
+    let regs = |t: ElemType| if t == ElemType::F16 { 4 } else { 8 };
+    let inputs = [
+        (ElemType::F16, 2, true),
+        (ElemType::F16, 2, true),
+        (c, regs(c), true),
+    ];
     let (ptx, in_stride, out_stride) = fragment_kernel(&mnemonic, &inputs, (d, regs(d)), "");
     let mut rng = Rng::new(seed);
     // One set of matrices for each computation.
@@ -102,8 +107,8 @@ fn case(d: T, c: T, a_row: bool, b_row: bool, seed: u64) -> Case {
                 x.c[(r * 8 + col) as usize]
             })
             .collect();
-        words.extend(pack(T::F16, &a));
-        words.extend(pack(T::F16, &b));
+        words.extend(pack(ElemType::F16, &a));
+        words.extend(pack(ElemType::F16, &b));
         words.extend(pack(c, &cs));
     }
     debug_assert_eq!(words.len() as u32 * 4, in_stride * 32);
@@ -133,10 +138,10 @@ fn case(d: T, c: T, a_row: bool, b_row: bool, seed: u64) -> Case {
 
 pub(super) fn cases() -> Vec<Case> {
     let types = [
-        (T::F32, T::F32),
-        (T::F16, T::F16),
-        (T::F32, T::F16),
-        (T::F16, T::F32),
+        (ElemType::F32, ElemType::F32),
+        (ElemType::F16, ElemType::F16),
+        (ElemType::F32, ElemType::F16),
+        (ElemType::F16, ElemType::F32),
     ];
     let layouts = [(true, true), (true, false), (false, true), (false, false)];
     // Case 4a + b: layouts a, types (a + b) % 4, so that every fourth case (`--quick`) still

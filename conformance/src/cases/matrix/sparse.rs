@@ -10,8 +10,8 @@
 //! threads random metadata, and judges D against the dense product as for `mma`.
 
 use super::{
-    Form, Mats, T, b_pos, c_pos, check_elem, for_kind, fragment_kernel, launched_case, one_warp,
-    pack, random_mats, thread_words, unpack,
+    ElemType, Form, Mats, b_pos, c_pos, check_elem, for_kind, fragment_kernel, launched_case,
+    one_warp, pack, random_mats, thread_words, unpack,
 };
 use crate::values::Rng;
 use crate::{Case, Outcome};
@@ -19,7 +19,7 @@ use crate::{Case, Outcome};
 pub(super) const FAMILY: &str = "sparse warp matrix";
 
 /// Elements of a chunk, which one 4-bit metadata field describes.
-pub(in crate::cases) fn chunk_width(a: T) -> u32 {
+pub(in crate::cases) fn chunk_width(a: ElemType) -> u32 {
     match a.bits() {
         32 => 2,
         4 => 8,
@@ -33,20 +33,29 @@ fn a_pos(f: &Form, lane: u32, i: u32) -> (u32, u32) {
     let (g, t) = (lane >> 2, lane % 4);
     let row = |low: bool| if low { g } else { g + 8 };
     match (f.a, f.k) {
-        (T::F16 | T::Bf16, 16) => (row(i < 2), t * 4),
-        (T::F16 | T::Bf16, 32) => (
+        (ElemType::F16 | ElemType::Bf16, 16) => (row(i < 2), t * 4),
+        (ElemType::F16 | ElemType::Bf16, 32) => (
             row(i < 2 || (4..6).contains(&i)),
             t * 4 + if i < 4 { 0 } else { 16 },
         ),
-        (T::Tf32, 8) => (row(i == 0), t * 2),
-        (T::Tf32, 16) => (row(i % 2 == 0), t * 2 + if i < 2 { 0 } else { 8 }),
-        (T::S8 | T::U8, 32) => (row(i < 4), t * 8),
-        (T::S8 | T::U8 | T::E4m3 | T::E5m2 | T::E3m2 | T::E2m3 | T::E2m1, 64) => (
+        (ElemType::Tf32, 8) => (row(i == 0), t * 2),
+        (ElemType::Tf32, 16) => (row(i % 2 == 0), t * 2 + if i < 2 { 0 } else { 8 }),
+        (ElemType::S8 | ElemType::U8, 32) => (row(i < 4), t * 8),
+        (
+            ElemType::S8
+            | ElemType::U8
+            | ElemType::E4m3
+            | ElemType::E5m2
+            | ElemType::E3m2
+            | ElemType::E2m3
+            | ElemType::E2m1,
+            64,
+        ) => (
             row(i < 4 || (8..12).contains(&i)),
             t * 8 + if i < 8 { 0 } else { 32 },
         ),
-        (T::S4 | T::U4, 64) => (row(i < 8), t * 16),
-        (T::S4 | T::U4, 128) => (
+        (ElemType::S4 | ElemType::U4, 64) => (row(i < 8), t * 16),
+        (ElemType::S4 | ElemType::U4, 128) => (
             row(i < 8 || (16..24).contains(&i)),
             t * 16 + if i < 16 { 0 } else { 64 },
         ),
@@ -101,7 +110,7 @@ pub(in crate::cases) type SparseA = (Vec<u64>, Vec<Vec<u64>>, Vec<Vec<u32>>);
 
 /// [`sparse_a`] for `rows` rows of `k` elements of `a`, each element drawn by `random`.
 pub(in crate::cases) fn sparse_rows(
-    a: T,
+    a: ElemType,
     rows: usize,
     k: u32,
     ordered: bool,
@@ -164,7 +173,7 @@ fn case(sp: Sp, seed: u64) -> Case {
         (f.a, f.regs(f.a, ea), true),
         (f.b, f.regs(f.b, eb), true),
         (f.c, f.regs(f.c, ec), true),
-        (T::S32, 1, false),
+        (ElemType::S32, 1, false),
     ];
     let tail = format!(", {}", sp.selector);
     let mnemonic = sp.mnemonic();
@@ -252,7 +261,7 @@ fn forms() -> Vec<Sp> {
         ordered,
         selector,
     };
-    use T::*;
+    use ElemType::*;
     // In an order that gives `--quick` (every fourth case) both variants, one, two and four
     // metadata holders and 16-bit, 32-bit, 8-bit integer and 8-bit float elements.
     vec![

@@ -104,16 +104,18 @@ const PTX: &CStr = c".version 7.0
 
 const NOT_PTX: &CStr = c".version 7.0\n.target sm_70\n.entry broken( {";
 
+/// A handle argument as the fuzzer picks it: a real one, null, or any bits.
 #[derive(Arbitrary, Debug, Clone, Copy)]
-enum H {
+enum HandleArg {
     /// One of the handles made so far (of any kind).
     Made(u8),
     Null,
     Forged(u64),
 }
 
+/// A device-pointer argument as the fuzzer picks it: near a real allocation, null, or any bits.
 #[derive(Arbitrary, Debug, Clone, Copy)]
-enum P {
+enum DevicePtrArg {
     /// Inside, at the end of, or past one of the allocations made so far.
     In(u8, u16),
     End(u8),
@@ -161,8 +163,8 @@ enum Op {
         dev: i32,
         null: bool,
     },
-    CtxDestroy(H),
-    CtxSetCurrent(H),
+    CtxDestroy(HandleArg),
+    CtxSetCurrent(HandleArg),
     CtxGetLimit {
         limit: u32,
         null: bool,
@@ -176,77 +178,77 @@ enum Op {
         size: Size,
         null: bool,
     },
-    MemFree(P),
-    MemGetAddressRange(P, bool),
+    MemFree(DevicePtrArg),
+    MemGetAddressRange(DevicePtrArg, bool),
     HtoD {
-        dst: P,
+        dst: DevicePtrArg,
         n: Size,
     },
     DtoH {
-        src: P,
+        src: DevicePtrArg,
         n: Size,
     },
     DtoD {
-        dst: P,
-        src: P,
+        dst: DevicePtrArg,
+        src: DevicePtrArg,
         n: Size,
     },
     MemsetD8 {
-        dst: P,
+        dst: DevicePtrArg,
         v: u8,
         n: Size,
     },
     MemsetD32 {
-        dst: P,
+        dst: DevicePtrArg,
         v: u32,
         n: Size,
     },
     PointerGetAttribute {
         attr: u32,
-        ptr: P,
+        ptr: DevicePtrArg,
         null: bool,
     },
     ModuleLoad {
         valid: bool,
         null: bool,
     },
-    ModuleUnload(H),
+    ModuleUnload(HandleArg),
     ModuleGetFunction {
-        m: H,
+        m: HandleArg,
         name: u8,
         null: bool,
     },
     ModuleGetGlobal {
-        m: H,
+        m: HandleArg,
         name: u8,
     },
     FuncGetAttribute {
         attr: i32,
-        f: H,
+        f: HandleArg,
         null: bool,
     },
     Launch {
-        f: H,
+        f: HandleArg,
         grid: [u8; 3],
         block: [u8; 3],
         shared: u32,
-        stream: H,
+        stream: HandleArg,
         params: bool,
     },
     StreamCreate {
         flags: u32,
     },
-    StreamDestroy(H),
-    StreamSynchronize(H),
-    StreamQuery(H),
-    StreamWaitEvent(H, H, u32),
+    StreamDestroy(HandleArg),
+    StreamSynchronize(HandleArg),
+    StreamQuery(HandleArg),
+    StreamWaitEvent(HandleArg, HandleArg, u32),
     EventCreate {
         flags: u32,
     },
-    EventRecord(H, H),
-    EventSynchronize(H),
-    EventElapsed(H, H),
-    EventDestroy(H),
+    EventRecord(HandleArg, HandleArg),
+    EventSynchronize(HandleArg),
+    EventElapsed(HandleArg, HandleArg),
+    EventDestroy(HandleArg),
     ErrorName {
         code: u32,
         string: bool,
@@ -268,23 +270,25 @@ struct State {
 }
 
 impl State {
-    fn h(&self, h: H) -> Handle {
+    fn h(&self, h: HandleArg) -> Handle {
         match h {
-            H::Made(i) if !self.handles.is_empty() => {
+            HandleArg::Made(i) if !self.handles.is_empty() => {
                 self.handles[usize::from(i) % self.handles.len()]
             }
-            H::Made(_) | H::Null => std::ptr::null_mut(),
-            H::Forged(v) => v as usize as Handle,
+            HandleArg::Made(_) | HandleArg::Null => std::ptr::null_mut(),
+            HandleArg::Forged(v) => v as usize as Handle,
         }
     }
 
-    fn p(&self, p: P) -> CUdeviceptr {
+    fn p(&self, p: DevicePtrArg) -> CUdeviceptr {
         let pick = |i: u8| self.allocs.get(usize::from(i) % self.allocs.len().max(1));
         match p {
-            P::In(i, off) => pick(i).map_or(0, |(a, s)| a + (u64::from(off) % (*s as u64 + 1))),
-            P::End(i) => pick(i).map_or(0, |(a, s)| a + *s as u64),
-            P::Forged(v) => v,
-            P::Null => 0,
+            DevicePtrArg::In(i, off) => {
+                pick(i).map_or(0, |(a, s)| a + (u64::from(off) % (*s as u64 + 1)))
+            }
+            DevicePtrArg::End(i) => pick(i).map_or(0, |(a, s)| a + *s as u64),
+            DevicePtrArg::Forged(v) => v,
+            DevicePtrArg::Null => 0,
         }
     }
 

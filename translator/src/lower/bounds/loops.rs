@@ -2,7 +2,7 @@
 //! bounded by how many times the loop can go round, which a counter's test on the back edge
 //! limits.
 
-use super::{Analysis, Iv, N, max_of, var_bits};
+use super::{Analysis, Iv, NodeIdx, max_of, var_bits};
 use crate::ir::{BinOp, Op, Terminator, ValueId, VarId};
 use crate::memfacts::Node;
 
@@ -123,7 +123,7 @@ impl Analysis<'_> {
     /// an induction variable `r` after its step, so it holds for the values `r0 + s`,
     /// `r0 + 2s`, ... below `b` only (`r0`, `r0 + s`, ... where it tests `r` before the step).
     /// `r` never wraps on the way: it stays below `b + s`, which must fit its width.
-    fn back_edges(&mut self, h: u32, latch: u32, depth: u32) -> Option<N> {
+    fn back_edges(&mut self, h: u32, latch: u32, depth: u32) -> Option<NodeIdx> {
         let Terminator::Branch { cond, then, else_ } = self.f.blocks[latch as usize].term else {
             return None;
         };

@@ -29,13 +29,13 @@ mod loops;
 use cfg::{cyclic_blocks, dominators, reverse_postorder};
 
 /// Formula node index.
-type N = u32;
+type NodeIdx = u32;
 
 /// `[lo, hi]`, both inclusive.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Iv {
-    lo: N,
-    hi: N,
+    lo: NodeIdx,
+    hi: NodeIdx,
 }
 
 #[derive(Clone, Copy)]
@@ -129,7 +129,7 @@ pub fn prove(f: &mut Function, checkers: Checkers) -> MemFacts {
 struct Analysis<'f> {
     f: &'f Function,
     nodes: Vec<Node>,
-    interned: HashMap<Node, N>,
+    interned: HashMap<Node, NodeIdx>,
     /// Where each value is made: (block, index).
     def: Vec<Option<(u32, u32)>>,
     vars: Vec<VarDef>,
@@ -218,8 +218,8 @@ impl<'f> Analysis<'f> {
         }
     }
 
-    fn node(&mut self, n: Node) -> N {
-        let c = |x: N, nodes: &[Node]| match nodes[x as usize] {
+    fn node(&mut self, n: Node) -> NodeIdx {
+        let c = |x: NodeIdx, nodes: &[Node]| match nodes[x as usize] {
             Node::Const(c) => Some(c),
             _ => None,
         };
@@ -245,7 +245,7 @@ impl<'f> Analysis<'f> {
                 .and_then(|(a, b)| if a == b { a.checked_add(1) } else { Some(a) }),
             _ => None,
         };
-        let is = |x: N, k: u64, nodes: &[Node]| c(x, nodes) == Some(k);
+        let is = |x: NodeIdx, k: u64, nodes: &[Node]| c(x, nodes) == Some(k);
         let n = match folded {
             Some(k) => Node::Const(k),
             None => match n {
@@ -270,19 +270,19 @@ impl<'f> Analysis<'f> {
             return i;
         }
         self.nodes.push(n);
-        let i = self.nodes.len() as N - 1;
+        let i = self.nodes.len() as NodeIdx - 1;
         self.interned.insert(n, i);
         i
     }
 
-    fn node_constant(&self, n: N) -> Option<u64> {
+    fn node_constant(&self, n: NodeIdx) -> Option<u64> {
         match self.nodes[n as usize] {
             Node::Const(c) => Some(c),
             _ => None,
         }
     }
 
-    fn konst(&mut self, c: u64) -> N {
+    fn konst(&mut self, c: u64) -> NodeIdx {
         self.node(Node::Const(c))
     }
 
@@ -313,7 +313,7 @@ impl<'f> Analysis<'f> {
 
     /// `[lo, hi]` where `hi` fits `bits`; otherwise the value may have wrapped, and it is only
     /// known to lie in its type's range. Both ends change together.
-    fn fit(&mut self, lo: N, hi: N, bits: u8) -> Iv {
+    fn fit(&mut self, lo: NodeIdx, hi: NodeIdx, bits: u8) -> Iv {
         let hi = self.node(Node::Fit(hi, bits));
         let lo = self.node(Node::Min(lo, hi));
         self.or_full(Iv { lo, hi }, bits)
