@@ -87,11 +87,6 @@ fn reductions_outside_the_isa_are_refused() {
          [%rd1, {%r1}], [tile], [bar];",
         "reduces `.global.shared::cta`",
     );
-    refused(
-        "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group \
-         [%rd1, {%r1, %r2, %r3}], [tile];",
-        "the `.im2col_no_offs` load mode",
-    );
     refused_with(
         "8.6",
         "sm_80",
@@ -391,10 +386,9 @@ fn im2col_store_forms_outside_the_isa_are_refused() {
         "\tcp.async.bulk.tensor.2d.global.shared::cta.im2col_no_offs.bulk_group \
          [%rd1, {%r1, %r2}], [tile];",
     );
-    // The reduction in this mode is not implemented.
     at_mode(
-        "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group \
-         [%rd1, {%r1, %r2, %r3}], [tile];",
+        "\tcp.reduce.async.bulk.tensor.2d.global.shared::cta.add.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2}], [tile];",
     );
     // No im2colInfo.
     refused(
@@ -487,6 +481,16 @@ fn wide_im2col_forms_outside_the_isa_are_refused() {
         &body("im2col::w.tile", "3d", "%r1, %r2, %r3", "{%rs1, %rs2}"),
         "im2col::w",
     );
+    // The reductions' im2col mode (ISA: `.load_mode = { .tile, .im2col_no_offs }`).
+    for op in ["add", "min", "max", "inc", "dec", "and", "or", "xor"] {
+        translates(&format!(
+            "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.{op}.im2col_no_offs.bulk_group \
+             [%rd1, {{%r1, %r2, %r3}}], [tile];\n\
+             \tcp.reduce.async.bulk.tensor.5d.global.shared::cta.{op}.im2col_no_offs.bulk_group.L2::cache_hint \
+             [tmap, {{%r1, %r2, %r3, %r4, %r5}}], [tile], %rd3;\n\
+             \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;"
+        ));
+    }
 }
 
 #[test]
@@ -514,6 +518,11 @@ fn multicast_to_the_one_block_cluster_translates() {
          [tile], [%rd1, {%r1}], [bar], 1, %rd3;\n\
          \tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster \
          [tile], [%rd1, {%r1, %r2, %r3}], [bar], {%rs1}, %rs2;",
+    );
+    refused(
+        "\tcp.reduce.async.bulk.tensor.3d.global.shared::cta.or.im2col_no_offs.bulk_group \
+         [%rd1, {%r1, %r2, %r3}], [tile], {%rs1};",
+        "takes 2 operands",
     );
 }
 

@@ -21,14 +21,18 @@
 //! `.tile::scatter4` and `.im2col_no_offs`, which takes no im2colInfo) write the rows back along
 //! the same traversal with no offsets, leaving what lies outside the tensor alone, within the
 //! ISA's restrictions on that direction: coordinates non-negative, lower corners non-negative,
-//! upper corners non-positive.
+//! upper corners non-positive. `.im2col_no_offs` reductions (ISA: the reduction's load modes
+//! are `.tile` and `.im2col_no_offs`) combine each row's elements with the tensor's along that
+//! traversal by the operator, as the `.tile` reductions' model does element by element.
 
 use ptxvk_runtime::translator::tensor_map::{Im2col, encode_im2col};
 use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
 
 use super::kernel_case::rejected_line;
 use super::tensor_copy::compare;
-use super::tensor_model::{F16, F32, Loaded, Spec, U8, U16, pattern};
+use super::tensor_model::{
+    F16, F32, Loaded, Red, S32, Spec, U8, U16, U32, pattern, reduce_element, reduce_inputs,
+};
 use crate::{Case, Outcome, outcome_of};
 
 const FAMILY: &str = "9.7.9.25.5 cp.async.bulk.tensor";
@@ -53,14 +57,22 @@ struct Column {
     variant: bool,
 }
 
-/// An `.im2col_no_offs` store of a column (`offsets` all zero).
-struct Store(Column);
+/// An `.im2col_no_offs` store of a column (`offsets` all zero), or a reduction with `reduce`.
+struct Store {
+    column: Column,
+    reduce: Option<Red>,
+}
 
 impl Store {
-    /// The tensor after storing the dense column `column` into `tensor`.
+    /// The tensor after storing (or reducing) the dense column `column` into `tensor`.
     fn expect(&self, tensor: &[u8], column: &[u8]) -> Vec<u8> {
-        let c = &self.0;
+        let c = &self.column;
         let (e, tile) = (c.esize(), c.tile());
+        let read = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..e].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        };
         let mut out = tensor.to_vec();
         for (p, pos) in c.pixel_positions().into_iter().enumerate() {
             let mut at = Some(0u64);
@@ -75,16 +87,32 @@ impl Store {
                 let x = i64::from(c.coords[0]) + ch as i64;
                 if let Some(a) = at.filter(|_| (0..c.dims[0] as i64).contains(&x)) {
                     let a = (a + x as u64 * e as u64) as usize;
-                    out[a..a + e].copy_from_slice(&column[from..from + e]);
+                    let new = match self.reduce {
+                        Some(op) => {
+                            let (old, src) = (read(&out[a..a + e]), read(&column[from..from + e]));
+                            reduce_element(c.data_type, op, old, src).to_le_bytes()
+                        }
+                        None => read(&column[from..from + e]).to_le_bytes(),
+                    };
+                    out[a..a + e].copy_from_slice(&new[..e]);
                 }
             }
         }
         out
     }
 
-    /// Every thread copies `io` into `tile`; thread 0 stores the column into the tensor.
+    /// Every thread copies `io` into `tile`; thread 0 stores (or reduces) the column into the
+    /// tensor.
     fn kernel(&self) -> String {
-        let c = &self.0;
+        let c = &self.column;
+        let opcode = match self.reduce {
+            Some(op) => format!(
+                "cp.reduce.async.bulk.tensor.{}d.global.shared::cta.{}",
+                c.rank(),
+                op.name()
+            ),
+            None => format!("cp.async.bulk.tensor.{}d.global.shared::cta", c.rank()),
+        };
         let rank = c.rank();
         let tile = c.bytes().div_ceil(1024) * 1024;
         let mut set = String::new();
@@ -108,25 +136,29 @@ impl Store {
              \tld.global.u32 %r9, [%rd5];\n\tst.shared.u32 [%r8], %r9;\n\
              \tadd.u32 %r6, %r6, {THREADS};\n\tbra FILL;\nFILL_END:\n\
              \tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n\t@%p1 bra END;\n\
-             \tcp.async.bulk.tensor.{rank}d.global.shared::cta.im2col_no_offs.bulk_group \
-             [tmap, {{{coords}}}], [tile];\n\
+             \t{opcode}.im2col_no_offs.bulk_group [tmap, {{{coords}}}], [tile];\n\
              \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;\nEND:\n\tret;\n}}\n"
         )
     }
 
     fn run(&self, ctx: &Context, name: &str, ptx: &str) -> Result<Outcome, ptxvk_runtime::Error> {
-        let c = &self.0;
+        let c = &self.column;
         let module = ctx.load_ptx(&format!("{}.ptx", name.replace('/', "_")), ptx)?;
         let kernel = module.kernel("k")?;
-        let before = pattern(c.tensor_bytes(), 0x2f);
+        let n = c.bytes();
+        let (before, column) = match self.reduce {
+            Some(op) => (
+                reduce_inputs(c.data_type, op, c.tensor_bytes(), 0x2f),
+                reduce_inputs(c.data_type, op, n, 0x91),
+            ),
+            None => (pattern(c.tensor_bytes(), 0x2f), pattern(n, 0x91)),
+        };
         let tensor = Buffer::new(ctx, before.len().max(4) as u64)?;
         tensor.write_bytes(0, &before)?;
         let map = match c.map(tensor.address()) {
             Ok(m) => m,
             Err(e) => return Ok(Outcome::Fail(e)),
         };
-        let n = c.bytes();
-        let column = pattern(n, 0x91);
         let io = Buffer::new(ctx, n as u64)?;
         io.write_bytes(0, &column)?;
         let cfg = LaunchConfig {
@@ -153,9 +185,13 @@ impl Store {
     }
 }
 
-fn store_case(name: &str, c: Column) -> Case {
-    let name = format!("tensor/store/{}d/im2col-no-offs/{name}", c.rank());
-    let s = Store(c);
+fn store_case(name: &str, column: Column, reduce: Option<Red>) -> Case {
+    let dir = match reduce {
+        Some(op) => format!("reduce.{}", op.name()),
+        None => "store".into(),
+    };
+    let name = format!("tensor/{dir}/{}d/im2col-no-offs/{name}", column.rank());
+    let s = Store { column, reduce };
     let ptx = s.kernel();
     let (n, p) = (name.clone(), ptx.clone());
     Case {
@@ -182,6 +218,37 @@ fn stores() -> Vec<(&'static str, Column)> {
     c.swizzle = 3;
     c.coords = vec![16, 4, 0];
     v.push(("f32-nwc-swizzle-128b", c));
+    v
+}
+
+/// Reductions along the stores' walks: each operator on an element type the ISA lists for it.
+fn reductions() -> Vec<(&'static str, Column, Red)> {
+    let mut v = Vec::new();
+    // NHWC of f16 sums, every second W of a box short of the right edge, wrapping into H, the
+    // next image and past the last.
+    let mut c = column(F16, 2, &[8, 6, 5, 2]);
+    (c.lower, c.upper) = (vec![0, 0], vec![-1, 0]);
+    (c.channels, c.pixels) = (8, 24);
+    c.element_strides = vec![1, 2, 1, 1];
+    c.coords = vec![0, 1, 2, 0];
+    v.push(("f16-nhwc-strided", c, Red::Add));
+    // NWC of u32 under the 128-byte swizzle, the channels running past the tensor's last.
+    let mut c = column(U32, 4, &[40, 10, 2]);
+    (c.channels, c.pixels) = (32, 12);
+    c.swizzle = 3;
+    c.coords = vec![16, 4, 0];
+    for (name, op) in [
+        ("u32-nwc-swizzle-128b-inc", Red::Inc),
+        ("u32-nwc-swizzle-128b-xor", Red::Xor),
+    ] {
+        v.push((name, c.clone(), op));
+    }
+    // NDHWC of s32 maxima over a box whose upper corners cut the edges.
+    let mut c = column(S32, 4, &[4, 5, 4, 3, 2]);
+    (c.lower, c.upper) = (vec![0, 0, 0], vec![-1, -1, 0]);
+    (c.channels, c.pixels) = (4, 40);
+    c.coords = vec![0, 1, 1, 1, 0];
+    v.push(("s32-ndhwc-max", c, Red::Max));
     v
 }
 
@@ -584,7 +651,12 @@ fn rejections() -> Vec<Case> {
 
 pub fn cases() -> Vec<Case> {
     let mut v: Vec<Case> = columns().into_iter().map(|(n, c)| case(n, c)).collect();
-    v.extend(stores().into_iter().map(|(n, c)| store_case(n, c)));
+    v.extend(stores().into_iter().map(|(n, c)| store_case(n, c, None)));
+    v.extend(
+        reductions()
+            .into_iter()
+            .map(|(n, c, op)| store_case(n, c, Some(op))),
+    );
     v.extend(rejections());
     v
 }

@@ -121,7 +121,7 @@ pub enum Im2colInfo {
     Offsets(Vec<Src>),
     /// `.im2col::w` (`w128` false) or `.im2col::w::128`: `{wHalo, wOffset}`, 16-bit unsigned.
     Wide { halo: Src, offset: Src, w128: bool },
-    /// `.im2col_no_offs` (stores): the `.im2col` walk with no offsets.
+    /// `.im2col_no_offs` (stores and reductions): the `.im2col` walk with no offsets.
     NoOffsets,
 }
 

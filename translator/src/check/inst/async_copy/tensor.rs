@@ -8,9 +8,9 @@
 //! and prefetches (3d to 5d), whose operand after the mbarrier (after the tensor, for a
 //! prefetch) is the vector of N - 2 16-bit im2col offsets; and the `.im2col::w` and
 //! `.im2col::w::128` loads and prefetches, whose operand there is `{wHalo, wOffset}`; and the
-//! `.im2col_no_offs` stores (`.global.shared::cta`), which take no im2col operand. Loads may
-//! multicast (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets) within ptxvk's
-//! one-block clusters.
+//! `.im2col_no_offs` stores and reductions (`.global.shared::cta`), which take no im2col
+//! operand. Loads may multicast (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets)
+//! within ptxvk's one-block clusters.
 
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
@@ -434,19 +434,7 @@ pub fn reduce(
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
     let (n, mode) = dims_and_mode(m, i)?;
-    if mode == Mode::NoOffsets {
-        m.error_on(
-            mode.name(),
-            format!(
-                "`{}` (the `.im2col_no_offs` load mode of a reduction) is not supported by ptxvk \
-                 yet",
-                m.full_name()
-            ),
-            "not supported yet",
-        );
-        return None;
-    }
-    if mode != Mode::Tile {
+    if !matches!(mode, Mode::Tile | Mode::NoOffsets) {
         m.error_on(
             mode.name(),
             format!(
@@ -493,7 +481,8 @@ pub fn reduce(
     Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
         map,
         coords,
-        im2col: None,
+        // `.im2col_no_offs` reduces the column along the walk its stores write.
+        im2col: (mode == Mode::NoOffsets).then_some(Im2colInfo::NoOffsets),
         dir: TensorDir::Reduce { src, op },
     })))
 }
