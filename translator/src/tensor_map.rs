@@ -13,6 +13,7 @@
 //! | 124     | swizzle, OOB fill, L2 promotion \| kind << 4, [`MAGIC`] (one byte each) |
 //!
 //! Every field is a whole word or pair of words, so the device reads it with 32-bit loads.
+//! The swizzle byte holds the span and the atom size apart ([`swizzle_byte`]).
 //!
 //! An im2col map (`cuTensorMapEncodeIm2col`, kind [`KIND_IM2COL`]) has no box dimensions; its
 //! bytes 80..100 hold instead:
@@ -66,24 +67,55 @@ const DATA_TYPE_BYTES: [u8; 13] = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4];
 /// is allowed.
 const FLOAT_TYPES: [u32; 7] = [6, 7, 8, 9, 10, 11, 12];
 
-/// `CUtensorMapSwizzle`: the span in bytes inside which 16-byte chunks are permuted.
+/// `CUtensorMapSwizzle` values past the 16-byte-atom ones: the 128-byte span with 32-byte
+/// atoms, the same with every other row's 8-byte halves swapped, and with 64-byte atoms.
+pub const SWIZZLE_128B_ATOM_32B: u32 = 4;
+pub const SWIZZLE_128B_ATOM_32B_FLIP_8B: u32 = 5;
+pub const SWIZZLE_128B_ATOM_64B: u32 = 6;
+
+/// `CUtensorMapSwizzle`: the span in bytes inside which chunks are permuted.
 pub fn swizzle_span(swizzle: u32) -> Option<u32> {
     match swizzle {
         0 => Some(0),
         1 => Some(32),
         2 => Some(64),
-        3 => Some(128),
+        3..=6 => Some(128),
         _ => None,
     }
 }
 
-/// The shared-memory byte offset where byte `off` of a box lands under `swizzle` (0-3): bits
-/// 4.. (4 + swizzle) of the offset are XORed with the bits 7.. above them, so each 16-byte
-/// chunk of a 128-byte row moves within its 32/64/128-byte span, the pattern repeating every
-/// 256/512/1024 bytes (ISA "Tensor Swizzling Modes"). The device code does the same arithmetic.
-pub fn swizzled(off: u32, swizzle: u32) -> u32 {
-    let mask = (1u32 << swizzle) - 1;
-    off ^ (((off >> 7) & mask) << 4)
+/// The map's swizzle byte for a `CUtensorMapSwizzle` value (0-6): the span as the ISA's
+/// `.swizzle_mode` numbers it (0 none, 1 32B, 2 64B, 3 128B) in the low nibble, the atom as
+/// its `.swizzle_atomicity` does (0 16B, 1 32B, 2 32B with the 8-byte flip, 3 64B) in the
+/// high one, so `tensormap.replace` can write either field.
+pub fn swizzle_byte(swizzle: u32) -> u8 {
+    match swizzle {
+        SWIZZLE_128B_ATOM_32B => 3 | 1 << 4,
+        SWIZZLE_128B_ATOM_32B_FLIP_8B => 3 | 2 << 4,
+        SWIZZLE_128B_ATOM_64B => 3 | 3 << 4,
+        s => s as u8,
+    }
+}
+
+/// How a map's swizzle byte moves a box byte: the mask of the 128-byte row number's bits that
+/// are XORed into the atom number, and log2 of the atom size (where the atom number starts).
+/// A span of 2^k atoms takes k bits of the row; atoms as wide as the span leave bytes in place.
+pub fn swizzle_bits(byte: u8) -> (u32, u32) {
+    let (mode, atom) = (u32::from(byte & 0xf), u32::from(byte >> 4));
+    // 16, 32, 32 (flipped), 64 bytes: atoms of 2^(4 + log) bytes.
+    let log = (atom + 1) >> 1;
+    ((1 << mode.saturating_sub(log)) - 1, 4 + log)
+}
+
+/// The shared-memory byte offset where byte `off` of a box lands under the map's swizzle byte
+/// `byte`: the atom number of the offset within its 128-byte row is XORed with the row's low
+/// bits, so each 16-byte chunk of a row moves within its 32/64/128-byte span, the pattern
+/// repeating every 256/512/1024 bytes (ISA "Tensor Swizzling Modes"), and each 32- or 64-byte
+/// atom within its 128-byte row, repeating every 512 or 256 bytes. The device code does the
+/// same arithmetic. The 8-byte flip is not applied (its maps are not encoded).
+pub fn swizzled(off: u32, byte: u8) -> u32 {
+    let (mask, shift) = swizzle_bits(byte);
+    off ^ (((off >> 7) & mask) << shift)
 }
 
 /// The arguments of `cuTensorMapEncodeTiled`, as slices of `rank` entries (`strides`:
@@ -184,6 +216,11 @@ pub fn encode_tiled(t: &Tiled<'_>) -> Result<[u8; SIZE], TensorMapError> {
         n => return Err(invalid(format!("interleave {n}"))),
     }
     let span = swizzle_span(t.swizzle).ok_or_else(|| invalid(format!("swizzle {}", t.swizzle)))?;
+    if t.swizzle == SWIZZLE_128B_ATOM_32B_FLIP_8B {
+        return Err(TensorMapError::NotSupported(
+            "the 128-byte swizzle with 32-byte atoms and the 8-byte flip",
+        ));
+    }
     if t.l2_promotion > 3 {
         return Err(invalid(format!("L2 promotion {}", t.l2_promotion)));
     }
@@ -264,7 +301,7 @@ pub fn encode_tiled(t: &Tiled<'_>) -> Result<[u8; SIZE], TensorMapError> {
         &mut m,
         MODE_WORD,
         &[
-            t.swizzle as u8,
+            swizzle_byte(t.swizzle),
             t.oob_fill as u8,
             t.l2_promotion as u8,
             MAGIC,
@@ -370,8 +407,8 @@ fn im2col_with_corners(t: &Im2col<'_>, bits: u32) -> Result<[u8; SIZE], TensorMa
 
 /// Checks `t` against the requirements `cuTensorMapEncodeIm2colWide` documents and encodes it:
 /// the im2col map of the same tensor with W's corners only. The ISA's `.im2col::w` modes
-/// take no interleaved layout and need a swizzle; of the swizzles CUDA allows them, the
-/// 128-byte one with 32-byte atoms is not implemented.
+/// take no interleaved layout and need a swizzle: CUDA allows them the 64- and 128-byte ones
+/// and the 128-byte one with 32-byte atoms.
 pub fn encode_im2col_wide(t: &Im2colWide<'_>) -> Result<[u8; SIZE], TensorMapError> {
     let rank = t.dims.len();
     if !(3..=MAX_RANK).contains(&rank) {
@@ -381,12 +418,7 @@ pub fn encode_im2col_wide(t: &Im2colWide<'_>) -> Result<[u8; SIZE], TensorMapErr
         return Err(invalid(format!("im2col wide mode {}", t.mode)));
     }
     match t.swizzle {
-        2 | 3 => {}
-        4 => {
-            return Err(TensorMapError::NotSupported(
-                "the 128-byte swizzle with 32-byte atoms",
-            ));
-        }
+        2 | 3 | SWIZZLE_128B_ATOM_32B => {}
         n => {
             return Err(invalid(format!(
                 "swizzle {n} for a wide im2col map (64B, 128B or 128B with 32-byte atoms)"
@@ -520,8 +552,24 @@ mod tests {
         t.swizzle = 1;
         t.box_dims = &[16, 4];
         assert!(bad(t.clone()), "64-byte rows under a 32-byte swizzle");
+        t.swizzle = 7;
+        assert!(bad(t.clone()), "swizzle 7");
         t.swizzle = 4;
-        assert!(bad(t), "swizzle 4");
+        t.box_dims = &[32, 4];
+        assert!(
+            encode_tiled(&t).is_ok(),
+            "128-byte rows under the 32-byte atoms"
+        );
+        t.box_dims = &[64, 4];
+        assert!(bad(t.clone()), "256-byte rows under the 32-byte atoms");
+        t.box_dims = &[32, 4];
+        t.swizzle = 5;
+        assert_eq!(
+            encode_tiled(&t),
+            Err(TensorMapError::NotSupported(
+                "the 128-byte swizzle with 32-byte atoms and the 8-byte flip"
+            ))
+        );
     }
 
     #[test]
@@ -685,10 +733,14 @@ mod tests {
             }),
             "128-byte rows under the 64-byte swizzle"
         );
-        assert!(matches!(
-            encode_im2col_wide(&Im2colWide { swizzle: 4, ..t }),
-            Err(TensorMapError::NotSupported(_))
-        ));
+        assert!(
+            encode_im2col_wide(&Im2colWide {
+                swizzle: 4,
+                ..t.clone()
+            })
+            .is_ok()
+        );
+        assert!(bad(Im2colWide { swizzle: 6, ..t }), "64-byte atoms");
     }
 
     #[test]
@@ -700,5 +752,24 @@ mod tests {
             assert_eq!(swizzled(off, 1), r * 128 + ((c ^ ((r % 2) & 1)) * 16));
             assert_eq!(swizzled(off, 0), off);
         }
+    }
+
+    #[test]
+    fn wide_atoms_move_within_the_128_byte_row() {
+        // "Swizzle 32B chunks within 128B span": atom a of row r at a ^ (r % 4); 64-byte atoms
+        // at a ^ (r % 2).
+        let atom32 = swizzle_byte(SWIZZLE_128B_ATOM_32B);
+        let atom64 = swizzle_byte(SWIZZLE_128B_ATOM_64B);
+        for off in 0..2048 {
+            let (r, b) = (off / 128, off % 128);
+            let (a, inner) = (b / 32, b % 32);
+            assert_eq!(swizzled(off, atom32), r * 128 + (a ^ (r % 4)) * 32 + inner);
+            let (a, inner) = (b / 64, b % 64);
+            assert_eq!(swizzled(off, atom64), r * 128 + (a ^ (r % 2)) * 64 + inner);
+        }
+        // Atoms as wide as the span stay where they are; the ISA's fields combine freely.
+        assert_eq!(swizzle_bits(2 | 3 << 4), (0, 6));
+        assert_eq!(swizzle_bits(1 | 3 << 4), (0, 6));
+        assert_eq!(swizzle_bits(0), (0, 4));
     }
 }

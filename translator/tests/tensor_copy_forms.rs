@@ -243,6 +243,15 @@ fn every_tensor_map_field_translates() {
 }
 
 #[test]
+fn wide_swizzle_atoms_translate() {
+    translates_on(
+        "sm_90a",
+        "\ttensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [%rd2], 1;\n\
+         \ttensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [tile], 3;",
+    );
+}
+
+#[test]
 fn tensor_map_values_ptxvk_cannot_hold_are_refused_by_name() {
     let refused_90a = |body: &str, message: &str| refused_with("8.6", "sm_90a", body, message);
     refused_90a(
@@ -254,8 +263,8 @@ fn tensor_map_values_ptxvk_cannot_hold_are_refused_by_name() {
         "(an interleaved layout in the `.interleave_layout` field) is not supported",
     );
     refused_90a(
-        "\ttensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [%rd2], 3;",
-        "(swizzle atoms wider than 16 bytes in the `.swizzle_atomicity` field)",
+        "\ttensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [%rd2], 2;",
+        "(32-byte swizzle atoms with the 8-byte flip in the `.swizzle_atomicity` field)",
     );
     refused_90a(
         "\ttensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd2], 4;",

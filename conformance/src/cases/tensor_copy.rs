@@ -168,8 +168,9 @@ fn kernel(s: &Spec, load: bool, form: Form) -> String {
 
 /// `tensormap.replace` of every field of `s` into the map at `at` (in `space`), the values
 /// encoded as the ISA says: the rank minus one, dimensions and strides as they are, the
-/// element type's number (0-7 as `CUtensorMapDataType`'s), no interleave, 16-byte swizzle
-/// atoms.
+/// element type's number (0-7 as `CUtensorMapDataType`'s), no interleave, the swizzle as
+/// its span (`.swizzle_mode`: 0 none, 1 32B, 2 64B, 3 128B) and its atom
+/// (`.swizzle_atomicity`: 0 16B, 1 32B, 3 64B).
 fn field_edits(s: &Spec, space: &str, at: &str) -> String {
     let line = |field: &str, ty: &str, operands: String| {
         format!("\ttensormap.replace.tile.{field}.{space}.b1024.{ty} [{at}], {operands};\n")
@@ -190,8 +191,13 @@ fn field_edits(s: &Spec, space: &str, at: &str) -> String {
     }
     k += &line("elemtype", "b32", format!("{}", s.data_type));
     k += &line("interleave_layout", "b32", "0".into());
-    k += &line("swizzle_mode", "b32", format!("{}", s.swizzle));
-    k += &line("swizzle_atomicity", "b32", "0".into());
+    let (mode, atomicity) = match s.swizzle {
+        4 => (3, 1),
+        6 => (3, 3),
+        n => (n, 0),
+    };
+    k += &line("swizzle_mode", "b32", format!("{mode}"));
+    k += &line("swizzle_atomicity", "b32", format!("{atomicity}"));
     k + &line("fill_mode", "b32", format!("{}", u32::from(s.nan_fill)))
 }
 
@@ -455,6 +461,8 @@ fn specs() -> Vec<(&'static str, Spec)> {
         ("swizzle-32b", 1u32, 8u32),
         ("swizzle-64b", 2, 16),
         ("swizzle-128b", 3, 32),
+        ("swizzle-128b-atom-32b", 4, 32),
+        ("swizzle-128b-atom-64b", 6, 32),
     ] {
         let mut s = spec(
             F32,
@@ -653,6 +661,19 @@ pub fn cases() -> Vec<Case> {
     strided.nan_fill = true;
     let mut swizzled = spec(F32, &[40, 20], &[160], &[32, 16], &[11, 3]);
     swizzled.swizzle = 3;
+    // The swizzle's span and atom written as two fields.
+    let mut atoms = swizzled.clone();
+    atoms.swizzle = 4;
+    v.push(case(
+        "tensormap-replace-fields-atom-32b",
+        &atoms,
+        true,
+        Form {
+            replace: Some(false),
+            edit_fields: true,
+            ..Form::default()
+        },
+    ));
     for (name, staged) in [
         ("tensormap-replace-fields", false),
         ("tensormap-replace-fields-shared", true),

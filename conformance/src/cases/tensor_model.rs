@@ -11,7 +11,10 @@
 //!   writes nothing outside the tensor;
 //! - with a swizzle of span S (32, 64 or 128 bytes) the 16-byte chunk c of 128-byte shared row r
 //!   is stored at chunk c XOR (r mod S/16) of the same row (the box starts at a multiple of the
-//!   pattern's repeat, as the ISA requires of its address).
+//!   pattern's repeat, as the ISA requires of its address);
+//! - with the 128-byte swizzle of 32- or 64-byte atoms (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`,
+//!   `_ATOM_64B`: "swizzle 32B (64B) chunks within 128B span") atom a of 128-byte shared row r
+//!   is stored at atom a XOR (r mod 4), or a XOR (r mod 2), of the same row.
 
 /// `CUtensorMapDataType` values the cases use.
 pub const U8: u32 = 0;
@@ -34,7 +37,8 @@ pub struct Spec {
     pub strides: Vec<u64>,
     pub box_dims: Vec<u32>,
     pub element_strides: Vec<u32>,
-    /// `CUtensorMapSwizzle`: 0 none, 1 32B, 2 64B, 3 128B.
+    /// `CUtensorMapSwizzle`: 0 none, 1 32B, 2 64B, 3 128B, 4 128B of 32-byte atoms, 6 128B of
+    /// 64-byte atoms.
     pub swizzle: u32,
     pub nan_fill: bool,
     pub coords: Vec<i32>,
@@ -124,6 +128,14 @@ impl Spec {
     pub fn shared(&self, off: usize) -> usize {
         if self.swizzle == 0 {
             return off;
+        }
+        if let Some(atom) = match self.swizzle {
+            4 => Some(32),
+            6 => Some(64),
+            _ => None,
+        } {
+            let (row, a, byte) = (off / 128, off % 128 / atom, off % atom);
+            return row * 128 + (a ^ (row % (128 / atom))) * atom + byte;
         }
         let rows = 1usize << self.swizzle;
         let (row, chunk, byte) = (off / 128, off / 16 % 8, off % 16);

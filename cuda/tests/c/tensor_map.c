@@ -259,6 +259,7 @@ static void wide_maps(void) {
                                     w128 = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128;
     CHECK(WIDE(&map, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_64B));
     CHECK(WIDE(&map, 4, -300, 200, 16, 5000, w128, CU_TENSOR_MAP_SWIZZLE_128B));
+    CHECK(WIDE(&map, 4, -1, -1, 16, 64, w128, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B));
     EXPECT(WIDE(&map, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_NONE), CUDA_ERROR_INVALID_VALUE);
     EXPECT(WIDE(&map, 4, -1, -1, 16, 64, w, CU_TENSOR_MAP_SWIZZLE_32B), CUDA_ERROR_INVALID_VALUE);
     EXPECT(WIDE(&map, 4, -1, -1, 16, 64, (CUtensorMapIm2ColWideMode)2, CU_TENSOR_MAP_SWIZZLE_64B),
@@ -344,6 +345,23 @@ int main(void) {
                                   CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
            CUDA_ERROR_INVALID_VALUE);
+    /* The 128-byte swizzles of 32- and 64-byte atoms take rows of up to 128 bytes; the one
+     * with the 8-byte flip is valid for CUDA and not implemented. */
+    EXPECT(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)tensor[0],
+                                  dims, strides, wide_box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+           CUDA_SUCCESS);
+    EXPECT(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)tensor[0],
+                                  dims, strides, wide_box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+           CUDA_SUCCESS);
+    EXPECT(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)tensor[0],
+                                  dims, strides, wide_box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+           CUDA_ERROR_NOT_SUPPORTED);
     EXPECT(cuTensorMapEncodeTiled(NULL, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)tensor[0],
                                   dims, strides, boxes, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,

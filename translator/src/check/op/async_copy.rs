@@ -143,11 +143,14 @@ pub enum MapField {
         data_type: u8,
         size: u8,
     },
-    /// `CUtensorMapSwizzle` (0-3).
+    /// The swizzle's span as `.swizzle_mode` numbers it (0-3), the low nibble of the map's
+    /// swizzle byte (`crate::tensor_map::swizzle_byte`).
     Swizzle(u8),
+    /// The swizzle's atom as `.swizzle_atomicity` numbers it (0, 1 or 3), the high nibble.
+    SwizzleAtomicity(u8),
     /// `CUtensorMapFloatOOBfill` (0-1).
     Fill(u8),
-    /// A value the map already holds whatever it was (no interleave, 16-byte swizzle atoms).
+    /// A value the map already holds whatever it was (no interleave).
     Unchanged,
 }
 

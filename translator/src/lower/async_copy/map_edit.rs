@@ -53,16 +53,27 @@ pub fn replace(cx: &mut Cx<'_>, map: &Address, space: StateSpace, field: MapFiel
             let dt = cx.b.konst(Ty::I32, u64::from(data_type));
             set_bytes(cx, w, tm::SHAPE_WORD, &[(1, size), (2, dt)]);
         }
-        MapField::Swizzle(s) => {
-            let v = cx.b.konst(Ty::I32, u64::from(s));
-            set_bytes(cx, w, tm::MODE_WORD, &[(0, v)]);
-        }
+        // The span and the atom share the swizzle byte, a nibble each.
+        MapField::Swizzle(s) => set_bits(cx, w, tm::MODE_WORD, 0xf, u64::from(s)),
+        MapField::SwizzleAtomicity(a) => set_bits(cx, w, tm::MODE_WORD, 0xf0, u64::from(a) << 4),
         MapField::Fill(f) => {
             let v = cx.b.konst(Ty::I32, u64::from(f));
             set_bytes(cx, w, tm::MODE_WORD, &[(1, v)]);
         }
         MapField::Unchanged => {}
     }
+}
+
+/// The bits of `mask` in the word at `off` become those of `bits`.
+fn set_bits(cx: &mut Cx<'_>, w: Where, off: u32, mask: u64, bits: u64) {
+    let at = cx.offset_where(w, off);
+    let word = cx.load(at, Ty::I32, MemOrder::Plain);
+    let keep = cx.b.konst(Ty::I32, !mask & 0xffff_ffff);
+    let word = cx.b.bin(BinOp::And, word, keep);
+    let v = cx.b.konst(Ty::I32, bits & mask);
+    let word = cx.b.bin(BinOp::Or, word, v);
+    let at = cx.offset_where(w, off);
+    cx.store(at, word, MemOrder::Plain);
 }
 
 /// Bytes `k` of the word at `off` become the low bytes of the values given.

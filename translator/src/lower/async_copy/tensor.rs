@@ -108,6 +108,7 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         shift,
         data_type,
         mask,
+        atom,
         nan,
     } = read_head(cx, map);
     let one = cx.b.konst(Ty::I32, 1);
@@ -153,6 +154,7 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         shift: spill(cx, shift, Ty::I32, "tensor.shift"),
         data_type: spill(cx, data_type, Ty::I32, "tensor.type"),
         swizzle_mask: spill(cx, mask, Ty::I32, "tensor.swizzle"),
+        swizzle_atom: spill(cx, atom, Ty::I32, "tensor.atom"),
         nan: spill(cx, nan, Ty::Bool, "tensor.nan"),
         dims,
         row_bytes: spill(cx, row_bytes, Ty::I32, "tensor.row"),

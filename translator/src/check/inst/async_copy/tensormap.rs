@@ -2,8 +2,8 @@
 //! field of a tensor map in memory rewritten) and
 //! `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
 //! [dst], [src], 128` (a map edited in shared memory copied back to global memory). Values
-//! ptxvk's maps cannot hold (interleaved layouts, wide swizzle atoms, the element types the
-//! ISA numbers from 8 on) are refused by name (decision 0107).
+//! ptxvk's maps cannot hold (interleaved layouts, the 8-byte flip of the swizzle atoms, the
+//! element types the ISA numbers from 8 on) are refused by name (decision 0107).
 
 use super::super::shared::{int_operand, operands};
 use crate::ast;
@@ -133,9 +133,13 @@ fn enumerated(
             }
         }
         ("elemtype", _) => return refuse(m, name, &format!("element type {v}")),
-        ("interleave_layout", 0) | ("swizzle_atomicity", 0) => MapField::Unchanged,
+        ("interleave_layout", 0) => MapField::Unchanged,
         ("interleave_layout", _) => return refuse(m, name, "an interleaved layout"),
-        ("swizzle_atomicity", _) => return refuse(m, name, "swizzle atoms wider than 16 bytes"),
+        // 16-, 32- and 64-byte atoms; 2 is the 32-byte one with the 8-byte flip.
+        ("swizzle_atomicity", 0 | 1 | 3) => MapField::SwizzleAtomicity(v as u8),
+        ("swizzle_atomicity", 2) => {
+            return refuse(m, name, "32-byte swizzle atoms with the 8-byte flip");
+        }
         ("swizzle_mode", 0..=3) => MapField::Swizzle(v as u8),
         ("swizzle_mode", _) => return refuse(m, name, &format!("swizzle mode {v}")),
         ("fill_mode", 0..=1) => MapField::Fill(v as u8),

@@ -18,6 +18,8 @@ pub(super) struct Box5 {
     /// The map's `CUtensorMapDataType`.
     pub(super) data_type: VarId,
     pub(super) swizzle_mask: VarId,
+    /// log2 of the swizzle's atom size.
+    pub(super) swizzle_atom: VarId,
     pub(super) nan: VarId,
     /// Per dimension: extent (I64), elements the box holds (I32), element stride (I32),
     /// the box's first coordinate (I64), byte stride (I64; dimension 0: unused).
@@ -47,12 +49,14 @@ pub(super) fn byte_of(cx: &mut Cx<'_>, word: ValueId, k: u64) -> ValueId {
 }
 
 /// The fields every kind of map has in the same place: the tensor's address, log2 of the
-/// element size, the data type, the swizzle's mask and whether the fill is NaN.
+/// element size, the data type, the swizzle's row mask and atom shift
+/// ([`tm::swizzle_bits`]) and whether the fill is NaN.
 pub(super) struct Head {
     pub(super) base: ValueId,
     pub(super) shift: ValueId,
     pub(super) data_type: ValueId,
     pub(super) mask: ValueId,
+    pub(super) atom: ValueId,
     pub(super) nan: ValueId,
 }
 
@@ -69,8 +73,7 @@ pub(super) fn read_head(cx: &mut Cx<'_>, map: ValueId) -> Head {
     let data_type = byte_of(cx, shape, 2);
     let mode = field(cx, map, tm::MODE_WORD, Ty::I32);
     let swizzle = byte_of(cx, mode, 0);
-    let mask = cx.b.bin(BinOp::Shl, one, swizzle);
-    let mask = cx.b.bin(BinOp::ISub, mask, one);
+    let (mask, atom) = swizzle_bits(cx, swizzle);
     let fill = byte_of(cx, mode, 1);
     let zero = cx.b.konst(Ty::I32, 0);
     let nan = cx.b.bin(BinOp::INe, fill, zero);
@@ -79,8 +82,31 @@ pub(super) fn read_head(cx: &mut Cx<'_>, map: ValueId) -> Head {
         shift,
         data_type,
         mask,
+        atom,
         nan,
     }
+}
+
+/// [`tm::swizzle_bits`] on the device: the span's `.swizzle_mode` in the low nibble, the
+/// `.swizzle_atomicity` in the high one.
+pub(super) fn swizzle_bits(cx: &mut Cx<'_>, byte: ValueId) -> (ValueId, ValueId) {
+    let (one, four, fifteen) = (
+        cx.b.konst(Ty::I32, 1),
+        cx.b.konst(Ty::I32, 4),
+        cx.b.konst(Ty::I32, 15),
+    );
+    let mode = cx.b.bin(BinOp::And, byte, fifteen);
+    let atomicity = cx.b.bin(BinOp::LShr, byte, four);
+    let log = cx.b.bin(BinOp::IAdd, atomicity, one);
+    let log = cx.b.bin(BinOp::LShr, log, one);
+    let narrower = cx.b.bin(BinOp::ULt, mode, log);
+    let bits = cx.b.bin(BinOp::ISub, mode, log);
+    let zero = cx.b.konst(Ty::I32, 0);
+    let bits = cx.b.select(narrower, zero, bits);
+    let mask = cx.b.bin(BinOp::Shl, one, bits);
+    let mask = cx.b.bin(BinOp::ISub, mask, one);
+    let atom = cx.b.bin(BinOp::IAdd, four, log);
+    (mask, atom)
 }
 
 /// A loop over the dense box's bytes from 0 to its total: `body` emits one step for the byte
@@ -115,11 +141,11 @@ pub(super) fn over_box(
 /// The shared address of dense box byte `w`, swizzled.
 pub(super) fn shared_at(cx: &mut Cx<'_>, b: &Box5, shared: VarId, w: ValueId) -> ValueId {
     let mask = cx.b.emit(Ty::I32, Op::LoadVar(b.swizzle_mask));
+    let atom = cx.b.emit(Ty::I32, Op::LoadVar(b.swizzle_atom));
     let seven = cx.b.konst(Ty::I32, 7);
-    let four = cx.b.konst(Ty::I32, 4);
     let hi = cx.b.bin(BinOp::LShr, w, seven);
     let hi = cx.b.bin(BinOp::And, hi, mask);
-    let hi = cx.b.bin(BinOp::Shl, hi, four);
+    let hi = cx.b.bin(BinOp::Shl, hi, atom);
     let s = cx.b.bin(BinOp::Xor, w, hi);
     let sh = cx.b.emit(Ty::I32, Op::LoadVar(shared));
     cx.b.bin(BinOp::IAdd, sh, s)

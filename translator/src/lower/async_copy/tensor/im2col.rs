@@ -69,6 +69,7 @@ pub(super) fn im2col(
         shift,
         data_type,
         mask,
+        atom,
         nan,
     } = read_head(cx, map);
     let rank = coords.len();
@@ -165,6 +166,7 @@ pub(super) fn im2col(
         shift: spill(cx, shift, Ty::I32, "tensor.shift"),
         data_type: spill(cx, data_type, Ty::I32, "tensor.type"),
         swizzle_mask: spill(cx, mask, Ty::I32, "tensor.swizzle"),
+        swizzle_atom: spill(cx, atom, Ty::I32, "tensor.atom"),
         nan: spill(cx, nan, Ty::Bool, "tensor.nan"),
         dims: vec![(
             spill(cx, extent0, Ty::I64, "tensor.extent"),
