@@ -124,7 +124,12 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         let es = if i == 0 {
             cx.b.konst(Ty::I32, 1)
         } else {
-            field(cx, map, tm::ELEMENT_STRIDES + 4 * i32_, Ty::I32)
+            // A stride of 0 (a register `tensormap.replace` wrote; a map outside the ISA's
+            // range) is read as 1 rather than divided by.
+            let es = field(cx, map, tm::ELEMENT_STRIDES + 4 * i32_, Ty::I32);
+            let zero = cx.b.konst(Ty::I32, 0);
+            let none = cx.b.bin(BinOp::IEq, es, zero);
+            cx.b.select(none, one, es)
         };
         // The box holds ceil(boxDim / elementStride) elements of the dimension.
         let up = cx.b.bin(BinOp::IAdd, boxn, es);

@@ -11,6 +11,7 @@ use crate::check::FnCx;
 use crate::check::mods::Mods;
 use crate::check::op::{AsyncCopy, MapField};
 use crate::check::operands::TypeRule;
+use crate::check::typed::Src;
 use crate::diag::Diagnostic;
 use crate::types::{ScalarType, StateSpace};
 
@@ -104,12 +105,53 @@ pub fn tensormap(
         _ => enumerated(cx, m, name, new_val)?,
     };
     let value = cx.src(new_val, ty, TypeRule::Strict)?;
+    let bits = |v: u64| {
+        if ty == ScalarType::B64 {
+            v
+        } else {
+            v & 0xffff_ffff
+        }
+    };
+    if let Src::Imm(v) = value
+        && let v = bits(v)
+        && let Some(allowed) = out_of_range(field, v)
+    {
+        cx.error(
+            Diagnostic::error(
+                new_val.span,
+                format!("`.{name}` cannot be {v}: a tensor map's {allowed}"),
+            )
+            .with_label("outside the field's range"),
+        );
+        return None;
+    }
     Some(AsyncCopy::TensormapReplace {
         map,
         space,
         field,
         value,
     })
+}
+
+/// What a field may hold, if the constant `v` is not among it: the ranges the ISA's
+/// "Tensor-map" section and CUDA's `cuTensorMapEncodeTiled` give the map's fields. A map with
+/// a field outside them is not a valid tensor map, so a copy through it is undefined; a
+/// register `new_val` is written as it is (decision 0212).
+fn out_of_range(field: MapField, v: u64) -> Option<&'static str> {
+    let (ok, allowed) = match field {
+        // `new_val` is the rank minus one.
+        MapField::Rank => (v <= 4, "rank is 1 to 5 (`new_val` 0 to 4)"),
+        MapField::BoxDim(_) => ((1..=256).contains(&v), "box dimensions are 1 to 256"),
+        MapField::GlobalDim(_) => (v >= 1, "dimensions are 1 to 2^32"),
+        MapField::ElementStride(_) => ((1..=8).contains(&v), "element strides are 1 to 8"),
+        MapField::GlobalStride(_) => (
+            v % 16 == 0 && v < 1 << 40,
+            "strides are multiples of 16 below 2^40",
+        ),
+        MapField::GlobalAddress => (v % 16 == 0, "address is 16-byte aligned"),
+        _ => (true, ""),
+    };
+    (!ok).then_some(allowed)
 }
 
 /// The fields whose `new_val` is an immediate naming an enumerated value (ISA:
