@@ -21,11 +21,10 @@
 //! threads of each group, as `sparse` builds them; the scale chunks cut the dense K, so each
 //! holds half of its stored elements.
 
+use super::elem::{ElemType, pack, thread_words, unpack};
+use super::fragment::{Form, Mats, c_pos, check_elem, fragment_kernel, fragments};
 use super::sparse::{SparseA, sparse_rows};
-use super::{
-    ElemType, Form, Mats, c_pos, check_elem, for_kind, fragment_kernel, fragments, launched_case,
-    one_warp, pack, thread_words, unpack,
-};
+use super::{for_kind, launched_case, one_warp};
 use crate::cases::kernel_case::rejected_line;
 use crate::values::Rng;
 use crate::{Case, Outcome};
@@ -720,7 +719,7 @@ pub(super) fn cases() -> Vec<Case> {
 
 /// A module of the plain sm_120 target, which lacks the family's features.
 fn module_sm120_plain(line: &str) -> String {
-    super::module(line).replacen(".target sm_90\n", ".target sm_120\n", 1)
+    super::rejections::module(line).replacen(".target sm_90\n", ".target sm_120\n", 1)
 }
 
 /// Forms the ISA's tables do not list, and a target without the sm_120 family features.
@@ -760,7 +759,7 @@ fn rejections() -> Vec<Case> {
             rejected_line(
                 super::FAMILY,
                 "matrix/rejected",
-                super::module_sm120,
+                super::rejections::module_sm120,
                 (n, l, at),
             )
         })

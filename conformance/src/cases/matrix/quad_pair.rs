@@ -4,10 +4,9 @@
 //! ISA's "Matrix Fragments for mma.m8n8k4 with .f16 floating point type", for both layouts of A
 //! and of B and both accumulator types, and D is judged as for the other shapes.
 
-use super::{
-    ElemType, Form, Mats, check_elem, fragment_kernel, launched_case, one_warp, pack, thread_words,
-    unpack,
-};
+use super::elem::{ElemType, pack, thread_words, unpack};
+use super::fragment::{Form, Mats, check_elem, fragment_kernel};
+use super::{launched_case, one_warp};
 use crate::values::Rng;
 use crate::{Case, Outcome};
 
@@ -84,7 +83,7 @@ fn case(d: ElemType, c: ElemType, a_row: bool, b_row: bool, seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     // One set of matrices for each computation.
     let mats: Vec<Mats> = (0..4)
-        .map(|_| super::random_mats(&form, &mut rng))
+        .map(|_| super::fragment::random_mats(&form, &mut rng))
         .collect();
     let mut words = Vec::new();
     for lane in 0..32u32 {

@@ -9,10 +9,9 @@
 //! `groupID + 8`, each chunk a 4-bit field of two 2-bit indices, lowest first), gives the other
 //! threads random metadata, and judges D against the dense product as for `mma`.
 
-use super::{
-    ElemType, Form, Mats, b_pos, c_pos, check_elem, for_kind, fragment_kernel, launched_case,
-    one_warp, pack, random_mats, thread_words, unpack,
-};
+use super::elem::{ElemType, pack, thread_words, unpack};
+use super::fragment::{Form, Mats, b_pos, c_pos, check_elem, fragment_kernel, random_mats};
+use super::{for_kind, launched_case, one_warp};
 use crate::values::Rng;
 use crate::{Case, Outcome};
 
