@@ -5,7 +5,8 @@
 
 use arbitrary::Result;
 
-use super::{Gen, NH, NP, Src, Stmt};
+use super::generate::Gen;
+use super::{NH, NP, Src, Stmt};
 
 /// 16-bit operations on `%rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

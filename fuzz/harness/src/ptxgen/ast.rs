@@ -1,0 +1,487 @@
+//! The program AST: operand sources, the operators of each instruction group, and statements.
+
+use super::narrow::{HOp, NCvt, NarrowTy};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Src {
+    Reg(u8),
+    Imm(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bin {
+    Add,
+    Sub,
+    MulLo,
+    MulHiU,
+    MulHiS,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+    ShrS,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    /// The divisor is `b | 1`: PTX leaves division by zero unspecified.
+    DivU,
+    RemU,
+    AddSatS,
+    Mul24LoU,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Un {
+    Not,
+    Neg,
+    Popc,
+    Clz,
+    Brev,
+    AbsS,
+    Cnot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tern {
+    MadLo,
+    MadHiU,
+    BfeU,
+    BfeS,
+    Bfi,
+    Prmt,
+    SadU,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wide {
+    /// `mul.wide.u32 %rd, %r, %r`
+    MulWideU,
+    MulWideS,
+    /// `add.u64 %rd, %rd, %rd`
+    Add64,
+    Xor64,
+    /// `shl.b64 %rd, %rd, %r`
+    Shl64,
+    ShrU64,
+    /// `cvt.u64.u32 %rd, %r`
+    CvtU,
+    /// `cvt.s64.s32 %rd, %r`
+    CvtS,
+    /// `cvt.u32.u64 %r, %rd` (the only one writing a 32-bit register)
+    Trunc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredOp {
+    And,
+    Or,
+    Xor,
+    Not,
+}
+
+/// f32 operations on `%f`; those naming `%r` or `%p` say so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Sqrt,
+    Fma,
+    Min,
+    Max,
+    Abs,
+    Neg,
+    /// `cvt.rn.f32.u32 %f, %r`
+    FromInt,
+    /// `cvt.rn.f32.s32 %f, %r`
+    FromS,
+    /// `cvt.rzi.u32.f32 %r, %f`
+    ToInt,
+    /// `cvt.rzi.s32.f32 %r, %f`
+    ToS,
+    /// `cvt.rni.s32.f32 %r, %f`
+    ToSRni,
+    /// `cvt.rmi.f32.f32`, `cvt.rpi`, `cvt.rzi`, `cvt.rni`: rounding to an integral value.
+    Floor,
+    Ceil,
+    Trunc,
+    RoundEven,
+    /// `mov.b32 %f, %r`
+    FromBits,
+    /// `mov.b32 %r, %f`, any NaN made canonical
+    ToBits,
+    /// `selp.f32 %f, %f, %f, %p`
+    Selp,
+}
+
+pub const FLOAT_OPS: [FloatOp; 22] = [
+    FloatOp::Add,
+    FloatOp::Sub,
+    FloatOp::Mul,
+    FloatOp::Div,
+    FloatOp::Sqrt,
+    FloatOp::Fma,
+    FloatOp::Min,
+    FloatOp::Max,
+    FloatOp::Abs,
+    FloatOp::Neg,
+    FloatOp::FromInt,
+    FloatOp::FromS,
+    FloatOp::ToInt,
+    FloatOp::ToS,
+    FloatOp::ToSRni,
+    FloatOp::Floor,
+    FloatOp::Ceil,
+    FloatOp::Trunc,
+    FloatOp::RoundEven,
+    FloatOp::FromBits,
+    FloatOp::ToBits,
+    FloatOp::Selp,
+];
+
+/// f64 operations on `%fd`; those naming other registers say so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DblOp {
+    Add,
+    Mul,
+    Fma,
+    Div,
+    Sqrt,
+    /// `cvt.f64.f32 %fd, %f`
+    FromF,
+    /// `cvt.rn.f32.f64 %f, %fd`
+    ToF,
+    /// `mov.b64 %fd, %rd`
+    FromBits,
+    /// `mov.b64 %rd, %fd`, any NaN made canonical
+    ToBits,
+}
+
+/// `setp.CMP.f32`: ordered comparisons are false and unordered ones true where an operand is
+/// NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// Special registers that depend only on the thread's position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    Laneid,
+    TidX,
+    NtidX,
+    CtaidX,
+    LanemaskEq,
+    LanemaskLt,
+    LanemaskLe,
+    LanemaskGt,
+    LanemaskGe,
+}
+
+/// `redux.sync.OP`
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redux {
+    Add,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    And,
+    Or,
+    Xor,
+}
+
+/// Atomic operations on a word each thread owns: every result is defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwnAtom {
+    Add,
+    MinU,
+    MaxS,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    Inc,
+    Dec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vote {
+    Ballot,
+    Any,
+    All,
+    Uni,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atom {
+    Add,
+    Max,
+    Exch,
+    Cas,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Bin {
+        op: Bin,
+        signed: bool,
+        d: u8,
+        a: u8,
+        b: Src,
+    },
+    Un {
+        op: Un,
+        d: u8,
+        a: u8,
+    },
+    Tern {
+        op: Tern,
+        d: u8,
+        a: u8,
+        b: Src,
+        c: Src,
+    },
+    Wide {
+        op: Wide,
+        d: u8,
+        a: u8,
+        b: u8,
+    },
+    Mov {
+        d: u8,
+        s: Src,
+    },
+    Selp {
+        d: u8,
+        a: u8,
+        b: Src,
+        p: u8,
+    },
+    Setp {
+        cmp: Cmp,
+        signed: bool,
+        p: u8,
+        a: u8,
+        b: Src,
+    },
+    Pred {
+        op: PredOp,
+        p: u8,
+        a: u8,
+        b: u8,
+    },
+    Float {
+        op: FloatOp,
+        d: u8,
+        a: u8,
+        b: u8,
+        c: u8,
+    },
+    /// `if (p != neg) { then } else { els }`, written with branches.
+    If {
+        p: u8,
+        neg: bool,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// A do-while loop of `trips` (at least 1) iterations on its own counter.
+    Loop {
+        trips: u8,
+        body: Vec<Stmt>,
+    },
+    /// `@p bra` to the end of the innermost loop.
+    Break {
+        p: u8,
+        neg: bool,
+    },
+    /// `%r{d} = f{f}(%r{a}, %r{b})`
+    Call {
+        f: u8,
+        d: u8,
+        a: u8,
+        b: u8,
+    },
+    /// `%f{d} = bits` (`mov.b32 %f, 0fXXXXXXXX`)
+    MovF {
+        d: u8,
+        bits: u32,
+    },
+    SetpF {
+        cmp: FCmp,
+        p: u8,
+        a: u8,
+        b: u8,
+    },
+    Dbl {
+        op: DblOp,
+        d: u8,
+        a: u8,
+        b: u8,
+        c: u8,
+    },
+    Special {
+        d: u8,
+        reg: Special,
+    },
+    /// `c` is the clamp and segment mask operand.
+    Shfl {
+        mode: ShflMode,
+        d: u8,
+        a: u8,
+        lane: Src,
+        c: u32,
+    },
+    Redux {
+        op: Redux,
+        d: u8,
+        a: u8,
+    },
+    /// `match.any.sync.b32` or `match.all.sync.b32`
+    Match {
+        all: bool,
+        d: u8,
+        a: u8,
+    },
+    /// Every thread stores `%r{v}` to its own word `sel & 3`, a barrier, every thread loads
+    /// `sh[%r{i} % 256]` into `%r{d}`, a barrier.
+    ShRound {
+        v: u8,
+        sel: u8,
+        d: u8,
+        i: u8,
+    },
+    /// An atomic on the thread's own word `sel & 3`, returning the old value; a barrier.
+    AtomOwn {
+        op: OwnAtom,
+        d: u8,
+        sel: u8,
+        v: u8,
+        w: u8,
+    },
+    /// `red.shared.OP [sh + %r{i} % 256], %r{v}` by every thread (an operation whose result
+    /// does not depend on the order), a barrier, the word loaded into `%r{d}`, a barrier.
+    RedAny {
+        op: Redux,
+        d: u8,
+        i: u8,
+        v: u8,
+    },
+    Vote {
+        op: Vote,
+        d: u8,
+        p: u8,
+    },
+    Bar,
+    /// `sh[%r{i} % 256] = %r{v}`
+    StShared {
+        i: u8,
+        v: u8,
+    },
+    LdShared {
+        d: u8,
+        i: u8,
+    },
+    AtomShared {
+        op: Atom,
+        d: u8,
+        i: u8,
+        v: u8,
+        w: u8,
+    },
+    /// Lanes in `mask` (a constant) branch into a block that runs `pre` (thread-local code,
+    /// which may diverge further) and then the warp operation `op` with `mask` as its member
+    /// mask; the other lanes skip both. Every lane the mask names reaches `op`, as the ISA
+    /// requires, and a shuffle's mask is a union of its segments (for a butterfly, with every
+    /// segment below a member one), so that every source lane is a member.
+    Masked {
+        mask: u32,
+        pre: Vec<Stmt>,
+        op: Box<Stmt>,
+    },
+    /// [`Stmt::AtomOwn`] on the thread's own word of its block's region of `gm`.
+    GAtomOwn {
+        op: OwnAtom,
+        d: u8,
+        sel: u8,
+        v: u8,
+        w: u8,
+    },
+    /// [`Stmt::RedAny`] with `red.global` on the block's region of `gm`.
+    GRedAny {
+        op: Redux,
+        d: u8,
+        i: u8,
+        v: u8,
+    },
+    /// `atom.global.{and,or,xor}.b32` by every lane of a warp on the warp's word, the operand
+    /// limited to the lane's own bit (`and`: every other bit set), so that the old value's own
+    /// bit, kept in `%r{d}`, does not depend on the order; a barrier.
+    GAtomBit {
+        op: Redux,
+        d: u8,
+        v: u8,
+    },
+    /// Every thread stores `%rs{v}` as `ty` to a byte or half-word of its own words in shared
+    /// memory or `gm`, picked by `%r{sel}`; a barrier; a load as `load` of any byte or
+    /// half-word, picked by `%r{i}`, into `%rs{d}` (or `%r{d}` when `to32`); a barrier.
+    NarrowRound {
+        global: bool,
+        ty: NarrowTy,
+        load: NarrowTy,
+        to32: bool,
+        v: u8,
+        sel: u8,
+        d: u8,
+        i: u8,
+    },
+    /// 16-bit arithmetic on `%rs`: `%rs{d} = %rs{a} op b`, where a register `b` is `%rs{b %
+    /// NH}`, or `%r{b}` for the shifts' amount.
+    Half {
+        op: HOp,
+        d: u8,
+        a: u8,
+        b: Src,
+    },
+    /// `cvt` among 8-, 16-, 32- and 64-bit integers and f32; the registers' kinds follow `op`.
+    CvtN {
+        op: NCvt,
+        d: u8,
+        a: u8,
+    },
+}

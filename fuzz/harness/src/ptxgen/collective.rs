@@ -1,0 +1,216 @@
+//! Drawing warp operations and the rounds of global and shared memory traffic that keep them
+//! free of races.
+
+use arbitrary::Result;
+
+use super::generate::Gen;
+use super::*;
+
+impl Gen<'_, '_> {
+    pub(super) fn warp(&mut self) -> Result<Stmt> {
+        Ok(match self.u.int_in_range(0..=4u8)? {
+            0 => {
+                let mode = *self.u.choose(&[
+                    ShflMode::Idx,
+                    ShflMode::Up,
+                    ShflMode::Down,
+                    ShflMode::Bfly,
+                ])?;
+                // Whole warp (31, or 0 for up), segments of 8, 16 and 4 lanes.
+                let c = *self.u.choose(&[0x1f, 0x0, 0x1807, 0x100f, 0x1c03])?;
+                Stmt::Shfl {
+                    mode,
+                    d: self.reg()?,
+                    a: self.reg()?,
+                    lane: match self.src()? {
+                        Src::Imm(v) => Src::Imm(v & 31),
+                        r => r,
+                    },
+                    c,
+                }
+            }
+            1 => Stmt::Vote {
+                op: *self
+                    .u
+                    .choose(&[Vote::Ballot, Vote::Any, Vote::All, Vote::Uni])?,
+                d: self.reg()?,
+                p: self.pred()?,
+            },
+            2 => Stmt::Redux {
+                op: self.redux_op()?,
+                d: self.reg()?,
+                a: self.reg()?,
+            },
+            3 => Stmt::Match {
+                all: self.u.arbitrary()?,
+                d: self.reg()?,
+                a: self.reg()?,
+            },
+            _ => Stmt::Bar,
+        })
+    }
+
+    /// A statement for where the whole block is present, of a kind `features` allows.
+    pub(super) fn collective_stmt(&mut self, depth: u32) -> Result<Stmt> {
+        let f = self.features;
+        let mut kinds = Vec::new();
+        if f.shared {
+            kinds.push(0u8);
+        }
+        if f.warps {
+            kinds.push(1);
+            if f.masked {
+                kinds.push(2);
+            }
+        }
+        if f.global {
+            kinds.push(3);
+        }
+        if f.narrow && (f.shared || f.global) {
+            kinds.push(4);
+        }
+        match self.u.choose(&kinds).copied().unwrap_or(1) {
+            0 => self.shared_round(),
+            2 => self.masked(depth),
+            3 => self.global_round(),
+            4 => {
+                let global = f.global && (!f.shared || self.u.arbitrary()?);
+                self.narrow_round(global)
+            }
+            _ => self.warp(),
+        }
+    }
+
+    /// A warp operation in a branch that only the lanes of its member mask take.
+    fn masked(&mut self, depth: u32) -> Result<Stmt> {
+        let mut op = self.warp()?;
+        if matches!(op, Stmt::Bar) {
+            op = Stmt::Vote {
+                op: Vote::Ballot,
+                d: self.reg()?,
+                p: self.pred()?,
+            };
+        }
+        let mask = if let Stmt::Shfl { mode, c, .. } = &mut op {
+            // Whole segments of 4, 8 or 16 lanes, so that every source lane is a member (the
+            // ISA leaves a read from a lane outside the mask undefined).
+            let (seg, width) = *self.u.choose(&[(0x1cu32, 4u32), (0x18, 8), (0x10, 16)])?;
+            *c = (seg << 8) | if *mode == ShflMode::Up { 0 } else { width - 1 };
+            let segments = 32 / width;
+            let pick = self.u.arbitrary::<u32>()? & ((1 << segments) - 1);
+            let pick = if pick == 0 { 1 } else { pick };
+            // A butterfly may also read from any lower segment (its only bound is the
+            // segment's top lane): every segment below a member one is a member too.
+            let pick = if *mode == ShflMode::Bfly {
+                u32::MAX >> pick.leading_zeros()
+            } else {
+                pick
+            };
+            (0..segments)
+                .filter(|s| pick >> s & 1 == 1)
+                .fold(0u32, |m, s| {
+                    m | (((1u64 << width) - 1) as u32) << (s * width)
+                })
+        } else if self.u.arbitrary()? {
+            *self.u.choose(&[
+                0x5555_5555,
+                0xaaaa_aaaa,
+                0x0000_ffff,
+                0xffff_0000,
+                0x8000_0001,
+                0x0f0f_00ff,
+                0x0000_0001,
+                0x8000_0000,
+                0x7fff_ffff,
+                0xffff_fffe,
+            ])?
+        } else {
+            self.u.arbitrary::<u32>()? | 1 << self.u.int_in_range(0..=31u32)?
+        };
+        let pre = if self.u.arbitrary()? {
+            self.block(depth + 1, false)?
+        } else {
+            Vec::new()
+        };
+        Ok(Stmt::Masked {
+            mask,
+            pre,
+            op: Box::new(op),
+        })
+    }
+
+    fn own_atom_op(&mut self) -> Result<OwnAtom> {
+        Ok(*self.u.choose(&[
+            OwnAtom::Add,
+            OwnAtom::MinU,
+            OwnAtom::MaxS,
+            OwnAtom::And,
+            OwnAtom::Or,
+            OwnAtom::Xor,
+            OwnAtom::Exch,
+            OwnAtom::Cas,
+            OwnAtom::Inc,
+            OwnAtom::Dec,
+        ])?)
+    }
+
+    fn global_round(&mut self) -> Result<Stmt> {
+        Ok(match self.u.int_in_range(0..=2u8)? {
+            0 => Stmt::GAtomOwn {
+                op: self.own_atom_op()?,
+                d: self.reg()?,
+                sel: self.reg()?,
+                v: self.reg()?,
+                w: self.reg()?,
+            },
+            1 => Stmt::GRedAny {
+                op: self.redux_op()?,
+                d: self.reg()?,
+                i: self.reg()?,
+                v: self.reg()?,
+            },
+            _ => Stmt::GAtomBit {
+                op: *self.u.choose(&[Redux::And, Redux::Or, Redux::Xor])?,
+                d: self.reg()?,
+                v: self.reg()?,
+            },
+        })
+    }
+
+    fn redux_op(&mut self) -> Result<Redux> {
+        Ok(*self.u.choose(&[
+            Redux::Add,
+            Redux::MinU,
+            Redux::MinS,
+            Redux::MaxU,
+            Redux::MaxS,
+            Redux::And,
+            Redux::Or,
+            Redux::Xor,
+        ])?)
+    }
+
+    pub(super) fn shared_round(&mut self) -> Result<Stmt> {
+        Ok(match self.u.int_in_range(0..=2u8)? {
+            0 => Stmt::ShRound {
+                v: self.reg()?,
+                sel: self.reg()?,
+                d: self.reg()?,
+                i: self.reg()?,
+            },
+            1 => Stmt::AtomOwn {
+                op: self.own_atom_op()?,
+                d: self.reg()?,
+                sel: self.reg()?,
+                v: self.reg()?,
+                w: self.reg()?,
+            },
+            _ => Stmt::RedAny {
+                op: self.redux_op()?,
+                d: self.reg()?,
+                i: self.reg()?,
+                v: self.reg()?,
+            },
+        })
+    }
+}
