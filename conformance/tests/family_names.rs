@@ -72,6 +72,11 @@ const OTHER_NAMES: &[(&str, &[&str], &str)] = &[
         "the tensor forms of the bulk copies",
     ),
     (
+        "tensor_four_rows",
+        &["async_copy"],
+        "the `.tile::gather4` and `.tile::scatter4` tensor copies",
+    ),
+    (
         "tensor_im2col",
         &["async_copy"],
         "the `.im2col` tensor loads, with their own model",

@@ -494,12 +494,81 @@ fn im2col_store_forms_outside_the_isa_are_refused() {
 }
 
 #[test]
-fn unimplemented_modes_are_refused_by_name() {
-    refused(
+fn every_four_row_form_translates() {
+    // `.tile::gather4` into `.shared::cta` on any sm_100 target; into `.shared::cluster`, the
+    // prefetch and `.tile::scatter4` on the sm_100a family.
+    translates_on(
+        "sm_100",
         "\tcp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes \
          [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
-        "the `.tile::gather4` load mode",
     );
+    translates_on(
+        "sm_100a",
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes.L2::cache_hint \
+         [tile], [tmap, {%r1, %r2, %r3, %r4, 7}], [bar], %rd3;\n\
+         \tcp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes.multicast::cluster \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar], %rs1;\n\
+         \tcp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd1, {%r1, %r2, %r3, %r4, %r5}];\n\
+         \tcp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group \
+         [%rd1, {%r1, %r2, %r3, %r4, %r5}], [tile];\n\
+         \tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;",
+    );
+}
+
+#[test]
+fn four_row_forms_outside_the_isa_are_refused() {
+    let at_mode = |body: &str, mode: &str| {
+        family_support::rejected_in(&kernel("8.6", "sm_100a", body), body, mode, Stage::Check);
+    };
+    // "These modes work only on 2D tensor data."
+    at_mode(
+        "\tcp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
+        "tile::gather4",
+    );
+    // Gather into shared memory, scatter into the tensor; reductions have neither.
+    at_mode(
+        "\tcp.async.bulk.tensor.2d.global.shared::cta.tile::gather4.bulk_group \
+         [%rd1, {%r1, %r2, %r3, %r4, %r5}], [tile];",
+        "tile::gather4",
+    );
+    at_mode(
+        "\tcp.async.bulk.tensor.2d.shared::cta.global.tile::scatter4.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
+        "tile::scatter4",
+    );
+    at_mode(
+        "\tcp.async.bulk.prefetch.tensor.2d.L2.global.tile::scatter4 [%rd1, {%r1, %r2, %r3, %r4, %r5}];",
+        "tile::scatter4",
+    );
+    at_mode(
+        "\tcp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group \
+         [%rd1, {%r1, %r2, %r3, %r4, %r5}], [tile];",
+        "tile::scatter4",
+    );
+    // `{col, row0, row1, row2, row3}`: five coordinates.
+    let refused_100a = |body: &str, message: &str| refused_with("8.6", "sm_100a", body, message);
+    refused_100a(
+        "\tcp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes \
+         [tile], [%rd1, {%r1, %r2}], [bar];",
+        "with 5 coordinates",
+    );
+}
+
+#[test]
+fn four_row_modes_are_gated_as_the_isa_says() {
+    let cta = "\tcp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes \
+               [tile], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];";
+    refused_with("8.6", "sm_90a", cta, "sm_100");
+    refused_with("8.5", "sm_100", cta, "8.6");
+    let cluster = cta.replace("shared::cta", "shared::cluster");
+    refused_with("8.6", "sm_100", &cluster, "sm_100a");
+    let scatter = "\tcp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group \
+                   [%rd1, {%r1, %r2, %r3, %r4, %r5}], [tile];";
+    refused_with("8.6", "sm_100", scatter, "`.tile::scatter4`");
+    let prefetch = "\tcp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 \
+                    [%rd1, {%r1, %r2, %r3, %r4, %r5}];";
+    refused_with("8.6", "sm_100", prefetch, "sm_100a");
 }
 
 #[test]

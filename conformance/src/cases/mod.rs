@@ -25,6 +25,7 @@ mod sm90;
 mod spaces;
 mod tables;
 mod tensor_copy;
+mod tensor_four_rows;
 mod tensor_im2col;
 mod tensor_im2col_wide;
 mod tensor_model;
@@ -58,6 +59,7 @@ pub fn all() -> Vec<Case> {
     v.extend(mbarrier::cases());
     v.extend(bulk_multicast::cases());
     v.extend(tensor_copy::cases());
+    v.extend(tensor_four_rows::cases());
     v.extend(tensor_im2col::cases());
     v.extend(tensor_im2col_wide::cases());
     v.extend(async_copy::cases());

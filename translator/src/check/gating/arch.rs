@@ -81,6 +81,31 @@ pub const ARCH_GATES: &[ArchGate] = &[
         specific_only: false,
         what: "`cp.async.bulk.prefetch.tensor` in `.im2col::w`",
     },
+    // "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is
+    // .shared::cluster and is supported on sm_100f from PTX ISA version 8.8" (sm_100 or higher
+    // into `.shared::cta`); `.tile::scatter4` is sm_100a's, sm_101a's (sm_110a) and their
+    // families'. The prefetch's table row gates its `.tile::gather4` as the wide modes'.
+    ArchGate {
+        op: "cp",
+        when: &["tile::gather4", "shared::cluster", "tensor"],
+        family: &[100, 101, 103, 110],
+        specific_only: false,
+        what: "`cp.async.bulk.tensor` in `.tile::gather4` into `.shared::cluster`",
+    },
+    ArchGate {
+        op: "cp",
+        when: &["tile::gather4", "prefetch", "tensor"],
+        family: &[100, 101, 103, 110],
+        specific_only: false,
+        what: "`cp.async.bulk.prefetch.tensor` in `.tile::gather4`",
+    },
+    ArchGate {
+        op: "cp",
+        when: &["tile::scatter4", "tensor"],
+        family: &[100, 101, 103, 110],
+        specific_only: false,
+        what: "the `.tile::scatter4` mode",
+    },
     // Every `wgmma` instruction's notes: "Requires sm_90a"; no later architecture has them.
     ArchGate {
         op: "wgmma",

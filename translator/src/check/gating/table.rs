@@ -236,6 +236,13 @@ pub const FORM_GATES: &[Gate] = &[
         (8, 6),
         100,
     ),
+    // `.tile::gather4` and `.tile::scatter4`: PTX ISA 8.6, sm_100.
+    g(
+        "cp",
+        &["async", "bulk", "tensor", "tile::gather4|tile::scatter4"],
+        (8, 6),
+        100,
+    ),
     // 8.7.7 texture.
     // Control flow.
     g("brx", &["idx"], (6, 0), 30),

@@ -110,6 +110,9 @@ pub struct CpBulkTensor {
     pub coords: Vec<Src>,
     /// The im2col load modes' operand (the map is then an im2col one); `None` for `.tile`.
     pub im2col: Option<Im2colInfo>,
+    /// `.tile::gather4` or `.tile::scatter4`: `coords` are `{col, row0, row1, row2, row3}`,
+    /// four one-row boxes of a 2-d tiled map, one after another in shared memory.
+    pub four_rows: bool,
     pub dir: TensorDir,
 }
 

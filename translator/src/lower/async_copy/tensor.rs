@@ -19,6 +19,9 @@
 //! skipping what lies outside the tensor as `.tile` stores do, and `.im2col_no_offs`
 //! reductions combine them into the tensor along it as `.tile` reductions do.
 //!
+//! `.tile::gather4` and `.tile::scatter4` are the `.tile` walk of a box four rows high whose
+//! rows each take their own coordinate in dimension 1.
+//!
 //! `cp.reduce.async.bulk.tensor` walks the box an element at a time instead (elements are
 //! aligned to their size in both memories) and combines each element inside the tensor with
 //! the global one by the atomic of `red` ([`crate::lower::atomic::reduce_at`]) in the map's
@@ -85,7 +88,7 @@ fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
     let total = match &t.im2col {
         Some(info) => im2col::im2col(cx, map, shared, &t.coords, info, access),
         None => {
-            let b = read_map(cx, map, &t.coords);
+            let b = read_map(cx, map, &t.coords, t.four_rows);
             match access {
                 Access::Reduce(op) => reduce_walk(cx, &b, shared, op),
                 Access::Load => walk(cx, &b, shared, true),
@@ -102,7 +105,11 @@ fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
     }
 }
 
-fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5 {
+/// The box at `coords`; with `four_rows` (`.tile::gather4`, `.tile::scatter4`: `coords` are
+/// `{col, row0, row1, row2, row3}`) four one-row boxes of a 2-d map, one after another: the
+/// box is four rows high, and each row's coordinate is its own (ISA "Bounding Box" of these
+/// modes: "The size of the bounding box in the dimension 1 must be one").
+fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src], four_rows: bool) -> Box5 {
     let Head {
         base,
         shift,
@@ -115,13 +122,18 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
     let mut dims = Vec::new();
     let mut total = cx.b.bin(BinOp::Shl, one, shift);
     let mut row_bytes = total;
-    for (i, c) in coords.iter().enumerate() {
+    let box_coords = if four_rows { &coords[..2] } else { coords };
+    for (i, c) in box_coords.iter().enumerate() {
         let i32_ = i as u32;
+        let rows = four_rows && i == 1;
         let extent = field(cx, map, tm::DIMS + 8 * i32_, Ty::I64);
-        let boxn = field(cx, map, tm::BOX + 4 * i32_, Ty::I32);
+        let boxn = match rows {
+            true => cx.b.konst(Ty::I32, 4),
+            false => field(cx, map, tm::BOX + 4 * i32_, Ty::I32),
+        };
         // Dimension 0's element stride is ignored without interleave (CUDA's documentation),
         // whatever a `tensormap.replace` wrote there.
-        let es = if i == 0 {
+        let es = if i == 0 || rows {
             cx.b.konst(Ty::I32, 1)
         } else {
             // A stride of 0 (a register `tensormap.replace` wrote; a map outside the ISA's
@@ -154,6 +166,17 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
             spill(cx, stride, Ty::I64, "tensor.stride"),
         ));
     }
+    let rows = match four_rows {
+        true => coords[1..]
+            .iter()
+            .map(|c| {
+                let r = cx.read(c, ScalarType::S32);
+                let r = cx.b.conv(ConvOp::SExt, r, Ty::I64);
+                spill(cx, r, Ty::I64, "tensor.row_at")
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     Box5 {
         base: spill(cx, base, Ty::I64, "tensor.base"),
         shift: spill(cx, shift, Ty::I32, "tensor.shift"),
@@ -162,6 +185,7 @@ fn read_map(cx: &mut Cx<'_>, map: ValueId, coords: &[crate::check::Src]) -> Box5
         swizzle_atom: spill(cx, atom, Ty::I32, "tensor.atom"),
         nan: spill(cx, nan, Ty::Bool, "tensor.nan"),
         dims,
+        rows,
         row_bytes: spill(cx, row_bytes, Ty::I32, "tensor.row"),
         total: spill(cx, total, Ty::I32, "tensor.total"),
     }
@@ -184,15 +208,27 @@ fn locate(cx: &mut Cx<'_>, b: &Box5, w: ValueId) -> (ValueId, ValueId, ValueId) 
     let col = cx.b.bin(BinOp::ISub, w, row_start);
     let mut inside = cx.b.konst(Ty::Bool, 1);
     let mut row_off = cx.b.konst(Ty::I64, 0);
-    for &(extent, n, es, start, stride) in &b.dims[1..] {
+    for (d, &(extent, n, es, start, stride)) in b.dims[1..].iter().enumerate() {
         let n = cx.b.emit(Ty::I32, Op::LoadVar(n));
         let k = cx.b.bin(BinOp::UMod, r, n);
         r = cx.b.bin(BinOp::UDiv, r, n);
-        let es = cx.b.emit(Ty::I32, Op::LoadVar(es));
-        let k = cx.b.bin(BinOp::IMul, k, es);
-        let k = cx.b.conv(ConvOp::ZExt, k, Ty::I64);
-        let start = cx.b.emit(Ty::I64, Op::LoadVar(start));
-        let c = cx.b.bin(BinOp::IAdd, start, k);
+        let c = if d == 0 && !b.rows.is_empty() {
+            // The four-row modes: row k of the box is the k-th row coordinate's.
+            let mut c = cx.b.emit(Ty::I64, Op::LoadVar(b.rows[0]));
+            for (j, &row) in b.rows.iter().enumerate().skip(1) {
+                let jj = cx.b.konst(Ty::I32, j as u64);
+                let is = cx.b.bin(BinOp::IEq, k, jj);
+                let v = cx.b.emit(Ty::I64, Op::LoadVar(row));
+                c = cx.b.select(is, v, c);
+            }
+            c
+        } else {
+            let es = cx.b.emit(Ty::I32, Op::LoadVar(es));
+            let k = cx.b.bin(BinOp::IMul, k, es);
+            let k = cx.b.conv(ConvOp::ZExt, k, Ty::I64);
+            let start = cx.b.emit(Ty::I64, Op::LoadVar(start));
+            cx.b.bin(BinOp::IAdd, start, k)
+        };
         // A negative coordinate is a huge unsigned one: outside as well.
         let extent = cx.b.emit(Ty::I64, Op::LoadVar(extent));
         let ok = cx.b.bin(BinOp::ULt, c, extent);

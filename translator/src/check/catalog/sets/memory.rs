@@ -248,6 +248,8 @@ pub const CP: ModSet = &[
             "im2col::w",
             "im2col::w::128",
             "im2col_no_offs",
+            "tile::gather4",
+            "tile::scatter4",
         ],
     ),
     Group::words(

@@ -10,7 +10,8 @@
 //! `.im2col::w::128` loads and prefetches, whose operand there is `{wHalo, wOffset}`; and the
 //! `.im2col_no_offs` stores and reductions (`.global.shared::cta`), which take no im2col
 //! operand. Loads may multicast (`.multicast::cluster`, a 16-bit `ctaMask` after the offsets)
-//! within ptxvk's one-block clusters.
+//! within ptxvk's one-block clusters. The `.tile::gather4` loads and prefetches and the
+//! `.tile::scatter4` stores take a 2-d map and `{col, row0, row1, row2, row3}`.
 
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
@@ -24,9 +25,6 @@ use crate::types::{ScalarType, StateSpace};
 
 const DIMS: [(&str, usize); 5] = [("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)];
 
-/// The load modes ptxvk does not implement.
-const OTHER_MODES: [&str; 2] = ["tile::gather4", "tile::scatter4"];
-
 /// A copy's load mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -36,6 +34,10 @@ enum Mode {
     Wide(bool),
     /// `.im2col_no_offs`, the im2col mode of copies into the tensor.
     NoOffsets,
+    /// `.tile::gather4` (loads) and `.tile::scatter4` (stores): four rows of a 2-d tensor at
+    /// one column, `{col, row0, row1, row2, row3}`.
+    Gather4,
+    Scatter4,
 }
 
 impl Mode {
@@ -46,15 +48,32 @@ impl Mode {
             Mode::Wide(false) => "im2col::w",
             Mode::Wide(true) => "im2col::w::128",
             Mode::NoOffsets => "im2col_no_offs",
+            Mode::Gather4 => "tile::gather4",
+            Mode::Scatter4 => "tile::scatter4",
         }
+    }
+
+    fn is_im2col(self) -> bool {
+        matches!(self, Mode::Im2col | Mode::Wide(_) | Mode::NoOffsets)
+    }
+
+    fn four_rows(self) -> bool {
+        matches!(self, Mode::Gather4 | Mode::Scatter4)
+    }
+
+    /// The coordinates a copy of rank `n` in this mode takes.
+    fn coords(self, n: usize) -> usize {
+        if self.four_rows() { 5 } else { n }
     }
 }
 
-const IM2COL_MODES: [(&str, Mode); 4] = [
+const MODES: [(&str, Mode); 6] = [
     ("im2col", Mode::Im2col),
     ("im2col::w", Mode::Wide(false)),
     ("im2col::w::128", Mode::Wide(true)),
     ("im2col_no_offs", Mode::NoOffsets),
+    ("tile::gather4", Mode::Gather4),
+    ("tile::scatter4", Mode::Scatter4),
 ];
 
 fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
@@ -67,7 +86,7 @@ fn refuse(m: &mut Mods<'_, '_>, what: &str) -> Option<AsyncCopy> {
 
 /// The decoded forms share the dimension and mode modifiers: the rank and the load mode (the
 /// im2col ones the ISA defines for 3d to 5d tensors).
-fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usize, Mode)> {
+fn dims_and_mode(m: &mut Mods<'_, '_>) -> Option<(usize, Mode)> {
     let Some(n) = m.pick(&DIMS) else {
         m.error(
             "`cp.async.bulk.tensor` needs its dimension (`.1d` to `.5d`)",
@@ -75,11 +94,6 @@ fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usiz
         );
         return None;
     };
-    if let Some(mode) = i.modifiers.iter().find(|x| OTHER_MODES.contains(&x.node)) {
-        let what = format!("the `.{}` load mode", mode.node);
-        refuse(m, &what);
-        return None;
-    }
     for (name, what) in [("cta_group::1", "CTA pairs"), ("cta_group::2", "CTA pairs")] {
         if m.flag(name) {
             refuse(m, what);
@@ -87,7 +101,7 @@ fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usiz
         }
     }
     let tile = m.flag("tile");
-    let mode = m.pick(&IM2COL_MODES).unwrap_or(Mode::Tile);
+    let mode = m.pick(&MODES).unwrap_or(Mode::Tile);
     if mode != Mode::Tile && tile {
         m.error_on(
             mode.name(),
@@ -96,7 +110,19 @@ fn dims_and_mode(m: &mut Mods<'_, '_>, i: &ast::Instruction<'_>) -> Option<(usiz
         );
         return None;
     }
-    if mode != Mode::Tile && n < 3 {
+    // "These modes work only on 2D tensor data."
+    if mode.four_rows() && n != 2 {
+        m.error_on(
+            mode.name(),
+            format!(
+                "the `.{}` mode is for 2d tensors; this copy is {n}d",
+                mode.name()
+            ),
+            "needs .2d",
+        );
+        return None;
+    }
+    if mode.is_im2col() && n < 3 {
         m.error_on(
             mode.name(),
             format!(
@@ -155,7 +181,7 @@ fn im2col_info(
     mode: Mode,
 ) -> Option<Im2colInfo> {
     let w128 = match mode {
-        Mode::Tile | Mode::NoOffsets => return None,
+        Mode::Tile | Mode::NoOffsets | Mode::Gather4 | Mode::Scatter4 => return None,
         Mode::Im2col => return offsets(cx, op, n).map(Im2colInfo::Offsets),
         Mode::Wide(w128) => w128,
     };
@@ -271,8 +297,8 @@ pub fn copy(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let (n, mode) = dims_and_mode(m, i)?;
-    let im2col = mode != Mode::Tile;
+    let (n, mode) = dims_and_mode(m)?;
+    let im2col = mode.is_im2col();
     let spaces: Vec<StateSpace> = i
         .modifiers
         .iter()
@@ -310,7 +336,16 @@ pub fn copy(
         );
         return None;
     }
-    if im2col && !load && mode != Mode::NoOffsets {
+    if mode == Mode::Scatter4 && load {
+        m.error_on(
+            mode.name(),
+            "`.tile::scatter4` is the mode of copies into the tensor: a load's four rows are \
+             `.tile::gather4`",
+            "stores only",
+        );
+        return None;
+    }
+    if (im2col || mode == Mode::Gather4) && !load && mode != Mode::NoOffsets {
         m.error_on(
             mode.name(),
             format!(
@@ -346,7 +381,7 @@ pub fn copy(
     } else {
         (&ops[0], &ops[1])
     };
-    let (map, coords) = map_and_coords(cx, map_op, n)?;
+    let (map, coords) = map_and_coords(cx, map_op, mode.coords(n))?;
     let mem = cx.address(mem_op)?;
     let info = match (info_op, mode) {
         (true, _) => Some(im2col_info(cx, &ops[3], n, mode)?),
@@ -376,6 +411,7 @@ pub fn copy(
         map,
         coords,
         im2col,
+        four_rows: mode.four_rows(),
         dir,
     })))
 }
@@ -386,13 +422,16 @@ pub fn prefetch(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let (n, mode) = dims_and_mode(m, i)?;
-    let im2col = mode != Mode::Tile;
-    if mode == Mode::NoOffsets {
+    let (n, mode) = dims_and_mode(m)?;
+    let im2col = mode.is_im2col();
+    if matches!(mode, Mode::NoOffsets | Mode::Scatter4) {
         m.error_on(
             mode.name(),
-            "`.im2col_no_offs` is the im2col mode of copies into the tensor; a prefetch is \
-             `.tile`, `.im2col`, `.im2col::w` or `.im2col::w::128`",
+            format!(
+                "`.{}` is a mode of copies into the tensor; a prefetch is `.tile`, \
+                 `.tile::gather4`, `.im2col`, `.im2col::w` or `.im2col::w::128`",
+                mode.name()
+            ),
             "not a prefetch mode",
         );
         return None;
@@ -406,7 +445,7 @@ pub fn prefetch(
     }
     let hint = m.flag("L2::cache_hint");
     operand_count(cx, i, 1 + usize::from(im2col) + usize::from(hint))?;
-    map_and_coords(cx, &i.operands[0], n)?;
+    map_and_coords(cx, &i.operands[0], mode.coords(n))?;
     if im2col {
         im2col_info(cx, &i.operands[1], n, mode)?;
     }
@@ -433,12 +472,12 @@ pub fn reduce(
     i: &ast::Instruction<'_>,
     m: &mut Mods<'_, '_>,
 ) -> Option<AsyncCopy> {
-    let (n, mode) = dims_and_mode(m, i)?;
+    let (n, mode) = dims_and_mode(m)?;
     if !matches!(mode, Mode::Tile | Mode::NoOffsets) {
         m.error_on(
             mode.name(),
             format!(
-                "`.{}` is a load mode: a reduction into the tensor is `.tile` or \
+                "`.{}` is not a reduction's mode: a reduction into the tensor is `.tile` or \
                  `.im2col_no_offs`",
                 mode.name()
             ),
@@ -483,6 +522,7 @@ pub fn reduce(
         coords,
         // `.im2col_no_offs` reduces the column along the walk its stores write.
         im2col: (mode == Mode::NoOffsets).then_some(Im2colInfo::NoOffsets),
+        four_rows: false,
         dir: TensorDir::Reduce { src, op },
     })))
 }

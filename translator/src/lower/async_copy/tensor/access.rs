@@ -24,6 +24,9 @@ pub(super) struct Box5 {
     /// Per dimension: extent (I64), elements the box holds (I32), element stride (I32),
     /// the box's first coordinate (I64), byte stride (I64; dimension 0: unused).
     pub(super) dims: Vec<(VarId, VarId, VarId, VarId, VarId)>,
+    /// The four-row modes' row coordinates (I64), which replace dimension 1's start and
+    /// stride; empty otherwise.
+    pub(super) rows: Vec<VarId>,
     pub(super) row_bytes: VarId,
     pub(super) total: VarId,
 }

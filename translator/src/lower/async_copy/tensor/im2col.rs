@@ -175,6 +175,7 @@ pub(super) fn im2col(
             spill(cx, c0, Ty::I64, "tensor.start"),
             spill(cx, zero64, Ty::I64, "tensor.stride"),
         )],
+        rows: Vec::new(),
         row_bytes: spill(cx, row_bytes, Ty::I32, "tensor.row"),
         total: spill(cx, total, Ty::I32, "tensor.total"),
     };
