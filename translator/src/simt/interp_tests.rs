@@ -29,7 +29,7 @@ const SUBGROUP: u32 = 8;
 
 /// Module `text` lowered for lavapipe (the emulated warp strategy), functions that synchronize
 /// inlined, every function structured.
-pub(super) fn lowered(text: &str) -> (Module, Vec<Vec<Node>>) {
+pub(crate) fn lowered(text: &str) -> (Module, Vec<Vec<Node>>) {
     let program = match Program::parse(SourceFile::new("t.ptx", text.to_string())) {
         Ok(p) => p,
         Err(d) => panic!("{d}"),

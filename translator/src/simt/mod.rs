@@ -673,6 +673,6 @@ impl Uniformizer<'_> {
 }
 
 #[cfg(test)]
-mod interp_tests;
+pub(crate) mod interp_tests;
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,8 @@
 //! patterns in `class.rs`.
 
 pub(super) mod approx;
+#[cfg(test)]
+mod approx_tests;
 pub(super) mod class;
 pub(super) mod div_f32;
 pub(super) mod exact;
