@@ -343,22 +343,44 @@ fn run(
     }
     kernel.launch(&cfg, &args)?;
     if load {
-        let mut got = vec![0u8; n + 4];
-        io.read_bytes(0, &mut got)?;
-        if got[n..] != [1, 0, 0, 0] {
-            return Ok(Outcome::Fail(format!(
-                "the mbarrier's phase did not complete after {n} transaction bytes"
-            )));
-        }
-        return Ok(compare(s, &got[..n], &s.load(&before), "shared box"));
+        return loaded(&io, n, s, &s.load(&before), "shared box");
     }
-    let mut got = vec![0u8; before.len()];
+    let want = match form.reduce {
+        Some(op) => s.reduce(&before, &tile, op),
+        None => s.store(&before, &tile),
+    };
+    stored(&tensor, s, want)
+}
+
+/// The `n` bytes a load left in `io`, against `want`, once the mbarrier word the kernel wrote
+/// after them says its phase completed.
+pub(super) fn loaded(
+    io: &Buffer,
+    n: usize,
+    s: &Spec,
+    want: &Loaded,
+    what: &str,
+) -> Result<Outcome, ptxvk_runtime::Error> {
+    let mut got = vec![0u8; n + 4];
+    io.read_bytes(0, &mut got)?;
+    if got[n..] != [1, 0, 0, 0] {
+        return Ok(Outcome::Fail(format!(
+            "the mbarrier's phase did not complete after {n} transaction bytes"
+        )));
+    }
+    Ok(compare(s, &got[..n], want, what))
+}
+
+/// The tensor a store or reduction wrote, against `want`, all of it.
+pub(super) fn stored(
+    tensor: &Buffer,
+    s: &Spec,
+    want: Vec<u8>,
+) -> Result<Outcome, ptxvk_runtime::Error> {
+    let mut got = vec![0u8; want.len()];
     tensor.read_bytes(0, &mut got)?;
     let want = Loaded {
-        bytes: match form.reduce {
-            Some(op) => s.reduce(&before, &tile, op),
-            None => s.store(&before, &tile),
-        },
+        bytes: want,
         nans: Vec::new(),
     };
     Ok(compare(s, &got, &want, "tensor"))

@@ -11,7 +11,7 @@ use ptxvk_runtime::translator::tensor_map::{Tiled, encode_tiled};
 use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
 
 use super::kernel_case::rejected_line;
-use super::tensor_copy::compare;
+use super::tensor_copy::{loaded, stored};
 use super::tensor_model::{F16, F32, Loaded, Spec, U8, pattern};
 use crate::{Case, Outcome, outcome_of};
 
@@ -189,22 +189,9 @@ fn run(
         ],
     )?;
     if load {
-        let mut got = vec![0u8; n + 4];
-        io.read_bytes(0, &mut got)?;
-        if got[n..] != [1, 0, 0, 0] {
-            return Ok(Outcome::Fail(format!(
-                "the mbarrier's phase did not complete after {n} transaction bytes"
-            )));
-        }
-        return Ok(compare(s, &got[..n], &r.load(&before), "shared rows"));
+        return loaded(&io, n, s, &r.load(&before), "shared rows");
     }
-    let mut got = vec![0u8; before.len()];
-    tensor.read_bytes(0, &mut got)?;
-    let want = Loaded {
-        bytes: r.store(&before, &tile),
-        nans: Vec::new(),
-    };
-    Ok(compare(s, &got, &want, "tensor"))
+    stored(&tensor, s, r.store(&before, &tile))
 }
 
 fn case(name: &str, r: Rows, load: bool) -> Case {

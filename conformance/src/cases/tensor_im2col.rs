@@ -29,7 +29,7 @@ use ptxvk_runtime::translator::tensor_map::{Im2col, encode_im2col};
 use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
 
 use super::kernel_case::rejected_line;
-use super::tensor_copy::compare;
+use super::tensor_copy::loaded;
 use super::tensor_model::{
     F16, F32, Loaded, Red, S32, Spec, U8, U16, U32, pattern, reduce_element, reduce_inputs,
 };
@@ -518,14 +518,7 @@ pub(super) fn run_load(
         KernelArg::U32(n as u32),
     ];
     kernel.launch(&cfg, &args)?;
-    let mut got = vec![0u8; n + 4];
-    io.read_bytes(0, &mut got)?;
-    if got[n..] != [1, 0, 0, 0] {
-        return Ok(Outcome::Fail(format!(
-            "the mbarrier's phase did not complete after {n} transaction bytes"
-        )));
-    }
-    Ok(compare(&l.tile, &got[..n], &expect(&before), l.what))
+    loaded(&io, n, &l.tile, &expect(&before), l.what)
 }
 
 fn case(name: &str, c: Column) -> Case {
