@@ -563,8 +563,14 @@ fn reductions() -> Vec<Case> {
 
 /// A kernel around one tensor instruction, for the rejected forms.
 fn module(line: &str) -> String {
+    rejection_module(HEADER, line)
+}
+
+/// A module of `header` whose kernel has a map parameter, registers, a shared tile and an
+/// mbarrier around `line`: what a rejected tensor instruction needs to be otherwise valid.
+pub(super) fn rejection_module(header: &str, line: &str) -> String {
     format!(
-        "{HEADER}.visible .entry k(.param .align 64 .b8 m[128])\n{{\n\t.reg .b32 %r<4>;\n\
+        "{header}.visible .entry k(.param .align 64 .b8 m[128])\n{{\n\t.reg .b32 %r<4>;\n\
          \t.reg .b64 %rd<4>;\n\t.shared .align 1024 .b8 t[1024];\n\t.shared .align 8 .b64 b;\n\
          \tmov.b64 %rd1, m;\n{line}\n\tret;\n}}\n"
     )

@@ -11,7 +11,7 @@ use ptxvk_runtime::translator::tensor_map::{Tiled, encode_tiled};
 use ptxvk_runtime::{Buffer, Context, KernelArg, LaunchConfig};
 
 use super::kernel_case::rejected_line;
-use super::tensor_copy::{loaded, stored};
+use super::tensor_copy::{loaded, rejection_module, stored};
 use super::tensor_model::{F16, F32, Loaded, Spec, U8, pattern};
 use crate::{Case, Outcome, outcome_of};
 
@@ -249,11 +249,7 @@ fn specs() -> Vec<(&'static str, Rows)> {
 
 /// A kernel around one tensor instruction, for the rejected forms.
 fn module(line: &str) -> String {
-    format!(
-        "{HEADER}.visible .entry k(.param .align 64 .b8 m[128])\n{{\n\t.reg .b32 %r<4>;\n\
-         \t.reg .b64 %rd<4>;\n\t.shared .align 1024 .b8 t[1024];\n\t.shared .align 8 .b64 b;\n\
-         \tmov.b64 %rd1, m;\n{line}\n\tret;\n}}\n"
-    )
+    rejection_module(HEADER, line)
 }
 
 fn rejections() -> Vec<Case> {
