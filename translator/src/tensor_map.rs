@@ -73,6 +73,35 @@ pub const SWIZZLE_128B_ATOM_32B: u32 = 4;
 pub const SWIZZLE_128B_ATOM_32B_FLIP_8B: u32 = 5;
 pub const SWIZZLE_128B_ATOM_64B: u32 = 6;
 
+// The ranges of a map's fields are CUDA's (`cuTensorMapEncodeTiled`; the ISA's "Tensor-map"
+// section defers to it): the encoders refuse values outside them, and so does
+// `tensormap.replace` with a constant.
+
+/// `globalAddress`: 16-byte aligned.
+pub fn valid_address(a: u64) -> bool {
+    a % 16 == 0
+}
+
+/// `globalDim[i]`: 1 to 2^32.
+pub fn valid_dim(d: u64) -> bool {
+    (1..=1 << 32).contains(&d)
+}
+
+/// `globalStrides[i]`: a multiple of 16 below 2^40.
+pub fn valid_stride(s: u64) -> bool {
+    s % 16 == 0 && s < 1 << 40
+}
+
+/// `boxDim[i]`: 1 to 256.
+pub fn valid_box_dim(b: u64) -> bool {
+    (1..=256).contains(&b)
+}
+
+/// `elementStrides[i]`: 1 to 8.
+pub fn valid_element_stride(e: u64) -> bool {
+    (1..=8).contains(&e)
+}
+
 /// `CUtensorMapSwizzle`: the span in bytes inside which chunks are permuted.
 pub fn swizzle_span(swizzle: u32) -> Option<u32> {
     match swizzle {
@@ -230,23 +259,23 @@ pub fn encode_tiled(t: &Tiled<'_>) -> Result<[u8; SIZE], TensorMapError> {
         1 => return Err(invalid("a NaN out-of-bounds fill for an integer data type")),
         n => return Err(invalid(format!("OOB fill {n}"))),
     }
-    if t.address % 16 != 0 {
+    if !valid_address(t.address) {
         return Err(invalid("a global address that is not 16-byte aligned"));
     }
     for (i, d) in t.dims.iter().enumerate() {
-        if *d == 0 || *d > 1 << 32 {
+        if !valid_dim(*d) {
             return Err(invalid(format!("globalDim[{i}] = {d} (1 to 2^32)")));
         }
     }
     for (i, s) in t.strides.iter().enumerate() {
-        if s % 16 != 0 || *s >= 1 << 40 {
+        if !valid_stride(*s) {
             return Err(invalid(format!(
                 "globalStrides[{i}] = {s} (a multiple of 16 below 2^40)"
             )));
         }
     }
     for (i, b) in t.box_dims.iter().enumerate() {
-        if *b == 0 || *b > 256 {
+        if !valid_box_dim(u64::from(*b)) {
             return Err(invalid(format!("boxDim[{i}] = {b} (1 to 256)")));
         }
     }
@@ -262,7 +291,7 @@ pub fn encode_tiled(t: &Tiled<'_>) -> Result<[u8; SIZE], TensorMapError> {
         )));
     }
     for (i, e) in t.element_strides.iter().enumerate() {
-        if *e == 0 || *e > 8 {
+        if !valid_element_stride(u64::from(*e)) {
             return Err(invalid(format!("elementStrides[{i}] = {e} (1 to 8)")));
         }
     }
@@ -466,7 +495,7 @@ pub fn replace_address(m: &mut [u8; SIZE], address: u64) -> Result<(), TensorMap
     if m[MODE_WORD as usize + 3] != MAGIC {
         return Err(invalid("a tensor map ptxvk did not encode"));
     }
-    if address % 16 != 0 {
+    if !valid_address(address) {
         return Err(invalid("a global address that is not 16-byte aligned"));
     }
     m[..8].copy_from_slice(&address.to_le_bytes());

@@ -13,6 +13,7 @@ use crate::check::op::{AsyncCopy, MapField};
 use crate::check::operands::TypeRule;
 use crate::check::typed::Src;
 use crate::diag::Diagnostic;
+use crate::tensor_map as tm;
 use crate::types::{ScalarType, StateSpace};
 
 /// The fields and how many operands before `new_val` each takes (`ord` for the per-dimension
@@ -141,14 +142,14 @@ fn out_of_range(field: MapField, v: u64) -> Option<&'static str> {
     let (ok, allowed) = match field {
         // `new_val` is the rank minus one.
         MapField::Rank => (v <= 4, "rank is 1 to 5 (`new_val` 0 to 4)"),
-        MapField::BoxDim(_) => ((1..=256).contains(&v), "box dimensions are 1 to 256"),
-        MapField::GlobalDim(_) => (v >= 1, "dimensions are 1 to 2^32"),
-        MapField::ElementStride(_) => ((1..=8).contains(&v), "element strides are 1 to 8"),
+        MapField::BoxDim(_) => (tm::valid_box_dim(v), "box dimensions are 1 to 256"),
+        MapField::GlobalDim(_) => (tm::valid_dim(v), "dimensions are 1 to 2^32"),
+        MapField::ElementStride(_) => (tm::valid_element_stride(v), "element strides are 1 to 8"),
         MapField::GlobalStride(_) => (
-            v % 16 == 0 && v < 1 << 40,
+            tm::valid_stride(v),
             "strides are multiples of 16 below 2^40",
         ),
-        MapField::GlobalAddress => (v % 16 == 0, "address is 16-byte aligned"),
+        MapField::GlobalAddress => (tm::valid_address(v), "address is 16-byte aligned"),
         _ => (true, ""),
     };
     (!ok).then_some(allowed)
