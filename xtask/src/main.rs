@@ -303,6 +303,7 @@ fn bench(args: &[String]) -> Result<()> {
     } else {
         args
     };
+    let rest = &absolute_outputs(rest)?;
     let all = ["all".to_string()];
     for target in targets {
         let target_args = if *target == "runtime" && which == "all" {
@@ -327,6 +328,27 @@ fn bench(args: &[String]) -> Result<()> {
         run(cargo().args(["bench", "-p", "ptxvk-cuda", "--bench", "launch"]))?;
     }
     Ok(())
+}
+
+/// The benchmark runs in its package's folder, so the files `--json` and `--svg` name are made
+/// absolute here, against the folder the user ran xtask from.
+fn absolute_outputs(args: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut path_next = false;
+    for a in args {
+        if path_next {
+            out.push(std::path::absolute(a)?.display().to_string());
+        } else if let Some((flag, path)) = a
+            .split_once('=')
+            .filter(|(f, _)| matches!(*f, "--json" | "--svg"))
+        {
+            out.push(format!("{flag}={}", std::path::absolute(path)?.display()));
+        } else {
+            out.push(a.clone());
+        }
+        path_next = matches!(a.as_str(), "--json" | "--svg");
+    }
+    Ok(out)
 }
 
 /// Targets the runtime must build for besides the host (CI runs on Linux only), with the C
