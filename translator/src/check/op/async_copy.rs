@@ -108,12 +108,20 @@ pub struct CpBulkTensor {
     /// The tensor map's address (generic, `.param`, `.const` or `.global`: device addresses).
     pub map: Address,
     pub coords: Vec<Src>,
-    /// The im2col load modes' operand (the map is then an im2col one); `None` for `.tile`.
-    pub im2col: Option<Im2colInfo>,
+    pub walk: TensorWalk,
+    pub dir: TensorDir,
+}
+
+/// Which elements of the tensor a copy visits, in shared memory's order.
+#[derive(Clone, Debug)]
+pub enum TensorWalk {
+    /// `.tile`: the box at `coords`.
+    Tile,
     /// `.tile::gather4` or `.tile::scatter4`: `coords` are `{col, row0, row1, row2, row3}`,
     /// four one-row boxes of a 2-d tiled map, one after another in shared memory.
-    pub four_rows: bool,
-    pub dir: TensorDir,
+    FourRows,
+    /// The im2col modes, with their operand (the map is then an im2col one).
+    Im2col(Im2colInfo),
 }
 
 /// The operand of the im2col load modes (`im2colInfo`).

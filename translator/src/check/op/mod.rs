@@ -30,7 +30,7 @@ use crate::check::operand::{Dst, Src};
 pub use arith::{Arith, MulMode};
 pub use async_copy::{
     AsyncCopy, CpAsync, CpBulk, CpBulkReduce, CpBulkTensor, Im2colInfo, MapField, ReduceInto,
-    TensorDir, reduce_types,
+    TensorDir, TensorWalk, reduce_types,
 };
 pub use atom::{Atom, AtomOp, AtomSem};
 pub use cmp::{BoolOp, CmpOp, Set, Setp, Slct};

@@ -28,7 +28,7 @@
 //! element type, which is only known when the copy runs: the types the ISA lists for the
 //! operator each get a branch, and other types leave the tensor unchanged.
 
-use crate::check::inst::{AtomOp, CpBulkTensor, TensorDir};
+use crate::check::inst::{AtomOp, CpBulkTensor, TensorDir, TensorWalk};
 use crate::ir::build::Build;
 use crate::ir::{BinOp, ConvOp, MemOrder, Op, Ty, ValueId, VarId};
 use crate::lower::cx::Cx;
@@ -85,10 +85,10 @@ fn copy_box(cx: &mut Cx<'_>, t: &CpBulkTensor, map: ValueId, shared: VarId) {
         TensorDir::Store { .. } => Access::Store,
         TensorDir::Reduce { op, .. } => Access::Reduce(op),
     };
-    let total = match &t.im2col {
-        Some(info) => im2col::im2col(cx, map, shared, &t.coords, info, access),
-        None => {
-            let b = read_map(cx, map, &t.coords, t.four_rows);
+    let total = match &t.walk {
+        TensorWalk::Im2col(info) => im2col::im2col(cx, map, shared, &t.coords, info, access),
+        rows => {
+            let b = read_map(cx, map, &t.coords, matches!(rows, TensorWalk::FourRows));
             match access {
                 Access::Reduce(op) => reduce_walk(cx, &b, shared, op),
                 Access::Load => walk(cx, &b, shared, true),

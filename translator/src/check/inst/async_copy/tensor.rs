@@ -16,7 +16,7 @@
 use crate::ast::{self, OperandKind};
 use crate::check::FnCx;
 use crate::check::mods::Mods;
-use crate::check::op::{AsyncCopy, AtomOp, CpBulkTensor, Im2colInfo, TensorDir};
+use crate::check::op::{AsyncCopy, AtomOp, CpBulkTensor, Im2colInfo, TensorDir, TensorWalk};
 use crate::check::operand::Address;
 use crate::check::operands::TypeRule;
 use crate::check::typed::Src;
@@ -55,6 +55,16 @@ impl Mode {
 
     fn is_im2col(self) -> bool {
         matches!(self, Mode::Im2col | Mode::Wide(_) | Mode::NoOffsets)
+    }
+
+    /// The walk of a mode that takes no `im2colInfo` operand (`.im2col_no_offs` walks the
+    /// `.im2col` way with no offsets).
+    fn walk_without_operand(self) -> TensorWalk {
+        match self {
+            Mode::NoOffsets => TensorWalk::Im2col(Im2colInfo::NoOffsets),
+            m if m.four_rows() => TensorWalk::FourRows,
+            _ => TensorWalk::Tile,
+        }
     }
 
     fn four_rows(self) -> bool {
@@ -383,10 +393,9 @@ pub fn copy(
     };
     let (map, coords) = map_and_coords(cx, map_op, mode.coords(n))?;
     let mem = cx.address(mem_op)?;
-    let info = match (info_op, mode) {
-        (true, _) => Some(im2col_info(cx, &ops[3], n, mode)?),
-        (false, Mode::NoOffsets) => Some(Im2colInfo::NoOffsets),
-        (false, _) => None,
+    let walk = match info_op {
+        true => TensorWalk::Im2col(im2col_info(cx, &ops[3], n, mode)?),
+        false => mode.walk_without_operand(),
     };
     let dir = if load {
         let mbar = cx.address(&ops[2])?;
@@ -405,13 +414,11 @@ pub fn copy(
     } else {
         TensorDir::Store { src: mem }
     };
-    let im2col = info;
     policy(cx, ops, hint)?;
     Some(AsyncCopy::Tensor(Box::new(CpBulkTensor {
         map,
         coords,
-        im2col,
-        four_rows: mode.four_rows(),
+        walk,
         dir,
     })))
 }
@@ -521,8 +528,7 @@ pub fn reduce(
         map,
         coords,
         // `.im2col_no_offs` reduces the column along the walk its stores write.
-        im2col: (mode == Mode::NoOffsets).then_some(Im2colInfo::NoOffsets),
-        four_rows: false,
+        walk: mode.walk_without_operand(),
         dir: TensorDir::Reduce { src, op },
     })))
 }
