@@ -290,7 +290,7 @@ impl Diagnostics {
     }
 
     /// The rustc-style rendering: message, `--> file:line:col`, the source line, a caret. A
-    /// line longer than [`LONG_LINE`] bytes is shown as an excerpt around each label.
+    /// line longer than `LONG_LINE` (200) bytes is shown as an excerpt around each label.
     pub fn render(&self, color: bool) -> String {
         let files = SimpleFile::new(self.file.name.as_str(), self.file.text.as_str());
         let lone_cr = self.file.has_lone_cr();

@@ -115,7 +115,7 @@ pub fn room_for(stmts: usize) -> usize {
 }
 
 /// An empty instruction buffer from `spare` (or a new one) with room for `room` instructions.
-/// A kept buffer too small is passed over, not grown (see [`crate::reuse::reuse`]; growing
+/// A kept buffer too small is passed over, not grown (see `crate::reuse::reuse`; growing
 /// copied about 2.5 MB of stale instructions per `translate_all` of the benchmark's 20,000
 /// lines).
 pub fn spare_insts(spare: &mut Vec<Vec<Inst>>, room: usize) -> Vec<Inst> {

@@ -456,6 +456,6 @@ pub enum Op {
     },
     // Textures.
     /// An image operation on a texture binding; its four components are stored into
-    /// `results` (see [`TexOp`]).
+    /// `results` (see [`TexOp`](crate::ir::TexOp)).
     Texture(TexId),
 }

@@ -1,5 +1,5 @@
 //! The warp-level matrix instructions (`ldmatrix`, `stmatrix`, `movmatrix`, `mma`) as lane
-//! exchanges ([`WarpOp::ReadLane`], the primitive `shfl` is made of) plus ordinary arithmetic,
+//! exchanges ([`WarpOp::ReadLane`](crate::ir::WarpOp::ReadLane), the primitive `shfl` is made of) plus ordinary arithmetic,
 //! so they run wherever `shfl` does: native subgroups, partitions of wider ones, and the SIMT
 //! emulation on small subgroups. Each lane gathers from the lanes that hold them the elements
 //! its own fragment needs, following the ISA's fragment layout tables, and computes alone.

@@ -9,7 +9,7 @@ pub type Version = (u32, u32);
 /// Conditions: `"sync"` — the modifier `.sync` is present; `"a|b"` — one of them is; `"!sync"` —
 /// `.sync` is absent; `"~u64|s64"` — one of them is, but the error points at the opcode rather
 /// than at it (where the whole instruction form is what is new). Names in angle brackets are
-/// facts about the operands that modifiers cannot express (see [`operand_facts`]).
+/// facts about the operands that modifiers cannot express (see [`operand_facts`](super::operand_facts)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gate {
     pub op: &'static str,

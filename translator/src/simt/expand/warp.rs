@@ -20,10 +20,11 @@ pub(super) fn rename(inst: &mut Inst, old: ValueId, new: ValueId) {
 }
 
 impl Emit<'_> {
-    /// A block that [`lane_batch`] accepted: its reads in exchanges of at most
-    /// [`BATCH_WORDS`] words, each taking the next batch set. Every read writes this thread's
-    /// value to its own area where it stands (the loads before it stay in order), then one
-    /// barrier, then every read and the stores of their results.
+    /// A block that [`lane_batch`](super::words::lane_batch) accepted: its reads in exchanges
+    /// of at most [`BATCH_WORDS`](super::words::BATCH_WORDS) words, each taking the next batch
+    /// set. Every read writes this thread's value to its own area where it stands (the loads
+    /// before it stay in order), then one barrier, then every read and the stores of their
+    /// results.
     pub(super) fn batches(&mut self, insts: Vec<Inst>, st: VarId, vars: &FrameVars) {
         let Some(bv) = vars.batch else {
             self.out.extend(insts);
