@@ -6,6 +6,10 @@ use ash::vk;
 use ptxvk_translator::{DeviceProfile, FloatWidths};
 use serde::Serialize;
 
+mod cooperative;
+
+pub use cooperative::MatrixConfig;
+
 /// What ptxvk needs to know about a Vulkan device: identity, the features translated kernels
 /// may use, and the limits launches are checked against.
 #[derive(Clone, Debug, Serialize)]
@@ -100,6 +104,10 @@ pub struct DeviceInfo {
     pub denorm_preserve: FloatWidths,
     /// `shaderSignedZeroInfNanPreserveFloat16/32/64`.
     pub signed_zero_inf_nan_preserve: FloatWidths,
+    /// `VK_KHR_cooperative_matrix`'s subgroup-scope configurations for compute shaders (empty
+    /// without the extension). Reported only: no kernel uses them yet, so devices are created
+    /// without the extension.
+    pub cooperative_matrix: Vec<MatrixConfig>,
     /// `timestampValidBits` of the compute queue family.
     #[serde(skip)]
     pub(crate) timestamp_bits: u32,
@@ -140,6 +148,7 @@ impl DeviceKind {
 
 impl DeviceInfo {
     pub(crate) fn query(
+        entry: &ash::Entry,
         instance: &ash::Instance,
         pd: vk::PhysicalDevice,
         index: usize,
@@ -190,6 +199,7 @@ impl DeviceInfo {
             unsafe { instance.get_physical_device_properties2(pd, &mut props) };
             host.min_imported_host_pointer_alignment.max(1)
         });
+        let cooperative_matrix = cooperative::configurations(entry, instance, pd, &has_ext);
         let kind = match p.device_type {
             vk::PhysicalDeviceType::DISCRETE_GPU => DeviceKind::Discrete,
             vk::PhysicalDeviceType::INTEGRATED_GPU => DeviceKind::Integrated,
@@ -308,6 +318,7 @@ impl DeviceInfo {
                 f32: float_controls.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
                 f64: float_controls.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
             },
+            cooperative_matrix,
             timestamp_bits: family.map_or(0, |f| f.timestamp_valid_bits),
             physical: pd,
             queue_family,
@@ -506,6 +517,7 @@ mod tests {
             max_texture_bindings: 16,
             denorm_preserve: FloatWidths::ALL,
             signed_zero_inf_nan_preserve: FloatWidths::ALL,
+            cooperative_matrix: Vec::new(),
             timestamp_bits: 64,
             physical: vk::PhysicalDevice::null(),
             queue_family: Some(0),

@@ -36,8 +36,9 @@ const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 pub(crate) type Messages = Arc<Mutex<Vec<String>>>;
 
 pub(crate) struct Instance {
-    /// Keeps the loader library loaded while the instance lives.
-    _entry: ash::Entry,
+    /// Keeps the loader library loaded while the instance lives; loads instance-level
+    /// extension functions.
+    entry: ash::Entry,
     pub instance: ash::Instance,
     debug: Option<(ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     pub messages: Messages,
@@ -164,7 +165,7 @@ impl Instance {
             None
         };
         Ok(Instance {
-            _entry: entry,
+            entry,
             instance,
             debug,
             messages,
@@ -181,7 +182,7 @@ impl Instance {
         Ok(pds
             .into_iter()
             .enumerate()
-            .map(|(i, pd)| DeviceInfo::query(&self.instance, pd, i))
+            .map(|(i, pd)| DeviceInfo::query(&self.entry, &self.instance, pd, i))
             .collect())
     }
 

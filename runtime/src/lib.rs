@@ -55,7 +55,7 @@ mod stream;
 mod texture;
 
 pub use context::{Context, ContextOptions, Restrictions, devices};
-pub use device::{DeviceInfo, DeviceKind, select as select_device};
+pub use device::{DeviceInfo, DeviceKind, MatrixConfig, select as select_device};
 pub use error::{Error, Result, install_hint};
 pub use event::Event;
 pub use instance::Validation;

@@ -304,6 +304,14 @@ fn info_json_lists_devices() {
     let d = &v.as_array().unwrap()[0];
     assert!(d["name"].is_string());
     assert!(d["max_workgroup_invocations"].as_u64().unwrap() >= 128);
+    // VK_KHR_cooperative_matrix's configurations: none where the device lacks the extension.
+    for c in d["cooperative_matrix"].as_array().unwrap() {
+        assert!(
+            ["m", "n", "k"].iter().all(|s| c[s].as_u64() > Some(0)),
+            "{c}"
+        );
+        assert!(c["a"].is_string() && c["result"].is_string(), "{c}");
+    }
 }
 
 /// The rest of a kernel that ptxvk cannot translate (it reads a texture through a sampler passed

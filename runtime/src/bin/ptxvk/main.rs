@@ -192,6 +192,13 @@ fn info(json: bool) -> Result<ExitCode> {
             "  max block:             {:?}, {} threads",
             d.max_workgroup_size, d.max_workgroup_invocations
         );
+        if d.cooperative_matrix.is_empty() {
+            println!("  cooperative matrix:    none");
+        }
+        for (i, c) in d.cooperative_matrix.iter().enumerate() {
+            let label = if i == 0 { "cooperative matrix:" } else { "" };
+            println!("  {label:<22} {c}");
+        }
     }
     if devices.is_empty() {
         bail!("no Vulkan devices\n{}", ptxvk_runtime::install_hint());
