@@ -150,18 +150,9 @@ fn run(args: &Args) -> Result<bool> {
     Ok(!report.failed())
 }
 
-/// How long a case's launch may take unless `PTXVK_TIMEOUT_MS` says otherwise.
-const CASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
-
 /// A context per selected device (every usable one by default).
 fn ptxvk_targets(selected: &[String]) -> Result<Vec<Target>> {
-    let mut opts = ContextOptions::from_env();
-    // lavapipe compiles a shader at its first dispatch, inside the launch's wait: with an empty
-    // shader cache the largest wgmma kernels take 25-45 s each on 2 cores, past the runtime's
-    // 60 s under load. A kernel that really hangs is still reported, later.
-    if std::env::var_os("PTXVK_TIMEOUT_MS").is_none() {
-        opts.timeout = opts.timeout.max(CASE_TIMEOUT);
-    }
+    let opts = ContextOptions::from_env();
     let selectors: Vec<String> = if selected.is_empty() || selected.iter().any(|d| d == "all") {
         let devices = ptxvk_runtime::devices()?;
         let usable: Vec<String> = devices

@@ -23,9 +23,14 @@ pub struct ContextOptions {
     pub device: Option<String>,
     /// Whether to run with the Khronos validation layer.
     pub validation: Validation,
-    /// How long any wait for the device may take before it is reported as
-    /// [`Error::Timeout`] (a hung kernel).
+    /// How long any wait for the device may take (plus `compile_timeout` where the work holds
+    /// kernels' first launches) before it is reported as [`Error::Timeout`] (a hung kernel).
     pub timeout: Duration,
+    /// How much longer than `timeout` a wait may take for each pipeline dispatched for the
+    /// first time in the work it waits for (counting at most four): some drivers, lavapipe
+    /// among them, compile a pipeline at its first dispatch, inside the wait. 5 min by default
+    /// (`PTXVK_COMPILE_TIMEOUT_MS`); see docs/decisions/0213-first-dispatch-compile-allowance.md.
+    pub compile_timeout: Duration,
     /// Where compiled pipelines are kept between runs (a `VkPipelineCache` per module and
     /// device); `None` keeps them in memory only.
     pub pipeline_cache_dir: Option<PathBuf>,
@@ -66,6 +71,7 @@ impl Default for ContextOptions {
             device: None,
             validation: Validation::Off,
             timeout: Duration::from_secs(60),
+            compile_timeout: Duration::from_secs(300),
             pipeline_cache_dir: crate::pipeline::default_cache_dir(),
             restrict: Restrictions::default(),
             memcheck: None,
@@ -75,18 +81,20 @@ impl Default for ContextOptions {
 
 impl ContextOptions {
     /// From the environment: `PTXVK_DEVICE`, `PTXVK_VALIDATION` (`1`, `required`),
-    /// `PTXVK_TIMEOUT_MS` and `PTXVK_CACHE_DIR` (`off` disables the on-disk pipeline cache).
+    /// `PTXVK_TIMEOUT_MS`, `PTXVK_COMPILE_TIMEOUT_MS`, `PTXVK_MEMCHECK` and `PTXVK_CACHE_DIR`
+    /// (`off` disables the on-disk pipeline cache).
     pub fn from_env() -> Self {
         let mut o = ContextOptions {
             device: std::env::var("PTXVK_DEVICE").ok(),
             validation: Validation::from_env(),
             ..ContextOptions::default()
         };
-        if let Some(ms) = std::env::var("PTXVK_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-        {
+        let millis = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        if let Some(ms) = millis("PTXVK_TIMEOUT_MS") {
             o.timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = millis("PTXVK_COMPILE_TIMEOUT_MS") {
+            o.compile_timeout = Duration::from_millis(ms);
         }
         match std::env::var("PTXVK_MEMCHECK").as_deref() {
             Ok("1" | "on") => o.memcheck = Some(true),
@@ -132,6 +140,10 @@ pub(crate) struct Vk {
     pub queues: Vec<Mutex<vk::Queue>>,
     pub family: u32,
     pub timeout: Duration,
+    /// `ContextOptions::compile_timeout`.
+    pub compile_timeout: Duration,
+    /// Submissions that hold pipelines' first dispatches, for the compile allowance.
+    pub first_dispatches: crate::wait::FirstDispatches,
     pub lost: AtomicBool,
     /// Copies between host and device go through staging buffers.
     pub staging: bool,
@@ -328,6 +340,8 @@ impl Context {
             queues,
             family,
             timeout: opts.timeout,
+            compile_timeout: opts.compile_timeout,
+            first_dispatches: Default::default(),
             lost: AtomicBool::new(false),
             retired: Mutex::new(std::collections::VecDeque::new()),
             staging: !info.host_visible_device_memory

@@ -68,10 +68,17 @@ pub enum Error {
     InvalidLaunch { kernel: String, reason: String },
     #[error("{what}: buffer holds {have} bytes, {need} needed")]
     BufferTooSmall { what: String, have: u64, need: u64 },
+    /// `millis` is all the wait took: the hang timeout, plus `compile_allowance_ms` where the
+    /// work held pipelines' first dispatches (which some drivers compile then).
     #[error(
-        "the device did not finish {what} within {millis} ms (set PTXVK_TIMEOUT_MS to wait longer)"
+        "the device did not finish {what} within {millis} ms{}",
+        timeout_hint(.compile_allowance_ms)
     )]
-    Timeout { what: String, millis: u64 },
+    Timeout {
+        what: String,
+        millis: u64,
+        compile_allowance_ms: u64,
+    },
     #[error("the device was lost (a kernel faulted, hung or was stopped); create a new context")]
     DeviceLost,
     /// A kernel stopped itself (its launch status word, `ptxvk_translator::abi`).
@@ -88,6 +95,17 @@ pub enum Error {
         "the Khronos validation layer was required (PTXVK_VALIDATION=required) but is not installed\n  install it with: apt-get install vulkan-validationlayers"
     )]
     ValidationLayerMissing,
+}
+
+/// The end of a timeout's message: what the wait was made of, and what to set to wait longer.
+fn timeout_hint(compile_allowance_ms: &u64) -> String {
+    match compile_allowance_ms {
+        0 => " (set PTXVK_TIMEOUT_MS to wait longer)".into(),
+        ms => format!(
+            ", {ms} ms of it allowed for compiling kernels launched for the first time \
+             (set PTXVK_TIMEOUT_MS or PTXVK_COMPILE_TIMEOUT_MS to wait longer)"
+        ),
+    }
 }
 
 /// How to install what is missing, for the platform we run on.

@@ -516,11 +516,11 @@ impl Stream {
         } else {
             0
         };
-        let pipeline = state.pipeline(PipelineKey {
+        let key = PipelineKey {
             block: cfg.block,
             shared_bytes: cfg.shared_bytes,
             proven,
-        })?;
+        };
         let globals = kernel.globals.clone();
         let max = self.ctx.info().max_workgroup_count.map(|m| m.max(1));
         let spill = crate::spill::plan(kernel.abi(), cfg, max);
@@ -536,7 +536,9 @@ impl Stream {
             }
             None => None,
         };
-        self.core.record(|r| {
+        // Claimed last, so that only a failed recording can leave it claimed (undone below).
+        let (pipeline, first) = state.pipeline(key)?;
+        let recorded = self.core.record(|r| {
             let (_, _, param_addr) = r.upload(params)?;
             // The launch's status word: zero, read back once the launch completes.
             // Its status word, then scratch that failing checked accesses use instead.
@@ -567,6 +569,9 @@ impl Stream {
                 t.refresh(r);
             }
             r.label(|| format!("kernel `{}`", state.translated.abi.name));
+            if first {
+                r.first_dispatch();
+            }
             // SAFETY: recording into the stream's open command buffer; the pipeline, layout and
             // every buffer the launch uses are kept alive until it completes (below).
             unsafe {
@@ -633,8 +638,11 @@ impl Stream {
                 r.keep(set.clone());
             }
             Ok(())
-        })?;
-        Ok(())
+        });
+        if recorded.is_err() && first {
+            state.not_dispatched(key);
+        }
+        recorded.map(|_| ())
     }
 }
 

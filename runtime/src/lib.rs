@@ -31,7 +31,8 @@
 //! ```
 //!
 //! Errors are values ([`Error`]); every wait for the device is bounded by
-//! [`ContextOptions::timeout`], after which the context reports itself lost
+//! [`ContextOptions::timeout`] (plus [`ContextOptions::compile_timeout`] where the work holds
+//! a kernel's first launch), after which the context reports itself lost
 //! ([`Context::is_lost`]) and a new one can be created. `tracing` logs go to the subscriber
 //! the application installs (the `ptxvk` binary reads `PTXVK_LOG`).
 
@@ -53,6 +54,7 @@ mod spill;
 mod spirv_kernel;
 mod stream;
 mod texture;
+mod wait;
 
 pub use context::{Context, ContextOptions, Restrictions, devices};
 pub use device::{DeviceInfo, DeviceKind, MatrixConfig, select as select_device};

@@ -333,7 +333,8 @@ pub(crate) struct KernelState {
     pub layout: vk::PipelineLayout,
     /// Looked up at every launch: hashed with rustc-hash's FxHasher, whose few multiplies
     /// cost a tenth of the default SipHash's rounds; the keys are our own, not an attacker's.
-    pipelines: Mutex<FxHashMap<PipelineKey, vk::Pipeline>>,
+    /// With each pipeline, whether a launch has dispatched it yet (`wait.rs`).
+    pipelines: Mutex<FxHashMap<PipelineKey, (vk::Pipeline, bool)>>,
     /// Descriptor set 0 of kernels that sample textures.
     pub textures: Option<crate::texture::bind::KernelTextures>,
 }
@@ -371,12 +372,13 @@ impl KernelState {
         })
     }
 
-    /// The pipeline for `key`, created on first use.
+    /// The pipeline for `key`, created on first use, and whether the launch asking for it
+    /// dispatches it first (it is then counted as dispatched; see [`Self::not_dispatched`]).
     #[inline]
-    pub(crate) fn pipeline(&self, key: PipelineKey) -> Result<vk::Pipeline> {
+    pub(crate) fn pipeline(&self, key: PipelineKey) -> Result<(vk::Pipeline, bool)> {
         let mut pipelines = self.pipelines.lock().map_err(|_| Error::DeviceLost)?;
-        if let Some(p) = pipelines.get(&key) {
-            return Ok(*p);
+        if let Some((p, dispatched)) = pipelines.get_mut(&key) {
+            return Ok((*p, !std::mem::replace(dispatched, true)));
         }
         let p = pipeline::create_pipeline(
             &self.vk,
@@ -388,9 +390,19 @@ impl KernelState {
             &self.translated.abi,
         )?;
         self.cache.dirty.store(true, Ordering::Release);
-        pipelines.insert(key, p);
+        pipelines.insert(key, (p, true));
         tracing::debug!(kernel = %self.translated.abi.name, ?key, "created pipeline");
-        Ok(p)
+        Ok((p, true))
+    }
+
+    /// Counts the pipeline for `key` as not dispatched again, after the launch that would have
+    /// dispatched it first failed before it was recorded.
+    pub(crate) fn not_dispatched(&self, key: PipelineKey) {
+        if let Ok(mut pipelines) = self.pipelines.lock()
+            && let Some((_, dispatched)) = pipelines.get_mut(&key)
+        {
+            *dispatched = false;
+        }
     }
 }
 
@@ -404,7 +416,7 @@ impl Drop for KernelState {
         // is in use any more.
         unsafe {
             if let Ok(p) = self.pipelines.lock() {
-                for pipe in p.values() {
+                for (pipe, _) in p.values() {
                     dev.destroy_pipeline(*pipe, None);
                 }
             }

@@ -8,6 +8,7 @@
 
 use std::ffi::CString;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ash::vk;
 
@@ -28,6 +29,8 @@ struct SpirvState {
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     push_bytes: u32,
+    /// Whether a dispatch has been recorded yet (`wait.rs`).
+    dispatched: AtomicBool,
 }
 
 impl Context {
@@ -79,6 +82,7 @@ impl Context {
                 layout,
                 pipeline,
                 push_bytes,
+                dispatched: AtomicBool::new(false),
             }),
         })
     }
@@ -130,6 +134,9 @@ impl Stream {
                 r.dev.cmd_dispatch(r.cb, groups[0], groups[1], groups[2]);
             }
             r.label(|| "a SPIR-V shader".to_string());
+            if !state.dispatched.swap(true, Ordering::Relaxed) {
+                r.first_dispatch();
+            }
             r.keep(state.clone());
             Ok(())
         })?;

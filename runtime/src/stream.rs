@@ -161,6 +161,8 @@ struct Recording {
     checks: Vec<StatusCheck>,
     commands: u32,
     labels: Vec<String>,
+    /// Pipelines dispatched for the first time (`wait.rs`).
+    first_dispatches: u32,
     /// The arena chunk this recording already holds.
     chunk: Option<*const RawBuffer>,
 }
@@ -210,6 +212,12 @@ impl Recorder<'_> {
     /// The device the command is recorded for.
     pub fn vk(&self) -> &Arc<Vk> {
         self.vk
+    }
+
+    /// Notes that the command dispatches a pipeline for the first time: waits for it get the
+    /// compile allowance (`wait.rs`).
+    pub fn first_dispatch(&mut self) {
+        self.rec.first_dispatches += 1;
     }
 
     /// Names the command for timeout messages.
@@ -401,6 +409,7 @@ impl StreamCore {
                 checks: Vec::new(),
                 commands: 0,
                 labels: Vec::new(),
+                first_dispatches: 0,
                 chunk: None,
             });
         }
@@ -434,7 +443,7 @@ impl StreamCore {
             self.retire_locked(st, self.counter()?);
         }
         let dev = &self.vk.device;
-        let (cb, mut keep, labels, checks) = match st.rec.take() {
+        let (cb, mut keep, labels, checks, first_dispatches) = match st.rec.take() {
             Some(rec) => {
                 let to_host = vk::MemoryBarrier::default()
                     .src_access_mask(
@@ -458,9 +467,15 @@ impl StreamCore {
                     self.recycle(st, rec.cb);
                     return Err(self.vk.error("vkEndCommandBuffer", e));
                 }
-                (Some(rec.cb), rec.keep, rec.labels, rec.checks)
+                (
+                    Some(rec.cb),
+                    rec.keep,
+                    rec.labels,
+                    rec.checks,
+                    rec.first_dispatches,
+                )
             }
-            None => (None, Vec::new(), Vec::new(), Vec::new()),
+            None => (None, Vec::new(), Vec::new(), Vec::new(), 0),
         };
         let mut wait_sems = Vec::new();
         let mut wait_values = Vec::new();
@@ -500,6 +515,11 @@ impl StreamCore {
             return Err(self.vk.error("vkQueueSubmit", e));
         }
         st.submitted = value;
+        if first_dispatches > 0 {
+            self.vk
+                .first_dispatches
+                .add(self.timeline, value, first_dispatches);
+        }
         st.in_flight.push_back(Submission {
             value,
             cb: cb.unwrap_or_default(),
@@ -573,35 +593,26 @@ impl StreamCore {
                 .unwrap_or_default()
         };
         self.vk.check_lost()?;
-        let sems = [self.timeline];
-        let values = [value];
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&sems)
-            .values(&values);
-        let timeout = self.vk.timeout;
-        // SAFETY: our own semaphore; the wait is bounded by the timeout.
-        match unsafe {
-            self.vk
-                .device
-                .wait_semaphores(&info, timeout.as_nanos().min(u128::from(u64::MAX)) as u64)
-        } {
-            Ok(()) => {}
-            Err(vk::Result::TIMEOUT) => {
-                // The work may still run: nothing it uses may be freed, and the queue is
-                // blocked behind it, so the whole context is given up (its objects leak).
-                self.vk.mark_lost();
-                let what = if labels.is_empty() {
-                    "work on a stream".to_string()
-                } else {
-                    labels.join(", ")
-                };
-                tracing::error!(%what, ?timeout, "the device did not finish in time");
-                return Err(Error::Timeout {
-                    what,
-                    millis: timeout.as_millis() as u64,
-                });
-            }
-            Err(e) => return Err(self.vk.error("vkWaitSemaphores", e)),
+        if let Some(late) = crate::wait::wait(&self.vk, self.timeline, value)? {
+            // The work may still run: nothing it uses may be freed, and the queue is blocked
+            // behind it, so the whole context is given up (its objects leak).
+            self.vk.mark_lost();
+            let what = if labels.is_empty() {
+                "work on a stream".to_string()
+            } else {
+                labels.join(", ")
+            };
+            tracing::error!(
+                %what,
+                waited = ?late.waited,
+                allowance = ?late.allowance,
+                "the device did not finish in time"
+            );
+            return Err(Error::Timeout {
+                what,
+                millis: late.waited.as_millis() as u64,
+                compile_allowance_ms: late.allowance.as_millis() as u64,
+            });
         }
         let (dropped, failure) = {
             let mut st = self.lock()?;
@@ -646,6 +657,7 @@ impl Drop for StreamCore {
         if !self.vk.is_lost() {
             let _ = self.synchronize();
         }
+        self.vk.first_dispatches.forget(self.timeline);
         if self.vk.is_lost() {
             // Work may still run and use the command buffers and semaphore: leak them.
             return;
