@@ -97,7 +97,9 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
                 }
             }
             Stmt::Loop { trips, body: lb } => {
-                if !lb.iter().any(|s| matches!(s, Stmt::Break { .. })) {
+                // A `break` of this loop would be left outside any loop, where the printer
+                // drops it and the interpreter still ends the enclosing block.
+                if !breaks_out(lb) {
                     out.push(with(i, lb.clone()));
                 }
                 if *trips > 1 {
@@ -127,6 +129,15 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
         }
     }
     out
+}
+
+/// Whether `body` holds a `break` of the loop it is the body of: one not inside a nested loop.
+fn breaks_out(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break { .. } => true,
+        Stmt::If { then, els, .. } => breaks_out(then) || breaks_out(els),
+        _ => false,
+    })
 }
 
 fn zero(s: Src) -> Option<Src> {
@@ -166,4 +177,65 @@ fn operand_variants(s: &Stmt) -> Vec<Stmt> {
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use arbitrary::Unstructured;
+
+    use super::*;
+
+    /// A `break` outside every loop: the printer drops it, the interpreter ends its block.
+    fn stray_break(body: &[Stmt]) -> bool {
+        body.iter().any(|s| match s {
+            Stmt::Break { .. } => true,
+            Stmt::If { then, els, .. } => stray_break(then) || stray_break(els),
+            _ => false,
+        })
+    }
+
+    fn has_stray_break(p: &Program) -> bool {
+        stray_break(&p.body) || p.funcs.iter().any(|f| stray_break(&f.body))
+    }
+
+    /// No candidate leaves a `break` outside a loop, also where the `break` sits in a branch
+    /// of the loop's body (which let the printed PTX and the interpreter disagree about a
+    /// minimised program).
+    #[test]
+    fn candidates_keep_breaks_inside_loops() {
+        let nested = Program {
+            funcs: Vec::new(),
+            mul: [0; NR as usize],
+            add: [0; NR as usize],
+            body: vec![Stmt::Loop {
+                trips: 2,
+                body: vec![
+                    Stmt::If {
+                        p: 0,
+                        neg: false,
+                        then: Vec::new(),
+                        els: vec![Stmt::Break { p: 1, neg: false }],
+                    },
+                    Stmt::Mov {
+                        d: 5,
+                        s: Src::Imm(0),
+                    },
+                ],
+            }],
+            features: Features::DIFF,
+        };
+        let mut programs = vec![nested];
+        for seed in 0..200 {
+            let data = seeded_bytes(seed, 2048);
+            let p = Program::generate(&mut Unstructured::new(&data), Features::DIFF)
+                .expect("enough bytes");
+            assert!(!has_stray_break(&p), "seed {seed} generates a stray break");
+            programs.push(p);
+        }
+        for p in &programs {
+            for c in p.shrink_candidates() {
+                assert!(!has_stray_break(&c), "{}", c.to_ptx());
+            }
+        }
+    }
 }
