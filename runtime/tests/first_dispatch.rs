@@ -37,8 +37,7 @@ struct Step {
 
 const OPCODES: [&str; 3] = ["add.u32", "xor.b32", "mul.lo.u32"];
 
-/// The large kernel's steps, from a seed (xorshift64*, high bits: the low bits of simpler
-/// generators repeat soon, and a kernel of repeating steps folds away in the driver's compile).
+/// The large kernel's steps, from a seed (xorshift64*'s high bits pick the registers).
 fn make_steps(seed: u64) -> Vec<Step> {
     let mut s = seed | 1;
     let mut next = || {
