@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ptxvk_runtime::{Context, DeviceBuffer, Error, LaunchConfig};
@@ -102,34 +101,5 @@ fn endless_kernel_child() {
 
 #[test]
 fn an_endless_kernel_times_out_and_the_process_exits() {
-    let exe = std::env::current_exe().unwrap();
-    let mut child = Command::new(exe)
-        .args([
-            "--ignored",
-            "--exact",
-            "endless_kernel_child",
-            "--nocapture",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the process did not exit within 120 s of a kernel that never ends");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut out = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        std::io::Read::read_to_string(&mut s, &mut out).unwrap();
-    }
-    eprintln!("{out}");
-    assert!(status.success(), "{status}\n{out}");
-    assert!(out.contains("child done"), "{out}");
+    common::run_child_test("endless_kernel_child", &[], Duration::from_secs(120));
 }

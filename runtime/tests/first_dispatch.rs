@@ -11,7 +11,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ptxvk_runtime::{Buffer, Context, DeviceBuffer, Error, LaunchConfig};
@@ -246,43 +245,20 @@ fn endless_child() {
     println!("child done");
 }
 
-/// Runs the ignored test `name` of this binary in a child process with Mesa's shader cache off,
-/// and checks that it passed.
-fn run_child(name: &str) {
-    let exe = std::env::current_exe().unwrap();
-    let mut child = Command::new(exe)
-        .args(["--ignored", "--exact", name, "--nocapture"])
-        .env("MESA_SHADER_CACHE_DISABLE", "true")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(600) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`{name}` did not end within 600 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut out = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        std::io::Read::read_to_string(&mut s, &mut out).unwrap();
-    }
-    eprintln!("{out}");
-    assert!(status.success(), "{status}\n{out}");
-    assert!(out.contains("child done"), "{out}");
-}
-
 #[test]
 fn a_first_launch_completes_while_the_driver_compiles_it() {
-    run_child("compile_child");
+    common::run_child_test(
+        "compile_child",
+        &[("MESA_SHADER_CACHE_DISABLE", "true")],
+        Duration::from_secs(600),
+    );
 }
 
 #[test]
 fn an_endless_kernel_still_times_out_with_the_allowance() {
-    run_child("endless_child");
+    common::run_child_test(
+        "endless_child",
+        &[("MESA_SHADER_CACHE_DISABLE", "true")],
+        Duration::from_secs(600),
+    );
 }

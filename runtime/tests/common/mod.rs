@@ -121,3 +121,36 @@ pub fn read_test_ptx(name: &str) -> String {
     let path = format!("{}/tests/ptx/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
+
+/// Runs the ignored test `name` of the calling test binary alone in a child process, with
+/// `envs` set, kills it after `limit`, and checks that it passed and printed "child done": for
+/// tests that lose their context or must start with a fresh driver.
+pub fn run_child_test(name: &str, envs: &[(&str, &str)], limit: std::time::Duration) {
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut child = Command::new(exe)
+        .args(["--ignored", "--exact", name, "--nocapture"])
+        .envs(envs.iter().copied())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the test binary");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("the child's status") {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`{name}` did not end within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut out = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        std::io::Read::read_to_string(&mut s, &mut out).expect("the child's output");
+    }
+    eprintln!("{out}");
+    assert!(status.success(), "{status}\n{out}");
+    assert!(out.contains("child done"), "{out}");
+}
