@@ -154,3 +154,37 @@ pub fn run_child_test(name: &str, envs: &[(&str, &str)], limit: std::time::Durat
     assert!(status.success(), "{status}\n{out}");
     assert!(out.contains("child done"), "{out}");
 }
+
+/// `options()` with the short hang timeout the timeout tests wait out: 1.5 s, plus 0.5 s of
+/// compile allowance, since the hung launch is its kernel's first.
+pub fn hang_options() -> ContextOptions {
+    let mut opts = options();
+    opts.timeout = std::time::Duration::from_millis(1500);
+    opts.compile_timeout = std::time::Duration::from_millis(500);
+    opts
+}
+
+/// Checks that a launch of `kernel` under `hang_options()` ended in the timeout error, after
+/// the timeout and the allowance (`waited`), and well before a stuck process would.
+pub fn assert_hang_timeout(err: &ptxvk_runtime::Error, kernel: &str, waited: std::time::Duration) {
+    assert!(
+        matches!(
+            err,
+            ptxvk_runtime::Error::Timeout {
+                millis: 2000,
+                compile_allowance_ms: 500,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains(&format!("kernel `{kernel}`")),
+        "{err}"
+    );
+    assert!(
+        waited >= std::time::Duration::from_millis(2000)
+            && waited < std::time::Duration::from_secs(30),
+        "{waited:?}"
+    );
+}
