@@ -73,13 +73,8 @@ fn leaving_lanes_keep_their_iterations_values() {
 /// where it cannot be had) runs the same SPIR-V and gives the ISA's values.
 #[test]
 fn an_older_lavapipe_gives_the_isa_values() {
-    let icd = match std::env::var("PTXVK_OLD_LAVAPIPE_ICD") {
-        Ok(v) if v == "skip" => return,
-        Ok(v) => v,
-        Err(_) => panic!(
-            "PTXVK_OLD_LAVAPIPE_ICD is not set: run the tests with `cargo xtask test`, which \
-             unpacks Mesa 22.3's lavapipe on Debian 12, or set it to `skip`"
-        ),
+    let Some(icd) = common::old_lavapipe() else {
+        return;
     };
     let dir = common::temp_dir("divergent-break");
     let ptx = dir.join("divergent_break.ptx");

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use ptxvk_runtime::{Buffer, Context, Error, LaunchConfig};
@@ -58,25 +57,9 @@ fn checking_loops_refuses_nothing_that_ran_to_the_end() {
     }
 }
 
-/// Mesa 22.3's lavapipe, unpacked beside the installed driver by `cargo xtask test` on Debian
-/// 12 (`PTXVK_OLD_LAVAPIPE_ICD`, its ICD file; `skip` where it cannot be had).
-fn old_lavapipe() -> Option<PathBuf> {
-    match std::env::var("PTXVK_OLD_LAVAPIPE_ICD") {
-        Ok(v) if v == "skip" => {
-            eprintln!("PTXVK_OLD_LAVAPIPE_ICD=skip: the old-driver test is skipped");
-            None
-        }
-        Ok(v) => Some(PathBuf::from(v)),
-        Err(_) => panic!(
-            "PTXVK_OLD_LAVAPIPE_ICD is not set: run the tests with `cargo xtask test`, which \
-             unpacks Mesa 22.3's lavapipe on Debian 12, or set it to `skip`"
-        ),
-    }
-}
-
 #[test]
 fn a_driver_that_ends_loops_early_fails_the_launch_with_the_cause() {
-    let Some(icd) = old_lavapipe() else {
+    let Some(icd) = common::old_lavapipe() else {
         return;
     };
     let dir = common::temp_dir("long-loops");

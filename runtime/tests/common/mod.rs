@@ -188,3 +188,19 @@ pub fn assert_hang_timeout(err: &ptxvk_runtime::Error, kernel: &str, waited: std
         "{waited:?}"
     );
 }
+
+/// Mesa 22.3's lavapipe, unpacked beside the installed driver by `cargo xtask test` on Debian
+/// 12 (`PTXVK_OLD_LAVAPIPE_ICD`, its ICD file; `skip` where it cannot be had).
+pub fn old_lavapipe() -> Option<std::path::PathBuf> {
+    match std::env::var("PTXVK_OLD_LAVAPIPE_ICD") {
+        Ok(v) if v == "skip" => {
+            eprintln!("PTXVK_OLD_LAVAPIPE_ICD=skip: the old-driver test is skipped");
+            None
+        }
+        Ok(v) => Some(std::path::PathBuf::from(v)),
+        Err(_) => panic!(
+            "PTXVK_OLD_LAVAPIPE_ICD is not set: run the tests with `cargo xtask test`, which \
+             unpacks Mesa 22.3's lavapipe on Debian 12, or set it to `skip`"
+        ),
+    }
+}
