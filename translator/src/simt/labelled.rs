@@ -1,5 +1,5 @@
-//! The SIMT pass's form of the structured tree, shared by its rewrite (`mod.rs`) and its
-//! uniformity analysis (`uniform.rs`).
+//! The SIMT pass's form of the structured tree, shared by its rewrite (`mod.rs` and the files
+//! beside it) and its uniformity analysis (`uniform.rs`).
 
 use crate::ir::{BlockId, ValueId};
 

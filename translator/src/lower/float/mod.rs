@@ -2,7 +2,7 @@
 //!
 //! Values are handled as bits of their format. Here: the dispatch, the bit-level instructions
 //! (`abs neg copysign testp min max`) and the modifiers (`.ftz .sat .relu`); IEEE-rounded
-//! arithmetic is in `rounding.rs`, the approximations in `approx.rs`, the classification of bit
+//! arithmetic is in `rounding/`, the approximations in `approx.rs`, the classification of bit
 //! patterns in `class.rs`.
 
 pub(super) mod approx;
