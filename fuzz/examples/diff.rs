@@ -11,7 +11,10 @@
 //! launch per batch; 1 by default, since lavapipe's compile time grows faster than the kernel).
 //! A mismatching or refused program is minimised (one-edit variants, kept while they still
 //! fail) and saved as `fuzz/artifacts/diff/SEED.ptx`, the smallest as `SEED.min.ptx`, with both
-//! results; the run fails at the end.
+//! results; the run fails at the end. Where `PTXVK_OLD_LAVAPIPE_ICD` names another Vulkan
+//! driver's ICD file (xtask points it at the Mesa 22.3 lavapipe it unpacks for the tests), each
+//! failing seed is run once more on that driver and the answer is printed and added to its
+//! `SEED.ptx`, a first hint at whether ptxvk or a driver is wrong.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -40,6 +43,7 @@ fn main() -> Result<()> {
     let mut time = u64::MAX;
     let mut jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut worker = false;
+    let mut recheck = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().with_context(|| format!("{a} needs a value"))?;
@@ -51,14 +55,15 @@ fn main() -> Result<()> {
             "--time" => time = v.parse()?,
             "--jobs" => jobs = v.parse::<usize>()?.max(1),
             "--worker" => worker = v == "1",
+            "--recheck" => recheck = v == "1",
             _ => bail!(
                 "unknown argument `{a}` (--count N, --seed S, --time S, --jobs J, --batch B, \
                  --shrink-secs S)"
             ),
         }
     }
-    if worker {
-        return worker_main(shrink_secs);
+    if worker || recheck {
+        return worker_main(shrink_secs, !recheck);
     }
     // The driver's settings change what is tested, so every log says which were in force.
     eprintln!(
@@ -97,7 +102,44 @@ fn main() -> Result<()> {
         failures.len()
     );
     if !failures.is_empty() {
+        recheck_elsewhere(&failures, &run.out_dir)?;
         bail!("mismatching seeds: {failures:?}");
+    }
+    Ok(())
+}
+
+/// Runs each failing seed again on the driver `PTXVK_OLD_LAVAPIPE_ICD` names, if any, and says
+/// whether it fails there too. A seed only one driver fails points at that driver, to be
+/// confirmed by hand; one both fail is not settled by it, since the two lavapipes share LLVM
+/// and much of their compiler (seed 27,717 fails on both, each time through a loop one of
+/// them compiles right when reduced).
+fn recheck_elsewhere(failures: &[u64], out_dir: &Path) -> Result<()> {
+    let icd = match std::env::var("PTXVK_OLD_LAVAPIPE_ICD") {
+        Ok(v) if v != "skip" && Path::new(&v).is_file() => v,
+        _ => return Ok(()),
+    };
+    let env = [
+        ("VK_DRIVER_FILES", icd.as_str()),
+        ("VK_ICD_FILENAMES", icd.as_str()),
+    ];
+    let start = || Child::spawn_with(&["--recheck", "1"], &env);
+    let mut child = start()?;
+    for &seed in failures {
+        let verdict = match child.ask(&[seed])? {
+            Some(f) if f.is_empty() => "matches the reference there".to_string(),
+            Some(_) => "fails there too (above)".to_string(),
+            None => {
+                let status = child.stop()?;
+                child = start()?;
+                format!("crashes that driver ({status})")
+            }
+        };
+        let line = format!("seed {seed} on {icd}: {verdict}");
+        eprintln!("{line}");
+        let path = out_dir.join(format!("{seed}.ptx"));
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            std::fs::write(&path, format!("// {line}\n{text}"))?;
+        }
     }
     Ok(())
 }
@@ -198,8 +240,16 @@ struct Child {
 
 impl Child {
     fn spawn(shrink_secs: u64) -> Result<Child> {
+        Child::spawn_with(
+            &["--worker", "1", "--shrink-secs", &shrink_secs.to_string()],
+            &[],
+        )
+    }
+
+    fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Result<Child> {
         let mut proc = Command::new(std::env::current_exe()?)
-            .args(["--worker", "1", "--shrink-secs", &shrink_secs.to_string()])
+            .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -237,15 +287,21 @@ impl Child {
 
     /// Waits for the dead child and starts a new one; how the old one ended.
     fn restart(&mut self, shrink_secs: u64) -> Result<String> {
-        let _ = self.proc.kill();
-        let status = self.proc.wait()?;
+        let status = self.stop()?;
         *self = Child::spawn(shrink_secs)?;
-        Ok(status.to_string())
+        Ok(status)
+    }
+
+    fn stop(&mut self) -> Result<String> {
+        // It may have died already; either way it is waited for.
+        let _ = self.proc.kill();
+        Ok(self.proc.wait()?.to_string())
     }
 }
 
 /// The child's side: one device, kept across batches and made again after a lost launch.
-fn worker_main(shrink_secs: u64) -> Result<()> {
+/// Without `save` (a recheck on another driver) it only answers which seeds fail.
+fn worker_main(shrink_secs: u64, save: bool) -> Result<()> {
     let mut ctx = Device::new()?;
     let dir = out_dir();
     let mut out = std::io::stdout().lock();
@@ -254,7 +310,23 @@ fn worker_main(shrink_secs: u64) -> Result<()> {
             .split_whitespace()
             .map(str::parse)
             .collect::<Result<Vec<u64>, _>>()?;
-        let failed = one_batch(&mut ctx, &chunk, &dir, shrink_secs)?;
+        let failed = if save {
+            one_batch(&mut ctx, &chunk, &dir, shrink_secs)?
+        } else {
+            let programs = chunk
+                .iter()
+                .map(|&seed| generate(seed))
+                .collect::<Result<Vec<_>>>()?;
+            let why = failing(&mut ctx, &programs)?;
+            chunk
+                .iter()
+                .zip(why)
+                .filter_map(|(&seed, w)| {
+                    eprintln!("seed {seed} on the second driver: {}", w.as_deref()?);
+                    Some(seed)
+                })
+                .collect()
+        };
         let failed: Vec<String> = failed.iter().map(u64::to_string).collect();
         writeln!(out, "={}", failed.join(" "))?;
         out.flush()?;

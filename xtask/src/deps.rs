@@ -305,7 +305,7 @@ const OLD_LAVAPIPE_DEPS: &[&str] = &[
 /// Debian 12's own lavapipe (Mesa 22.3, which ends loops early), unpacked into the cache beside
 /// the installed driver, for the test that shows ptxvk catches its loop limit. Returns its ICD
 /// file, or `skip` where it cannot be had (not Debian 12 on x86-64, or not root).
-fn old_lavapipe(installed: &mut Vec<String>) -> Result<String> {
+pub(crate) fn old_lavapipe(installed: &mut Vec<String>) -> Result<String> {
     let skip = |why: &str| {
         println!("== the old-lavapipe test is skipped: {why}");
         Ok("skip".to_string())

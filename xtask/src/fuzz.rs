@@ -285,5 +285,17 @@ fn diff(d: Diff) -> Result<()> {
             c.env(var, value);
         }
     }
+    // A second driver to run each mismatching program on, which tells the default driver's
+    // miscompiles from ptxvk's mistakes.
+    if std::env::var_os("PTXVK_OLD_LAVAPIPE_ICD").is_none() {
+        let mut installed = Vec::new();
+        c.env(
+            "PTXVK_OLD_LAVAPIPE_ICD",
+            crate::deps::old_lavapipe(&mut installed)?,
+        );
+        if !installed.is_empty() {
+            println!("== installed: {}", installed.join(", "));
+        }
+    }
     crate::run(&mut c)
 }
