@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
@@ -21,11 +21,8 @@ fn main() {
         .map(String::from)
         .collect();
     let mut written = BTreeSet::new();
-    let capi = dir.join("capi");
-    let mut files: Vec<_> = std::fs::read_dir(&capi)
-        .unwrap_or_else(|e| panic!("{}: {e}", capi.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
+    let mut files = Vec::new();
+    rust_files(&dir.join("capi"), &mut files);
     files.sort();
     for f in files {
         println!("cargo:rerun-if-changed={}", f.display());
@@ -69,6 +66,19 @@ fn main() {
     out.push_str("        _ => return None,\n    };\n    Some(f)\n}\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("entries.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+}
+
+/// The `.rs` files under `dir`, with those of its folders (the children of a module split
+/// into a folder define entry points too).
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
 }
 
 fn read(p: &Path) -> String {
