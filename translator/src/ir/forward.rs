@@ -395,7 +395,7 @@ fn fold_conv(op: ConvOp, a: ValueId, from: Ty, to: Ty, def: &[Def], values: &[Ty
         // written (a NaN's payload or a subnormal in `OpConstant` is the driver's to handle).
         (ConvOp::Bitcast, Def::Const(c)) if !to.is_float() && to != Ty::Bool => Fold::Const(c),
         // Except zeros: the emitter must see `±0.0` as a constant to spell out the operations a
-        // driver folds with one (`emit/inst.rs`, `zero_operand`).
+        // driver folds with one (`emit/inst/arith.rs`, `zero_operand`).
         (ConvOp::Bitcast, Def::Const(c)) if signed_zero(c, to) => Fold::Const(c),
         (ConvOp::ZExt | ConvOp::SExt | ConvOp::Trunc, Def::Const(c)) if ints => {
             conv_const(op, c, from, to).map_or(Fold::Keep, Fold::Const)
