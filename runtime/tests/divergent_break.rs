@@ -77,17 +77,19 @@ fn known_lavapipe_22_3(model: &[u32]) -> Vec<u32> {
 }
 
 fn launch(ctx: &ptxvk_runtime::Context, ptx: &str) -> Vec<u32> {
-    let module = ctx.load_ptx("divergent_break.ptx", ptx).unwrap();
-    let out = DeviceBuffer::<u32>::zeroed(ctx, 2 * THREADS as usize).unwrap();
+    let module = ctx
+        .load_ptx("divergent_break.ptx", ptx)
+        .expect("load the kernel");
+    let out = DeviceBuffer::<u32>::zeroed(ctx, 2 * THREADS as usize).expect("an output buffer");
     module
         .kernel("k")
-        .unwrap()
+        .expect("the kernel k")
         .launch(
             &LaunchConfig::new([1, 1, 1], [THREADS, 1, 1]),
             &[(&out).into()],
         )
-        .unwrap();
-    out.to_vec().unwrap()
+        .expect("launch");
+    out.to_vec().expect("read the output")
 }
 
 #[test]
@@ -139,7 +141,7 @@ fn an_older_lavapipe_gives_the_isa_values() {
 fn run_on(icd: &std::path::Path, ptx_text: &str) -> Vec<u32> {
     let dir = common::temp_dir("divergent-break");
     let ptx = dir.join("divergent_break.ptx");
-    std::fs::write(&ptx, ptx_text).unwrap();
+    std::fs::write(&ptx, ptx_text).expect("write the PTX");
     let run = Command::new(env!("CARGO_BIN_EXE_ptxvk"))
         .arg("run")
         .arg(&ptx)
@@ -155,11 +157,15 @@ fn run_on(icd: &std::path::Path, ptx_text: &str) -> Vec<u32> {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).expect("ptxvk run --json");
     json["buffers"]["out"]
         .as_array()
-        .unwrap()
+        .expect("the buffer as an array")
         .iter()
-        .map(|v| v.as_str().unwrap().parse().unwrap())
+        .map(|v| {
+            v.as_str()
+                .and_then(|w| w.parse().ok())
+                .expect("each word as a decimal string")
+        })
         .collect()
 }
