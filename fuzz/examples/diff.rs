@@ -310,23 +310,7 @@ fn worker_main(shrink_secs: u64, save: bool) -> Result<()> {
             .split_whitespace()
             .map(str::parse)
             .collect::<Result<Vec<u64>, _>>()?;
-        let failed = if save {
-            one_batch(&mut ctx, &chunk, &dir, shrink_secs)?
-        } else {
-            let programs = chunk
-                .iter()
-                .map(|&seed| generate(seed))
-                .collect::<Result<Vec<_>>>()?;
-            let why = failing(&mut ctx, &programs)?;
-            chunk
-                .iter()
-                .zip(why)
-                .filter_map(|(&seed, w)| {
-                    eprintln!("seed {seed} on the second driver: {}", w.as_deref()?);
-                    Some(seed)
-                })
-                .collect()
-        };
+        let failed = one_batch(&mut ctx, &chunk, save.then_some(&dir), shrink_secs)?;
         let failed: Vec<String> = failed.iter().map(u64::to_string).collect();
         writeln!(out, "={}", failed.join(" "))?;
         out.flush()?;
@@ -334,8 +318,14 @@ fn worker_main(shrink_secs: u64, save: bool) -> Result<()> {
     Ok(())
 }
 
-/// Runs `chunk` and saves each failing program and its minimised form; the failing seeds.
-fn one_batch(ctx: &mut Device, chunk: &[u64], dir: &Path, shrink_secs: u64) -> Result<Vec<u64>> {
+/// Runs `chunk` and, with `save_to`, saves each failing program and its minimised form (a
+/// recheck on a second driver only prints why each fails); the failing seeds.
+fn one_batch(
+    ctx: &mut Device,
+    chunk: &[u64],
+    save_to: Option<&Path>,
+    shrink_secs: u64,
+) -> Result<Vec<u64>> {
     let programs = chunk
         .iter()
         .map(|&seed| generate(seed))
@@ -344,6 +334,11 @@ fn one_batch(ctx: &mut Device, chunk: &[u64], dir: &Path, shrink_secs: u64) -> R
     for (n, why) in failing(ctx, &programs)?.into_iter().enumerate() {
         let Some(why) = why else { continue };
         let seed = chunk[n];
+        failed.push(seed);
+        let Some(dir) = save_to else {
+            eprintln!("seed {seed} on the second driver: {why}");
+            continue;
+        };
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{seed}.ptx"));
         std::fs::write(
@@ -360,7 +355,6 @@ fn one_batch(ctx: &mut Device, chunk: &[u64], dir: &Path, shrink_secs: u64) -> R
             small.size(),
             path.display()
         );
-        failed.push(seed);
     }
     Ok(failed)
 }
