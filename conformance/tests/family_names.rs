@@ -34,6 +34,11 @@ const OTHER_NAMES: &[(&str, &[&str], &str)] = &[
         "the float forms that only move bits or compare",
     ),
     (
+        "fuzz_regressions",
+        &[],
+        "programs the differential fuzzer once found wrong, every family",
+    ),
+    (
         "int_bits",
         &["int"],
         "the bit-field forms of the integer family",

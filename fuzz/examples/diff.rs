@@ -15,6 +15,12 @@
 //! driver's ICD file (xtask points it at the Mesa 22.3 lavapipe it unpacks for the tests), each
 //! failing seed is run once more on that driver and the answer is printed and added to its
 //! `SEED.ptx`, a first hint at whether ptxvk or a driver is wrong.
+//!
+//! Both files are conformance cases as they stand (`ptxvk_fuzz_harness::regression`: the launch
+//! and the reference's words in comment lines): once the mismatch is fixed, the minimised file
+//! goes to `fuzz/regressions/`, whose files the conformance suite runs (family "fuzz
+//! regressions").
+//! `--write-cases DIR` writes the programs `S..S+N` as such files without running them.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -28,6 +34,7 @@ use arbitrary::Unstructured;
 use ptxvk_fuzz_harness::ptxgen::{
     DIFF_BLOCK, Features, ND, NF, NFD, NR, OUT_WORDS, Program, batch_ptx, seeded_bytes,
 };
+use ptxvk_fuzz_harness::regression::{self, RegressionCase};
 use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
 
 /// Two blocks, so that `%ctaid` matters and shared memory is per block.
@@ -44,6 +51,7 @@ fn main() -> Result<()> {
     let mut jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut worker = false;
     let mut recheck = false;
+    let mut write_cases = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().with_context(|| format!("{a} needs a value"))?;
@@ -56,11 +64,22 @@ fn main() -> Result<()> {
             "--jobs" => jobs = v.parse::<usize>()?.max(1),
             "--worker" => worker = v == "1",
             "--recheck" => recheck = v == "1",
+            "--write-cases" => write_cases = Some(PathBuf::from(v)),
             _ => bail!(
                 "unknown argument `{a}` (--count N, --seed S, --time S, --jobs J, --batch B, \
-                 --shrink-secs S)"
+                 --shrink-secs S, --write-cases DIR)"
             ),
         }
+    }
+    if let Some(dir) = write_cases {
+        std::fs::create_dir_all(&dir)?;
+        for seed in first..first.saturating_add(count) {
+            let title = format!("seed {seed} of the differential fuzzer's generator");
+            let path = dir.join(format!("{seed}.ptx"));
+            std::fs::write(&path, case_text(&title, &generate(seed)?)?)?;
+            eprintln!("{}", path.display());
+        }
+        return Ok(());
     }
     if worker || recheck {
         return worker_main(shrink_secs, !recheck);
@@ -215,8 +234,8 @@ impl Run {
             std::fs::create_dir_all(&self.out_dir)?;
             let path = self.out_dir.join(format!("{seed}.ptx"));
             let why = format!("the driver crashed twice ({status}, then {again})");
-            let ptx = generate(seed)?.to_ptx();
-            std::fs::write(&path, format!("// seed {seed}: {why}\n{ptx}"))?;
+            let text = case_text(&format!("seed {seed}: {why}"), &generate(seed)?)?;
+            std::fs::write(&path, text)?;
             eprintln!("seed {seed}: {why} ({})", path.display());
             failed.push(seed);
         }
@@ -341,13 +360,11 @@ fn one_batch(
         };
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{seed}.ptx"));
-        std::fs::write(
-            &path,
-            format!("// seed {seed}: {why}\n{}", programs[n].to_ptx()),
-        )?;
+        let text = case_text(&format!("seed {seed}: {why}"), &programs[n])?;
+        std::fs::write(&path, text)?;
         eprintln!("seed {seed}: {why} ({})", path.display());
         let (small, why) = minimise(ctx, programs[n].clone(), why, shrink_secs)?;
-        let text = format!("// seed {seed}, minimised: {why}\n{}", small.to_ptx());
+        let text = case_text(&format!("seed {seed}, minimised: {why}"), &small)?;
         let path = dir.join(format!("{seed}.min.ptx"));
         std::fs::write(&path, &text)?;
         eprintln!(
@@ -357,6 +374,20 @@ fn one_batch(
         );
     }
     Ok(failed)
+}
+
+/// `program` as a conformance case: its PTX after the launch and the reference's words.
+fn case_text(title: &str, program: &Program) -> Result<String> {
+    let expect = program
+        .eval(BLOCKS, DIFF_BLOCK)
+        .context("the interpreter cannot run a DIFF program")?;
+    let case = RegressionCase {
+        grid: BLOCKS,
+        block: DIFF_BLOCK,
+        words_per_thread: OUT_WORDS,
+        expect,
+    };
+    Ok(regression::write(title, &case, &program.to_ptx()))
 }
 
 fn generate(seed: u64) -> Result<Program> {

@@ -10,6 +10,7 @@ mod extended;
 mod float;
 mod float_approx;
 mod float_bits;
+mod fuzz_regressions;
 mod int;
 mod int_bits;
 mod kernel_case;
@@ -68,5 +69,6 @@ pub fn all() -> Vec<Case> {
     v.extend(wgmma::cases());
     v.extend(corpus::cases());
     v.extend(texture::cases());
+    v.extend(fuzz_regressions::cases());
     v
 }

@@ -22,10 +22,6 @@ const NOT_RUN: &[(&str, &str)] = &[
         "exit",
         "run by the corpus kernels; an element-wise case ends with `ret`",
     ),
-    (
-        "match",
-        "warp-level; run by the corpus kernels and the runtime's tests",
-    ),
     ("nanosleep", "a timing hint with no result to check"),
     ("red", "atomic reductions: the runtime's tests only"),
     (

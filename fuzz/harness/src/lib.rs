@@ -1,9 +1,11 @@
 //! The fuzz targets' bodies (`targets`), what they share (the checks every translator answer
 //! must pass) and a generator and interpreter of well-typed PTX (`ptxgen`) for the
-//! structure-aware target and the differential fuzzer. Stable Rust: the libFuzzer wrappers in
-//! `fuzz/` need nightly, these do not.
+//! structure-aware target and the differential fuzzer, and the file format that keeps the
+//! differential fuzzer's programs as conformance cases (`regression`). Stable Rust: the
+//! libFuzzer wrappers in `fuzz/` need nightly, these do not.
 
 pub mod ptxgen;
+pub mod regression;
 pub mod targets;
 
 // The CLI's argument parsing as it ships, for the cli_args target (it names `crate::args`).
