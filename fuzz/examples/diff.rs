@@ -1,7 +1,7 @@
 //! The differential fuzzer: random well-typed PTX programs (`ptxvk_fuzz_harness::ptxgen` with
 //! `Features::DIFF`: integer and float arithmetic, 8- and 16-bit types, conversions,
 //! predicates, branches, loops, calls, warp operations (also with partial member masks),
-//! barriers, shared and global memory and atomics) run through ptxvk on the
+//! barriers, shared and global memory and atomics, also across blocks) run through ptxvk on the
 //! default device and through the generator's own interpreter of PTX semantics, compared bit for
 //! bit for every thread.
 //!
@@ -32,7 +32,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, anyhow, bail};
 use arbitrary::Unstructured;
 use ptxvk_fuzz_harness::ptxgen::{
-    DIFF_BLOCK, Features, ND, NF, NFD, NR, OUT_WORDS, Program, batch_ptx, seeded_bytes,
+    CROSS_OPS, CROSS_PER_OP, CROSS_WORDS, DIFF_BLOCK, Features, ND, NF, NFD, NR, OUT_WORDS,
+    Program, batch_ptx, seeded_bytes,
 };
 use ptxvk_fuzz_harness::regression::{self, RegressionCase};
 use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
@@ -385,6 +386,7 @@ fn case_text(title: &str, program: &Program) -> Result<String> {
         grid: BLOCKS,
         block: DIFF_BLOCK,
         words_per_thread: OUT_WORDS,
+        after: CROSS_WORDS,
         expect,
     };
     Ok(regression::write(title, &case, &program.to_ptx()))
@@ -406,11 +408,13 @@ fn failing(ctx: &mut Device, programs: &[Program]) -> Result<Vec<Option<String>>
         .context("the interpreter cannot run a DIFF program")?;
     match ctx.run(programs) {
         Ok(got) => {
+            // Each program's threads' words, then every program's words across blocks.
             let per = (THREADS * OUT_WORDS) as usize;
+            let (words, cross) = got.split_at(per * programs.len());
             Ok(expected
                 .iter()
-                .zip(got.chunks(per))
-                .map(|(e, g)| compare(g, e))
+                .zip(words.chunks(per).zip(cross.chunks(CROSS_WORDS as usize)))
+                .map(|(e, (w, c))| compare(&[w, c].concat(), e))
                 .collect())
         }
         Err(_) if programs.len() > 1 => {
@@ -472,7 +476,7 @@ impl Device {
         let ptx = batch_ptx(programs, THREADS);
         let module = ctx.load_ptx("diff.ptx", &ptx)?;
         let kernel = module.kernel("k")?;
-        let n = programs.len() * (THREADS * OUT_WORDS) as usize;
+        let n = programs.len() * (THREADS * OUT_WORDS + CROSS_WORDS) as usize;
         let out = DeviceBuffer::<u32>::zeroed(ctx, n)?;
         kernel.launch(
             &LaunchConfig::new([BLOCKS, 1, 1], [DIFF_BLOCK, 1, 1]),
@@ -485,6 +489,15 @@ impl Device {
 /// The first differing word, named.
 fn compare(got: &[u32], expected: &[u32]) -> Option<String> {
     let i = got.iter().zip(expected).position(|(a, b)| a != b)?;
+    if let Some(k) = (i as u32).checked_sub(THREADS * OUT_WORDS) {
+        let op = CROSS_OPS[(k / CROSS_PER_OP) as usize];
+        return Some(format!(
+            "word {} of the {op:?} reductions across blocks: ptxvk {:#010x}, reference {:#010x}",
+            k % CROSS_PER_OP,
+            got[i],
+            expected[i]
+        ));
+    }
     let (t, w) = (i as u32 / OUT_WORDS, i as u32 % OUT_WORDS);
     let (nr, nd, nf) = (u32::from(NR), u32::from(ND), u32::from(NF));
     let name = if w < nr {

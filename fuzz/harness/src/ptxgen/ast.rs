@@ -442,6 +442,14 @@ pub enum Stmt {
         v: u8,
         w: u8,
     },
+    /// `red.global.OP` of `%r{v}` into word `%r{i} % CROSS_PER_OP` of the operation's group
+    /// of the words every block shares, anywhere in the kernel (not in functions): nothing
+    /// reads them while the kernel runs, and the host compares them afterwards.
+    CrossRed {
+        op: Redux,
+        i: u8,
+        v: u8,
+    },
     /// [`Stmt::RedAny`] with `red.global` on the block's region of `gm`.
     GRedAny {
         op: Redux,

@@ -311,6 +311,60 @@ fn partial_shuffles_read_only_members() {
     assert!(seen > 10, "{seen}");
 }
 
+/// Reductions across blocks, one in each arm of a branch the two blocks take apart: each word
+/// of an operation's group holds that operation over the values of the threads that chose it,
+/// whatever the order, and the other words keep the 0 they start with.
+#[test]
+fn reductions_across_blocks_fold_every_thread() {
+    // %r0 = t (the word), %r1 = 3t + 5 (the value), %p0 from `derived_init`: %r0 < %r3.
+    let p = program(
+        [1, 3, 0, 0, 0, 0, 0, 0],
+        [0, 5, 0, 64, 0, 0, 0, 0],
+        vec![
+            Stmt::CrossRed {
+                op: Redux::Add,
+                i: 0,
+                v: 1,
+            },
+            Stmt::If {
+                p: 0,
+                neg: false,
+                then: vec![Stmt::CrossRed {
+                    op: Redux::MinS,
+                    i: 0,
+                    v: 1,
+                }],
+                els: vec![Stmt::CrossRed {
+                    op: Redux::Xor,
+                    i: 0,
+                    v: 1,
+                }],
+            },
+        ],
+    );
+    let out = eval(&p);
+    let threads = BLOCKS * DIFF_BLOCK;
+    let cross = &out[(threads * OUT_WORDS) as usize..];
+    assert_eq!(cross.len(), CROSS_WORDS as usize);
+    let group = |op: Redux| {
+        let at = CROSS_OPS.iter().position(|&o| o == op).unwrap() * CROSS_PER_OP as usize;
+        &cross[at..at + CROSS_PER_OP as usize]
+    };
+    let value = |t: u32| 3 * t + 5;
+    for w in 0..CROSS_PER_OP {
+        let mine = (0..threads).filter(|t| t % CROSS_PER_OP == w);
+        let sum = mine.clone().map(value).fold(0u32, u32::wrapping_add);
+        // Threads below 64 take the branch (`%r0 < %r3`): min over 0 and their values is 0.
+        let xor = mine.filter(|&t| t >= 64).map(value).fold(0, |a, b| a ^ b);
+        assert_eq!(group(Redux::Add)[w as usize], sum, "word {w}");
+        assert_eq!(group(Redux::MinS)[w as usize], 0, "word {w}");
+        assert_eq!(group(Redux::Xor)[w as usize], xor, "word {w}");
+    }
+    for op in [Redux::MaxU, Redux::MaxS, Redux::Or] {
+        assert!(group(op).iter().all(|&w| w == 0), "{op:?}");
+    }
+}
+
 /// Over a few hundred programs, each new construct is drawn, and member masks other than all
 /// lanes appear in the PTX.
 #[test]
@@ -327,6 +381,7 @@ fn generator_draws_each_new_construct() {
         narrow_global: u32,
         half: u32,
         cvt: u32,
+        cross: u32,
     }
     fn walk(body: &[Stmt], s: &mut Seen) {
         for st in body {
@@ -355,6 +410,7 @@ fn generator_draws_each_new_construct() {
                 }
                 Stmt::Half { .. } => s.half += 1,
                 Stmt::CvtN { .. } => s.cvt += 1,
+                Stmt::CrossRed { .. } => s.cross += 1,
                 Stmt::If { then, els, .. } => {
                     walk(then, s);
                     walk(els, s);
@@ -386,6 +442,7 @@ fn generator_draws_each_new_construct() {
         s.narrow_global,
         s.half,
         s.cvt,
+        s.cross,
     ];
     assert!(all.iter().all(|&n| n >= 5), "{s:?}");
     for needle in [

@@ -22,6 +22,9 @@ struct Regs {
     tid: u32,
     ntid: u32,
     ctaid: u32,
+    /// What the thread's reductions across blocks add to each shared word, from the
+    /// operation's identity: the words' final values are these folded over all threads.
+    cross: [u32; CROSS_WORDS as usize],
 }
 
 impl Regs {
@@ -43,6 +46,7 @@ impl Regs {
             tid,
             ntid,
             ctaid,
+            cross: std::array::from_fn(|w| identity(cross_op(w))),
         }
     }
 
@@ -66,10 +70,10 @@ enum Flow {
 }
 
 impl Program {
-    /// Every thread's output words (`OUT_WORDS` per thread, threads in order) for a launch of
-    /// `blocks` blocks of `block` threads, or `None` where the program has what the interpreter
-    /// does not model (collectives outside lockstep, shared memory in blocks other than
-    /// `DIFF_BLOCK`).
+    /// Every thread's output words (`OUT_WORDS` per thread, threads in order), then the
+    /// [`CROSS_WORDS`] of the reductions across blocks, for a launch of `blocks` blocks of
+    /// `block` threads, or `None` where the program has what the interpreter does not model
+    /// (collectives outside lockstep, shared memory in blocks other than `DIFF_BLOCK`).
     pub fn eval(&self, blocks: u32, block: u32) -> Option<Vec<u32>> {
         let f = self.features;
         if (f.warps || f.shared || f.global) && !f.lockstep
@@ -112,7 +116,15 @@ impl Program {
                 }
             }
         }
-        let mut out = Vec::with_capacity((threads * OUT_WORDS) as usize);
+        // The words start at 0 (the host zeroes `out`); each operation is associative and
+        // commutative, so any order of the blocks gives these values.
+        let mut cross = [0u32; CROSS_WORDS as usize];
+        for g in &regs {
+            for (w, c) in cross.iter_mut().enumerate() {
+                *c = reduce(cross_op(w), *c, g.cross[w]);
+            }
+        }
+        let mut out = Vec::with_capacity((threads * OUT_WORDS + CROSS_WORDS) as usize);
         for g in regs {
             out.extend_from_slice(&g.r);
             for v in g.rd {
@@ -131,6 +143,7 @@ impl Program {
                 out.push(u32::from(pair[0]) | u32::from(pair[1]) << 16);
             }
         }
+        out.extend_from_slice(&cross);
         Some(out)
     }
 
@@ -404,6 +417,11 @@ impl Program {
                 }
             }
             Stmt::CvtN { op, d, a } => cvt_narrow(g, *op, *d, *a),
+            Stmt::CrossRed { op, i, v } => {
+                let group = CROSS_OPS.iter().position(|o| o == op).unwrap_or(0);
+                let w = group * CROSS_PER_OP as usize + (g.r[*i as usize] % CROSS_PER_OP) as usize;
+                g.cross[w] = reduce(*op, g.cross[w], g.r[*v as usize]);
+            }
             Stmt::Special { d, reg } => {
                 let lane = g.lane();
                 let eq = 1u32 << lane;
@@ -439,6 +457,21 @@ impl Program {
             | Stmt::NarrowRound { .. } => {}
         }
         Flow::Next
+    }
+}
+
+/// The operation of word `w` of the reductions across blocks.
+fn cross_op(w: usize) -> Redux {
+    CROSS_OPS[w / CROSS_PER_OP as usize]
+}
+
+/// `x` with `identity(op)` reduced into it is `x`.
+fn identity(op: Redux) -> u32 {
+    match op {
+        Redux::Add | Redux::MaxU | Redux::Or | Redux::Xor => 0,
+        Redux::MinU | Redux::And => u32::MAX,
+        Redux::MinS => i32::MAX as u32,
+        Redux::MaxS => i32::MIN as u32,
     }
 }
 

@@ -74,7 +74,7 @@ impl Gen<'_, '_> {
             return self.collective_stmt(depth);
         }
         loop {
-            let s = match self.u.int_in_range(0..=24u8)? {
+            let s = match self.u.int_in_range(0..=25u8)? {
                 0..=3 => Stmt::Bin {
                     op: *self.u.choose(&[
                         Bin::Add,
@@ -250,6 +250,11 @@ impl Gen<'_, '_> {
                     self.collective_stmt(depth)?
                 }
                 23 | 24 if f.narrow => self.narrow()?,
+                25 if f.global && !self.in_func => Stmt::CrossRed {
+                    op: *self.u.choose(&CROSS_OPS)?,
+                    i: self.reg()?,
+                    v: self.reg()?,
+                },
                 _ => continue,
             };
             return Ok(s);

@@ -44,6 +44,22 @@ pub const NH: u8 = 4;
 /// `%fd` as two words (floats with any NaN made the canonical one: the ISA leaves payloads open),
 /// every two `%rs` as one word.
 pub const OUT_WORDS: u32 = NR as u32 + 2 * ND as u32 + NF as u32 + 2 * NFD as u32 + NH as u32 / 2;
+/// Operations of the reductions across blocks ([`Stmt::CrossRed`]), one group of
+/// [`CROSS_PER_OP`] words each, so that every word sees one operation and its final value does
+/// not depend on the order in which blocks reach it. `min.u32` and `and` are left out: the
+/// words start at 0.
+pub const CROSS_OPS: [Redux; 6] = [
+    Redux::Add,
+    Redux::MaxU,
+    Redux::MinS,
+    Redux::MaxS,
+    Redux::Or,
+    Redux::Xor,
+];
+/// Words of each operation's group.
+pub const CROSS_PER_OP: u32 = 4;
+/// Words of a program's reductions across blocks, stored after all threads' words.
+pub const CROSS_WORDS: u32 = CROSS_OPS.len() as u32 * CROSS_PER_OP;
 /// Words of the `.shared` array.
 const SHARED_WORDS: u32 = 256;
 /// Words of each block's region of the `.global` array `gm`: a copy of the shared layout (four

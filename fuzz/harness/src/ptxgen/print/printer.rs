@@ -13,6 +13,9 @@ pub(super) struct Printer {
     pub(super) loops: Vec<String>,
     /// The member mask of the warp operations being printed.
     pub(super) member: u32,
+    /// Where the program's words of the reductions across blocks start, in bytes past
+    /// `%tcross`.
+    pub(super) cross: u32,
 }
 
 impl Printer {

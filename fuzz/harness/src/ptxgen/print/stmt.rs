@@ -282,6 +282,14 @@ impl Printer {
                 self.line(&format!("atom.global.{op} %r{d}, [%ts], %r{v}{w};"));
                 "bar.sync 0;".to_string()
             }
+            Stmt::CrossRed { op, i, v } => {
+                let group = CROSS_OPS.iter().position(|o| o == op).unwrap_or(0) as u32;
+                let at = self.cross + group * CROSS_PER_OP * 4;
+                self.line(&format!("and.b32 %t0, %r{i}, {};", CROSS_PER_OP - 1));
+                self.line("mul.wide.u32 %ts, %t0, 4;");
+                self.line("add.s64 %ts, %tcross, %ts;");
+                format!("red.global.{} [%ts+{at}], %r{v};", redux_name(*op))
+            }
             Stmt::GRedAny { op, d, i, v } => {
                 self.any_offset(*i);
                 self.region_addr(true);
