@@ -5,9 +5,11 @@
 use super::narrow::{HOut, Kind, half};
 use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
 use super::*;
-use ops::{bfe, bfi, bin, double, float, prmt, reduce, un};
+use ops::{bfe, bfi, bin, cross_op, double, float, identity, prmt, reduce, un};
+use warp::warp_op;
 
 mod ops;
+mod warp;
 
 /// One thread's registers.
 #[derive(Clone)]
@@ -460,106 +462,10 @@ impl Program {
     }
 }
 
-/// The operation of word `w` of the reductions across blocks.
-fn cross_op(w: usize) -> Redux {
-    CROSS_OPS[w / CROSS_PER_OP as usize]
-}
-
-/// `x` with `identity(op)` reduced into it is `x`.
-fn identity(op: Redux) -> u32 {
-    match op {
-        Redux::Add | Redux::MaxU | Redux::Or | Redux::Xor => 0,
-        Redux::MinU | Redux::And => u32::MAX,
-        Redux::MinS => i32::MAX as u32,
-        Redux::MaxS => i32::MIN as u32,
-    }
-}
-
 /// A block's shared words and its region of `gm`, for each block.
 struct Mem<'a> {
     shared: &'a mut Vec<Vec<u32>>,
     global: &'a mut Vec<Vec<u32>>,
-}
-
-/// A warp operation with member mask `mask` on `warp`: only the members take part, and only
-/// their registers change.
-fn warp_op(s: &Stmt, warp: &mut [Regs], mask: u32) {
-    let member = |g: &Regs| mask >> g.lane() & 1 == 1;
-    match s {
-        Stmt::Shfl {
-            mode,
-            d,
-            a,
-            lane,
-            c,
-        } => {
-            let src: Vec<u32> = warp.iter().map(|g| g.r[*a as usize]).collect();
-            for g in warp.iter_mut().filter(|g| member(g)) {
-                let l = g.lane() as i32;
-                let b = (g.src(*lane) & 31) as i32;
-                let cval = (c & 31) as i32;
-                let segmask = ((c >> 8) & 31) as i32;
-                let max_lane = (l & segmask) | (cval & !segmask);
-                let min_lane = l & segmask;
-                let (j, ok) = match mode {
-                    ShflMode::Up => (l - b, l - b >= max_lane),
-                    ShflMode::Down => (l + b, l + b <= max_lane),
-                    ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
-                    ShflMode::Idx => {
-                        let j = min_lane | (b & !segmask);
-                        (j, j <= max_lane)
-                    }
-                };
-                let j = if ok { j } else { l };
-                g.r[*d as usize] = src[j as usize];
-            }
-        }
-        Stmt::Vote { op, d, p } => {
-            let ballot = warp
-                .iter()
-                .filter(|g| member(g))
-                .fold(0u32, |m, g| m | u32::from(g.p[*p as usize]) << g.lane());
-            for g in warp.iter_mut().filter(|g| member(g)) {
-                let dp = (*d % NP) as usize;
-                match op {
-                    Vote::Ballot => g.r[*d as usize] = ballot,
-                    Vote::Any => g.p[dp] = ballot != 0,
-                    Vote::All => g.p[dp] = ballot == mask,
-                    Vote::Uni => g.p[dp] = ballot == 0 || ballot == mask,
-                }
-            }
-        }
-        Stmt::Redux { op, d, a } => {
-            let v = warp
-                .iter()
-                .filter(|g| member(g))
-                .map(|g| g.r[*a as usize])
-                .reduce(|x, y| reduce(*op, x, y))
-                .unwrap_or(0);
-            for g in warp.iter_mut().filter(|g| member(g)) {
-                g.r[*d as usize] = v;
-            }
-        }
-        Stmt::Match { all, d, a } => {
-            let vals: Vec<(u32, u32)> = warp
-                .iter()
-                .filter(|g| member(g))
-                .map(|g| (g.lane(), g.r[*a as usize]))
-                .collect();
-            let same = vals.iter().all(|&(_, v)| v == vals[0].1);
-            for g in warp.iter_mut().filter(|g| member(g)) {
-                let mine = g.r[*a as usize];
-                g.r[*d as usize] = if *all {
-                    if same { mask } else { 0 }
-                } else {
-                    vals.iter()
-                        .filter(|(_, v)| *v == mine)
-                        .fold(0u32, |m, (l, _)| m | (1 << l))
-                };
-            }
-        }
-        _ => {}
-    }
 }
 
 /// The new value of a word after an atomic `op` with operands `b` and `c` on `old`.

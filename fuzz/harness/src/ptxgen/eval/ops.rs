@@ -1,5 +1,6 @@
 //! The arithmetic of single instructions (bit fields, integer, float and double operations)
-//! and the step that combines two values of a reduction, as the ISA defines them.
+//! and the step that combines two values of a reduction, as the ISA defines them, with each
+//! reduction's identity.
 
 use super::*;
 
@@ -190,6 +191,21 @@ pub(super) fn double(g: &mut Regs, op: DblOp, d: u8, a: u8, b: u8, c: u8) {
         DblOp::ToBits => {
             g.rd[b % ND as usize] = if x.is_nan() { CANON_F64 } else { x.to_bits() };
         }
+    }
+}
+
+/// The operation of word `w` of the reductions across blocks.
+pub(super) fn cross_op(w: usize) -> Redux {
+    CROSS_OPS[w / CROSS_PER_OP as usize]
+}
+
+/// `x` with `identity(op)` reduced into it is `x`.
+pub(super) fn identity(op: Redux) -> u32 {
+    match op {
+        Redux::Add | Redux::MaxU | Redux::Or | Redux::Xor => 0,
+        Redux::MinU | Redux::And => u32::MAX,
+        Redux::MinS => i32::MAX as u32,
+        Redux::MaxS => i32::MIN as u32,
     }
 }
 
