@@ -320,9 +320,12 @@ pub enum Stmt {
         then: Vec<Stmt>,
         els: Vec<Stmt>,
     },
-    /// A do-while loop of `trips` (at least 1) iterations on its own counter.
+    /// A do-while loop of `trips` (at least 1) iterations on its own counter. A `uniform` one
+    /// has no `break` of its own, so every thread runs every iteration, and its body may hold
+    /// warp operations, barriers and memory rounds where its top level is the kernel's.
     Loop {
         trips: u8,
+        uniform: bool,
         body: Vec<Stmt>,
     },
     /// `@p bra` to the end of the innermost loop.

@@ -69,9 +69,13 @@ impl Gen<'_, '_> {
         if f.narrow && (f.shared || f.global) {
             kinds.push(4);
         }
+        if f.control && depth < MAX_DEPTH {
+            kinds.push(5);
+        }
         match self.u.choose(&kinds).copied().unwrap_or(1) {
             0 => self.shared_round(),
             2 => self.masked(depth),
+            5 => self.uniform_loop(depth),
             3 => self.global_round(),
             4 => {
                 let global = f.global && (!f.shared || self.u.arbitrary()?);
@@ -79,6 +83,22 @@ impl Gen<'_, '_> {
             }
             _ => self.warp(),
         }
+    }
+
+    /// A loop every thread runs to the end, whose body's top level is again where the whole
+    /// block is present: warp operations, barriers and memory rounds repeated, between
+    /// thread-local code (which may hold other loops, left by `break`s of their own).
+    fn uniform_loop(&mut self, depth: u32) -> Result<Stmt> {
+        let trips = self.u.int_in_range(1..=4)?;
+        let saved = self.uniform_depth;
+        self.uniform_depth = depth + 1;
+        let body = self.block(depth + 1, false);
+        self.uniform_depth = saved;
+        Ok(Stmt::Loop {
+            trips,
+            uniform: true,
+            body: body?,
+        })
     }
 
     /// A warp operation in a branch that only the lanes of its member mask take.

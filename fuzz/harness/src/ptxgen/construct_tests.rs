@@ -365,6 +365,52 @@ fn reductions_across_blocks_fold_every_thread() {
     }
 }
 
+/// A shuffle inside a loop every thread runs to the end reads, in each iteration, the values
+/// the other lanes hold after the previous one.
+#[test]
+fn shuffles_in_uniform_loops_see_each_iteration() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0; NR as usize],
+        vec![Stmt::Loop {
+            trips: 3,
+            uniform: true,
+            body: vec![
+                Stmt::Shfl {
+                    mode: ShflMode::Down,
+                    d: 1,
+                    a: 0,
+                    lane: Src::Imm(1),
+                    c: 0x1f,
+                },
+                Stmt::Bar,
+                Stmt::Bin {
+                    op: Bin::Add,
+                    signed: false,
+                    d: 0,
+                    a: 0,
+                    b: Src::Reg(1),
+                },
+            ],
+        }],
+    );
+    let out = eval(&p);
+    for warp in 0..BLOCKS * DIFF_BLOCK / 32 {
+        // `shfl.down` by 1: lane 31 has no source and reads its own value.
+        let mut v: Vec<u32> = (0..32).map(|l| warp * 32 + l).collect();
+        for _ in 0..3 {
+            v = (0..32).map(|l| v[l] + v[(l + 1).min(31)]).collect();
+        }
+        for (l, want) in v.iter().enumerate() {
+            assert_eq!(
+                reg(&out, warp * 32 + l as u32, 0),
+                *want,
+                "lane {l} of warp {warp}"
+            );
+        }
+    }
+}
+
 /// Over a few hundred programs, each new construct is drawn, and member masks other than all
 /// lanes appear in the PTX.
 #[test]
@@ -382,6 +428,7 @@ fn generator_draws_each_new_construct() {
         half: u32,
         cvt: u32,
         cross: u32,
+        in_uniform_loop: u32,
     }
     fn walk(body: &[Stmt], s: &mut Seen) {
         for st in body {
@@ -415,10 +462,43 @@ fn generator_draws_each_new_construct() {
                     walk(then, s);
                     walk(els, s);
                 }
+                Stmt::Loop {
+                    body,
+                    uniform: true,
+                    ..
+                } => {
+                    s.in_uniform_loop += body.iter().filter(|b| collective(b)).count() as u32;
+                    walk(body, s);
+                }
                 Stmt::Loop { body, .. } => walk(body, s),
                 _ => {}
             }
         }
+    }
+    fn collective(s: &Stmt) -> bool {
+        !matches!(
+            s,
+            Stmt::Bin { .. }
+                | Stmt::Un { .. }
+                | Stmt::Tern { .. }
+                | Stmt::Wide { .. }
+                | Stmt::Mov { .. }
+                | Stmt::Selp { .. }
+                | Stmt::Setp { .. }
+                | Stmt::Pred { .. }
+                | Stmt::Float { .. }
+                | Stmt::If { .. }
+                | Stmt::Loop { .. }
+                | Stmt::Break { .. }
+                | Stmt::Call { .. }
+                | Stmt::MovF { .. }
+                | Stmt::SetpF { .. }
+                | Stmt::Dbl { .. }
+                | Stmt::Special { .. }
+                | Stmt::CrossRed { .. }
+                | Stmt::Half { .. }
+                | Stmt::CvtN { .. }
+        )
     }
     let mut s = Seen::default();
     let mut text = String::new();
@@ -443,6 +523,7 @@ fn generator_draws_each_new_construct() {
         s.half,
         s.cvt,
         s.cross,
+        s.in_uniform_loop,
     ];
     assert!(all.iter().all(|&n| n >= 5), "{s:?}");
     for needle in [

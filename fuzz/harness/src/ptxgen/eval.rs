@@ -1,6 +1,7 @@
 //! The reference interpreter: PTX semantics from the ISA's text, on the host's IEEE arithmetic.
 //! Statements that are not collective run thread by thread; the collective ones (only at the
-//! kernel's top level in lockstep programs) see the whole warp or block.
+//! kernel's top level, or that of a uniform loop there, in lockstep programs) see the whole
+//! warp or block, and a uniform loop runs its iterations for all threads in step.
 
 use super::narrow::{HOut, Kind, half};
 use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
@@ -107,16 +108,12 @@ impl Program {
                     .collect()
             })
             .collect();
+        let mut mem = Mem {
+            shared: &mut shared,
+            global: &mut global,
+        };
         for s in &self.body {
-            let mut mem = Mem {
-                shared: &mut shared,
-                global: &mut global,
-            };
-            if !self.collective(s, &mut regs, &mut mem, block) {
-                for g in &mut regs {
-                    self.step(s, g);
-                }
-            }
+            self.exec(s, &mut regs, &mut mem, block);
         }
         // The words start at 0 (the host zeroes `out`); each operation is associative and
         // commutative, so any order of the blocks gives these values.
@@ -149,8 +146,31 @@ impl Program {
         Some(out)
     }
 
+    /// Runs `s`, where every thread of every block is present, for all of them.
+    fn exec(&self, s: &Stmt, regs: &mut [Regs], mem: &mut Mem<'_>, block: u32) {
+        if !self.collective(s, regs, mem, block) {
+            for g in regs {
+                self.step(s, g);
+            }
+        }
+    }
+
     /// Runs `s` for every thread if it is collective; false if it is not.
     fn collective(&self, s: &Stmt, regs: &mut [Regs], mem: &mut Mem<'_>, block: u32) -> bool {
+        if let Stmt::Loop {
+            trips,
+            uniform: true,
+            body,
+        } = s
+        {
+            // No thread leaves early: the iterations run in step, each statement for all.
+            for _ in 0..*trips {
+                for s in body {
+                    self.exec(s, regs, mem, block);
+                }
+            }
+            return true;
+        }
         let (shared, global) = (&mut *mem.shared, &mut *mem.global);
         match s {
             Stmt::Shfl { .. } | Stmt::Vote { .. } | Stmt::Redux { .. } | Stmt::Match { .. } => {
@@ -366,7 +386,7 @@ impl Program {
                 let taken = g.p[*p as usize] != *neg;
                 return self.run(if taken { then } else { els }, g);
             }
-            Stmt::Loop { trips, body } => {
+            Stmt::Loop { trips, body, .. } => {
                 for _ in 0..*trips {
                     if self.run(body, g) == Flow::Break {
                         break;
@@ -439,8 +459,8 @@ impl Program {
                     Special::LanemaskGe => !(eq - 1),
                 };
             }
-            // Collective: run by `collective` at the top level; never generated elsewhere for
-            // programs `eval` accepts.
+            // Collective: run by `collective` where the whole block is; never generated
+            // elsewhere for programs `eval` accepts.
             Stmt::Shfl { .. }
             | Stmt::Vote { .. }
             | Stmt::Redux { .. }

@@ -13,6 +13,9 @@ pub(super) struct Gen<'a, 'b> {
     pub(super) stmts: u32,
     /// Functions a call may name (those defined before the one being generated).
     pub(super) callable: u8,
+    /// The depth whose statements every thread of the block is sure to run: 0, or the body of
+    /// the uniform loop being generated.
+    pub(super) uniform_depth: u32,
 }
 
 impl Gen<'_, '_> {
@@ -67,8 +70,9 @@ impl Gen<'_, '_> {
     fn stmt(&mut self, depth: u32, in_loop: bool) -> Result<Stmt> {
         let f = self.features;
         let nest = f.control && depth < MAX_DEPTH;
-        // Where every thread of the block is sure to be: the kernel's top level.
-        let collective = depth == 0 && !in_loop && !self.in_func;
+        // Where every thread of the block is sure to be: the kernel's top level, or that of a
+        // uniform loop's body there.
+        let collective = depth == self.uniform_depth && !in_loop && !self.in_func;
         // The top level is a small part of a program: collectives get a larger share there.
         if f.lockstep && collective && (f.warps || f.shared || f.global) && self.u.ratio(1, 2)? {
             return self.collective_stmt(depth);
@@ -198,6 +202,7 @@ impl Gen<'_, '_> {
                 },
                 15 if nest => Stmt::Loop {
                     trips: self.u.int_in_range(1..=5)?,
+                    uniform: false,
                     body: self.block(depth + 1, true)?,
                 },
                 16 if in_loop => Stmt::Break {
@@ -365,6 +370,7 @@ impl Program {
             in_func: true,
             stmts: 0,
             callable: 0,
+            uniform_depth: 0,
         };
         let mut funcs = Vec::new();
         for i in 0..nfuncs {

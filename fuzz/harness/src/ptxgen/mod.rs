@@ -3,8 +3,9 @@
 //! a PTX module (`print.rs`), and run by [`Program::eval`] (`eval.rs`), an interpreter written
 //! from the PTX ISA's definitions, so that the differential fuzzer can compare it bit for bit
 //! with the translated kernel. Programs for the interpreter ([`Features::DIFF`]) keep warp
-//! operations, barriers and shared memory at the kernel's top level, where every thread of the
-//! block runs them together, and touch shared memory only in patterns without races.
+//! operations, barriers and shared memory at the kernel's top level or that of a loop no
+//! thread leaves early, where every thread of the block runs them together, and touch shared
+//! memory only in patterns without races.
 //!
 //! Every program is valid PTX by construction: registers are declared once per function and
 //! written before they are read, loops count to a bound, calls go to functions defined earlier
@@ -94,8 +95,9 @@ pub struct Features {
     pub masked: bool,
     /// 16-bit registers, their arithmetic, conversions among 8-, 16-, 32- and 64-bit types.
     pub narrow: bool,
-    /// Warp operations, barriers and shared memory only at the kernel's top level and shared
-    /// memory only in race-free rounds (what [`Program::eval`] models).
+    /// Warp operations, barriers and shared memory only at the kernel's top level (and that of
+    /// uniform loops there) and shared memory only in race-free rounds (what
+    /// [`Program::eval`] models).
     pub lockstep: bool,
 }
 

@@ -96,7 +96,11 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
                     ));
                 }
             }
-            Stmt::Loop { trips, body: lb } => {
+            Stmt::Loop {
+                trips,
+                uniform,
+                body: lb,
+            } => {
                 // A `break` of this loop would be left outside any loop, where the printer
                 // drops it and the interpreter still ends the enclosing block.
                 if !breaks_out(lb) {
@@ -107,6 +111,7 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
                         i,
                         vec![Stmt::Loop {
                             trips: 1,
+                            uniform: *uniform,
                             body: lb.clone(),
                         }],
                     ));
@@ -116,6 +121,7 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
                         i,
                         vec![Stmt::Loop {
                             trips: *trips,
+                            uniform: *uniform,
                             body: b,
                         }],
                     ));
@@ -209,6 +215,7 @@ mod tests {
             add: [0; NR as usize],
             body: vec![Stmt::Loop {
                 trips: 2,
+                uniform: false,
                 body: vec![
                     Stmt::If {
                         p: 0,

@@ -203,7 +203,7 @@ impl Printer {
                 self.out.push_str(&format!("{end_l}:\n"));
                 return;
             }
-            Stmt::Loop { trips, body } => {
+            Stmt::Loop { trips, body, .. } => {
                 let (top, end) = (self.label("loop"), self.label("endloop"));
                 let counter = format!("%lc{depth}");
                 self.line(&format!("mov.u32 {counter}, 0;"));
