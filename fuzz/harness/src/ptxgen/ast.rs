@@ -328,6 +328,14 @@ pub enum Stmt {
         uniform: bool,
         body: Vec<Stmt>,
     },
+    /// `if (%ctaid.x % 2 == odd) { then } else { els }`: every thread of a block takes the same
+    /// arm, so the arms' top level is where the whole block is present again (warp operations,
+    /// barriers and memory rounds), while the two blocks of a launch part ways.
+    BlockIf {
+        odd: bool,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
     /// `@p bra` to the end of the innermost loop.
     Break {
         p: u8,

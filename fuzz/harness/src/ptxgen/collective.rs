@@ -70,12 +70,13 @@ impl Gen<'_, '_> {
             kinds.push(4);
         }
         if f.control && depth < MAX_DEPTH {
-            kinds.push(5);
+            kinds.extend([5, 6]);
         }
         match self.u.choose(&kinds).copied().unwrap_or(1) {
             0 => self.shared_round(),
             2 => self.masked(depth),
             5 => self.uniform_loop(depth),
+            6 => self.block_if(depth),
             3 => self.global_round(),
             4 => {
                 let global = f.global && (!f.shared || self.u.arbitrary()?);
@@ -98,6 +99,25 @@ impl Gen<'_, '_> {
             trips,
             uniform: true,
             body: body?,
+        })
+    }
+
+    /// A branch each block takes as a whole, whose arms' top level is again where the whole
+    /// block is present.
+    fn block_if(&mut self, depth: u32) -> Result<Stmt> {
+        let odd = self.u.arbitrary()?;
+        let saved = self.uniform_depth;
+        self.uniform_depth = depth + 1;
+        let then = self.block(depth + 1, false);
+        let els = match then {
+            Ok(_) if self.u.arbitrary()? => self.block(depth + 1, false),
+            _ => Ok(Vec::new()),
+        };
+        self.uniform_depth = saved;
+        Ok(Stmt::BlockIf {
+            odd,
+            then: then?,
+            els: els?,
         })
     }
 

@@ -411,6 +411,52 @@ fn shuffles_in_uniform_loops_see_each_iteration() {
     }
 }
 
+/// A branch each block takes whole: block 1 runs the `then` arm's reduction (inside a second
+/// such branch, which block 1 takes too), block 0 the `else` arm's shuffle and barrier, each
+/// over its own warps.
+#[test]
+fn block_branches_run_collectives_per_block() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 9, 0, 0, 0, 0, 0, 0],
+        vec![Stmt::BlockIf {
+            odd: true,
+            then: vec![Stmt::BlockIf {
+                odd: true,
+                then: vec![Stmt::Redux {
+                    op: Redux::Add,
+                    d: 1,
+                    a: 0,
+                }],
+                els: vec![Stmt::Mov {
+                    d: 1,
+                    s: Src::Imm(7),
+                }],
+            }],
+            els: vec![
+                Stmt::Bar,
+                Stmt::Shfl {
+                    mode: ShflMode::Idx,
+                    d: 1,
+                    a: 0,
+                    lane: Src::Imm(0),
+                    c: 0x1f,
+                },
+            ],
+        }],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let base = t / 32 * 32;
+        let want = if t / DIFF_BLOCK == 1 {
+            (base..base + 32).sum()
+        } else {
+            base
+        };
+        assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
 /// Over a few hundred programs, each new construct is drawn, and member masks other than all
 /// lanes appear in the PTX.
 #[test]
@@ -429,6 +475,7 @@ fn generator_draws_each_new_construct() {
         cvt: u32,
         cross: u32,
         in_uniform_loop: u32,
+        in_block_if: u32,
     }
     fn walk(body: &[Stmt], s: &mut Seen) {
         for st in body {
@@ -471,6 +518,12 @@ fn generator_draws_each_new_construct() {
                     walk(body, s);
                 }
                 Stmt::Loop { body, .. } => walk(body, s),
+                Stmt::BlockIf { then, els, .. } => {
+                    s.in_block_if +=
+                        then.iter().chain(els).filter(|b| collective(b)).count() as u32;
+                    walk(then, s);
+                    walk(els, s);
+                }
                 _ => {}
             }
         }
@@ -488,6 +541,7 @@ fn generator_draws_each_new_construct() {
                 | Stmt::Pred { .. }
                 | Stmt::Float { .. }
                 | Stmt::If { .. }
+                | Stmt::BlockIf { .. }
                 | Stmt::Loop { .. }
                 | Stmt::Break { .. }
                 | Stmt::Call { .. }
@@ -524,6 +578,7 @@ fn generator_draws_each_new_construct() {
         s.cvt,
         s.cross,
         s.in_uniform_loop,
+        s.in_block_if,
     ];
     assert!(all.iter().all(|&n| n >= 5), "{s:?}");
     for needle in [

@@ -1,7 +1,8 @@
 //! The reference interpreter: PTX semantics from the ISA's text, on the host's IEEE arithmetic.
 //! Statements that are not collective run thread by thread; the collective ones (only at the
-//! kernel's top level, or that of a uniform loop there, in lockstep programs) see the whole
-//! warp or block, and a uniform loop runs its iterations for all threads in step.
+//! kernel's top level, or that of a uniform loop or a per-block branch there, in lockstep
+//! programs) see the whole warp or block; a uniform loop runs its iterations for all threads in
+//! step, and a per-block branch each block's arm for its threads.
 
 use super::narrow::{HOut, Kind, half};
 use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
@@ -167,6 +168,28 @@ impl Program {
             for _ in 0..*trips {
                 for s in body {
                     self.exec(s, regs, mem, block);
+                }
+            }
+            return true;
+        }
+        if let Stmt::BlockIf { odd, then, els } = s {
+            // Each block runs its arm alone: blocks share nothing but the words across
+            // blocks, whose operations do not depend on the order.
+            // `regs` may be one block already (a branch inside another): the arm follows the
+            // block's own `%ctaid.x`, the memory the position in `regs`.
+            let per = block as usize;
+            for (b, blk) in regs.chunks_mut(per).enumerate() {
+                let arm = if (blk[0].ctaid % 2 == 1) == *odd {
+                    then
+                } else {
+                    els
+                };
+                let mut own = Mem {
+                    shared: &mut mem.shared[b..=b],
+                    global: &mut mem.global[b..=b],
+                };
+                for s in arm {
+                    self.exec(s, blk, &mut own, block);
                 }
             }
             return true;
@@ -386,6 +409,10 @@ impl Program {
                 let taken = g.p[*p as usize] != *neg;
                 return self.run(if taken { then } else { els }, g);
             }
+            Stmt::BlockIf { odd, then, els } => {
+                let taken = (g.ctaid % 2 == 1) == *odd;
+                return self.run(if taken { then } else { els }, g);
+            }
             Stmt::Loop { trips, body, .. } => {
                 for _ in 0..*trips {
                     if self.run(body, g) == Flow::Break {
@@ -484,8 +511,8 @@ impl Program {
 
 /// A block's shared words and its region of `gm`, for each block.
 struct Mem<'a> {
-    shared: &'a mut Vec<Vec<u32>>,
-    global: &'a mut Vec<Vec<u32>>,
+    shared: &'a mut [Vec<u32>],
+    global: &'a mut [Vec<u32>],
 }
 
 /// The new value of a word after an atomic `op` with operands `b` and `c` on `old`.

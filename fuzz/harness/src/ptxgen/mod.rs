@@ -4,8 +4,8 @@
 //! from the PTX ISA's definitions, so that the differential fuzzer can compare it bit for bit
 //! with the translated kernel. Programs for the interpreter ([`Features::DIFF`]) keep warp
 //! operations, barriers and shared memory at the kernel's top level or that of a loop no
-//! thread leaves early, where every thread of the block runs them together, and touch shared
-//! memory only in patterns without races.
+//! thread leaves early or a branch each block takes whole, where every thread of the block
+//! runs them together, and touch shared memory only in patterns without races.
 //!
 //! Every program is valid PTX by construction: registers are declared once per function and
 //! written before they are read, loops count to a bound, calls go to functions defined earlier
@@ -96,7 +96,7 @@ pub struct Features {
     /// 16-bit registers, their arithmetic, conversions among 8-, 16-, 32- and 64-bit types.
     pub narrow: bool,
     /// Warp operations, barriers and shared memory only at the kernel's top level (and that of
-    /// uniform loops there) and shared memory only in race-free rounds (what
+    /// uniform loops and per-block branches there) and shared memory only in race-free rounds (what
     /// [`Program::eval`] models).
     pub lockstep: bool,
 }

@@ -45,7 +45,9 @@ impl Program {
 fn count(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| match s {
-            Stmt::If { then, els, .. } => 1 + count(then) + count(els),
+            Stmt::If { then, els, .. } | Stmt::BlockIf { then, els, .. } => {
+                1 + count(then) + count(els)
+            }
             Stmt::Loop { body, .. } => 1 + count(body),
             _ => 1,
         })
@@ -70,30 +72,14 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
     }
     for (i, s) in body.iter().enumerate() {
         match s {
-            Stmt::If { p, neg, then, els } => {
+            Stmt::If { then, els, .. } | Stmt::BlockIf { then, els, .. } => {
                 out.push(with(i, then.clone()));
                 out.push(with(i, els.clone()));
                 for t in body_variants(then) {
-                    out.push(with(
-                        i,
-                        vec![Stmt::If {
-                            p: *p,
-                            neg: *neg,
-                            then: t,
-                            els: els.clone(),
-                        }],
-                    ));
+                    out.push(with(i, vec![with_arms(s, t, els.clone())]));
                 }
                 for e in body_variants(els) {
-                    out.push(with(
-                        i,
-                        vec![Stmt::If {
-                            p: *p,
-                            neg: *neg,
-                            then: then.clone(),
-                            els: e,
-                        }],
-                    ));
+                    out.push(with(i, vec![with_arms(s, then.clone(), e)]));
                 }
             }
             Stmt::Loop {
@@ -135,6 +121,24 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
         }
     }
     out
+}
+
+/// The branch `s` with other arms.
+fn with_arms(s: &Stmt, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
+    match s {
+        Stmt::If { p, neg, .. } => Stmt::If {
+            p: *p,
+            neg: *neg,
+            then,
+            els,
+        },
+        Stmt::BlockIf { odd, .. } => Stmt::BlockIf {
+            odd: *odd,
+            then,
+            els,
+        },
+        other => other.clone(),
+    }
 }
 
 /// Whether `body` holds a `break` of the loop it is the body of: one not inside a nested loop.

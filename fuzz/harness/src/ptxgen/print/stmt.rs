@@ -189,11 +189,24 @@ impl Printer {
                 self.line(&format!("ld.shared.u32 %r{d}, [%ts];"));
                 "bar.sync 0;".to_string()
             }
-            Stmt::If { p, neg, then, els } => {
+            Stmt::If { .. } | Stmt::BlockIf { .. } => {
                 let (else_l, end_l) = (self.label("else"), self.label("endif"));
                 // Branch around `then` when the condition is false.
-                let skip = if *neg { "" } else { "!" };
-                self.line(&format!("@{skip}%p{p} bra {else_l};"));
+                let (then, els) = match s {
+                    Stmt::If { p, neg, then, els } => {
+                        let skip = if *neg { "" } else { "!" };
+                        self.line(&format!("@{skip}%p{p} bra {else_l};"));
+                        (then, els)
+                    }
+                    Stmt::BlockIf { odd, then, els } => {
+                        self.line("mov.u32 %t0, %ctaid.x;");
+                        self.line("and.b32 %t0, %t0, 1;");
+                        self.line(&format!("setp.ne.u32 %pl, %t0, {};", u32::from(*odd)));
+                        self.line(&format!("@%pl bra {else_l};"));
+                        (then, els)
+                    }
+                    _ => return,
+                };
                 self.block(then, depth);
                 if !els.is_empty() {
                     self.line(&format!("bra {end_l};"));
