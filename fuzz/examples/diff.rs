@@ -1,10 +1,10 @@
 //! The differential fuzzer: random well-typed PTX programs (`ptxvk_fuzz_harness::ptxgen` with
 //! `Features::DIFF`: integer and float arithmetic, 8- and 16-bit types, conversions,
 //! predicates, branches, loops, calls, warp operations (also with partial member masks, and
-//! in loops every thread runs to the end and branches each block takes whole), barriers,
-//! shared and global memory and atomics, also across blocks) run through ptxvk on the default
-//! device and through the generator's own interpreter of PTX semantics, compared bit for bit
-//! for every thread.
+//! in loops every thread runs to the end and branches each block or warp takes whole),
+//! barriers, shared and global memory and atomics, also across blocks) run through ptxvk on
+//! the default device and through the generator's own interpreter of PTX semantics, compared
+//! bit for bit for every thread.
 //!
 //! `cargo xtask fuzz diff --count N [--seed S] [--time S] [--jobs J]` (and, run directly,
 //! `--batch B`, `--shrink-secs S`). Programs `S..S+N` run on `J` workers (one device each; as

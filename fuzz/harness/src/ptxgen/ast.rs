@@ -336,6 +336,14 @@ pub enum Stmt {
         then: Vec<Stmt>,
         els: Vec<Stmt>,
     },
+    /// `if (%tid.x / 32 % 2 == odd) { then } else { els }`: every lane of a warp takes the same
+    /// arm, so the arms' top level holds warp operations (but no barriers or block-wide
+    /// rounds), while the warps of a block part ways.
+    WarpIf {
+        odd: bool,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
     /// `@p bra` to the end of the innermost loop.
     Break {
         p: u8,

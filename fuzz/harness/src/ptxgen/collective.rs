@@ -46,37 +46,62 @@ impl Gen<'_, '_> {
                 d: self.reg()?,
                 a: self.reg()?,
             },
+            _ if self.warp_only => Stmt::Vote {
+                op: Vote::Ballot,
+                d: self.reg()?,
+                p: self.pred()?,
+            },
             _ => Stmt::Bar,
         })
     }
 
-    /// A statement for where the whole block is present, of a kind `features` allows.
+    /// A statement for where the whole block (with `warp_only`, the whole warp) is present, of
+    /// a kind `features` allows.
     pub(super) fn collective_stmt(&mut self, depth: u32) -> Result<Stmt> {
         let f = self.features;
+        let nest = f.control && depth < MAX_DEPTH;
         let mut kinds = Vec::new();
-        if f.shared {
-            kinds.push(0u8);
-        }
-        if f.warps {
-            kinds.push(1);
-            if f.masked {
-                kinds.push(2);
+        if self.warp_only {
+            // Only the warp is present: its operations, maybe under a mask, or another
+            // per-warp branch.
+            if f.warps {
+                kinds.push(1);
+                if f.masked {
+                    kinds.push(2);
+                }
+                if nest {
+                    kinds.push(7);
+                }
             }
-        }
-        if f.global {
-            kinds.push(3);
-        }
-        if f.narrow && (f.shared || f.global) {
-            kinds.push(4);
-        }
-        if f.control && depth < MAX_DEPTH {
-            kinds.extend([5, 6]);
+        } else {
+            if f.shared {
+                kinds.push(0u8);
+            }
+            if f.warps {
+                kinds.push(1);
+                if f.masked {
+                    kinds.push(2);
+                }
+            }
+            if f.global {
+                kinds.push(3);
+            }
+            if f.narrow && (f.shared || f.global) {
+                kinds.push(4);
+            }
+            if nest {
+                kinds.extend([5, 6]);
+                if f.warps {
+                    kinds.push(7);
+                }
+            }
         }
         match self.u.choose(&kinds).copied().unwrap_or(1) {
             0 => self.shared_round(),
             2 => self.masked(depth),
             5 => self.uniform_loop(depth),
             6 => self.block_if(depth),
+            7 => self.warp_if(depth),
             3 => self.global_round(),
             4 => {
                 let global = f.global && (!f.shared || self.u.arbitrary()?);
@@ -106,19 +131,33 @@ impl Gen<'_, '_> {
     /// block is present.
     fn block_if(&mut self, depth: u32) -> Result<Stmt> {
         let odd = self.u.arbitrary()?;
-        let saved = self.uniform_depth;
-        self.uniform_depth = depth + 1;
-        let then = self.block(depth + 1, false);
-        let els = match then {
-            Ok(_) if self.u.arbitrary()? => self.block(depth + 1, false),
-            _ => Ok(Vec::new()),
-        };
-        self.uniform_depth = saved;
-        Ok(Stmt::BlockIf {
-            odd,
-            then: then?,
-            els: els?,
-        })
+        let (then, els) = self.arms_together(depth, false)?;
+        Ok(Stmt::BlockIf { odd, then, els })
+    }
+
+    /// A branch each warp takes whole, whose arms' top level holds warp operations again.
+    fn warp_if(&mut self, depth: u32) -> Result<Stmt> {
+        let odd = self.u.arbitrary()?;
+        let (then, els) = self.arms_together(depth, true)?;
+        Ok(Stmt::WarpIf { odd, then, els })
+    }
+
+    /// The arms of a branch the whole block (with `warp_only`, the whole warp) takes: their
+    /// top level is where it is present again.
+    fn arms_together(&mut self, depth: u32, warp_only: bool) -> Result<(Vec<Stmt>, Vec<Stmt>)> {
+        let saved = (self.uniform_depth, self.warp_only);
+        (self.uniform_depth, self.warp_only) = (depth + 1, warp_only);
+        let arms = (|| {
+            let then = self.block(depth + 1, false)?;
+            let els = if self.u.arbitrary()? {
+                self.block(depth + 1, false)?
+            } else {
+                Vec::new()
+            };
+            Ok((then, els))
+        })();
+        (self.uniform_depth, self.warp_only) = saved;
+        arms
     }
 
     /// A warp operation in a branch that only the lanes of its member mask take.

@@ -457,6 +457,38 @@ fn block_branches_run_collectives_per_block() {
     }
 }
 
+/// A branch each warp takes whole: the odd warp of each block runs the `then` arm's vote, the
+/// even one the `else` arm's shuffle, each over its own lanes.
+#[test]
+fn warp_branches_run_warp_operations_per_warp() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 9, 0, 0, 0, 0, 0, 0],
+        vec![Stmt::WarpIf {
+            odd: true,
+            then: vec![Stmt::Vote {
+                op: Vote::Ballot,
+                d: 1,
+                p: 0,
+            }],
+            els: vec![Stmt::Shfl {
+                mode: ShflMode::Idx,
+                d: 1,
+                a: 0,
+                lane: Src::Imm(3),
+                c: 0x1f,
+            }],
+        }],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let base = t / 32 * 32;
+        // `%p0` is `%r0 < %r3`, with `%r3` = 0: false everywhere, so the ballot is 0.
+        let want = if t / 32 % 2 == 1 { 0 } else { base + 3 };
+        assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
 /// Over a few hundred programs, each new construct is drawn, and member masks other than all
 /// lanes appear in the PTX.
 #[test]
@@ -476,6 +508,7 @@ fn generator_draws_each_new_construct() {
         cross: u32,
         in_uniform_loop: u32,
         in_block_if: u32,
+        in_warp_if: u32,
     }
     fn walk(body: &[Stmt], s: &mut Seen) {
         for st in body {
@@ -518,6 +551,11 @@ fn generator_draws_each_new_construct() {
                     walk(body, s);
                 }
                 Stmt::Loop { body, .. } => walk(body, s),
+                Stmt::WarpIf { then, els, .. } => {
+                    s.in_warp_if += then.iter().chain(els).filter(|b| collective(b)).count() as u32;
+                    walk(then, s);
+                    walk(els, s);
+                }
                 Stmt::BlockIf { then, els, .. } => {
                     s.in_block_if +=
                         then.iter().chain(els).filter(|b| collective(b)).count() as u32;
@@ -542,6 +580,7 @@ fn generator_draws_each_new_construct() {
                 | Stmt::Float { .. }
                 | Stmt::If { .. }
                 | Stmt::BlockIf { .. }
+                | Stmt::WarpIf { .. }
                 | Stmt::Loop { .. }
                 | Stmt::Break { .. }
                 | Stmt::Call { .. }
@@ -579,6 +618,7 @@ fn generator_draws_each_new_construct() {
         s.cross,
         s.in_uniform_loop,
         s.in_block_if,
+        s.in_warp_if,
     ];
     assert!(all.iter().all(|&n| n >= 5), "{s:?}");
     for needle in [

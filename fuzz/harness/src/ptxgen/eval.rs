@@ -194,6 +194,20 @@ impl Program {
             }
             return true;
         }
+        if let Stmt::WarpIf { odd, then, els } = s {
+            // Only warp operations inside: each warp runs its arm for its lanes.
+            for warp in regs.chunks_mut(32) {
+                let arm = if (warp[0].tid / 32 % 2 == 1) == *odd {
+                    then
+                } else {
+                    els
+                };
+                for s in arm {
+                    self.exec(s, warp, mem, block);
+                }
+            }
+            return true;
+        }
         let (shared, global) = (&mut *mem.shared, &mut *mem.global);
         match s {
             Stmt::Shfl { .. } | Stmt::Vote { .. } | Stmt::Redux { .. } | Stmt::Match { .. } => {
@@ -411,6 +425,10 @@ impl Program {
             }
             Stmt::BlockIf { odd, then, els } => {
                 let taken = (g.ctaid % 2 == 1) == *odd;
+                return self.run(if taken { then } else { els }, g);
+            }
+            Stmt::WarpIf { odd, then, els } => {
+                let taken = (g.tid / 32 % 2 == 1) == *odd;
                 return self.run(if taken { then } else { els }, g);
             }
             Stmt::Loop { trips, body, .. } => {

@@ -16,6 +16,9 @@ pub(super) struct Gen<'a, 'b> {
     /// The depth whose statements every thread of the block is sure to run: 0, or the body of
     /// the uniform loop being generated.
     pub(super) uniform_depth: u32,
+    /// Generating the arms of a per-warp branch: at `uniform_depth` only the warp is sure to be
+    /// present, so warp operations but no barriers or block-wide rounds.
+    pub(super) warp_only: bool,
 }
 
 impl Gen<'_, '_> {
@@ -70,11 +73,12 @@ impl Gen<'_, '_> {
     fn stmt(&mut self, depth: u32, in_loop: bool) -> Result<Stmt> {
         let f = self.features;
         let nest = f.control && depth < MAX_DEPTH;
-        // Where every thread of the block is sure to be: the kernel's top level, or that of a
-        // uniform loop's body there.
-        let collective = depth == self.uniform_depth && !in_loop && !self.in_func;
+        // Where every thread of the warp (of the block, unless `warp_only`) is sure to be: the
+        // kernel's top level, or that of a uniform loop's body or a branch's arm there.
+        let together = depth == self.uniform_depth && !in_loop && !self.in_func;
+        let collective = together && !self.warp_only;
         // The top level is a small part of a program: collectives get a larger share there.
-        if f.lockstep && collective && (f.warps || f.shared || f.global) && self.u.ratio(1, 2)? {
+        if f.lockstep && together && (f.warps || f.shared || f.global) && self.u.ratio(1, 2)? {
             return self.collective_stmt(depth);
         }
         loop {
@@ -215,7 +219,7 @@ impl Gen<'_, '_> {
                     a: self.reg()?,
                     b: self.reg()?,
                 },
-                18 if f.warps && (!f.lockstep || collective) => self.warp()?,
+                18 if f.warps && (!f.lockstep || together) => self.warp()?,
                 19 if f.shared && !f.lockstep => match self.u.int_in_range(0..=2u8)? {
                     0 => Stmt::StShared {
                         i: self.reg()?,
@@ -251,7 +255,7 @@ impl Gen<'_, '_> {
                         Special::LanemaskGe,
                     ])?,
                 },
-                22 if (f.warps || f.shared || f.global) && (!f.lockstep || collective) => {
+                22 if (f.warps || f.shared || f.global) && (!f.lockstep || together) => {
                     self.collective_stmt(depth)?
                 }
                 23 | 24 if f.narrow => self.narrow()?,
@@ -371,6 +375,7 @@ impl Program {
             stmts: 0,
             callable: 0,
             uniform_depth: 0,
+            warp_only: false,
         };
         let mut funcs = Vec::new();
         for i in 0..nfuncs {

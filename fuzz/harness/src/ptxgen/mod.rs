@@ -5,7 +5,8 @@
 //! with the translated kernel. Programs for the interpreter ([`Features::DIFF`]) keep warp
 //! operations, barriers and shared memory at the kernel's top level or that of a loop no
 //! thread leaves early or a branch each block takes whole, where every thread of the block
-//! runs them together, and touch shared memory only in patterns without races.
+//! runs them together (warp operations also in a branch each warp takes whole), and touch
+//! shared memory only in patterns without races.
 //!
 //! Every program is valid PTX by construction: registers are declared once per function and
 //! written before they are read, loops count to a bound, calls go to functions defined earlier

@@ -45,9 +45,9 @@ impl Program {
 fn count(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| match s {
-            Stmt::If { then, els, .. } | Stmt::BlockIf { then, els, .. } => {
-                1 + count(then) + count(els)
-            }
+            Stmt::If { then, els, .. }
+            | Stmt::BlockIf { then, els, .. }
+            | Stmt::WarpIf { then, els, .. } => 1 + count(then) + count(els),
             Stmt::Loop { body, .. } => 1 + count(body),
             _ => 1,
         })
@@ -72,7 +72,9 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
     }
     for (i, s) in body.iter().enumerate() {
         match s {
-            Stmt::If { then, els, .. } | Stmt::BlockIf { then, els, .. } => {
+            Stmt::If { then, els, .. }
+            | Stmt::BlockIf { then, els, .. }
+            | Stmt::WarpIf { then, els, .. } => {
                 out.push(with(i, then.clone()));
                 out.push(with(i, els.clone()));
                 for t in body_variants(then) {
@@ -133,6 +135,11 @@ fn with_arms(s: &Stmt, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
             els,
         },
         Stmt::BlockIf { odd, .. } => Stmt::BlockIf {
+            odd: *odd,
+            then,
+            els,
+        },
+        Stmt::WarpIf { odd, .. } => Stmt::WarpIf {
             odd: *odd,
             then,
             els,

@@ -189,7 +189,7 @@ impl Printer {
                 self.line(&format!("ld.shared.u32 %r{d}, [%ts];"));
                 "bar.sync 0;".to_string()
             }
-            Stmt::If { .. } | Stmt::BlockIf { .. } => {
+            Stmt::If { .. } | Stmt::BlockIf { .. } | Stmt::WarpIf { .. } => {
                 let (else_l, end_l) = (self.label("else"), self.label("endif"));
                 // Branch around `then` when the condition is false.
                 let (then, els) = match s {
@@ -198,8 +198,13 @@ impl Printer {
                         self.line(&format!("@{skip}%p{p} bra {else_l};"));
                         (then, els)
                     }
-                    Stmt::BlockIf { odd, then, els } => {
-                        self.line("mov.u32 %t0, %ctaid.x;");
+                    Stmt::BlockIf { odd, then, els } | Stmt::WarpIf { odd, then, els } => {
+                        if matches!(s, Stmt::BlockIf { .. }) {
+                            self.line("mov.u32 %t0, %ctaid.x;");
+                        } else {
+                            self.line("mov.u32 %t0, %tid.x;");
+                            self.line("shr.u32 %t0, %t0, 5;");
+                        }
                         self.line("and.b32 %t0, %t0, 1;");
                         self.line(&format!("setp.ne.u32 %pl, %t0, {};", u32::from(*odd)));
                         self.line(&format!("@%pl bra {else_l};"));
