@@ -232,6 +232,16 @@ pub enum OwnAtom {
     Dec,
 }
 
+/// `bar.red.OP`: a barrier that also combines a predicate over the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarRed {
+    /// `.popc.u32`: how many threads' predicate is true, into `%r`.
+    Popc,
+    /// `.and.pred` / `.or.pred`, into a predicate.
+    And,
+    Or,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShflMode {
     Idx,
@@ -427,6 +437,14 @@ pub enum Stmt {
         p: u8,
     },
     Bar,
+    /// `bar.red.OP d, 0, {!}%p{p}` by every thread of the block; `d` is `%r{d}` for `popc`,
+    /// `%p{d % NP}` otherwise.
+    BarRed {
+        op: BarRed,
+        d: u8,
+        p: u8,
+        neg: bool,
+    },
     /// `sh[%r{i} % 256] = %r{v}`
     StShared {
         i: u8,

@@ -78,7 +78,7 @@ impl Gen<'_, '_> {
                 kinds.push(0u8);
             }
             if f.warps {
-                kinds.push(1);
+                kinds.extend([1, 8]);
                 if f.masked {
                     kinds.push(2);
                 }
@@ -102,6 +102,12 @@ impl Gen<'_, '_> {
             5 => self.uniform_loop(depth),
             6 => self.block_if(depth),
             7 => self.warp_if(depth),
+            8 => Ok(Stmt::BarRed {
+                op: *self.u.choose(&[BarRed::Popc, BarRed::And, BarRed::Or])?,
+                d: self.reg()?,
+                p: self.pred()?,
+                neg: self.u.arbitrary()?,
+            }),
             3 => self.global_round(),
             4 => {
                 let global = f.global && (!f.shared || self.u.arbitrary()?);

@@ -489,6 +489,77 @@ fn warp_branches_run_warp_operations_per_warp() {
     }
 }
 
+/// `bar.red` combines a predicate over each block: with `%p0` = `t < 100`, every thread of
+/// block 0 and 36 of block 1 count; `and` holds in block 0 only, `or` in both, and `!%p0`
+/// counts the rest.
+#[test]
+fn barrier_reductions_combine_each_block() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 100, 0, 0, 0, 0],
+        vec![
+            Stmt::BarRed {
+                op: BarRed::Popc,
+                d: 1,
+                p: 0,
+                neg: false,
+            },
+            Stmt::BarRed {
+                op: BarRed::Popc,
+                d: 2,
+                p: 0,
+                neg: true,
+            },
+            Stmt::BarRed {
+                op: BarRed::And,
+                d: 1,
+                p: 0,
+                neg: false,
+            },
+            Stmt::BarRed {
+                op: BarRed::Or,
+                d: 2,
+                p: 0,
+                neg: false,
+            },
+            // The predicates as registers: `%r4 = %p1 ? 1 : 0`, `%r5 = %p2 ? 1 : 0`.
+            Stmt::Mov {
+                d: 4,
+                s: Src::Imm(0),
+            },
+            Stmt::Mov {
+                d: 6,
+                s: Src::Imm(1),
+            },
+            Stmt::Selp {
+                d: 4,
+                a: 6,
+                b: Src::Reg(4),
+                p: 1,
+            },
+            Stmt::Mov {
+                d: 5,
+                s: Src::Imm(0),
+            },
+            Stmt::Selp {
+                d: 5,
+                a: 6,
+                b: Src::Reg(5),
+                p: 2,
+            },
+        ],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let first = t < DIFF_BLOCK;
+        let count = if first { 64 } else { 36 };
+        assert_eq!(reg(&out, t, 1), count, "thread {t}");
+        assert_eq!(reg(&out, t, 2), 64 - count, "thread {t}");
+        assert_eq!(reg(&out, t, 4), u32::from(first), "thread {t}");
+        assert_eq!(reg(&out, t, 5), 1, "thread {t}");
+    }
+}
+
 /// Over a few hundred programs, each new construct is drawn, and member masks other than all
 /// lanes appear in the PTX.
 #[test]
@@ -509,6 +580,7 @@ fn generator_draws_each_new_construct() {
         in_uniform_loop: u32,
         in_block_if: u32,
         in_warp_if: u32,
+        bar_red: u32,
     }
     fn walk(body: &[Stmt], s: &mut Seen) {
         for st in body {
@@ -538,6 +610,7 @@ fn generator_draws_each_new_construct() {
                 Stmt::Half { .. } => s.half += 1,
                 Stmt::CvtN { .. } => s.cvt += 1,
                 Stmt::CrossRed { .. } => s.cross += 1,
+                Stmt::BarRed { .. } => s.bar_red += 1,
                 Stmt::If { then, els, .. } => {
                     walk(then, s);
                     walk(els, s);
@@ -619,6 +692,7 @@ fn generator_draws_each_new_construct() {
         s.in_uniform_loop,
         s.in_block_if,
         s.in_warp_if,
+        s.bar_red,
     ];
     assert!(all.iter().all(|&n| n >= 5), "{s:?}");
     for needle in [

@@ -280,6 +280,18 @@ impl Program {
                 }
             }
             Stmt::Bar => {}
+            Stmt::BarRed { op, d, p, neg } => {
+                for blk in regs.chunks_mut(block as usize) {
+                    let count = blk.iter().filter(|g| g.p[*p as usize] != *neg).count() as u32;
+                    for g in blk.iter_mut() {
+                        match op {
+                            BarRed::Popc => g.r[*d as usize] = count,
+                            BarRed::And => g.p[(*d % NP) as usize] = count == block,
+                            BarRed::Or => g.p[(*d % NP) as usize] = count > 0,
+                        }
+                    }
+                }
+            }
             Stmt::ShRound { v, sel, d, i } => {
                 for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
                     for g in blk.iter() {
@@ -511,6 +523,7 @@ impl Program {
             | Stmt::Redux { .. }
             | Stmt::Match { .. }
             | Stmt::Bar
+            | Stmt::BarRed { .. }
             | Stmt::ShRound { .. }
             | Stmt::AtomOwn { .. }
             | Stmt::RedAny { .. }

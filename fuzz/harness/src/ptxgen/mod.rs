@@ -24,8 +24,8 @@ mod print;
 mod shrink;
 
 pub use ast::{
-    Atom, Bin, Cmp, DblOp, FCmp, FLOAT_OPS, FloatOp, OwnAtom, PredOp, Redux, ShflMode, Special,
-    Src, Stmt, Tern, Un, Vote, Wide,
+    Atom, BarRed, Bin, Cmp, DblOp, FCmp, FLOAT_OPS, FloatOp, OwnAtom, PredOp, Redux, ShflMode,
+    Special, Src, Stmt, Tern, Un, Vote, Wide,
 };
 pub use narrow::{HOp, NCvt, NarrowTy};
 pub use print::batch_ptx;

@@ -308,6 +308,14 @@ impl Printer {
                 self.line("add.s64 %ts, %tcross, %ts;");
                 format!("red.global.{} [%ts+{at}], %r{v};", redux_name(*op))
             }
+            Stmt::BarRed { op, d, p, neg } => {
+                let n = if *neg { "!" } else { "" };
+                match op {
+                    BarRed::Popc => format!("bar.red.popc.u32 %r{d}, 0, {n}%p{p};"),
+                    BarRed::And => format!("bar.red.and.pred %p{}, 0, {n}%p{p};", d % NP),
+                    BarRed::Or => format!("bar.red.or.pred %p{}, 0, {n}%p{p};", d % NP),
+                }
+            }
             Stmt::GRedAny { op, d, i, v } => {
                 self.any_offset(*i);
                 self.region_addr(true);
