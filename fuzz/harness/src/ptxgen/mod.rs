@@ -22,6 +22,8 @@ mod generate;
 mod narrow;
 mod print;
 mod shrink;
+#[cfg(test)]
+mod structure_tests;
 
 pub use ast::{
     Atom, BarRed, Bin, Cmp, DblOp, FCmp, FLOAT_OPS, FloatOp, OwnAtom, PredOp, Redux, ShflMode,

@@ -1,0 +1,255 @@
+//! The constructs that run collectives repeated or apart (uniform loops, per-block and per-warp
+//! branches), barrier reductions and reductions across blocks: the interpreter's values on
+//! small programs written out by hand, worked out here from the ISA's text.
+
+use super::construct_tests::{BLOCKS, eval, program, reg};
+use super::*;
+
+/// Reductions across blocks, one in each arm of a branch the two blocks take apart: each word
+/// of an operation's group holds that operation over the values of the threads that chose it,
+/// whatever the order, and the other words keep the 0 they start with.
+#[test]
+fn reductions_across_blocks_fold_every_thread() {
+    // %r0 = t (the word), %r1 = 3t + 5 (the value), %p0 from `derived_init`: %r0 < %r3.
+    let p = program(
+        [1, 3, 0, 0, 0, 0, 0, 0],
+        [0, 5, 0, 64, 0, 0, 0, 0],
+        vec![
+            Stmt::CrossRed {
+                op: Redux::Add,
+                i: 0,
+                v: 1,
+            },
+            Stmt::If {
+                p: 0,
+                neg: false,
+                then: vec![Stmt::CrossRed {
+                    op: Redux::MinS,
+                    i: 0,
+                    v: 1,
+                }],
+                els: vec![Stmt::CrossRed {
+                    op: Redux::Xor,
+                    i: 0,
+                    v: 1,
+                }],
+            },
+        ],
+    );
+    let out = eval(&p);
+    let threads = BLOCKS * DIFF_BLOCK;
+    let cross = &out[(threads * OUT_WORDS) as usize..];
+    assert_eq!(cross.len(), CROSS_WORDS as usize);
+    let group = |op: Redux| {
+        let at = CROSS_OPS.iter().position(|&o| o == op).unwrap() * CROSS_PER_OP as usize;
+        &cross[at..at + CROSS_PER_OP as usize]
+    };
+    let value = |t: u32| 3 * t + 5;
+    for w in 0..CROSS_PER_OP {
+        let mine = (0..threads).filter(|t| t % CROSS_PER_OP == w);
+        let sum = mine.clone().map(value).fold(0u32, u32::wrapping_add);
+        // Threads below 64 take the branch (`%r0 < %r3`): min over 0 and their values is 0.
+        let xor = mine.filter(|&t| t >= 64).map(value).fold(0, |a, b| a ^ b);
+        assert_eq!(group(Redux::Add)[w as usize], sum, "word {w}");
+        assert_eq!(group(Redux::MinS)[w as usize], 0, "word {w}");
+        assert_eq!(group(Redux::Xor)[w as usize], xor, "word {w}");
+    }
+    for op in [Redux::MaxU, Redux::MaxS, Redux::Or] {
+        assert!(group(op).iter().all(|&w| w == 0), "{op:?}");
+    }
+}
+
+/// A shuffle inside a loop every thread runs to the end reads, in each iteration, the values
+/// the other lanes hold after the previous one.
+#[test]
+fn shuffles_in_uniform_loops_see_each_iteration() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0; NR as usize],
+        vec![Stmt::Loop {
+            trips: 3,
+            uniform: true,
+            body: vec![
+                Stmt::Shfl {
+                    mode: ShflMode::Down,
+                    d: 1,
+                    a: 0,
+                    lane: Src::Imm(1),
+                    c: 0x1f,
+                },
+                Stmt::Bar,
+                Stmt::Bin {
+                    op: Bin::Add,
+                    signed: false,
+                    d: 0,
+                    a: 0,
+                    b: Src::Reg(1),
+                },
+            ],
+        }],
+    );
+    let out = eval(&p);
+    for warp in 0..BLOCKS * DIFF_BLOCK / 32 {
+        // `shfl.down` by 1: lane 31 has no source and reads its own value.
+        let mut v: Vec<u32> = (0..32).map(|l| warp * 32 + l).collect();
+        for _ in 0..3 {
+            v = (0..32).map(|l| v[l] + v[(l + 1).min(31)]).collect();
+        }
+        for (l, want) in v.iter().enumerate() {
+            assert_eq!(
+                reg(&out, warp * 32 + l as u32, 0),
+                *want,
+                "lane {l} of warp {warp}"
+            );
+        }
+    }
+}
+
+/// A branch each block takes whole: block 1 runs the `then` arm's reduction (inside a second
+/// such branch, which block 1 takes too), block 0 the `else` arm's shuffle and barrier, each
+/// over its own warps.
+#[test]
+fn block_branches_run_collectives_per_block() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 9, 0, 0, 0, 0, 0, 0],
+        vec![Stmt::BlockIf {
+            odd: true,
+            then: vec![Stmt::BlockIf {
+                odd: true,
+                then: vec![Stmt::Redux {
+                    op: Redux::Add,
+                    d: 1,
+                    a: 0,
+                }],
+                els: vec![Stmt::Mov {
+                    d: 1,
+                    s: Src::Imm(7),
+                }],
+            }],
+            els: vec![
+                Stmt::Bar,
+                Stmt::Shfl {
+                    mode: ShflMode::Idx,
+                    d: 1,
+                    a: 0,
+                    lane: Src::Imm(0),
+                    c: 0x1f,
+                },
+            ],
+        }],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let base = t / 32 * 32;
+        let want = if t / DIFF_BLOCK == 1 {
+            (base..base + 32).sum()
+        } else {
+            base
+        };
+        assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
+/// A branch each warp takes whole: the odd warp of each block runs the `then` arm's vote, the
+/// even one the `else` arm's shuffle, each over its own lanes.
+#[test]
+fn warp_branches_run_warp_operations_per_warp() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 9, 0, 0, 0, 0, 0, 0],
+        vec![Stmt::WarpIf {
+            odd: true,
+            then: vec![Stmt::Vote {
+                op: Vote::Ballot,
+                d: 1,
+                p: 0,
+            }],
+            els: vec![Stmt::Shfl {
+                mode: ShflMode::Idx,
+                d: 1,
+                a: 0,
+                lane: Src::Imm(3),
+                c: 0x1f,
+            }],
+        }],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let base = t / 32 * 32;
+        // `%p0` is `%r0 < %r3`, with `%r3` = 0: false everywhere, so the ballot is 0.
+        let want = if t / 32 % 2 == 1 { 0 } else { base + 3 };
+        assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
+/// `bar.red` combines a predicate over each block: with `%p0` = `t < 100`, every thread of
+/// block 0 and 36 of block 1 count; `and` holds in block 0 only, `or` in both, and `!%p0`
+/// counts the rest.
+#[test]
+fn barrier_reductions_combine_each_block() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 100, 0, 0, 0, 0],
+        vec![
+            Stmt::BarRed {
+                op: BarRed::Popc,
+                d: 1,
+                p: 0,
+                neg: false,
+            },
+            Stmt::BarRed {
+                op: BarRed::Popc,
+                d: 2,
+                p: 0,
+                neg: true,
+            },
+            Stmt::BarRed {
+                op: BarRed::And,
+                d: 1,
+                p: 0,
+                neg: false,
+            },
+            Stmt::BarRed {
+                op: BarRed::Or,
+                d: 2,
+                p: 0,
+                neg: false,
+            },
+            // The predicates as registers: `%r4 = %p1 ? 1 : 0`, `%r5 = %p2 ? 1 : 0`.
+            Stmt::Mov {
+                d: 4,
+                s: Src::Imm(0),
+            },
+            Stmt::Mov {
+                d: 6,
+                s: Src::Imm(1),
+            },
+            Stmt::Selp {
+                d: 4,
+                a: 6,
+                b: Src::Reg(4),
+                p: 1,
+            },
+            Stmt::Mov {
+                d: 5,
+                s: Src::Imm(0),
+            },
+            Stmt::Selp {
+                d: 5,
+                a: 6,
+                b: Src::Reg(5),
+                p: 2,
+            },
+        ],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let first = t < DIFF_BLOCK;
+        let count = if first { 64 } else { 36 };
+        assert_eq!(reg(&out, t, 1), count, "thread {t}");
+        assert_eq!(reg(&out, t, 2), 64 - count, "thread {t}");
+        assert_eq!(reg(&out, t, 4), u32::from(first), "thread {t}");
+        assert_eq!(reg(&out, t, 5), 1, "thread {t}");
+    }
+}
