@@ -8,75 +8,17 @@
 //! a CUDA code (a panic would come back as CUDA_ERROR_UNKNOWN, checked here, and libFuzzer's
 //! panic hook aborts first anyway).
 
-use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
+use std::ffi::{CStr, c_char, c_int, c_void};
 
 use arbitrary::Arbitrary;
 use cuda::error::{CUDA_ERROR_UNKNOWN, CUDA_SUCCESS, CUresult};
 
+mod ops;
+
+use ops::*;
+
 type Handle = *mut c_void;
 type CUdeviceptr = u64;
-
-unsafe extern "C" {
-    fn cuInit(flags: c_uint) -> CUresult;
-    fn cuDeviceGet(dev: *mut c_int, ordinal: c_int) -> CUresult;
-    fn cuDeviceGetAttribute(value: *mut c_int, attr: c_int, dev: c_int) -> CUresult;
-    fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: c_int) -> CUresult;
-    fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: c_int) -> CUresult;
-    fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: c_int) -> CUresult;
-    fn cuCtxDestroy_v2(ctx: Handle) -> CUresult;
-    fn cuCtxSetCurrent(ctx: Handle) -> CUresult;
-    fn cuCtxGetLimit(value: *mut usize, limit: c_uint) -> CUresult;
-    fn cuCtxSetLimit(limit: c_uint, value: usize) -> CUresult;
-    fn cuCtxSynchronize() -> CUresult;
-    fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, size: usize) -> CUresult;
-    fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult;
-    fn cuMemGetAddressRange_v2(
-        base: *mut CUdeviceptr,
-        size: *mut usize,
-        dptr: CUdeviceptr,
-    ) -> CUresult;
-    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, n: usize) -> CUresult;
-    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize) -> CUresult;
-    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult;
-    fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult;
-    fn cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize) -> CUresult;
-    fn cuPointerGetAttribute(data: *mut c_void, attr: c_uint, ptr: CUdeviceptr) -> CUresult;
-    fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult;
-    fn cuModuleUnload(m: Handle) -> CUresult;
-    fn cuModuleGetFunction(f: *mut Handle, m: Handle, name: *const c_char) -> CUresult;
-    fn cuModuleGetGlobal_v2(
-        dptr: *mut CUdeviceptr,
-        bytes: *mut usize,
-        m: Handle,
-        name: *const c_char,
-    ) -> CUresult;
-    fn cuFuncGetAttribute(value: *mut c_int, attr: c_int, f: Handle) -> CUresult;
-    fn cuLaunchKernel(
-        f: Handle,
-        gx: c_uint,
-        gy: c_uint,
-        gz: c_uint,
-        bx: c_uint,
-        by: c_uint,
-        bz: c_uint,
-        shared: c_uint,
-        stream: Handle,
-        params: *mut *mut c_void,
-        extra: *mut *mut c_void,
-    ) -> CUresult;
-    fn cuStreamCreate(ps: *mut Handle, flags: c_uint) -> CUresult;
-    fn cuStreamDestroy_v2(s: Handle) -> CUresult;
-    fn cuStreamSynchronize(s: Handle) -> CUresult;
-    fn cuStreamQuery(s: Handle) -> CUresult;
-    fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUresult;
-    fn cuEventCreate(pe: *mut Handle, flags: c_uint) -> CUresult;
-    fn cuEventRecord(e: Handle, s: Handle) -> CUresult;
-    fn cuEventSynchronize(e: Handle) -> CUresult;
-    fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) -> CUresult;
-    fn cuEventDestroy_v2(e: Handle) -> CUresult;
-    fn cuGetErrorName(code: CUresult, out: *mut *const c_char) -> CUresult;
-    fn cuGetErrorString(code: CUresult, out: *mut *const c_char) -> CUresult;
-}
 
 /// A module whose kernels read their parameters and shared memory only.
 const PTX: &CStr = c".version 7.0
@@ -103,158 +45,6 @@ const PTX: &CStr = c".version 7.0
 ";
 
 const NOT_PTX: &CStr = c".version 7.0\n.target sm_70\n.entry broken( {";
-
-/// A handle argument as the fuzzer picks it: a real one, null, or any bits.
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum HandleArg {
-    /// One of the handles made so far (of any kind).
-    Made(u8),
-    Null,
-    Forged(u64),
-}
-
-/// A device-pointer argument as the fuzzer picks it: near a real allocation, null, or any bits.
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum DevicePtrArg {
-    /// Inside, at the end of, or past one of the allocations made so far.
-    In(u8, u16),
-    End(u8),
-    Forged(u64),
-    Null,
-}
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Size {
-    Small(u16),
-    Huge(u64),
-}
-
-impl Size {
-    fn get(self) -> usize {
-        match self {
-            Size::Small(n) => usize::from(n),
-            // Large enough that no allocator tries: 1 TiB and up.
-            Size::Huge(n) => (n | (1 << 40)) as usize,
-        }
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Op {
-    DeviceGet {
-        ordinal: i32,
-        null: bool,
-    },
-    DeviceGetAttribute {
-        attr: i32,
-        dev: i32,
-        null: bool,
-    },
-    DeviceGetName {
-        len: i16,
-        dev: i32,
-    },
-    DeviceTotalMem {
-        dev: i32,
-        null: bool,
-    },
-    CtxCreate {
-        flags: u32,
-        dev: i32,
-        null: bool,
-    },
-    CtxDestroy(HandleArg),
-    CtxSetCurrent(HandleArg),
-    CtxGetLimit {
-        limit: u32,
-        null: bool,
-    },
-    CtxSetLimit {
-        limit: u32,
-        value: u16,
-    },
-    CtxSynchronize,
-    MemAlloc {
-        size: Size,
-        null: bool,
-    },
-    MemFree(DevicePtrArg),
-    MemGetAddressRange(DevicePtrArg, bool),
-    HtoD {
-        dst: DevicePtrArg,
-        n: Size,
-    },
-    DtoH {
-        src: DevicePtrArg,
-        n: Size,
-    },
-    DtoD {
-        dst: DevicePtrArg,
-        src: DevicePtrArg,
-        n: Size,
-    },
-    MemsetD8 {
-        dst: DevicePtrArg,
-        v: u8,
-        n: Size,
-    },
-    MemsetD32 {
-        dst: DevicePtrArg,
-        v: u32,
-        n: Size,
-    },
-    PointerGetAttribute {
-        attr: u32,
-        ptr: DevicePtrArg,
-        null: bool,
-    },
-    ModuleLoad {
-        valid: bool,
-        null: bool,
-    },
-    ModuleUnload(HandleArg),
-    ModuleGetFunction {
-        m: HandleArg,
-        name: u8,
-        null: bool,
-    },
-    ModuleGetGlobal {
-        m: HandleArg,
-        name: u8,
-    },
-    FuncGetAttribute {
-        attr: i32,
-        f: HandleArg,
-        null: bool,
-    },
-    Launch {
-        f: HandleArg,
-        grid: [u8; 3],
-        block: [u8; 3],
-        shared: u32,
-        stream: HandleArg,
-        params: bool,
-    },
-    StreamCreate {
-        flags: u32,
-    },
-    StreamDestroy(HandleArg),
-    StreamSynchronize(HandleArg),
-    StreamQuery(HandleArg),
-    StreamWaitEvent(HandleArg, HandleArg, u32),
-    EventCreate {
-        flags: u32,
-    },
-    EventRecord(HandleArg, HandleArg),
-    EventSynchronize(HandleArg),
-    EventElapsed(HandleArg, HandleArg),
-    EventDestroy(HandleArg),
-    ErrorName {
-        code: u32,
-        string: bool,
-        null: bool,
-    },
-}
 
 /// Sizes around CUDA's launch limits, and small ones.
 const DIMS: [u32; 8] = [0, 1, 2, 32, 1025, 65535, 65536, u32::MAX];
