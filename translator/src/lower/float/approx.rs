@@ -1,7 +1,7 @@
 //! The `.approx` (and `.full`) instructions: the driver's operations where they meet the error
 //! the ISA states, with the ISA's special-value tables applied explicitly (Vulkan leaves most
 //! of them undefined), and `tanh` computed from `exp2` because Vulkan's `Tanh` has no useful
-//! bound near zero. The bounds are checked by the conformance suite (`cases/float.rs`).
+//! bound near zero. The bounds are checked by the conformance suite (`cases/float/`).
 
 use super::super::cx::Cx;
 use super::class::{is_inf, is_nan, is_zero, magnitude, sign};
