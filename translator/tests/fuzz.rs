@@ -404,3 +404,26 @@ fn bodies_closed_anywhere_parse_the_same() {
         }
     }
 }
+
+/// A `.section` body the hand-written parser skipped by its braces alone, while the grammar
+/// path refuses its unclosed `(` (found by the `parse` libFuzzer target): both now refuse it,
+/// at the `(`.
+#[test]
+fn section_bodies_are_refused_as_the_grammar_refuses_them() {
+    let text = "///f\n.section .f73{7;call(}\n";
+    parsers_agree(text);
+    assert!(!ptxvk_translator::parse::fast_parser_accepts(text));
+    let (_, diags) = ptxvk_translator::parse::parse(text);
+    let at = text.find('(').unwrap() as u32;
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.message == "unclosed `(`" && d.span.start == at),
+        "{diags:?}"
+    );
+    // A well-formed body is still skipped.
+    let ok =
+        ".version 7.0\n.target sm_70\n.address_size 64\n.section .debug_str { .b8 65, (66), 0; }\n";
+    parsers_agree(ok);
+    assert!(ptxvk_translator::parse::fast_parser_accepts(ok));
+}

@@ -76,18 +76,27 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A `{ ... }` group with balanced braces.
+    /// A `{ ... }` group with balanced braces, skipped but held to what the grammar path's
+    /// `prescan` refuses there (a statement's unclosed `(`, nesting past `MAX_NESTING`), so
+    /// that the two parsers agree on which files are valid.
     fn balanced(&mut self) -> Accepted<()> {
+        let mut toks = vec![self.cur().ok_or(())?];
         self.punct("{")?;
         let mut depth = 1;
         while depth > 0 {
-            match self.bump()?.0 {
+            let t = self.bump()?;
+            match t.0 {
                 Token::Punct("{") => depth += 1,
                 Token::Punct("}") => depth -= 1,
                 _ => {}
             }
+            toks.push(t);
         }
-        Ok(())
+        if crate::parse::prescan(&toks).is_empty() {
+            Ok(())
+        } else {
+            Err(())
+        }
     }
 
     fn linkage_at(&mut self, k: usize) -> Option<Linkage> {
