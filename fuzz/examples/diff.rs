@@ -33,8 +33,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, anyhow, bail};
 use arbitrary::Unstructured;
 use ptxvk_fuzz_harness::ptxgen::{
-    CROSS_OPS, CROSS_PER_OP, CROSS_WORDS, DIFF_BLOCK, Features, ND, NF, NFD, NR, OUT_WORDS,
-    Program, batch_ptx, seeded_bytes,
+    CROSS_PER_OP, CROSS_WORDS, DIFF_BLOCK, Features, ND, NF, NFD, NR, OUT_WORDS, Program,
+    batch_ptx, cross_op, seeded_bytes,
 };
 use ptxvk_fuzz_harness::regression::{self, RegressionCase};
 use ptxvk_runtime::{Context, ContextOptions, DeviceBuffer, LaunchConfig};
@@ -493,7 +493,7 @@ impl Device {
 fn compare(got: &[u32], expected: &[u32]) -> Option<String> {
     let i = got.iter().zip(expected).position(|(a, b)| a != b)?;
     if let Some(k) = (i as u32).checked_sub(THREADS * OUT_WORDS) {
-        let op = CROSS_OPS[(k / CROSS_PER_OP) as usize];
+        let op = cross_op(k as usize);
         return Some(format!(
             "word {} of the {op:?} reductions across blocks: ptxvk {:#010x}, reference {:#010x}",
             k % CROSS_PER_OP,

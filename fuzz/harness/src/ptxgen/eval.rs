@@ -7,7 +7,7 @@
 use super::narrow::{HOut, Kind, half};
 use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
 use super::*;
-use ops::{bfe, bfi, bin, cross_op, double, float, identity, prmt, reduce, un};
+use ops::{bfe, bfi, bin, double, float, identity, prmt, reduce, un};
 use warp::warp_op;
 
 mod collective;
@@ -241,17 +241,8 @@ impl Program {
                     PredOp::Not => !a,
                 };
             }
-            Stmt::If { p, neg, then, els } => {
-                let taken = g.p[*p as usize] != *neg;
-                return self.run(if taken { then } else { els }, g);
-            }
-            Stmt::BlockIf { odd, then, els } => {
-                let taken = (g.ctaid % 2 == 1) == *odd;
-                return self.run(if taken { then } else { els }, g);
-            }
-            Stmt::WarpIf { odd, then, els } => {
-                let taken = (g.tid / 32 % 2 == 1) == *odd;
-                return self.run(if taken { then } else { els }, g);
+            Stmt::If { .. } | Stmt::BlockIf { .. } | Stmt::WarpIf { .. } => {
+                return self.run(arm(s, g), g);
             }
             Stmt::Loop { trips, body, .. } => {
                 for _ in 0..*trips {
@@ -307,8 +298,7 @@ impl Program {
             }
             Stmt::CvtN { op, d, a } => cvt_narrow(g, *op, *d, *a),
             Stmt::CrossRed { op, i, v } => {
-                let group = CROSS_OPS.iter().position(|o| o == op).unwrap_or(0);
-                let w = group * CROSS_PER_OP as usize + (g.r[*i as usize] % CROSS_PER_OP) as usize;
+                let w = (cross_group(*op) + g.r[*i as usize] % CROSS_PER_OP) as usize;
                 g.cross[w] = reduce(*op, g.cross[w], g.r[*v as usize]);
             }
             Stmt::Special { d, reg } => {
@@ -348,6 +338,17 @@ impl Program {
         }
         Flow::Next
     }
+}
+
+/// The arm of the branch `s` that thread `g` takes (an empty one for other statements).
+fn arm<'s>(s: &'s Stmt, g: &Regs) -> &'s [Stmt] {
+    let (taken, then, els) = match s {
+        Stmt::If { p, neg, then, els } => (g.p[*p as usize] != *neg, then, els),
+        Stmt::BlockIf { odd, then, els } => ((g.ctaid % 2 == 1) == *odd, then, els),
+        Stmt::WarpIf { odd, then, els } => ((g.tid / 32 % 2 == 1) == *odd, then, els),
+        _ => return &[],
+    };
+    if taken { then } else { els }
 }
 
 /// A block's shared words and its region of `gm`, for each block.

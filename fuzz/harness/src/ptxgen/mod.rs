@@ -64,6 +64,20 @@ pub const CROSS_OPS: [Redux; 6] = [
 pub const CROSS_PER_OP: u32 = 4;
 /// Words of a program's reductions across blocks, stored after all threads' words.
 pub const CROSS_WORDS: u32 = CROSS_OPS.len() as u32 * CROSS_PER_OP;
+// The printer takes a word of a group with `and`, the interpreter with `%`.
+const _: () = assert!(CROSS_PER_OP.is_power_of_two());
+
+/// The first of the reduction words across blocks that `op` owns.
+pub fn cross_group(op: Redux) -> u32 {
+    let group = CROSS_OPS.iter().position(|&o| o == op).unwrap_or(0);
+    group as u32 * CROSS_PER_OP
+}
+
+/// The operation of word `w` of the reductions across blocks.
+pub fn cross_op(w: usize) -> Redux {
+    CROSS_OPS[w / CROSS_PER_OP as usize]
+}
+
 /// Words of the `.shared` array.
 const SHARED_WORDS: u32 = 256;
 /// Words of each block's region of the `.global` array `gm`: a copy of the shared layout (four

@@ -35,18 +35,14 @@ impl Program {
             }
             return true;
         }
-        if let Stmt::BlockIf { odd, then, els } = s {
+        if let Stmt::BlockIf { .. } = s {
             // Each block runs its arm alone: blocks share nothing but the words across
             // blocks, whose operations do not depend on the order.
             // `regs` may be one block already (a branch inside another): the arm follows the
             // block's own `%ctaid.x`, the memory the position in `regs`.
             let per = block as usize;
             for (b, blk) in regs.chunks_mut(per).enumerate() {
-                let arm = if (blk[0].ctaid % 2 == 1) == *odd {
-                    then
-                } else {
-                    els
-                };
+                let arm = arm(s, &blk[0]);
                 let mut own = Mem {
                     shared: &mut mem.shared[b..=b],
                     global: &mut mem.global[b..=b],
@@ -57,14 +53,10 @@ impl Program {
             }
             return true;
         }
-        if let Stmt::WarpIf { odd, then, els } = s {
+        if let Stmt::WarpIf { .. } = s {
             // Only warp operations inside: each warp runs its arm for its lanes.
             for warp in regs.chunks_mut(32) {
-                let arm = if (warp[0].tid / 32 % 2 == 1) == *odd {
-                    then
-                } else {
-                    els
-                };
+                let arm = arm(s, &warp[0]);
                 for s in arm {
                     self.exec(s, warp, mem, block);
                 }

@@ -194,11 +194,6 @@ pub(super) fn double(g: &mut Regs, op: DblOp, d: u8, a: u8, b: u8, c: u8) {
     }
 }
 
-/// The operation of word `w` of the reductions across blocks.
-pub(super) fn cross_op(w: usize) -> Redux {
-    CROSS_OPS[w / CROSS_PER_OP as usize]
-}
-
 /// `x` with `identity(op)` reduced into it is `x`.
 pub(super) fn identity(op: Redux) -> u32 {
     match op {

@@ -301,8 +301,7 @@ impl Printer {
                 "bar.sync 0;".to_string()
             }
             Stmt::CrossRed { op, i, v } => {
-                let group = CROSS_OPS.iter().position(|o| o == op).unwrap_or(0) as u32;
-                let at = self.cross + group * CROSS_PER_OP * 4;
+                let at = self.cross + cross_group(*op) * 4;
                 self.line(&format!("and.b32 %t0, %r{i}, {};", CROSS_PER_OP - 1));
                 self.line("mul.wide.u32 %ts, %t0, 4;");
                 self.line("add.s64 %ts, %tcross, %ts;");
