@@ -122,14 +122,11 @@ impl Gen<'_, '_> {
     /// thread-local code (which may hold other loops, left by `break`s of their own).
     fn uniform_loop(&mut self, depth: u32) -> Result<Stmt> {
         let trips = self.u.int_in_range(1..=4)?;
-        let saved = self.uniform_depth;
-        self.uniform_depth = depth + 1;
-        let body = self.block(depth + 1, false);
-        self.uniform_depth = saved;
+        let body = self.together(depth, false, |g| g.block(depth + 1, false))?;
         Ok(Stmt::Loop {
             trips,
             uniform: true,
-            body: body?,
+            body,
         })
     }
 
@@ -151,19 +148,30 @@ impl Gen<'_, '_> {
     /// The arms of a branch the whole block (with `warp_only`, the whole warp) takes: their
     /// top level is where it is present again.
     fn arms_together(&mut self, depth: u32, warp_only: bool) -> Result<(Vec<Stmt>, Vec<Stmt>)> {
-        let saved = (self.uniform_depth, self.warp_only);
-        (self.uniform_depth, self.warp_only) = (depth + 1, warp_only);
-        let arms = (|| {
-            let then = self.block(depth + 1, false)?;
-            let els = if self.u.arbitrary()? {
-                self.block(depth + 1, false)?
+        self.together(depth, warp_only, |g| {
+            let then = g.block(depth + 1, false)?;
+            let els = if g.u.arbitrary()? {
+                g.block(depth + 1, false)?
             } else {
                 Vec::new()
             };
             Ok((then, els))
-        })();
+        })
+    }
+
+    /// Runs `f` with depth `depth + 1` as the level where the whole block (with `warp_only`,
+    /// the whole warp) is present, then restores the level it replaced.
+    fn together<T>(
+        &mut self,
+        depth: u32,
+        warp_only: bool,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let saved = (self.uniform_depth, self.warp_only);
+        (self.uniform_depth, self.warp_only) = (depth + 1, warp_only);
+        let out = f(self);
         (self.uniform_depth, self.warp_only) = saved;
-        arms
+        out
     }
 
     /// A warp operation in a branch that only the lanes of its member mask take.
