@@ -354,6 +354,24 @@ pub enum Stmt {
         then: Vec<Stmt>,
         els: Vec<Stmt>,
     },
+    /// A do-while loop whose warps run different numbers of iterations: `trips`, and `extra`
+    /// more where `%tid.x / 32 % 2 == odd`. No `break` leaves it, so each warp runs its
+    /// iterations whole and its body's top level holds warp operations (but no barriers or
+    /// block-wide rounds), while the warps of a block leave it after different iterations.
+    WarpLoop {
+        trips: u8,
+        extra: u8,
+        odd: bool,
+        body: Vec<Stmt>,
+    },
+    /// A do-while loop that each warp leaves when no lane wants another iteration
+    /// (`vote.sync.any` of `counter < %r{r} % 4 + 1`, with `%r{r}` as the loop was entered):
+    /// every lane runs its warp's largest count, so the body's top level holds warp operations
+    /// again, while the warps of a block leave it after different iterations.
+    VoteLoop {
+        r: u8,
+        body: Vec<Stmt>,
+    },
     /// `@p bra` to the end of the innermost loop.
     Break {
         p: u8,

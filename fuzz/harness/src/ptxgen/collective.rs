@@ -70,7 +70,7 @@ impl Gen<'_, '_> {
                     kinds.push(2);
                 }
                 if nest {
-                    kinds.push(7);
+                    kinds.extend([7, 9, 10]);
                 }
             }
         } else {
@@ -92,7 +92,7 @@ impl Gen<'_, '_> {
             if nest {
                 kinds.extend([5, 6]);
                 if f.warps {
-                    kinds.push(7);
+                    kinds.extend([7, 9, 10]);
                 }
             }
         }
@@ -102,6 +102,12 @@ impl Gen<'_, '_> {
             5 => self.uniform_loop(depth),
             6 => self.block_if(depth),
             7 => self.warp_if(depth),
+            9 => self.warp_loop(depth),
+            10 => {
+                let r = self.reg()?;
+                let body = self.together(depth, true, |g| g.block(depth + 1, false))?;
+                Ok(Stmt::VoteLoop { r, body })
+            }
             8 => Ok(Stmt::BarRed {
                 op: *self.u.choose(&[BarRed::Popc, BarRed::And, BarRed::Or])?,
                 d: self.reg()?,
@@ -145,6 +151,21 @@ impl Gen<'_, '_> {
         Ok(Stmt::WarpIf { odd, then, els })
     }
 
+    /// A loop each warp runs whole but for its own number of iterations, whose body's top
+    /// level holds warp operations again.
+    fn warp_loop(&mut self, depth: u32) -> Result<Stmt> {
+        let trips = self.u.int_in_range(1..=3)?;
+        let extra = self.u.int_in_range(1..=3)?;
+        let odd = self.u.arbitrary()?;
+        let body = self.together(depth, true, |g| g.block(depth + 1, false))?;
+        Ok(Stmt::WarpLoop {
+            trips,
+            extra,
+            odd,
+            body,
+        })
+    }
+
     /// The arms of a branch the whole block (with `warp_only`, the whole warp) takes: their
     /// top level is where it is present again.
     fn arms_together(&mut self, depth: u32, warp_only: bool) -> Result<(Vec<Stmt>, Vec<Stmt>)> {
@@ -161,7 +182,7 @@ impl Gen<'_, '_> {
 
     /// Runs `f` with depth `depth + 1` as the level where the whole block (with `warp_only`,
     /// the whole warp) is present, then restores the level it replaced.
-    fn together<T>(
+    pub(super) fn together<T>(
         &mut self,
         depth: u32,
         warp_only: bool,

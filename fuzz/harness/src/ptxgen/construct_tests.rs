@@ -279,11 +279,31 @@ fn narrow_loads_extend_as_their_type_says() {
 /// outside the mask is undefined).
 #[test]
 fn partial_shuffles_read_only_members() {
+    /// The masked warp operations of `body`, nested ones included.
+    fn masked<'s>(body: &'s [Stmt], out: &mut Vec<&'s Stmt>) {
+        for st in body {
+            match st {
+                Stmt::Masked { .. } => out.push(st),
+                Stmt::If { then, els, .. }
+                | Stmt::BlockIf { then, els, .. }
+                | Stmt::WarpIf { then, els, .. } => {
+                    masked(then, out);
+                    masked(els, out);
+                }
+                Stmt::Loop { body, .. }
+                | Stmt::WarpLoop { body, .. }
+                | Stmt::VoteLoop { body, .. } => masked(body, out),
+                _ => {}
+            }
+        }
+    }
     let mut seen = 0;
     for seed in 0..400 {
         let data = seeded_bytes(seed, 2048);
         let p = Program::generate(&mut Unstructured::new(&data), Features::DIFF).unwrap();
-        for st in &p.body {
+        let mut found = Vec::new();
+        masked(&p.body, &mut found);
+        for st in found {
             let Stmt::Masked { mask, op, .. } = st else {
                 continue;
             };
@@ -336,6 +356,13 @@ fn generator_draws_each_new_construct() {
         in_uniform_loop: u32,
         in_block_if: u32,
         in_warp_if: u32,
+        in_warp_loop: u32,
+        in_vote_loop: u32,
+        in_warp_func: u32,
+        in_block_func: u32,
+        /// The functions the program just walked calls.
+        called: Vec<u8>,
+        calls_together: u32,
         bar_red: u32,
     }
     fn walk(body: &[Stmt], s: &mut Seen) {
@@ -367,6 +394,7 @@ fn generator_draws_each_new_construct() {
                 Stmt::CvtN { .. } => s.cvt += 1,
                 Stmt::CrossRed { .. } => s.cross += 1,
                 Stmt::BarRed { .. } => s.bar_red += 1,
+                Stmt::Call { f, .. } => s.called.push(*f),
                 Stmt::If { then, els, .. } => {
                     walk(then, s);
                     walk(els, s);
@@ -384,6 +412,14 @@ fn generator_draws_each_new_construct() {
                     s.in_warp_if += then.iter().chain(els).filter(|b| collective(b)).count() as u32;
                     walk(then, s);
                     walk(els, s);
+                }
+                Stmt::VoteLoop { body, .. } => {
+                    s.in_vote_loop += body.iter().filter(|b| collective(b)).count() as u32;
+                    walk(body, s);
+                }
+                Stmt::WarpLoop { body, .. } => {
+                    s.in_warp_loop += body.iter().filter(|b| collective(b)).count() as u32;
+                    walk(body, s);
                 }
                 Stmt::BlockIf { then, els, .. } => {
                     s.in_block_if +=
@@ -410,6 +446,8 @@ fn generator_draws_each_new_construct() {
                 | Stmt::If { .. }
                 | Stmt::BlockIf { .. }
                 | Stmt::WarpIf { .. }
+                | Stmt::WarpLoop { .. }
+                | Stmt::VoteLoop { .. }
                 | Stmt::Loop { .. }
                 | Stmt::Break { .. }
                 | Stmt::Call { .. }
@@ -428,6 +466,18 @@ fn generator_draws_each_new_construct() {
         let data = seeded_bytes(seed, 2048);
         let p = Program::generate(&mut Unstructured::new(&data), Features::DIFF).unwrap();
         walk(&p.body, &mut s);
+        for f in &p.funcs {
+            let n = f.body.iter().filter(|b| collective(b)).count() as u32;
+            match f.level {
+                FuncLevel::Thread => assert_eq!(n, 0, "seed {seed}"),
+                FuncLevel::Warp => s.in_warp_func += n,
+                FuncLevel::Block => s.in_block_func += n,
+            }
+            walk(&f.body, &mut s);
+        }
+        for f in std::mem::take(&mut s.called) {
+            s.calls_together += u32::from(p.funcs[f as usize].level != FuncLevel::Thread);
+        }
         text.push_str(&p.to_ptx());
     }
     let all = [
@@ -448,6 +498,11 @@ fn generator_draws_each_new_construct() {
         s.in_uniform_loop,
         s.in_block_if,
         s.in_warp_if,
+        s.in_warp_loop,
+        s.in_vote_loop,
+        s.in_warp_func,
+        s.in_block_func,
+        s.calls_together,
         s.bar_red,
     ];
     assert!(all.iter().all(|&n| n >= 5), "{s:?}");

@@ -1,8 +1,9 @@
 //! The reference interpreter: PTX semantics from the ISA's text, on the host's IEEE arithmetic.
-//! Statements that are not collective run thread by thread; the collective ones (only at the
-//! kernel's top level, or that of a uniform loop or a per-block branch there, in lockstep
-//! programs) see the whole warp or block; a uniform loop runs its iterations for all threads in
-//! step, and a per-block branch each block's arm for its threads.
+//! Statements that are not collective run thread by thread; the collective ones (only where
+//! the whole block or warp is present, in lockstep programs) see the whole warp or block; a
+//! uniform loop runs its iterations for all threads in step, a per-block branch each block's
+//! arm for its threads, a per-warp branch or loop each warp's for its lanes, and a function
+//! whose top level is collective its body for all its callers at once.
 
 use super::narrow::{HOut, Kind, half};
 use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
@@ -53,6 +54,14 @@ impl Regs {
             ctaid,
             cross: std::array::from_fn(|w| identity(cross_op(w))),
         }
+    }
+
+    /// The registers of a call of `func` with arguments `a` and `b` by this thread.
+    fn frame(&self, func: &Func, a: u32, b: u32) -> Regs {
+        let mut r = func.init;
+        r[0] = a;
+        r[1] = b;
+        Regs::new(r, self.tid, self.ntid, self.ctaid)
     }
 
     fn lane(&self) -> u32 {
@@ -149,13 +158,9 @@ impl Program {
     }
 
     fn call(&self, g: &Regs, f: usize, a: u32, b: u32) -> u32 {
-        let func = &self.funcs[f];
-        let mut r = func.init;
-        r[0] = a;
-        r[1] = b;
-        let mut regs = Regs::new(r, g.tid, g.ntid, g.ctaid);
-        self.run(&func.body, &mut regs);
-        regs.r[0]
+        let mut frame = g.frame(&self.funcs[f], a, b);
+        self.run(&self.funcs[f].body, &mut frame);
+        frame.r[0]
     }
 
     fn run(&self, body: &[Stmt], g: &mut Regs) -> Flow {
@@ -251,6 +256,16 @@ impl Program {
                     }
                 }
             }
+            Stmt::WarpLoop {
+                trips,
+                extra,
+                odd,
+                body,
+            } => {
+                for _ in 0..warp_trips(*trips, *extra, *odd, g) {
+                    self.run(body, g);
+                }
+            }
             Stmt::Break { p, neg } => {
                 if g.p[*p as usize] != *neg {
                     return Flow::Break;
@@ -319,6 +334,7 @@ impl Program {
             // Collective: run by `collective` where the whole block is; never generated
             // elsewhere for programs `eval` accepts.
             Stmt::Shfl { .. }
+            | Stmt::VoteLoop { .. }
             | Stmt::Vote { .. }
             | Stmt::Redux { .. }
             | Stmt::Match { .. }
@@ -349,6 +365,15 @@ fn arm<'s>(s: &'s Stmt, g: &Regs) -> &'s [Stmt] {
         _ => return &[],
     };
     if taken { then } else { els }
+}
+
+/// The iterations of a per-warp loop ([`Stmt::WarpLoop`]) in thread `g`'s warp.
+fn warp_trips(trips: u8, extra: u8, odd: bool, g: &Regs) -> u8 {
+    if (g.tid / 32 % 2 == 1) == odd {
+        trips + extra
+    } else {
+        trips
+    }
 }
 
 /// A block's shared words and its region of `gm`, for each block.

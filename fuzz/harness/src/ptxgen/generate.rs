@@ -13,6 +13,11 @@ pub(super) struct Gen<'a, 'b> {
     pub(super) stmts: u32,
     /// Functions a call may name (those defined before the one being generated).
     pub(super) callable: u8,
+    /// The level of each function defined so far.
+    pub(super) levels: Vec<FuncLevel>,
+    /// Generating a function whose top level runs together ([`FuncLevel::Warp`] or
+    /// [`FuncLevel::Block`]).
+    pub(super) func_together: bool,
     /// The depth whose statements every thread of the block is sure to run: 0, or the body of
     /// the uniform loop being generated.
     pub(super) uniform_depth: u32,
@@ -75,7 +80,8 @@ impl Gen<'_, '_> {
         let nest = f.control && depth < MAX_DEPTH;
         // Where every thread of the warp (of the block, unless `warp_only`) is sure to be: the
         // kernel's top level, or that of a uniform loop's body or a branch's arm there.
-        let together = depth == self.uniform_depth && !in_loop && !self.in_func;
+        let together =
+            depth == self.uniform_depth && !in_loop && (!self.in_func || self.func_together);
         let collective = together && !self.warp_only;
         // The top level is a small part of a program: collectives get a larger share there.
         if f.lockstep && together && (f.warps || f.shared || f.global) && self.u.ratio(1, 2)? {
@@ -213,12 +219,26 @@ impl Gen<'_, '_> {
                     p: self.pred()?,
                     neg: self.u.arbitrary()?,
                 },
-                17 if f.calls && self.callable > 0 => Stmt::Call {
-                    f: self.u.int_in_range(0..=self.callable - 1)?,
-                    d: self.reg()?,
-                    a: self.reg()?,
-                    b: self.reg()?,
-                },
+                17 if f.calls && self.callable > 0 => {
+                    // A function that runs collectives only where those who must run them
+                    // together are present.
+                    let fs: Vec<u8> = (0..self.callable)
+                        .filter(|&i| match self.levels[i as usize] {
+                            FuncLevel::Thread => true,
+                            FuncLevel::Warp => together,
+                            FuncLevel::Block => collective,
+                        })
+                        .collect();
+                    if fs.is_empty() {
+                        continue;
+                    }
+                    Stmt::Call {
+                        f: *self.u.choose(&fs)?,
+                        d: self.reg()?,
+                        a: self.reg()?,
+                        b: self.reg()?,
+                    }
+                }
                 18 if f.warps && (!f.lockstep || together) => self.warp()?,
                 19 if f.shared && !f.lockstep => match self.u.int_in_range(0..=2u8)? {
                     0 => Stmt::StShared {
@@ -374,29 +394,42 @@ impl Program {
             in_func: true,
             stmts: 0,
             callable: 0,
+            levels: Vec::new(),
+            func_together: false,
             uniform_depth: 0,
             warp_only: false,
         };
         let mut funcs = Vec::new();
         for i in 0..nfuncs {
             g.callable = i;
-            // Functions hold no barriers or warp operations: a call from divergent code would
-            // make them divergent too.
-            let saved = g.features;
-            g.features.warps = false;
-            g.features.global = false;
             let mut init = [0u32; NR as usize];
             for v in &mut init {
                 *v = g.imm()?;
             }
-            if features.lockstep {
-                g.features.shared = false;
+            // In lockstep programs a function may run collectives at its top level, and is
+            // then called only where those who run them together are present. Elsewhere a
+            // call from divergent code would make them divergent too.
+            let level = if features.lockstep && features.warps {
+                *g.u.choose(&[FuncLevel::Thread, FuncLevel::Warp, FuncLevel::Block])?
+            } else {
+                FuncLevel::Thread
+            };
+            let saved = g.features;
+            if level == FuncLevel::Thread {
+                g.features.warps = false;
+                g.features.global = false;
+                if features.lockstep {
+                    g.features.shared = false;
+                }
             }
-            let body = g.block(1, false)?;
+            g.func_together = level != FuncLevel::Thread;
+            let body = g.together(0, level == FuncLevel::Warp, |g| g.block(1, false))?;
             g.features = saved;
-            funcs.push(Func { init, body });
+            g.levels.push(level);
+            funcs.push(Func { init, body, level });
         }
         g.in_func = false;
+        g.func_together = false;
         g.callable = nfuncs;
         let (mut mul, mut add) = ([0u32; NR as usize], [0u32; NR as usize]);
         for (m, a) in mul.iter_mut().zip(&mut add) {

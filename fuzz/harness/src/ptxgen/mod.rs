@@ -4,9 +4,9 @@
 //! from the PTX ISA's definitions, so that the differential fuzzer can compare it bit for bit
 //! with the translated kernel. Programs for the interpreter ([`Features::DIFF`]) keep warp
 //! operations, barriers and shared memory at the kernel's top level or that of a loop no
-//! thread leaves early or a branch each block takes whole, where every thread of the block
-//! runs them together (warp operations also in a branch each warp takes whole), and touch
-//! shared memory only in patterns without races.
+//! thread leaves early, a branch each block takes whole or a function called there, where
+//! every thread of the block runs them together (warp operations also in branches and loops
+//! each warp runs whole), and touch shared memory only in patterns without races.
 //!
 //! Every program is valid PTX by construction: registers are declared once per function and
 //! written before they are read, loops count to a bound, calls go to functions defined earlier
@@ -157,6 +157,21 @@ impl Features {
 pub struct Func {
     pub init: [u32; NR as usize],
     pub body: Vec<Stmt>,
+    pub level: FuncLevel,
+}
+
+/// Who is sure to run a function's top level together, which decides what it may hold and
+/// where it may be called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FuncLevel {
+    /// Each thread on its own: no collectives; called from anywhere.
+    Thread,
+    /// The whole warp: warp operations at its top level; called only where the whole warp is
+    /// present.
+    Warp,
+    /// The whole block: also barriers and memory rounds; called only where the whole block is
+    /// present.
+    Block,
 }
 
 /// A kernel `k(.param .u64 out)`: each thread starts with `%r{i} = gtid * mul[i] + add[i]`,

@@ -48,7 +48,9 @@ fn count(body: &[Stmt]) -> usize {
             Stmt::If { then, els, .. }
             | Stmt::BlockIf { then, els, .. }
             | Stmt::WarpIf { then, els, .. } => 1 + count(then) + count(els),
-            Stmt::Loop { body, .. } => 1 + count(body),
+            Stmt::Loop { body, .. } | Stmt::WarpLoop { body, .. } | Stmt::VoteLoop { body, .. } => {
+                1 + count(body)
+            }
             _ => 1,
         })
         .sum()
@@ -113,6 +115,33 @@ fn body_variants(body: &[Stmt]) -> Vec<Vec<Stmt>> {
                             body: b,
                         }],
                     ));
+                }
+            }
+            Stmt::WarpLoop {
+                trips,
+                extra,
+                odd,
+                body: lb,
+            } => {
+                // No `break` leaves it, so its body stands on its own.
+                out.push(with(i, lb.clone()));
+                let warp_loop = |trips: u8, extra: u8, body: Vec<Stmt>| Stmt::WarpLoop {
+                    trips,
+                    extra,
+                    odd: *odd,
+                    body,
+                };
+                if *trips > 1 || *extra > 1 {
+                    out.push(with(i, vec![warp_loop(1, 1, lb.clone())]));
+                }
+                for b in body_variants(lb) {
+                    out.push(with(i, vec![warp_loop(*trips, *extra, b)]));
+                }
+            }
+            Stmt::VoteLoop { r, body: lb } => {
+                out.push(with(i, lb.clone()));
+                for b in body_variants(lb) {
+                    out.push(with(i, vec![Stmt::VoteLoop { r: *r, body: b }]));
                 }
             }
             s => {

@@ -1,5 +1,6 @@
-//! The constructs that run collectives repeated or apart (uniform loops, per-block and per-warp
-//! branches), barrier reductions and reductions across blocks: the interpreter's values on
+//! The constructs that run collectives repeated or apart (uniform loops, per-warp loops, loops
+//! left by a vote,
+//! per-block and per-warp branches, functions called together), barrier reductions and reductions across blocks: the interpreter's values on
 //! small programs written out by hand, worked out here from the ISA's text.
 
 use super::construct_tests::{BLOCKS, eval, program, reg};
@@ -180,6 +181,151 @@ fn warp_branches_run_warp_operations_per_warp() {
         // `%p0` is `%r0 < %r3`, with `%r3` = 0: false everywhere, so the ballot is 0.
         let want = if t / 32 % 2 == 1 { 0 } else { base + 3 };
         assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
+/// A loop each warp runs for its own number of iterations: `redux.sync.add` of `%r0` into
+/// `%r0` makes every lane hold its warp's sum `S`, and each further iteration multiplies it
+/// by the warp's 32 lanes. The even warps run once, the odd ones three times.
+#[test]
+fn warp_loops_run_each_warps_own_iterations() {
+    let p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        vec![Stmt::WarpLoop {
+            trips: 1,
+            extra: 2,
+            odd: true,
+            body: vec![Stmt::Redux {
+                op: Redux::Add,
+                d: 0,
+                a: 0,
+            }],
+        }],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let base = t / 32 * 32;
+        let sum = 32 * base + 31 * 32 / 2;
+        let want = if t / 32 % 2 == 1 { 32 * 32 * sum } else { sum };
+        assert_eq!(reg(&out, t, 0), want, "thread {t}");
+    }
+}
+
+/// A loop each warp leaves by a vote: lane `l` of warp `w` asks for `(l & w) + 1` iterations,
+/// so warp 0 runs one and warp 1 two, its even lanes included. `redux.sync.add` of `%r1` (1
+/// on entry) gives 32 after one iteration and 32 * 32 after two.
+#[test]
+fn vote_loops_run_the_warps_largest_count() {
+    let p = program(
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 1, 0, 0, 0, 0, 0, 0],
+        vec![
+            Stmt::Special {
+                d: 0,
+                reg: Special::Laneid,
+            },
+            Stmt::Special {
+                d: 4,
+                reg: Special::TidX,
+            },
+            Stmt::Bin {
+                op: Bin::ShrU,
+                signed: false,
+                d: 4,
+                a: 4,
+                b: Src::Imm(5),
+            },
+            Stmt::Bin {
+                op: Bin::And,
+                signed: false,
+                d: 0,
+                a: 0,
+                b: Src::Reg(4),
+            },
+            Stmt::VoteLoop {
+                r: 0,
+                body: vec![Stmt::Redux {
+                    op: Redux::Add,
+                    d: 1,
+                    a: 1,
+                }],
+            },
+        ],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let want = if t / 32 % 2 == 1 { 32 * 32 } else { 32 };
+        assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
+/// Functions whose top level runs collectives: a warp function's `redux.sync.add` of its
+/// argument gives each lane its warp's sum, called by the whole block and by the odd warps in
+/// a per-warp branch; a block function's `bar.red.popc` of `%p0` (its `%r0 < %r3`, with the
+/// argument `t` in `%r0` and 100 in `%r3`) counts the block's threads below 100.
+#[test]
+fn collective_functions_run_with_their_callers() {
+    let mut init = [0u32; NR as usize];
+    init[3] = 100;
+    let mut p = program(
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 7, 0, 0, 0, 0],
+        vec![
+            Stmt::Call {
+                f: 0,
+                d: 1,
+                a: 0,
+                b: 0,
+            },
+            Stmt::Call {
+                f: 1,
+                d: 2,
+                a: 0,
+                b: 0,
+            },
+            Stmt::WarpIf {
+                odd: true,
+                then: vec![Stmt::Call {
+                    f: 0,
+                    d: 3,
+                    a: 0,
+                    b: 0,
+                }],
+                els: Vec::new(),
+            },
+        ],
+    );
+    p.funcs = vec![
+        Func {
+            init,
+            body: vec![Stmt::Redux {
+                op: Redux::Add,
+                d: 0,
+                a: 0,
+            }],
+            level: FuncLevel::Warp,
+        },
+        Func {
+            init,
+            body: vec![Stmt::BarRed {
+                op: BarRed::Popc,
+                d: 0,
+                p: 0,
+                neg: false,
+            }],
+            level: FuncLevel::Block,
+        },
+    ];
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let base = t / 32 * 32;
+        let sum = 32 * base + 31 * 32 / 2;
+        assert_eq!(reg(&out, t, 1), sum, "thread {t}");
+        let below = if t < DIFF_BLOCK { 64 } else { 100 - 64 };
+        assert_eq!(reg(&out, t, 2), below, "thread {t}");
+        let odd_warp = if t / 32 % 2 == 1 { sum } else { 7 };
+        assert_eq!(reg(&out, t, 3), odd_warp, "thread {t}");
     }
 }
 

@@ -63,6 +63,52 @@ impl Program {
             }
             return true;
         }
+        if let Stmt::WarpLoop {
+            trips,
+            extra,
+            odd,
+            body,
+        } = s
+        {
+            // Only warp operations inside: each warp runs its own iterations for its lanes.
+            for warp in regs.chunks_mut(32) {
+                for _ in 0..warp_trips(*trips, *extra, *odd, &warp[0]) {
+                    for s in body {
+                        self.exec(s, warp, mem, block);
+                    }
+                }
+            }
+            return true;
+        }
+        if let Stmt::VoteLoop { r, body } = s {
+            // Each warp runs the iterations its lanes' largest count asks for, all together.
+            for warp in regs.chunks_mut(32) {
+                let trips = warp.iter().map(|g| g.r[*r as usize] % 4 + 1).max();
+                for _ in 0..trips.unwrap_or(0) {
+                    for s in body {
+                        self.exec(s, warp, mem, block);
+                    }
+                }
+            }
+            return true;
+        }
+        if let Stmt::Call { f, d, a, b } = *s
+            && self.funcs[f as usize].level != FuncLevel::Thread
+        {
+            // Its top level runs together, like the kernel's: the callers' frames in step.
+            let func = &self.funcs[f as usize];
+            let mut frames: Vec<Regs> = regs
+                .iter()
+                .map(|g| g.frame(func, g.r[a as usize], g.r[b as usize]))
+                .collect();
+            for s in &func.body {
+                self.exec(s, &mut frames, mem, block);
+            }
+            for (g, frame) in regs.iter_mut().zip(frames) {
+                g.r[d as usize] = frame.r[0];
+            }
+            return true;
+        }
         let (shared, global) = (&mut *mem.shared, &mut *mem.global);
         match s {
             Stmt::Shfl { .. } | Stmt::Vote { .. } | Stmt::Redux { .. } | Stmt::Match { .. } => {

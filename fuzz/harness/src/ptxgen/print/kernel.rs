@@ -16,7 +16,12 @@ impl Printer {
         self.line(&format!(".reg .pred %p<{NP}>;"));
         self.line(&format!(".reg .b16 %rs<{NH}>, %hd;"));
         self.line(".reg .pred %pl;");
-        self.line(&format!(".reg .b32 %lc<{}>;", MAX_DEPTH + 2));
+        self.line(&format!(
+            ".reg .b32 %lc<{}>, %vl<{}>;",
+            MAX_DEPTH + 2,
+            MAX_DEPTH + 2
+        ));
+        self.line(".reg .pred %pv;");
         self.line(".reg .b32 %t<4>;");
         self.line(".reg .b32 %gt;");
         self.line(".reg .f32 %ft;");

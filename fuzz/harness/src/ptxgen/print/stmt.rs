@@ -12,6 +12,34 @@ fn src(s: Src) -> String {
 }
 
 impl Printer {
+    /// A do-while loop on the counter `%lc{depth}`: `entry` after the counter is zeroed, the
+    /// body, the counter stepped, then `test`, which sets `pred` where another iteration is due.
+    fn do_while(
+        &mut self,
+        depth: usize,
+        body: &[Stmt],
+        entry: &[String],
+        test: &[String],
+        pred: &str,
+    ) {
+        let (top, end) = (self.label("loop"), self.label("endloop"));
+        let counter = format!("%lc{depth}");
+        self.line(&format!("mov.u32 {counter}, 0;"));
+        for l in entry {
+            self.line(l);
+        }
+        self.out.push_str(&format!("{top}:\n"));
+        self.loops.push(end.clone());
+        self.block(body, depth + 1);
+        self.loops.pop();
+        self.line(&format!("add.u32 {counter}, {counter}, 1;"));
+        for l in test {
+            self.line(l);
+        }
+        self.line(&format!("@{pred} bra {top};"));
+        self.out.push_str(&format!("{end}:\n"));
+    }
+
     pub(super) fn stmt(&mut self, s: &Stmt, depth: usize) {
         let line = match s {
             Stmt::Bin {
@@ -222,17 +250,40 @@ impl Printer {
                 return;
             }
             Stmt::Loop { trips, body, .. } => {
-                let (top, end) = (self.label("loop"), self.label("endloop"));
-                let counter = format!("%lc{depth}");
-                self.line(&format!("mov.u32 {counter}, 0;"));
-                self.out.push_str(&format!("{top}:\n"));
-                self.loops.push(end.clone());
-                self.block(body, depth + 1);
-                self.loops.pop();
-                self.line(&format!("add.u32 {counter}, {counter}, 1;"));
-                self.line(&format!("setp.lt.u32 %pl, {counter}, {trips};"));
-                self.line(&format!("@%pl bra {top};"));
-                self.out.push_str(&format!("{end}:\n"));
+                let test = format!("setp.lt.u32 %pl, %lc{depth}, {trips};");
+                self.do_while(depth, body, &[], &[test], "%pl");
+                return;
+            }
+            Stmt::WarpLoop {
+                trips,
+                extra,
+                odd,
+                body,
+            } => {
+                // The bound is worked out at the back edge, since the body may use `%t0`.
+                let more = u32::from(*trips) + u32::from(*extra);
+                let test = [
+                    "mov.u32 %t0, %tid.x;".to_string(),
+                    "shr.u32 %t0, %t0, 5;".to_string(),
+                    "and.b32 %t0, %t0, 1;".to_string(),
+                    format!("setp.eq.u32 %pl, %t0, {};", u32::from(*odd)),
+                    format!("selp.u32 %t0, {more}, {trips}, %pl;"),
+                    format!("setp.lt.u32 %pl, %lc{depth}, %t0;"),
+                ];
+                self.do_while(depth, body, &[], &test, "%pl");
+                return;
+            }
+            Stmt::VoteLoop { r, body } => {
+                let limit = format!("%vl{depth}");
+                let entry = [
+                    format!("and.b32 {limit}, %r{r}, 3;"),
+                    format!("add.u32 {limit}, {limit}, 1;"),
+                ];
+                let test = [
+                    format!("setp.lt.u32 %pv, %lc{depth}, {limit};"),
+                    "vote.sync.any.pred %pv, %pv, 0xffffffff;".to_string(),
+                ];
+                self.do_while(depth, body, &entry, &test, "%pv");
                 return;
             }
             Stmt::Break { p, neg } => {
