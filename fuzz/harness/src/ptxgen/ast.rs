@@ -433,6 +433,17 @@ pub enum Stmt {
         d: u8,
         i: u8,
     },
+    /// A handoff between the warps of a block, as warp-specialized kernels write it: the
+    /// producer warp (where `%tid.x / 32 % 2 == odd`) stores `%r{v}` to each thread's own word
+    /// `sel & 3` and signals `bar.arrive 1, 64`; the other warp waits at `bar.sync 1, 64` and
+    /// loads `sh[%r{i} % 256]` into `%r{d}`; then a barrier of the whole block.
+    Handoff {
+        odd: bool,
+        v: u8,
+        sel: u8,
+        d: u8,
+        i: u8,
+    },
     /// An atomic on the thread's own word `sel & 3`, returning the old value; a barrier.
     AtomOwn {
         op: OwnAtom,

@@ -305,7 +305,14 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn shared_round(&mut self) -> Result<Stmt> {
-        Ok(match self.u.int_in_range(0..=2u8)? {
+        Ok(match self.u.int_in_range(0..=3u8)? {
+            3 if self.features.warps => Stmt::Handoff {
+                odd: self.u.arbitrary()?,
+                v: self.reg()?,
+                sel: self.reg()?,
+                d: self.reg()?,
+                i: self.reg()?,
+            },
             0 => Stmt::ShRound {
                 v: self.reg()?,
                 sel: self.reg()?,

@@ -358,6 +358,7 @@ fn generator_draws_each_new_construct() {
         in_warp_if: u32,
         in_warp_loop: u32,
         in_vote_loop: u32,
+        handoff: u32,
         in_warp_func: u32,
         in_block_func: u32,
         /// The functions the program just walked calls.
@@ -394,6 +395,7 @@ fn generator_draws_each_new_construct() {
                 Stmt::CvtN { .. } => s.cvt += 1,
                 Stmt::CrossRed { .. } => s.cross += 1,
                 Stmt::BarRed { .. } => s.bar_red += 1,
+                Stmt::Handoff { .. } => s.handoff += 1,
                 Stmt::Call { f, .. } => s.called.push(*f),
                 Stmt::If { then, els, .. } => {
                     walk(then, s);
@@ -500,6 +502,7 @@ fn generator_draws_each_new_construct() {
         s.in_warp_if,
         s.in_warp_loop,
         s.in_vote_loop,
+        s.handoff,
         s.in_warp_func,
         s.in_block_func,
         s.calls_together,

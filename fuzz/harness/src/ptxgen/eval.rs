@@ -341,6 +341,7 @@ impl Program {
             | Stmt::Bar
             | Stmt::BarRed { .. }
             | Stmt::ShRound { .. }
+            | Stmt::Handoff { .. }
             | Stmt::AtomOwn { .. }
             | Stmt::RedAny { .. }
             | Stmt::StShared { .. }

@@ -1,6 +1,6 @@
 //! The constructs that run collectives repeated or apart (uniform loops, per-warp loops, loops
-//! left by a vote,
-//! per-block and per-warp branches, functions called together), barrier reductions and reductions across blocks: the interpreter's values on
+//! left by a vote, per-block and per-warp branches, functions called together), handoffs
+//! between warps, barrier reductions and reductions across blocks: the interpreter's values on
 //! small programs written out by hand, worked out here from the ISA's text.
 
 use super::construct_tests::{BLOCKS, eval, program, reg};
@@ -257,6 +257,30 @@ fn vote_loops_run_the_warps_largest_count() {
     for t in 0..BLOCKS * DIFF_BLOCK {
         let want = if t / 32 % 2 == 1 { 32 * 32 } else { 32 };
         assert_eq!(reg(&out, t, 1), want, "thread {t}");
+    }
+}
+
+/// A handoff from the odd warp to the even one: producer thread `p` of each block stores
+/// `t + 1000` (`t` its global index) to its word `4p`; consumer thread `c` loads word
+/// `(4t + 128) % 256`, which is `4 (c + 32)`, its producer's: `t + 32 + 1000`. The producers
+/// load nothing and keep their `%r3`.
+#[test]
+fn handoffs_pass_the_producers_words() {
+    let p = program(
+        [1, 4, 0, 0, 0, 0, 0, 0],
+        [1000, 128, 0, 5, 0, 0, 0, 0],
+        vec![Stmt::Handoff {
+            odd: true,
+            v: 0,
+            sel: 2,
+            d: 3,
+            i: 1,
+        }],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let want = if t / 32 % 2 == 1 { 5 } else { t + 32 + 1000 };
+        assert_eq!(reg(&out, t, 3), want, "thread {t}");
     }
 }
 

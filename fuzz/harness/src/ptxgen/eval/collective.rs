@@ -203,6 +203,17 @@ impl Program {
                     }
                 }
             }
+            Stmt::Handoff { odd, v, sel, d, i } => {
+                let producer = |g: &Regs| (g.tid / 32 % 2 == 1) == *odd;
+                for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {
+                    for g in blk.iter().filter(|g| producer(g)) {
+                        sh[own(g, *sel)] = g.r[*v as usize];
+                    }
+                    for g in blk.iter_mut().filter(|g| !producer(g)) {
+                        g.r[*d as usize] = sh[any(g, *i)];
+                    }
+                }
+            }
             Stmt::AtomOwn { op, d, sel, v, w } | Stmt::GAtomOwn { op, d, sel, v, w } => {
                 let regions = if matches!(s, Stmt::GAtomOwn { .. }) {
                     global.iter_mut()

@@ -4,6 +4,13 @@ use super::printer::Printer;
 use crate::ptxgen::narrow::{print_half, reg};
 use crate::ptxgen::*;
 
+/// `%t0` = the parity of the thread's warp in its block, `%tid.x / 32 % 2`.
+const WARP_PARITY: [&str; 3] = [
+    "mov.u32 %t0, %tid.x;",
+    "shr.u32 %t0, %t0, 5;",
+    "and.b32 %t0, %t0, 1;",
+];
+
 fn src(s: Src) -> String {
     match s {
         Src::Reg(r) => format!("%r{r}"),
@@ -199,6 +206,23 @@ impl Printer {
                 self.line(&format!("ld.shared.u32 %r{d}, [%ts];"));
                 "bar.sync 0;".to_string()
             }
+            Stmt::Handoff { odd, v, sel, d, i } => {
+                let (consumer, end) = (self.label("consumer"), self.label("handoff"));
+                WARP_PARITY.iter().for_each(|l| self.line(l));
+                self.line(&format!("setp.ne.u32 %pl, %t0, {};", u32::from(*odd)));
+                self.line(&format!("@%pl bra {consumer};"));
+                self.own_addr(*sel);
+                self.line(&format!("st.shared.u32 [%ts], %r{v};"));
+                self.line(&format!("bar.arrive 1, {DIFF_BLOCK};"));
+                self.line(&format!("bra {end};"));
+                self.out.push_str(&format!("{consumer}:\n"));
+                self.line(&format!("bar.sync 1, {DIFF_BLOCK};"));
+                self.shared_addr(*i);
+                self.line(&format!("ld.shared.u32 %r{d}, [%ts];"));
+                self.out.push_str(&format!("{end}:\n"));
+                // The producers may not store again before the consumers have loaded.
+                "bar.sync 0;".to_string()
+            }
             Stmt::AtomOwn { op, d, sel, v, w } => {
                 self.own_addr(*sel);
                 let op = own_atom_name(*op);
@@ -229,11 +253,10 @@ impl Printer {
                     Stmt::BlockIf { odd, then, els } | Stmt::WarpIf { odd, then, els } => {
                         if matches!(s, Stmt::BlockIf { .. }) {
                             self.line("mov.u32 %t0, %ctaid.x;");
+                            self.line("and.b32 %t0, %t0, 1;");
                         } else {
-                            self.line("mov.u32 %t0, %tid.x;");
-                            self.line("shr.u32 %t0, %t0, 5;");
+                            WARP_PARITY.iter().for_each(|l| self.line(l));
                         }
-                        self.line("and.b32 %t0, %t0, 1;");
                         self.line(&format!("setp.ne.u32 %pl, %t0, {};", u32::from(*odd)));
                         self.line(&format!("@%pl bra {else_l};"));
                         (then, els)
@@ -262,14 +285,12 @@ impl Printer {
             } => {
                 // The bound is worked out at the back edge, since the body may use `%t0`.
                 let more = u32::from(*trips) + u32::from(*extra);
-                let test = [
-                    "mov.u32 %t0, %tid.x;".to_string(),
-                    "shr.u32 %t0, %t0, 5;".to_string(),
-                    "and.b32 %t0, %t0, 1;".to_string(),
+                let mut test = WARP_PARITY.map(String::from).to_vec();
+                test.extend([
                     format!("setp.eq.u32 %pl, %t0, {};", u32::from(*odd)),
                     format!("selp.u32 %t0, {more}, {trips}, %pl;"),
                     format!("setp.lt.u32 %pl, %lc{depth}, %t0;"),
-                ];
+                ]);
                 self.do_while(depth, body, &[], &test, "%pl");
                 return;
             }
