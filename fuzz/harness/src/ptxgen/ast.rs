@@ -1,5 +1,6 @@
 //! The program AST: operand sources, the operators of each instruction group, and statements.
 
+use super::LOCAL_WORDS;
 use super::narrow::{HOp, NCvt, NarrowTy};
 
 #[derive(Clone, Copy, Debug)]
@@ -372,6 +373,14 @@ pub enum Stmt {
         r: u8,
         body: Vec<Stmt>,
     },
+    /// An access to the thread's `.local` array `lm` (see [`LocalOp`]) at an address from
+    /// `%r{i}`, through a `.local` address or, with `generic`, a generic one (`cvta.local`).
+    Local {
+        op: LocalOp,
+        r: u8,
+        i: u8,
+        generic: bool,
+    },
     /// `@p bra` to the end of the innermost loop.
     Break {
         p: u8,
@@ -558,4 +567,52 @@ pub enum Stmt {
         d: u8,
         a: u8,
     },
+}
+
+/// What a [`Stmt::Local`] moves: `%r{r}` (and the registers after it, modulo their count, for a
+/// vector) to or from `lm`. Words are at `%r{i} % 16` rounded down to the vector's length,
+/// bytes at `%r{i} % 64`, half-words at `%r{i} % 32`; narrow loads extend to 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalOp {
+    St,
+    Ld,
+    St2,
+    Ld2,
+    St4,
+    Ld4,
+    StU8,
+    LdU8,
+    LdS8,
+    StU16,
+    LdS16,
+}
+
+impl LocalOp {
+    /// Whether it stores, and the bytes of each element and the elements it moves.
+    pub fn shape(self) -> (bool, u32, u32) {
+        match self {
+            LocalOp::St => (true, 4, 1),
+            LocalOp::Ld => (false, 4, 1),
+            LocalOp::St2 => (true, 4, 2),
+            LocalOp::Ld2 => (false, 4, 2),
+            LocalOp::St4 => (true, 4, 4),
+            LocalOp::Ld4 => (false, 4, 4),
+            LocalOp::StU8 => (true, 1, 1),
+            LocalOp::LdU8 | LocalOp::LdS8 => (false, 1, 1),
+            LocalOp::StU16 => (true, 2, 1),
+            LocalOp::LdS16 => (false, 2, 1),
+        }
+    }
+
+    /// The byte offset in `lm` for index value `i`.
+    pub fn offset(self, i: u32) -> u32 {
+        (i & self.index_mask()) * self.shape().1
+    }
+
+    /// The mask that takes an index value to the element the access starts at: the array's
+    /// elements of its size, rounded down to the vector's length (all powers of two).
+    pub fn index_mask(self) -> u32 {
+        let (_, bytes, n) = self.shape();
+        (LOCAL_WORDS * 4 / bytes - 1) & !(n - 1)
+    }
 }

@@ -5,7 +5,7 @@
 
 use arbitrary::Unstructured;
 
-use super::print::GLOBAL_SEED;
+use super::print::{GLOBAL_SEED, LOCAL_SEED};
 use super::*;
 
 /// Two blocks of [`DIFF_BLOCK`] threads.
@@ -274,6 +274,41 @@ fn narrow_loads_extend_as_their_type_says() {
     assert_eq!(reg(&out, 0, 3), 0x1280);
 }
 
+/// `.local` accesses (ISA, `ld`/`st`: a vector moves consecutive elements; `ld.s8` sign-extends
+/// to the register's width): with `%r5` = 5, `st.v2` writes words 4 and 5 (the index rounded
+/// down to the vector), `ld.v4` reads words 4-7 back, two stored and two as the thread's `lm`
+/// started; through generic addresses, `st.u8` writes byte 5 (byte 1 of word 1), `ld.s8`
+/// reads it back extended, and `ld` reads word 1 around it.
+#[test]
+fn local_accesses_move_whole_elements() {
+    let local = |op, r, i, generic| Stmt::Local { op, r, i, generic };
+    let p = program(
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0x1ff, 5, 0x11, 0x22],
+        vec![
+            local(LocalOp::St2, 6, 5, false),
+            local(LocalOp::Ld4, 0, 5, false),
+            local(LocalOp::StU8, 4, 5, true),
+            local(LocalOp::LdS8, 4, 5, true),
+            Stmt::Mov {
+                d: 6,
+                s: Src::Imm(1),
+            },
+            local(LocalOp::Ld, 6, 6, true),
+        ],
+    );
+    let out = eval(&p);
+    for t in 0..BLOCKS * DIFF_BLOCK {
+        let start = |k: u32| (t * LOCAL_WORDS + k).wrapping_mul(LOCAL_SEED);
+        assert_eq!(reg(&out, t, 0), 0x11, "thread {t}");
+        assert_eq!(reg(&out, t, 1), 0x22, "thread {t}");
+        assert_eq!(reg(&out, t, 2), start(6), "thread {t}");
+        assert_eq!(reg(&out, t, 3), start(7), "thread {t}");
+        assert_eq!(reg(&out, t, 4), 0xffff_ffff, "thread {t}");
+        assert_eq!(reg(&out, t, 6), start(1) & !0xff00 | 0xff00, "thread {t}");
+    }
+}
+
 /// Every lane a generated partial-mask shuffle may read, for any lane operand, is a member
 /// (ISA, `shfl.sync`: the source lane `j` is used where `pval` holds, and a read from a lane
 /// outside the mask is undefined).
@@ -359,6 +394,7 @@ fn generator_draws_each_new_construct() {
         in_warp_loop: u32,
         in_vote_loop: u32,
         handoff: u32,
+        local: u32,
         in_warp_func: u32,
         in_block_func: u32,
         /// The functions the program just walked calls.
@@ -396,6 +432,7 @@ fn generator_draws_each_new_construct() {
                 Stmt::CrossRed { .. } => s.cross += 1,
                 Stmt::BarRed { .. } => s.bar_red += 1,
                 Stmt::Handoff { .. } => s.handoff += 1,
+                Stmt::Local { .. } => s.local += 1,
                 Stmt::Call { f, .. } => s.called.push(*f),
                 Stmt::If { then, els, .. } => {
                     walk(then, s);
@@ -460,6 +497,7 @@ fn generator_draws_each_new_construct() {
                 | Stmt::CrossRed { .. }
                 | Stmt::Half { .. }
                 | Stmt::CvtN { .. }
+                | Stmt::Local { .. }
         )
     }
     let mut s = Seen::default();
@@ -503,6 +541,7 @@ fn generator_draws_each_new_construct() {
         s.in_warp_loop,
         s.in_vote_loop,
         s.handoff,
+        s.local,
         s.in_warp_func,
         s.in_block_func,
         s.calls_together,
@@ -519,6 +558,10 @@ fn generator_draws_each_new_construct() {
         "cvt.sat.",
         "mul.wide.s16",
         ".s16 %rs",
+        "st.local.v2.u32",
+        "ld.local.v4.u32",
+        "cvta.local.u64",
+        "ld.s8",
     ] {
         assert!(text.contains(needle), "no `{needle}` in 300 programs");
     }

@@ -6,7 +6,7 @@
 //! whose top level is collective its body for all its callers at once.
 
 use super::narrow::{HOut, Kind, half};
-use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
+use super::print::{CANON_F32, CANON_F64, GLOBAL_SEED, LOCAL_SEED, SHARED_SEED};
 use super::*;
 use ops::{bfe, bfi, bin, double, float, identity, prmt, reduce, un};
 use warp::warp_op;
@@ -31,6 +31,8 @@ struct Regs {
     /// What the thread's reductions across blocks add to each shared word, from the
     /// operation's identity: the words' final values are these folded over all threads.
     cross: [u32; CROSS_WORDS as usize],
+    /// The thread's `.local` array `lm`.
+    local: [u32; LOCAL_WORDS as usize],
 }
 
 impl Regs {
@@ -53,6 +55,7 @@ impl Regs {
             ntid,
             ctaid,
             cross: std::array::from_fn(|w| identity(cross_op(w))),
+            local: [0; LOCAL_WORDS as usize],
         }
     }
 
@@ -102,7 +105,11 @@ impl Program {
             .map(|t| {
                 let r =
                     std::array::from_fn(|i| t.wrapping_mul(self.mul[i]).wrapping_add(self.add[i]));
-                Regs::new(r, t % block, block, t / block)
+                let mut g = Regs::new(r, t % block, block, t / block);
+                // As `kernel_part` prints it.
+                g.local =
+                    std::array::from_fn(|k| (t * LOCAL_WORDS + k as u32).wrapping_mul(LOCAL_SEED));
+                g
             })
             .collect();
         let mut shared: Vec<Vec<u32>> = (0..blocks)
@@ -264,6 +271,24 @@ impl Program {
             } => {
                 for _ in 0..warp_trips(*trips, *extra, *odd, g) {
                     self.run(body, g);
+                }
+            }
+            Stmt::Local { op, r, i, .. } => {
+                let (store, bytes, n) = op.shape();
+                let at = op.offset(g.r[*i as usize]);
+                for k in 0..n {
+                    let reg = (*r as usize + k as usize) % NR as usize;
+                    let at = at + k * bytes;
+                    if store {
+                        store_bytes(&mut g.local, at, bytes, g.r[reg]);
+                    } else {
+                        let v = load_bytes(&g.local, at, bytes);
+                        g.r[reg] = match op {
+                            LocalOp::LdS8 => v as u8 as i8 as u32,
+                            LocalOp::LdS16 => v as u16 as i16 as u32,
+                            _ => v,
+                        };
+                    }
                 }
             }
             Stmt::Break { p, neg } => {

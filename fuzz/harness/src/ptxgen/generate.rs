@@ -88,7 +88,7 @@ impl Gen<'_, '_> {
             return self.collective_stmt(depth);
         }
         loop {
-            let s = match self.u.int_in_range(0..=25u8)? {
+            let s = match self.u.int_in_range(0..=26u8)? {
                 0..=3 => Stmt::Bin {
                     op: *self.u.choose(&[
                         Bin::Add,
@@ -283,6 +283,25 @@ impl Gen<'_, '_> {
                     op: *self.u.choose(&CROSS_OPS)?,
                     i: self.reg()?,
                     v: self.reg()?,
+                },
+                // Functions have no `lm` of their own.
+                26 if f.local && !self.in_func => Stmt::Local {
+                    op: *self.u.choose(&[
+                        LocalOp::St,
+                        LocalOp::Ld,
+                        LocalOp::St2,
+                        LocalOp::Ld2,
+                        LocalOp::St4,
+                        LocalOp::Ld4,
+                        LocalOp::StU8,
+                        LocalOp::LdU8,
+                        LocalOp::LdS8,
+                        LocalOp::StU16,
+                        LocalOp::LdS16,
+                    ])?,
+                    r: self.reg()?,
+                    i: self.reg()?,
+                    generic: self.u.arbitrary()?,
                 },
                 _ => continue,
             };

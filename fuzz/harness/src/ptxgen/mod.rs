@@ -26,8 +26,8 @@ mod shrink;
 mod structure_tests;
 
 pub use ast::{
-    Atom, BarRed, Bin, Cmp, DblOp, FCmp, FLOAT_OPS, FloatOp, OwnAtom, PredOp, Redux, ShflMode,
-    Special, Src, Stmt, Tern, Un, Vote, Wide,
+    Atom, BarRed, Bin, Cmp, DblOp, FCmp, FLOAT_OPS, FloatOp, LocalOp, OwnAtom, PredOp, Redux,
+    ShflMode, Special, Src, Stmt, Tern, Un, Vote, Wide,
 };
 pub use narrow::{HOp, NCvt, NarrowTy};
 pub use print::batch_ptx;
@@ -78,6 +78,9 @@ pub fn cross_op(w: usize) -> Redux {
     CROSS_OPS[w / CROSS_PER_OP as usize]
 }
 
+/// Words of each thread's `.local` array `lm`.
+pub const LOCAL_WORDS: u32 = 16;
+
 /// Words of the `.shared` array.
 const SHARED_WORDS: u32 = 256;
 /// Words of each block's region of the `.global` array `gm`: a copy of the shared layout (four
@@ -112,6 +115,8 @@ pub struct Features {
     pub masked: bool,
     /// 16-bit registers, their arithmetic, conversions among 8-, 16-, 32- and 64-bit types.
     pub narrow: bool,
+    /// A `.local` array per thread, through `.local` and generic addresses.
+    pub local: bool,
     /// Warp operations, barriers and shared memory only at the kernel's top level (and that of
     /// uniform loops and per-block branches there) and shared memory only in race-free rounds (what
     /// [`Program::eval`] models).
@@ -129,6 +134,7 @@ impl Features {
         global: true,
         masked: true,
         narrow: true,
+        local: true,
         lockstep: false,
     };
     /// Integer code, branches, loops and calls, each thread on its own.
@@ -141,6 +147,7 @@ impl Features {
         global: false,
         masked: false,
         narrow: true,
+        local: true,
         lockstep: true,
     };
     /// Everything [`Program::eval`] runs: [`Features::ALL`] with warp operations, barriers and

@@ -13,7 +13,7 @@ mod values;
 use std::fmt::Write as _;
 
 use self::printer::Printer;
-pub(super) use self::values::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
+pub(super) use self::values::{CANON_F32, CANON_F64, GLOBAL_SEED, LOCAL_SEED, SHARED_SEED};
 use super::*;
 
 /// One module holding every program of `programs` in one kernel `k(.param .u64 out)`, run one
@@ -53,6 +53,9 @@ pub fn batch_ptx(programs: &[Program], threads: u32) -> String {
     }
     p.out.push_str(".visible .entry k(.param .u64 out)\n{\n");
     p.decls();
+    if programs.iter().any(|q| q.features.local) {
+        p.line(&format!(".local .align 16 .b32 lm[{LOCAL_WORDS}];"));
+    }
     p.line("ld.param.u64 %tout, [out];");
     p.line("cvta.to.global.u64 %tout, %tout;");
     p.line("mov.u32 %t0, %tid.x;");

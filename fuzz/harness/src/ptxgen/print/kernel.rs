@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::printer::Printer;
-use super::values::{CANON_F32, CANON_F64, GLOBAL_SEED, SHARED_SEED};
+use super::values::{CANON_F32, CANON_F64, GLOBAL_SEED, LOCAL_SEED, SHARED_SEED};
 use crate::ptxgen::*;
 
 impl Printer {
@@ -127,6 +127,14 @@ impl Printer {
                 self.line(&format!("{guard}st.global.u32 [%ts], %t2;"));
             }
             self.line("bar.sync 0;");
+        }
+        if program.features.local {
+            // The thread's `lm` as `eval` starts it.
+            for k in 0..LOCAL_WORDS {
+                self.line(&format!("mad.lo.u32 %t2, %gt, {LOCAL_WORDS}, {k};"));
+                self.line(&format!("mul.lo.u32 %t2, %t2, {LOCAL_SEED};"));
+                self.line(&format!("st.local.u32 [lm+{}], %t2;", 4 * k));
+            }
         }
         for i in 0..NR as usize {
             self.line(&format!(

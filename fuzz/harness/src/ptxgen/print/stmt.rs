@@ -307,6 +307,39 @@ impl Printer {
                 self.do_while(depth, body, &entry, &test, "%pv");
                 return;
             }
+            Stmt::Local { op, r, i, generic } => {
+                let (store, bytes, n) = op.shape();
+                self.line(&format!("and.b32 %t0, %r{i}, {};", op.index_mask()));
+                self.line(&format!("shl.b32 %t0, %t0, {};", bytes.trailing_zeros()));
+                self.line("cvt.u64.u32 %ts, %t0;");
+                self.line("mov.u64 %tsb, lm;");
+                self.line("add.s64 %ts, %tsb, %ts;");
+                let space = if *generic {
+                    self.line("cvta.local.u64 %ts, %ts;");
+                    ""
+                } else {
+                    ".local"
+                };
+                let regs: Vec<String> = (0..n as u8)
+                    .map(|k| format!("%r{}", (r + k) % NR))
+                    .collect();
+                let (vec, operand) = match n {
+                    1 => (String::new(), regs[0].clone()),
+                    _ => (format!(".v{n}"), format!("{{{}}}", regs.join(", "))),
+                };
+                let ty = match op {
+                    LocalOp::StU8 | LocalOp::LdU8 => "u8",
+                    LocalOp::LdS8 => "s8",
+                    LocalOp::StU16 => "u16",
+                    LocalOp::LdS16 => "s16",
+                    _ => "u32",
+                };
+                if store {
+                    format!("st{space}{vec}.{ty} [%ts], {operand};")
+                } else {
+                    format!("ld{space}{vec}.{ty} {operand}, [%ts];")
+                }
+            }
             Stmt::Break { p, neg } => {
                 let Some(end) = self.loops.last().cloned() else {
                     return;
