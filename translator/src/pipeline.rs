@@ -142,10 +142,27 @@ pub(crate) fn translate(
             {
                 abi.lane_shaped_blocks = true;
             }
-            if let Some(words) = simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
-                ir.warp_scratch_words = words;
-                abi.warp_scratch_bytes_per_thread = 4 * words;
-                verify_trees(&ir, &trees, "simt");
+            match simt::emulate(&mut ir.functions[entry], &mut trees[entry]) {
+                Ok(Some(words)) => {
+                    ir.warp_scratch_words = words;
+                    abi.warp_scratch_bytes_per_thread = 4 * words;
+                    verify_trees(&ir, &trees, "simt");
+                }
+                Ok(None) => {}
+                Err(simt::TwoWayHandshake) => {
+                    return Err(vec![
+                        Diagnostic::error(
+                            f.span,
+                            format!(
+                                "`bar.arrive` in both arms of a branch whose threads part ways, \
+                                 with a wait in one of them (warps that signal each other back \
+                                 and forth), needs subgroups of 32 lanes, which device `{}` lacks",
+                                profile.name
+                            ),
+                        )
+                        .with_label("in this kernel: it cannot run on this device"),
+                    ]);
+                }
             }
         }
         WarpStrategy::Native32 => abi.required_subgroup_size = Some(32),

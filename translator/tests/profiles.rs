@@ -241,3 +241,41 @@ fn signed_zeros_kept_where_the_device_can() {
     };
     assert_eq!(widths(&f32_only), (vec![32], true));
 }
+
+/// Warps handing shared words to each other in one direction (one arm stores and `bar.arrive`s,
+/// the other `bar.sync`s and loads) run under the warp emulation; warps that signal each other
+/// back and forth cannot, since the emulation runs the arms one after the other: it is refused
+/// on lavapipe by name, and translates where warps are native.
+#[test]
+fn two_way_handshakes_between_warps_refused_under_the_emulation() {
+    let kernel = |consumer: &str| {
+        format!(
+            "{HEADER}.visible .entry k()\n{{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\
+             \t.shared .align 4 .b32 buf[64];\n\tmov.u32 %r1, %tid.x;\n\
+             \tand.b32 %r2, %r1, 31;\n\tshl.b32 %r2, %r2, 2;\n\tmov.u32 %r3, buf;\n\
+             \tadd.u32 %r3, %r3, %r2;\n\tsetp.lt.u32 %p1, %r1, 32;\n\t@%p1 bra WAIT;\n\
+             \tst.shared.u32 [%r3], %r1;\n\tbar.arrive 1, 64;\n\tbra DONE;\n\
+             WAIT:\n\tbar.sync 1, 64;\n\tld.shared.u32 %r4, [%r3];\n{consumer}\
+             DONE:\n\tret;\n}}\n"
+        )
+    };
+    let one_way = program(&kernel(""));
+    // The consumer answers with `bar.arrive 2`, which the producer waits for.
+    let two_way = program(
+        &kernel("\tst.shared.u32 [%r3], %r4;\n\tbar.arrive 2, 64;\n").replace(
+            "bar.arrive 1, 64;\n",
+            "bar.arrive 1, 64;\n\tbar.sync 2, 64;\n",
+        ),
+    );
+    let lavapipe = DeviceProfile::named("lavapipe").unwrap();
+    assert!(one_way.translate_kernel("k", &lavapipe).is_ok());
+    let Err(d) = two_way.translate_kernel("k", &lavapipe) else {
+        panic!("a two-way handshake under the emulation must be refused");
+    };
+    let text = d.to_string();
+    assert!(text.contains("`bar.arrive` in both arms"), "{text}");
+    assert!(text.contains("device `lavapipe` lacks"), "{text}");
+    let nvidia = DeviceProfile::named("nvidia").unwrap();
+    let k = two_way.translate_kernel("k", &nvidia);
+    assert!(k.is_ok(), "{}", k.err().unwrap());
+}

@@ -217,7 +217,7 @@ impl FnEmitter<'_, '_> {
                     None => return Ok(()),
                 }
             }
-            Op::Barrier => {
+            Op::Barrier | Op::BarrierArrive => {
                 let wg = self.e.u32_const(spirv::Scope::Workgroup as u32);
                 let sem = self.e.u32_const(barrier_semantics().bits());
                 self.e.op_void(S::ControlBarrier, [wg, wg, sem]);

@@ -92,6 +92,7 @@ impl<'a> Machine<'a> {
                 None
             }
             Op::Barrier => return Ok(Effect::Sync(Sync::Barrier, Vec::new())),
+            Op::BarrierArrive => return Ok(Effect::Sync(Sync::Arrive, Vec::new())),
             Op::Fence(_) => {
                 self.event(own, Event::Fence)?;
                 None

@@ -366,7 +366,7 @@ impl<'a> Machine<'a> {
         let Some(w) = t.own.wait.take() else {
             return Ok(());
         };
-        if w.op == Sync::Barrier {
+        if matches!(w.op, Sync::Barrier | Sync::Arrive) {
             self.event(&mut t.own, Event::Barrier)?;
         }
         let Some(act) = t.stack.last_mut() else {

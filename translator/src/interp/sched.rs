@@ -91,7 +91,14 @@ impl<'a> Machine<'a> {
         {
             return Err(Stop::Undefined("the invocations wait on each other".into()));
         }
-        if waits.iter().any(|w| w.is_some_and(|w| w.key != first.key)) {
+        // Different barriers meet only where some invocations arrive (`bar.arrive`) and the
+        // others wait for them: a producer warp and its consumers.
+        let handoff = waits.iter().flatten().any(|w| w.op == Sync::Arrive)
+            && waits
+                .iter()
+                .flatten()
+                .all(|w| matches!(w.op, Sync::Barrier | Sync::Arrive));
+        if !handoff && waits.iter().any(|w| w.is_some_and(|w| w.key != first.key)) {
             return Err(Stop::Undefined(
                 "the invocations wait at different barriers".into(),
             ));
@@ -125,7 +132,7 @@ impl<'a> Machine<'a> {
             .collect();
         let subgroup = self.group.map_or(32, |g| g.subgroup.max(1));
         let results = match op {
-            Sync::Barrier | Sync::Warp(WarpOp::Sync) => vec![None; lanes.len()],
+            Sync::Barrier | Sync::Arrive | Sync::Warp(WarpOp::Sync) => vec![None; lanes.len()],
             Sync::Warp(w) => (0..lanes.len())
                 .map(|k| warp_result(w, &lanes, k, subgroup).map(Some))
                 .collect::<Result<_, _>>()?,

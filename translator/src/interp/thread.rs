@@ -78,6 +78,9 @@ pub(super) struct Activation<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Sync {
     Barrier,
+    /// A barrier a `bar.arrive` stands for: it may meet the other barriers its invocations'
+    /// partners wait at.
+    Arrive,
     Warp(WarpOp),
 }
 
@@ -93,9 +96,9 @@ pub(super) enum Scope {
 impl Sync {
     pub(super) fn scope(self) -> Scope {
         match self {
-            Sync::Barrier | Sync::Warp(WarpOp::WorkgroupAny | WarpOp::WorkgroupCount) => {
-                Scope::Workgroup
-            }
+            Sync::Barrier
+            | Sync::Arrive
+            | Sync::Warp(WarpOp::WorkgroupAny | WarpOp::WorkgroupCount) => Scope::Workgroup,
             Sync::Warp(WarpOp::SubgroupRead) => Scope::Subgroup,
             Sync::Warp(_) => Scope::Warp,
         }

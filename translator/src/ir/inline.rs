@@ -361,7 +361,12 @@ pub fn map_op(
     var: impl Fn(VarId) -> VarId,
 ) {
     match op {
-        Op::Const(_) | Op::Builtin(_) | Op::Param(_) | Op::Barrier | Op::Fence(_) => {}
+        Op::Const(_)
+        | Op::Builtin(_)
+        | Op::Param(_)
+        | Op::Barrier
+        | Op::BarrierArrive
+        | Op::Fence(_) => {}
         Op::LoadVar(x) => *x = var(*x),
         Op::StoreVar(x, a) => {
             *x = var(*x);

@@ -8,7 +8,7 @@ impl Op {
     /// Barriers and warp operations: every thread that takes part must reach them together.
     pub fn is_sync(&self) -> bool {
         match self {
-            Op::Barrier => true,
+            Op::Barrier | Op::BarrierArrive => true,
             Op::Warp(op, _) => *op != WarpOp::SubgroupRead,
             _ => false,
         }
@@ -431,6 +431,10 @@ pub enum Op {
     },
     /// A workgroup control barrier that also orders shared and global memory (acquire-release).
     Barrier,
+    /// `Barrier` where a `bar.arrive` stood, under the SIMT emulation: the same whole-block
+    /// barrier, but in PTX its threads go on without waiting, so the emulation runs an `if` arm
+    /// that arrives before the other arm, which may wait for it.
+    BarrierArrive,
     /// A memory fence (acquire-release) over shared and global memory at `scope`.
     Fence(Scope),
     /// A warp-wide operation (see [`WarpOp`]); a synchronization point like `Barrier`.

@@ -14,7 +14,8 @@ use crate::types::ScalarType;
 /// Named barriers, thread counts and `bar.arrive` let parts of a block synchronize among
 /// themselves (producer/consumer warps). Under the SIMT emulation every synchronization point is
 /// reached by the whole block in program order, so each of them is a whole-block barrier there:
-/// stronger than asked, with the same outcome. With native 32-wide subgroups they are counters
+/// stronger than asked, with the same outcome as long as an arm of an `if` that arrives runs
+/// before the other arm, which may wait for it (`simt/sync.rs`). With native 32-wide subgroups they are counters
 /// in shared memory (`counted`); when two warps share a subgroup, one of them waiting for the
 /// other inside that subgroup would never end, so they are refused there.
 pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
@@ -41,7 +42,9 @@ pub fn bar(cx: &mut Cx<'_>, b: &Bar) {
         return;
     }
     match b.kind {
-        BarKind::Sync | BarKind::Arrive => cx.barrier(),
+        BarKind::Sync => cx.barrier(),
+        // Marked, so that the emulation runs it before the waits it releases.
+        BarKind::Arrive => cx.barrier_op(Op::BarrierArrive),
         BarKind::Red(op) => {
             let Some((dst, pred)) = &b.red else { return };
             let p = cx.read(pred, ScalarType::Pred);

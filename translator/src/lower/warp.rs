@@ -48,8 +48,13 @@ impl Cx<'_> {
 
     /// A block-wide barrier, alone in its block like the warp operations.
     pub fn barrier(&mut self) {
+        self.barrier_op(Op::Barrier);
+    }
+
+    /// `op` (`Barrier` or `BarrierArrive`) alone in its block.
+    pub fn barrier_op(&mut self, op: Op) {
         self.b.jump_to_new_block();
-        self.b.emit_void(Op::Barrier);
+        self.b.emit_void(op);
         self.b.jump_to_new_block();
     }
 

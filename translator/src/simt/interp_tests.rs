@@ -69,7 +69,9 @@ pub(super) fn emulated(
         let calls = super::call_effects(&m);
         super::serve_in_subgroups(&mut m.functions[entry], &trees[entry], g, &calls);
     }
-    super::emulate(&mut m.functions[entry], &mut trees[entry]);
+    if let Err(e) = super::emulate(&mut m.functions[entry], &mut trees[entry]) {
+        panic!("the emulation refused the kernel: {e:?}");
+    }
     if let Err(e) = crate::verify::module(&m) {
         panic!("the emulated IR is broken: {e}\n{}", text(&m));
     }
@@ -310,6 +312,31 @@ fn the_emulation_keeps_hand_written_warp_kernels() {
         let n = same_runs(name, (&m, &trees), (&e, &etrees), &SHAPES, &mut seeds);
         assert_eq!(n, 2 * SHAPES.len(), "{name}: runs stopped as undefined");
     }
+}
+
+/// A handoff between the two warps of a block: the odd warp stores to shared memory and
+/// signals with `bar.arrive`, the even one waits at `bar.sync` and loads the odd warp's words.
+/// The waiting arm is the branch's target, so the `if` lists it first; the emulation must still
+/// run the arriving arm first, or the loads see the words as they were.
+#[test]
+fn the_emulation_runs_an_arriving_arm_before_a_waiting_one() {
+    let body = "shr.u32 %r10, %r2, 5;\nand.b32 %r10, %r10, 1;\nsetp.eq.u32 %p1, %r10, 0;\n\
+        and.b32 %r11, %r2, 31;\nmul.wide.u32 %rd2, %r11, 4;\nmov.u64 %rd3, warps;\n\
+        add.s64 %rd4, %rd3, %rd2;\n\
+        @%p1 bra WAIT;\n\
+        st.shared.u32 [%rd4], %r4;\nbar.arrive 1, 64;\nbra DONE;\n\
+        WAIT:\nbar.sync 1, 64;\nld.shared.u32 %r12, [%rd4];\nst.global.u32 [%rd1], %r12;\n\
+        DONE:\nret;";
+    let (m, trees) = lowered(&module(&format!("{HEAD}{body}")));
+    let (e, etrees) = emulated(&m, &trees, None);
+    let n = same_runs(
+        "handoff",
+        (&m, &trees),
+        (&e, &etrees),
+        &[[64, 1, 1]],
+        &mut Rng(0x5173),
+    );
+    assert_eq!(n, 2, "runs stopped as undefined");
 }
 
 #[test]

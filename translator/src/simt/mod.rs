@@ -48,10 +48,11 @@ const RETURNED: u64 = 0xFFFF_FFFF;
 /// Rewrites a kernel's tree so that its synchronization points are block-uniform, then expands
 /// the warp operations into shared-memory code. Replaces `tree` with the new tree and returns
 /// the words of warp scratch memory used per thread (0: none); `None` (and `tree` as it was)
-/// when the function has no synchronization (nothing to do).
-pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<u32> {
+/// when the function has no synchronization (nothing to do). A kernel the emulation cannot
+/// keep is an error, after which `f` and `tree` are not to be used.
+pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Result<Option<u32>, TwoWayHandshake> {
     if !f.may_sync {
-        return None;
+        return Ok(None);
     }
     // One walk: the blocks that synchronize, the block defining each value, and the variables
     // still mentioned (`ir::forward` leaves the ones it made unused in place: they get no
@@ -69,7 +70,7 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<u32> {
         }
     }
     if !sync_blocks.iter().any(|&s| s) {
-        return None;
+        return Ok(None);
     }
     let mut next_id = 0;
     let labelled = to_labelled(std::mem::take(tree), &mut Vec::new(), &mut next_id);
@@ -91,6 +92,7 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<u32> {
         uni,
         native_targets: Vec::new(),
         failed: false,
+        handshake: false,
     };
     let mut body = Vec::new();
     // Every thread starts active. Registers the analysis found uniform start at zero: PTX leaves
@@ -111,10 +113,13 @@ pub fn emulate(f: &mut Function, tree: &mut Vec<Node>) -> Option<u32> {
     };
     body.push(init);
     t.seq(labelled, false, &mut body);
+    if t.handshake {
+        return Err(TwoWayHandshake);
+    }
     body.push(Labelled::Return(Vec::new()));
     let scratch_words = expand::expand(t.f, st, &t.sync_blocks, init_block);
     *tree = from_labelled(body, &mut Vec::new());
-    Some(scratch_words)
+    Ok(Some(scratch_words))
 }
 
 fn to_labelled(nodes: Vec<Node>, stack: &mut Vec<u32>, next: &mut u32) -> Vec<Labelled> {
@@ -219,7 +224,15 @@ struct Uniformizer<'f> {
     /// A branch to a native loop was found where some threads may be inactive: the loop being
     /// tried natively must be emulated after all.
     failed: bool,
+    /// A divergent `if` holds a handshake in both directions (see [`TwoWayHandshake`]).
+    handshake: bool,
 }
+
+/// A divergent `if` both of whose arms `bar.arrive`, with a wait in one of them: warps that
+/// signal each other back and forth (a pipeline of producer and consumer warps). The emulation
+/// runs the arms one after the other, which cannot keep such an exchange.
+#[derive(Debug)]
+pub struct TwoWayHandshake;
 
 #[cfg(test)]
 pub(crate) mod interp_tests;

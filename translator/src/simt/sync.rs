@@ -59,29 +59,48 @@ impl Uniformizer<'_> {
             }
             Labelled::If { cond, then, else_ } => {
                 let leaves = escapes(&then) || escapes(&else_);
+                // The arms run one after the other. A `bar.arrive` does not wait, and the
+                // other arm's `bar.sync` may wait for it: the arm that arrives runs first.
+                let arrive = |t: &Self, nodes: &[Labelled]| t.holds(nodes, &Op::BarrierArrive);
+                let (then_arrives, else_arrives) = (arrive(self, &then), arrive(self, &else_));
+                // Both arms arrive and one waits: a handshake in both directions, which no
+                // order of the arms keeps.
+                self.handshake |= then_arrives
+                    && else_arrives
+                    && (self.holds(&then, &Op::Barrier) || self.holds(&else_, &Op::Barrier));
+                let else_first = else_arrives && !then_arrives;
+                let (first, second) = if else_first {
+                    (else_, then)
+                } else {
+                    (then, else_)
+                };
                 let cv = self.spill(cond);
-                let (wait_else, then_done) = (self.fresh_code(), self.fresh_code());
-                // Active threads whose condition is false wait for the else arm.
+                let (wait_second, first_done) = (self.fresh_code(), self.fresh_code());
+                // Active threads that take the second arm wait for it.
                 let st = self.st;
                 out.push(self.code(move |f, b| {
                     let s = f.push(b, Ty::I32, Op::LoadVar(st));
                     let c = f.push(b, Ty::Bool, Op::LoadVar(cv));
                     let z = f.push(b, Ty::I32, Op::Const(ACTIVE));
                     let active = f.push(b, Ty::Bool, Op::Bin(BinOp::IEq, s, z, FpFlags::default()));
-                    let nc = f.push(b, Ty::Bool, Op::Un(crate::ir::UnOp::Not, c));
+                    let second = if else_first {
+                        c
+                    } else {
+                        f.push(b, Ty::Bool, Op::Un(crate::ir::UnOp::Not, c))
+                    };
                     let leave = f.push(
                         b,
                         Ty::Bool,
-                        Op::Bin(BinOp::And, active, nc, FpFlags::default()),
+                        Op::Bin(BinOp::And, active, second, FpFlags::default()),
                     );
-                    let w = f.push(b, Ty::I32, Op::Const(wait_else));
+                    let w = f.push(b, Ty::I32, Op::Const(wait_second));
                     let s2 = f.push(b, Ty::I32, Op::Select(leave, w, s));
                     f.push_void(b, Op::StoreVar(st, s2));
                 }));
-                self.seq(then, true, out);
-                out.push(self.transition(&[(ACTIVE, then_done), (wait_else, ACTIVE)]));
-                self.seq(else_, true, out);
-                out.push(self.transition(&[(then_done, ACTIVE)]));
+                self.seq(first, true, out);
+                out.push(self.transition(&[(ACTIVE, first_done), (wait_second, ACTIVE)]));
+                self.seq(second, true, out);
+                out.push(self.transition(&[(first_done, ACTIVE)]));
                 guard || leaves
             }
             Labelled::Block(id, body) => self.emulated_block(id, body, guard, out),
@@ -127,6 +146,24 @@ impl Uniformizer<'_> {
                 guard
             }
         }
+    }
+
+    /// Whether `nodes` hold `op` (nested ones included).
+    fn holds(&self, nodes: &[Labelled], op: &Op) -> bool {
+        nodes.iter().any(|n| match n {
+            Labelled::Code(b) => self.f.blocks[b.0 as usize]
+                .insts
+                .iter()
+                .any(|i| i.op == *op),
+            Labelled::If { then, else_, .. } => self.holds(then, op) || self.holds(else_, op),
+            Labelled::Block(_, body) | Labelled::Loop(_, body) => self.holds(body, op),
+            Labelled::Switch { cases, default, .. } => {
+                cases.iter().any(|c| self.holds(c, op)) || self.holds(default, op)
+            }
+            Labelled::Branch(_) | Labelled::Return(_) | Labelled::Exit | Labelled::Unreachable => {
+                false
+            }
+        })
     }
 
     /// A uniform loop or block entered by every thread: branches to it stay branches. Tried, and

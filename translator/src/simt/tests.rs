@@ -191,7 +191,9 @@ fn tree_blocks(nodes: &[Node], out: &mut Vec<ir::BlockId>) {
 /// How many block-wide votes (the emulation's loop test) the emulated kernel runs.
 fn votes(body: &str) -> usize {
     let (mut f, mut tree) = kernel(body);
-    super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
+    super::emulate(&mut f, &mut tree)
+        .expect("the emulation keeps the kernel")
+        .expect("the kernel synchronizes");
     let mut blocks = Vec::new();
     tree_blocks(&tree, &mut blocks);
     blocks
@@ -240,7 +242,9 @@ fn the_scratch_layout_is_computed_once_per_kernel() {
                 shfl.sync.bfly.b32 %r3, %r2, 2, 31, -1;\nshfl.sync.bfly.b32 %r4, %r3, 4, 31, -1;\n\
                 ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r4;\nret;";
     let (mut f, mut tree) = kernel(body);
-    super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
+    super::emulate(&mut f, &mut tree)
+        .expect("the emulation keeps the kernel")
+        .expect("the kernel synchronizes");
     let reads = f
         .blocks
         .iter()
@@ -258,7 +262,9 @@ fn barriers(body: &str) -> (usize, u32) {
 /// [`barriers`] for the target `target`.
 fn barriers_on(target: &str, body: &str) -> (usize, u32) {
     let (mut f, mut tree) = kernel_on(target, body);
-    let words = super::emulate(&mut f, &mut tree).expect("the kernel synchronizes");
+    let words = super::emulate(&mut f, &mut tree)
+        .expect("the emulation keeps the kernel")
+        .expect("the kernel synchronizes");
     let mut blocks = Vec::new();
     tree_blocks(&tree, &mut blocks);
     let n = blocks
@@ -310,7 +316,7 @@ fn served(text: &str, group: Option<u32>) -> (usize, usize) {
     if let Some(g) = group {
         super::serve_in_subgroups(&mut f, &tree, g, &[]);
     }
-    super::emulate(&mut f, &mut tree);
+    super::emulate(&mut f, &mut tree).expect("the emulation keeps the kernel");
     let mut blocks = Vec::new();
     tree_blocks(&tree, &mut blocks);
     let count = |p: &dyn Fn(&Op) -> bool| {

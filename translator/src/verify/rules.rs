@@ -64,6 +64,7 @@ pub(super) fn has_value(op: &Op) -> Option<bool> {
         | Op::Store { .. }
         | Op::AtomicStore { .. }
         | Op::Barrier
+        | Op::BarrierArrive
         | Op::Fence(_)
         | Op::Call(_)
         | Op::Texture(_) => Some(false),

@@ -60,7 +60,7 @@ pub(super) fn inst(m: &Module, f: &Function, inst: &Inst) -> Check {
     };
     let result = rt.unwrap_or(Ty::Bool);
     match *op {
-        Op::Const(_) | Op::Builtin(_) | Op::Barrier | Op::Fence(_) => Ok(()),
+        Op::Const(_) | Op::Builtin(_) | Op::Barrier | Op::BarrierArrive | Op::Fence(_) => Ok(()),
         Op::LoadVar(v) => {
             let t = var(f, v)?;
             want(&format!("load of v{} is {t:?}", v.0), result == t, result)
