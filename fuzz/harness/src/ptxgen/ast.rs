@@ -453,6 +453,17 @@ pub enum Stmt {
         d: u8,
         i: u8,
     },
+    /// An asynchronous copy, as compilers for sm_80 stage tiles: every thread copies word
+    /// `%r{src} % 256` of its block's region of `gm` to its own shared word `sel & 3` with
+    /// `cp.async`, waits for it (`cp.async.wait_all`, or with `group` a committed group and
+    /// `cp.async.wait_group 0`), a barrier, loads `sh[%r{i} % 256]` into `%r{d}`, a barrier.
+    CpAsync {
+        sel: u8,
+        src: u8,
+        d: u8,
+        i: u8,
+        group: bool,
+    },
     /// An atomic on the thread's own word `sel & 3`, returning the old value; a barrier.
     AtomOwn {
         op: OwnAtom,

@@ -85,6 +85,9 @@ impl Gen<'_, '_> {
             }
             if f.global {
                 kinds.push(3);
+                if f.shared {
+                    kinds.push(11);
+                }
             }
             if f.narrow && (f.shared || f.global) {
                 kinds.push(4);
@@ -103,6 +106,13 @@ impl Gen<'_, '_> {
             6 => self.block_if(depth),
             7 => self.warp_if(depth),
             9 => self.warp_loop(depth),
+            11 => Ok(Stmt::CpAsync {
+                sel: self.reg()?,
+                src: self.reg()?,
+                d: self.reg()?,
+                i: self.reg()?,
+                group: self.u.arbitrary()?,
+            }),
             10 => {
                 let r = self.reg()?;
                 let body = self.together(depth, true, |g| g.block(depth + 1, false))?;

@@ -395,6 +395,7 @@ fn generator_draws_each_new_construct() {
         in_vote_loop: u32,
         handoff: u32,
         local: u32,
+        cp_async: u32,
         in_warp_func: u32,
         in_block_func: u32,
         /// The functions the program just walked calls.
@@ -433,6 +434,7 @@ fn generator_draws_each_new_construct() {
                 Stmt::BarRed { .. } => s.bar_red += 1,
                 Stmt::Handoff { .. } => s.handoff += 1,
                 Stmt::Local { .. } => s.local += 1,
+                Stmt::CpAsync { .. } => s.cp_async += 1,
                 Stmt::Call { f, .. } => s.called.push(*f),
                 Stmt::If { then, els, .. } => {
                     walk(then, s);
@@ -542,6 +544,7 @@ fn generator_draws_each_new_construct() {
         s.in_vote_loop,
         s.handoff,
         s.local,
+        s.cp_async,
         s.in_warp_func,
         s.in_block_func,
         s.calls_together,
@@ -562,6 +565,8 @@ fn generator_draws_each_new_construct() {
         "ld.local.v4.u32",
         "cvta.local.u64",
         "ld.s8",
+        "cp.async.wait_group 0",
+        "cp.async.wait_all",
     ] {
         assert!(text.contains(needle), "no `{needle}` in 300 programs");
     }

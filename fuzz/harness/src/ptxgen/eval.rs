@@ -367,6 +367,7 @@ impl Program {
             | Stmt::BarRed { .. }
             | Stmt::ShRound { .. }
             | Stmt::Handoff { .. }
+            | Stmt::CpAsync { .. }
             | Stmt::AtomOwn { .. }
             | Stmt::RedAny { .. }
             | Stmt::StShared { .. }

@@ -1,9 +1,10 @@
 //! The constructs that run collectives repeated or apart (uniform loops, per-warp loops, loops
 //! left by a vote, per-block and per-warp branches, functions called together), handoffs
-//! between warps, barrier reductions and reductions across blocks: the interpreter's values on
+//! between warps, asynchronous copies, barrier reductions and reductions across blocks: the interpreter's values on
 //! small programs written out by hand, worked out here from the ISA's text.
 
 use super::construct_tests::{BLOCKS, eval, program, reg};
+use super::print::GLOBAL_SEED;
 use super::*;
 
 /// Reductions across blocks, one in each arm of a branch the two blocks take apart: each word
@@ -281,6 +282,33 @@ fn handoffs_pass_the_producers_words() {
     for t in 0..BLOCKS * DIFF_BLOCK {
         let want = if t / 32 % 2 == 1 { 5 } else { t + 32 + 1000 };
         assert_eq!(reg(&out, t, 3), want, "thread {t}");
+    }
+}
+
+/// `cp.async` of a word of the block's region of `gm` into the thread's own shared word
+/// (`%r2` = 0: word `4 tid`), then a load of that same word (`%r3` = `4t`, modulo 256): each
+/// thread `t` of block `b` reads back `gm`'s starting value of word `(t + 3) % 256` of its
+/// block's region, with and without a committed group.
+#[test]
+fn async_copies_land_before_the_barrier() {
+    for group in [false, true] {
+        let p = program(
+            [0, 1, 0, 4, 0, 0, 0, 0],
+            [0, 3, 0, 0, 0, 0, 0, 0],
+            vec![Stmt::CpAsync {
+                sel: 2,
+                src: 1,
+                d: 4,
+                i: 3,
+                group,
+            }],
+        );
+        let out = eval(&p);
+        for t in 0..BLOCKS * DIFF_BLOCK {
+            let word = t / DIFF_BLOCK * GLOBAL_WORDS + (t + 3) % 256;
+            let want = word.wrapping_mul(GLOBAL_SEED);
+            assert_eq!(reg(&out, t, 4), want, "thread {t}");
+        }
     }
 }
 

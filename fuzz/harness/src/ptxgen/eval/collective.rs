@@ -203,6 +203,17 @@ impl Program {
                     }
                 }
             }
+            Stmt::CpAsync { sel, src, d, i, .. } => {
+                let regions = shared.iter_mut().zip(global.iter());
+                for (blk, (sh, gm)) in regs.chunks_mut(block as usize).zip(regions) {
+                    for g in blk.iter() {
+                        sh[own(g, *sel)] = gm[any(g, *src)];
+                    }
+                    for g in blk.iter_mut() {
+                        g.r[*d as usize] = sh[any(g, *i)];
+                    }
+                }
+            }
             Stmt::Handoff { odd, v, sel, d, i } => {
                 let producer = |g: &Regs| (g.tid / 32 % 2 == 1) == *odd;
                 for (blk, sh) in regs.chunks_mut(block as usize).zip(shared.iter_mut()) {

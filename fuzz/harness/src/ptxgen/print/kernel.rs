@@ -26,7 +26,7 @@ impl Printer {
         self.line(".reg .b32 %gt;");
         self.line(".reg .f32 %ft;");
         self.line(".reg .f64 %fdt;");
-        self.line(".reg .b64 %ts, %tsb, %tout, %tcross;");
+        self.line(".reg .b64 %ts, %tsb, %tout, %tcross, %tg;");
     }
 
     /// `%rd`, `%f`, `%fd` and `%p` from the `%r` values, so that nothing is read before it is

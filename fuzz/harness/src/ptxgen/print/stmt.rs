@@ -223,6 +223,29 @@ impl Printer {
                 // The producers may not store again before the consumers have loaded.
                 "bar.sync 0;".to_string()
             }
+            Stmt::CpAsync {
+                sel,
+                src,
+                d,
+                i,
+                group,
+            } => {
+                self.any_offset(*src);
+                self.region_addr(true);
+                self.line("mov.u64 %tg, %ts;");
+                self.own_addr(*sel);
+                self.line("cp.async.ca.shared.global [%ts], [%tg], 4;");
+                if *group {
+                    self.line("cp.async.commit_group;");
+                    self.line("cp.async.wait_group 0;");
+                } else {
+                    self.line("cp.async.wait_all;");
+                }
+                self.line("bar.sync 0;");
+                self.shared_addr(*i);
+                self.line(&format!("ld.shared.u32 %r{d}, [%ts];"));
+                "bar.sync 0;".to_string()
+            }
             Stmt::AtomOwn { op, d, sel, v, w } => {
                 self.own_addr(*sel);
                 let op = own_atom_name(*op);
