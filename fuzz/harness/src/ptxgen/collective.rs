@@ -316,7 +316,9 @@ impl Gen<'_, '_> {
 
     pub(super) fn shared_round(&mut self) -> Result<Stmt> {
         Ok(match self.u.int_in_range(0..=3u8)? {
-            3 if self.features.warps => Stmt::Handoff {
+            // Only where the whole block is sure to be present: in divergent code, handoffs in
+            // both arms of a branch would signal each other across it.
+            3 if self.features.warps && self.features.lockstep => Stmt::Handoff {
                 odd: self.u.arbitrary()?,
                 v: self.reg()?,
                 sel: self.reg()?,
