@@ -10,6 +10,8 @@
 //! `--batch B`, `--shrink-secs S`). Programs `S..S+N` run on `J` workers (one device each; as
 //! many as the machine has cores by default), `B` to a kernel (one module, one pipeline, one
 //! launch per batch; 1 by default, since lavapipe's compile time grows faster than the kernel).
+//! The run ends after `--time` seconds or once `fuzz/artifacts/diff/stop` exists (`touch` it to
+//! end a long run early): each worker finishes the seeds it took, and the summary counts them.
 //! A mismatching or refused program is minimised (one-edit variants, kept while they still
 //! fail) and saved as `fuzz/artifacts/diff/SEED.ptx`, the smallest as `SEED.min.ptx`, with both
 //! results; the run fails at the end. Where `PTXVK_OLD_LAVAPIPE_ICD` names another Vulkan
@@ -91,12 +93,18 @@ fn main() -> Result<()> {
         "{jobs} workers; GALLIVM_PERF={}",
         std::env::var("GALLIVM_PERF").unwrap_or_default()
     );
+    // A stop file left by an earlier run must not end this one.
+    let stop_file = out_dir().join("stop");
+    if stop_file.exists() {
+        std::fs::remove_file(&stop_file)?;
+    }
     let run = Run {
         end: first.saturating_add(count),
         batch: batch as u64,
         time,
         shrink_secs,
         out_dir: out_dir(),
+        stop_file,
         started: Instant::now(),
         next: AtomicU64::new(first),
         done: AtomicU64::new(0),
@@ -177,6 +185,9 @@ struct Run {
     time: u64,
     shrink_secs: u64,
     out_dir: PathBuf,
+    /// Touching it ends the run early, as running out of time does: what the workers claimed
+    /// is finished and counted.
+    stop_file: PathBuf,
     started: Instant,
     next: AtomicU64,
     done: AtomicU64,
@@ -192,7 +203,7 @@ impl Run {
     fn worker(&self) -> Result<()> {
         let mut child = Child::spawn(self.shrink_secs)?;
         loop {
-            if self.started.elapsed().as_secs() >= self.time {
+            if self.started.elapsed().as_secs() >= self.time || self.stop_file.exists() {
                 return Ok(());
             }
             let start = self.next.fetch_add(self.batch, Ordering::SeqCst);
