@@ -330,14 +330,16 @@ impl Report {
 }
 
 /// The `--quick` subset: every `stride`-th case of each family (in suite order), and at least
-/// one case of each family, so every family is still exercised.
+/// one case of each family, so every family is still exercised. The fuzz regressions run whole:
+/// each is a bug that was found once, and they are few.
 pub fn quick_subset(cases: Vec<Case>, stride: usize) -> Vec<Case> {
     let mut seen: BTreeMap<&'static str, usize> = BTreeMap::new();
     cases
         .into_iter()
         .filter(|c| {
             let n = seen.entry(c.family).or_insert(0);
-            let keep = *n % stride.max(1) == 0;
+            let keep =
+                c.family == crate::cases::fuzz_regressions::FAMILY || *n % stride.max(1) == 0;
             *n += 1;
             keep
         })

@@ -224,6 +224,15 @@ fn quick_keeps_every_family() {
 }
 
 #[test]
+fn quick_runs_every_fuzz_regression() {
+    let family = cases::fuzz_regressions::FAMILY;
+    let count = |cs: &[Case]| cs.iter().filter(|c| c.family == family).count();
+    let all = count(&cases::all());
+    assert!(all >= 2, "{all} fuzz regressions");
+    assert_eq!(count(&runner::quick_subset(cases::all(), 4)), all);
+}
+
+#[test]
 fn quick_runs_each_block_scaled_kind_dense_and_sparse() {
     let quick = runner::quick_subset(cases::all(), 4);
     for sparse in ["mma.sync", "mma.sp::ordered_metadata"] {

@@ -10,7 +10,7 @@ use ptxvk_fuzz_harness::regression::{self, KERNEL};
 use super::kernel_case::{Arg, KernelCase};
 use crate::{Case, Outcome};
 
-const FAMILY: &str = "fuzz regressions";
+pub const FAMILY: &str = "fuzz regressions";
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions")

@@ -10,7 +10,7 @@ mod extended;
 mod float;
 mod float_approx;
 mod float_bits;
-mod fuzz_regressions;
+pub mod fuzz_regressions;
 mod int;
 mod int_bits;
 mod kernel_case;
