@@ -302,6 +302,17 @@ impl LocalOp {
         }
     }
 
+    /// The PTX type of each element: the width, and for loads how it extends to 32 bits.
+    pub fn ptx_type(self) -> &'static str {
+        match self {
+            LocalOp::StU8 | LocalOp::LdU8 => "u8",
+            LocalOp::LdS8 => "s8",
+            LocalOp::StU16 => "u16",
+            LocalOp::LdS16 => "s16",
+            _ => "u32",
+        }
+    }
+
     /// The byte offset in `lm` for index value `i`.
     pub fn offset(self, i: u32) -> u32 {
         (i & self.index_mask()) * self.shape().1

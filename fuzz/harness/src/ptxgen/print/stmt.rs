@@ -350,13 +350,7 @@ impl Printer {
                     1 => (String::new(), regs[0].clone()),
                     _ => (format!(".v{n}"), format!("{{{}}}", regs.join(", "))),
                 };
-                let ty = match op {
-                    LocalOp::StU8 | LocalOp::LdU8 => "u8",
-                    LocalOp::LdS8 => "s8",
-                    LocalOp::StU16 => "u16",
-                    LocalOp::LdS16 => "s16",
-                    _ => "u32",
-                };
+                let ty = op.ptx_type();
                 if store {
                     format!("st{space}{vec}.{ty} [%ts], {operand};")
                 } else {
